@@ -1,0 +1,28 @@
+/* strata bench NAME: benchmarks that measure the speed targets (never timed unit tests). Each benchmark
+ * lives in its own bench_*.c file and prints a median over repeated runs. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct bench_entry {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv);
+} bench_entry;
+
+static const bench_entry benches[] = {
+    {"gen", "generate the default world (2048×16384) and report the median time", bench_gen},
+};
+#define BENCH_COUNT (sizeof benches / sizeof benches[0])
+
+int cmd_bench(int argc, char **argv) {
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        printf("usage: strata bench NAME [OPTIONS]\n\nbenchmarks:\n");
+        for (size_t i = 0; i < BENCH_COUNT; i++) printf("  %-12s %s\n", benches[i].name, benches[i].summary);
+        return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+    }
+    for (size_t i = 0; i < BENCH_COUNT; i++)
+        if (!strcmp(argv[1], benches[i].name)) return benches[i].run(argc - 1, argv + 1);
+    return cli_usage_error("bench", "unknown benchmark '%s'", argv[1]);
+}

@@ -1,0 +1,103 @@
+/* strata: the command line. Dispatches to one subcommand per file (cmd_*.c). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "strata/world.h"
+
+static const cli_command commands[] = {
+    {"run", "the main job: every method on the default world's views into out/, with a timing table", cmd_run},
+    {"render", "render one image of a world with one method", cmd_render},
+    {"gen", "generate the procedural multi-layer world and write it to disk", cmd_gen},
+    {"info", "print a world's size, dual fraction and material histogram", cmd_info},
+    {"devices", "list the Vulkan adapters strata can use", cmd_devices},
+    {"bench", "benchmarks of the speed targets (generator, decoder, reference, ...)", cmd_bench},
+};
+#define COMMAND_COUNT (sizeof commands / sizeof commands[0])
+
+int cli_fail(const char *cmd, const st_error *err) {
+    fprintf(stderr, "strata %s: %s\n", cmd, err->message[0] ? err->message : st_result_name(err->code));
+    switch (err->code) {
+    case ST_ERR_INVALID:
+    case ST_ERR_FORMAT:
+    case ST_ERR_IO: return CLI_EXIT_USAGE;
+    default: return CLI_EXIT_RUNTIME;
+    }
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...) {
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "strata %s: %s (see 'strata %s --help')\n", cmd, line, cmd);
+    return CLI_EXIT_USAGE;
+}
+
+void cli_getopt_reset(void) {
+    optind = 0; /* glibc: full re-initialisation */
+    opterr = 0; /* we print our own one-line errors */
+}
+
+bool cli_parse_uint(const char *text, uint32_t min, uint32_t max, uint32_t *out) {
+    if (!text || !*text || *text == '-' || *text == '+') return false;
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (*end || v < min || v > max) return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+bool cli_parse_float(const char *text, float min, float max, float *out) {
+    if (!text || !*text) return false;
+    char *end;
+    double v = strtod(text, &end);
+    if (*end || !(v >= min && v <= max)) return false;
+    *out = (float)v;
+    return true;
+}
+
+bool cli_parse_size(const char *text, uint32_t *w, uint32_t *h) {
+    const char *x = text ? strchr(text, 'x') : NULL;
+    if (!x) return false;
+    char left[32];
+    size_t n = (size_t)(x - text);
+    if (n == 0 || n >= sizeof left) return false;
+    memcpy(left, text, n);
+    left[n] = 0;
+    return cli_parse_uint(left, 1, 65536, w) && cli_parse_uint(x + 1, 1, 65536, h);
+}
+
+st_result cli_load_world(const char *path, st_level **out, st_error *err) {
+    return st_world_load(path, out, err);
+}
+
+static void print_help(void) {
+    printf("strata — real-time rendering of editable multi-layer height-field terrain\n\n"
+           "usage: strata COMMAND [OPTIONS]\n\ncommands:\n");
+    for (size_t i = 0; i < COMMAND_COUNT; i++) printf("  %-10s %s\n", commands[i].name, commands[i].summary);
+    printf("\n'strata COMMAND --help' describes a command. Worlds: 'default' (the embedded procedural world),\n"
+           "a directory holding world.ini, or a world.ini file.\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        print_help();
+        return CLI_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        print_help();
+        return CLI_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("strata 0.1\n");
+        return CLI_EXIT_OK;
+    }
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "strata: unknown command '%s' (see 'strata --help')\n", argv[1]);
+    return CLI_EXIT_USAGE;
+}

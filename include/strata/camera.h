@@ -1,0 +1,50 @@
+/* The one camera. Yaw 0 looks along +y and turns clockwise seen from above (yaw 90 = +x); pitch 0 is
+ * the horizon, −90 straight down. The basis comes from the flat heading so −90 keeps its yaw. The world
+ * is left-handed like the Vangers map (x right, y down the map image, z up), so screen x runs along
+ * up × heading: a top-down image is the map turned, never mirrored. st_camera_ray is the one definition
+ * of a pixel's ray; shaders/common/camera.glsl mirrors it line for line (tested against each other). */
+#ifndef STRATA_CAMERA_H
+#define STRATA_CAMERA_H
+
+#include "strata/core.h"
+
+#define ST_DEFAULT_FOVY_DEG 75.96958f /* focal 512 px at 800 rows */
+#define ST_DEFAULT_NEAR 1.0f
+#define ST_DEFAULT_FAR 600.0f
+
+typedef struct st_camera {
+    float position[3];
+    float yaw_deg, pitch_deg;
+    float fovy_deg; /* 0 = default */
+    float near_dist, far_dist; /* 0 = defaults */
+} st_camera;
+
+/* Everything a shader or the reference needs about the camera for one image size. */
+typedef struct st_view {
+    float eye[3];
+    float forward[3], screen_right[3], screen_up[3];
+    float focal_px; /* (height/2) / tan(fovy/2) */
+    float width, height;
+    float near_dist, far_dist;
+} st_view;
+
+st_view st_camera_view(const st_camera *cam, uint32_t width, uint32_t height);
+/* Unnormalised direction through pixel position (px, py) (pixel centres at +0.5, y down). Its
+ * component along forward is focal_px, so a point at view depth z is eye + dir·(z/focal_px). */
+void st_view_pixel_dir(const st_view *v, float px, float py, float dir[3]);
+/* Normalised ray of pixel (i, j) and the distances along it where the near and far planes cut it. */
+void st_view_pixel_ray(const st_view *v, uint32_t i, uint32_t j, float dir[3], float *t_near, float *t_far);
+
+/* Reverse-Z: depth 1 at the near plane, 0 at the far plane (cleared to 0 = far). */
+float st_view_depth_from_z(const st_view *v, float view_z);
+float st_view_z_from_depth(const st_view *v, float depth);
+/* Distance along pixel (i, j)'s ray of a reverse-Z depth value; NAN for the cleared far depth. */
+float st_view_distance_from_depth(const st_view *v, uint32_t i, uint32_t j, float depth);
+
+/* Column-major view-projection (reverse-Z, Vulkan clip space, y down) for rasterising methods. */
+void st_view_matrix(const st_view *v, float view_proj[16]);
+
+/* Parses "x,y,z,yaw,pitch"; returns false on malformed text or non-finite values. */
+bool st_camera_parse(const char *text, st_camera *cam);
+
+#endif

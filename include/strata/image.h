@@ -1,0 +1,29 @@
+/* Image files: PNG (libpng) and PFM, each written under a temporary name and renamed into place so a
+ * failure never leaves a half-written file. */
+#ifndef STRATA_IMAGE_H
+#define STRATA_IMAGE_H
+
+#include <stdio.h>
+
+#include "strata/core.h"
+
+/* channels: 1 (grey), 3 (RGB) or 4 (RGBA); bit_depth 8 or 16 (16-bit samples are native uint16_t). */
+st_result st_png_write(const char *path, uint32_t width, uint32_t height, int channels, int bit_depth,
+                       const void *pixels, st_error *err);
+/* Reads any PNG into 8- or 16-bit grey/RGB(A) as stored; *pixels is malloc'd. Sizes are bounded. */
+st_result st_png_read(const char *path, uint32_t *width, uint32_t *height, int *channels, int *bit_depth,
+                      void **pixels, st_error *err);
+/* Little-endian greyscale PFM ("Pf"), rows bottom to top as the format says; NAN allowed. */
+st_result st_pfm_write(const char *path, uint32_t width, uint32_t height, const float *values, st_error *err);
+
+/* Atomic file writing: open a temporary beside path, write, then commit (fsync + rename) or abort. */
+typedef struct st_atomic_file {
+    FILE *fp;
+    char final_path[1024];
+    char temp_path[1040];
+} st_atomic_file;
+st_result st_atomic_open(st_atomic_file *f, const char *path, st_error *err);
+st_result st_atomic_commit(st_atomic_file *f, st_error *err);
+void st_atomic_abort(st_atomic_file *f);
+
+#endif

@@ -1,0 +1,99 @@
+/* st_level: the multi-layer height field. W×H texels (powers of two), one height byte and one
+ * metadata byte per texel, wrapping in x and y. Texels pair as (2k, 2k+1) in a row; a dual pair stores
+ * the floor (low) in the even texel, the slab top (high) in the odd one and the cave ceiling (mid) as a
+ * 4-bit delta split over both — the Vangers encoding (see docs/level-format.md). */
+#ifndef STRATA_LEVEL_H
+#define STRATA_LEVEL_H
+
+#include "strata/core.h"
+
+/* Metadata byte layout (8-type levels). 16-type levels keep the type in bits 5..2. */
+#define ST_META_SHADOW 0x80u
+#define ST_META_DUAL 0x40u
+#define ST_META_TYPE_MASK8 0x38u
+#define ST_META_TYPE_SHIFT8 3
+#define ST_META_TYPE_MASK16 0x3Cu
+#define ST_META_TYPE_SHIFT16 2
+#define ST_META_OBJSHADOW 0x04u
+#define ST_META_DELTA_MASK 0x03u
+#define ST_DELTA_POWER 3 /* mid = min(low + (D << 3), high) */
+
+#define ST_LEVEL_MAX_DIM 65536u          /* per axis */
+#define ST_LEVEL_MAX_TEXELS (1ull << 30) /* 1 Gi texels = 2 GiB of planes */
+
+typedef struct st_rgb8 {
+    uint8_t r, g, b;
+} st_rgb8;
+
+typedef struct st_level {
+    uint32_t width, height;   /* powers of two */
+    uint8_t *heights;         /* width*height, row-major */
+    uint8_t *meta;            /* width*height, row-major */
+    uint32_t terrain_types;   /* 8 or 16 */
+    uint8_t begin_color[16];  /* palette ramp of each material type, inclusive */
+    uint8_t end_color[16];
+    st_rgb8 palette[256];     /* 8-bit sRGB-encoded colours */
+    uint32_t section_power;   /* flood sections of 2^section_power rows */
+    uint8_t *flood;           /* height >> section_power flood levels, may be all zero */
+    char name[64];
+} st_level;
+
+/* One decoded texel. For a single texel low == mid == high and the types agree. */
+typedef struct st_texel {
+    uint8_t low, mid, high;
+    uint8_t low_type, high_type;
+    bool dual;
+} st_texel;
+
+/* A dirty rectangle in texels: [x0, x1) × [y0, y1), inside the level (no wrap). */
+typedef struct st_rect {
+    int32_t x0, y0, x1, y1;
+} st_rect;
+
+static inline bool st_rect_empty(st_rect r) { return r.x1 <= r.x0 || r.y1 <= r.y0; }
+st_rect st_rect_union(st_rect a, st_rect b);
+
+/* Creates a flat level (all heights `fill`, single, type 1) with the default palette. */
+st_result st_level_create(uint32_t width, uint32_t height, st_level **out, st_error *err);
+void st_level_destroy(st_level *level);
+st_result st_level_clone(const st_level *src, st_level **out, st_error *err);
+/* Checks dimensions before any allocation: powers of two, each ≤ ST_LEVEL_MAX_DIM, product bounded. */
+st_result st_level_check_size(uint64_t width, uint64_t height, st_error *err);
+
+/* Decoding (wraps x and y). */
+uint32_t st_meta_type(const st_level *level, uint8_t meta);
+st_texel st_level_texel(const st_level *level, int x, int y);
+/* SOLID(p) := z <= low || (dual && mid <= z && z <= high); height 0 is hittable. */
+bool st_level_solid(const st_level *level, float x, float y, float z);
+static inline bool st_texel_solid(st_texel t, float z) {
+    return z <= (float)t.low || (t.dual && (float)t.mid <= z && z <= (float)t.high);
+}
+
+/* Encoding a pair: writes a dual pair (low, mid, high with mid - low a multiple of 8 up to 120) or two
+ * single texels at even x. Types are material indices. Keeps the SHADOW bit clear. */
+void st_level_set_dual(st_level *level, int x_even, int y, uint8_t low, uint8_t mid, uint8_t high,
+                       uint8_t low_type, uint8_t high_type);
+void st_level_set_single(st_level *level, int x, int y, uint8_t h, uint8_t type);
+/* True when every dual pair is consistently flagged and mid <= high: the invariant edits keep. */
+bool st_level_valid(const st_level *level, st_error *err);
+
+/* Palette: the Vangers default ramps (8 types) and a colour for each type's End entry. */
+void st_level_default_palette(st_level *level);
+st_rgb8 st_level_type_color(const st_level *level, uint32_t type);
+
+/* Edits. Both return the dirty rectangle (clipped to the level) and keep the level valid.
+ * dig: the crater of the paper's edit protocol: inside radius r around (cx, cy), every texel's height
+ * drops by trunc(depth·(1 − d²/r²)) saturating at 0 and the upper layer is removed (pairs become single).
+ * raise: a smooth mound of the given height; the upper layer is removed the same way. */
+st_result st_level_dig(st_level *level, int cx, int cy, int radius, int depth, st_rect *dirty, st_error *err);
+st_result st_level_raise(st_level *level, int cx, int cy, int radius, int height, st_rect *dirty, st_error *err);
+
+/* Statistics for `strata info`. */
+typedef struct st_level_stats {
+    double dual_fraction;        /* fraction of texels that decode as dual */
+    uint64_t type_histogram[16]; /* texels by visible (high) material type */
+    uint8_t min_height, max_height;
+} st_level_stats;
+st_level_stats st_level_compute_stats(const st_level *level);
+
+#endif

@@ -1,0 +1,82 @@
+/* The renderer. An st_engine owns the Vulkan device and the shared terrain resources (terrain texture,
+ * palette, materials); an st_renderer draws one method at one size into colour + reverse-Z depth.
+ * Methods register themselves in a table (src/render/methods/registry.c): callers find them by name. */
+#ifndef STRATA_RENDER_H
+#define STRATA_RENDER_H
+
+#include "strata/camera.h"
+#include "strata/level.h"
+
+typedef struct st_engine st_engine;
+typedef struct st_renderer st_renderer;
+
+typedef struct st_engine_desc {
+    int device_index;  /* -1 or 0 with prefer_auto: discrete > integrated > CPU; else that adapter */
+    bool device_given; /* device_index names an adapter (--device N) */
+    bool validate;     /* Vulkan validation layers; STRATA_VALIDATE=1 forces it on */
+} st_engine_desc;
+
+typedef struct st_device_info {
+    char name[256];
+    char driver[256];
+    char type[16];        /* "discrete", "integrated", "cpu", "virtual", "other" */
+    char api_version[16]; /* "1.3.230" */
+    uint32_t vendor_id, device_id;
+} st_device_info;
+
+st_result st_engine_create(const st_engine_desc *desc, st_engine **out, st_error *err);
+void st_engine_destroy(st_engine *engine);
+st_device_info st_engine_device(const st_engine *engine);
+/* Number of validation messages (warnings and errors) seen so far: tests require 0. */
+uint32_t st_engine_validation_messages(const st_engine *engine);
+/* Lists adapters into a text buffer, one per line ("0: NVIDIA H200 (discrete)"). */
+st_result st_engine_list_devices(char *buf, size_t cap, st_error *err);
+
+/* Uploads the level (terrain texture, palette, materials). The engine keeps a pointer: the level must
+ * outlive the engine or the next set_level. */
+st_result st_engine_set_level(st_engine *engine, const st_level *level, st_error *err);
+/* After an edit of the level: re-uploads the rows of rect and tells every live renderer. */
+st_result st_engine_update_level(st_engine *engine, st_rect rect, st_error *err);
+
+/* ---- methods ----------------------------------------------------------------------------------------- */
+typedef struct st_method_knobs {
+    uint32_t ray_steps;   /* ray, ray-compute: uniform steps before bisection (0 = 128) */
+    uint32_t voxel_steps; /* voxel: outer/inner budgets (0 = 100) */
+    uint32_t slices;      /* slice: number of slices (0 = 512) */
+    float mesh_quality;   /* mesh: q in [0,1] (0 = 0.5; negative = 0) */
+    uint32_t scatter_density;
+} st_method_knobs;
+
+typedef struct st_method_info {
+    const char *name;        /* "ray", "ray-compute", ... */
+    const char *description; /* one line */
+    bool compute;            /* draws with compute only (no rasteriser) */
+} st_method_info;
+
+size_t st_method_count(void);
+const st_method_info *st_method_at(size_t index);
+const st_method_info *st_method_find(const char *name);
+
+typedef struct st_render_desc {
+    const char *method;   /* name; NULL = "ray" */
+    uint32_t width, height; /* 0 = 1280×800 */
+    st_method_knobs knobs;
+    bool shadows;         /* reserved for the shared shadow map */
+} st_render_desc;
+
+typedef struct st_frame_timing {
+    double gpu_ms;   /* sum of GPU timestamp intervals around each pass; NAN when unsupported */
+    double cpu_ms;   /* CPU: record + submit + wait */
+} st_frame_timing;
+
+st_result st_renderer_create(st_engine *engine, const st_render_desc *desc, st_renderer **out, st_error *err);
+void st_renderer_destroy(st_renderer *renderer);
+st_result st_renderer_draw(st_renderer *renderer, const st_camera *camera, st_frame_timing *timing, st_error *err);
+/* Reads back the last frame: rgba = w·h·4 sRGB-encoded bytes; depth = w·h reverse-Z floats (0 = miss).
+ * Either pointer may be NULL. */
+st_result st_renderer_readback(st_renderer *renderer, uint8_t *rgba, float *depth, st_error *err);
+/* Persistent method-specific memory (spec: excludes shared terrain, targets and pipelines). */
+uint64_t st_renderer_method_gpu_bytes(const st_renderer *renderer);
+uint64_t st_renderer_method_cpu_bytes(const st_renderer *renderer);
+
+#endif

@@ -1,0 +1,111 @@
+/* The camera: basis from the flat heading, pixel rays, reverse-Z depth conversions. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "strata/camera.h"
+
+#define DEG2RAD 0.017453292519943295
+
+st_view st_camera_view(const st_camera *cam, uint32_t width, uint32_t height) {
+    st_view v = {0};
+    double yaw = cam->yaw_deg * DEG2RAD, pitch = cam->pitch_deg * DEG2RAD;
+    double fovy = (cam->fovy_deg > 0 ? cam->fovy_deg : ST_DEFAULT_FOVY_DEG) * DEG2RAD;
+    double hx = sin(yaw), hy = cos(yaw); /* flat heading */
+    double cp = cos(pitch), sp = sin(pitch);
+    for (int k = 0; k < 3; k++) v.eye[k] = cam->position[k];
+    v.forward[0] = (float)(hx * cp);
+    v.forward[1] = (float)(hy * cp);
+    v.forward[2] = (float)sp;
+    v.screen_right[0] = (float)-hy; /* up × heading */
+    v.screen_right[1] = (float)hx;
+    v.screen_right[2] = 0.0f;
+    /* screen_up = forward × screen_right */
+    v.screen_up[0] = (float)(-sp * hx);
+    v.screen_up[1] = (float)(-sp * hy);
+    v.screen_up[2] = (float)cp;
+    v.width = (float)width;
+    v.height = (float)height;
+    v.focal_px = (float)(0.5 * height / tan(0.5 * fovy));
+    v.near_dist = cam->near_dist > 0 ? cam->near_dist : ST_DEFAULT_NEAR;
+    v.far_dist = cam->far_dist > 0 ? cam->far_dist : ST_DEFAULT_FAR;
+    return v;
+}
+
+void st_view_pixel_dir(const st_view *v, float px, float py, float dir[3]) {
+    float sx = px - 0.5f * v->width, sy = 0.5f * v->height - py;
+    for (int k = 0; k < 3; k++) dir[k] = v->focal_px * v->forward[k] + sx * v->screen_right[k] + sy * v->screen_up[k];
+}
+
+void st_view_pixel_ray(const st_view *v, uint32_t i, uint32_t j, float dir[3], float *t_near, float *t_far) {
+    float d[3];
+    st_view_pixel_dir(v, (float)i + 0.5f, (float)j + 0.5f, d);
+    float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    float cos_axis = v->focal_px / len; /* cosine between the ray and forward */
+    for (int k = 0; k < 3; k++) dir[k] = d[k] / len;
+    if (t_near) *t_near = v->near_dist / cos_axis;
+    if (t_far) *t_far = v->far_dist / cos_axis;
+}
+
+float st_view_depth_from_z(const st_view *v, float z) {
+    float n = v->near_dist, f = v->far_dist;
+    return n * (f - z) / (z * (f - n));
+}
+
+float st_view_z_from_depth(const st_view *v, float depth) {
+    float n = v->near_dist, f = v->far_dist;
+    return n * f / (depth * (f - n) + n);
+}
+
+float st_view_distance_from_depth(const st_view *v, uint32_t i, uint32_t j, float depth) {
+    if (!(depth > 0.0f)) return NAN;
+    float d[3];
+    st_view_pixel_dir(v, (float)i + 0.5f, (float)j + 0.5f, d);
+    float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    return st_view_z_from_depth(v, depth) * len / v->focal_px;
+}
+
+void st_view_matrix(const st_view *v, float m[16]) {
+    /* Rows of the view rotation: screen right, screen down (Vulkan y runs down), forward. */
+    const float *r = v->screen_right, *u = v->screen_up, *f = v->forward, *e = v->eye;
+    float sx = 2.0f * v->focal_px / v->width, sy = 2.0f * v->focal_px / v->height;
+    float n = v->near_dist, fa = v->far_dist;
+    /* clip.x = sx·(r·q), clip.y = −sy·(u·q), clip.w = f·q, clip.z = A·(f·q) + B with depth = z/w reverse */
+    float A = -n / (fa - n), B = n * fa / (fa - n);
+    float rq = -(r[0] * e[0] + r[1] * e[1] + r[2] * e[2]);
+    float uq = -(u[0] * e[0] + u[1] * e[1] + u[2] * e[2]);
+    float fq = -(f[0] * e[0] + f[1] * e[1] + f[2] * e[2]);
+    for (int c = 0; c < 3; c++) {
+        m[c * 4 + 0] = sx * r[c];
+        m[c * 4 + 1] = -sy * u[c];
+        m[c * 4 + 2] = A * f[c];
+        m[c * 4 + 3] = f[c];
+    }
+    m[12] = sx * rq;
+    m[13] = -sy * uq;
+    m[14] = A * fq + B;
+    m[15] = fq;
+}
+
+bool st_camera_parse(const char *text, st_camera *cam) {
+    double vals[5];
+    const char *p = text;
+    for (int k = 0; k < 5; k++) {
+        char *end;
+        vals[k] = strtod(p, &end);
+        if (end == p || !isfinite(vals[k])) return false;
+        p = end;
+        if (k < 4) {
+            if (*p != ',') return false;
+            p++;
+        }
+    }
+    if (*p) return false;
+    if (vals[4] < -90.0 || vals[4] > 90.0) return false;
+    cam->position[0] = (float)vals[0];
+    cam->position[1] = (float)vals[1];
+    cam->position[2] = (float)vals[2];
+    cam->yaw_deg = (float)vals[3];
+    cam->pitch_deg = (float)vals[4];
+    return true;
+}

@@ -1,0 +1,178 @@
+/* The job system: one fixed pool of pthreads fed by a FIFO of tasks. parallel_for hands out chunks
+ * through an atomic counter and the calling thread works too, so nested use never deadlocks. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "strata/core.h"
+
+typedef struct task {
+    void (*run)(void *);
+    void *arg;
+    struct task *next;
+} task;
+
+static struct {
+    pthread_once_t once;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    task *head, *tail;
+    unsigned threads; /* workers + the caller */
+} pool = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
+
+static void *worker_main(void *unused) {
+    (void)unused;
+    for (;;) {
+        pthread_mutex_lock(&pool.lock);
+        while (!pool.head) pthread_cond_wait(&pool.wake, &pool.lock);
+        task *t = pool.head;
+        pool.head = t->next;
+        if (!pool.head) pool.tail = NULL;
+        pthread_mutex_unlock(&pool.lock);
+        t->run(t->arg);
+        free(t);
+    }
+    return NULL;
+}
+
+static void pool_init(void) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *env = getenv("STRATA_THREADS");
+    if (env && atoi(env) > 0) cores = atoi(env);
+    if (cores < 1) cores = 1;
+    if (cores > 256) cores = 256;
+    pool.threads = 1;
+    /* Workers are detached and live for the process: the pool is process-wide like the heap. */
+    for (long i = 1; i < cores; i++) {
+        pthread_t th;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        if (pthread_create(&th, &attr, worker_main, NULL) == 0) pool.threads++;
+        pthread_attr_destroy(&attr);
+    }
+}
+
+unsigned st_job_threads(void) {
+    pthread_once(&pool.once, pool_init);
+    return pool.threads;
+}
+
+static bool pool_push(void (*run)(void *), void *arg) {
+    task *t = malloc(sizeof *t);
+    if (!t) return false;
+    t->run = run;
+    t->arg = arg;
+    t->next = NULL;
+    pthread_mutex_lock(&pool.lock);
+    if (pool.tail) pool.tail->next = t;
+    else pool.head = t;
+    pool.tail = t;
+    pthread_cond_signal(&pool.wake);
+    pthread_mutex_unlock(&pool.lock);
+    return true;
+}
+
+/* ---- parallel for ------------------------------------------------------------------------------------ */
+typedef struct {
+    st_range_fn fn;
+    void *user;
+    size_t count, grain;
+    atomic_size_t next;
+    atomic_int active; /* helpers still inside help() */
+    pthread_mutex_t lock;
+    pthread_cond_t done;
+} range_job;
+
+static void range_work(range_job *j) {
+    for (;;) {
+        size_t begin = atomic_fetch_add(&j->next, j->grain);
+        if (begin >= j->count) break;
+        size_t end = begin + j->grain < j->count ? begin + j->grain : j->count;
+        j->fn(j->user, begin, end);
+    }
+}
+
+static void range_help(void *arg) {
+    range_job *j = arg;
+    range_work(j);
+    pthread_mutex_lock(&j->lock);
+    if (atomic_fetch_sub(&j->active, 1) == 1) pthread_cond_signal(&j->done);
+    pthread_mutex_unlock(&j->lock);
+}
+
+void st_parallel_for(size_t count, size_t grain, st_range_fn fn, void *user) {
+    if (!count) return;
+    unsigned threads = st_job_threads();
+    if (!grain) grain = (count + threads * 4 - 1) / (threads * 4);
+    if (!grain) grain = 1;
+    size_t chunks = (count + grain - 1) / grain;
+    if (threads == 1 || chunks == 1) {
+        fn(user, 0, count);
+        return;
+    }
+    range_job j = {.fn = fn, .user = user, .count = count, .grain = grain};
+    atomic_init(&j.next, 0);
+    atomic_init(&j.active, 0);
+    pthread_mutex_init(&j.lock, NULL);
+    pthread_cond_init(&j.done, NULL);
+    unsigned helpers = threads - 1;
+    if (helpers > chunks - 1) helpers = (unsigned)(chunks - 1);
+    for (unsigned i = 0; i < helpers; i++) {
+        atomic_fetch_add(&j.active, 1);
+        if (!pool_push(range_help, &j)) {
+            atomic_fetch_sub(&j.active, 1);
+            break;
+        }
+    }
+    range_work(&j);
+    pthread_mutex_lock(&j.lock);
+    while (atomic_load(&j.active) > 0) pthread_cond_wait(&j.done, &j.lock);
+    pthread_mutex_unlock(&j.lock);
+    pthread_mutex_destroy(&j.lock);
+    pthread_cond_destroy(&j.done);
+}
+
+/* ---- futures ----------------------------------------------------------------------------------------- */
+struct st_future {
+    st_task_fn fn;
+    void *user;
+    bool finished;
+    pthread_mutex_t lock;
+    pthread_cond_t done;
+};
+
+static void future_run(void *arg) {
+    st_future *f = arg;
+    f->fn(f->user);
+    pthread_mutex_lock(&f->lock);
+    f->finished = true;
+    pthread_cond_broadcast(&f->done);
+    pthread_mutex_unlock(&f->lock);
+}
+
+st_future *st_async(st_task_fn fn, void *user) {
+    st_job_threads();
+    st_future *f = calloc(1, sizeof *f);
+    if (!f) {
+        fn(user);
+        return NULL;
+    }
+    f->fn = fn;
+    f->user = user;
+    pthread_mutex_init(&f->lock, NULL);
+    pthread_cond_init(&f->done, NULL);
+    if (pool.threads == 1 || !pool_push(future_run, f)) future_run(f);
+    return f;
+}
+
+void st_future_wait(st_future *f) {
+    if (!f) return;
+    pthread_mutex_lock(&f->lock);
+    while (!f->finished) pthread_cond_wait(&f->done, &f->lock);
+    pthread_mutex_unlock(&f->lock);
+    pthread_mutex_destroy(&f->lock);
+    pthread_cond_destroy(&f->done);
+    free(f);
+}

@@ -1,0 +1,216 @@
+/* st_level: allocation, texel-pair decoding, the SOLID predicate, pair encoding and validity. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strata/level.h"
+
+st_rect st_rect_union(st_rect a, st_rect b) {
+    if (st_rect_empty(a)) return b;
+    if (st_rect_empty(b)) return a;
+    st_rect r = {a.x0 < b.x0 ? a.x0 : b.x0, a.y0 < b.y0 ? a.y0 : b.y0, a.x1 > b.x1 ? a.x1 : b.x1,
+                 a.y1 > b.y1 ? a.y1 : b.y1};
+    return r;
+}
+
+st_result st_level_check_size(uint64_t width, uint64_t height, st_error *err) {
+    if (width < 2 || height < 1 || !st_is_pow2((uint32_t)width) || !st_is_pow2((uint32_t)height) ||
+        width > ST_LEVEL_MAX_DIM || height > ST_LEVEL_MAX_DIM)
+        return st_error_set(err, ST_ERR_INVALID,
+                            "level size %llux%llu: each side must be a power of two from 2 to %u",
+                            (unsigned long long)width, (unsigned long long)height, ST_LEVEL_MAX_DIM);
+    if (width * height > ST_LEVEL_MAX_TEXELS)
+        return st_error_set(err, ST_ERR_NOMEM, "level size %llux%llu is past the %llu-texel limit",
+                            (unsigned long long)width, (unsigned long long)height,
+                            (unsigned long long)ST_LEVEL_MAX_TEXELS);
+    return ST_OK;
+}
+
+st_result st_level_create(uint32_t width, uint32_t height, st_level **out, st_error *err) {
+    *out = NULL;
+    st_result r = st_level_check_size(width, height, err);
+    if (r) return r;
+    st_level *l = calloc(1, sizeof *l);
+    size_t n = (size_t)width * height;
+    if (l) {
+        l->heights = calloc(n, 1);
+        l->meta = calloc(n, 1);
+        l->section_power = 7;
+        uint32_t sections = height >> l->section_power ? height >> l->section_power : 1;
+        l->flood = calloc(sections, 1);
+    }
+    if (!l || !l->heights || !l->meta || !l->flood) {
+        st_level_destroy(l);
+        return st_error_set(err, ST_ERR_NOMEM, "cannot allocate a %ux%u level", width, height);
+    }
+    l->width = width;
+    l->height = height;
+    l->terrain_types = 8;
+    snprintf(l->name, sizeof l->name, "untitled");
+    st_level_default_palette(l);
+    *out = l;
+    return ST_OK;
+}
+
+void st_level_destroy(st_level *level) {
+    if (!level) return;
+    free(level->heights);
+    free(level->meta);
+    free(level->flood);
+    free(level);
+}
+
+st_result st_level_clone(const st_level *src, st_level **out, st_error *err) {
+    st_result r = st_level_create(src->width, src->height, out, err);
+    if (r) return r;
+    st_level *l = *out;
+    size_t n = (size_t)src->width * src->height;
+    uint8_t *h = l->heights, *m = l->meta, *f = l->flood;
+    *l = *src;
+    l->heights = h;
+    l->meta = m;
+    l->flood = f;
+    memcpy(h, src->heights, n);
+    memcpy(m, src->meta, n);
+    uint32_t sections = src->height >> src->section_power ? src->height >> src->section_power : 1;
+    memcpy(f, src->flood, sections);
+    return ST_OK;
+}
+
+uint32_t st_meta_type(const st_level *level, uint8_t meta) {
+    if (level->terrain_types == 16) return (meta & ST_META_TYPE_MASK16) >> ST_META_TYPE_SHIFT16;
+    return (meta & ST_META_TYPE_MASK8) >> ST_META_TYPE_SHIFT8;
+}
+
+st_texel st_level_texel(const st_level *level, int x, int y) {
+    uint32_t w = level->width, h = level->height;
+    uint32_t xi = (uint32_t)x & (w - 1), yi = (uint32_t)y & (h - 1); /* power-of-two wrap */
+    size_t row = (size_t)yi * w;
+    size_t even = row + (xi & ~1u), odd = even + 1;
+    uint8_t me = level->meta[even];
+    st_texel t;
+    if (me & ST_META_DUAL) { /* the even texel's flag decides (the GPU, converter and reference rule) */
+        uint8_t mo = level->meta[odd];
+        unsigned d = ((me & ST_META_DELTA_MASK) << 2) | (mo & ST_META_DELTA_MASK);
+        t.low = level->heights[even];
+        t.high = level->heights[odd];
+        unsigned mid = (unsigned)t.low + (d << ST_DELTA_POWER);
+        t.mid = (uint8_t)(mid < t.high ? mid : t.high);
+        t.low_type = (uint8_t)st_meta_type(level, me);
+        t.high_type = (uint8_t)st_meta_type(level, mo);
+        t.dual = true;
+    } else {
+        size_t i = row + xi;
+        t.low = t.mid = t.high = level->heights[i];
+        t.low_type = t.high_type = (uint8_t)st_meta_type(level, level->meta[i]);
+        t.dual = false;
+    }
+    return t;
+}
+
+bool st_level_solid(const st_level *level, float x, float y, float z) {
+    /* floorf keeps negative coordinates in the right texel before wrapping */
+    int xi = (int)__builtin_floorf(x), yi = (int)__builtin_floorf(y);
+    return st_texel_solid(st_level_texel(level, xi, yi), z);
+}
+
+static uint8_t type_bits(const st_level *level, uint8_t type) {
+    if (level->terrain_types == 16) return (uint8_t)((type & 15u) << ST_META_TYPE_SHIFT16);
+    return (uint8_t)((type & 7u) << ST_META_TYPE_SHIFT8);
+}
+
+void st_level_set_dual(st_level *level, int x_even, int y, uint8_t low, uint8_t mid, uint8_t high,
+                       uint8_t low_type, uint8_t high_type) {
+    uint32_t w = level->width;
+    size_t even = (size_t)((uint32_t)y & (level->height - 1)) * w + ((uint32_t)x_even & (w - 1) & ~1u);
+    if (high < low) high = low;
+    unsigned gap = mid > low ? (unsigned)(mid - low) : 0;
+    unsigned d = (gap + 4) >> ST_DELTA_POWER; /* nearest representable ceiling */
+    if (d > 15) d = 15;
+    level->heights[even] = low;
+    level->heights[even + 1] = high;
+    level->meta[even] = (uint8_t)(ST_META_DUAL | type_bits(level, low_type) | ((d >> 2) & 3u));
+    level->meta[even + 1] = (uint8_t)(ST_META_DUAL | type_bits(level, high_type) | (d & 3u));
+}
+
+void st_level_set_single(st_level *level, int x, int y, uint8_t h, uint8_t type) {
+    uint32_t w = level->width;
+    size_t i = (size_t)((uint32_t)y & (level->height - 1)) * w + ((uint32_t)x & (w - 1));
+    level->heights[i] = h;
+    level->meta[i] = type_bits(level, type);
+}
+
+bool st_level_valid(const st_level *level, st_error *err) {
+    uint32_t w = level->width;
+    for (uint32_t y = 0; y < level->height; y++) {
+        const uint8_t *m = level->meta + (size_t)y * w, *h = level->heights + (size_t)y * w;
+        for (uint32_t x = 0; x < w; x += 2) {
+            bool de = m[x] & ST_META_DUAL, dodd = m[x + 1] & ST_META_DUAL;
+            if (de != dodd) {
+                st_error_set(err, ST_ERR_FORMAT, "texel pair (%u,%u): dual flags disagree", x, y);
+                return false;
+            }
+            if (de && h[x + 1] < h[x]) {
+                st_error_set(err, ST_ERR_FORMAT, "texel pair (%u,%u): slab top %u below floor %u", x, y,
+                             h[x + 1], h[x]);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* The default palette: one 32- or 16-entry ramp per material from near-black to the material's colour
+ * (the Vangers layout: Begin 1 32 64 72 88 104 112 120, End 31 63 71 87 103 111 119 127). */
+void st_level_default_palette(st_level *level) {
+    static const uint8_t begin[8] = {1, 32, 64, 72, 88, 104, 112, 120};
+    static const uint8_t end[8] = {31, 63, 71, 87, 103, 111, 119, 127};
+    static const st_rgb8 bright[8] = {
+        {52, 96, 168},   /* 0 water */
+        {188, 160, 108}, /* 1 sand and soil */
+        {104, 150, 64},  /* 2 grass and moss */
+        {150, 146, 136}, /* 3 rock */
+        {170, 92, 62},   /* 4 red clay */
+        {92, 86, 104},   /* 5 basalt, cave stone */
+        {226, 222, 206}, /* 6 chalk, salt flats */
+        {150, 112, 70},  /* 7 rust, worked metal */
+    };
+    memset(level->palette, 0, sizeof level->palette);
+    memset(level->begin_color, 0, sizeof level->begin_color);
+    memset(level->end_color, 0, sizeof level->end_color);
+    for (int t = 0; t < 8; t++) {
+        level->begin_color[t] = begin[t];
+        level->end_color[t] = end[t];
+        int n = end[t] - begin[t];
+        for (int i = 0; i <= n; i++) {
+            float k = 0.15f + 0.85f * (float)i / (float)n;
+            level->palette[begin[t] + i] = (st_rgb8){(uint8_t)(bright[t].r * k), (uint8_t)(bright[t].g * k),
+                                                     (uint8_t)(bright[t].b * k)};
+        }
+    }
+    for (int i = 0; i < 16; i++) { /* the greys the original keeps at 224..239 */
+        uint8_t g = (uint8_t)(i * 16);
+        level->palette[224 + i] = (st_rgb8){g, g, g};
+    }
+}
+
+st_rgb8 st_level_type_color(const st_level *level, uint32_t type) {
+    return level->palette[level->end_color[type & 15u]];
+}
+
+st_level_stats st_level_compute_stats(const st_level *level) {
+    st_level_stats s = {0};
+    s.min_height = 255;
+    uint64_t dual = 0;
+    for (uint32_t y = 0; y < level->height; y++) {
+        for (uint32_t x = 0; x < level->width; x++) {
+            st_texel t = st_level_texel(level, (int)x, (int)y);
+            dual += t.dual;
+            s.type_histogram[t.high_type & 15]++;
+            if (t.low < s.min_height) s.min_height = t.low;
+            if (t.high > s.max_height) s.max_height = t.high;
+        }
+    }
+    s.dual_fraction = (double)dual / ((double)level->width * level->height);
+    return s;
+}
