@@ -1,5 +1,5 @@
 # Writes OUT: a C file holding every file in FILES as a NUL-terminated string, looked up by base name.
-separate_arguments(FILES)
+string(REPLACE "|" ";" FILES "${FILES}")
 set(body "/* Generated: data files embedded in the library. */\n#include <stddef.h>\n")
 set(table "")
 set(i 0)

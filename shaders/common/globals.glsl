@@ -1,0 +1,16 @@
+// Per-frame globals and the terrain texture (set 0), shared by every method. Mirrors st_globals_gpu.
+layout(set = 0, binding = 0, std140) uniform Globals {
+    mat4 view_proj;
+    vec4 eye;          // xyz, far distance
+    vec4 forward;      // xyz, focal length in pixels
+    vec4 screen_right; // xyz, width in pixels
+    vec4 screen_up;    // xyz, height in pixels
+    vec4 level_info;   // W, H, near distance, top (nothing is solid above)
+    vec4 light;        // direction toward the sun, ambient term
+    vec4 fog;          // linear rgb, fog band width
+    uvec4 knobs;       // ray steps, terrain types (8|16), frame index, flags
+    vec4 albedo[16];   // linear albedo of each material
+} g;
+
+// (h_even, m_even, h_odd, m_odd) per texel pair
+layout(set = 0, binding = 1) uniform usampler2D terrain;

@@ -1,0 +1,59 @@
+// The height-field ray march shared by `ray` and `ray-compute`: uniform steps over the segment from the
+// near to the far plane (clipped to the terrain's z range, so the end lies on z = 0 for downward rays),
+// then four bisection steps; misses return the far depth (0) and the fog colour.
+// Requires globals.glsl, surface.glsl, camera.glsl, shading.glsl.
+
+// Distance of the first hit along the normalised ray, or -1.
+float ray_march(vec3 o, vec3 dir, float t0, float t1, uint steps) {
+    float top = g.level_info.w;
+    if (dir.z < -1e-5) {
+        t1 = min(t1, o.z / -dir.z);                          // z = 0: height 0 is solid
+        if (o.z > top) t0 = max(t0, (o.z - top) / -dir.z);   // nothing solid above top
+    } else if (o.z + dir.z * t0 > top) {
+        return -1.0;
+    } else if (dir.z > 1e-5) {
+        t1 = min(t1, (top - o.z) / dir.z);
+    }
+    if (t1 <= t0) return -1.0;
+    float dt = (t1 - t0) / float(steps + 1u);
+    float a = t0, b = t1;
+    bool hit = false;
+    for (uint k = 1u; k <= steps; k++) {
+        float t = t0 + float(k) * dt;
+        if (solid(o + dir * t)) {
+            a = t - dt;
+            b = t;
+            hit = true;
+            break;
+        }
+    }
+    if (!hit) {
+        if (!solid(o + dir * t1)) return -1.0;
+        a = t1 - dt;
+        b = t1;
+    }
+    for (int i = 0; i < 4; i++) {
+        float c = 0.5 * (a + b);
+        if (solid(o + dir * c)) b = c;
+        else a = c;
+    }
+    return b;
+}
+
+// Traces pixel position px: linear colour and reverse-Z depth (0 on a miss).
+void trace_pixel(vec2 px, out vec3 color, out float depth) {
+    vec3 d = pixel_dir(px);
+    float len = length(d);
+    vec3 dir = d / len;
+    float cos_axis = g.forward.w / len;
+    float t_near = g.level_info.z / cos_axis, t_far = g.eye.w / cos_axis;
+    float t = ray_march(g.eye.xyz, dir, t_near, t_far, g.knobs.x);
+    if (t < 0.0) {
+        color = g.fog.rgb;
+        depth = 0.0;
+        return;
+    }
+    vec3 p = g.eye.xyz + dir * t;
+    color = shade_point(p, surface_at(ivec2(floor(p.xy))), vec3(0.0));
+    depth = depth_from_view_z(t * cos_axis);
+}

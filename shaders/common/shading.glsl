@@ -1,0 +1,39 @@
+// The shared shading path (every method): End-colour albedo, central-difference normal of the visible
+// layer, 0.25 + 0.75·visibility·max(0, n·l), cave factor on the floor under a slab, horizontal fog.
+// Requires globals.glsl and surface.glsl.
+
+// Hook for the shared shadow map: 1 = lit.
+float shadow_visibility(vec3 p) {
+    return 1.0;
+}
+
+float layer_height(ivec2 cell, bool upper) {
+    Surface s = surface_at(cell);
+    return upper ? s.high : s.low;
+}
+
+vec3 gradient_normal(vec3 p, bool upper) {
+    ivec2 c = ivec2(floor(p.xy));
+    float gx = layer_height(c + ivec2(1, 0), upper) - layer_height(c - ivec2(1, 0), upper);
+    float gy = layer_height(c + ivec2(0, 1), upper) - layer_height(c - ivec2(0, 1), upper);
+    return normalize(vec3(-0.5 * gx, -0.5 * gy, 1.0));
+}
+
+// Shades a surface point p of the texel column s with an optional geometric normal (length 0 = use
+// the height-field gradient). Returns linear colour with fog applied.
+vec3 shade_point(vec3 p, Surface s, vec3 geometric_normal) {
+    bool upper = !s.dual || p.z >= s.mid; // on the slab (or a single column) vs the floor under it
+    uint type = upper ? s.high_type : s.low_type;
+    vec3 n = dot(geometric_normal, geometric_normal) > 0.0 ? geometric_normal : gradient_normal(p, upper);
+    float visibility = shadow_visibility(p);
+    if (s.dual && p.z <= s.low && s.low < s.high) visibility *= 0.25; // the cave floor
+    vec3 color = g.albedo[type].rgb * (g.light.w + (1.0 - g.light.w) * visibility * max(0.0, dot(n, g.light.xyz)));
+    float d = length(p.xy - g.eye.xy);
+    float f = smoothstep(g.eye.w - g.fog.w, g.eye.w, d);
+    return mix(color, g.fog.rgb, f);
+}
+
+vec3 linear_to_srgb(vec3 c) {
+    c = clamp(c, 0.0, 1.0);
+    return mix(12.92 * c, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(vec3(0.0031308), c));
+}

@@ -1,0 +1,108 @@
+/* The thin Vulkan layer: instance and device (with validation hookup), buffers, images, uploads,
+ * readback, shader modules and pipelines, timestamp queries. It knows nothing about terrain. */
+#ifndef STRATA_GPU_H
+#define STRATA_GPU_H
+
+#include <stdatomic.h>
+#include <vulkan/vulkan.h>
+
+#include "strata/core.h"
+
+typedef struct st_gpu_desc {
+    int device_index;  /* used when device_given */
+    bool device_given;
+    bool validate;
+} st_gpu_desc;
+
+typedef struct st_gpu {
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    VkPhysicalDevice physical;
+    VkPhysicalDeviceProperties props;
+    VkPhysicalDeviceMemoryProperties memory_props;
+    char driver_name[256];
+    VkDevice device;
+    VkQueue queue;
+    uint32_t queue_family;
+    VkCommandPool pool;
+    bool timestamps;        /* the queue supports timestamps */
+    double timestamp_ns;    /* ns per tick */
+    atomic_uint validation_messages;
+    bool validation;
+    /* a persistent host-visible staging buffer, grown on demand */
+    VkBuffer staging;
+    VkDeviceMemory staging_memory;
+    void *staging_mapped;
+    VkDeviceSize staging_size;
+} st_gpu;
+
+st_result st_gpu_create(const st_gpu_desc *desc, st_gpu **out, st_error *err);
+void st_gpu_destroy(st_gpu *gpu);
+st_result st_gpu_list(char *buf, size_t cap, st_error *err);
+const char *st_gpu_type_name(VkPhysicalDeviceType type);
+st_result st_gpu_check(VkResult vr, const char *what, st_error *err);
+
+/* ---- memory ------------------------------------------------------------------------------------------ */
+typedef struct st_gpu_buffer {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    VkDeviceSize size;
+    void *mapped; /* host-visible buffers stay mapped */
+} st_gpu_buffer;
+
+st_result st_gpu_buffer_create(st_gpu *gpu, VkDeviceSize size, VkBufferUsageFlags usage, bool host_visible,
+                               st_gpu_buffer *out, st_error *err);
+void st_gpu_buffer_destroy(st_gpu *gpu, st_gpu_buffer *b);
+
+typedef struct st_gpu_image {
+    VkImage image;
+    VkDeviceMemory memory;
+    VkImageView view;
+    VkFormat format;
+    VkImageAspectFlags aspect;
+    uint32_t width, height;
+    uint32_t texel_bytes;
+} st_gpu_image;
+
+st_result st_gpu_image_create(st_gpu *gpu, uint32_t width, uint32_t height, VkFormat format,
+                              VkImageUsageFlags usage, st_gpu_image *out, st_error *err);
+void st_gpu_image_destroy(st_gpu *gpu, st_gpu_image *img);
+
+/* One-shot command buffers for uploads and readbacks: begin, record, then submit-and-wait. */
+st_result st_gpu_once_begin(st_gpu *gpu, VkCommandBuffer *cmd, st_error *err);
+st_result st_gpu_once_submit(st_gpu *gpu, VkCommandBuffer cmd, st_error *err);
+
+/* Ensures the staging buffer holds at least size bytes. */
+st_result st_gpu_staging_reserve(st_gpu *gpu, VkDeviceSize size, st_error *err);
+/* Records an upload of a sub-rectangle (already written into the staging buffer at offset 0, tightly
+ * packed) into img, leaving img in `final_layout` ready for `dst_stage`/`dst_access`. */
+void st_gpu_cmd_upload_rect(VkCommandBuffer cmd, st_gpu *gpu, st_gpu_image *img, VkImageLayout old_layout,
+                            uint32_t x, uint32_t y, uint32_t w, uint32_t h, VkImageLayout final_layout);
+/* Copies the whole image (in `layout`) to host memory (width·height·texel_bytes bytes), leaving it there. */
+st_result st_gpu_image_read(st_gpu *gpu, st_gpu_image *img, VkImageLayout layout, void *out, st_error *err);
+
+/* A full image memory barrier with synchronization2. */
+void st_gpu_cmd_image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
+                              VkImageLayout old_layout, VkImageLayout new_layout,
+                              VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                              VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
+
+/* ---- pipelines --------------------------------------------------------------------------------------- */
+/* A shader module from the embedded SPIR-V by file name ("ray.frag"). */
+st_result st_gpu_shader(st_gpu *gpu, const char *name, VkShaderModule *out, st_error *err);
+
+st_result st_gpu_compute_pipeline(st_gpu *gpu, const char *shader, VkPipelineLayout layout, VkPipeline *out,
+                                  st_error *err);
+
+typedef struct st_gpu_graphics_desc {
+    const char *vertex, *fragment; /* shader names */
+    VkPipelineLayout layout;
+    VkFormat color_format, depth_format;
+    VkPrimitiveTopology topology;  /* 0 = triangle list */
+    VkCompareOp depth_compare;     /* 0 = NEVER is not useful: 0 means GREATER_OR_EQUAL (reverse-Z) */
+    bool depth_write;
+    VkCullModeFlags cull;
+} st_gpu_graphics_desc;
+st_result st_gpu_graphics_pipeline(st_gpu *gpu, const st_gpu_graphics_desc *d, VkPipeline *out, st_error *err);
+
+#endif

@@ -1,0 +1,26 @@
+/* The method registry: every method of the renderer, in the order reports list them. A new method adds
+ * its ops table here and appears in `strata render`, `strata run` and `strata compare` unchanged. */
+#include <string.h>
+
+#include "render/methods/methods.h"
+
+static const st_method_ops *const registry[] = {
+    &st_method_ray,
+    &st_method_ray_compute,
+};
+#define METHOD_COUNT (sizeof registry / sizeof registry[0])
+
+size_t st_method_count(void) { return METHOD_COUNT; }
+
+const st_method_info *st_method_at(size_t index) { return index < METHOD_COUNT ? &registry[index]->info : NULL; }
+
+const st_method_ops *st_method_ops_find(const char *name) {
+    for (size_t i = 0; i < METHOD_COUNT; i++)
+        if (!strcmp(registry[i]->info.name, name)) return registry[i];
+    return NULL;
+}
+
+const st_method_info *st_method_find(const char *name) {
+    const st_method_ops *ops = st_method_ops_find(name);
+    return ops ? &ops->info : NULL;
+}

@@ -1,0 +1,95 @@
+/* GPU probes: evaluate the shaders' shared functions (SOLID, surface decode) at given points, so the
+ * GLSL twins can be held to the C definitions. Used by tests and diagnostics. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/probe.h"
+
+st_result st_engine_probe_solid(st_engine *e, const float (*points)[3], uint32_t count, st_probe_result *out,
+                                st_error *err) {
+    if (!e->level) return st_error_set(err, ST_ERR_INVALID, "no level loaded");
+    st_gpu *gpu = e->gpu;
+    VkDevice dev = gpu->device;
+    /* A tiny renderer-less setup: its own globals, set 0 and set 1 with two storage buffers. */
+    st_render_desc rd = {.method = "ray-compute", .width = 8, .height = 8};
+    st_renderer *r = NULL;
+    st_result res = st_renderer_create(e, &rd, &r, err);
+    if (res) return res;
+    st_camera cam = {{0, 0, 300}, 0, -90, 0, 0, 0};
+    res = st_renderer_draw(r, &cam, NULL, err); /* fills the globals */
+    st_gpu_buffer in = {0}, outb = {0};
+    VkDescriptorSetLayout layout = VK_NULL_HANDLE;
+    VkPipelineLayout playout = VK_NULL_HANDLE;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    if (!res) res = st_gpu_buffer_create(gpu, (VkDeviceSize)count * 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &in, err);
+    if (!res) res = st_gpu_buffer_create(gpu, (VkDeviceSize)count * 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &outb, err);
+    if (!res) {
+        float *p = in.mapped;
+        for (uint32_t i = 0; i < count; i++) {
+            p[4 * i + 0] = points[i][0];
+            p[4 * i + 1] = points[i][1];
+            p[4 * i + 2] = points[i][2];
+            p[4 * i + 3] = 0;
+        }
+        VkDescriptorSetLayoutBinding b[2] = {
+            {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1,
+             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
+            {.binding = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1,
+             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT}};
+        VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                              .bindingCount = 2, .pBindings = b};
+        res = st_gpu_check(vkCreateDescriptorSetLayout(dev, &li, NULL, &layout), "probe layout", err);
+    }
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    if (!res) res = st_renderer_pipeline_layout(r, &layout, 1, 4, &playout, err);
+    if (!res) res = st_gpu_compute_pipeline(gpu, "solid_probe.comp", playout, &pipeline, err);
+    if (!res) res = st_renderer_alloc_set(r, layout, &set, err);
+    if (!res) {
+        VkDescriptorBufferInfo bi[2] = {{.buffer = in.buffer, .range = VK_WHOLE_SIZE},
+                                        {.buffer = outb.buffer, .range = VK_WHOLE_SIZE}};
+        VkWriteDescriptorSet w[2];
+        for (int i = 0; i < 2; i++)
+            w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = set,
+                                          .dstBinding = (uint32_t)i, .descriptorCount = 1,
+                                          .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &bi[i]};
+        vkUpdateDescriptorSets(dev, 2, w, 0, NULL);
+        VkCommandBuffer cmd;
+        res = st_gpu_once_begin(gpu, &cmd, err);
+        if (!res) {
+            VkDescriptorSet sets[2] = {r->globals_set, set};
+            vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+            vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, playout, 0, 2, sets, 0, NULL);
+            vkCmdPushConstants(cmd, playout, VK_SHADER_STAGE_ALL, 0, 4, &count);
+            vkCmdDispatch(cmd, (count + 63) / 64, 1, 1);
+            VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+                                   .srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                                   .srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                                   .dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT,
+                                   .dstAccessMask = VK_ACCESS_2_HOST_READ_BIT};
+            VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1,
+                                   .pMemoryBarriers = &mb};
+            vkCmdPipelineBarrier2(cmd, &di);
+            res = st_gpu_once_submit(gpu, cmd, err);
+        }
+    }
+    if (!res) {
+        const uint32_t *q = outb.mapped;
+        for (uint32_t i = 0; i < count; i++) {
+            out[i].solid = q[4 * i] != 0;
+            out[i].low = (uint8_t)(q[4 * i + 1] & 0xFF);
+            out[i].mid = (uint8_t)((q[4 * i + 1] >> 8) & 0xFF);
+            out[i].high = (uint8_t)((q[4 * i + 1] >> 16) & 0xFF);
+            out[i].dual = (q[4 * i + 1] >> 24) & 1;
+            out[i].low_type = (uint8_t)(q[4 * i + 2] & 0xFF);
+            out[i].high_type = (uint8_t)((q[4 * i + 2] >> 8) & 0xFF);
+        }
+    }
+    vkDeviceWaitIdle(dev);
+    if (pipeline) vkDestroyPipeline(dev, pipeline, NULL);
+    if (playout) vkDestroyPipelineLayout(dev, playout, NULL);
+    if (layout) vkDestroyDescriptorSetLayout(dev, layout, NULL);
+    st_gpu_buffer_destroy(gpu, &in);
+    st_gpu_buffer_destroy(gpu, &outb);
+    st_renderer_destroy(r);
+    return res;
+}

@@ -1,0 +1,91 @@
+/* Internals shared by the renderer and its methods: the engine (device + shared terrain resources),
+ * the renderer (targets, per-frame globals, timing) and the interface every method implements. */
+#ifndef STRATA_RENDER_INTERNAL_H
+#define STRATA_RENDER_INTERNAL_H
+
+#include "gpu/gpu.h"
+#include "strata/render.h"
+
+#define ST_MAX_RENDERERS 64
+#define ST_MAX_PASS_STAMPS 32
+
+/* std140 mirror of shaders/common/globals.glsl */
+typedef struct st_globals_gpu {
+    float view_proj[16];
+    float eye[4];          /* xyz, far */
+    float forward[4];      /* xyz, focal in pixels */
+    float screen_right[4]; /* xyz, width */
+    float screen_up[4];    /* xyz, height */
+    float level[4];        /* W, H, near, top (nothing solid above) */
+    float light[4];        /* direction toward the sun, ambient */
+    float fog[4];          /* linear rgb, fog band width */
+    uint32_t knobs[4];     /* ray steps, terrain types, frame index, flags */
+    float albedo[16][4];   /* linear albedo of each material (its End colour) */
+} st_globals_gpu;
+
+struct st_engine {
+    st_gpu *gpu;
+    const st_level *level;
+    st_gpu_image terrain;          /* RGBA8_UINT (W/2)×H: (h_even, m_even, h_odd, m_odd) per pair */
+    VkSampler nearest;
+    VkDescriptorSetLayout globals_layout; /* set 0: globals UBO + terrain */
+    float albedo[16][4];
+    st_renderer *renderers[ST_MAX_RENDERERS];
+    st_rect pending; /* dirty texels not yet uploaded */
+};
+
+/* Records the pending terrain upload (if any) into a frame's command buffer. */
+st_result st_engine_record_pending(st_engine *e, VkCommandBuffer cmd, st_error *err);
+
+typedef enum st_target_kind {
+    ST_TARGETS_RASTER,  /* colour RGBA8_SRGB attachment + D32_SFLOAT depth attachment */
+    ST_TARGETS_STORAGE, /* colour RGBA8_UNORM (sRGB-encoded by the shader) + R32_SFLOAT, storage images */
+} st_target_kind;
+
+typedef struct st_method_ops {
+    st_method_info info;
+    st_target_kind targets;
+    st_result (*create)(st_renderer *r, void **state, st_error *err);
+    void (*destroy)(st_renderer *r, void *state);
+    /* Records the frame's passes; each pass bracketed by st_renderer_stamp pairs. */
+    void (*record)(st_renderer *r, void *state, VkCommandBuffer cmd);
+    /* Optional: the level changed inside rect (already uploaded to the terrain texture). */
+    st_result (*level_updated)(st_renderer *r, void *state, st_rect rect, st_error *err);
+    uint64_t (*gpu_bytes)(const st_renderer *r, const void *state);
+    uint64_t (*cpu_bytes)(const st_renderer *r, const void *state);
+} st_method_ops;
+
+struct st_renderer {
+    st_engine *engine;
+    const st_method_ops *ops;
+    void *state;
+    st_render_desc desc;
+    uint32_t width, height;
+    st_gpu_image color, depth;
+    st_gpu_buffer globals;
+    VkDescriptorPool pool;
+    VkDescriptorSet globals_set;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    VkQueryPool queries;
+    uint32_t stamps;       /* timestamps written this frame */
+    uint32_t frame_index;
+    bool drawn;
+};
+
+const st_method_ops *st_method_ops_find(const char *name);
+
+/* Helpers for methods. */
+void st_renderer_stamp(st_renderer *r, VkCommandBuffer cmd, VkPipelineStageFlags2 stage);
+/* Begins dynamic rendering into the raster targets, cleared to the fog colour and far depth (0). */
+void st_renderer_begin_raster(st_renderer *r, VkCommandBuffer cmd);
+void st_renderer_end_raster(st_renderer *r, VkCommandBuffer cmd);
+/* A pipeline layout of set 0 (globals) plus the method's own set layouts. */
+st_result st_renderer_pipeline_layout(st_renderer *r, const VkDescriptorSetLayout *extra, uint32_t extra_count,
+                                      uint32_t push_bytes, VkPipelineLayout *out, st_error *err);
+st_result st_renderer_alloc_set(st_renderer *r, VkDescriptorSetLayout layout, VkDescriptorSet *out, st_error *err);
+/* Descriptor set layout of storage images for the colour and depth targets (compute writers). */
+st_result st_renderer_storage_targets_layout(st_renderer *r, VkDescriptorSetLayout *layout, VkDescriptorSet *set,
+                                             st_error *err);
+
+#endif

@@ -1,0 +1,329 @@
+/* The renderer: one method at one size. Owns the colour and reverse-Z depth targets, the per-frame
+ * globals, a command buffer and a timestamp query pool. A frame is recorded, submitted and waited on
+ * (serial latency, not throughput); GPU time is the sum of the method's timestamped passes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/render_internal.h"
+
+static const float FOG_LINEAR[3] = {0.1f, 0.2f, 0.3f};
+
+void st_renderer_stamp(st_renderer *r, VkCommandBuffer cmd, VkPipelineStageFlags2 stage) {
+    if (!r->engine->gpu->timestamps || r->stamps >= ST_MAX_PASS_STAMPS) return;
+    vkCmdWriteTimestamp2(cmd, stage, r->queries, r->stamps++);
+}
+
+void st_renderer_begin_raster(st_renderer *r, VkCommandBuffer cmd) {
+    VkRenderingAttachmentInfo color = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+                                       .imageView = r->color.view,
+                                       .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                                       .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
+                                       .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+                                       .clearValue.color.float32 = {FOG_LINEAR[0], FOG_LINEAR[1], FOG_LINEAR[2], 1.0f}};
+    VkRenderingAttachmentInfo depth = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+                                       .imageView = r->depth.view,
+                                       .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+                                       .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
+                                       .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+                                       .clearValue.depthStencil = {0.0f, 0}};
+    VkRenderingInfo ri = {.sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
+                          .renderArea = {{0, 0}, {r->width, r->height}},
+                          .layerCount = 1,
+                          .colorAttachmentCount = 1,
+                          .pColorAttachments = &color,
+                          .pDepthAttachment = &depth};
+    vkCmdBeginRendering(cmd, &ri);
+    VkViewport vp = {0, 0, (float)r->width, (float)r->height, 0, 1};
+    VkRect2D sc = {{0, 0}, {r->width, r->height}};
+    vkCmdSetViewport(cmd, 0, 1, &vp);
+    vkCmdSetScissor(cmd, 0, 1, &sc);
+}
+
+void st_renderer_end_raster(st_renderer *r, VkCommandBuffer cmd) {
+    (void)r;
+    vkCmdEndRendering(cmd);
+}
+
+st_result st_renderer_pipeline_layout(st_renderer *r, const VkDescriptorSetLayout *extra, uint32_t extra_count,
+                                      uint32_t push_bytes, VkPipelineLayout *out, st_error *err) {
+    VkDescriptorSetLayout sets[4] = {r->engine->globals_layout};
+    if (extra_count > 3) return st_error_set(err, ST_ERR_INVALID, "too many descriptor sets");
+    for (uint32_t i = 0; i < extra_count; i++) sets[1 + i] = extra[i];
+    VkPushConstantRange push = {.stageFlags = VK_SHADER_STAGE_ALL, .offset = 0, .size = push_bytes};
+    VkPipelineLayoutCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                     .setLayoutCount = 1 + extra_count,
+                                     .pSetLayouts = sets,
+                                     .pushConstantRangeCount = push_bytes ? 1 : 0,
+                                     .pPushConstantRanges = &push};
+    return st_gpu_check(vkCreatePipelineLayout(r->engine->gpu->device, &ci, NULL, out), "pipeline layout", err);
+}
+
+st_result st_renderer_alloc_set(st_renderer *r, VkDescriptorSetLayout layout, VkDescriptorSet *out, st_error *err) {
+    VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                      .descriptorPool = r->pool,
+                                      .descriptorSetCount = 1,
+                                      .pSetLayouts = &layout};
+    return st_gpu_check(vkAllocateDescriptorSets(r->engine->gpu->device, &ai, out), "descriptor set", err);
+}
+
+st_result st_renderer_storage_targets_layout(st_renderer *r, VkDescriptorSetLayout *layout, VkDescriptorSet *set,
+                                             st_error *err) {
+    VkDevice dev = r->engine->gpu->device;
+    VkDescriptorSetLayoutBinding b[2] = {
+        {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, .descriptorCount = 1,
+         .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
+        {.binding = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, .descriptorCount = 1,
+         .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT}};
+    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                          .bindingCount = 2,
+                                          .pBindings = b};
+    st_result res = st_gpu_check(vkCreateDescriptorSetLayout(dev, &li, NULL, layout), "descriptor layout", err);
+    if (res) return res;
+    res = st_renderer_alloc_set(r, *layout, set, err);
+    if (res) return res;
+    VkDescriptorImageInfo images[2] = {{.imageView = r->color.view, .imageLayout = VK_IMAGE_LAYOUT_GENERAL},
+                                       {.imageView = r->depth.view, .imageLayout = VK_IMAGE_LAYOUT_GENERAL}};
+    VkWriteDescriptorSet w[2];
+    for (int i = 0; i < 2; i++)
+        w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                      .dstSet = *set,
+                                      .dstBinding = (uint32_t)i,
+                                      .descriptorCount = 1,
+                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+                                      .pImageInfo = &images[i]};
+    vkUpdateDescriptorSets(dev, 2, w, 0, NULL);
+    return ST_OK;
+}
+
+static st_result create_targets(st_renderer *r, st_error *err) {
+    st_gpu *gpu = r->engine->gpu;
+    VkImageUsageFlags common = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
+    st_result res;
+    if (r->ops->targets == ST_TARGETS_RASTER) {
+        res = st_gpu_image_create(gpu, r->width, r->height, VK_FORMAT_R8G8B8A8_SRGB,
+                                  common | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, &r->color, err);
+        if (!res)
+            res = st_gpu_image_create(gpu, r->width, r->height, VK_FORMAT_D32_SFLOAT,
+                                      common | VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, &r->depth, err);
+    } else {
+        res = st_gpu_image_create(gpu, r->width, r->height, VK_FORMAT_R8G8B8A8_UNORM,
+                                  common | VK_IMAGE_USAGE_STORAGE_BIT, &r->color, err);
+        if (!res)
+            res = st_gpu_image_create(gpu, r->width, r->height, VK_FORMAT_R32_SFLOAT,
+                                      common | VK_IMAGE_USAGE_STORAGE_BIT, &r->depth, err);
+    }
+    return res;
+}
+
+st_result st_renderer_create(st_engine *e, const st_render_desc *desc, st_renderer **out, st_error *err) {
+    *out = NULL;
+    if (!e->level) return st_error_set(err, ST_ERR_INVALID, "no level loaded");
+    const char *name = desc && desc->method ? desc->method : "ray";
+    const st_method_ops *ops = st_method_ops_find(name);
+    if (!ops) return st_error_set(err, ST_ERR_INVALID, "unknown method '%s' (see 'strata render --help')", name);
+    int slot = -1;
+    for (int i = 0; i < ST_MAX_RENDERERS && slot < 0; i++)
+        if (!e->renderers[i]) slot = i;
+    if (slot < 0) return st_error_set(err, ST_ERR_INVALID, "too many live renderers");
+    st_renderer *r = calloc(1, sizeof *r);
+    if (!r) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    r->engine = e;
+    r->ops = ops;
+    if (desc) r->desc = *desc;
+    r->desc.method = ops->info.name;
+    r->width = r->desc.width ? r->desc.width : 1280;
+    r->height = r->desc.height ? r->desc.height : 800;
+    st_gpu *gpu = e->gpu;
+    VkDevice dev = gpu->device;
+    st_result res = ST_OK;
+    if (r->width > 16384 || r->height > 16384)
+        res = st_error_set(err, ST_ERR_INVALID, "image size %ux%u is past 16384", r->width, r->height);
+    if (!res) res = create_targets(r, err);
+    if (!res)
+        res = st_gpu_buffer_create(gpu, sizeof(st_globals_gpu), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, true, &r->globals, err);
+    if (!res) {
+        VkDescriptorPoolSize sizes[4] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 16},
+                                         {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 16},
+                                         {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 16},
+                                         {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 16}};
+        VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                         .maxSets = 16,
+                                         .poolSizeCount = 4,
+                                         .pPoolSizes = sizes};
+        res = st_gpu_check(vkCreateDescriptorPool(dev, &pi, NULL, &r->pool), "descriptor pool", err);
+    }
+    if (!res) res = st_renderer_alloc_set(r, e->globals_layout, &r->globals_set, err);
+    if (!res) {
+        VkDescriptorBufferInfo bi = {.buffer = r->globals.buffer, .range = sizeof(st_globals_gpu)};
+        VkDescriptorImageInfo ii = {.imageView = e->terrain.view, .imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+        VkWriteDescriptorSet w[2] = {
+            {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = r->globals_set, .dstBinding = 0,
+             .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .pBufferInfo = &bi},
+            {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = r->globals_set, .dstBinding = 1,
+             .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .pImageInfo = &ii}};
+        vkUpdateDescriptorSets(dev, 2, w, 0, NULL);
+        VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                          .commandPool = gpu->pool,
+                                          .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                          .commandBufferCount = 1};
+        res = st_gpu_check(vkAllocateCommandBuffers(dev, &ai, &r->cmd), "command buffer", err);
+    }
+    if (!res) {
+        VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+        res = st_gpu_check(vkCreateFence(dev, &fi, NULL, &r->fence), "fence", err);
+    }
+    if (!res && gpu->timestamps) {
+        VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                    .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                                    .queryCount = ST_MAX_PASS_STAMPS};
+        res = st_gpu_check(vkCreateQueryPool(dev, &qi, NULL, &r->queries), "query pool", err);
+    }
+    e->renderers[slot] = r;
+    if (!res) res = ops->create(r, &r->state, err);
+    if (res) {
+        st_renderer_destroy(r);
+        return res;
+    }
+    *out = r;
+    return ST_OK;
+}
+
+void st_renderer_destroy(st_renderer *r) {
+    if (!r) return;
+    st_engine *e = r->engine;
+    VkDevice dev = e->gpu->device;
+    vkDeviceWaitIdle(dev);
+    if (r->state) r->ops->destroy(r, r->state);
+    for (int i = 0; i < ST_MAX_RENDERERS; i++)
+        if (e->renderers[i] == r) e->renderers[i] = NULL;
+    if (r->queries) vkDestroyQueryPool(dev, r->queries, NULL);
+    if (r->fence) vkDestroyFence(dev, r->fence, NULL);
+    if (r->cmd) vkFreeCommandBuffers(dev, e->gpu->pool, 1, &r->cmd);
+    if (r->pool) vkDestroyDescriptorPool(dev, r->pool, NULL);
+    st_gpu_buffer_destroy(e->gpu, &r->globals);
+    st_gpu_image_destroy(e->gpu, &r->color);
+    st_gpu_image_destroy(e->gpu, &r->depth);
+    free(r);
+}
+
+static void fill_globals(st_renderer *r, const st_camera *cam) {
+    st_view v = st_camera_view(cam, r->width, r->height);
+    st_globals_gpu *g = r->globals.mapped;
+    const st_level *l = r->engine->level;
+    st_view_matrix(&v, g->view_proj);
+    for (int k = 0; k < 3; k++) {
+        g->eye[k] = v.eye[k];
+        g->forward[k] = v.forward[k];
+        g->screen_right[k] = v.screen_right[k];
+        g->screen_up[k] = v.screen_up[k];
+    }
+    g->eye[3] = v.far_dist;
+    g->forward[3] = v.focal_px;
+    g->screen_right[3] = v.width;
+    g->screen_up[3] = v.height;
+    g->level[0] = (float)l->width;
+    g->level[1] = (float)l->height;
+    g->level[2] = v.near_dist;
+    g->level[3] = 256.0f;
+    float s = 1.0f / sqrtf(1 + 4 + 16); /* the sun: direction (1, 2, 4) */
+    g->light[0] = s;
+    g->light[1] = 2 * s;
+    g->light[2] = 4 * s;
+    g->light[3] = 0.25f;
+    g->fog[0] = FOG_LINEAR[0];
+    g->fog[1] = FOG_LINEAR[1];
+    g->fog[2] = FOG_LINEAR[2];
+    g->fog[3] = 50.0f;
+    g->knobs[0] = r->desc.knobs.ray_steps ? r->desc.knobs.ray_steps : 128;
+    g->knobs[1] = l->terrain_types;
+    g->knobs[2] = r->frame_index;
+    g->knobs[3] = 0;
+    memcpy(g->albedo, r->engine->albedo, sizeof g->albedo);
+}
+
+st_result st_renderer_draw(st_renderer *r, const st_camera *cam, st_frame_timing *timing, st_error *err) {
+    st_gpu *gpu = r->engine->gpu;
+    VkDevice dev = gpu->device;
+    double t0 = st_time_ms();
+    fill_globals(r, cam);
+    VkCommandBuffer cmd = r->cmd;
+    st_result res = st_gpu_check(vkResetCommandBuffer(cmd, 0), "resetting the frame", err);
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    if (!res) res = st_gpu_check(vkBeginCommandBuffer(cmd, &bi), "beginning the frame", err);
+    if (res) return res;
+    if (r->queries) vkCmdResetQueryPool(cmd, r->queries, 0, ST_MAX_PASS_STAMPS);
+    r->stamps = 0;
+    res = st_engine_record_pending(r->engine, cmd, err);
+    if (res) {
+        vkEndCommandBuffer(cmd);
+        return res;
+    }
+    /* The targets are fully rewritten every frame: their old content is discarded (UNDEFINED). */
+    if (r->ops->targets == ST_TARGETS_RASTER) {
+        st_gpu_cmd_image_barrier(cmd, r->color.image, r->color.aspect, VK_IMAGE_LAYOUT_UNDEFINED,
+                                 VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                                 VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                                 VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
+        st_gpu_cmd_image_barrier(cmd, r->depth.image, r->depth.aspect, VK_IMAGE_LAYOUT_UNDEFINED,
+                                 VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                                 VK_ACCESS_2_NONE,
+                                 VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+                                 VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT |
+                                     VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT);
+    } else {
+        for (int i = 0; i < 2; i++) {
+            st_gpu_image *img = i ? &r->depth : &r->color;
+            st_gpu_cmd_image_barrier(cmd, img->image, img->aspect, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL,
+                                     VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_NONE,
+                                     VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        }
+    }
+    r->ops->record(r, r->state, cmd);
+    res = st_gpu_check(vkEndCommandBuffer(cmd), "ending the frame", err);
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
+    if (!res) res = st_gpu_check(vkQueueSubmit(gpu->queue, 1, &si, r->fence), "submitting the frame", err);
+    if (!res) res = st_gpu_check(vkWaitForFences(dev, 1, &r->fence, VK_TRUE, UINT64_MAX), "waiting for the frame", err);
+    vkResetFences(dev, 1, &r->fence);
+    double t1 = st_time_ms();
+    if (res) return res;
+    r->drawn = true;
+    r->frame_index++;
+    if (timing) {
+        timing->cpu_ms = t1 - t0;
+        timing->gpu_ms = NAN;
+        if (r->queries && r->stamps >= 2) {
+            uint64_t ticks[ST_MAX_PASS_STAMPS];
+            VkResult vr = vkGetQueryPoolResults(dev, r->queries, 0, r->stamps, sizeof ticks, ticks, sizeof(uint64_t),
+                                                VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+            if (vr == VK_SUCCESS) {
+                uint64_t sum = 0;
+                for (uint32_t i = 0; i + 1 < r->stamps; i += 2) sum += ticks[i + 1] - ticks[i];
+                timing->gpu_ms = (double)sum * gpu->timestamp_ns * 1e-6;
+            }
+        }
+    }
+    return ST_OK;
+}
+
+st_result st_renderer_readback(st_renderer *r, uint8_t *rgba, float *depth, st_error *err) {
+    if (!r->drawn) return st_error_set(err, ST_ERR_INVALID, "readback before any frame was drawn");
+    bool raster = r->ops->targets == ST_TARGETS_RASTER;
+    st_result res = ST_OK;
+    if (rgba)
+        res = st_gpu_image_read(r->engine->gpu, &r->color,
+                                raster ? VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL, rgba, err);
+    if (!res && depth)
+        res = st_gpu_image_read(r->engine->gpu, &r->depth,
+                                raster ? VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL, depth, err);
+    return res;
+}
+
+uint64_t st_renderer_method_gpu_bytes(const st_renderer *r) {
+    return r->ops->gpu_bytes ? r->ops->gpu_bytes(r, r->state) : 0;
+}
+
+uint64_t st_renderer_method_cpu_bytes(const st_renderer *r) {
+    return r->ops->cpu_bytes ? r->ops->cpu_bytes(r, r->state) : 0;
+}
