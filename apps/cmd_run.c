@@ -1,0 +1,157 @@
+/* strata run: the main job. Every registered method renders every default view of a world into
+ * out/, then a table of GPU frame times per method and pitch is printed with the device used. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "strata/image.h"
+#include "strata/render.h"
+#include "strata/views.h"
+
+static void usage(void) {
+    printf("usage: strata run [--world W] [--out DIR] [--size WxH] [--frames N] [--device N]\n\n"
+           "Renders every method from every default view into DIR (default out/) as VIEW-METHOD.png and\n"
+           "prints the median GPU time per frame of each method at each pitch. The default size is\n"
+           "1280x800 on a GPU and 640x400 on a CPU adapter (lavapipe), where the default is 1 timed frame.\n");
+}
+
+static int make_dir(const char *path) { return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -1; }
+
+int cmd_run(int argc, char **argv) {
+    static const struct option opts[] = {{"world", required_argument, 0, 'w'}, {"out", required_argument, 0, 'o'},
+                                         {"size", required_argument, 0, 's'},  {"frames", required_argument, 0, 'f'},
+                                         {"device", required_argument, 0, 'D'}, {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *world = "default", *out = "out";
+    uint32_t width = 0, height = 0, frames = 0, device = 0;
+    bool device_given = false;
+    cli_getopt_reset();
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'w': world = optarg; break;
+        case 'o': out = optarg; break;
+        case 's':
+            if (!cli_parse_size(optarg, &width, &height) || width > 16384 || height > 16384)
+                return cli_usage_error("run", "bad size '%s' (want WxH, each 1..16384)", optarg);
+            break;
+        case 'f':
+            if (!cli_parse_uint(optarg, 1, 10000, &frames)) return cli_usage_error("run", "bad frame count '%s'", optarg);
+            break;
+        case 'D':
+            if (!cli_parse_uint(optarg, 0, 64, &device)) return cli_usage_error("run", "bad device index '%s'", optarg);
+            device_given = true;
+            break;
+        case 'h': usage(); return CLI_EXIT_OK;
+        case ':': return cli_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+    if (make_dir(out)) {
+        fprintf(stderr, "strata run: cannot create %s: %s\n", out, strerror(errno));
+        return CLI_EXIT_USAGE;
+    }
+
+    st_error err = {0};
+    st_level *level = NULL;
+    st_engine *engine = NULL;
+    st_viewpoint views[ST_MAX_VIEWS];
+    size_t view_count = 0;
+    double t_load = st_time_ms();
+    st_result r = cli_load_world(world, &level, &err);
+    t_load = st_time_ms() - t_load;
+    if (!r) r = st_views_default(level, views, ST_MAX_VIEWS, &view_count, &err);
+    st_engine_desc ed = {.device_index = (int)device, .device_given = device_given};
+    if (!r) r = st_engine_create(&ed, &engine, &err);
+    if (!r) r = st_engine_set_level(engine, level, &err);
+    if (r) {
+        int status = cli_fail("run", &err);
+        st_engine_destroy(engine);
+        st_level_destroy(level);
+        return status;
+    }
+    st_device_info dev = st_engine_device(engine);
+    bool cpu = !strcmp(dev.type, "cpu");
+    if (!width) {
+        width = cpu ? 640 : 1280;
+        height = cpu ? 400 : 800;
+    }
+    if (!frames) frames = cpu ? 1 : 10;
+    printf("strata run: world %s (%ux%u, loaded in %.0f ms), %zu views, %zu methods, %ux%u, %u timed frame%s\n",
+           level->name, level->width, level->height, t_load, view_count, st_method_count(), width, height, frames,
+           frames > 1 ? "s" : "");
+    printf("device: %s (%s), driver %s, Vulkan %s\n", dev.name, dev.type, dev.driver, dev.api_version);
+
+    size_t methods = st_method_count();
+    double *median = calloc(methods * view_count, sizeof *median); /* GPU ms per method × view */
+    double *samples = calloc(frames, sizeof *samples);
+    uint8_t *rgba = malloc((size_t)width * height * 4);
+    if (!median || !samples || !rgba) r = st_error_set(&err, ST_ERR_NOMEM, "out of memory");
+    for (size_t m = 0; m < methods && !r; m++) {
+        const char *name = st_method_at(m)->name;
+        st_renderer *renderer = NULL;
+        st_render_desc rd = {.method = name, .width = width, .height = height};
+        r = st_renderer_create(engine, &rd, &renderer, &err);
+        for (size_t v = 0; v < view_count && !r; v++) {
+            st_camera cam = st_viewpoint_camera(level, &views[v]);
+            st_frame_timing t;
+            r = st_renderer_draw(renderer, &cam, &t, &err); /* warm-up */
+            for (uint32_t f = 0; f < frames && !r; f++) {
+                r = st_renderer_draw(renderer, &cam, &t, &err);
+                samples[f] = isnan(t.gpu_ms) ? t.cpu_ms : t.gpu_ms;
+            }
+            if (r) break;
+            median[m * view_count + v] = st_stats_of(samples, frames).median;
+            char path[1024];
+            snprintf(path, sizeof path, "%s/%s-%s.png", out, views[v].name, name);
+            r = st_renderer_readback(renderer, rgba, NULL, &err);
+            if (!r) r = st_png_write(path, width, height, 4, 8, rgba, &err);
+            fprintf(stderr, "\r%-14s %2zu/%zu views", name, v + 1, view_count);
+        }
+        fprintf(stderr, "\n");
+        st_renderer_destroy(renderer);
+    }
+    int status = CLI_EXIT_OK;
+    if (!r) {
+        printf("\nmedian GPU ms per frame (mean of the views at each pitch)%s\n", "");
+        printf("%-14s", "method");
+        static const int pitches[4] = {0, -30, -60, -90};
+        for (int p = 0; p < 4; p++) printf(" %9d°", pitches[p]);
+        printf(" %10s\n", "all views");
+        for (size_t m = 0; m < methods; m++) {
+            printf("%-14s", st_method_at(m)->name);
+            double all = 0;
+            for (int p = 0; p < 4; p++) {
+                double sum = 0;
+                int n = 0;
+                for (size_t v = 0; v < view_count; v++)
+                    if (fabsf(views[v].pitch_deg - (float)pitches[p]) < 0.5f) {
+                        sum += median[m * view_count + v];
+                        n++;
+                    }
+                if (n) printf(" %10.3f", sum / n);
+                else printf(" %10s", "-");
+            }
+            for (size_t v = 0; v < view_count; v++) all += median[m * view_count + v];
+            printf(" %10.3f\n", view_count ? all / (double)view_count : 0.0);
+        }
+        printf("\nimages: %s/VIEW-METHOD.png (%zu files)\n", out, methods * view_count);
+        if (st_engine_validation_messages(engine)) {
+            fprintf(stderr, "strata run: %u Vulkan validation message(s)\n", st_engine_validation_messages(engine));
+            status = CLI_EXIT_RUNTIME;
+        }
+    } else {
+        status = cli_fail("run", &err);
+    }
+    free(median);
+    free(samples);
+    free(rgba);
+    st_engine_destroy(engine);
+    st_level_destroy(level);
+    return status;
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The CLI's bad-input cases: each gives one line on stderr, exit status 2, and no output file.
+set -u
+strata="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+passes=0
+
+expect_usage_error() {
+    local what="$1"; shift
+    local out="$tmp/out.png"
+    rm -f "$out" "$tmp"/*.tmp* 2>/dev/null
+    "$strata" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+    local status=$?
+    local lines
+    lines=$(wc -l <"$tmp/stderr")
+    if [ "$status" -ne 2 ] || [ "$lines" -ne 1 ] || [ -e "$out" ] || ls "$tmp"/*.tmp* >/dev/null 2>&1; then
+        echo "FAIL: $what: status $status, $lines stderr line(s): $(head -c 300 "$tmp/stderr")"
+        fails=$((fails + 1))
+    else
+        passes=$((passes + 1))
+    fi
+}
+
+expect_usage_error "unknown command" frobnicate
+expect_usage_error "unknown option" render --frobnicate -o "$tmp/out.png"
+expect_usage_error "unknown method" render --method nonsense -o "$tmp/out.png"
+expect_usage_error "malformed camera" render --camera 1,2,three,4,5 -o "$tmp/out.png"
+expect_usage_error "camera with too few fields" render --camera 1,2,3 -o "$tmp/out.png"
+expect_usage_error "pitch out of range" render --camera 1,2,3,0,-120 -o "$tmp/out.png"
+expect_usage_error "size zero" render --size 0x0 -o "$tmp/out.png"
+expect_usage_error "size malformed" render --size 640 -o "$tmp/out.png"
+expect_usage_error "missing output" render --size 64x64
+expect_usage_error "option without value" render -o
+expect_usage_error "missing world" render --world "$tmp/no-such-world" -o "$tmp/out.png"
+expect_usage_error "unreadable world" render --world /dev/null -o "$tmp/out.png"
+expect_usage_error "frames zero" render --frames 0 -o "$tmp/out.png"
+expect_usage_error "unknown view" render --view no-such-view -o "$tmp/out.png"
+expect_usage_error "run: unknown option" run --bogus
+expect_usage_error "gen: bad size" gen --size 100x100 -o "$tmp/world"
+expect_usage_error "gen: bad dual" gen --dual 150 -o "$tmp/world"
+expect_usage_error "info: missing world" info "$tmp/no-such-world"
+
+# and a good render succeeds and writes the file
+"$strata" render --size 64x40 --camera 100,100,200,0,-60 -o "$tmp/good.png" >/dev/null 2>"$tmp/stderr"
+if [ $? -eq 0 ] && [ -s "$tmp/good.png" ]; then passes=$((passes + 1)); else
+    echo "FAIL: a good render: $(cat "$tmp/stderr")"; fails=$((fails + 1)); fi
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]
