@@ -61,12 +61,14 @@ typedef struct st_render_desc {
     const char *method;   /* name; NULL = "ray" */
     uint32_t width, height; /* 0 = 1280×800 */
     st_method_knobs knobs;
-    bool shadows;         /* reserved for the shared shadow map */
+    bool shadows;         /* cast the shared 1024² shadow map every frame */
+    uint32_t shadow_size; /* shadow map resolution (0 = 1024) */
 } st_render_desc;
 
 typedef struct st_frame_timing {
     double gpu_ms;   /* sum of GPU timestamp intervals around each pass; NAN when unsupported */
     double cpu_ms;   /* CPU: record + submit + wait */
+    double shadow_gpu_ms; /* the shadow pass alone (included in gpu_ms); 0 when shadows are off */
 } st_frame_timing;
 
 st_result st_renderer_create(st_engine *engine, const st_render_desc *desc, st_renderer **out, st_error *err);

@@ -10,7 +10,14 @@ layout(set = 0, binding = 0, std140) uniform Globals {
     vec4 fog;          // linear rgb, fog band width
     uvec4 knobs;       // ray steps, terrain types (8|16), frame index, flags
     vec4 albedo[16];   // linear albedo of each material
+    vec4 shadow_u;     // shadow map: u = dot(p, xyz) + w
+    vec4 shadow_v;     // v = dot(p, xyz) + w
+    vec4 shadow_d;     // depth along the light = dot(p, xyz) + w
+    vec4 shadow_info;  // resolution, enabled, bias, 0
 } g;
 
 // (h_even, m_even, h_odd, m_odd) per texel pair
 layout(set = 0, binding = 1) uniform usampler2D terrain;
+
+// depth along the light of the first solid surface, per shadow texel (src/render/shadow.c)
+layout(set = 0, binding = 2) uniform sampler2D shadow_map;

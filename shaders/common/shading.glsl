@@ -2,10 +2,7 @@
 // layer, 0.25 + 0.75·visibility·max(0, n·l), cave factor on the floor under a slab, horizontal fog.
 // Requires globals.glsl and surface.glsl.
 
-// Hook for the shared shadow map: 1 = lit.
-float shadow_visibility(vec3 p) {
-    return 1.0;
-}
+#include "shadow.glsl"
 
 float layer_height(ivec2 cell, bool upper) {
     Surface s = surface_at(cell);
@@ -25,7 +22,7 @@ vec3 shade_point(vec3 p, Surface s, vec3 geometric_normal) {
     bool upper = !s.dual || p.z >= s.mid; // on the slab (or a single column) vs the floor under it
     uint type = upper ? s.high_type : s.low_type;
     vec3 n = dot(geometric_normal, geometric_normal) > 0.0 ? geometric_normal : gradient_normal(p, upper);
-    float visibility = shadow_visibility(p);
+    float visibility = shadow_lookup(p, n);
     if (s.dual && p.z <= s.low && s.low < s.high) visibility *= 0.25; // the cave floor
     vec3 color = g.albedo[type].rgb * (g.light.w + (1.0 - g.light.w) * visibility * max(0.0, dot(n, g.light.xyz)));
     float d = length(p.xy - g.eye.xy);

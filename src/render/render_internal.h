@@ -21,6 +21,10 @@ typedef struct st_globals_gpu {
     float fog[4];          /* linear rgb, fog band width */
     uint32_t knobs[4];     /* ray steps, terrain types, frame index, flags */
     float albedo[16][4];   /* linear albedo of each material (its End colour) */
+    float shadow_u[4];     /* shadow map: u = dot(p, xyz) + w */
+    float shadow_v[4];     /* v = dot(p, xyz) + w */
+    float shadow_d[4];     /* depth along the light = dot(p, xyz) + w */
+    float shadow_info[4];  /* resolution, enabled (0/1), bias, 0 */
 } st_globals_gpu;
 
 struct st_engine {
@@ -71,7 +75,21 @@ struct st_renderer {
     uint32_t stamps;       /* timestamps written this frame */
     uint32_t frame_index;
     bool drawn;
+    /* the shared shadow map (src/render/shadow.c) */
+    st_gpu_image shadow;
+    VkPipelineLayout shadow_layout;
+    VkPipeline shadow_pipeline;
+    VkDescriptorSetLayout shadow_set_layout;
+    VkDescriptorSet shadow_set;
+    double shadow_ms; /* GPU time of the last frame's shadow pass */
 };
+
+/* The shadow map: created with the renderer (a 1×1 stand-in when shadows are off), cast each frame in
+ * compute before the method's passes. */
+st_result st_shadow_create(st_renderer *r, st_error *err);
+void st_shadow_destroy(st_renderer *r);
+void st_shadow_fill_globals(st_renderer *r, const st_view *v, st_globals_gpu *g);
+void st_shadow_record(st_renderer *r, VkCommandBuffer cmd);
 
 const st_method_ops *st_method_ops_find(const char *name);
 

@@ -154,15 +154,19 @@ st_result st_renderer_create(st_engine *e, const st_render_desc *desc, st_render
         res = st_gpu_check(vkCreateDescriptorPool(dev, &pi, NULL, &r->pool), "descriptor pool", err);
     }
     if (!res) res = st_renderer_alloc_set(r, e->globals_layout, &r->globals_set, err);
+    if (!res) res = st_shadow_create(r, err);
     if (!res) {
         VkDescriptorBufferInfo bi = {.buffer = r->globals.buffer, .range = sizeof(st_globals_gpu)};
         VkDescriptorImageInfo ii = {.imageView = e->terrain.view, .imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
-        VkWriteDescriptorSet w[2] = {
+        VkDescriptorImageInfo si = {.imageView = r->shadow.view, .imageLayout = VK_IMAGE_LAYOUT_GENERAL};
+        VkWriteDescriptorSet w[3] = {
             {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = r->globals_set, .dstBinding = 0,
              .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .pBufferInfo = &bi},
             {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = r->globals_set, .dstBinding = 1,
-             .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .pImageInfo = &ii}};
-        vkUpdateDescriptorSets(dev, 2, w, 0, NULL);
+             .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .pImageInfo = &ii},
+            {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = r->globals_set, .dstBinding = 2,
+             .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .pImageInfo = &si}};
+        vkUpdateDescriptorSets(dev, 3, w, 0, NULL);
         VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                           .commandPool = gpu->pool,
                                           .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
@@ -200,6 +204,7 @@ void st_renderer_destroy(st_renderer *r) {
     if (r->queries) vkDestroyQueryPool(dev, r->queries, NULL);
     if (r->fence) vkDestroyFence(dev, r->fence, NULL);
     if (r->cmd) vkFreeCommandBuffers(dev, e->gpu->pool, 1, &r->cmd);
+    st_shadow_destroy(r);
     if (r->pool) vkDestroyDescriptorPool(dev, r->pool, NULL);
     st_gpu_buffer_destroy(e->gpu, &r->globals);
     st_gpu_image_destroy(e->gpu, &r->color);
@@ -240,6 +245,7 @@ static void fill_globals(st_renderer *r, const st_camera *cam) {
     g->knobs[2] = r->frame_index;
     g->knobs[3] = 0;
     memcpy(g->albedo, r->engine->albedo, sizeof g->albedo);
+    st_shadow_fill_globals(r, &v, g);
 }
 
 st_result st_renderer_draw(st_renderer *r, const st_camera *cam, st_frame_timing *timing, st_error *err) {
@@ -280,6 +286,7 @@ st_result st_renderer_draw(st_renderer *r, const st_camera *cam, st_frame_timing
                                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
         }
     }
+    st_shadow_record(r, cmd);
     r->ops->record(r, r->state, cmd);
     res = st_gpu_check(vkEndCommandBuffer(cmd), "ending the frame", err);
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
@@ -293,6 +300,7 @@ st_result st_renderer_draw(st_renderer *r, const st_camera *cam, st_frame_timing
     if (timing) {
         timing->cpu_ms = t1 - t0;
         timing->gpu_ms = NAN;
+        timing->shadow_gpu_ms = 0;
         if (r->queries && r->stamps >= 2) {
             uint64_t ticks[ST_MAX_PASS_STAMPS];
             VkResult vr = vkGetQueryPoolResults(dev, r->queries, 0, r->stamps, sizeof ticks, ticks, sizeof(uint64_t),
@@ -301,6 +309,7 @@ st_result st_renderer_draw(st_renderer *r, const st_camera *cam, st_frame_timing
                 uint64_t sum = 0;
                 for (uint32_t i = 0; i + 1 < r->stamps; i += 2) sum += ticks[i + 1] - ticks[i];
                 timing->gpu_ms = (double)sum * gpu->timestamp_ns * 1e-6;
+                if (r->desc.shadows) timing->shadow_gpu_ms = (double)(ticks[1] - ticks[0]) * gpu->timestamp_ns * 1e-6;
             }
         }
     }

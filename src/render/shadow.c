@@ -1,0 +1,148 @@
+/* The shared shadow map: 1024² from the sun, fitted around the view (a square ±600 around a point 300
+ * ahead of the camera, z from 0 to 256, bounded in light space), cast every frame in compute by an exact
+ * cell-by-cell march of both solid intervals, so slabs shade the floor beneath. Every method reads it
+ * through shade_point (shaders/common/shadow.glsl). */
+#include <math.h>
+
+#include "render/render_internal.h"
+
+#define SHADOW_DEFAULT_SIZE 1024u
+#define SHADOW_BOX_HALF 600.0f
+#define SHADOW_BOX_AHEAD 300.0f
+
+static bool shadows_on(const st_renderer *r) { return r->desc.shadows; }
+
+static uint32_t shadow_size(const st_renderer *r) {
+    if (!shadows_on(r)) return 1;
+    return r->desc.shadow_size ? r->desc.shadow_size : SHADOW_DEFAULT_SIZE;
+}
+
+st_result st_shadow_create(st_renderer *r, st_error *err) {
+    st_gpu *gpu = r->engine->gpu;
+    VkDevice dev = gpu->device;
+    uint32_t n = shadow_size(r);
+    st_result res = st_gpu_image_create(gpu, n, n, VK_FORMAT_R32_SFLOAT,
+                                        VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
+                                            VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                                        &r->shadow, err);
+    if (res) return res;
+    /* The map lives in GENERAL: written as storage by the cast, read by texelFetch in shading. */
+    VkCommandBuffer cmd;
+    res = st_gpu_once_begin(gpu, &cmd, err);
+    if (res) return res;
+    st_gpu_cmd_image_barrier(cmd, r->shadow.image, r->shadow.aspect, VK_IMAGE_LAYOUT_UNDEFINED,
+                             VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE,
+                             VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    VkClearColorValue zero = {{0}};
+    VkImageSubresourceRange range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    vkCmdClearColorImage(cmd, r->shadow.image, VK_IMAGE_LAYOUT_GENERAL, &zero, 1, &range);
+    VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+                           .srcStageMask = VK_PIPELINE_STAGE_2_CLEAR_BIT,
+                           .srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                           .dstStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                           .dstAccessMask = VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT};
+    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &mb};
+    vkCmdPipelineBarrier2(cmd, &di);
+    res = st_gpu_once_submit(gpu, cmd, err);
+    if (res || !shadows_on(r)) return res;
+
+    VkDescriptorSetLayoutBinding b = {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+                                      .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                          .bindingCount = 1, .pBindings = &b};
+    res = st_gpu_check(vkCreateDescriptorSetLayout(dev, &li, NULL, &r->shadow_set_layout), "shadow layout", err);
+    if (!res) res = st_renderer_alloc_set(r, r->shadow_set_layout, &r->shadow_set, err);
+    if (!res) {
+        VkDescriptorImageInfo ii = {.imageView = r->shadow.view, .imageLayout = VK_IMAGE_LAYOUT_GENERAL};
+        VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = r->shadow_set,
+                                  .dstBinding = 0, .descriptorCount = 1,
+                                  .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, .pImageInfo = &ii};
+        vkUpdateDescriptorSets(dev, 1, &w, 0, NULL);
+        res = st_renderer_pipeline_layout(r, &r->shadow_set_layout, 1, 0, &r->shadow_layout, err);
+    }
+    if (!res) res = st_gpu_compute_pipeline(gpu, "shadow_cast.comp", r->shadow_layout, &r->shadow_pipeline, err);
+    return res;
+}
+
+void st_shadow_destroy(st_renderer *r) {
+    VkDevice dev = r->engine->gpu->device;
+    if (r->shadow_pipeline) vkDestroyPipeline(dev, r->shadow_pipeline, NULL);
+    if (r->shadow_layout) vkDestroyPipelineLayout(dev, r->shadow_layout, NULL);
+    if (r->shadow_set_layout) vkDestroyDescriptorSetLayout(dev, r->shadow_set_layout, NULL);
+    st_gpu_image_destroy(r->engine->gpu, &r->shadow);
+}
+
+static float dot3(const float a[3], const float b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+void st_shadow_fill_globals(st_renderer *r, const st_view *v, st_globals_gpu *g) {
+    if (!shadows_on(r)) {
+        for (int k = 0; k < 4; k++) g->shadow_u[k] = g->shadow_v[k] = g->shadow_d[k] = 0;
+        g->shadow_info[0] = 1;
+        g->shadow_info[1] = 0;
+        g->shadow_info[2] = 0;
+        g->shadow_info[3] = 0;
+        return;
+    }
+    /* Light basis: D along the sun's rays (toward the ground), lx and ly spanning the light plane. */
+    float s21 = 1.0f / sqrtf(21.0f), s5 = 1.0f / sqrtf(5.0f), s105 = 1.0f / sqrtf(105.0f);
+    float D[3] = {-1 * s21, -2 * s21, -4 * s21};
+    float lx[3] = {2 * s5, -1 * s5, 0};
+    float ly[3] = {4 * s105, 8 * s105, -5 * s105};
+    float hx = v->forward[0], hy = v->forward[1], hl = sqrtf(hx * hx + hy * hy);
+    if (hl < 1e-6f) { /* straight down: the screen's up is the heading */
+        hx = v->screen_up[0];
+        hy = v->screen_up[1];
+        hl = sqrtf(hx * hx + hy * hy);
+    }
+    float cx = v->eye[0] + SHADOW_BOX_AHEAD * hx / hl, cy = v->eye[1] + SHADOW_BOX_AHEAD * hy / hl;
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int c = 0; c < 8; c++) {
+        float p[3] = {cx + ((c & 1) ? SHADOW_BOX_HALF : -SHADOW_BOX_HALF),
+                      cy + ((c & 2) ? SHADOW_BOX_HALF : -SHADOW_BOX_HALF), (c & 4) ? 256.0f : 0.0f};
+        float q[3] = {dot3(p, lx), dot3(p, ly), dot3(p, D)};
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fminf(lo[k], q[k]);
+            hi[k] = fmaxf(hi[k], q[k]);
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        g->shadow_u[k] = lx[k] / (hi[0] - lo[0]);
+        g->shadow_v[k] = ly[k] / (hi[1] - lo[1]);
+        g->shadow_d[k] = D[k];
+    }
+    g->shadow_u[3] = -lo[0] / (hi[0] - lo[0]);
+    g->shadow_v[3] = -lo[1] / (hi[1] - lo[1]);
+    g->shadow_d[3] = -lo[2];
+    g->shadow_info[0] = (float)shadow_size(r);
+    g->shadow_info[1] = 1;
+    g->shadow_info[2] = 0.75f; /* depth bias in world units, with the normal offset in the lookup */
+    g->shadow_info[3] = hi[2] - lo[2];
+}
+
+void st_shadow_record(st_renderer *r, VkCommandBuffer cmd) {
+    if (!shadows_on(r)) return;
+    /* Earlier frames' reads of the map must finish before this frame overwrites it. */
+    VkMemoryBarrier2 before = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+                               .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                               .srcAccessMask = VK_ACCESS_2_SHADER_READ_BIT,
+                               .dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                               .dstAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT};
+    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1,
+                           .pMemoryBarriers = &before};
+    vkCmdPipelineBarrier2(cmd, &di);
+    uint32_t n = shadow_size(r);
+    VkDescriptorSet sets[2] = {r->globals_set, r->shadow_set};
+    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->shadow_pipeline);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->shadow_layout, 0, 2, sets, 0, NULL);
+    vkCmdDispatch(cmd, (n + 7) / 8, (n + 7) / 8, 1);
+    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    /* The method's shading reads the map in fragment or compute shaders. */
+    VkMemoryBarrier2 after = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+                              .srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                              .srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                              .dstStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                              .dstAccessMask = VK_ACCESS_2_SHADER_READ_BIT};
+    di.pMemoryBarriers = &after;
+    vkCmdPipelineBarrier2(cmd, &di);
+}
