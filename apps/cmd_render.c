@@ -11,7 +11,8 @@
 
 static void usage(void) {
     printf("usage: strata render [--world W] [--method M] [--view NAME | --camera x,y,z,yaw,pitch]\n"
-           "                     [--size WxH] [--frames N] [--ray-steps N] [--device N] -o out.png [--depth out.pfm]\n\n"
+           "                     [--size WxH] [--frames N] [--ray-steps N] [--no-shadows] [--device N] -o out.png\n"
+           "                     [--depth out.pfm]\n\n"
            "Renders one image and prints the GPU time per frame (median, min, max over --frames).\n"
            "  --world W     'default' (the embedded procedural world; the default), a world directory or world.ini\n"
            "  --method M    one of:");
@@ -22,6 +23,7 @@ static void usage(void) {
            "  --size WxH    image size (default 1280x800)\n"
            "  --frames N    timed frames (default 1)\n"
            "  --ray-steps N uniform steps of the ray march (default 128)\n"
+           "  --no-shadows  skip the shared 1024² shadow map (on by default)\n"
            "  --device N    Vulkan adapter index (see 'strata devices'); default: discrete > integrated > CPU\n"
            "  -o FILE       output PNG (sRGB)\n"
            "  --depth FILE  distance along each pixel's ray as a PFM (NaN where nothing was hit)\n");
@@ -33,12 +35,13 @@ int cmd_render(int argc, char **argv) {
                                          {"size", required_argument, 0, 's'},   {"frames", required_argument, 0, 'f'},
                                          {"depth", required_argument, 0, 'd'},  {"device", required_argument, 0, 'D'},
                                          {"ray-steps", required_argument, 0, 'r'}, {"output", required_argument, 0, 'o'},
+                                         {"no-shadows", no_argument, 0, 'S'},
                                          {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     const char *world = "default", *method = "ray", *view_name = NULL, *out_png = NULL, *out_depth = NULL;
     st_camera camera = {0};
     bool have_camera = false;
     uint32_t width = 1280, height = 800, frames = 1, steps = 0, device = 0;
-    bool device_given = false;
+    bool device_given = false, shadows = true;
     cli_getopt_reset();
     int c;
     while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
@@ -65,6 +68,7 @@ int cmd_render(int argc, char **argv) {
             device_given = true;
             break;
         case 'd': out_depth = optarg; break;
+        case 'S': shadows = false; break;
         case 'o': out_png = optarg; break;
         case 'h': usage(); return CLI_EXIT_OK;
         case ':': return cli_usage_error("render", "option '%s' needs a value", argv[optind - 1]);
@@ -101,7 +105,8 @@ int cmd_render(int argc, char **argv) {
     st_engine_desc ed = {.device_index = (int)device, .device_given = device_given};
     if (!r) r = st_engine_create(&ed, &engine, &err);
     if (!r) r = st_engine_set_level(engine, level, &err);
-    st_render_desc rd = {.method = method, .width = width, .height = height, .knobs.ray_steps = steps};
+    st_render_desc rd = {.method = method, .width = width, .height = height, .knobs.ray_steps = steps,
+                        .shadows = shadows};
     if (!r) r = st_renderer_create(engine, &rd, &renderer, &err);
     for (uint32_t i = 0; i < frames && !r; i++) {
         st_frame_timing t;
@@ -131,7 +136,8 @@ int cmd_render(int argc, char **argv) {
         st_stats g = st_stats_of(gpu_ms, frames), cs = st_stats_of(cpu_ms, frames);
         printf("%s on %s (%s): %ux%u, %u frame%s\n", method, dev.name, dev.type, width, height, frames, frames > 1 ? "s" : "");
         if (isnan(g.median)) printf("  gpu ms: not available on this adapter\n");
-        else printf("  gpu ms: median %.3f  min %.3f  max %.3f\n", g.median, g.min, g.max);
+        else printf("  gpu ms: median %.3f  min %.3f  max %.3f%s\n", g.median, g.min, g.max,
+                    shadows ? " (shadow pass included)" : "");
         printf("  cpu ms: median %.3f  min %.3f  max %.3f (record + submit + wait)\n", cs.median, cs.min, cs.max);
         printf("  wrote %s%s%s\n", out_png, out_depth ? " and " : "", out_depth ? out_depth : "");
         if (st_engine_validation_messages(engine)) {
