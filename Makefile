@@ -31,3 +31,16 @@ test-asan: setup
 
 clean:
 	rm -rf $(BUILD) build-asan out
+
+# Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for FUZZ_TIME seconds from the committed
+# seeds in fuzz/corpus/<target>/; new inputs go to build-fuzz/corpus/<target>/, crashes to build-fuzz/.
+FUZZ_TIME ?= 30
+FUZZ_TARGETS = vmc vmp vpr pal world_ini dem png_heightmap
+fuzz: setup
+	@CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_FUZZ=ON >/dev/null
+	@cmake --build build-fuzz -j $(JOBS) --target fuzz_all
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p build-fuzz/corpus/$$t && \
+	  (cd build-fuzz && ./fuzz_$$t -max_total_time=$(FUZZ_TIME) -max_len=8192 -print_final_stats=1 \
+	     corpus/$$t ../fuzz/corpus/$$t) || exit 1; \
+	done

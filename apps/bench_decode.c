@@ -1,0 +1,130 @@
+/* strata bench decode: decoding a world's .vmc (rows in parallel, table-driven) from memory, repeated,
+ * against the target of ≤ 150 ms for a 2048×16384 world. Without a path the default world is generated
+ * and saved into a temporary directory once. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "strata/gen.h"
+#include "strata/vangers.h"
+#include "strata/world.h"
+
+static int usage(void) {
+    printf("usage: strata bench decode [WORLD] [--repeat N] [--identity]\n\n"
+           "Decodes WORLD's .vmc (a world directory or world.ini with Compressed Format Using = 1) N times\n"
+           "(default 10) from memory and prints the median, min and max in ms. Without WORLD the default\n"
+           "2048x16384 world is generated and saved (Huffman-coded; --identity: the identity code) into a\n"
+           "temporary directory first. Threads: STRATA_THREADS (default: one per core).\n");
+    return CLI_EXIT_OK;
+}
+
+int bench_decode(int argc, char **argv) {
+    const char *cmd = "bench decode";
+    uint32_t repeat = 10;
+    bool identity = false;
+    static const struct option opts[] = {{"repeat", required_argument, 0, 'r'},
+                                         {"identity", no_argument, 0, 'i'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    cli_getopt_reset();
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+            if (!cli_parse_uint(optarg, 1, 1000, &repeat)) return cli_usage_error(cmd, "bad --repeat '%s'", optarg);
+            break;
+        case 'i': identity = true; break;
+        case 'h': return usage();
+        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    st_error err = {0};
+    char dir[512], path[600];
+    bool temp = false;
+    if (optind < argc) {
+        snprintf(dir, sizeof dir, "%s", argv[optind]);
+        size_t n = strlen(dir);
+        if (n > 10 && !strcmp(dir + n - 10, "/world.ini")) dir[n - 10] = 0;
+    } else {
+        const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+        snprintf(dir, sizeof dir, "%s/strata-bench-decode-XXXXXX", base);
+        if (!mkdtemp(dir)) return cli_usage_error(cmd, "cannot create a temporary directory under %s", base);
+        temp = true;
+        st_level *level = NULL;
+        double t0 = st_time_ms();
+        if (st_gen_world(NULL, &level, &err)) return cli_fail(cmd, &err);
+        double t1 = st_time_ms();
+        st_world_save_desc d = {.identity = identity};
+        st_vmc_encode_info info;
+        st_result r = st_world_save_ex(level, dir, &d, &info, &err);
+        double t2 = st_time_ms();
+        st_level_destroy(level);
+        if (r) return cli_fail(cmd, &err);
+        printf("generated the default world in %.0f ms, saved in %.0f ms: .vmc %llu bytes, %.3f of the identity "
+               "code's %llu (code length limit %u)\n",
+               t1 - t0, t2 - t1, (unsigned long long)info.bytes, (double)info.bytes / (double)info.identity_bytes,
+               (unsigned long long)info.identity_bytes, info.code_len_limit);
+    }
+    /* Read the ini for the size, then the .vmc itself, so the timing covers decoding only. */
+    snprintf(path, sizeof path, "%s/world.ini", dir);
+    uint8_t *text = NULL, *data = NULL;
+    size_t text_size = 0, size = 0;
+    st_world_ini ini;
+    int status = CLI_EXIT_OK;
+    uint8_t *heights = NULL, *meta = NULL;
+    double *ms = calloc(repeat, sizeof *ms);
+    if (st_file_read_all(path, 1u << 20, &text, &text_size, &err) ||
+        st_world_ini_parse((const char *)text, text_size, path, &ini, &err)) {
+        status = cli_fail(cmd, &err);
+        goto done;
+    }
+    if (!ini.compressed) {
+        status = cli_usage_error(cmd, "%s stores a .vmp, not a .vmc", path);
+        goto done;
+    }
+    snprintf(path, sizeof path, "%s/%s.vmc", dir, ini.file_name);
+    uint32_t w = 1u << ini.map_power_x, h = 1u << ini.map_power_y;
+    if (st_level_check_size(w, h, &err) || st_file_read_all(path, SIZE_MAX, &data, &size, &err)) {
+        status = cli_fail(cmd, &err);
+        goto done;
+    }
+    heights = malloc((size_t)w * h);
+    meta = malloc((size_t)w * h);
+    if (!heights || !meta || !ms) {
+        st_error_set(&err, ST_ERR_NOMEM, "out of memory");
+        status = cli_fail(cmd, &err);
+        goto done;
+    }
+    /* One untimed run warms the pages and the thread pool. */
+    if (st_vmc_decode(data, size, w, h, heights, meta, path, &err)) {
+        status = cli_fail(cmd, &err);
+        goto done;
+    }
+    for (uint32_t i = 0; i < repeat; i++) {
+        double t0 = st_time_ms();
+        st_vmc_decode(data, size, w, h, heights, meta, path, &err);
+        ms[i] = st_time_ms() - t0;
+    }
+    st_stats s = st_stats_of(ms, repeat);
+    printf("decode %ux%u .vmc (%zu bytes, %u threads): median %.1f ms, min %.1f, max %.1f over %u runs "
+           "(%.0f Mtexel/s; target <= 150 ms)\n",
+           w, h, size, st_job_threads(), s.median, s.min, s.max, repeat,
+           (double)w * h / (s.median * 1e3));
+done:
+    if (temp) {
+        const char *names[4] = {"world.ini", "output.vmc", "harmony.pal", "output.vpr"};
+        for (int i = 0; i < 4; i++) {
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            unlink(path);
+        }
+        rmdir(dir);
+    }
+    free(text);
+    free(data);
+    free(heights);
+    free(meta);
+    free(ms);
+    return status;
+}

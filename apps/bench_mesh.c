@@ -1,0 +1,181 @@
+/* strata bench mesh: the mesh targets on the default world (2048×16384) — full fit of all chunks and LODs
+ * in stored triangles per second on every core, the exact refit after the r48 depth-90 crater, GPU bytes
+ * per triangle — plus a quality sweep with insertion drivers and a single-layer DEM control. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "strata/gen.h"
+#include "strata/image.h"
+#include "strata/mesh.h"
+
+static double median(double *v, size_t n) { return st_stats_of(v, n).median; }
+
+static bool meshes_equal(const st_mesh *a, const st_mesh *b) {
+    for (uint32_t i = 0; i < a->chunks_x * a->chunks_y; i++) {
+        const st_mesh_chunk *x = &a->chunks[i], *y = &b->chunks[i];
+        if (x->vertex_count != y->vertex_count || x->index_count != y->index_count ||
+            memcmp(x->vertices, y->vertices, x->vertex_count * sizeof *x->vertices) ||
+            memcmp(x->indices, y->indices, x->index_count * sizeof *x->indices) || memcmp(x->lods, y->lods, sizeof x->lods))
+            return false;
+    }
+    return true;
+}
+
+static void print_fit(const char *label, const st_mesh *m, double ms, double grid_tris) {
+    st_mesh_totals t = st_mesh_compute_totals(m);
+    uint64_t ins = 0;
+    for (int k = 0; k < ST_TIN_DRIVER_COUNT; k++) ins += t.insertions[k];
+    double slab = 0, all = 0;
+    for (int p = 0; p < ST_MESH_PART_COUNT; p++) all += (double)t.part_triangles[0][p];
+    slab = (double)(t.part_triangles[0][ST_MESH_PART_TOP] + t.part_triangles[0][ST_MESH_PART_CEILING] +
+                    t.part_triangles[0][ST_MESH_PART_WALL]);
+    printf("%-16s %7.0f ms %6.2f Mtri/s | LOD0 %6.2f M vert %6.2f M tri %5.1fx err %.2f | stored %6.2f M tri "
+           "(slab/wall share LOD0 %4.1f %%) | GPU %6.1f MiB %.2f B/tri | drivers floor %4.1f slab %4.1f "
+           "outline %4.1f border %4.1f %%\n",
+           label, ms, (double)t.triangles / ms / 1000.0, (double)t.tin_vertices / 1e6, (double)t.tin_triangles[0] / 1e6,
+           grid_tris / (double)t.tin_triangles[0], t.max_error, (double)t.triangles / 1e6, 100.0 * slab / all,
+           (double)t.gpu_bytes / 1048576.0, (double)t.gpu_bytes / (double)t.triangles,
+           100.0 * (double)t.insertions[0] / (double)ins, 100.0 * (double)t.insertions[1] / (double)ins,
+           100.0 * (double)t.insertions[2] / (double)ins, 100.0 * (double)t.insertions[3] / (double)ins);
+}
+
+static int dem_control(const char *path) {
+    uint32_t w, h;
+    int ch, bits;
+    void *px = NULL;
+    st_error err = {0};
+    if (st_png_read(path, &w, &h, &ch, &bits, &px, &err)) return cli_fail("bench", &err);
+    if (ch != 1 || bits != 16 || w > ST_TIN_MAX_SIDE || h > ST_TIN_MAX_SIDE) {
+        free(px);
+        fprintf(stderr, "strata bench: %s: want a 16-bit grey PNG up to %u a side\n", path, ST_TIN_MAX_SIDE);
+        return CLI_EXIT_USAGE;
+    }
+    st_tin *tin = NULL;
+    if (st_tin_create(&tin, &err)) return cli_fail("bench", &err);
+    printf("DEM control %s: %ux%u samples of 0.1 m, one single-layer TIN (one thread)\n", path, w, h);
+    const double metres[] = {1, 4, 16};
+    for (int i = 0; i < 3; i++) {
+        st_tin_desc d = {.width = w, .height = h, .low = px, .tolerance = metres[i] * 10.0};
+        double runs[3];
+        for (int k = 0; k < 3; k++) {
+            double t0 = st_time_ms();
+            if (st_tin_fit(tin, &d, &err)) return cli_fail("bench", &err);
+            runs[k] = st_time_ms() - t0;
+        }
+        printf("  tolerance %4.0f m: %8.1f ms  %8u vertices %8u triangles  reduction %6.1fx  max error %.2f m\n",
+               metres[i], median(runs, 3), tin->vertex_count, tin->triangle_count,
+               2.0 * (double)(w - 1) * (double)(h - 1) / (double)tin->triangle_count, tin->stats.max_error / 10.0);
+    }
+    st_tin_destroy(tin);
+    free(px);
+    return CLI_EXIT_OK;
+}
+
+int bench_mesh(int argc, char **argv) {
+    static const struct option opts[] = {{"repeat", required_argument, 0, 'r'}, {"quality", required_argument, 0, 'q'},
+                                         {"sweep", no_argument, 0, 's'},        {"dem", required_argument, 0, 'd'},
+                                         {"no-dem", no_argument, 0, 'D'},       {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    uint32_t repeat = 3;
+    float quality = 0.5f;
+    bool sweep = false, dem = true;
+    const char *dem_path = "/work/shared/data/ps_height_1k.png";
+    cli_getopt_reset();
+    int c;
+    while ((c = getopt_long(argc, argv, ":r:q:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+            if (!cli_parse_uint(optarg, 1, 100, &repeat)) return cli_usage_error("bench", "bad repeat '%s'", optarg);
+            break;
+        case 'q':
+            if (!cli_parse_float(optarg, 0, 1, &quality)) return cli_usage_error("bench", "bad quality '%s'", optarg);
+            break;
+        case 's': sweep = true; break;
+        case 'd': dem_path = optarg; break;
+        case 'D': dem = false; break;
+        case 'h':
+            printf("usage: strata bench mesh [--repeat N] [-q Q] [--sweep] [--dem FILE.png | --no-dem]\n");
+            return CLI_EXIT_OK;
+        default: return cli_usage_error("bench", "bad option '%s'", argv[optind - 1]);
+        }
+    }
+    st_error err = {0};
+    st_level *level = NULL;
+    double t0 = st_time_ms();
+    if (st_gen_world(NULL, &level, &err)) return cli_fail("bench", &err);
+    double grid_tris = 2.0 * (double)level->width * (double)level->height;
+    printf("default world %ux%u generated in %.0f ms; %u threads; q=%.2f (tolerance %.2f)\n", level->width,
+           level->height, st_time_ms() - t0, st_job_threads(), quality, st_mesh_tolerance(quality));
+
+    /* full fit: every chunk, all three LODs */
+    st_mesh *mesh = NULL;
+    for (int outline = 1; outline >= 0; outline--) {
+        st_mesh_desc desc = {.tolerance = st_mesh_tolerance(quality), .no_outline = !outline};
+        double *runs = calloc(repeat, sizeof *runs);
+        for (uint32_t k = 0; k < repeat; k++) {
+            st_mesh *m = NULL;
+            double s = st_time_ms();
+            if (st_mesh_create(level, &desc, &m, &err)) return cli_fail("bench", &err);
+            runs[k] = st_time_ms() - s;
+            if (k + 1 < repeat || !outline) st_mesh_destroy(m);
+            else mesh = m;
+            if (k + 1 == repeat && !outline) {
+                st_mesh *tmp = NULL;
+                if (st_mesh_create(level, &desc, &tmp, &err)) return cli_fail("bench", &err);
+                print_fit("fit paper metric", tmp, median(runs, repeat), grid_tris);
+                st_mesh_destroy(tmp);
+            }
+        }
+        if (outline) print_fit("fit outline", mesh, median(runs, repeat), grid_tris);
+        free(runs);
+    }
+
+    /* the edit protocol's crater (spec §4.7): centre (1024, 8192), r = 48, depth 90 */
+    st_rect dirty;
+    int cx = (int)level->width / 2, cy = (int)level->height / 2;
+    if (st_level_dig(level, cx, cy, 48, 90, &dirty, &err)) return cli_fail("bench", &err);
+    double refit[15], cpu[15];
+    uint32_t n = 0;
+    for (int k = 0; k < 15; k++) {
+        double s = st_time_ms();
+        if (st_mesh_refit(mesh, level, dirty, &n, &err)) return cli_fail("bench", &err);
+        refit[k] = st_time_ms() - s;
+        cpu[k] = 0;
+        for (uint32_t i = 0; i < mesh->chunks_x * mesh->chunks_y; i++) {
+            const st_mesh_chunk *ch = &mesh->chunks[i];
+            if (ch->aabb_max[0] > (float)dirty.x0 - 1 && ch->aabb_min[0] < (float)dirty.x1 + 1 &&
+                ch->aabb_max[1] > (float)dirty.y0 - 1 && ch->aabb_min[1] < (float)dirty.y1 + 1)
+                cpu[k] += ch->fit_ms;
+        }
+    }
+    st_mesh *fresh = NULL;
+    st_mesh_desc desc = {.tolerance = st_mesh_tolerance(quality)};
+    if (st_mesh_create(level, &desc, &fresh, &err)) return cli_fail("bench", &err);
+    printf("refit after the r48 depth-90 crater at (%d,%d): %u chunks, median %.2f ms wall, %.2f ms CPU "
+           "(sum of chunk fits), min %.2f ms wall; identical to a fresh fit: %s\n",
+           cx, cy, n, median(refit, 15), median(cpu, 15), st_stats_of(refit, 15).min, meshes_equal(mesh, fresh) ? "yes" : "NO");
+    st_mesh_destroy(fresh);
+    st_mesh_destroy(mesh);
+
+    if (sweep) {
+        printf("quality sweep (one fit each):\n");
+        static const float qs[] = {0, 0.25f, 0.5f, 0.75f, 1};
+        st_level_destroy(level);
+        if (st_gen_world(NULL, &level, &err)) return cli_fail("bench", &err);
+        for (int i = 0; i < 5; i++)
+            for (int outline = 1; outline >= 0; outline--) {
+                st_mesh_desc d = {.tolerance = st_mesh_tolerance(qs[i]), .no_outline = !outline};
+                st_mesh *m = NULL;
+                double s = st_time_ms();
+                if (st_mesh_create(level, &d, &m, &err)) return cli_fail("bench", &err);
+                char label[32];
+                snprintf(label, sizeof label, "q=%.2f %s", (double)qs[i], outline ? "outline" : "paper");
+                print_fit(label, m, st_time_ms() - s, grid_tris);
+                st_mesh_destroy(m);
+            }
+    }
+    st_level_destroy(level);
+    return dem ? dem_control(dem_path) : CLI_EXIT_OK;
+}

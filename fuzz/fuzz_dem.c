@@ -1,0 +1,31 @@
+/* libFuzzer target: the raw int16 and SRTM .hgt readers, then quantisation into a level (crop or resample).
+ * The first byte picks the reader, byte order and fit; raw sizes come from the next two bytes. */
+#include <stdlib.h>
+
+#include "fuzz_common.h"
+#include "strata/heightmap.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size < 1) return 0;
+    uint8_t mode = data[0];
+    data++;
+    size--;
+    st_heightmap *hm = NULL;
+    st_error err = {0};
+    if (mode & 1) {
+        st_heightmap_decode_hgt(data, size, "fuzz.hgt", &hm, &err);
+    } else {
+        uint32_t w, h;
+        if (!fuzz_take_size(&data, &size, &w, &h)) return 0;
+        st_heightmap_decode_raw(data, size, w, h, (mode & 2) ? ST_ENDIAN_BIG : ST_ENDIAN_LITTLE, "fuzz.raw", &hm,
+                                &err);
+    }
+    if (hm) {
+        st_heightmap_level_desc d = {.fit = (mode & 4) ? ST_FIT_RESAMPLE : ST_FIT_CROP};
+        st_level *level = NULL;
+        st_heightmap_level_info info;
+        if (st_heightmap_to_level(hm, &d, &level, &info, &err) == ST_OK) st_level_destroy(level);
+        st_heightmap_destroy(hm);
+    }
+    return 0;
+}

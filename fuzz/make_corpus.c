@@ -1,0 +1,96 @@
+/* Writes the seed corpora of the fuzz targets into fuzz/corpus/<target>/: small valid inputs made by the
+ * library's own writers (a Huffman .vmc, an identity .vmc, .vmp, .vpr, .pal, world.ini, raw, PNG). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "strata/heightmap.h"
+#include "strata/image.h"
+#include "strata/vangers.h"
+
+static const char *root;
+
+static void put(const char *target, const char *name, const uint8_t *prefix, size_t np, const void *data,
+                size_t n) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", root, target);
+    mkdir(path, 0777);
+    snprintf(path, sizeof path, "%s/%s/%s", root, target, name);
+    FILE *fp = fopen(path, "wb");
+    if (!fp) {
+        perror(path);
+        exit(1);
+    }
+    fwrite(prefix, 1, np, fp);
+    fwrite(data, 1, n, fp);
+    fclose(fp);
+}
+
+int main(int argc, char **argv) {
+    root = argc > 1 ? argv[1] : "fuzz/corpus";
+    mkdir(root, 0777);
+    st_error err = {0};
+    /* A 32×8 level with terraces and a dual pair: W = 2 << 4, H = 1 << 3. */
+    const uint32_t w = 32, h = 8;
+    uint8_t hh[256], mm[256];
+    for (uint32_t i = 0; i < w * h; i++) {
+        hh[i] = (uint8_t)((i % w) / 4 * 16 + i / w);
+        mm[i] = (uint8_t)(((i % w) / 8) << 3);
+    }
+    hh[10] = 5, hh[11] = 200, mm[10] = 0x41, mm[11] = 0x42;
+    uint8_t size_prefix[2] = {4, 3};
+    for (int identity = 0; identity < 2; identity++) {
+        uint8_t *f = NULL;
+        size_t n = 0;
+        st_vmc_encode_desc d = {.identity = identity};
+        if (st_vmc_encode(hh, mm, w, h, &d, &f, &n, NULL, &err)) return fprintf(stderr, "%s\n", err.message), 1;
+        put("vmc", identity ? "identity.vmc" : "huffman.vmc", size_prefix, 2, f, n);
+        free(f);
+    }
+    uint8_t *f = NULL;
+    size_t n = 0;
+    st_vmp_encode(hh, mm, w, h, &f, &n, &err);
+    put("vmp", "small.vmp", size_prefix, 2, f, n);
+    free(f);
+    uint8_t flood[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    st_vpr_encode(w, h, 1, 0, flood, &f, &n, &err); /* geonet 1, section 0 → mode byte 1 */
+    uint8_t vpr_prefix[3] = {4, 3, 1};
+    put("vpr", "small.vpr", vpr_prefix, 3, f, n);
+    free(f);
+    uint8_t pal[ST_PAL_SIZE];
+    for (int i = 0; i < ST_PAL_SIZE; i++) pal[i] = (uint8_t)((i * 7) % 64);
+    put("pal", "ramp.pal", NULL, 0, pal, sizeof pal);
+    st_world_ini ini = {.map_power_x = 11, .map_power_y = 14, .geonet_power = 5, .section_power = 7,
+                        .minimal_square_power = 4, .compressed = true, .terrain_max = 8, .has_colors = true,
+                        .begin_color = {1, 32, 64, 72, 88, 104, 112, 120}, .end_color = {31, 63, 71, 87, 103, 111, 119, 127}};
+    strcpy(ini.file_name, "output");
+    strcpy(ini.palette_file, "harmony.pal");
+    char *text = NULL;
+    st_world_ini_format(&ini, &text, &n, &err);
+    put("world_ini", "fostral.ini", NULL, 0, text, n);
+    free(text);
+    int16_t raw[64];
+    for (int i = 0; i < 64; i++) raw[i] = (int16_t)(i * 97 - 2000);
+    uint8_t raw_prefix[3] = {0, 2, 3}; /* raw little-endian, crop; W = 8, H = 8 */
+    put("dem", "small-le.raw", raw_prefix, 3, raw, sizeof raw);
+    raw_prefix[0] = 6; /* big-endian bytes read as such, resample */
+    put("dem", "small-be.raw", raw_prefix, 3, raw, sizeof raw);
+    /* PNG seeds through the image writer, read back as bytes. */
+    char path[1024];
+    uint16_t px16[64];
+    for (int i = 0; i < 64; i++) px16[i] = (uint16_t)(i * 1000);
+    snprintf(path, sizeof path, "%s/seed16.png.tmpseed", root);
+    for (int depth = 8; depth <= 16; depth += 8) {
+        if (st_png_write(path, 8, 8, 1, depth, depth == 16 ? (const void *)px16 : (const void *)hh, &err))
+            return fprintf(stderr, "%s\n", err.message), 1;
+        FILE *fp = fopen(path, "rb");
+        uint8_t buf[4096];
+        size_t got = fread(buf, 1, sizeof buf, fp);
+        fclose(fp);
+        remove(path);
+        put("png_heightmap", depth == 16 ? "grey16.png" : "grey8.png", NULL, 0, buf, got);
+    }
+    printf("seed corpora written under %s\n", root);
+    return 0;
+}

@@ -1,0 +1,74 @@
+/* Elevation models (DEMs) and raster images of levels: import of 8/16-bit greyscale PNG, SRTM .hgt and raw
+ * int16 grids into st_heightmap; quantisation of a heightmap into a single-layer st_level with power-of-two
+ * sides (crop or resample); a level as a PNG set (height.png, meta.png, preview.png) and back. */
+#ifndef STRATA_HEIGHTMAP_H
+#define STRATA_HEIGHTMAP_H
+
+#include "strata/level.h"
+
+#define ST_HEIGHTMAP_MAX_SAMPLES (1u << 27) /* 128 Mi samples: 512 MiB of int32 */
+#define ST_HGT_VOID (-32768)
+
+typedef struct st_heightmap {
+    uint32_t width, height;
+    int32_t *samples;         /* row-major, first row = north/top */
+    double metres_per_sample; /* horizontal spacing, 0 when the format does not say */
+    double vertical_scale;    /* metres per sample unit (1 for .hgt and raw; set by the caller for PNG) */
+    int32_t min, max;         /* over all samples after void filling */
+    uint64_t voids_filled;    /* .hgt voids replaced from their neighbours */
+} st_heightmap;
+
+typedef enum st_endian { ST_ENDIAN_LITTLE = 0, ST_ENDIAN_BIG = 1 } st_endian;
+
+/* Greyscale PNG, 8- or 16-bit (grey+alpha accepted, alpha ignored; colour is refused). */
+st_result st_heightmap_decode_png(const uint8_t *data, size_t size, const char *name, st_heightmap **out,
+                                  st_error *err);
+/* SRTM .hgt: big-endian int16, 1201² (3″) or 3601² (1″); voids (−32768) filled from the nearest valid
+ * samples outward, each the mean of its already-known 4-neighbours. */
+st_result st_heightmap_decode_hgt(const uint8_t *data, size_t size, const char *name, st_heightmap **out,
+                                  st_error *err);
+/* Raw int16 rows, no header: size must be exactly 2·W·H. */
+st_result st_heightmap_decode_raw(const uint8_t *data, size_t size, uint32_t width, uint32_t height,
+                                  st_endian endian, const char *name, st_heightmap **out, st_error *err);
+void st_heightmap_destroy(st_heightmap *hm);
+
+typedef struct st_heightmap_read_desc {
+    uint32_t raw_width, raw_height; /* non-zero: read as raw int16 of this size, whatever the extension */
+    st_endian endian;               /* for raw */
+} st_heightmap_read_desc;
+/* Picks the reader by extension (.png, .hgt, else raw when a size is given). desc may be NULL. */
+st_result st_heightmap_read(const char *path, const st_heightmap_read_desc *desc, st_heightmap **out,
+                            st_error *err);
+
+typedef enum st_fit { ST_FIT_CROP = 0, ST_FIT_RESAMPLE = 1 } st_fit;
+
+typedef struct st_heightmap_level_desc {
+    st_fit fit;             /* crop: centred window of the largest powers of two that fit (exact samples);
+                               resample: bilinear to the nearest powers of two (keeps the whole extent) */
+    uint32_t width, height; /* 0 = chosen as above */
+} st_heightmap_level_desc;
+
+typedef struct st_heightmap_level_info {
+    uint32_t x0, y0, src_width, src_height; /* the source window used */
+    bool resampled;
+    double base_metres;      /* elevation of height step 0 */
+    double step_metres;      /* metres per height step */
+    double max_error_metres; /* largest |quantised − source| over the (resampled) grid */
+    uint64_t water_texels;   /* elevation ≤ 0: material 0 */
+} st_heightmap_level_info;
+
+/* A single-layer level: heights 0..255 spanning [min, max] of the window, material 0 at or below sea level
+ * (elevation ≤ 0) and 1..7 by height bands above; flood levels at the sea-level step. */
+st_result st_heightmap_to_level(const st_heightmap *hm, const st_heightmap_level_desc *desc, st_level **out,
+                                st_heightmap_level_info *info, st_error *err);
+
+/* The PNG set of a level: dir/height.png and dir/meta.png (8-bit grey planes) and dir/preview.png (top-down
+ * colour through the palette: each texel's visible material ramp at its height). Each file is atomic. */
+st_result st_level_write_pngs(const st_level *level, const char *dir, st_error *err);
+/* Reads dir/height.png and dir/meta.png (8-bit grey, equal power-of-two sizes) into a level with the
+ * default palette and 8 material types. */
+st_result st_level_read_pngs(const char *dir, st_level **out, st_error *err);
+/* The preview colours (W×H RGB) used by st_level_write_pngs; *rgb is malloc'd. */
+st_result st_level_preview(const st_level *level, uint8_t **rgb, st_error *err);
+
+#endif

@@ -1,0 +1,179 @@
+/* Fitted triangle meshes of the multi-layer surface: exact integer grid predicates, a greedy Delaunay TIN
+ * fitter over a sample grid with up to three layers (st_tin_*), and the chunked three-LOD mesh of a level
+ * with compact GPU-ready buffers and exact refits after edits (st_mesh_*). See docs/mesh.md. */
+#ifndef STRATA_MESH_H
+#define STRATA_MESH_H
+
+#include "strata/level.h"
+
+/* ---- exact predicates on integer grid coordinates ------------------------------------------------------
+ * Exact in int64 while every coordinate lies in [0, ST_TIN_MAX_COORD]. */
+#define ST_TIN_MAX_COORD 16384
+/* +1 when a, b, c turn counter-clockwise (y up), -1 clockwise, 0 collinear. */
+int st_tin_orient(int32_t ax, int32_t ay, int32_t bx, int32_t by, int32_t cx, int32_t cy);
+/* For a counter-clockwise a, b, c: +1 when d lies strictly inside their circumcircle, 0 on it, -1 outside. */
+int st_tin_incircle(int32_t ax, int32_t ay, int32_t bx, int32_t by, int32_t cx, int32_t cy, int32_t dx,
+                    int32_t dy);
+
+/* ---- the TIN fitter -------------------------------------------------------------------------------------
+ * Greedy insertion after Garland and Heckbert: every triangle caches its worst sample, a max-heap pops the
+ * worst, the sample is inserted and the Delaunay property restored by edge flips, until every sample is
+ * within tolerance. The four sides are simplified first by Douglas-Peucker (ties to the lowest index) and
+ * never refined afterwards, so two grids sharing a side get the same side vertices. The result is a pure
+ * function of the inputs: the same samples give the same triangulation, bit for bit. */
+#define ST_TIN_MAX_SIDE 4097u
+#define ST_TIN_NONE 0xFFFFFFFFu
+#define ST_TIN_MAX_SNAPSHOTS 4
+
+typedef enum st_tin_driver {
+    ST_TIN_DRIVER_FLOOR,   /* the low layer had the largest error */
+    ST_TIN_DRIVER_SLAB,    /* mid or high, inside the dual region (all corners and the sample dual) */
+    ST_TIN_DRIVER_OUTLINE, /* the single/dual region boundary: mid/high across it, or an outline sample */
+    ST_TIN_DRIVER_BORDER,  /* a side vertex kept by Douglas-Peucker */
+    ST_TIN_DRIVER_COUNT
+} st_tin_driver;
+
+typedef struct st_tin_stats {
+    uint32_t insertions[ST_TIN_DRIVER_COUNT];
+    double max_error;         /* largest remaining error under the metric, height units */
+    uint64_t samples_scanned; /* work done re-evaluating candidates */
+} st_tin_stats;
+
+typedef struct st_tin_vertex {
+    uint16_t x, y; /* grid coordinates */
+} st_tin_vertex;
+
+typedef struct st_tin_triangle {
+    uint32_t v[3];   /* counter-clockwise (y up) */
+    uint32_t adj[3]; /* adj[i]: the triangle across the edge opposite v[i]; ST_TIN_NONE on the hull */
+} st_tin_triangle;
+
+struct st_tin;
+typedef void (*st_tin_snapshot_fn)(void *user, const struct st_tin *tin, uint32_t index);
+
+typedef struct st_tin_desc {
+    uint32_t width, height;     /* samples, 2..ST_TIN_MAX_SIDE each; sample (x, y) at index y*width + x */
+    const uint16_t *low;        /* required */
+    const uint16_t *mid, *high; /* both or neither; NULL = a single-layer grid */
+    const uint8_t *dual;        /* nonzero = a two-layer sample; NULL = none. A single sample must carry
+                                 * mid = high = low (what st_level_texel decodes) */
+    double tolerance;           /* stop once every sample's error is ≤ tolerance (> 0) */
+    double border_tolerance;    /* Douglas-Peucker tolerance of the four sides; 0 = tolerance */
+    /* Coarser stops, descending, each ≥ tolerance, 0 = unused: snapshot(user, tin, i) runs when the worst
+     * error first drops to snapshot_tolerances[i]. Greedy insertion does not depend on the tolerance, so a
+     * fit at a coarser tolerance is a prefix of this one: one fit gives every level of detail. */
+    double snapshot_tolerances[ST_TIN_MAX_SNAPSHOTS];
+    st_tin_snapshot_fn snapshot;
+    void *user;
+    /* The outline metric: mid and high are fitted only inside the dual region (triangles with three dual
+     * corners), a single sample inside such a triangle and a dual sample off the dual edges of any other
+     * triangle are inserted first. Without it, single samples count mid = high = low (the paper's metric). */
+    bool outline;
+    uint32_t max_insertions; /* 0 = unlimited; stop after this many interior insertions (tests) */
+} st_tin_desc;
+
+typedef struct st_tin {
+    uint32_t width, height;
+    uint32_t vertex_count, triangle_count;
+    st_tin_vertex *vertices;     /* in insertion order: a coarser snapshot uses a prefix */
+    st_tin_triangle *triangles;
+    st_tin_stats stats;
+    struct st_tin_work *work;    /* scratch reused between fits */
+} st_tin;
+
+/* A workspace; fit it as often as needed (one per thread). */
+st_result st_tin_create(st_tin **out, st_error *err);
+void st_tin_destroy(st_tin *tin);
+st_result st_tin_fit(st_tin *tin, const st_tin_desc *desc, st_error *err);
+/* Checks adjacency, orientation and the empty-circumcircle property over every interior edge, exactly. */
+bool st_tin_check_delaunay(const st_tin *tin, st_error *err);
+
+/* ---- the chunked mesh of a level -----------------------------------------------------------------------
+ * 128×128-texel chunks (129² samples; sample (i, j) is texel (cx·128 + i, cy·128 + j), wrapped), three
+ * LODs at τ, 2τ, 4τ with the sides always at τ, so neighbours at any two LODs share their side vertices. */
+#define ST_MESH_CHUNK 128u
+#define ST_MESH_LODS 3u
+
+typedef enum st_mesh_layer { ST_MESH_LAYER_FLOOR = 0, ST_MESH_LAYER_CEILING = 1, ST_MESH_LAYER_TOP = 2 } st_mesh_layer;
+typedef enum st_mesh_part {
+    ST_MESH_PART_FLOOR,   /* every triangle at low, counter-clockwise from above */
+    ST_MESH_PART_TOP,     /* slab triangles at high, counter-clockwise from above */
+    ST_MESH_PART_CEILING, /* slab triangles at mid, reversed (facing down) */
+    ST_MESH_PART_WALL,    /* mid→high quads on slab edges whose neighbour is no slab, facing out */
+    ST_MESH_PART_COUNT
+} st_mesh_part;
+
+/* 4 bytes, VK_FORMAT_R8G8B8A8_UINT: chunk-local sample position, height and layer (material lookup). */
+typedef struct st_mesh_vertex {
+    uint8_t x, y; /* 0..chunk size; world position = chunk origin + (x, y) + 0.5 (texel centres) */
+    uint8_t z;    /* height 0..255 */
+    uint8_t layer;/* st_mesh_layer */
+} st_mesh_vertex;
+
+typedef struct st_mesh_lod {
+    uint32_t first_index;                    /* into the chunk's u16 index buffer */
+    uint32_t triangle_count;                 /* parts stored one after the other in st_mesh_part order */
+    uint32_t part_triangles[ST_MESH_PART_COUNT];
+    uint32_t vertex_count;                   /* the LOD only references vertices [0, vertex_count) */
+    uint32_t tin_vertices, tin_triangles;    /* the planar triangulation (tin_triangles = floor) */
+} st_mesh_lod;
+
+typedef struct st_mesh_chunk {
+    uint32_t cx, cy;
+    float aabb_min[3], aabb_max[3]; /* world units (texels, heights), over all LODs */
+    st_mesh_vertex *vertices;       /* shared by the three LODs, ordered by first use from LOD 2 down */
+    uint16_t *indices;
+    uint32_t vertex_count, index_count;
+    st_mesh_lod lods[ST_MESH_LODS];
+    uint32_t insertions[ST_TIN_DRIVER_COUNT]; /* LOD 0 fit (sides counted in both chunks) */
+    float max_error;                          /* LOD 0, height units */
+    float fit_ms;
+} st_mesh_chunk;
+
+typedef struct st_mesh_desc {
+    double tolerance;    /* LOD 0 tolerance in height units; 0 = st_mesh_tolerance(0.5) = 4 */
+    uint32_t chunk_size; /* 0 = ST_MESH_CHUNK; a power of two ≤ 128 (small levels in tests) */
+    bool no_outline;     /* the paper's metric instead of the outline metric */
+} st_mesh_desc;
+
+typedef struct st_mesh {
+    uint32_t width, height;       /* of the level */
+    uint32_t chunk_size, chunks_x, chunks_y;
+    double tolerance;
+    bool outline;
+    st_mesh_chunk *chunks;        /* chunks_x * chunks_y, row-major */
+} st_mesh;
+
+/* Totals the way the paper counts them (spec §4.8): GPU = Σ chunk VB + IB over the three LODs; CPU = what
+ * the mesh retains besides that payload (the chunk table: nothing is needed to refit but the level). */
+typedef struct st_mesh_totals {
+    uint64_t vertices;                            /* VB entries */
+    uint64_t tin_vertices;                        /* LOD 0 planar vertices (sides counted once) */
+    uint64_t tin_triangles[ST_MESH_LODS];
+    uint64_t part_triangles[ST_MESH_LODS][ST_MESH_PART_COUNT];
+    uint64_t triangles;                           /* stored over all LODs and parts */
+    uint64_t insertions[ST_TIN_DRIVER_COUNT];     /* sides counted once */
+    uint64_t gpu_bytes, cpu_bytes;
+    double max_error;
+    double fit_ms_sum;                            /* CPU time of the chunk fits */
+} st_mesh_totals;
+
+/* τ = 2^(4(1−q)) height units: q = 0 → 16, 0.5 → 4, 1 → 1. */
+double st_mesh_tolerance(double quality);
+/* Fits every chunk on the job system. */
+st_result st_mesh_create(const st_level *level, const st_mesh_desc *desc, st_mesh **out, st_error *err);
+void st_mesh_destroy(st_mesh *mesh);
+/* Refits every chunk whose samples intersect the dirty rectangle (a side's samples belong to both of its
+ * chunks, so a changed side refits both). The result equals a fresh st_mesh_create of the edited level. */
+st_result st_mesh_refit(st_mesh *mesh, const st_level *level, st_rect dirty, uint32_t *chunks_refit,
+                        st_error *err);
+st_mesh_totals st_mesh_compute_totals(const st_mesh *mesh);
+/* LOD = min(2, ⌊log2(max(dist/256, 1))⌋): LOD 0 below 512, LOD 1 below 1024, LOD 2 beyond. */
+uint32_t st_mesh_lod_for_distance(float dist);
+/* The chunk's LOD for a camera at (x, y): distance from the chunk centre, shortest way round the wrap. */
+uint32_t st_mesh_select_lod(const st_mesh *mesh, const st_mesh_chunk *chunk, float cam_x, float cam_y);
+/* Writes one LOD as .obj (groups floor, top, ceiling, wall) or binary .ply (a per-face part index), in
+ * world units, atomically. The format follows the extension. */
+st_result st_mesh_export(const st_mesh *mesh, uint32_t lod, const char *path, st_error *err);
+
+#endif

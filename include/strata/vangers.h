@@ -1,0 +1,99 @@
+/* The Vangers world formats, parsed from and written to memory buffers: world.ini, .vmc (Huffman-coded
+ * rows), .vmp (raw rows), .vpr (only its flood levels are kept) and .pal (6-bit VGA palette).
+ * Every decoder takes (data, size) so it can be fuzzed without touching the filesystem. */
+#ifndef STRATA_VANGERS_H
+#define STRATA_VANGERS_H
+
+#include "strata/level.h"
+
+/* ---- world.ini ------------------------------------------------------------------------------------- */
+typedef struct st_world_ini {
+    uint32_t map_power_x, map_power_y; /* W = 2^x, H = 2^y */
+    uint32_t geonet_power;             /* sizes the .vpr tables */
+    uint32_t section_power;            /* flood sections of 2^p rows */
+    uint32_t minimal_square_power;     /* unused, kept for writing */
+    bool compressed;                   /* Compressed Format Using: true → .vmc, false → .vmp */
+    char file_name[128];               /* map file name without extension, relative to the ini */
+    char palette_file[128];            /* relative to the ini */
+    uint32_t terrain_max;              /* 8 or 16 */
+    bool has_colors;                   /* Begin Colors and End Colors were present */
+    uint8_t begin_color[16], end_color[16];
+} st_world_ini;
+
+/* Parses the text of a world.ini. `name` only labels error messages. Missing optional keys get the
+ * Fostral defaults (Terrain Max 8, the standard colour ramps); missing required keys are errors. */
+st_result st_world_ini_parse(const char *text, size_t size, const char *name, st_world_ini *out, st_error *err);
+/* Fills an ini describing level (file name "output", palette "harmony.pal", GeoNet Power 5 or less). */
+void st_world_ini_from_level(const st_level *level, bool compressed, st_world_ini *out);
+/* Formats ini as text into a malloc'd NUL-terminated string. */
+st_result st_world_ini_format(const st_world_ini *ini, char **text, size_t *size, st_error *err);
+
+/* ---- .vmc ------------------------------------------------------------------------------------------- */
+#define ST_VMC_TREE_SIZE 512
+#define ST_VMC_MAX_ROW_BYTES 32767 /* the row size is an i16 */
+
+/* Checks a 512-entry decode tree: entries reachable from node 1 are node links (1..255) or leaves (≤ 0);
+ * a link out of range or a cycle is rejected. */
+st_result st_vmc_tree_check(const int32_t tree[ST_VMC_TREE_SIZE], const char *name, st_error *err);
+/* Decodes a whole .vmc of a W×H level into heights and meta (each W*H bytes), rows in parallel. */
+st_result st_vmc_decode(const uint8_t *data, size_t size, uint32_t width, uint32_t height, uint8_t *heights,
+                        uint8_t *meta, const char *name, st_error *err);
+
+typedef struct st_vmc_encode_desc {
+    bool identity;        /* the trivial 8-bit code instead of Huffman codes */
+    uint32_t max_code_len; /* 0 = 15; the writer lowers it further if a row would not fit */
+} st_vmc_encode_desc;
+
+typedef struct st_vmc_encode_info {
+    uint64_t bytes;          /* the file's size */
+    uint64_t identity_bytes; /* what the identity code takes: 6H + 4096 + 2WH */
+    uint32_t code_len_limit; /* the code length limit that made every row fit */
+    uint32_t max_len_height, max_len_meta;
+    uint32_t symbols_height, symbols_meta; /* distinct symbols of each stream */
+} st_vmc_encode_info;
+
+/* Encodes the planes as a .vmc with one Huffman code per stream (heights by wrapping delta, meta by xor),
+ * in the original 512-entry tree layout; *data is malloc'd. info may be NULL. */
+st_result st_vmc_encode(const uint8_t *heights, const uint8_t *meta, uint32_t width, uint32_t height,
+                        const st_vmc_encode_desc *desc, uint8_t **data, size_t *size, st_vmc_encode_info *info,
+                        st_error *err);
+
+/* ---- .vmp: per row W height bytes then W meta bytes -------------------------------------------------- */
+st_result st_vmp_decode(const uint8_t *data, size_t size, uint32_t width, uint32_t height, uint8_t *heights,
+                        uint8_t *meta, const char *name, st_error *err);
+st_result st_vmp_encode(const uint8_t *heights, const uint8_t *meta, uint32_t width, uint32_t height,
+                        uint8_t **data, size_t *size, st_error *err);
+
+/* ---- .vpr: only the per-section flood levels (the last S u32s) are kept -------------------------------- */
+/* 8 + 36 + 2N + 8P + 8SP + 4S with N = (W*H) >> 2P, S = H >> section_power; 0 when the sizes overflow. */
+uint64_t st_vpr_size(uint32_t width, uint32_t height, uint32_t geonet_power, uint32_t section_power);
+/* flood receives S = H >> section_power bytes (the low byte of each level). */
+st_result st_vpr_decode(const uint8_t *data, size_t size, uint32_t width, uint32_t height, uint32_t geonet_power,
+                        uint32_t section_power, uint8_t *flood, const char *name, st_error *err);
+/* Writes zeroed GeoNet tables and the flood levels; *data is malloc'd. */
+st_result st_vpr_encode(uint32_t width, uint32_t height, uint32_t geonet_power, uint32_t section_power,
+                        const uint8_t *flood, uint8_t **data, size_t *size, st_error *err);
+
+/* ---- .pal: 256 × RGB, 6-bit components ------------------------------------------------------------- */
+#define ST_PAL_SIZE 768
+st_result st_pal_decode(const uint8_t *data, size_t size, st_rgb8 palette[256], const char *name, st_error *err);
+void st_pal_encode(const st_rgb8 palette[256], uint8_t out[ST_PAL_SIZE]);
+
+/* ---- whole worlds ----------------------------------------------------------------------------------- */
+typedef struct st_world_save_desc {
+    bool vmp;         /* write the uncompressed .vmp instead of .vmc */
+    bool identity;    /* .vmc with the identity code */
+} st_world_save_desc;
+
+/* st_world_save with options; info (may be NULL) reports the .vmc coding. */
+st_result st_world_save_ex(const st_level *level, const char *dir, const st_world_save_desc *desc,
+                           st_vmc_encode_info *info, st_error *err);
+/* Reads a whole file into memory (bounded by max_size); *data is malloc'd. */
+st_result st_file_read_all(const char *path, size_t max_size, uint8_t **data, size_t *size, st_error *err);
+/* Writes a buffer atomically (temporary + rename). */
+st_result st_file_write_atomic(const char *path, const void *data, size_t size, st_error *err);
+
+/* CRC-32 (IEEE, as zlib) of a buffer, for stable fingerprints of planes. */
+uint32_t st_crc32(const void *data, size_t size);
+
+#endif

@@ -1,0 +1,381 @@
+/* Elevation models: greyscale PNG (from memory through libpng), SRTM .hgt with void filling, raw int16
+ * grids; and their quantisation into a single-layer level with power-of-two sides. */
+#include <math.h>
+#include <png.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strata/heightmap.h"
+#include "strata/vangers.h"
+
+static st_result hm_alloc(uint32_t w, uint32_t h, const char *name, st_heightmap **out, st_error *err) {
+    *out = NULL;
+    if (!w || !h || (uint64_t)w * h > ST_HEIGHTMAP_MAX_SAMPLES)
+        return st_error_set(err, ST_ERR_INVALID, "%s: %ux%u samples is outside 1..%u", name, w, h,
+                            ST_HEIGHTMAP_MAX_SAMPLES);
+    st_heightmap *hm = calloc(1, sizeof *hm);
+    if (hm) hm->samples = malloc(sizeof(int32_t) * (size_t)w * h);
+    if (!hm || !hm->samples) {
+        st_heightmap_destroy(hm);
+        return st_error_set(err, ST_ERR_NOMEM, "%s: cannot allocate %ux%u samples", name, w, h);
+    }
+    hm->width = w;
+    hm->height = h;
+    hm->vertical_scale = 1.0;
+    *out = hm;
+    return ST_OK;
+}
+
+static void hm_range(st_heightmap *hm) {
+    size_t n = (size_t)hm->width * hm->height;
+    int32_t lo = INT32_MAX, hi = INT32_MIN;
+    for (size_t i = 0; i < n; i++) {
+        if (hm->samples[i] < lo) lo = hm->samples[i];
+        if (hm->samples[i] > hi) hi = hm->samples[i];
+    }
+    hm->min = lo;
+    hm->max = hi;
+}
+
+void st_heightmap_destroy(st_heightmap *hm) {
+    if (!hm) return;
+    free(hm->samples);
+    free(hm);
+}
+
+/* ---- PNG from memory ---------------------------------------------------------------------------------- */
+
+typedef struct png_mem {
+    const uint8_t *data;
+    size_t size, pos;
+} png_mem;
+
+static void png_mem_read(png_structp png, png_bytep out, png_size_t n) {
+    png_mem *m = png_get_io_ptr(png);
+    if (n > m->size - m->pos) png_error(png, "truncated");
+    memcpy(out, m->data + m->pos, n);
+    m->pos += n;
+}
+
+static void png_quiet_warning(png_structp png, png_const_charp msg) {
+    (void)png;
+    (void)msg;
+}
+
+static st_result decode_png(const uint8_t *data, size_t size, const char *name, st_heightmap **out, st_error *err);
+
+st_result st_heightmap_decode_png(const uint8_t *data, size_t size, const char *name, st_heightmap **out,
+                                  st_error *err) {
+    *out = NULL;
+    return decode_png(data, size, name ? name : "heightmap.png", out, err);
+}
+
+/* Kept apart so no argument is reassigned in the function that calls setjmp. */
+static st_result decode_png(const uint8_t *data, size_t size, const char *name, st_heightmap **out, st_error *err) {
+    if (size < 8 || png_sig_cmp(data, 0, 8)) return st_error_set(err, ST_ERR_FORMAT, "%s: not a PNG file", name);
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, png_quiet_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    st_heightmap *volatile hm = NULL;
+    uint8_t *volatile row = NULL;
+    st_result volatile r = ST_OK;
+    png_mem mem = {data, size, 0};
+    if (!info) {
+        png_destroy_read_struct(&png, NULL, NULL);
+        return st_error_set(err, ST_ERR_NOMEM, "%s: out of memory", name);
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_read_struct(&png, &info, NULL);
+        free(row);
+        st_heightmap_destroy(hm);
+        if (r) return r;
+        return st_error_set(err, ST_ERR_FORMAT, "%s: corrupt or truncated PNG", name);
+    }
+    png_set_user_limits(png, 65536, 65536);
+    png_set_chunk_malloc_max(png, 8u << 20);
+    png_set_read_fn(png, &mem, png_mem_read);
+    png_read_info(png, info);
+    png_uint_32 w = png_get_image_width(png, info), h = png_get_image_height(png, info);
+    int depth = png_get_bit_depth(png, info), ctype = png_get_color_type(png, info);
+    if (ctype != PNG_COLOR_TYPE_GRAY && ctype != PNG_COLOR_TYPE_GRAY_ALPHA) {
+        r = st_error_set(err, ST_ERR_FORMAT, "%s: a heightmap must be a greyscale PNG (this one has colour)", name);
+        png_error(png, "colour");
+    }
+    if (depth < 8) png_set_expand_gray_1_2_4_to_8(png);
+    if (png_get_interlace_type(png, info) != PNG_INTERLACE_NONE) {
+        r = st_error_set(err, ST_ERR_FORMAT, "%s: interlaced PNGs are not supported", name);
+        png_error(png, "interlaced");
+    }
+    png_read_update_info(png, info);
+    int ch = png_get_channels(png, info), bd = png_get_bit_depth(png, info);
+    st_heightmap *hmp = NULL;
+    if ((r = hm_alloc(w, h, name, &hmp, err))) png_error(png, "size");
+    hm = hmp;
+    size_t stride = png_get_rowbytes(png, info);
+    row = malloc(stride);
+    if (!row) {
+        r = st_error_set(err, ST_ERR_NOMEM, "%s: out of memory", name);
+        png_error(png, "memory");
+    }
+    for (png_uint_32 y = 0; y < h; y++) {
+        png_read_row(png, row, NULL);
+        int32_t *o = hm->samples + (size_t)y * w;
+        if (bd == 16)
+            for (png_uint_32 x = 0; x < w; x++) o[x] = row[2 * ch * x] << 8 | row[2 * ch * x + 1]; /* big-endian */
+        else
+            for (png_uint_32 x = 0; x < w; x++) o[x] = row[ch * x];
+    }
+    png_read_end(png, NULL);
+    png_destroy_read_struct(&png, &info, NULL);
+    free(row);
+    hm_range(hm);
+    *out = hm;
+    return ST_OK;
+}
+
+/* ---- SRTM .hgt ------------------------------------------------------------------------------------------ */
+
+/* Fills voids breadth-first from the valid samples: each void takes the rounded mean of its 4-neighbours
+ * that were known before its own wave, so the result does not depend on scan order. */
+static st_result fill_voids(st_heightmap *hm, const char *name, st_error *err) {
+    uint32_t w = hm->width, h = hm->height;
+    size_t n = (size_t)w * h;
+    uint32_t *queue = malloc(sizeof(uint32_t) * n);
+    uint32_t *wave = malloc(sizeof(uint32_t) * n); /* 0 = valid, UINT32_MAX = unreached */
+    if (!queue || !wave) {
+        free(queue);
+        free(wave);
+        return st_error_set(err, ST_ERR_NOMEM, "%s: out of memory", name);
+    }
+    size_t head = 0, tail = 0, voids = 0;
+    for (size_t i = 0; i < n; i++) {
+        wave[i] = hm->samples[i] == ST_HGT_VOID ? UINT32_MAX : 0;
+        voids += hm->samples[i] == ST_HGT_VOID;
+    }
+    if (voids == n) {
+        free(queue);
+        free(wave);
+        return st_error_set(err, ST_ERR_FORMAT, "%s: every sample is a void", name);
+    }
+    static const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
+    for (size_t i = 0; i < n; i++) {
+        if (wave[i] != UINT32_MAX) continue;
+        uint32_t x = (uint32_t)(i % w), y = (uint32_t)(i / w);
+        for (int k = 0; k < 4; k++) {
+            int64_t nx = (int64_t)x + dx[k], ny = (int64_t)y + dy[k];
+            if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+            if (wave[(size_t)ny * w + (size_t)nx] == 0) {
+                wave[i] = 1;
+                queue[tail++] = (uint32_t)i;
+                break;
+            }
+        }
+    }
+    while (head < tail) {
+        uint32_t i = queue[head++];
+        uint32_t x = i % w, y = i / w;
+        int64_t sum = 0;
+        int cnt = 0;
+        for (int k = 0; k < 4; k++) {
+            int64_t nx = (int64_t)x + dx[k], ny = (int64_t)y + dy[k];
+            if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+            size_t j = (size_t)ny * w + (size_t)nx;
+            if (wave[j] < wave[i]) {
+                sum += hm->samples[j];
+                cnt++;
+            } else if (wave[j] == UINT32_MAX) {
+                wave[j] = wave[i] + 1;
+                queue[tail++] = (uint32_t)j;
+            }
+        }
+        /* cnt ≥ 1: i was reached from a neighbour of an earlier wave */
+        hm->samples[i] = (int32_t)llround((double)sum / cnt);
+    }
+    hm->voids_filled = voids;
+    free(queue);
+    free(wave);
+    return ST_OK;
+}
+
+st_result st_heightmap_decode_hgt(const uint8_t *data, size_t size, const char *name, st_heightmap **out,
+                                  st_error *err) {
+    if (!name) name = "tile.hgt";
+    *out = NULL;
+    uint32_t side = size == 2u * 1201 * 1201 ? 1201 : size == 2u * 3601 * 3601 ? 3601 : 0;
+    if (!side)
+        return st_error_set(err, ST_ERR_FORMAT,
+                            "%s: %zu bytes; an SRTM tile is 1201x1201 (2884802 bytes) or 3601x3601 (25934402 bytes)",
+                            name, size);
+    st_heightmap *hm;
+    st_result r = hm_alloc(side, side, name, &hm, err);
+    if (r) return r;
+    for (size_t i = 0; i < (size_t)side * side; i++) hm->samples[i] = (int16_t)(uint16_t)(data[2 * i] << 8 | data[2 * i + 1]);
+    r = fill_voids(hm, name, err);
+    if (r) {
+        st_heightmap_destroy(hm);
+        return r;
+    }
+    /* 3 or 1 arc-seconds: the spacing along a meridian (east-west spacing shrinks with latitude). */
+    hm->metres_per_sample = side == 1201 ? 92.6 : 30.87;
+    hm_range(hm);
+    *out = hm;
+    return ST_OK;
+}
+
+st_result st_heightmap_decode_raw(const uint8_t *data, size_t size, uint32_t width, uint32_t height,
+                                  st_endian endian, const char *name, st_heightmap **out, st_error *err) {
+    if (!name) name = "heightmap.raw";
+    *out = NULL;
+    if (!width || !height || (uint64_t)width * height > ST_HEIGHTMAP_MAX_SAMPLES)
+        return st_error_set(err, ST_ERR_INVALID, "%s: raw size %ux%u is outside 1..%u samples", name, width, height,
+                            ST_HEIGHTMAP_MAX_SAMPLES);
+    if ((uint64_t)size != 2ull * width * height)
+        return st_error_set(err, ST_ERR_FORMAT, "%s: %zu bytes, but %ux%u int16 samples are %llu", name, size, width,
+                            height, 2ull * width * height);
+    st_heightmap *hm;
+    st_result r = hm_alloc(width, height, name, &hm, err);
+    if (r) return r;
+    for (size_t i = 0; i < (size_t)width * height; i++) {
+        uint16_t v = endian == ST_ENDIAN_BIG ? (uint16_t)(data[2 * i] << 8 | data[2 * i + 1])
+                                             : (uint16_t)(data[2 * i] | data[2 * i + 1] << 8);
+        hm->samples[i] = (int16_t)v;
+    }
+    hm_range(hm);
+    *out = hm;
+    return ST_OK;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), m = strlen(suffix);
+    if (n < m) return false;
+    for (size_t i = 0; i < m; i++) {
+        char c = s[n - m + i];
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        if (c != suffix[i]) return false;
+    }
+    return true;
+}
+
+st_result st_heightmap_read(const char *path, const st_heightmap_read_desc *desc, st_heightmap **out,
+                            st_error *err) {
+    *out = NULL;
+    bool raw = desc && desc->raw_width && desc->raw_height;
+    if (!raw && !ends_with(path, ".png") && !ends_with(path, ".hgt"))
+        return st_error_set(err, ST_ERR_INVALID, "%s: unknown elevation format (.png, .hgt, or raw with a size)", path);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    size_t cap = raw ? 2ull * desc->raw_width * desc->raw_height + 1 : ends_with(path, ".hgt") ? 2u * 3601 * 3601 + 1 : (size_t)1 << 31;
+    st_result r = st_file_read_all(path, cap, &data, &size, err);
+    if (r) return r;
+    if (raw) r = st_heightmap_decode_raw(data, size, desc->raw_width, desc->raw_height, desc->endian, path, out, err);
+    else if (ends_with(path, ".hgt")) r = st_heightmap_decode_hgt(data, size, path, out, err);
+    else r = st_heightmap_decode_png(data, size, path, out, err);
+    free(data);
+    return r;
+}
+
+/* ---- heightmap → level ---------------------------------------------------------------------------------- */
+
+static uint32_t pow2_floor(uint32_t v) {
+    uint32_t p = 1;
+    while (p * 2 <= v && p < ST_LEVEL_MAX_DIM) p *= 2;
+    return p;
+}
+static uint32_t pow2_nearest(uint32_t v) {
+    uint32_t lo = pow2_floor(v);
+    if (lo >= ST_LEVEL_MAX_DIM) return lo;
+    return (v - lo) * 2 >= lo ? lo * 2 : lo; /* geometric midpoint is 1.41·lo; arithmetic is simpler and fine */
+}
+
+st_result st_heightmap_to_level(const st_heightmap *hm, const st_heightmap_level_desc *desc, st_level **out,
+                                st_heightmap_level_info *info, st_error *err) {
+    *out = NULL;
+    st_heightmap_level_desc d = desc ? *desc : (st_heightmap_level_desc){0};
+    st_heightmap_level_info inf;
+    memset(&inf, 0, sizeof inf);
+    uint32_t tw, th;
+    if (d.fit == ST_FIT_CROP) {
+        tw = d.width ? d.width : pow2_floor(hm->width);
+        th = d.height ? d.height : pow2_floor(hm->height);
+        if (tw > hm->width || th > hm->height)
+            return st_error_set(err, ST_ERR_INVALID, "cannot crop %ux%u out of a %ux%u heightmap", tw, th, hm->width,
+                                hm->height);
+        inf.x0 = (hm->width - tw) / 2;
+        inf.y0 = (hm->height - th) / 2;
+        inf.src_width = tw;
+        inf.src_height = th;
+    } else {
+        tw = d.width ? d.width : pow2_nearest(hm->width);
+        th = d.height ? d.height : pow2_nearest(hm->height);
+        inf.src_width = hm->width;
+        inf.src_height = hm->height;
+        inf.resampled = tw != hm->width || th != hm->height;
+    }
+    if (tw < 2 || th < 2)
+        return st_error_set(err, ST_ERR_INVALID, "a %ux%u heightmap is too small for a level", hm->width, hm->height);
+    st_result r = st_level_create(tw, th, out, err);
+    if (r) return r;
+    st_level *l = *out;
+    size_t n = (size_t)tw * th;
+    double *v = malloc(sizeof(double) * n);
+    if (!v) {
+        st_level_destroy(l);
+        *out = NULL;
+        return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    }
+    for (uint32_t y = 0; y < th; y++)
+        for (uint32_t x = 0; x < tw; x++) {
+            double s;
+            if (!inf.resampled) {
+                s = hm->samples[(size_t)(y + inf.y0) * hm->width + x + inf.x0];
+            } else {
+                /* Bilinear, sample centres aligned, edges clamped. */
+                double fx = ((double)x + 0.5) * hm->width / tw - 0.5, fy = ((double)y + 0.5) * hm->height / th - 0.5;
+                if (fx < 0) fx = 0;
+                if (fy < 0) fy = 0;
+                uint32_t x0 = (uint32_t)fx, y0 = (uint32_t)fy;
+                uint32_t x1 = x0 + 1 < hm->width ? x0 + 1 : x0, y1 = y0 + 1 < hm->height ? y0 + 1 : y0;
+                double ax = fx - x0, ay = fy - y0;
+                const int32_t *S = hm->samples;
+                size_t W = hm->width;
+                s = (1 - ay) * ((1 - ax) * S[y0 * W + x0] + ax * S[y0 * W + x1]) +
+                    ay * ((1 - ax) * S[y1 * W + x0] + ax * S[y1 * W + x1]);
+            }
+            v[(size_t)y * tw + x] = s;
+        }
+    double lo = v[0], hi = v[0];
+    for (size_t i = 1; i < n; i++) {
+        if (v[i] < lo) lo = v[i];
+        if (v[i] > hi) hi = v[i];
+    }
+    double step = hi > lo ? (hi - lo) / 255.0 : 1.0;
+    double max_err = 0;
+    uint64_t water = 0;
+    for (size_t i = 0; i < n; i++) {
+        long q = lround((v[i] - lo) / step);
+        if (q < 0) q = 0;
+        if (q > 255) q = 255;
+        double e = fabs(lo + (double)q * step - v[i]);
+        if (e > max_err) max_err = e;
+        uint8_t type = v[i] <= 0 ? 0 : (uint8_t)(1 + q * 7 / 256);
+        water += type == 0;
+        l->heights[i] = (uint8_t)q;
+        l->meta[i] = (uint8_t)(type << ST_META_TYPE_SHIFT8);
+    }
+    /* Water surface at sea level when the model reaches it. */
+    uint8_t sea = 0;
+    if (lo <= 0) {
+        long q = lround((0 - lo) / step);
+        sea = (uint8_t)(q > 255 ? 255 : q);
+    }
+    uint32_t sections = th >> l->section_power ? th >> l->section_power : 1;
+    memset(l->flood, sea, sections);
+    free(v);
+    inf.base_metres = lo * hm->vertical_scale;
+    inf.step_metres = step * hm->vertical_scale;
+    inf.max_error_metres = max_err * hm->vertical_scale;
+    inf.water_texels = water;
+    snprintf(l->name, sizeof l->name, "dem");
+    if (info) *info = inf;
+    return ST_OK;
+}

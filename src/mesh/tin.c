@@ -1,0 +1,742 @@
+/* The TIN fitter: triangle-adjacency Delaunay triangulation of grid samples, Lawson flips after each
+ * insertion, Douglas-Peucker sides, and greedy worst-sample insertion driven by a max-heap of per-triangle
+ * candidates. Errors are exact rationals (numerator over twice the triangle area) so the stop test and
+ * the outcome never depend on rounding. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strata/mesh.h"
+
+typedef struct tin_cand {
+    int64_t err;   /* |z·A − Σ w·z|, the error times A */
+    int64_t area2; /* A: twice the triangle area */
+    double prio;   /* err / area2, or +inf for a forced sample */
+    int32_t sample;/* grid index, −1 = nothing to insert */
+} tin_cand;
+
+typedef struct st_tin_work {
+    uint32_t tri_cap, vert_cap;
+    tin_cand *cand;    /* per triangle */
+    int32_t *heap_pos; /* per triangle, −1 = not in the heap */
+    uint32_t *stamp;   /* per triangle: last insertion that touched it */
+    uint32_t *heap;
+    uint32_t heap_count;
+    uint32_t *touched; /* triangles changed by the current insertion */
+    uint32_t touched_count;
+    uint32_t *stack;   /* legalisation stack: (triangle << 2) | edge */
+    uint32_t stack_cap;
+    uint32_t *dual_sat;/* (w+1)×(h+1) summed-area table of dual samples */
+    size_t sat_cap;
+    uint32_t *dp;      /* Douglas-Peucker scratch */
+    uint8_t *dp_keep;
+    uint32_t dp_cap;
+    uint32_t epoch;
+} st_tin_work;
+
+typedef struct tin_ctx {
+    st_tin *tin;
+    st_tin_work *w;
+    const st_tin_desc *d;
+    int W, H;
+    bool layers3;
+    st_result failure;
+} tin_ctx;
+
+st_result st_tin_create(st_tin **out, st_error *err) {
+    *out = NULL;
+    st_tin *t = calloc(1, sizeof *t);
+    if (t) t->work = calloc(1, sizeof *t->work);
+    if (!t || !t->work) {
+        free(t);
+        return st_error_set(err, ST_ERR_NOMEM, "cannot allocate a TIN workspace");
+    }
+    *out = t;
+    return ST_OK;
+}
+
+void st_tin_destroy(st_tin *tin) {
+    if (!tin) return;
+    st_tin_work *w = tin->work;
+    if (w) {
+        free(w->cand);
+        free(w->heap_pos);
+        free(w->stamp);
+        free(w->heap);
+        free(w->touched);
+        free(w->stack);
+        free(w->dual_sat);
+        free(w->dp);
+        free(w->dp_keep);
+        free(w);
+    }
+    free(tin->vertices);
+    free(tin->triangles);
+    free(tin);
+}
+
+/* ---- storage --------------------------------------------------------------------------------------- */
+
+static bool grow_triangles(tin_ctx *c, uint32_t need) {
+    st_tin_work *w = c->w;
+    if (need <= w->tri_cap) return true;
+    uint32_t cap = w->tri_cap ? w->tri_cap : 1024;
+    while (cap < need) cap *= 2;
+    st_tin_triangle *t = realloc(c->tin->triangles, cap * sizeof *t);
+    if (t) c->tin->triangles = t;
+    tin_cand *cd = realloc(w->cand, cap * sizeof *cd);
+    if (cd) w->cand = cd;
+    int32_t *hp = realloc(w->heap_pos, cap * sizeof *hp);
+    if (hp) w->heap_pos = hp;
+    uint32_t *st = realloc(w->stamp, cap * sizeof *st);
+    if (st) w->stamp = st;
+    uint32_t *h = realloc(w->heap, cap * sizeof *h);
+    if (h) w->heap = h;
+    uint32_t *to = realloc(w->touched, cap * sizeof *to);
+    if (to) w->touched = to;
+    if (!t || !cd || !hp || !st || !h || !to) return false;
+    w->tri_cap = cap;
+    return true;
+}
+
+static bool grow_vertices(tin_ctx *c, uint32_t need) {
+    st_tin_work *w = c->w;
+    if (need <= w->vert_cap) return true;
+    uint32_t cap = w->vert_cap ? w->vert_cap : 1024;
+    while (cap < need) cap *= 2;
+    st_tin_vertex *v = realloc(c->tin->vertices, cap * sizeof *v);
+    if (!v) return false;
+    c->tin->vertices = v;
+    w->vert_cap = cap;
+    return true;
+}
+
+static uint32_t new_triangle(tin_ctx *c) {
+    st_tin *tin = c->tin;
+    uint32_t id = tin->triangle_count++;
+    c->w->heap_pos[id] = -1;
+    c->w->stamp[id] = 0;
+    c->w->cand[id].sample = -1;
+    return id;
+}
+
+static void touch(tin_ctx *c, uint32_t t) {
+    st_tin_work *w = c->w;
+    if (w->stamp[t] == w->epoch) return;
+    w->stamp[t] = w->epoch;
+    w->touched[w->touched_count++] = t;
+}
+
+static void replace_adj(st_tin *tin, uint32_t t, uint32_t old, uint32_t now) {
+    if (t == ST_TIN_NONE) return;
+    uint32_t *a = tin->triangles[t].adj;
+    for (int i = 0; i < 3; i++)
+        if (a[i] == old) {
+            a[i] = now;
+            return;
+        }
+}
+
+static void set_tri(st_tin *tin, uint32_t t, uint32_t a, uint32_t b, uint32_t c, uint32_t na, uint32_t nb,
+                    uint32_t nc) {
+    st_tin_triangle *tr = &tin->triangles[t];
+    tr->v[0] = a, tr->v[1] = b, tr->v[2] = c;
+    tr->adj[0] = na, tr->adj[1] = nb, tr->adj[2] = nc;
+}
+
+static inline int orient_v(const st_tin *tin, uint32_t a, uint32_t b, int32_t px, int32_t py) {
+    const st_tin_vertex *va = &tin->vertices[a], *vb = &tin->vertices[b];
+    return st_tin_orient(va->x, va->y, vb->x, vb->y, px, py);
+}
+
+/* ---- Delaunay maintenance ----------------------------------------------------------------------------- */
+
+static bool push_edge(tin_ctx *c, uint32_t t, uint32_t e) {
+    st_tin_work *w = c->w;
+    if (w->stack_cap == 0 || (w->stack[0] >= w->stack_cap - 1)) {
+        uint32_t cap = w->stack_cap ? w->stack_cap * 2 : 256;
+        uint32_t *s = realloc(w->stack, cap * sizeof *s);
+        if (!s) return false;
+        if (!w->stack_cap) s[0] = 0;
+        w->stack = s;
+        w->stack_cap = cap;
+    }
+    w->stack[++w->stack[0]] = (t << 2) | e;
+    return true;
+}
+
+/* Lawson flips: every edge opposite the new vertex p (at index e of its triangle) is tested against the
+ * triangle across it; a strictly-inside fourth point flips the edge. Cocircular points never flip, which
+ * makes ties deterministic and guarantees termination. */
+static bool legalize(tin_ctx *c) {
+    st_tin *tin = c->tin;
+    st_tin_work *w = c->w;
+    while (w->stack[0]) {
+        uint32_t item = w->stack[w->stack[0]--];
+        uint32_t t = item >> 2, k = item & 3;
+        st_tin_triangle *T = &tin->triangles[t];
+        uint32_t u = T->adj[k];
+        if (u == ST_TIN_NONE) continue;
+        st_tin_triangle *U = &tin->triangles[u];
+        uint32_t j = U->adj[0] == t ? 0 : U->adj[1] == t ? 1 : 2;
+        uint32_t p = T->v[k], q = T->v[(k + 1) % 3], r = T->v[(k + 2) % 3], d = U->v[j];
+        const st_tin_vertex *vp = &tin->vertices[p], *vq = &tin->vertices[q], *vr = &tin->vertices[r],
+                            *vd = &tin->vertices[d];
+        if (st_tin_incircle(vp->x, vp->y, vq->x, vq->y, vr->x, vr->y, vd->x, vd->y) <= 0) continue;
+        uint32_t tq = T->adj[(k + 1) % 3], tr = T->adj[(k + 2) % 3];
+        uint32_t uq = U->adj[(j + 1) % 3], ur = U->adj[(j + 2) % 3];
+        /* before: t = (p, q, r), u = (d, r, q); after: t = (p, q, d), u = (p, d, r) */
+        set_tri(tin, t, p, q, d, uq, u, tr);
+        set_tri(tin, u, p, d, r, ur, tq, t);
+        replace_adj(tin, uq, u, t);
+        replace_adj(tin, tq, t, u);
+        touch(c, t);
+        touch(c, u);
+        if (!push_edge(c, t, 0) || !push_edge(c, u, 0)) return false;
+    }
+    return true;
+}
+
+/* Inserts vertex p strictly inside triangle t. */
+static bool insert_in_triangle(tin_ctx *c, uint32_t t, uint32_t p) {
+    st_tin *tin = c->tin;
+    st_tin_triangle T = tin->triangles[t];
+    uint32_t a = T.v[0], b = T.v[1], cc = T.v[2], n0 = T.adj[0], n1 = T.adj[1], n2 = T.adj[2];
+    uint32_t t1 = new_triangle(c), t2 = new_triangle(c);
+    set_tri(tin, t, a, b, p, t1, t2, n2);
+    set_tri(tin, t1, b, cc, p, t2, t, n0);
+    set_tri(tin, t2, cc, a, p, t, t1, n1);
+    replace_adj(tin, n0, t, t1);
+    replace_adj(tin, n1, t, t2);
+    touch(c, t), touch(c, t1), touch(c, t2);
+    return push_edge(c, t, 2) && push_edge(c, t1, 2) && push_edge(c, t2, 2) && legalize(c);
+}
+
+/* Inserts vertex p on the edge opposite v[i] of triangle t (and of the triangle across it, if any). */
+static bool insert_on_edge(tin_ctx *c, uint32_t t, uint32_t i, uint32_t p) {
+    st_tin *tin = c->tin;
+    st_tin_triangle T = tin->triangles[t];
+    uint32_t a = T.v[i], b = T.v[(i + 1) % 3], cc = T.v[(i + 2) % 3];
+    uint32_t u = T.adj[i], nb = T.adj[(i + 1) % 3], nc = T.adj[(i + 2) % 3];
+    uint32_t t1 = new_triangle(c);
+    uint32_t u1 = ST_TIN_NONE;
+    if (u != ST_TIN_NONE) {
+        st_tin_triangle U = tin->triangles[u];
+        uint32_t j = U.adj[0] == t ? 0 : U.adj[1] == t ? 1 : 2;
+        uint32_t d = U.v[j], ub = U.adj[(j + 1) % 3], uc = U.adj[(j + 2) % 3];
+        u1 = new_triangle(c);
+        /* u = (d, c, b) becomes u = (d, c, p) and u1 = (d, p, b) */
+        set_tri(tin, u, d, cc, p, t1, u1, uc);
+        set_tri(tin, u1, d, p, b, t, ub, u);
+        replace_adj(tin, ub, u, u1);
+        touch(c, u), touch(c, u1);
+    }
+    /* t = (a, b, c) becomes t = (a, b, p) and t1 = (a, p, c) */
+    set_tri(tin, t, a, b, p, u1, t1, nc);
+    set_tri(tin, t1, a, p, cc, u, nb, t);
+    replace_adj(tin, nb, t, t1);
+    touch(c, t), touch(c, t1);
+    bool ok = push_edge(c, t, 2) && push_edge(c, t1, 1);
+    if (u != ST_TIN_NONE) ok = ok && push_edge(c, u, 2) && push_edge(c, u1, 1);
+    return ok && legalize(c);
+}
+
+static uint32_t add_vertex(tin_ctx *c, int x, int y) {
+    uint32_t id = c->tin->vertex_count++;
+    c->tin->vertices[id] = (st_tin_vertex){(uint16_t)x, (uint16_t)y};
+    return id;
+}
+
+/* Inserts (x, y) into triangle t, which contains it (closed); a point on an edge splits that edge. */
+static bool insert_at(tin_ctx *c, uint32_t t, int x, int y) {
+    st_tin *tin = c->tin;
+    uint32_t p = add_vertex(c, x, y);
+    const st_tin_triangle *T = &tin->triangles[t];
+    for (uint32_t i = 0; i < 3; i++)
+        if (orient_v(tin, T->v[(i + 1) % 3], T->v[(i + 2) % 3], x, y) == 0) return insert_on_edge(c, t, i, p);
+    return insert_in_triangle(c, t, p);
+}
+
+/* Visibility walk; terminates on a Delaunay triangulation whatever the start. */
+static uint32_t locate(const st_tin *tin, uint32_t t, int x, int y) {
+    for (uint32_t steps = 0; steps <= tin->triangle_count + 4; steps++) {
+        const st_tin_triangle *T = &tin->triangles[t];
+        uint32_t next = ST_TIN_NONE;
+        for (uint32_t i = 0; i < 3; i++)
+            if (orient_v(tin, T->v[(i + 1) % 3], T->v[(i + 2) % 3], x, y) < 0) {
+                next = T->adj[i];
+                break;
+            }
+        if (next == ST_TIN_NONE) return t;
+        t = next;
+    }
+    return ST_TIN_NONE;
+}
+
+/* ---- the error metric -------------------------------------------------------------------------------- */
+
+static inline int64_t floordiv(int64_t a, int64_t b) { /* b > 0 */
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+static uint32_t dual_in_box(const tin_ctx *c, int x0, int y0, int x1, int y1) { /* inclusive box */
+    if (!c->d->dual) return 0;
+    const uint32_t *s = c->w->dual_sat;
+    size_t W1 = (size_t)c->W + 1;
+    return s[(size_t)(y1 + 1) * W1 + (size_t)(x1 + 1)] - s[(size_t)y0 * W1 + (size_t)(x1 + 1)] -
+           s[(size_t)(y1 + 1) * W1 + (size_t)x0] + s[(size_t)y0 * W1 + (size_t)x0];
+}
+
+/* Scans every non-side sample of triangle t (closed) and caches its worst one. */
+static void scan_triangle(tin_ctx *c, uint32_t t) {
+    const st_tin *tin = c->tin;
+    const st_tin_desc *d = c->d;
+    const st_tin_triangle *T = &tin->triangles[t];
+    tin_cand *cd = &c->w->cand[t];
+    const st_tin_vertex *V0 = &tin->vertices[T->v[0]], *V1 = &tin->vertices[T->v[1]],
+                        *V2 = &tin->vertices[T->v[2]];
+    int64_t x0 = V0->x, y0 = V0->y, x1 = V1->x, y1 = V1->y, x2 = V2->x, y2 = V2->y;
+    int64_t A = (x1 - x0) * (y2 - y0) - (y1 - y0) * (x2 - x0);
+    cd->sample = -1;
+    cd->err = 0;
+    cd->area2 = A;
+    cd->prio = 0;
+    /* edge functions w_i = α_i x + β_i y + γ_i, the weight of vertex i (opposite edge) */
+    int64_t al[3] = {y1 - y2, y2 - y0, y0 - y1};
+    int64_t be[3] = {x2 - x1, x0 - x2, x1 - x0};
+    int64_t ga[3] = {x1 * y2 - y1 * x2, x2 * y0 - y2 * x0, x0 * y1 - y0 * x1};
+    int ymin = (int)(y0 < y1 ? (y0 < y2 ? y0 : y2) : (y1 < y2 ? y1 : y2));
+    int ymax = (int)(y0 > y1 ? (y0 > y2 ? y0 : y2) : (y1 > y2 ? y1 : y2));
+    int xmin = (int)(x0 < x1 ? (x0 < x2 ? x0 : x2) : (x1 < x2 ? x1 : x2));
+    int xmax = (int)(x0 > x1 ? (x0 > x2 ? x0 : x2) : (x1 > x2 ? x1 : x2));
+    /* the sides belong to Douglas-Peucker: interior samples only */
+    if (ymin < 1) ymin = 1;
+    if (ymax > c->H - 2) ymax = c->H - 2;
+    if (xmin < 1) xmin = 1;
+    if (xmax > c->W - 2) xmax = c->W - 2;
+    if (ymin > ymax || xmin > xmax) return;
+
+    const uint16_t *lo = d->low, *mi = d->mid, *hi = d->high;
+    const uint8_t *du = d->dual;
+    int mode = 0; /* 0: low only; 1: three layers everywhere (paper); 2: outline metric */
+    bool cd0 = false, cd1 = false, cd2 = false;
+    if (c->layers3 && (!du || dual_in_box(c, xmin, ymin, xmax, ymax))) {
+        mode = d->outline ? 2 : 1;
+        if (du) {
+            cd0 = du[y0 * c->W + x0], cd1 = du[y1 * c->W + x1], cd2 = du[y2 * c->W + x2];
+        }
+    }
+    bool slab = cd0 && cd1 && cd2;
+    /* the edge opposite vertex i joins two dual corners: dual samples on it are covered by the slab */
+    bool dd[3] = {cd1 && cd2, cd2 && cd0, cd0 && cd1};
+    int64_t len2[3] = {al[0] * al[0] + be[0] * be[0], al[1] * al[1] + be[1] * be[1], al[2] * al[2] + be[2] * be[2]};
+    int64_t zl[3] = {lo[y0 * c->W + x0], lo[y1 * c->W + x1], lo[y2 * c->W + x2]};
+    int64_t dNl = al[0] * zl[0] + al[1] * zl[1] + al[2] * zl[2];
+    int64_t zm[3] = {0, 0, 0}, zh[3] = {0, 0, 0}, dNm = 0, dNh = 0;
+    if (mode) {
+        zm[0] = mi[y0 * c->W + x0], zm[1] = mi[y1 * c->W + x1], zm[2] = mi[y2 * c->W + x2];
+        zh[0] = hi[y0 * c->W + x0], zh[1] = hi[y1 * c->W + x1], zh[2] = hi[y2 * c->W + x2];
+        dNm = al[0] * zm[0] + al[1] * zm[1] + al[2] * zm[2];
+        dNh = al[0] * zh[0] + al[1] * zh[1] + al[2] * zh[2];
+    }
+    int64_t best = 0;
+    int32_t best_i = -1;
+    uint64_t scanned = 0;
+    for (int y = ymin; y <= ymax; y++) {
+        int64_t lx = xmin, rx = xmax;
+        int64_t k[3];
+        for (int i = 0; i < 3; i++) {
+            k[i] = be[i] * y + ga[i];
+            if (al[i] > 0) {
+                int64_t m = -floordiv(k[i], al[i]); /* ceil(−k/α) */
+                if (m > lx) lx = m;
+            } else if (al[i] < 0) {
+                int64_t m = floordiv(k[i], -al[i]);
+                if (m < rx) rx = m;
+            } else if (k[i] < 0) {
+                lx = 1, rx = 0;
+            }
+        }
+        if (lx > rx) continue;
+        int64_t w[3] = {al[0] * lx + k[0], al[1] * lx + k[1], al[2] * lx + k[2]};
+        int64_t Nl = w[0] * zl[0] + w[1] * zl[1] + w[2] * zl[2];
+        size_t row = (size_t)y * (size_t)c->W;
+        scanned += (uint64_t)(rx - lx + 1);
+        if (mode == 0) {
+            for (int64_t x = lx; x <= rx; x++, Nl += dNl) {
+                int64_t e = (int64_t)lo[row + (size_t)x] * A - Nl;
+                if (e < 0) e = -e;
+                if (e > best) best = e, best_i = (int32_t)(row + (size_t)x);
+            }
+            continue;
+        }
+        int64_t Nm = w[0] * zm[0] + w[1] * zm[1] + w[2] * zm[2];
+        int64_t Nh = w[0] * zh[0] + w[1] * zh[1] + w[2] * zh[2];
+        for (int64_t x = lx; x <= rx; x++, Nl += dNl, Nm += dNm, Nh += dNh) {
+            size_t s = row + (size_t)x;
+            int64_t e = (int64_t)lo[s] * A - Nl;
+            if (e < 0) e = -e;
+            if (mode == 1 || (slab && du[s])) {
+                int64_t em = (int64_t)mi[s] * A - Nm, eh = (int64_t)hi[s] * A - Nh;
+                if (em < 0) em = -em;
+                if (eh < 0) eh = -eh;
+                if (em > e) e = em;
+                if (eh > e) e = eh;
+            } else if (slab || du[s]) {
+                /* A single sample under a slab triangle, or a dual one under any other triangle: the slab
+                 * would cover what is not there or miss what is. Within one texel of the right edge (any
+                 * edge of the slab triangle; an edge joining two dual corners otherwise) that is the
+                 * outline's own raggedness and is let pass; farther, the outline must pass through the
+                 * sample. Corners are exempt; the first such sample wins. Exact: w² ≤ |edge|² ⇔ d ≤ 1. */
+                int64_t w0 = al[0] * x + k[0], w1 = al[1] * x + k[1], w2 = al[2] * x + k[2];
+                int zeros = (w0 == 0) + (w1 == 0) + (w2 == 0);
+                bool n0 = w0 * w0 <= len2[0], n1 = w1 * w1 <= len2[1], n2 = w2 * w2 <= len2[2];
+                bool near = slab ? (n0 || n1 || n2) : ((n0 && dd[0]) || (n1 && dd[1]) || (n2 && dd[2]));
+                if (zeros < 2 && !near) {
+                    cd->sample = (int32_t)s;
+                    cd->err = 0;
+                    cd->prio = INFINITY;
+                    c->tin->stats.samples_scanned += scanned;
+                    return;
+                }
+            }
+            if (e > best) best = e, best_i = (int32_t)s;
+        }
+    }
+    c->tin->stats.samples_scanned += scanned;
+    if (best_i >= 0) {
+        cd->sample = best_i;
+        cd->err = best;
+        cd->prio = (double)best / (double)A;
+    }
+}
+
+/* ---- the heap ---------------------------------------------------------------------------------------- */
+
+static inline bool heap_before(const st_tin_work *w, uint32_t a, uint32_t b) {
+    const tin_cand *ca = &w->cand[a], *cb = &w->cand[b];
+    if (ca->prio != cb->prio) return ca->prio > cb->prio;
+    if (ca->sample != cb->sample) return ca->sample < cb->sample;
+    return a < b;
+}
+
+static void heap_set(st_tin_work *w, uint32_t i, uint32_t t) {
+    w->heap[i] = t;
+    w->heap_pos[t] = (int32_t)i;
+}
+
+static void heap_up(st_tin_work *w, uint32_t i) {
+    uint32_t t = w->heap[i];
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (!heap_before(w, t, w->heap[p])) break;
+        heap_set(w, i, w->heap[p]);
+        i = p;
+    }
+    heap_set(w, i, t);
+}
+
+static void heap_down(st_tin_work *w, uint32_t i) {
+    uint32_t t = w->heap[i], n = w->heap_count;
+    for (;;) {
+        uint32_t l = 2 * i + 1, best = i;
+        uint32_t bt = t;
+        if (l < n && heap_before(w, w->heap[l], bt)) best = l, bt = w->heap[l];
+        if (l + 1 < n && heap_before(w, w->heap[l + 1], bt)) best = l + 1, bt = w->heap[l + 1];
+        if (best == i) break;
+        heap_set(w, i, bt);
+        i = best;
+    }
+    heap_set(w, i, t);
+}
+
+static void heap_update(st_tin_work *w, uint32_t t) {
+    int32_t pos = w->heap_pos[t];
+    bool want = w->cand[t].sample >= 0;
+    if (pos < 0) {
+        if (!want) return;
+        heap_set(w, w->heap_count++, t);
+        heap_up(w, w->heap_count - 1);
+        return;
+    }
+    if (!want) {
+        uint32_t last = w->heap[--w->heap_count];
+        w->heap_pos[t] = -1;
+        if ((uint32_t)pos == w->heap_count) return;
+        heap_set(w, (uint32_t)pos, last);
+        heap_up(w, (uint32_t)pos);
+        heap_down(w, (uint32_t)w->heap_pos[last]);
+        return;
+    }
+    heap_up(w, (uint32_t)pos);
+    heap_down(w, (uint32_t)w->heap_pos[t]);
+}
+
+/* ---- Douglas-Peucker sides ----------------------------------------------------------------------------- */
+
+/* Simplifies the n samples at grid indices idx[0..n) (a straight side). Marks kept points in keep[]. */
+static double simplify_side(tin_ctx *c, const uint32_t *idx, uint32_t n, uint8_t *keep, double tol) {
+    const st_tin_desc *d = c->d;
+    memset(keep, 0, n);
+    keep[0] = keep[n - 1] = 1;
+    double max_err = 0;
+    /* explicit stack of segments (two entries each) in the upper half of the dp scratch */
+    uint32_t *stack = c->w->dp + n, sp = 0;
+    stack[sp++] = 0, stack[sp++] = n - 1;
+    while (sp) {
+        uint32_t i1 = stack[--sp], i0 = stack[--sp];
+        if (i1 - i0 < 2) continue;
+        int64_t L = i1 - i0;
+        uint32_t s0 = idx[i0], s1 = idx[i1];
+        bool d0 = d->dual && d->dual[s0], d1 = d->dual && d->dual[s1];
+        int64_t best = 0;
+        int64_t split = -1;
+        bool forced = false;
+        for (uint32_t i = i0 + 1; i < i1; i++) {
+            uint32_t s = idx[i];
+            int64_t a = i1 - i, b = i - i0;
+            int64_t e = (int64_t)d->low[s] * L - ((int64_t)d->low[s0] * a + (int64_t)d->low[s1] * b);
+            if (e < 0) e = -e;
+            if (c->layers3) {
+                bool ds = d->dual && d->dual[s];
+                bool three = !d->outline || (d0 && d1 && ds);
+                if (d->outline && !three && (ds || (d0 && d1))) {
+                    split = i, forced = true;
+                    break;
+                }
+                if (three) {
+                    int64_t em = (int64_t)d->mid[s] * L - ((int64_t)d->mid[s0] * a + (int64_t)d->mid[s1] * b);
+                    int64_t eh =
+                        (int64_t)d->high[s] * L - ((int64_t)d->high[s0] * a + (int64_t)d->high[s1] * b);
+                    if (em < 0) em = -em;
+                    if (eh < 0) eh = -eh;
+                    if (em > e) e = em;
+                    if (eh > e) e = eh;
+                }
+            }
+            if (e > best) best = e, split = i;
+        }
+        if (!forced && (split < 0 || (double)best <= tol * (double)L)) {
+            double m = (double)best / (double)L;
+            if (m > max_err) max_err = m;
+            continue;
+        }
+        keep[split] = 1;
+        stack[sp++] = i0, stack[sp++] = (uint32_t)split;
+        stack[sp++] = (uint32_t)split, stack[sp++] = i1;
+    }
+    return max_err;
+}
+
+/* ---- the fit ----------------------------------------------------------------------------------------- */
+
+static st_result check_desc(const st_tin_desc *d, st_error *err) {
+    if (!d || !d->low)
+        return st_error_set(err, ST_ERR_INVALID, "TIN fit: the low layer is required");
+    if (d->width < 2 || d->height < 2 || d->width > ST_TIN_MAX_SIDE || d->height > ST_TIN_MAX_SIDE)
+        return st_error_set(err, ST_ERR_INVALID, "TIN fit: grid %ux%u must be 2..%u samples a side", d->width,
+                            d->height, ST_TIN_MAX_SIDE);
+    if ((d->mid == NULL) != (d->high == NULL))
+        return st_error_set(err, ST_ERR_INVALID, "TIN fit: mid and high come together");
+    if (!(d->tolerance > 0) && !d->max_insertions)
+        return st_error_set(err, ST_ERR_INVALID, "TIN fit: tolerance %g must be positive", d->tolerance);
+    if (d->border_tolerance < 0)
+        return st_error_set(err, ST_ERR_INVALID, "TIN fit: negative border tolerance");
+    return ST_OK;
+}
+
+static st_result nomem(st_error *err) { return st_error_set(err, ST_ERR_NOMEM, "TIN fit: out of memory"); }
+
+st_result st_tin_fit(st_tin *tin, const st_tin_desc *desc, st_error *err) {
+    st_result r = check_desc(desc, err);
+    if (r) return r;
+    st_tin_work *w = tin->work;
+    tin_ctx c = {.tin = tin, .w = w, .d = desc, .W = (int)desc->width, .H = (int)desc->height};
+    c.layers3 = desc->mid && desc->high && desc->dual;
+    if (desc->mid && !desc->dual && !desc->outline) c.layers3 = true; /* paper metric, no dual flags */
+    int W = c.W, H = c.H;
+    tin->width = desc->width;
+    tin->height = desc->height;
+    tin->vertex_count = tin->triangle_count = 0;
+    memset(&tin->stats, 0, sizeof tin->stats);
+    w->heap_count = 0;
+    w->touched_count = 0;
+    w->epoch = 1;
+    if (!grow_vertices(&c, (uint32_t)(W * H)) || !grow_triangles(&c, (uint32_t)(2 * W * H + 8)))
+        return nomem(err);
+    if (w->stack_cap == 0 && !push_edge(&c, 0, 0)) return nomem(err); /* allocates; then empty it */
+    w->stack[0] = 0;
+
+    /* dual summed-area table: lets triangles away from the slabs skip the three-layer loop */
+    if (desc->dual) {
+        size_t need = (size_t)(W + 1) * (size_t)(H + 1);
+        if (need > w->sat_cap) {
+            uint32_t *s = realloc(w->dual_sat, need * sizeof *s);
+            if (!s) return nomem(err);
+            w->dual_sat = s;
+            w->sat_cap = need;
+        }
+        uint32_t *s = w->dual_sat;
+        size_t W1 = (size_t)W + 1;
+        memset(s, 0, W1 * sizeof *s);
+        for (int y = 0; y < H; y++) {
+            uint32_t run = 0;
+            s[(size_t)(y + 1) * W1] = 0;
+            for (int x = 0; x < W; x++) {
+                run += desc->dual[(size_t)y * (size_t)W + (size_t)x] != 0;
+                s[(size_t)(y + 1) * W1 + (size_t)x + 1] = s[(size_t)y * W1 + (size_t)x + 1] + run;
+            }
+        }
+    }
+
+    /* the four corners, two triangles */
+    uint32_t v0 = add_vertex(&c, 0, 0), v1 = add_vertex(&c, W - 1, 0), v2 = add_vertex(&c, W - 1, H - 1),
+             v3 = add_vertex(&c, 0, H - 1);
+    uint32_t t0 = new_triangle(&c), t1 = new_triangle(&c);
+    set_tri(tin, t0, v0, v1, v2, ST_TIN_NONE, t1, ST_TIN_NONE);
+    set_tri(tin, t1, v0, v2, v3, ST_TIN_NONE, ST_TIN_NONE, t0);
+
+    /* sides: bottom (+x), right (+y), top (+x), left (+y); the direction is the grid's, never the
+     * triangle's, so a neighbour simplifying the same samples keeps the same ones */
+    uint32_t side_max = (uint32_t)(W > H ? W : H);
+    if (side_max * 3 > w->dp_cap) {
+        uint32_t *dp = realloc(w->dp, (size_t)side_max * 3 * sizeof *dp);
+        if (dp) w->dp = dp;
+        uint8_t *keep = realloc(w->dp_keep, side_max);
+        if (keep) w->dp_keep = keep;
+        if (!dp || !keep) return nomem(err);
+        w->dp_cap = side_max * 3;
+    }
+    double btol = desc->border_tolerance > 0 ? desc->border_tolerance : desc->tolerance;
+    if (!(btol > 0)) btol = INFINITY;
+    double max_err = 0;
+    uint32_t last = t0;
+    for (int side = 0; side < 4; side++) {
+        bool horiz = side == 0 || side == 2;
+        uint32_t n = (uint32_t)(horiz ? W : H);
+        int fixed = side == 0 ? 0 : side == 1 ? W - 1 : side == 2 ? H - 1 : 0;
+        for (uint32_t i = 0; i < n; i++)
+            w->dp[i] = horiz ? (uint32_t)fixed * (uint32_t)W + i : i * (uint32_t)W + (uint32_t)fixed;
+        double e = simplify_side(&c, w->dp, n, w->dp_keep, btol);
+        if (e > max_err) max_err = e;
+        for (uint32_t i = 1; i + 1 < n; i++) {
+            if (!w->dp_keep[i]) continue;
+            int x = horiz ? (int)i : fixed, y = horiz ? fixed : (int)i;
+            uint32_t t = locate(tin, last, x, y);
+            if (t == ST_TIN_NONE) return st_error_set(err, ST_ERR_INVALID, "TIN fit: point location failed");
+            w->epoch++;
+            w->touched_count = 0;
+            if (!insert_at(&c, t, x, y)) return nomem(err);
+            last = t;
+            tin->stats.insertions[ST_TIN_DRIVER_BORDER]++;
+        }
+    }
+
+    /* candidates for the initial triangles */
+    for (uint32_t t = 0; t < tin->triangle_count; t++) {
+        scan_triangle(&c, t);
+        heap_update(w, t);
+    }
+
+    uint32_t snap = 0, inserted = 0;
+    bool stopped_early = false;
+    for (;;) {
+        if (w->heap_count == 0) break;
+        uint32_t t = w->heap[0];
+        const tin_cand *cd = &w->cand[t];
+        bool forced = isinf(cd->prio);
+        while (snap < ST_TIN_MAX_SNAPSHOTS && desc->snapshot_tolerances[snap] > 0 && !forced &&
+               (double)cd->err <= desc->snapshot_tolerances[snap] * (double)cd->area2) {
+            if (desc->snapshot) desc->snapshot(desc->user, tin, snap);
+            snap++;
+        }
+        if (!forced && desc->tolerance > 0 && (double)cd->err <= desc->tolerance * (double)cd->area2) break;
+        if (desc->max_insertions && inserted >= desc->max_insertions) {
+            stopped_early = true;
+            break;
+        }
+        int32_t s = cd->sample;
+        int x = s % W, y = s / W;
+        /* what drove this insertion (the paper's §6.3 accounting) */
+        st_tin_driver drv = ST_TIN_DRIVER_FLOOR;
+        if (forced) {
+            drv = ST_TIN_DRIVER_OUTLINE;
+        } else if (c.layers3) {
+            const st_tin_triangle *T = &tin->triangles[t];
+            int64_t wgt[3];
+            bool all_dual = desc->dual != NULL;
+            for (int i = 0; i < 3; i++) {
+                const st_tin_vertex *a = &tin->vertices[T->v[(i + 1) % 3]], *b = &tin->vertices[T->v[(i + 2) % 3]];
+                wgt[i] = ((int64_t)b->x - a->x) * ((int64_t)y - a->y) - ((int64_t)b->y - a->y) * ((int64_t)x - a->x);
+                const st_tin_vertex *v = &tin->vertices[T->v[i]];
+                if (desc->dual && !desc->dual[v->y * W + v->x]) all_dual = false;
+            }
+            int64_t e[3];
+            const uint16_t *L[3] = {desc->low, desc->mid, desc->high};
+            for (int l = 0; l < 3; l++) {
+                int64_t N = 0;
+                for (int i = 0; i < 3; i++) {
+                    const st_tin_vertex *v = &tin->vertices[T->v[i]];
+                    N += wgt[i] * L[l][v->y * W + v->x];
+                }
+                e[l] = (int64_t)L[l][s] * cd->area2 - N;
+                if (e[l] < 0) e[l] = -e[l];
+            }
+            if (e[1] > e[0] || e[2] > e[0])
+                drv = (all_dual && desc->dual[s]) ? ST_TIN_DRIVER_SLAB : ST_TIN_DRIVER_OUTLINE;
+        }
+        tin->stats.insertions[drv]++;
+        w->epoch++;
+        w->touched_count = 0;
+        if (!insert_at(&c, t, x, y)) return nomem(err);
+        inserted++;
+        for (uint32_t i = 0; i < w->touched_count; i++) {
+            uint32_t u = w->touched[i];
+            scan_triangle(&c, u);
+            heap_update(w, u);
+        }
+    }
+    if (w->heap_count) {
+        const tin_cand *cd = &w->cand[w->heap[0]];
+        double e = isinf(cd->prio) ? INFINITY : cd->prio;
+        if (e > max_err) max_err = e;
+    }
+    tin->stats.max_error = max_err;
+    if (!stopped_early)
+        for (; snap < ST_TIN_MAX_SNAPSHOTS && desc->snapshot_tolerances[snap] > 0; snap++)
+            if (desc->snapshot) desc->snapshot(desc->user, tin, snap);
+    return ST_OK;
+}
+
+bool st_tin_check_delaunay(const st_tin *tin, st_error *err) {
+    for (uint32_t t = 0; t < tin->triangle_count; t++) {
+        const st_tin_triangle *T = &tin->triangles[t];
+        const st_tin_vertex *a = &tin->vertices[T->v[0]], *b = &tin->vertices[T->v[1]],
+                            *c = &tin->vertices[T->v[2]];
+        if (st_tin_orient(a->x, a->y, b->x, b->y, c->x, c->y) <= 0) {
+            st_error_set(err, ST_ERR_INVALID, "triangle %u is not counter-clockwise", t);
+            return false;
+        }
+        for (int i = 0; i < 3; i++) {
+            uint32_t u = T->adj[i];
+            if (u == ST_TIN_NONE) continue;
+            if (u >= tin->triangle_count) {
+                st_error_set(err, ST_ERR_INVALID, "triangle %u: neighbour %u out of range", t, u);
+                return false;
+            }
+            const st_tin_triangle *U = &tin->triangles[u];
+            int j = U->adj[0] == t ? 0 : U->adj[1] == t ? 1 : U->adj[2] == t ? 2 : -1;
+            uint32_t p = T->v[(i + 1) % 3], q = T->v[(i + 2) % 3];
+            if (j < 0 || U->v[(j + 1) % 3] != q || U->v[(j + 2) % 3] != p) {
+                st_error_set(err, ST_ERR_INVALID, "triangles %u and %u disagree about their shared edge", t, u);
+                return false;
+            }
+            const st_tin_vertex *d = &tin->vertices[U->v[j]];
+            if (st_tin_incircle(a->x, a->y, b->x, b->y, c->x, c->y, d->x, d->y) > 0) {
+                st_error_set(err, ST_ERR_INVALID, "edge %u-%u of triangle %u is not Delaunay", p, q, t);
+                return false;
+            }
+        }
+    }
+    return true;
+}

@@ -1,0 +1,224 @@
+/* Elevation model import (PNG from memory, SRTM .hgt with voids, raw int16 both byte orders), quantisation
+ * into levels (crop and resample, error bound, water), the PNG set round trip and the real Puget Sound and
+ * ETOPO files when they are present. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strata/heightmap.h"
+#include "strata/image.h"
+#include "strata/vangers.h"
+#include "support.h"
+
+static uint8_t *read_all(const char *path, size_t *size) {
+    uint8_t *d = NULL;
+    assert_st_ok(st_file_read_all(path, 1u << 30, &d, size, err));
+    return d;
+}
+
+static void test_png(void **state) {
+    (void)state;
+    const char *dir = test_temp_dir("hmpng");
+    char path[512];
+    uint16_t px16[12];
+    uint8_t px8[12], rgb[36];
+    for (int i = 0; i < 12; i++) {
+        px16[i] = (uint16_t)(i * 5000 + 7);
+        px8[i] = (uint8_t)(i * 20);
+    }
+    snprintf(path, sizeof path, "%s/h16.png", dir);
+    assert_st_ok(st_png_write(path, 4, 3, 1, 16, px16, err));
+    size_t size;
+    uint8_t *data = read_all(path, &size);
+    st_heightmap *hm = NULL;
+    assert_st_ok(st_heightmap_decode_png(data, size, "h16.png", &hm, err));
+    assert_int_equal(hm->width, 4);
+    assert_int_equal(hm->height, 3);
+    for (int i = 0; i < 12; i++) assert_int_equal(hm->samples[i], i * 5000 + 7);
+    assert_int_equal(hm->min, 7);
+    assert_int_equal(hm->max, 55007);
+    st_heightmap_destroy(hm);
+    /* Truncated: a clear format error, no crash. */
+    st_error e = {0};
+    assert_int_equal(st_heightmap_decode_png(data, size / 2, "h16.png", &hm, &e), ST_ERR_FORMAT);
+    assert_non_null(strstr(e.message, "h16.png"));
+    assert_int_equal(st_heightmap_decode_png(data, 5, "h16.png", &hm, &e), ST_ERR_FORMAT);
+    free(data);
+
+    snprintf(path, sizeof path, "%s/h8.png", dir);
+    assert_st_ok(st_png_write(path, 4, 3, 1, 8, px8, err));
+    data = read_all(path, &size);
+    assert_st_ok(st_heightmap_decode_png(data, size, "h8.png", &hm, err));
+    for (int i = 0; i < 12; i++) assert_int_equal(hm->samples[i], i * 20);
+    st_heightmap_destroy(hm);
+    free(data);
+
+    memset(rgb, 9, sizeof rgb);
+    snprintf(path, sizeof path, "%s/rgb.png", dir);
+    assert_st_ok(st_png_write(path, 4, 3, 3, 8, rgb, err));
+    data = read_all(path, &size);
+    assert_int_equal(st_heightmap_decode_png(data, size, "rgb.png", &hm, &e), ST_ERR_FORMAT);
+    assert_non_null(strstr(e.message, "greyscale"));
+    free(data);
+}
+
+static void put_be(uint8_t *p, int v) {
+    p[0] = (uint8_t)((uint16_t)v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static void test_hgt(void **state) {
+    (void)state;
+    const size_t side = 1201, n = side * side;
+    uint8_t *d = malloc(2 * n);
+    for (size_t i = 0; i < n; i++) put_be(d + 2 * i, (int)((i % side + i / side) % 900) - 50);
+    /* One void with neighbours 10, 20, 30, 40 → 25; a 3×3 void block; a void in the corner. */
+    size_t c = 600 * side + 600;
+    put_be(d + 2 * c, ST_HGT_VOID);
+    put_be(d + 2 * (c - 1), 10);
+    put_be(d + 2 * (c + 1), 20);
+    put_be(d + 2 * (c - side), 30);
+    put_be(d + 2 * (c + side), 40);
+    for (size_t y = 100; y < 103; y++)
+        for (size_t x = 100; x < 103; x++) put_be(d + 2 * (y * side + x), ST_HGT_VOID);
+    put_be(d, ST_HGT_VOID);
+    st_heightmap *hm = NULL;
+    assert_st_ok(st_heightmap_decode_hgt(d, 2 * n, "N47W122.hgt", &hm, err));
+    assert_int_equal(hm->width, 1201);
+    assert_int_equal(hm->voids_filled, 11);
+    assert_int_equal(hm->samples[c], 25);
+    /* The corner takes the mean of its two valid neighbours: (1 - 50) and (1 - 50) → -49. */
+    assert_int_equal(hm->samples[0], -49);
+    for (size_t i = 0; i < n; i++) assert_true(hm->samples[i] != ST_HGT_VOID);
+    /* The block's centre was filled in the second wave from filled neighbours, within the local range. */
+    int32_t centre = hm->samples[101 * side + 101];
+    assert_true(centre >= 150 && centre <= 154);
+    st_heightmap_destroy(hm);
+    st_error e = {0};
+    assert_int_equal(st_heightmap_decode_hgt(d, 2 * n - 2, "bad.hgt", &hm, &e), ST_ERR_FORMAT);
+    assert_non_null(strstr(e.message, "bad.hgt"));
+    for (size_t i = 0; i < n; i++) put_be(d + 2 * i, ST_HGT_VOID);
+    assert_int_equal(st_heightmap_decode_hgt(d, 2 * n, "void.hgt", &hm, &e), ST_ERR_FORMAT);
+    assert_non_null(strstr(e.message, "void"));
+    free(d);
+}
+
+static void test_raw(void **state) {
+    (void)state;
+    uint8_t le[8] = {0x01, 0x00, 0xFF, 0xFF, 0x00, 0x80, 0x34, 0x12};
+    st_heightmap *hm = NULL;
+    assert_st_ok(st_heightmap_decode_raw(le, 8, 2, 2, ST_ENDIAN_LITTLE, "x.raw", &hm, err));
+    assert_int_equal(hm->samples[0], 1);
+    assert_int_equal(hm->samples[1], -1);
+    assert_int_equal(hm->samples[2], -32768);
+    assert_int_equal(hm->samples[3], 0x1234);
+    st_heightmap_destroy(hm);
+    assert_st_ok(st_heightmap_decode_raw(le, 8, 4, 1, ST_ENDIAN_BIG, "x.raw", &hm, err));
+    assert_int_equal(hm->samples[0], 256);
+    assert_int_equal(hm->samples[3], 0x3412);
+    st_heightmap_destroy(hm);
+    st_error e = {0};
+    assert_int_equal(st_heightmap_decode_raw(le, 8, 3, 1, ST_ENDIAN_LITTLE, "x.raw", &hm, &e), ST_ERR_FORMAT);
+    assert_int_equal(st_heightmap_decode_raw(le, 8, 100000, 100000, ST_ENDIAN_LITTLE, "x.raw", &hm, &e),
+                     ST_ERR_INVALID);
+}
+
+static void test_to_level(void **state) {
+    (void)state;
+    /* 1025×1030 ramp of multiples of 3 from -30: crop to 1024×1024 at (0,3), step 3 exactly, no error. */
+    st_heightmap *hm = NULL;
+    uint8_t *raw = malloc(2 * 1025 * 1030);
+    for (size_t i = 0; i < 1025 * 1030; i++) {
+        int v = -30 + 3 * (int)((i % 1025 + i / 1025) % 256);
+        raw[2 * i] = (uint8_t)v;
+        raw[2 * i + 1] = (uint8_t)((uint16_t)v >> 8);
+    }
+    assert_st_ok(st_heightmap_decode_raw(raw, 2 * 1025 * 1030, 1025, 1030, ST_ENDIAN_LITTLE, "ramp", &hm, err));
+    free(raw);
+    hm->vertical_scale = 0.5;
+    st_level *l = NULL;
+    st_heightmap_level_info info;
+    assert_st_ok(st_heightmap_to_level(hm, NULL, &l, &info, err));
+    assert_int_equal(l->width, 1024);
+    assert_int_equal(l->height, 1024);
+    assert_int_equal(info.x0, 0);
+    assert_int_equal(info.y0, 3);
+    assert_false(info.resampled);
+    assert_true(info.step_metres > 1.4999 && info.step_metres < 1.5001);
+    assert_true(info.base_metres > -15.0001 && info.base_metres < -14.9999);
+    assert_true(info.max_error_metres < 1e-9);
+    /* texel (0,0) = source (0,3): -30 + 9 = -21 → step 3; water (≤ 0) below step 10, flood level at 10. */
+    assert_int_equal(l->heights[0], 3);
+    assert_int_equal(st_meta_type(l, l->meta[0]), 0);
+    assert_int_equal(l->flood[0], 10);
+    assert_int_equal(l->heights[100], 103);
+    assert_true(st_meta_type(l, l->meta[100]) >= 1);
+    st_level_destroy(l);
+    /* Resample keeps the whole extent: 1025×1030 → 1024×1024, quantisation error at most half a step. */
+    st_heightmap_level_desc d = {.fit = ST_FIT_RESAMPLE};
+    assert_st_ok(st_heightmap_to_level(hm, &d, &l, &info, err));
+    assert_true(info.resampled);
+    assert_int_equal(l->width, 1024);
+    assert_true(info.max_error_metres <= info.step_metres / 2 + 1e-9);
+    st_level_destroy(l);
+    d = (st_heightmap_level_desc){.fit = ST_FIT_CROP, .width = 2048, .height = 1024};
+    st_error e = {0};
+    assert_int_equal(st_heightmap_to_level(hm, &d, &l, &info, &e), ST_ERR_INVALID);
+    st_heightmap_destroy(hm);
+}
+
+static void test_png_set(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(64, 32, 50);
+    st_level_set_dual(l, 10, 5, 20, 60, 200, 2, 4);
+    st_level_set_single(l, 3, 3, 255, 7);
+    const char *dir = test_temp_dir("pngset");
+    assert_st_ok(st_level_write_pngs(l, dir, err));
+    st_level *back = NULL;
+    assert_st_ok(st_level_read_pngs(dir, &back, err));
+    assert_memory_equal(back->heights, l->heights, 64 * 32);
+    assert_memory_equal(back->meta, l->meta, 64 * 32);
+    /* Preview: texel (3,3) is material 7 at height 255 → its End colour; (10,5) shows the slab's material 4
+     * at 200 → begin + (end-begin)·200/255. */
+    uint8_t *rgb = NULL;
+    assert_st_ok(st_level_preview(l, &rgb, err));
+    st_rgb8 c = l->palette[l->end_color[7]];
+    assert_int_equal(rgb[3 * (3 * 64 + 3)], c.r);
+    assert_int_equal(rgb[3 * (3 * 64 + 3) + 2], c.b);
+    uint32_t idx = l->begin_color[4] + (l->end_color[4] - l->begin_color[4]) * 200u / 255u;
+    assert_int_equal(rgb[3 * (5 * 64 + 10) + 1], l->palette[idx].g);
+    free(rgb);
+    st_level_destroy(back);
+    st_level_destroy(l);
+}
+
+static void test_real_data(void **state) {
+    (void)state;
+    const char *ps = "/work/shared/data/ps_height_1k.png", *et = "/work/shared/data/etopo20_global_1080x540_s16le.raw";
+    FILE *fp = fopen(ps, "rb");
+    if (!fp) skip();
+    fclose(fp);
+    st_heightmap *hm = NULL;
+    assert_st_ok(st_heightmap_read(ps, NULL, &hm, err));
+    assert_int_equal(hm->width, 1025);
+    assert_int_equal(hm->height, 1025);
+    assert_int_equal(hm->min, 0);
+    assert_int_equal(hm->max, 43798); /* Mt Rainier, 4379.8 m */
+    size_t zeros = 0;
+    for (size_t i = 0; i < 1025u * 1025u; i++) zeros += hm->samples[i] == 0;
+    assert_int_equal(zeros, 39421);
+    st_heightmap_destroy(hm);
+    st_heightmap_read_desc rd = {.raw_width = 1080, .raw_height = 540, .endian = ST_ENDIAN_LITTLE};
+    assert_st_ok(st_heightmap_read(et, &rd, &hm, err));
+    assert_int_equal(hm->min, -9027);
+    assert_int_equal(hm->max, 6229);
+    st_heightmap_destroy(hm);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_png),      cmocka_unit_test(test_hgt),     cmocka_unit_test(test_raw),
+        cmocka_unit_test(test_to_level), cmocka_unit_test(test_png_set), cmocka_unit_test(test_real_data),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

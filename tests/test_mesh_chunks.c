@@ -1,0 +1,288 @@
+/* The chunked mesh: crack-free sides across every LOD pair, refit after a dig equal to a fresh fit bit for
+ * bit (also across the wrap), the emit rules (a slab gives top, ceiling and walls covering exactly its
+ * region; a single-layer level gives none), LOD selection and export. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+#include "strata/mesh.h"
+
+/* Rolling hills with terraces and two slabs (one rectangular, one round) over caves. */
+static st_level *hand_made_level(uint32_t w, uint32_t h) {
+    st_level *l = test_flat_level(w, h, 40);
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x += 2) {
+            double v = 50 + 25 * sin(x * 0.13) * cos(y * 0.09) + ((x / 24 + y / 40) % 3) * 12;
+            uint8_t low = (uint8_t)v;
+            double dx = (double)x - w * 0.7, dy = (double)y - h * 0.3;
+            bool rect = x >= 10 && x < 40 && y >= 12 && y < 30;
+            bool round = dx * dx + dy * dy < 18.0 * 18.0;
+            if (rect || round)
+                st_level_set_dual(l, (int)x, (int)y, low, (uint8_t)(low + 40), (uint8_t)(low + 70 + (x % 5)), 1, 3);
+            else {
+                st_level_set_single(l, (int)x, (int)y, low, 1);
+                st_level_set_single(l, (int)x + 1, (int)y, (uint8_t)(low + (y % 3)), 1);
+            }
+        }
+    return l;
+}
+
+static st_mesh *fit(const st_level *l, double tol, uint32_t chunk, bool no_outline) {
+    st_mesh *m = NULL;
+    st_mesh_desc d = {.tolerance = tol, .chunk_size = chunk, .no_outline = no_outline};
+    assert_st_ok(st_mesh_create(l, &d, &m, err));
+    return m;
+}
+
+/* Positions (along, z) of the floor vertices a LOD's floor triangles use on one side of a chunk. */
+static uint32_t side_sequence(const st_mesh *m, const st_mesh_chunk *c, uint32_t lod, int side, uint32_t *out) {
+    uint32_t C = m->chunk_size, n = 0;
+    uint8_t used[129 * 2] = {0};
+    const st_mesh_lod *L = &c->lods[lod];
+    for (uint32_t k = 0; k < 3 * L->part_triangles[ST_MESH_PART_FLOOR]; k++) {
+        const st_mesh_vertex *v = &c->vertices[c->indices[L->first_index + k]];
+        assert_int_equal(v->layer, ST_MESH_LAYER_FLOOR);
+        bool on = side == 0 ? v->x == 0 : side == 1 ? v->x == C : side == 2 ? v->y == 0 : v->y == C;
+        if (on) used[side < 2 ? v->y : v->x] = 1, used[129 + (side < 2 ? v->y : v->x)] = v->z;
+    }
+    for (uint32_t i = 0; i <= C; i++)
+        if (used[i]) out[n++] = i << 8 | used[129 + i];
+    return n;
+}
+
+static void sides_match_across_lods(void **state) {
+    (void)state;
+    st_level *l = hand_made_level(128, 64);
+    for (int no_outline = 0; no_outline < 2; no_outline++) {
+        st_mesh *m = fit(l, 2, 32, no_outline);
+        assert_int_equal(m->chunks_x, 4);
+        assert_int_equal(m->chunks_y, 2);
+        uint32_t a[129], b[129];
+        for (uint32_t cy = 0; cy < m->chunks_y; cy++)
+            for (uint32_t cx = 0; cx < m->chunks_x; cx++) {
+                const st_mesh_chunk *c = &m->chunks[cy * m->chunks_x + cx];
+                const st_mesh_chunk *right = &m->chunks[cy * m->chunks_x + (cx + 1) % m->chunks_x]; /* wraps */
+                const st_mesh_chunk *up = &m->chunks[((cy + 1) % m->chunks_y) * m->chunks_x + cx];
+                for (uint32_t la = 0; la < ST_MESH_LODS; la++)
+                    for (uint32_t lb = 0; lb < ST_MESH_LODS; lb++) {
+                        uint32_t na = side_sequence(m, c, la, 1, a), nb = side_sequence(m, right, lb, 0, b);
+                        assert_true(na >= 2);
+                        assert_int_equal(na, nb);
+                        assert_memory_equal(a, b, na * sizeof *a);
+                        na = side_sequence(m, c, la, 3, a), nb = side_sequence(m, up, lb, 2, b);
+                        assert_int_equal(na, nb);
+                        assert_memory_equal(a, b, na * sizeof *a);
+                    }
+                /* coarser LODs have fewer triangles; the AABB holds every vertex */
+                assert_true(c->lods[2].tin_triangles <= c->lods[1].tin_triangles);
+                assert_true(c->lods[1].tin_triangles <= c->lods[0].tin_triangles);
+                for (uint32_t k = 0; k < c->vertex_count; k++) {
+                    assert_true(c->vertices[k].z >= c->aabb_min[2] && c->vertices[k].z <= c->aabb_max[2]);
+                    assert_true(c->vertices[k].x <= m->chunk_size && c->vertices[k].y <= m->chunk_size);
+                }
+                for (uint32_t k = 0; k < c->index_count; k++) assert_true(c->indices[k] < c->vertex_count);
+                for (uint32_t lod = 0; lod < ST_MESH_LODS; lod++)
+                    for (uint32_t k = 0; k < 3 * c->lods[lod].triangle_count; k++)
+                        assert_true(c->indices[c->lods[lod].first_index + k] < c->lods[lod].vertex_count);
+            }
+        st_mesh_destroy(m);
+    }
+    st_level_destroy(l);
+}
+
+static void assert_meshes_equal(const st_mesh *a, const st_mesh *b) {
+    assert_int_equal(a->chunks_x * a->chunks_y, b->chunks_x * b->chunks_y);
+    for (uint32_t i = 0; i < a->chunks_x * a->chunks_y; i++) {
+        const st_mesh_chunk *x = &a->chunks[i], *y = &b->chunks[i];
+        assert_int_equal(x->vertex_count, y->vertex_count);
+        assert_int_equal(x->index_count, y->index_count);
+        assert_memory_equal(x->vertices, y->vertices, x->vertex_count * sizeof *x->vertices);
+        assert_memory_equal(x->indices, y->indices, x->index_count * sizeof *x->indices);
+        assert_memory_equal(x->lods, y->lods, sizeof x->lods);
+        assert_memory_equal(x->aabb_min, y->aabb_min, sizeof x->aabb_min);
+        assert_memory_equal(x->aabb_max, y->aabb_max, sizeof x->aabb_max);
+    }
+}
+
+static void refit_equals_fresh_fit(void **state) {
+    (void)state;
+    const int digs[][4] = {{64, 32, 12, 30}, {3, 40, 9, 60}, {96, 1, 20, 90}}; /* middle; touching x = 0 and y = 0, whose chunks wrap */
+    const uint32_t expect_chunks[] = {4, 4, 4};
+    for (int no_outline = 0; no_outline < 2; no_outline++) {
+        st_level *l = hand_made_level(128, 64);
+        st_mesh *m = fit(l, 2, 32, no_outline);
+        for (int k = 0; k < 3; k++) {
+            st_rect dirty;
+            assert_st_ok(st_level_dig(l, digs[k][0], digs[k][1], digs[k][2], digs[k][3], &dirty, err));
+            uint32_t n = 0;
+            assert_st_ok(st_mesh_refit(m, l, dirty, &n, err));
+            assert_int_equal(n, expect_chunks[k]);
+            st_mesh *fresh = fit(l, 2, 32, no_outline);
+            assert_meshes_equal(m, fresh);
+            st_mesh_destroy(fresh);
+        }
+        st_mesh_destroy(m);
+        st_level_destroy(l);
+    }
+}
+
+static double signed_area(const st_mesh_chunk *c, uint32_t first, uint32_t tris) {
+    double sum = 0;
+    for (uint32_t t = 0; t < tris; t++) {
+        const st_mesh_vertex *a = &c->vertices[c->indices[first + 3 * t]], *b = &c->vertices[c->indices[first + 3 * t + 1]],
+                             *d = &c->vertices[c->indices[first + 3 * t + 2]];
+        sum += 0.5 * (((double)b->x - a->x) * ((double)d->y - a->y) - ((double)b->y - a->y) * ((double)d->x - a->x));
+    }
+    return sum;
+}
+
+static void emit_rules(void **state) {
+    (void)state;
+    /* flat floor at 30, one slab over texels x 8..23, y 6..17: dual samples span a 15×11 rectangle */
+    st_level *l = test_flat_level(32, 32, 30);
+    for (int y = 6; y < 18; y++)
+        for (int x = 8; x < 24; x += 2) st_level_set_dual(l, x, y, 30, 62, 90, 1, 3);
+    for (int no_outline = 0; no_outline < 2; no_outline++) {
+        st_mesh *m = fit(l, 1, 32, no_outline);
+        const st_mesh_chunk *c = &m->chunks[0];
+        for (uint32_t lod = 0; lod < ST_MESH_LODS; lod++) {
+            const st_mesh_lod *L = &c->lods[lod];
+            uint32_t first = L->first_index;
+            assert_true(L->part_triangles[ST_MESH_PART_TOP] > 0);
+            assert_int_equal(L->part_triangles[ST_MESH_PART_TOP], L->part_triangles[ST_MESH_PART_CEILING]);
+            assert_true(L->part_triangles[ST_MESH_PART_WALL] > 0);
+            double floor_area = signed_area(c, first, L->part_triangles[0]);
+            assert_true(fabs(floor_area - 32.0 * 32.0) < 1e-9); /* the floor tiles the chunk, facing up */
+            first += 3 * L->part_triangles[0];
+            double top = signed_area(c, first, L->part_triangles[1]);
+            first += 3 * L->part_triangles[1];
+            double ceiling = signed_area(c, first, L->part_triangles[2]);
+            first += 3 * L->part_triangles[2];
+            /* the dual region (a 15×11 rectangle of samples) to within one texel of its outline */
+            if (fabs(top - 15.0 * 11.0) > 2.0 * (15 + 11)) fail_msg("slab area %.1f, want 165 ± 52", top);
+            assert_true(fabs(ceiling + top) < 1e-9); /* the same, facing down */
+            /* the slab's outline: top-triangle edges that no other top triangle shares */
+            double outline_len = 0;
+            const uint16_t *tix = c->indices + L->first_index + 3 * L->part_triangles[0];
+            for (uint32_t t = 0; t < L->part_triangles[1]; t++)
+                for (int e = 0; e < 3; e++) {
+                    const st_mesh_vertex *p = &c->vertices[tix[3 * t + e]], *q = &c->vertices[tix[3 * t + (e + 1) % 3]];
+                    bool shared = false;
+                    for (uint32_t u = 0; u < L->part_triangles[1] && !shared; u++)
+                        for (int f = 0; f < 3; f++) {
+                            const st_mesh_vertex *r = &c->vertices[tix[3 * u + f]], *w = &c->vertices[tix[3 * u + (f + 1) % 3]];
+                            if (r->x == q->x && r->y == q->y && w->x == p->x && w->y == p->y) shared = true;
+                        }
+                    if (!shared) outline_len += hypot((double)q->x - p->x, (double)q->y - p->y);
+                }
+            for (uint32_t k = 0; k < 3 * L->part_triangles[1]; k++) {
+                const st_mesh_vertex *v = &c->vertices[c->indices[L->first_index + 3 * L->part_triangles[0] + k]];
+                assert_int_equal(v->layer, ST_MESH_LAYER_TOP);
+                assert_int_equal(v->z, 90);
+            }
+            /* walls: two triangles (mid→high) along every outline edge, nothing more */
+            double wall_len = 0;
+            for (uint32_t t = 0; t < L->part_triangles[3]; t++) {
+                const uint16_t *ix = c->indices + first + 3 * t;
+                const st_mesh_vertex *a = &c->vertices[ix[0]], *b = &c->vertices[ix[1]];
+                assert_int_equal(a->layer, ST_MESH_LAYER_CEILING);
+                assert_int_equal(a->z, 62);
+                if (t % 2 == 0) wall_len += hypot((double)b->x - a->x, (double)b->y - a->y);
+            }
+            assert_true(outline_len > 0);
+            assert_true(fabs(wall_len - outline_len) < 1e-6);
+        }
+        st_mesh_destroy(m);
+    }
+    st_level_destroy(l);
+    /* a single-layer level never emits slab triangles */
+    st_level *flat = hand_made_level(64, 64);
+    for (uint32_t i = 0; i < 64 * 64; i++) flat->meta[i] &= (uint8_t)~(ST_META_DUAL | ST_META_DELTA_MASK);
+    st_mesh *m = fit(flat, 4, 32, false);
+    st_mesh_totals t = st_mesh_compute_totals(m);
+    for (uint32_t lod = 0; lod < ST_MESH_LODS; lod++) {
+        assert_true(t.part_triangles[lod][ST_MESH_PART_FLOOR] > 0);
+        assert_int_equal(t.part_triangles[lod][ST_MESH_PART_TOP], 0);
+        assert_int_equal(t.part_triangles[lod][ST_MESH_PART_CEILING], 0);
+        assert_int_equal(t.part_triangles[lod][ST_MESH_PART_WALL], 0);
+    }
+    assert_int_equal(t.insertions[ST_TIN_DRIVER_SLAB] + t.insertions[ST_TIN_DRIVER_OUTLINE], 0);
+    st_mesh_destroy(m);
+    st_level_destroy(flat);
+}
+
+static void totals_and_memory(void **state) {
+    (void)state;
+    st_level *l = hand_made_level(128, 128);
+    st_mesh *m = fit(l, 4, 64, false);
+    st_mesh_totals t = st_mesh_compute_totals(m);
+    uint64_t bytes = 0, tris = 0;
+    for (uint32_t i = 0; i < m->chunks_x * m->chunks_y; i++) {
+        bytes += 4ull * m->chunks[i].vertex_count + 2ull * m->chunks[i].index_count;
+        tris += m->chunks[i].index_count / 3;
+    }
+    assert_int_equal(t.gpu_bytes, bytes);
+    assert_int_equal(t.triangles, tris);
+    assert_true(t.max_error <= 4);
+    assert_true((double)t.gpu_bytes / (double)t.triangles <= 8.0);
+    assert_int_equal(sizeof(st_mesh_vertex), 4);
+    st_mesh_destroy(m);
+    st_level_destroy(l);
+}
+
+static void lod_selection(void **state) {
+    (void)state;
+    assert_int_equal(st_mesh_lod_for_distance(0), 0);
+    assert_int_equal(st_mesh_lod_for_distance(511.9f), 0);
+    assert_int_equal(st_mesh_lod_for_distance(512), 1);
+    assert_int_equal(st_mesh_lod_for_distance(1023.9f), 1);
+    assert_int_equal(st_mesh_lod_for_distance(1024), 2);
+    assert_int_equal(st_mesh_lod_for_distance(1e9f), 2);
+    st_mesh mesh = {.width = 4096, .height = 4096, .chunk_size = 128};
+    st_mesh_chunk c = {.aabb_min = {0.5f, 0.5f, 0}};
+    assert_int_equal(st_mesh_select_lod(&mesh, &c, 64, 64), 0);
+    assert_int_equal(st_mesh_select_lod(&mesh, &c, 4096 - 100, 64), 0); /* near across the wrap */
+    assert_int_equal(st_mesh_select_lod(&mesh, &c, 800, 64), 1);
+    assert_int_equal(st_mesh_select_lod(&mesh, &c, 2048, 2048), 2);
+}
+
+static void export_files(void **state) {
+    (void)state;
+    st_level *l = hand_made_level(64, 64);
+    st_mesh *m = fit(l, 4, 32, false);
+    const char *dir = test_temp_dir("mesh");
+    char path[512];
+    snprintf(path, sizeof path, "%s/m.obj", dir);
+    assert_st_ok(st_mesh_export(m, 0, path, err));
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    char line[256];
+    uint64_t v = 0, f = 0, g = 0;
+    while (fgets(line, sizeof line, fp)) v += line[0] == 'v', f += line[0] == 'f', g += line[0] == 'g';
+    fclose(fp);
+    st_mesh_totals t = st_mesh_compute_totals(m);
+    uint64_t lod0 = 0, verts = 0;
+    for (int p = 0; p < ST_MESH_PART_COUNT; p++) lod0 += t.part_triangles[0][p];
+    for (uint32_t i = 0; i < 4; i++) verts += m->chunks[i].lods[0].vertex_count;
+    assert_int_equal(f, lod0);
+    assert_int_equal(v, verts);
+    assert_int_equal(g, 4);
+    snprintf(path, sizeof path, "%s/m.ply", dir);
+    assert_st_ok(st_mesh_export(m, 2, path, err));
+    snprintf(path, sizeof path, "%s/m.stl", dir);
+    st_error e = {0};
+    assert_int_equal(st_mesh_export(m, 0, path, &e), ST_ERR_INVALID);
+    st_mesh_destroy(m);
+    st_level_destroy(l);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sides_match_across_lods), cmocka_unit_test(refit_equals_fresh_fit),
+        cmocka_unit_test(emit_rules),              cmocka_unit_test(totals_and_memory),
+        cmocka_unit_test(lod_selection),           cmocka_unit_test(export_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

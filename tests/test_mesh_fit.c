@@ -1,0 +1,268 @@
+/* The TIN fitter: known answers on flat and planar grids, the Delaunay property after every insertion
+ * batch (exact in-circle over all edges), the error bound on every sample of every layer under both
+ * metrics, coarse fits as prefixes of fine ones, and bit-for-bit determinism. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+#include "strata/mesh.h"
+
+typedef struct grid {
+    uint32_t w, h;
+    uint16_t *low, *mid, *high;
+    uint8_t *dual;
+} grid;
+
+static uint32_t hash(uint32_t x) {
+    x ^= x >> 16, x *= 0x7feb352du, x ^= x >> 15, x *= 0x846ca68bu, x ^= x >> 16;
+    return x;
+}
+
+/* Hills, a noisy terrace, and a dual blob (a slab over a cave) with a single-sample hole. */
+static grid make_grid(uint32_t w, uint32_t h, uint32_t seed, bool with_slab) {
+    grid g = {w, h, calloc(w * h, 2), calloc(w * h, 2), calloc(w * h, 2), calloc(w * h, 1)};
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            size_t i = (size_t)y * w + x;
+            double v = 60 + 30 * sin(x * 0.21 + seed) * cos(y * 0.17) + (x > w / 2 ? 25 : 0) + (hash(i * 7 + seed) % 5);
+            g.low[i] = g.mid[i] = g.high[i] = (uint16_t)v;
+            double dx = x - w * 0.4, dy = y - h * 0.55;
+            if (with_slab && dx * dx + 0.6 * dy * dy < (w * 0.28) * (w * 0.28) && !(x == w / 2 && y == h / 2)) {
+                g.dual[i] = 1;
+                g.mid[i] = (uint16_t)(g.low[i] + 24 + (x % 3) * 8);
+                g.high[i] = (uint16_t)(g.mid[i] + 20 + (y % 4));
+            }
+        }
+    return g;
+}
+
+static void free_grid(grid *g) {
+    free(g->low), free(g->mid), free(g->high), free(g->dual);
+}
+
+static st_tin_desc desc_of(const grid *g, double tol, bool outline) {
+    return (st_tin_desc){.width = g->w, .height = g->h, .low = g->low, .mid = g->mid, .high = g->high,
+                         .dual = g->dual, .tolerance = tol, .outline = outline};
+}
+
+/* Independent check of the metric: every sample of every triangle (closed), in doubles. */
+static void check_error_bound(const st_tin *tin, const grid *g, double tol, bool outline) {
+    uint32_t covered = 0;
+    uint8_t *seen = calloc(g->w * g->h, 1);
+    for (uint32_t t = 0; t < tin->triangle_count; t++) {
+        const st_tin_triangle *T = &tin->triangles[t];
+        const st_tin_vertex *v[3] = {&tin->vertices[T->v[0]], &tin->vertices[T->v[1]], &tin->vertices[T->v[2]]};
+        size_t vs[3];
+        bool all_dual = true;
+        for (int k = 0; k < 3; k++) {
+            vs[k] = (size_t)v[k]->y * g->w + v[k]->x;
+            all_dual = all_dual && g->dual[vs[k]];
+        }
+        double A = ((double)v[1]->x - v[0]->x) * ((double)v[2]->y - v[0]->y) - ((double)v[1]->y - v[0]->y) * ((double)v[2]->x - v[0]->x);
+        assert_true(A > 0);
+        for (uint32_t y = 0; y < g->h; y++)
+            for (uint32_t x = 0; x < g->w; x++) {
+                double wgt[3];
+                bool inside = true;
+                for (int k = 0; k < 3; k++) {
+                    const st_tin_vertex *a = v[(k + 1) % 3], *b = v[(k + 2) % 3];
+                    wgt[k] = ((double)b->x - a->x) * ((double)y - a->y) - ((double)b->y - a->y) * ((double)x - a->x);
+                    if (wgt[k] < 0) inside = false;
+                }
+                if (!inside) continue;
+                size_t s = (size_t)y * g->w + x;
+                if (!seen[s]) seen[s] = 1, covered++;
+                const uint16_t *L[3] = {g->low, g->mid, g->high};
+                int layers = (!outline || all_dual) ? 3 : 1;
+                for (int l = 0; l < layers; l++) {
+                    double z = (wgt[0] * L[l][vs[0]] + wgt[1] * L[l][vs[1]] + wgt[2] * L[l][vs[2]]) / A;
+                    if (fabs(z - L[l][s]) > tol + 1e-9)
+                        fail_msg("layer %d sample (%u,%u): error %.3f > %.3f", l, x, y, fabs(z - L[l][s]), tol);
+                }
+                /* the slab covers the dual region to within one texel: a single sample under a slab
+                 * triangle lies within 1 of its edges; a dual sample under another triangle is a corner or
+                 * within 1 of an edge joining two dual corners */
+                bool near[3];
+                for (int k = 0; k < 3; k++) {
+                    const st_tin_vertex *a = v[(k + 1) % 3], *b = v[(k + 2) % 3];
+                    double len2 = ((double)b->x - a->x) * ((double)b->x - a->x) + ((double)b->y - a->y) * ((double)b->y - a->y);
+                    near[k] = wgt[k] * wgt[k] <= len2;
+                }
+                if (outline && all_dual && !g->dual[s] && !(near[0] || near[1] || near[2]))
+                    fail_msg("single sample (%u,%u) deep under a slab triangle", x, y);
+                if (outline && !all_dual && g->dual[s]) {
+                    bool ok = s == vs[0] || s == vs[1] || s == vs[2];
+                    for (int k = 0; k < 3; k++)
+                        if (near[k] && g->dual[vs[(k + 1) % 3]] && g->dual[vs[(k + 2) % 3]]) ok = true;
+                    if (!ok) fail_msg("dual sample (%u,%u) left under a non-slab triangle", x, y);
+                }
+            }
+    }
+    assert_int_equal(covered, g->w * g->h); /* the triangles tile the grid */
+    free(seen);
+}
+
+static void flat_grid_is_two_triangles(void **state) {
+    (void)state;
+    grid g = make_grid(33, 17, 1, false);
+    for (uint32_t i = 0; i < 33 * 17; i++) g.low[i] = g.mid[i] = g.high[i] = 77;
+    st_tin *tin;
+    assert_st_ok(st_tin_create(&tin, err));
+    st_tin_desc d = desc_of(&g, 0.5, true);
+    assert_st_ok(st_tin_fit(tin, &d, err));
+    assert_int_equal(tin->vertex_count, 4);
+    assert_int_equal(tin->triangle_count, 2);
+    /* a tilted plane is exact too: z = 3x + 2y */
+    for (uint32_t y = 0; y < 17; y++)
+        for (uint32_t x = 0; x < 33; x++) g.low[y * 33 + x] = g.mid[y * 33 + x] = g.high[y * 33 + x] = (uint16_t)(3 * x + 2 * y);
+    assert_st_ok(st_tin_fit(tin, &d, err));
+    assert_int_equal(tin->triangle_count, 2);
+    assert_true(tin->stats.max_error == 0);
+    /* one spike in the middle: the sides stay put, the spike is inserted and nothing else is needed
+     * beyond what the tolerance asks around it */
+    for (uint32_t i = 0; i < 33 * 17; i++) g.low[i] = g.mid[i] = g.high[i] = 10;
+    g.low[8 * 33 + 16] = g.mid[8 * 33 + 16] = g.high[8 * 33 + 16] = 200;
+    d.tolerance = 1000; /* nothing to do */
+    assert_st_ok(st_tin_fit(tin, &d, err));
+    assert_int_equal(tin->vertex_count, 4);
+    d.tolerance = 100; /* the spike (error 190) goes in; its fan then leaves samples ≤ 190·(1 − 1/16) off */
+    assert_st_ok(st_tin_fit(tin, &d, err));
+    assert_true(tin->vertex_count >= 5);
+    assert_int_equal(tin->vertices[4].x, 16);
+    assert_int_equal(tin->vertices[4].y, 8);
+    check_error_bound(tin, &g, 100, true);
+    st_tin_destroy(tin);
+    free_grid(&g);
+}
+
+static void delaunay_after_every_batch(void **state) {
+    (void)state;
+    for (int variant = 0; variant < 3; variant++) {
+        grid g = make_grid(41, 29, (uint32_t)variant, variant != 2);
+        if (variant == 2) /* a checkerboard of plateaus: cocircular grid points everywhere */
+            for (uint32_t y = 0; y < g.h; y++)
+                for (uint32_t x = 0; x < g.w; x++)
+                    g.low[y * g.w + x] = g.mid[y * g.w + x] = g.high[y * g.w + x] = (uint16_t)((((x / 4) + (y / 4)) & 1) * 40);
+        st_tin *tin;
+        assert_st_ok(st_tin_create(&tin, err));
+        st_tin_desc d = desc_of(&g, 1.0, variant == 0);
+        assert_st_ok(st_tin_fit(tin, &d, err));
+        uint32_t total = tin->vertex_count;
+        for (uint32_t k = 1; k < total; k += 7) {
+            d.max_insertions = k;
+            assert_st_ok(st_tin_fit(tin, &d, err));
+            st_error e = {0};
+            if (!st_tin_check_delaunay(tin, &e)) fail_msg("variant %d after %u insertions: %s", variant, k, e.message);
+        }
+        d.max_insertions = 0;
+        assert_st_ok(st_tin_fit(tin, &d, err));
+        st_error e = {0};
+        if (!st_tin_check_delaunay(tin, &e)) fail_msg("variant %d final: %s", variant, e.message);
+        st_tin_destroy(tin);
+        free_grid(&g);
+    }
+}
+
+static void error_bound_both_metrics(void **state) {
+    (void)state;
+    grid g = make_grid(65, 49, 3, true);
+    st_tin *tin;
+    assert_st_ok(st_tin_create(&tin, err));
+    const double tols[] = {1, 4, 16};
+    for (int outline = 0; outline < 2; outline++)
+        for (int i = 0; i < 3; i++) {
+            st_tin_desc d = desc_of(&g, tols[i], outline);
+            assert_st_ok(st_tin_fit(tin, &d, err));
+            assert_true(tin->stats.max_error <= tols[i]);
+            check_error_bound(tin, &g, tols[i], outline);
+            uint32_t sum = 0;
+            for (int k = 0; k < ST_TIN_DRIVER_COUNT; k++) sum += tin->stats.insertions[k];
+            assert_int_equal(sum + 4, tin->vertex_count); /* every vertex but the corners has one driver */
+            if (outline) assert_true(tin->stats.insertions[ST_TIN_DRIVER_OUTLINE] > 0);
+        }
+    /* 16-bit heights (a DEM in decimetres), single layer */
+    for (uint32_t i = 0; i < g.w * g.h; i++) g.low[i] = (uint16_t)(g.low[i] * 211 + (hash(i) % 97));
+    st_tin_desc d = {.width = g.w, .height = g.h, .low = g.low, .tolerance = 40};
+    assert_st_ok(st_tin_fit(tin, &d, err));
+    for (uint32_t i = 0; i < g.w * g.h; i++) g.mid[i] = g.high[i] = g.low[i], g.dual[i] = 0;
+    check_error_bound(tin, &g, 40, false);
+    st_tin_destroy(tin);
+    free_grid(&g);
+}
+
+typedef struct snap_copy {
+    uint32_t vertex_count[ST_TIN_MAX_SNAPSHOTS], triangle_count[ST_TIN_MAX_SNAPSHOTS];
+    st_tin_vertex vertices[ST_TIN_MAX_SNAPSHOTS][4096];
+    st_tin_triangle triangles[ST_TIN_MAX_SNAPSHOTS][8192];
+} snap_copy;
+
+static void on_snap(void *user, const st_tin *tin, uint32_t i) {
+    snap_copy *s = user;
+    s->vertex_count[i] = tin->vertex_count;
+    s->triangle_count[i] = tin->triangle_count;
+    memcpy(s->vertices[i], tin->vertices, tin->vertex_count * sizeof *tin->vertices);
+    memcpy(s->triangles[i], tin->triangles, tin->triangle_count * sizeof *tin->triangles);
+}
+
+static void coarse_fit_is_a_prefix_and_deterministic(void **state) {
+    (void)state;
+    grid g = make_grid(57, 45, 5, true);
+    snap_copy *snaps = calloc(1, sizeof *snaps);
+    st_tin *tin, *other;
+    assert_st_ok(st_tin_create(&tin, err));
+    assert_st_ok(st_tin_create(&other, err));
+    for (int outline = 0; outline < 2; outline++) {
+        st_tin_desc d = desc_of(&g, 2, outline);
+        d.snapshot_tolerances[0] = 8, d.snapshot_tolerances[1] = 4;
+        d.snapshot = on_snap, d.user = snaps;
+        assert_st_ok(st_tin_fit(tin, &d, err));
+        for (int i = 0; i < 2; i++) {
+            st_tin_desc c = desc_of(&g, i == 0 ? 8 : 4, outline);
+            c.border_tolerance = 2;
+            assert_st_ok(st_tin_fit(other, &c, err));
+            assert_int_equal(other->vertex_count, snaps->vertex_count[i]);
+            assert_int_equal(other->triangle_count, snaps->triangle_count[i]);
+            assert_memory_equal(other->vertices, snaps->vertices[i], other->vertex_count * sizeof(st_tin_vertex));
+            assert_memory_equal(other->triangles, snaps->triangles[i], other->triangle_count * sizeof(st_tin_triangle));
+            assert_true(snaps->vertex_count[i] < tin->vertex_count);
+        }
+        /* a workspace that just fitted something else gives the same answer as a fresh one */
+        st_tin_desc c = desc_of(&g, 2, outline);
+        assert_st_ok(st_tin_fit(other, &c, err));
+        assert_int_equal(other->triangle_count, tin->triangle_count);
+        assert_memory_equal(other->vertices, tin->vertices, tin->vertex_count * sizeof(st_tin_vertex));
+        assert_memory_equal(other->triangles, tin->triangles, tin->triangle_count * sizeof(st_tin_triangle));
+    }
+    st_tin_destroy(tin);
+    st_tin_destroy(other);
+    free(snaps);
+    free_grid(&g);
+}
+
+static void bad_descriptors(void **state) {
+    (void)state;
+    st_tin *tin;
+    assert_st_ok(st_tin_create(&tin, err));
+    uint16_t z[4] = {0};
+    st_error e = {0};
+    st_tin_desc d = {.width = 1, .height = 4, .low = z, .tolerance = 1};
+    assert_int_equal(st_tin_fit(tin, &d, &e), ST_ERR_INVALID);
+    assert_non_null(strstr(e.message, "grid"));
+    d = (st_tin_desc){.width = 2, .height = 2, .low = z, .tolerance = 0};
+    assert_int_equal(st_tin_fit(tin, &d, &e), ST_ERR_INVALID);
+    d = (st_tin_desc){.width = 2, .height = 2, .low = z, .mid = z, .tolerance = 1};
+    assert_int_equal(st_tin_fit(tin, &d, &e), ST_ERR_INVALID);
+    st_tin_destroy(tin);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(flat_grid_is_two_triangles),
+        cmocka_unit_test(delaunay_after_every_batch),
+        cmocka_unit_test(error_bound_both_metrics),
+        cmocka_unit_test(coarse_fit_is_a_prefix_and_deterministic),
+        cmocka_unit_test(bad_descriptors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
