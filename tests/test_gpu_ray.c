@@ -63,6 +63,26 @@ static void test_flat_floor(void **state) {
     st_level_destroy(l);
 }
 
+/* Water at height 0 is a real, hittable surface (the reference's classic bug, on the GPU side). */
+static void test_height_zero(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(256, 256, 0);
+    st_engine *e = make_engine(l);
+    for (int m = 0; m < 2; m++) {
+        for (int k = 0; k < 3; k++) {
+            float pitch = k == 0 ? -90.0f : k == 1 ? -30.0f : -10.0f;
+            st_camera cam = {.position = {128, 128, 40}, .yaw_deg = 17, .pitch_deg = pitch};
+            float hit[3];
+            float d = centre_distance(e, methods[m], cam, hit);
+            if (isnan(d) || fabsf(hit[2]) > 0.5f)
+                fail_msg("%s pitch %.0f: height-0 floor hit at z=%.3f (d=%.3f)", methods[m], pitch, hit[2], d);
+        }
+    }
+    assert_int_equal(st_engine_validation_messages(e), 0);
+    st_engine_destroy(e);
+    st_level_destroy(l);
+}
+
 /* Floor at 10; a slab over x,y in [96,160) with ceiling 90 and top 100; a cliff wall of height 150 at
  * x in [160,168). */
 static st_level *slab_level(void) {
@@ -182,6 +202,7 @@ static void test_solid_c_vs_glsl(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flat_floor),
+        cmocka_unit_test(test_height_zero),
         cmocka_unit_test(test_slab_and_cave),
         cmocka_unit_test(test_edit_next_frame),
         cmocka_unit_test(test_solid_c_vs_glsl),

@@ -6,8 +6,11 @@
 // Distance of the first hit along the normalised ray, or -1.
 float ray_march(vec3 o, vec3 dir, float t0, float t1, uint steps) {
     float top = g.level_info.w;
+    bool ends_on_ground = false; // the segment ends on the plane z = 0, which is always solid
     if (dir.z < -1e-5) {
-        t1 = min(t1, o.z / -dir.z);                          // z = 0: height 0 is solid
+        float t_ground = o.z / -dir.z;
+        ends_on_ground = t_ground <= t1;
+        t1 = min(t1, t_ground);                              // z = 0: height 0 is solid
         if (o.z > top) t0 = max(t0, (o.z - top) / -dir.z);   // nothing solid above top
     } else if (o.z + dir.z * t0 > top) {
         return -1.0;
@@ -28,7 +31,8 @@ float ray_march(vec3 o, vec3 dir, float t0, float t1, uint steps) {
         }
     }
     if (!hit) {
-        if (!solid(o + dir * t1)) return -1.0;
+        // rounding can leave the clipped end a hair above z = 0: it is the ground all the same
+        if (!ends_on_ground && !solid(o + dir * t1)) return -1.0;
         a = t1 - dt;
         b = t1;
     }
