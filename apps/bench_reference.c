@@ -1,0 +1,104 @@
+/* strata bench reference: the CPU reference cast of whole views (never the disk cache) on a world's default
+ * views, reporting the median per view and over all views, against the target of ≤ 2 s at 1280×800. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "strata/reference.h"
+#include "strata/views.h"
+
+static int usage(void) {
+    printf("usage: strata bench reference [--world W] [--size WxH] [--views N] [--repeat R]\n\n"
+           "Casts the CPU reference of the first N default views (one per pitch first) R times each at WxH\n"
+           "(default: default world, 1280x800, 4 views, 3 repeats) and prints the median time per view and\n"
+           "the median over all casts. Threads: STRATA_THREADS (default: one per core).\n");
+    return CLI_EXIT_OK;
+}
+
+int bench_reference(int argc, char **argv) {
+    const char *world = "default";
+    uint32_t w = 1280, h = 800, view_limit = 4, repeat = 3;
+    static const struct option opts[] = {{"world", required_argument, 0, 'w'}, {"size", required_argument, 0, 's'},
+                                         {"views", required_argument, 0, 'v'}, {"repeat", required_argument, 0, 'r'},
+                                         {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
+    cli_getopt_reset();
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'w': world = optarg; break;
+        case 's':
+            if (!cli_parse_size(optarg, &w, &h)) return cli_usage_error("bench reference", "bad --size '%s'", optarg);
+            break;
+        case 'v':
+            if (!cli_parse_uint(optarg, 1, ST_MAX_VIEWS, &view_limit))
+                return cli_usage_error("bench reference", "bad --views '%s'", optarg);
+            break;
+        case 'r':
+            if (!cli_parse_uint(optarg, 1, 100, &repeat))
+                return cli_usage_error("bench reference", "bad --repeat '%s'", optarg);
+            break;
+        case 'h': return usage();
+        default: return cli_usage_error("bench reference", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    st_error err = {0};
+    st_level *level = NULL;
+    if (cli_load_world(world, &level, &err)) return cli_fail("bench reference", &err);
+    st_viewpoint all[ST_MAX_VIEWS], views[ST_MAX_VIEWS];
+    size_t count = 0, n = 0;
+    if (st_views_default(level, all, ST_MAX_VIEWS, &count, &err)) {
+        st_level_destroy(level);
+        return cli_fail("bench reference", &err);
+    }
+    /* one view of each pitch first, so a small N still covers horizon and straight-down rays */
+    bool taken[ST_MAX_VIEWS] = {0};
+    for (int pass = 0; pass < 2 && n < view_limit; pass++)
+        for (size_t i = 0; i < count && n < view_limit; i++) {
+            if (taken[i]) continue;
+            bool new_pitch = true;
+            for (size_t k = 0; k < n; k++)
+                if (fabsf(views[k].pitch_deg - all[i].pitch_deg) < 0.5f) new_pitch = false;
+            if (pass == 1 || new_pitch) {
+                views[n++] = all[i];
+                taken[i] = true;
+            }
+        }
+    double t0 = st_time_ms();
+    st_reference *ref = NULL;
+    st_ref_image img = {0};
+    if (st_reference_create(level, &ref, &err) || st_ref_image_create(w, h, &img, &err)) {
+        st_reference_destroy(ref);
+        st_level_destroy(level);
+        return cli_fail("bench reference", &err);
+    }
+    double build = st_time_ms() - t0;
+    printf("reference on %s (%ux%u), %ux%u, %u threads: pyramid + crc %.1f ms\n", world, level->width,
+           level->height, w, h, st_job_threads(), build);
+    double *all_ms = malloc(sizeof(double) * n * repeat);
+    size_t m = 0;
+    for (size_t v = 0; v < n; v++) {
+        st_camera cam = st_viewpoint_camera(level, &views[v]);
+        double ms[100];
+        size_t sky = 0;
+        for (uint32_t r = 0; r < repeat; r++) {
+            double s = st_time_ms();
+            st_reference_cast(ref, &cam, &img, &err);
+            ms[r] = st_time_ms() - s;
+            all_ms[m++] = ms[r];
+        }
+        for (size_t k = 0; k < (size_t)w * h; k++) sky += isnan(img.distance[k]);
+        st_stats st = st_stats_of(ms, repeat);
+        printf("  %-20s pitch %4.0f  median %8.1f ms  (min %.1f, max %.1f)  sky %5.1f %%\n", views[v].name,
+               views[v].pitch_deg, st.median, st.min, st.max, 100.0 * (double)sky / ((double)w * h));
+    }
+    st_stats total = st_stats_of(all_ms, m);
+    printf("median over %zu casts: %.1f ms (target <= 2000 ms at 1280x800): %s\n", m, total.median,
+           total.median <= 2000 ? "ok" : "SLOW");
+    free(all_ms);
+    st_ref_image_free(&img);
+    st_reference_destroy(ref);
+    st_level_destroy(level);
+    return CLI_EXIT_OK;
+}

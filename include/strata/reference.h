@@ -1,0 +1,68 @@
+/* The CPU reference ray cast: the ground truth every GPU method is scored against. An exact cell-by-cell
+ * traversal of the texel columns (a 2-D DDA accelerated by a max-height pyramid), the one camera
+ * (st_view_pixel_ray) and the one SOLID predicate; results are cached on disk keyed by level and camera. */
+#ifndef STRATA_REFERENCE_H
+#define STRATA_REFERENCE_H
+
+#include "strata/camera.h"
+#include "strata/level.h"
+
+/* Bumped whenever the cast's output could change: it is part of the cache key. */
+#define ST_REFERENCE_VERSION 1u
+/* Stated accuracy of a hit distance against the analytic answer, in world units (tested). The cast is
+ * exact up to float rounding of the ray: the tolerance is the rounding at 1,000 units, not a step size. */
+#define ST_REFERENCE_TOLERANCE 1e-3f
+
+/* Which face of a texel column a ray entered: the reference's own cheap normal, for the shaded image. */
+typedef enum st_ref_face {
+    ST_REF_SKY = 0,
+    ST_REF_FACE_TOP,    /* a horizontal surface seen from above (a floor or a slab top) */
+    ST_REF_FACE_BOTTOM, /* a cave ceiling seen from below */
+    ST_REF_FACE_WEST,   /* a vertical wall facing −x */
+    ST_REF_FACE_EAST,   /* facing +x */
+    ST_REF_FACE_SOUTH,  /* facing −y */
+    ST_REF_FACE_NORTH,  /* facing +y */
+    ST_REF_FACE_INSIDE, /* the ray started inside solid terrain (at the near plane) */
+} st_ref_face;
+
+/* One reference image. distance[j·w + i] is the distance along pixel (i, j)'s normalised ray, NAN for
+ * sky (nothing solid between the near and far planes). face and type (the material hit) may be unused. */
+typedef struct st_ref_image {
+    uint32_t width, height;
+    float *distance;
+    uint8_t *face;
+    uint8_t *type;
+} st_ref_image;
+
+/* A reference caster for one level: owns the max-height pyramid built from it. The level must outlive it
+ * and must not change while it is alive (after an edit, create a new one). */
+typedef struct st_reference st_reference;
+
+st_result st_reference_create(const st_level *level, st_reference **out, st_error *err);
+void st_reference_destroy(st_reference *ref);
+
+/* The first hit of one ray from origin along the normalised dir with distance in [t_min, t_max]; false on
+ * a miss. face/type may be NULL. Exposed for tests and tools. */
+bool st_reference_ray(const st_reference *ref, const float origin[3], const float dir[3], float t_min, float t_max,
+                      float *t_hit, uint8_t *face, uint8_t *type);
+
+/* Casts every pixel of the camera at width×height (rows in parallel on the job system). */
+st_result st_ref_image_create(uint32_t width, uint32_t height, st_ref_image *out, st_error *err);
+void st_ref_image_free(st_ref_image *img);
+st_result st_reference_cast(const st_reference *ref, const st_camera *camera, st_ref_image *img, st_error *err);
+
+/* The same through a disk cache: cache_dir/ref-<key>.bin, keyed by the level's CRC-32, the camera, the
+ * size and ST_REFERENCE_VERSION; written atomically, validated (header, key and payload CRC) on load, a
+ * bad file is recomputed and replaced. cache_dir NULL = no cache. *from_cache may be NULL. */
+st_result st_reference_cast_cached(const st_reference *ref, const st_camera *camera, const char *cache_dir,
+                                   st_ref_image *img, bool *from_cache, st_error *err);
+
+/* CRC-32 (zlib) of the level's height and metadata planes, the key the cache and reports use. */
+uint32_t st_reference_crc(const st_reference *ref);
+uint32_t st_reference_level_crc32(const st_level *level);
+
+/* A shaded greyscale-on-colour picture of the reference for reports: faces lit by the sun direction,
+ * darkened with distance, sky in the fog colour. rgba = w·h·4 bytes. */
+void st_ref_image_shade(const st_ref_image *img, float far_dist, uint8_t *rgba);
+
+#endif

@@ -1,0 +1,75 @@
+/* The comparison result as data: slugs, pitch grouping, the quick protocol's view pick, the per-method
+ * 12-scene means with their 95 % intervals, and freeing. No GPU here, so tests use it on made-up rows. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "strata/eval.h"
+
+void st_eval_slug(const char *name, char *slug, size_t cap) {
+    size_t n = 0;
+    bool dash = false;
+    for (const char *p = name; *p && n + 1 < cap; p++) {
+        char c = *p;
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        if (alnum) {
+            if (dash && n > 0 && n + 2 < cap) slug[n++] = '-';
+            slug[n++] = c;
+            dash = false;
+        } else {
+            dash = true;
+        }
+    }
+    slug[n] = 0;
+    if (!n) snprintf(slug, cap, "unknown");
+}
+
+size_t st_compare_pitches(const st_compare_result *r, int *pitches, size_t cap) {
+    size_t n = 0;
+    for (size_t v = 0; v < r->view_count; v++) {
+        int p = (int)lroundf(r->views[v].pitch_deg);
+        bool seen = false;
+        for (size_t k = 0; k < n; k++) seen |= pitches[k] == p;
+        if (!seen && n < cap) pitches[n++] = p;
+    }
+    return n;
+}
+
+size_t st_compare_pick_per_pitch(const st_viewpoint *in, size_t n, st_viewpoint *out, size_t cap) {
+    size_t m = 0;
+    for (size_t i = 0; i < n && m < cap; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < m; k++) seen |= lroundf(out[k].pitch_deg) == lroundf(in[i].pitch_deg);
+        if (!seen) out[m++] = in[i];
+    }
+    return m;
+}
+
+void st_compare_summarize(st_compare_result *r) {
+    for (size_t m = 0; m < r->method_count; m++) {
+        double sum = 0, var = 0;
+        size_t k = 0;
+        for (size_t v = 0; v < r->view_count; v++) {
+            const st_compare_row *row = &r->rows[m * r->view_count + v];
+            if (!row->frames || !isfinite(row->avg_ms)) continue;
+            double s = row->gpu_timing ? row->gpu.stddev : row->cpu.stddev;
+            sum += row->avg_ms;
+            var += s * s / (double)row->frames;
+            k++;
+        }
+        r->methods[m].mean_ms = k ? sum / (double)k : NAN;
+        r->methods[m].ci95_ms = k ? 1.96 * sqrt(var) / (double)k : NAN;
+    }
+}
+
+void st_compare_result_free(st_compare_result *r) {
+    if (!r) return;
+    if (r->rows)
+        for (size_t k = 0; k < r->method_count * r->view_count; k++) {
+            free(r->rows[k].gpu_ms);
+            free(r->rows[k].cpu_ms);
+        }
+    free(r->rows);
+    free(r);
+}

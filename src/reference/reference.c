@@ -1,0 +1,439 @@
+/* The CPU reference ray cast. Within one texel column the solid set is [−∞, low] ∪ [mid, high] (the one
+ * SOLID predicate), so a ray is intersected exactly cell by cell — no step size, nothing skipped, a 1-texel
+ * wall is as visible as a mountain. A pyramid of block bounds (maximum height, shared air gap under slabs)
+ * lets empty air — above the terrain or inside a cave — be crossed a block at a time. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "strata/image.h"
+#include "strata/reference.h"
+
+#define MAX_LEVELS 7 /* blocks up to 64×64 texels: beyond that a block rarely stays empty */
+
+/* What a ray may assume about a block of texels without looking inside: everything above `max` is air,
+ * and so is every z with gap_lo < z < gap_hi (the air gap under the slabs that every texel shares; a single
+ * texel's gap is everything above it, stored as 255 — conservative, since z ≥ 255 is covered by max). */
+typedef struct block {
+    uint8_t max, gap_lo, gap_hi, pad;
+} block;
+
+struct st_reference {
+    const st_level *level;
+    uint32_t crc;
+    int levels;                 /* pyramid levels 1..levels describe blocks of 2^L × 2^L texels */
+    block *max[MAX_LEVELS + 1];
+    uint32_t mw[MAX_LEVELS + 1], mh[MAX_LEVELS + 1];
+    uint8_t global_max;
+};
+
+/* ---- construction ------------------------------------------------------------------------------------ */
+
+uint32_t st_reference_level_crc32(const st_level *level) {
+    size_t n = (size_t)level->width * level->height;
+    uLong crc = crc32(0L, Z_NULL, 0);
+    /* zlib takes uInt lengths: feed the planes in 1 GiB pieces */
+    for (size_t off = 0; off < n; off += 1u << 30) {
+        size_t len = n - off < (1u << 30) ? n - off : (1u << 30);
+        crc = crc32(crc, level->heights + off, (uInt)len);
+    }
+    for (size_t off = 0; off < n; off += 1u << 30) {
+        size_t len = n - off < (1u << 30) ? n - off : (1u << 30);
+        crc = crc32(crc, level->meta + off, (uInt)len);
+    }
+    return (uint32_t)crc;
+}
+
+typedef struct {
+    st_reference *ref;
+    int lv;
+} build_job;
+
+static inline uint8_t u8max(uint8_t a, uint8_t b) { return a > b ? a : b; }
+static inline uint8_t u8min(uint8_t a, uint8_t b) { return a < b ? a : b; }
+
+/* The block of one texel pair (x even): a dual pair's gap is (low, mid); single texels have air above their
+ * heights. The larger height byte bounds both texels' solid tops. */
+static block pair_block(const st_level *level, size_t even) {
+    const uint8_t *h = level->heights + even, *m = level->meta + even;
+    block b = {u8max(h[0], h[1]), 0, 255, 0};
+    if (m[0] & ST_META_DUAL) {
+        unsigned d = ((m[0] & ST_META_DELTA_MASK) << 2) | (m[1] & ST_META_DELTA_MASK);
+        unsigned mid = (unsigned)h[0] + (d << ST_DELTA_POWER);
+        b.gap_lo = h[0];
+        b.gap_hi = (uint8_t)(mid < h[1] ? mid : h[1]);
+    } else {
+        b.gap_lo = b.max;
+    }
+    return b;
+}
+
+static block merge(block a, block b) {
+    block r = {u8max(a.max, b.max), u8max(a.gap_lo, b.gap_lo), u8min(a.gap_hi, b.gap_hi), 0};
+    return r;
+}
+
+static void build_rows(void *user, size_t begin, size_t end) {
+    build_job *job = user;
+    st_reference *ref = job->ref;
+    int lv = job->lv;
+    uint32_t w = ref->mw[lv];
+    for (size_t y = begin; y < end; y++) {
+        block *dst = ref->max[lv] + y * w;
+        if (lv == 1) { /* a 2×2 block is one pair in each of two rows */
+            size_t lw = ref->level->width, r0 = 2 * y * lw, r1 = r0 + lw;
+            for (uint32_t x = 0; x < w; x++)
+                dst[x] = merge(pair_block(ref->level, r0 + 2 * x), pair_block(ref->level, r1 + 2 * x));
+        } else {
+            uint32_t sw = ref->mw[lv - 1];
+            const block *a = ref->max[lv - 1] + 2 * y * sw, *b = a + sw;
+            for (uint32_t x = 0; x < w; x++)
+                dst[x] = merge(merge(a[2 * x], a[2 * x + 1]), merge(b[2 * x], b[2 * x + 1]));
+        }
+    }
+}
+
+st_result st_reference_create(const st_level *level, st_reference **out, st_error *err) {
+    *out = NULL;
+    if (!level || level->width < 2 || level->height < 2 || !st_is_pow2(level->width) || !st_is_pow2(level->height))
+        return st_error_set(err, ST_ERR_INVALID, "reference: the level must be at least 2×2 with power-of-two sides");
+    st_reference *ref = calloc(1, sizeof *ref);
+    if (!ref) return st_error_set(err, ST_ERR_NOMEM, "reference: out of memory");
+    ref->level = level;
+    ref->crc = st_reference_level_crc32(level);
+    uint32_t w = level->width, h = level->height;
+    int levels = 0;
+    while (levels < MAX_LEVELS && (w >> (levels + 1)) >= 1 && (h >> (levels + 1)) >= 1) levels++;
+    ref->levels = levels;
+    for (int lv = 1; lv <= levels; lv++) {
+        ref->mw[lv] = w >> lv;
+        ref->mh[lv] = h >> lv;
+        ref->max[lv] = malloc((size_t)ref->mw[lv] * ref->mh[lv] * sizeof(block));
+        if (!ref->max[lv]) {
+            st_reference_destroy(ref);
+            return st_error_set(err, ST_ERR_NOMEM, "reference: cannot allocate the height pyramid");
+        }
+        build_job job = {ref, lv};
+        st_parallel_for(ref->mh[lv], 64, build_rows, &job);
+    }
+    uint8_t gmax = 0;
+    if (levels > 0) {
+        size_t n = (size_t)ref->mw[levels] * ref->mh[levels];
+        for (size_t i = 0; i < n; i++)
+            if (ref->max[levels][i].max > gmax) gmax = ref->max[levels][i].max;
+    } else {
+        for (size_t i = 0; i < (size_t)w * h; i++)
+            if (level->heights[i] > gmax) gmax = level->heights[i];
+    }
+    ref->global_max = gmax;
+    *out = ref;
+    return ST_OK;
+}
+
+void st_reference_destroy(st_reference *ref) {
+    if (!ref) return;
+    for (int lv = 1; lv <= MAX_LEVELS; lv++) free(ref->max[lv]);
+    free(ref);
+}
+
+uint32_t st_reference_crc(const st_reference *ref) { return ref->crc; }
+
+/* ---- one ray ------------------------------------------------------------------------------------------- */
+
+static inline int64_t floor_shift(int64_t v, int lv) { return v >= 0 ? v >> lv : -((-v - 1) >> lv) - 1; }
+
+bool st_reference_ray(const st_reference *ref, const float origin[3], const float dir[3], float t_min, float t_max,
+                      float *t_hit, uint8_t *face_out, uint8_t *type_out) {
+    const st_level *level = ref->level;
+    const double ox = origin[0], oy = origin[1], oz = origin[2];
+    const double dx = dir[0], dy = dir[1], dz = dir[2];
+    const double tmax = t_max;
+    const double gmax = ref->global_max;
+    double t = t_min > 0 ? t_min : 0;
+    if (!(t < tmax)) return false;
+    if (dz >= 0 && oz + dz * t > gmax) return false; /* above everything and not coming down */
+    int64_t ix = (int64_t)floor(ox + dx * t), iy = (int64_t)floor(oy + dy * t);
+    const uint32_t wmask = level->width - 1, hmask = level->height - 1;
+    uint8_t entry_face = ST_REF_FACE_INSIDE; /* the first cell is entered at the near plane, not a face */
+    const uint8_t face_x = dx > 0 ? ST_REF_FACE_WEST : ST_REF_FACE_EAST;
+    const uint8_t face_y = dy > 0 ? ST_REF_FACE_SOUTH : ST_REF_FACE_NORTH;
+    const double inv_dx = dx != 0 ? 1.0 / dx : 0, inv_dy = dy != 0 ? 1.0 / dy : 0;
+    int lv = 0;
+    for (;;) {
+        int64_t size = (int64_t)1 << lv;
+        int64_t x0 = floor_shift(ix, lv) * size, y0 = floor_shift(iy, lv) * size;
+        double tx = dx > 0 ? ((double)(x0 + size) - ox) * inv_dx : dx < 0 ? ((double)x0 - ox) * inv_dx : INFINITY;
+        double ty = dy > 0 ? ((double)(y0 + size) - oy) * inv_dy : dy < 0 ? ((double)y0 - oy) * inv_dy : INFINITY;
+        double te = tx < ty ? tx : ty;
+        if (te < t) te = t; /* rounding at a corner: never step backwards */
+        double tb = te < tmax ? te : tmax;
+        if (lv > 0) {
+            double za = oz + dz * t, zb = oz + dz * tb;
+            double zmin = za < zb ? za : zb, zmax = za < zb ? zb : za;
+            uint32_t bx = (uint32_t)(x0 >> lv) & (ref->mw[lv] - 1), by = (uint32_t)(y0 >> lv) & (ref->mh[lv] - 1);
+            block b = ref->max[lv][(size_t)by * ref->mw[lv] + bx];
+            bool air = zmin > (double)b.max || (zmin > (double)b.gap_lo && zmax < (double)b.gap_hi);
+            if (!air) {
+                lv--; /* something in this block may be hit: look closer */
+                continue;
+            }
+        } else {
+            st_texel tx_ = st_level_texel(level, (int)((uint32_t)ix & wmask), (int)((uint32_t)iy & hmask));
+            double za = oz + dz * t;
+            double low = tx_.low, mid = tx_.mid, high = tx_.high;
+            double best = INFINITY;
+            uint8_t face = 0, type = 0;
+            if (za <= low) {
+                best = t, face = entry_face, type = tx_.low_type;
+            } else if (dz < 0) {
+                double tl = (low - oz) / dz;
+                if (tl <= tb) best = tl < t ? t : tl, face = ST_REF_FACE_TOP, type = tx_.low_type;
+            }
+            if (tx_.dual && best > t) {
+                if (za >= mid && za <= high) {
+                    best = t, face = entry_face, type = tx_.high_type;
+                } else if (za < mid && dz > 0) {
+                    double tm = (mid - oz) / dz;
+                    if (tm <= tb && tm < best) best = tm < t ? t : tm, face = ST_REF_FACE_BOTTOM, type = tx_.high_type;
+                } else if (za > high && dz < 0) {
+                    double th = (high - oz) / dz;
+                    if (th <= tb && th < best) best = th < t ? t : th, face = ST_REF_FACE_TOP, type = tx_.high_type;
+                }
+            }
+            if (best <= tb) {
+                if (t_hit) *t_hit = (float)best;
+                if (face_out) *face_out = face;
+                if (type_out) *type_out = type;
+                return true;
+            }
+        }
+        /* the block is empty along this stretch of the ray: cross it */
+        if (te >= tmax) return false;
+        if (tx <= ty) {
+            ix = dx > 0 ? x0 + size : x0 - 1;
+            int64_t ny = (int64_t)floor(oy + dy * te);
+            iy = ny < y0 ? y0 : ny > y0 + size - 1 ? y0 + size - 1 : ny;
+            entry_face = face_x;
+        } else {
+            iy = dy > 0 ? y0 + size : y0 - 1;
+            int64_t nx = (int64_t)floor(ox + dx * te);
+            ix = nx < x0 ? x0 : nx > x0 + size - 1 ? x0 + size - 1 : nx;
+            entry_face = face_y;
+        }
+        t = te;
+        if (dz >= 0 && oz + dz * t > gmax) return false;
+        if (lv < ref->levels) lv++;
+    }
+}
+
+/* ---- images ---------------------------------------------------------------------------------------------- */
+
+st_result st_ref_image_create(uint32_t width, uint32_t height, st_ref_image *out, st_error *err) {
+    memset(out, 0, sizeof *out);
+    if (!width || !height || width > 16384 || height > 16384)
+        return st_error_set(err, ST_ERR_INVALID, "reference image %ux%u: sides must be 1..16384", width, height);
+    size_t n = (size_t)width * height;
+    out->distance = malloc(n * sizeof(float));
+    out->face = malloc(n);
+    out->type = malloc(n);
+    if (!out->distance || !out->face || !out->type) {
+        st_ref_image_free(out);
+        return st_error_set(err, ST_ERR_NOMEM, "reference image %ux%u: out of memory", width, height);
+    }
+    out->width = width;
+    out->height = height;
+    return ST_OK;
+}
+
+void st_ref_image_free(st_ref_image *img) {
+    if (!img) return;
+    free(img->distance);
+    free(img->face);
+    free(img->type);
+    memset(img, 0, sizeof *img);
+}
+
+typedef struct {
+    const st_reference *ref;
+    st_view view;
+    st_ref_image *img;
+} cast_job;
+
+static void cast_rows(void *user, size_t begin, size_t end) {
+    cast_job *job = user;
+    st_ref_image *img = job->img;
+    for (size_t j = begin; j < end; j++) {
+        for (uint32_t i = 0; i < img->width; i++) {
+            float dir[3], tn, tf, t;
+            uint8_t face = 0, type = 0;
+            st_view_pixel_ray(&job->view, i, (uint32_t)j, dir, &tn, &tf);
+            size_t k = j * img->width + i;
+            if (st_reference_ray(job->ref, job->view.eye, dir, tn, tf, &t, &face, &type)) {
+                img->distance[k] = t;
+            } else {
+                img->distance[k] = NAN;
+                face = ST_REF_SKY;
+                type = 0;
+            }
+            img->face[k] = face;
+            img->type[k] = type;
+        }
+    }
+}
+
+st_result st_reference_cast(const st_reference *ref, const st_camera *camera, st_ref_image *img, st_error *err) {
+    if (!img->distance || !img->width)
+        return st_error_set(err, ST_ERR_INVALID, "reference: the image is not allocated");
+    cast_job job = {ref, st_camera_view(camera, img->width, img->height), img};
+    st_parallel_for(img->height, 4, cast_rows, &job);
+    return ST_OK;
+}
+
+/* ---- disk cache --------------------------------------------------------------------------------------- */
+
+#define CACHE_MAGIC "STRREF01"
+
+typedef struct cache_header {
+    char magic[8];
+    uint32_t version, level_crc, level_w, level_h, width, height;
+    float camera[8]; /* position xyz, yaw, pitch, fovy, near, far with defaults resolved */
+    uint32_t payload_crc, reserved;
+} cache_header;
+
+static void camera_key(const st_camera *c, float k[8]) {
+    k[0] = c->position[0];
+    k[1] = c->position[1];
+    k[2] = c->position[2];
+    k[3] = c->yaw_deg;
+    k[4] = c->pitch_deg;
+    k[5] = c->fovy_deg > 0 ? c->fovy_deg : ST_DEFAULT_FOVY_DEG;
+    k[6] = c->near_dist > 0 ? c->near_dist : ST_DEFAULT_NEAR;
+    k[7] = c->far_dist > 0 ? c->far_dist : ST_DEFAULT_FAR;
+}
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
+    const uint8_t *p = data;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static uint32_t payload_crc(const st_ref_image *img) {
+    size_t n = (size_t)img->width * img->height;
+    uLong crc = crc32(0L, Z_NULL, 0);
+    crc = crc32(crc, (const Bytef *)img->distance, (uInt)(n * sizeof(float)));
+    crc = crc32(crc, img->face, (uInt)n);
+    crc = crc32(crc, img->type, (uInt)n);
+    return (uint32_t)crc;
+}
+
+static st_result make_dirs(const char *path, st_error *err) {
+    char buf[1024];
+    if (strlen(path) >= sizeof buf) return st_error_set(err, ST_ERR_INVALID, "%s: path too long", path);
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || !*p) {
+            char c = *p;
+            *p = 0;
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return st_error_set(err, ST_ERR_IO, "%s: %s", buf, strerror(errno));
+            *p = c;
+            if (!c) break;
+        }
+    }
+    return ST_OK;
+}
+
+static bool cache_load(const char *path, const cache_header *want, st_ref_image *img) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return false;
+    cache_header h;
+    size_t n = (size_t)img->width * img->height;
+    bool ok = fread(&h, sizeof h, 1, fp) == 1 && !memcmp(h.magic, want->magic, 8) && h.version == want->version &&
+              h.level_crc == want->level_crc && h.level_w == want->level_w && h.level_h == want->level_h &&
+              h.width == want->width && h.height == want->height && !memcmp(h.camera, want->camera, sizeof h.camera);
+    ok = ok && fread(img->distance, sizeof(float), n, fp) == n && fread(img->face, 1, n, fp) == n &&
+         fread(img->type, 1, n, fp) == n && fgetc(fp) == EOF;
+    fclose(fp);
+    return ok && payload_crc(img) == h.payload_crc;
+}
+
+st_result st_reference_cast_cached(const st_reference *ref, const st_camera *camera, const char *cache_dir,
+                                   st_ref_image *img, bool *from_cache, st_error *err) {
+    if (from_cache) *from_cache = false;
+    if (!cache_dir || !*cache_dir) return st_reference_cast(ref, camera, img, err);
+    cache_header want;
+    memset(&want, 0, sizeof want);
+    memcpy(want.magic, CACHE_MAGIC, 8);
+    want.version = ST_REFERENCE_VERSION;
+    want.level_crc = ref->crc;
+    want.level_w = ref->level->width;
+    want.level_h = ref->level->height;
+    want.width = img->width;
+    want.height = img->height;
+    camera_key(camera, want.camera);
+    uint64_t key = fnv1a(0xcbf29ce484222325ull, &want, offsetof(cache_header, payload_crc));
+    char path[1200];
+    snprintf(path, sizeof path, "%s/ref-%016llx.bin", cache_dir, (unsigned long long)key);
+    if (cache_load(path, &want, img)) {
+        if (from_cache) *from_cache = true;
+        return ST_OK;
+    }
+    st_result r = st_reference_cast(ref, camera, img, err);
+    if (r) return r;
+    /* A cache that cannot be written costs time, not correctness: warn and go on. */
+    st_error werr = {0};
+    if (make_dirs(cache_dir, &werr) != ST_OK) {
+        ST_WARN("reference cache: %s", werr.message);
+        return ST_OK;
+    }
+    want.payload_crc = payload_crc(img);
+    st_atomic_file f;
+    if (st_atomic_open(&f, path, &werr) != ST_OK) {
+        ST_WARN("reference cache: %s", werr.message);
+        return ST_OK;
+    }
+    size_t n = (size_t)img->width * img->height;
+    fwrite(&want, sizeof want, 1, f.fp);
+    fwrite(img->distance, sizeof(float), n, f.fp);
+    fwrite(img->face, 1, n, f.fp);
+    fwrite(img->type, 1, n, f.fp);
+    if (st_atomic_commit(&f, &werr) != ST_OK) ST_WARN("reference cache: %s", werr.message);
+    return ST_OK;
+}
+
+/* ---- shaded picture -------------------------------------------------------------------------------------- */
+
+void st_ref_image_shade(const st_ref_image *img, float far_dist, uint8_t *rgba) {
+    /* Lambert with the shared sun direction normalize(1,2,4) on the face normals, then fog by distance, so
+     * silhouettes, walls and cave mouths read clearly next to the methods' images. */
+    static const float normals[8][3] = {{0, 0, 0}, {0, 0, 1}, {0, 0, -1}, {-1, 0, 0},
+                                        {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, 1}};
+    const float inv = 1.0f / sqrtf(21.0f);
+    const float sun[3] = {1 * inv, 2 * inv, 4 * inv};
+    const float fog[3] = {0.1f, 0.2f, 0.3f};
+    size_t n = (size_t)img->width * img->height;
+    if (!(far_dist > 0)) far_dist = ST_DEFAULT_FAR;
+    for (size_t k = 0; k < n; k++) {
+        float c[3];
+        float d = img->distance[k];
+        if (isnan(d)) {
+            c[0] = fog[0], c[1] = fog[1], c[2] = fog[2];
+        } else {
+            const float *nv = normals[img->face[k] & 7];
+            float l = nv[0] * sun[0] + nv[1] * sun[1] + nv[2] * sun[2];
+            float g = 0.3f + 0.7f * (l > 0 ? l : 0);
+            float f = d / far_dist;
+            f = f < 0 ? 0 : f > 1 ? 1 : f;
+            for (int q = 0; q < 3; q++) c[q] = g * (1 - f) + fog[q] * f;
+        }
+        for (int q = 0; q < 3; q++) {
+            float v = c[q] < 0 ? 0 : c[q] > 1 ? 1 : c[q];
+            rgba[4 * k + q] = (uint8_t)(v * 255.0f + 0.5f);
+        }
+        rgba[4 * k + 3] = 255;
+    }
+}

@@ -1,0 +1,273 @@
+/* Metrics on synthetic images with known answers: coverage, depth percentiles, coherence (spikes, edge
+ * padding, empty neighbours, the tolerance boundary, the reference's own incoherence), colour MAE, depth
+ * conversion, the heat map's classes, slugs and mosaics. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strata/eval.h"
+#include "support.h"
+
+static float *filled(uint32_t w, uint32_t h, float v) {
+    float *d = malloc(sizeof(float) * w * h);
+    for (uint32_t k = 0; k < w * h; k++) d[k] = v;
+    return d;
+}
+
+static void test_coverage(void **state) {
+    (void)state;
+    float *ref = filled(4, 4, 10), *m = filled(4, 4, 10);
+    ref[0] = NAN;     /* sky in the reference ... */
+    m[5] = NAN;       /* ... a hole in the method */
+    st_metrics r;
+    assert_st_ok(st_metrics_compute(m, ref, 4, 4, &r, err));
+    assert_float_equal(r.see_through, 100.0 / 16, 1e-9);
+    assert_float_equal(r.covers_sky, 100.0 / 16, 1e-9);
+    assert_int_equal(r.both_solid, 14);
+    assert_int_equal(r.pixels, 16);
+    assert_float_equal(r.depth_p50, 0, 1e-9);
+    /* nothing solid in both: depth percentiles are NAN, coverage is total */
+    float *sky = filled(4, 4, NAN);
+    assert_st_ok(st_metrics_compute(sky, m, 4, 4, &r, err));
+    assert_true(isnan(r.depth_p50) && isnan(r.depth_p95));
+    assert_float_equal(r.see_through, 100.0 * 15 / 16, 1e-9);
+    assert_float_equal(r.covers_sky, 0, 1e-9);
+    free(ref);
+    free(m);
+    free(sky);
+}
+
+static void test_percentiles(void **state) {
+    (void)state;
+    float a[3] = {3, 1, 2};
+    assert_float_equal(st_eval_percentile(a, 3, 50), 2.0, 1e-9);
+    float b[4] = {4, 1, 3, 2};
+    assert_float_equal(st_eval_percentile(b, 4, 50), 2.5, 1e-9);
+    float c[5] = {5, 5, 5, 1, 9};
+    assert_float_equal(st_eval_percentile(c, 5, 0), 1.0, 1e-9);
+    float d[5] = {5, 5, 5, 1, 9};
+    assert_float_equal(st_eval_percentile(d, 5, 100), 9.0, 1e-9);
+    float e[1] = {7};
+    assert_float_equal(st_eval_percentile(e, 1, 95), 7.0, 1e-9);
+    assert_true(isnan(st_eval_percentile(e, 0, 50)));
+    /* depth errors 0..99 (a ramp with a 1-unit step: 0.01 relative, below the coherence tolerance) */
+    float *ref = filled(10, 10, 100), *m = malloc(sizeof(float) * 100);
+    for (int k = 0; k < 100; k++) m[k] = 100.0f + (float)k;
+    st_metrics r;
+    assert_st_ok(st_metrics_compute(m, ref, 10, 10, &r, err));
+    assert_float_equal(r.depth_p50, 49.5, 1e-6);
+    assert_float_equal(r.depth_p95, 94.05, 1e-4);
+    /* many equal keys (the common case: exact agreement) */
+    float *many = malloc(sizeof(float) * 10001);
+    for (int k = 0; k < 10001; k++) many[k] = k % 7 == 0 ? 3.0f : 0.0f;
+    assert_float_equal(st_eval_percentile(many, 10001, 50), 0.0, 1e-9);
+    assert_float_equal(st_eval_percentile(many, 10001, 95), 3.0, 1e-9);
+    free(many);
+    free(ref);
+    free(m);
+}
+
+static void test_coherence(void **state) {
+    (void)state;
+    const uint32_t w = 10, h = 10;
+    float *ref = filled(w, h, 50), *m = filled(w, h, 50);
+    uint8_t flags[100];
+    /* an isolated spike is flagged */
+    m[5 * w + 5] = 60;
+    st_metrics r;
+    assert_st_ok(st_metrics_compute(m, ref, w, h, &r, err));
+    assert_float_equal(r.coherence, 1.0, 1e-9);
+    /* a corner spike: with edge padding it fills 4 of 9 samples, the median stays 50 → flagged */
+    m[0] = 60;
+    st_eval_incoherent(m, w, h, flags);
+    assert_int_equal(flags[0], 1);
+    assert_int_equal(flags[1], 0); /* the neighbours of a spike are not */
+    assert_int_equal(flags[5 * w + 5], 1);
+    /* an empty pixel in the neighbourhood leaves the pixel unflagged */
+    m[2 * w + 2] = 60;
+    m[1 * w + 1] = NAN;
+    st_eval_incoherent(m, w, h, flags);
+    assert_int_equal(flags[2 * w + 2], 0);
+    /* tolerance: 0.04·max(d, 1) */
+    float *t = filled(w, h, 50);
+    t[3 * w + 3] = 52; /* |2| ≤ 2.08 */
+    t[3 * w + 7] = 53; /* |3| > 2.12 */
+    t[7 * w + 3] = 0.5f; /* near the eye max(d,1) = 1: |0.5 − 50| is far off anyway */
+    st_eval_incoherent(t, w, h, flags);
+    assert_int_equal(flags[3 * w + 3], 0);
+    assert_int_equal(flags[3 * w + 7], 1);
+    assert_int_equal(flags[7 * w + 3], 1);
+    float *small = filled(w, h, 0.45f);
+    small[4 * w + 4] = 0.5f; /* |0.05| > 0.04·1 */
+    small[4 * w + 7] = 0.47f; /* |0.02| ≤ 0.04 */
+    st_eval_incoherent(small, w, h, flags);
+    assert_int_equal(flags[4 * w + 4], 1);
+    assert_int_equal(flags[4 * w + 7], 0);
+    /* the score only counts where the reference is solid and coherent */
+    float *ref2 = filled(w, h, 50), *m2 = filled(w, h, 50);
+    m2[2 * w + 2] = 70;            /* counted */
+    m2[6 * w + 6] = 70;            /* the reference has the same spike: not counted */
+    ref2[6 * w + 6] = 70;
+    m2[8 * w + 2] = 70;            /* reference sky here: not counted (covers-sky instead) */
+    ref2[8 * w + 2] = NAN;
+    assert_st_ok(st_metrics_compute(m2, ref2, w, h, &r, err));
+    assert_float_equal(r.coherence, 1.0, 1e-9);
+    assert_float_equal(r.covers_sky, 1.0, 1e-9);
+    free(ref);
+    free(m);
+    free(t);
+    free(small);
+    free(ref2);
+    free(m2);
+}
+
+static void test_color_mae(void **state) {
+    (void)state;
+    uint8_t a[8] = {10, 20, 30, 255, 0, 0, 0, 255}, b[8] = {20, 0, 60, 0, 0, 0, 0, 9};
+    assert_float_equal(st_eval_color_mae(a, b, 2, 1, NULL), 60.0 / 6, 1e-9);
+    uint8_t mask[2] = {1, 0};
+    assert_float_equal(st_eval_color_mae(a, b, 2, 1, mask), 20.0, 1e-9);
+    uint8_t none[2] = {0, 0};
+    assert_true(isnan(st_eval_color_mae(a, b, 2, 1, none)));
+}
+
+static void test_depth_to_distance(void **state) {
+    (void)state;
+    st_camera cam = {.position = {0, 0, 100}, .yaw_deg = 20, .pitch_deg = -30};
+    st_view v = st_camera_view(&cam, 8, 6);
+    float depth[48], dist[48];
+    for (uint32_t k = 0; k < 48; k++) depth[k] = st_view_depth_from_z(&v, 100.0f);
+    depth[7] = 0; /* a miss */
+    st_eval_depth_to_distance(&v, depth, dist);
+    assert_true(isnan(dist[7]));
+    for (uint32_t j = 0; j < 6; j++)
+        for (uint32_t i = 0; i < 8; i++) {
+            if (j * 8 + i == 7) continue;
+            float dir[3], tn, tf;
+            st_view_pixel_ray(&v, i, j, dir, &tn, &tf);
+            /* view depth 100 along forward = 100 / cos(angle to forward) along the ray */
+            float cosang = dir[0] * v.forward[0] + dir[1] * v.forward[1] + dir[2] * v.forward[2];
+            assert_float_equal(dist[j * 8 + i], 100.0f / cosang, 1e-2);
+        }
+}
+
+static void test_heatmap(void **state) {
+    (void)state;
+    float ref[4] = {10, 10, NAN, NAN}, m[4] = {NAN, 10, 10, NAN};
+    uint8_t rgba[16];
+    assert_st_ok(st_eval_heatmap(m, ref, 4, 1, rgba, err));
+    assert_int_equal(rgba[0], 255); /* see-through: red */
+    assert_int_equal(rgba[1], 0);
+    assert_int_equal(rgba[2], 0);
+    assert_int_equal(rgba[4], 0); /* exact agreement: black */
+    assert_int_equal(rgba[5], 0);
+    assert_int_equal(rgba[10], 255); /* covers-sky: blue */
+    assert_int_equal(rgba[8], 0);
+    assert_int_equal(rgba[12], 48); /* sky in both: grey */
+}
+
+static void test_slug_and_mosaic(void **state) {
+    (void)state;
+    char s[64];
+    st_eval_slug("NVIDIA H200 (PCIe)", s, sizeof s);
+    assert_string_equal(s, "nvidia-h200-pcie");
+    st_eval_slug("llvmpipe (LLVM 15.0.6, 256 bits)", s, sizeof s);
+    assert_string_equal(s, "llvmpipe-llvm-15-0-6-256-bits");
+    st_eval_slug("", s, sizeof s);
+    assert_string_equal(s, "unknown");
+    st_mosaic mo;
+    assert_st_ok(st_mosaic_create(2, 1, 2, 2, &mo, err));
+    assert_int_equal(mo.width, 2 * 2 + 3 * 2);
+    /* a 4×4 image scaled by 2 with priority: the single red pixel survives */
+    uint8_t img[64] = {0};
+    for (int k = 0; k < 16; k++) img[4 * k + 3] = 255;
+    img[4 * 5] = 255;
+    st_mosaic_put(&mo, 1, 0, img, 4, 4, 2, true);
+    size_t px = ((size_t)2 * mo.width + 2 + 2 + 2) * 4; /* tile (1,0) starts at x = 2 + 2 + 2, y = 2 */
+    assert_int_equal(mo.rgba[px], 255);
+    st_mosaic_put(&mo, 0, 0, img, 4, 4, 2, false); /* box filter: 255/4 */
+    size_t px0 = ((size_t)2 * mo.width + 2) * 4;
+    assert_int_equal(mo.rgba[px0], 64);
+    st_mosaic_free(&mo);
+}
+
+/* The interval of the k-view mean: 1.96·√(Σ s_i²/n_i)/k with sample standard deviations. */
+static void test_summarize(void **state) {
+    (void)state;
+    st_compare_result *r = calloc(1, sizeof *r);
+    r->method_count = 1;
+    r->view_count = 2;
+    r->rows = calloc(2, sizeof *r->rows);
+    double a[4] = {1, 2, 3, 4}, b[4] = {2, 2, 2, 2};
+    r->rows[0].cpu = st_stats_of(a, 4);
+    r->rows[1].cpu = st_stats_of(b, 4);
+    for (int v = 0; v < 2; v++) {
+        r->rows[v].frames = 4;
+        r->rows[v].avg_ms = r->rows[v].cpu.mean;
+    }
+    st_compare_summarize(r);
+    assert_float_equal(r->methods[0].mean_ms, 2.25, 1e-9);
+    assert_float_equal(r->methods[0].ci95_ms, 1.96 * sqrt(5.0 / 3.0 / 4.0) / 2.0, 1e-9);
+    st_compare_result_free(r);
+}
+
+static void write_text(const char *path, const char *text) {
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+#define RESULTS_JSON(NAME, SEE1, COH2)                                                                       \
+    "{\"schema\":\"strata-compare\",\"schema_version\":1,\"adapter\":{\"name\":\"" NAME "\"},"               \
+    "\"level\":{\"crc32\":\"0000abcd\"},\"protocol\":{\"width\":320,\"height\":200,\"far\":600},"           \
+    "\"methods\":[{\"name\":\"ray\",\"mean_ms\":1.5,\"ci95_ms\":0.25,\"timing\":\"gpu\"}],"                \
+    "\"rows\":[{\"method\":\"ray\",\"view\":\"v1\",\"see_through\":" SEE1 ",\"coherence\":0.2,"              \
+    "\"covers_sky\":0},{\"method\":\"ray\",\"view\":\"v2\",\"see_through\":0.1,\"coherence\":" COH2 ","     \
+    "\"covers_sky\":0}]}"
+
+/* Merging: frame-time cells per adapter and exactly the accuracy differences beyond the tolerance. */
+static void test_merge(void **state) {
+    (void)state;
+    const char *dir = test_temp_dir("merge");
+    char a[512], b[512], bad[512], out[512];
+    snprintf(a, sizeof a, "%s/a.json", dir);
+    snprintf(b, sizeof b, "%s/b.json", dir);
+    snprintf(bad, sizeof bad, "%s/bad.json", dir);
+    snprintf(out, sizeof out, "%s/merged.md", dir);
+    write_text(a, RESULTS_JSON("GPU A", "0.50", "0.20"));
+    write_text(b, RESULTS_JSON("GPU B", "0.53", "0.40")); /* v1 within 0.05, v2 coherence off by 0.2 */
+    const char *paths[2] = {a, b};
+    size_t findings = 99;
+    assert_st_ok(st_compare_merge(paths, 2, 0.05, out, &findings, err));
+    assert_int_equal(findings, 1);
+    FILE *fp = fopen(out, "r");
+    assert_non_null(fp);
+    char text[8192];
+    size_t n = fread(text, 1, sizeof text - 1, fp);
+    text[n] = 0;
+    fclose(fp);
+    assert_non_null(strstr(text, "| ray | 1.500 ± 0.250 | 1.500 ± 0.250 |"));
+    assert_non_null(strstr(text, "ray @ v2 coherence"));
+    assert_null(strstr(text, "ray @ v1"));
+    /* a tighter tolerance also reports v1 */
+    assert_st_ok(st_compare_merge(paths, 2, 0.01, out, &findings, err));
+    assert_int_equal(findings, 2);
+    /* another schema version is refused */
+    write_text(bad, "{\"schema\":\"strata-compare\",\"schema_version\":99,\"rows\":[]}");
+    const char *bad_paths[2] = {a, bad};
+    st_error e = {0};
+    assert_int_equal(st_compare_merge(bad_paths, 2, 0.05, out, &findings, &e), ST_ERR_FORMAT);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_coverage),      cmocka_unit_test(test_percentiles),
+        cmocka_unit_test(test_coherence),     cmocka_unit_test(test_color_mae),
+        cmocka_unit_test(test_depth_to_distance), cmocka_unit_test(test_heatmap),
+        cmocka_unit_test(test_slug_and_mosaic), cmocka_unit_test(test_summarize),
+        cmocka_unit_test(test_merge),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
