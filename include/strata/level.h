@@ -84,7 +84,8 @@ st_rgb8 st_level_type_color(const st_level *level, uint32_t type);
 /* Edits. Both return the dirty rectangle (clipped to the level) and keep the level valid.
  * dig: the crater of the paper's edit protocol: inside radius r around (cx, cy), every texel's height
  * drops by trunc(depth·(1 − d²/r²)) saturating at 0 and the upper layer is removed (pairs become single).
- * raise: a smooth mound of the given height; the upper layer is removed the same way. */
+ * raise: a smooth mound of the given height added to the top surface — the slab top where a pair is
+ * dual (its floor and cave ceiling stay), the texel's height elsewhere. */
 st_result st_level_dig(st_level *level, int cx, int cy, int radius, int depth, st_rect *dirty, st_error *err);
 st_result st_level_raise(st_level *level, int cx, int cy, int radius, int height, st_rect *dirty, st_error *err);
 

@@ -1,0 +1,100 @@
+/* strata info: a world's size, dual share, material histogram, height range and plane checksums, as text
+ * or JSON. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "cli.h"
+
+static const char *cmd = "info";
+
+static const char *material_names[16] = {"water", "sand/soil", "grass/moss", "rock", "red clay", "basalt",
+                                         "chalk/salt", "rust/metal"};
+
+static int usage(void) {
+    printf("usage: strata info [WORLD] [--json]\n\n"
+           "WORLD is 'default' (the embedded procedural world, the default), a directory holding world.ini,\n"
+           "or a world.ini file. Prints the size, the share of dual (two-layer) texels, the texels per\n"
+           "visible material, the height range and zlib CRC-32s of the height and metadata planes.\n\n"
+           "options:\n"
+           "  --json   one JSON object on stdout instead of text\n");
+    return CLI_EXIT_OK;
+}
+
+/* crc32 over a plane larger than uInt can count at once */
+static unsigned long plane_crc(const uint8_t *p, size_t n) {
+    unsigned long c = crc32(0L, Z_NULL, 0);
+    while (n) {
+        uInt k = n > (1u << 30) ? (1u << 30) : (uInt)n;
+        c = crc32(c, p, k);
+        p += k;
+        n -= k;
+    }
+    return c;
+}
+
+int cmd_info(int argc, char **argv) {
+    bool json = false;
+    static const struct option opts[] = {{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    cli_getopt_reset();
+    int c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = true; break;
+        case 'h': return usage();
+        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind > 1) return cli_usage_error(cmd, "expected at most one WORLD");
+    const char *path = optind < argc ? argv[optind] : "default";
+    st_error err = {0};
+    st_level *level = NULL;
+    if (cli_load_world(path, &level, &err)) return cli_fail(cmd, &err);
+    st_level_stats s = st_level_compute_stats(level);
+    size_t n = (size_t)level->width * level->height;
+    unsigned long crc_h = plane_crc(level->heights, n), crc_m = plane_crc(level->meta, n);
+    uint32_t types = level->terrain_types == 16 ? 16 : 8;
+
+    if (json) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "world", path);
+        cJSON_AddStringToObject(o, "name", level->name);
+        cJSON_AddNumberToObject(o, "width", level->width);
+        cJSON_AddNumberToObject(o, "height", level->height);
+        cJSON_AddNumberToObject(o, "terrain_types", types);
+        cJSON_AddNumberToObject(o, "dual_fraction", s.dual_fraction);
+        cJSON_AddNumberToObject(o, "min_height", s.min_height);
+        cJSON_AddNumberToObject(o, "max_height", s.max_height);
+        cJSON *hist = cJSON_AddArrayToObject(o, "material_texels");
+        for (uint32_t t = 0; t < types; t++) cJSON_AddItemToArray(hist, cJSON_CreateNumber((double)s.type_histogram[t]));
+        /* CRC-32 (zlib) of each plane, as unsigned decimal */
+        cJSON_AddNumberToObject(o, "crc32_height", (double)crc_h);
+        cJSON_AddNumberToObject(o, "crc32_meta", (double)crc_m);
+        char *text = cJSON_Print(o);
+        cJSON_Delete(o);
+        if (!text) {
+            st_level_destroy(level);
+            err.code = ST_ERR_NOMEM;
+            snprintf(err.message, sizeof err.message, "cannot format the JSON");
+            return cli_fail(cmd, &err);
+        }
+        printf("%s\n", text);
+        free(text);
+    } else {
+        printf("world      %s (%s)\n", path, level->name);
+        printf("size       %u x %u texels, %u material types\n", level->width, level->height, types);
+        printf("dual       %.3f%% of texels\n", s.dual_fraction * 100.0);
+        printf("heights    %u..%u\n", s.min_height, s.max_height);
+        printf("materials  (visible top layer)\n");
+        for (uint32_t t = 0; t < types; t++) {
+            if (!s.type_histogram[t] && t >= 8) continue;
+            printf("  %2u %-11s %12llu  %6.2f%%\n", t, t < 8 && types == 8 ? material_names[t] : "",
+                   (unsigned long long)s.type_histogram[t], 100.0 * (double)s.type_histogram[t] / (double)n);
+        }
+        printf("crc32      height %lu, meta %lu\n", crc_h, crc_m);
+    }
+    st_level_destroy(level);
+    return CLI_EXIT_OK;
+}

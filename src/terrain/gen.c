@@ -1,0 +1,781 @@
+/* The procedural default world: hash-based periodic noise shaped into terraces with vertical cliffs,
+ * rivers and basins at height 0, overhanging slabs over caves, and a fixed layout of landmarks
+ * (hangar, slab hall, tunnel, ledge, mesa, bridges, gorge, lake, lookout, outpost). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strata/gen.h"
+
+/* Materials (the default palette's ramps). */
+enum { M_WATER, M_SAND, M_GRASS, M_ROCK, M_CLAY, M_BASALT, M_CHALK, M_METAL };
+
+#define GEN_STRIDE 4      /* spacing of the coarse grid that carries the smooth fields */
+#define GEN_BLOCK 32      /* rows per job */
+#define GEN_MAX_HEIGHT 250
+#define SCORE_FORCED 65535u
+#define SCORE_MAX_GENERIC 65000.0f
+#define GEN_MAX_DUAL_PERCENT 30.0f
+
+/* ---- noise: integer hash of lattice coordinates, so every texel is a pure function of (x, y, seed) -- */
+
+static inline uint32_t hash3(uint32_t x, uint32_t y, uint32_t s) {
+    uint32_t h = x * 0x8da6b343u ^ (y * 0xd8163841u + 0x9e3779b9u) ^ (s * 0xcb1ab31fu);
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    h *= 0x846ca68bu;
+    h ^= h >> 16;
+    return h;
+}
+
+/* A uniform value in [-1, 1) from a hash. */
+static inline float hash_signed(uint32_t h) { return (float)(h >> 8) * (2.0f / 16777216.0f) - 1.0f; }
+
+static const float grad_x[8] = {1.0f, -1.0f, 1.0f, -1.0f, 1.4142f, -1.4142f, 0.0f, 0.0f};
+static const float grad_y[8] = {1.0f, 1.0f, -1.0f, -1.0f, 0.0f, 0.0f, 1.4142f, -1.4142f};
+
+/* Gradient noise on a power-of-two lattice whose period divides the level, so the world tiles in x and y. */
+typedef struct noise2 {
+    uint32_t shift, cell_mask, px_mask, py_mask, seed;
+    float inv_cell;
+} noise2;
+
+static noise2 noise_make(uint32_t cell, uint32_t w, uint32_t h, float fs, uint32_t seed) {
+    uint32_t c = (uint32_t)((float)cell * fs + 0.5f), limit = w < h ? w : h;
+    if (c < 2) c = 2;
+    if (c > limit) c = limit;
+    uint32_t p = 1; /* round to a power of two */
+    while (p < c) p <<= 1;
+    c = p > limit ? limit : p;
+    noise2 n;
+    n.shift = 0;
+    while ((1u << n.shift) < c) n.shift++;
+    n.cell_mask = c - 1;
+    n.px_mask = (w >> n.shift) - 1;
+    n.py_mask = (h >> n.shift) - 1;
+    n.seed = seed;
+    n.inv_cell = 1.0f / (float)c;
+    return n;
+}
+
+static inline float fade(float t) { return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f); }
+
+/* x, y are texel coordinates inside the level. Roughly [-1, 1]. */
+static inline float noise_at(const noise2 *n, uint32_t x, uint32_t y) {
+    uint32_t ix = x >> n->shift, iy = y >> n->shift;
+    float fx = ((float)(x & n->cell_mask) + 0.5f) * n->inv_cell, fy = ((float)(y & n->cell_mask) + 0.5f) * n->inv_cell;
+    uint32_t x0 = ix & n->px_mask, x1 = (ix + 1) & n->px_mask, y0 = iy & n->py_mask, y1 = (iy + 1) & n->py_mask;
+    uint32_t h00 = hash3(x0, y0, n->seed) & 7, h10 = hash3(x1, y0, n->seed) & 7;
+    uint32_t h01 = hash3(x0, y1, n->seed) & 7, h11 = hash3(x1, y1, n->seed) & 7;
+    float v00 = grad_x[h00] * fx + grad_y[h00] * fy, v10 = grad_x[h10] * (fx - 1.0f) + grad_y[h10] * fy;
+    float v01 = grad_x[h01] * fx + grad_y[h01] * (fy - 1.0f);
+    float v11 = grad_x[h11] * (fx - 1.0f) + grad_y[h11] * (fy - 1.0f);
+    float u = fade(fx), v = fade(fy);
+    float a = v00 + (v10 - v00) * u, b = v01 + (v11 - v01) * u;
+    return a + (b - a) * v;
+}
+
+/* One row of a noise: the lattice gradients of the two lattice rows around y, hashed once per lattice
+ * column instead of four times per texel. Gives exactly noise_at's values. */
+typedef struct noise_row {
+    const noise2 *n;
+    uint8_t *g0, *g1; /* gradient index per lattice column (columns + 1, the last wrapping) */
+    float fy, v;
+} noise_row;
+
+static void noise_row_setup(noise_row *r, const noise2 *n, uint32_t y, uint32_t width) {
+    uint32_t iy = y >> n->shift, cols = width >> n->shift;
+    uint32_t y0 = iy & n->py_mask, y1 = (iy + 1) & n->py_mask;
+    r->n = n;
+    r->fy = ((float)(y & n->cell_mask) + 0.5f) * n->inv_cell;
+    r->v = fade(r->fy);
+    for (uint32_t i = 0; i <= cols; i++) {
+        uint32_t xi = i & n->px_mask;
+        r->g0[i] = (uint8_t)(hash3(xi, y0, n->seed) & 7);
+        r->g1[i] = (uint8_t)(hash3(xi, y1, n->seed) & 7);
+    }
+}
+
+static inline float noise_row_at(const noise_row *r, uint32_t x) {
+    const noise2 *n = r->n;
+    uint32_t ix = x >> n->shift;
+    float fx = ((float)(x & n->cell_mask) + 0.5f) * n->inv_cell, fy = r->fy;
+    uint32_t h00 = r->g0[ix], h10 = r->g0[ix + 1], h01 = r->g1[ix], h11 = r->g1[ix + 1];
+    float v00 = grad_x[h00] * fx + grad_y[h00] * fy, v10 = grad_x[h10] * (fx - 1.0f) + grad_y[h10] * fy;
+    float v01 = grad_x[h01] * fx + grad_y[h01] * (fy - 1.0f);
+    float v11 = grad_x[h11] * (fx - 1.0f) + grad_y[h11] * (fy - 1.0f);
+    float u = fade(fx);
+    float a = v00 + (v10 - v00) * u, b = v01 + (v11 - v01) * u;
+    return a + (b - a) * r->v;
+}
+
+static inline float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
+static inline float smoothstep(float e0, float e1, float v) {
+    float t = clampf((v - e0) / (e1 - e0), 0.0f, 1.0f);
+    return t * t * (3.0f - 2.0f * t);
+}
+static inline float wrap_delta(float d, float size) { /* nearest image on the torus */
+    if (d > 0.5f * size) d -= size;
+    if (d < -0.5f * size) d += size;
+    return d;
+}
+
+/* ---- landmarks: the authored layout, in default-world coordinates (scaled with the level) --------- */
+
+typedef enum lm_kind {
+    LM_BRIDGE, LM_HANGAR, LM_SLAB, LM_REACH, LM_TUNNEL, LM_GORGE, LM_MESA, LM_LEDGE, LM_LAKE, LM_LOOKOUT,
+    LM_OUTPOST
+} lm_kind;
+
+typedef struct lm_def {
+    lm_kind kind;
+    float x, y;     /* default-world texels; bridges, gorge and reach sit on the main river */
+    float reach_y;  /* half extent in y (default units) for row culling */
+    float clear;    /* no tributary within this radius (default units) */
+} lm_def;
+
+/* Must agree with data/default_world.json (tests/test_views.c checks the geometry at those positions). */
+static const lm_def landmark_table[] = {
+    {LM_BRIDGE, 900, 2048, 100, 100},  {LM_HANGAR, 1500, 4100, 220, 220},  {LM_SLAB, 300, 5600, 240, 240},
+    {LM_REACH, 820, 6144, 0, 0},       {LM_TUNNEL, 1600, 7000, 280, 280},  {LM_GORGE, 1100, 8192, 760, 0},
+    {LM_MESA, 300, 9000, 220, 220},    {LM_BRIDGE, 900, 10240, 100, 100}, {LM_LEDGE, 1500, 12800, 260, 260},
+    {LM_LAKE, 1150, 14900, 330, 0},    {LM_LOOKOUT, 1560, 14500, 260, 160}, {LM_OUTPOST, 400, 15400, 200, 200},
+};
+#define LANDMARK_COUNT (sizeof landmark_table / sizeof landmark_table[0])
+
+/* The main river runs the length of the map through these points (x at y = i·H/8), wrapping in y. */
+static const float river_ctl_x[8] = {700, 900, 640, 820, 1100, 900, 600, 760};
+
+typedef struct landmark {
+    lm_kind kind;
+    float cx, cy, ry, clear; /* level texels */
+    bool modifies_elevation;
+} landmark;
+
+/* ---- the generator context ---------------------------------------------------------------------- */
+
+enum { F_E, F_BIOME, F_STEP, F_CAVE, F_TRIB, F_TS, F_COUNT };
+
+typedef struct gen_ctx {
+    uint32_t w, h, seed;
+    float fs;     /* feature scale: 1 at the default size, smaller for small test worlds */
+    float sx, sy; /* landmark position scale */
+    noise2 base[6], ridge[4], mmask, biome, biome2, biome3, step, cave, trib[2], butte, tstr, fine16, fine8, meander, rwidth;
+    landmark lm[LANDMARK_COUNT];
+    st_level *level;
+    uint16_t *score; /* per pair: 0 never dual, SCORE_FORCED always (landmarks), else generic rank */
+    uint32_t *cand;  /* per pair: low | D << 8 | high << 12 | low_type << 20 | high_type << 23 */
+    uint16_t *eroded; /* per pair: the score's 3×3 minimum, for the opening that removes lone slabs */
+    uint32_t threshold;
+} gen_ctx;
+
+typedef struct row_ctx {
+    uint32_t y;
+    noise_row fine16, fine8;
+    float xr, rw;            /* main river centre and half width on this row */
+    const landmark *lms[LANDMARK_COUNT];
+    uint32_t nlm;
+} row_ctx;
+
+/* One texel of the single-layer terrain with what the slab logic needs. */
+typedef struct texel_info {
+    float H, S; /* continuous height before terracing; terrace step */
+    int k;      /* terrace index */
+    float fr;   /* position inside the terrace, 0 at its lip, 1 at the foot of the next cliff */
+    float biome, cave;
+    uint8_t h, type;
+    bool water;
+} texel_info;
+
+/* The pair being written: two single texels and the dual candidate. */
+typedef struct pair_out {
+    uint8_t h[2], type[2];
+    uint8_t low, mid, high, low_type, high_type;
+    uint16_t score;
+} pair_out;
+
+static float river_x(const gen_ctx *g, uint32_t y, float *rw) {
+    float seg_len = (float)g->h / 8.0f;
+    float fy = (float)y / seg_len;
+    int s = (int)fy;
+    float t = fy - (float)s;
+    float p0 = river_ctl_x[(s + 7) & 7], p1 = river_ctl_x[s & 7], p2 = river_ctl_x[(s + 1) & 7],
+          p3 = river_ctl_x[(s + 2) & 7];
+    /* Catmull-Rom through the authored points (so bridges land on the river), then a seeded meander that
+     * vanishes at the points themselves. */
+    float t2 = t * t, t3 = t2 * t;
+    float x = 0.5f * (2.0f * p1 + (-p0 + p2) * t + (2.0f * p0 - 5.0f * p1 + 4.0f * p2 - p3) * t2 +
+                      (-p0 + 3.0f * p1 - 3.0f * p2 + p3) * t3);
+    x *= g->sx;
+    x += 60.0f * g->fs * noise_at(&g->meander, 0, y) * sinf(3.14159265f * t);
+    *rw = fmaxf(1.5f, g->fs * (11.0f + 6.0f * noise_at(&g->rwidth, 0, y)));
+    x = fmodf(x, (float)g->w);
+    return x < 0 ? x + (float)g->w : x;
+}
+
+/* The smooth fields at one coarse grid point. */
+static void coarse_eval(const gen_ctx *g, uint32_t x, uint32_t y, float *f) {
+    x &= g->w - 1;
+    y &= g->h - 1;
+    float fbm = 0.0f, amp = 1.0f;
+    for (int i = 0; i < 6; i++, amp *= 0.5f) fbm += amp * noise_at(&g->base[i], x, y);
+    float b01 = clampf(0.5f + 0.62f * fbm, 0.0f, 1.0f);
+    float ridge = 0.0f;
+    amp = 1.0f;
+    for (int i = 0; i < 4; i++, amp *= 0.5f) {
+        float r = 1.0f - fabsf(noise_at(&g->ridge[i], x, y));
+        ridge += amp * r * r;
+    }
+    ridge /= 1.875f;
+    float mm = smoothstep(-0.15f, 0.45f, noise_at(&g->mmask, x, y));
+    float biome = (noise_at(&g->biome, x, y) + 0.45f * noise_at(&g->biome2, x, y) +
+                   0.2f * noise_at(&g->biome3, x, y)) * 1.4f;
+    float e = 0.9f * b01 - 0.12f + 0.75f * mm * ridge * ridge * (0.3f + b01);
+    /* buttes: flat-topped towers in the dry country */
+    float dry = smoothstep(0.05f, 0.45f, -biome);
+    e += 0.22f * dry * smoothstep(0.30f, 0.36f, noise_at(&g->butte, x, y));
+    f[F_E] = e;
+    f[F_BIOME] = biome;
+    f[F_STEP] = 26.0f + 18.0f * clampf(noise_at(&g->step, x, y) * 1.5f + 0.5f, 0.0f, 1.0f);
+    f[F_CAVE] = smoothstep(-0.25f, 0.25f, noise_at(&g->cave, x, y));
+    f[F_TRIB] = noise_at(&g->trib[0], x, y) + 0.25f * noise_at(&g->trib[1], x, y);
+    f[F_TS] = 0.8f + 0.2f * smoothstep(-0.3f, 0.3f, noise_at(&g->tstr, x, y));
+}
+
+/* ---- materials ------------------------------------------------------------------------------------ */
+
+static uint8_t material_for(const texel_info *t, uint32_t x, uint32_t y, uint32_t seed) {
+    if (t->water) return M_WATER;
+    float dither = hash_signed(hash3(x, y, seed ^ 0x51ed27u)) * 6.0f;
+    if (t->H < 7.0f + dither * 0.5f) return M_SAND; /* beaches and banks */
+    if (t->k >= 1 && t->fr < 0.07f) return t->biome > 0.75f ? M_BASALT : M_ROCK; /* cliff lips */
+    float hgt = (float)t->h + dither;
+    if (t->biome < -0.25f) { /* dry country: banded clay and sand, salt pans in the lowland */
+        if (t->k == 0 && t->H < 40.0f) return M_CHALK;
+        static const uint8_t bands[4] = {M_CLAY, M_SAND, M_CLAY, M_ROCK};
+        return bands[(unsigned)t->k & 3u];
+    }
+    if (t->biome > 0.75f) /* volcanic: basalt fields with clay */
+        return hgt > 150.0f ? M_ROCK : ((t->k & 1) ? M_CLAY : M_BASALT);
+    /* temperate: one material per terrace so each shelf reads as a shape */
+    if (hgt > 218.0f || t->k >= 7) return M_CHALK;
+    if (t->k >= 4) return M_ROCK;
+    if (t->k == 3 && t->fr > 0.8f) return M_ROCK;
+    return M_GRASS;
+}
+
+/* ---- landmark geometry ---------------------------------------------------------------------------- */
+
+static void set_forced_dual(pair_out *p, int low, int mid, int high, uint8_t lt, uint8_t ht) {
+    if (low < 0) low = 0;
+    if (high > 255) high = 255;
+    int d = (mid - low) / 8;
+    if (d > 15) d = 15;
+    if (d < 1 || low + 8 * d >= high) { /* no room for a cave: a solid column */
+        p->score = 0;
+        p->h[0] = p->h[1] = (uint8_t)high;
+        p->type[0] = p->type[1] = ht;
+        return;
+    }
+    p->low = (uint8_t)low;
+    p->mid = (uint8_t)(low + 8 * d);
+    p->high = (uint8_t)high;
+    p->low_type = lt;
+    p->high_type = ht;
+    p->score = SCORE_FORCED;
+    /* without a second layer (dual_percent < 0) the pair falls back to the cave floor */
+    p->h[0] = p->h[1] = (uint8_t)low;
+    p->type[0] = p->type[1] = lt;
+}
+
+/* A forced single texel. The pair's even texel decides whether it is dual, so the odd texel cancels only
+ * a generic slab there, never a landmark's (its single value is then unused). */
+static inline void set_single(pair_out *p, int k, int h, uint8_t type) {
+    p->h[k] = (uint8_t)(h < 0 ? 0 : h > 255 ? 255 : h);
+    p->type[k] = type;
+    if (k == 0 || p->score != SCORE_FORCED) p->score = 0;
+}
+
+static inline int grain(uint32_t x, uint32_t y, uint32_t seed) {
+    return (int)(hash3(x, y, seed ^ 0x2c1b3c6du) % 3u) - 1;
+}
+
+/* Elevation changes applied before terracing (so they are terraced like everything else). */
+static float lm_elevation(const gen_ctx *g, const landmark *l, uint32_t x, uint32_t y, float H, float dxr,
+                          float rw) {
+    float fs = g->fs;
+    float dx = wrap_delta((float)x - l->cx, (float)g->w), dy = wrap_delta((float)y - l->cy, (float)g->h);
+    float r = sqrtf(dx * dx + dy * dy);
+    switch (l->kind) {
+    case LM_LAKE: /* a shoreline with bays rather than a circle */
+        r *= 1.0f + 0.35f * noise_at(&g->butte, x, y);
+        return H * smoothstep(150.0f * fs, 300.0f * fs, r);
+    case LM_LOOKOUT: return fmaxf(H, 238.0f - fmaxf(0.0f, r - 60.0f * fs) * 1.2f / fs);
+    case LM_GORGE: {
+        float taper = 1.0f - smoothstep(560.0f * fs, 740.0f * fs, fabsf(dy));
+        float wall = 200.0f * smoothstep(rw + 3.0f * fs, rw + 50.0f * fs, dxr) *
+                     (1.0f - smoothstep(rw + 110.0f * fs, rw + 190.0f * fs, dxr));
+        return fmaxf(H, wall * taper);
+    }
+    default: return H;
+    }
+}
+
+/* Overrides applied to the pair at (x, y) (x even). e[k] is the natural texel. */
+static void lm_apply(const gen_ctx *g, const landmark *l, const row_ctx *r, uint32_t x, uint32_t y,
+                     const texel_info e[2], pair_out *p) {
+    float fs = g->fs;
+    uint32_t s = g->seed;
+    float dyf = wrap_delta((float)y - l->cy, (float)g->h);
+    for (int k = 0; k < 2; k++) {
+        uint32_t xk = x + (uint32_t)k;
+        /* Shapes are decided per pair (from the even texel), as the dual encoding is: both texels of a
+         * pair always fall on the same side of a landmark's outline. The candidate is set once, at k == 0. */
+        float dx = wrap_delta((float)x - l->cx, (float)g->w), dy = dyf;
+        bool even = k == 0;
+        int gr = grain(xk, y, s);
+        switch (l->kind) {
+        case LM_HANGAR: { /* opening at dx = 0 facing −x, the hall runs to +x */
+            float depth = 2.0f * floorf(48.0f * fs), hw = 48.0f * fs, wt = fmaxf(1.0f, 8.0f * fs);
+            const int F = 44;
+            if (dx >= 0 && dx < depth && fabsf(dy) < hw) {
+                if (even) set_forced_dual(p, F, F + 72, F + 88, M_BASALT, M_METAL);
+            } else if (dx >= 0 && dx < depth + wt && fabsf(dy) < hw + wt) {
+                set_single(p, k, F + 88, M_ROCK); /* rock walls under the metal roof's lip */
+            } else if (dx >= -176.0f * fs && dx < 0 && fabsf(dy) < 72.0f * fs) {
+                set_single(p, k, F, fabsf(dy) < hw ? M_METAL : M_SAND);
+            }
+            break;
+        }
+        case LM_SLAB: { /* a wide slab on pillars over a hall open on every side */
+            float ax = 112.0f * fs, ay = 80.0f * fs, ring = 40.0f * fs, pitch = 48.0f * fs,
+                  ps = fmaxf(1.0f, 3.0f * fs);
+            const int G = 40;
+            if (fabsf(dx) < ax && fabsf(dy) < ay) {
+                float qx = dx - roundf(dx / pitch) * pitch, qy = dy - roundf(dy / pitch) * pitch;
+                if (fabsf(qx) < ps && fabsf(qy) < ps) set_single(p, k, G + 72, M_ROCK);
+                else if (even) set_forced_dual(p, G, G + 56, G + 72 + gr, M_BASALT, M_GRASS);
+            } else if (fabsf(dx) < ax + ring && fabsf(dy) < ay + ring) {
+                set_single(p, k, G + gr, M_SAND);
+            }
+            break;
+        }
+        case LM_TUNNEL: { /* a rock ridge along x, a road along y through it */
+            const int G = 48, R = 160;
+            bool ridge = fabsf(dy) < 24.0f * fs && fabsf(dx) < 200.0f * fs;
+            bool road = fabsf(dx) < 10.0f * fs && fabsf(dy) < 220.0f * fs;
+            if (ridge && road) {
+                if (even) set_forced_dual(p, G, G + 48, R + gr, M_METAL, M_ROCK);
+            } else if (ridge) {
+                set_single(p, k, R + gr, M_ROCK);
+            } else if (fabsf(dx) < 36.0f * fs && fabsf(dy) < 220.0f * fs) {
+                set_single(p, k, G, road ? M_METAL : M_SAND);
+            }
+            break;
+        }
+        case LM_LEDGE: { /* a terrace whose lip overhangs the lower one */
+            if (fabsf(dx) >= 192.0f * fs) break;
+            const int L = 72, U = 136;
+            float y0 = -24.0f * fs + 8.0f * fs * sinf(dx * 0.05f / fs), y1 = 16.0f * fs;
+            if (dy >= -170.0f * fs && dy < y0) set_single(p, k, L + gr, M_CLAY);
+            else if (dy >= y0 && dy < y1) {
+                if (even) set_forced_dual(p, L + gr, U - 16, U + gr, M_BASALT, M_GRASS);
+            } else if (dy >= y1 && dy < 100.0f * fs) {
+                set_single(p, k, U + gr, dy < y1 + 3.0f * fs ? M_ROCK : M_GRASS);
+            }
+            break;
+        }
+        case LM_MESA: { /* a round table mountain with a cave entering from +y */
+            float R = 96.0f * fs, rr = sqrtf(dx * dx + dy * dy);
+            const int G = 56, T = 176;
+            if (rr < R) {
+                if (fabsf(dx) < 28.0f * fs && dy > -16.0f * fs) {
+                    if (even) set_forced_dual(p, G, G + 64, T + gr, M_BASALT, M_CLAY);
+                } else {
+                    set_single(p, k, T + gr, rr > R - 4.0f * fs ? M_ROCK : M_CLAY);
+                }
+            } else if (rr < 1.5f * R) {
+                set_single(p, k, G + gr, M_SAND);
+            }
+            break;
+        }
+        case LM_BRIDGE: { /* a stone arch over the main river */
+            if (fabsf(dy) >= 12.0f * fs) break;
+            float dxr = wrap_delta((float)x - r->xr, (float)g->w);
+            float span = r->rw + 24.0f * fs;
+            const int D = 60;
+            if (fabsf(dxr) < span) {
+                if (even) {
+                    float q = dxr / span;
+                    int mid = D - 12 - (int)(22.0f * q * q);
+                    set_forced_dual(p, e[0].h, mid, D + gr, e[0].type, M_ROCK);
+                }
+            } else if (fabsf(dxr) < span + 48.0f * fs) {
+                float ramp = (float)D - (fabsf(dxr) - span) * 1.2f / fs;
+                set_single(p, k, (int)fmaxf((float)e[k].h, ramp), M_ROCK);
+            }
+            break;
+        }
+        case LM_LOOKOUT: {
+            if (sqrtf(dx * dx + dy * dy) < 60.0f * fs) set_single(p, k, 236 + gr, dx > 0 ? M_CHALK : M_ROCK);
+            break;
+        }
+        case LM_OUTPOST: { /* a walled yard of rust-metal sheds */
+            float half = 96.0f * fs, cell = 32.0f * fs;
+            if (fabsf(dx) >= half || fabsf(dy) >= half) break;
+            const int G = 64;
+            float fx = (dx + half) / cell, fy = (dy + half) / cell;
+            uint32_t cx = (uint32_t)fx, cy = (uint32_t)fy;
+            float lx = (fx - (float)cx - 0.5f) * 32.0f, ly = (fy - (float)cy - 0.5f) * 32.0f; /* default units */
+            uint32_t hh = hash3(cx, cy, s ^ 0x0b57u);
+            float bx = 5.0f + (float)(hh & 7u), by = 5.0f + (float)((hh >> 3) & 7u);
+            int bh = 10 + (int)((hh >> 6) % 31u);
+            if (fabsf(dx) > half - 4.0f * fs || fabsf(dy) > half - 4.0f * fs) set_single(p, k, G + 24, M_METAL);
+            else if ((hh >> 12) % 5u != 0 && fabsf(lx) < bx && fabsf(ly) < by) set_single(p, k, G + bh, M_METAL);
+            else set_single(p, k, G + gr, M_SAND);
+            break;
+        }
+        default: break;
+        }
+    }
+}
+
+/* ---- the texel ------------------------------------------------------------------------------------ */
+
+static void eval_texel(const gen_ctx *g, const row_ctx *r, const float *cf, uint32_t x, texel_info *t) {
+    uint32_t y = r->y;
+    float n16 = noise_row_at(&r->fine16, x), n8 = noise_row_at(&r->fine8, x);
+    float dxr = fabsf(wrap_delta((float)x - r->xr, (float)g->w));
+    float trib = fabsf(cf[F_TRIB]);
+    const float tw = 0.014f;
+    for (uint32_t i = 0; i < r->nlm; i++) { /* keep tributaries out of the landmarks' grounds */
+        const landmark *l = r->lms[i];
+        if (l->clear <= 0.0f) continue;
+        float dx = wrap_delta((float)x - l->cx, (float)g->w), dy = wrap_delta((float)y - l->cy, (float)g->h);
+        float d2 = dx * dx + dy * dy;
+        if (d2 < l->clear * l->clear) trib = fmaxf(trib, tw * 8.0f * (1.0f - sqrtf(d2) / l->clear) + trib);
+    }
+    /* valleys: the land sinks toward the main river and the tributaries */
+    float v = smoothstep(r->rw, r->rw + 170.0f * g->fs, dxr) * (0.3f + 0.7f * smoothstep(tw, tw * 8.0f, trib));
+    float H = cf[F_E] * 255.0f * (0.05f + 0.95f * v);
+    for (uint32_t i = 0; i < r->nlm; i++)
+        if (r->lms[i]->modifies_elevation) H = lm_elevation(g, r->lms[i], x, y, H, dxr, r->rw);
+    H = clampf(H, 0.0f, (float)GEN_MAX_HEIGHT);
+    t->H = H;
+    t->biome = cf[F_BIOME];
+    t->cave = cf[F_CAVE];
+    float S = cf[F_STEP];
+    t->S = S;
+    /* a tributary stops where a landmark raised the ground (the gorge walls) */
+    t->water = dxr < r->rw || (trib < tw * (1.0f + 0.3f * n16) && H < 24.0f) || H < 2.0f;
+    /* terraces with wandering edges: the jitter moves the cliff lines, not the terrace tops */
+    float hj = H + (0.32f * n16 + 0.06f * n8) * S;
+    float q = hj / S;
+    int k = (int)floorf(q);
+    if (k < 0) k = 0;
+    float fr = clampf(q - (float)k, 0.0f, 0.9999f);
+    t->k = k;
+    t->fr = fr;
+    if (t->water) {
+        t->h = 0;
+        t->type = M_WATER;
+        return;
+    }
+    float ts = cf[F_TS];
+    float hv = (float)k * S + fr * S * (1.0f - ts) + 1.2f * n8 + 0.3f * hash_signed(hash3(x, y, g->seed));
+    int hi = (int)lrintf(hv);
+    if (hi < 1) hi = 1;
+    if (hi > GEN_MAX_HEIGHT) hi = GEN_MAX_HEIGHT;
+    t->h = (uint8_t)hi;
+    t->type = material_for(t, x, y, g->seed);
+}
+
+/* The generic slab: the upper terrace continues over the band below its cliff, leaving a cave. */
+static void overhang_candidate(const gen_ctx *g, uint32_t x, uint32_t y, const texel_info *t, pair_out *p) {
+    p->score = 0;
+    if (t->water || t->H < 14.0f || t->cave <= 0.0f) return;
+    int high = (int)lrintf((float)(t->k + 1) * t->S);
+    if (high > GEN_MAX_HEIGHT) return;
+    int low = t->h;
+    uint32_t hh = hash3(x >> 3, y >> 3, g->seed ^ 0x7a3du);
+    int thick = 7 + (int)(hh % 7u);
+    int d = (high - thick - low) / 8;
+    if (d > 15) d = 15;
+    if (d < 1) return;
+    float sc = t->fr * t->cave;
+    if (sc <= 0.0f) return;
+    texel_info up = *t;
+    up.k = t->k + 1;
+    up.fr = 0.5f;
+    up.h = (uint8_t)high;
+    up.H = (float)high;
+    p->low = (uint8_t)low;
+    p->mid = (uint8_t)(low + 8 * d);
+    p->high = (uint8_t)high;
+    p->low_type = t->biome > 0.75f ? M_BASALT : (t->biome < -0.25f ? M_CLAY : M_BASALT);
+    p->high_type = material_for(&up, x, y, g->seed);
+    p->score = (uint16_t)(1.0f + sc * SCORE_MAX_GENERIC);
+}
+
+/* ---- passes ------------------------------------------------------------------------------------- */
+
+static void row_setup(const gen_ctx *g, uint32_t y, row_ctx *r) {
+    r->y = y;
+    r->xr = river_x(g, y, &r->rw);
+    r->nlm = 0;
+    for (uint32_t i = 0; i < LANDMARK_COUNT; i++) {
+        const landmark *l = &g->lm[i];
+        if (fabsf(wrap_delta((float)y - l->cy, (float)g->h)) <= l->ry) r->lms[r->nlm++] = l;
+    }
+}
+
+static void pass_terrain(void *user, size_t begin, size_t end) {
+    const gen_ctx *g = user;
+    uint32_t w = g->w, cw = w / GEN_STRIDE + 1;
+    uint32_t crows = GEN_BLOCK / GEN_STRIDE + 1;
+    float *coarse = malloc(sizeof(float) * F_COUNT * cw * crows);
+    float *rowf = malloc(sizeof(float) * F_COUNT * cw);
+    uint8_t *grads = malloc(4 * ((size_t)w + 2));
+    if (!coarse || !rowf || !grads) { /* cannot happen at these sizes; leave the rows flat rather than crash */
+        free(coarse);
+        free(rowf);
+        free(grads);
+        return;
+    }
+    row_ctx r;
+    r.fine16.g0 = grads;
+    r.fine16.g1 = grads + (w + 2);
+    r.fine8.g0 = grads + 2 * ((size_t)w + 2);
+    r.fine8.g1 = grads + 3 * ((size_t)w + 2);
+    for (size_t b = begin; b < end; b++) {
+        uint32_t y0 = (uint32_t)b * GEN_BLOCK;
+        for (uint32_t j = 0; j < crows; j++)
+            for (uint32_t i = 0; i < cw; i++)
+                coarse_eval(g, i * GEN_STRIDE, y0 + j * GEN_STRIDE, coarse + (size_t)(j * cw + i) * F_COUNT);
+        for (uint32_t yy = 0; yy < GEN_BLOCK && y0 + yy < g->h; yy++) {
+            uint32_t y = y0 + yy;
+            row_setup(g, y, &r);
+            noise_row_setup(&r.fine16, &g->fine16, y, w);
+            noise_row_setup(&r.fine8, &g->fine8, y, w);
+            const float *c0 = coarse + (size_t)(yy / GEN_STRIDE) * cw * F_COUNT, *c1 = c0 + cw * F_COUNT;
+            float vy = (float)(yy % GEN_STRIDE) / GEN_STRIDE;
+            for (uint32_t i = 0; i < cw * F_COUNT; i++) rowf[i] = c0[i] + (c1[i] - c0[i]) * vy;
+            uint8_t *hrow = g->level->heights + (size_t)y * w, *mrow = g->level->meta + (size_t)y * w;
+            size_t prow = (size_t)y * (w / 2);
+            for (uint32_t x = 0; x < w; x += 2) {
+                texel_info e[2];
+                for (int k = 0; k < 2; k++) {
+                    uint32_t xk = x + (uint32_t)k;
+                    const float *a = rowf + (size_t)(xk / GEN_STRIDE) * F_COUNT, *bb = a + F_COUNT;
+                    float vx = (float)(xk % GEN_STRIDE) / GEN_STRIDE, cf[F_COUNT];
+                    for (int f = 0; f < F_COUNT; f++) cf[f] = a[f] + (bb[f] - a[f]) * vx;
+                    eval_texel(g, &r, cf, xk, &e[k]);
+                }
+                pair_out p = {0};
+                p.h[0] = e[0].h;
+                p.h[1] = e[1].h;
+                p.type[0] = e[0].type;
+                p.type[1] = e[1].type;
+                overhang_candidate(g, x, y, &e[0], &p);
+                for (uint32_t i = 0; i < r.nlm; i++) lm_apply(g, r.lms[i], &r, x, y, e, &p);
+                for (int k = 0; k < 2; k++) {
+                    hrow[x + (uint32_t)k] = p.h[k];
+                    mrow[x + (uint32_t)k] = (uint8_t)(p.type[k] << ST_META_TYPE_SHIFT8);
+                }
+                g->score[prow + x / 2] = p.score;
+                g->cand[prow + x / 2] = p.score ? (uint32_t)p.low | (uint32_t)((p.mid - p.low) >> 3) << 8 |
+                                                      (uint32_t)p.high << 12 | (uint32_t)p.low_type << 20 |
+                                                      (uint32_t)p.high_type << 23
+                                                : 0u;
+            }
+        }
+    }
+    free(coarse);
+    free(rowf);
+    free(grads);
+}
+
+static void pass_dual(void *user, size_t begin, size_t end) {
+    const gen_ctx *g = user;
+    uint32_t half = g->w / 2;
+    for (size_t y = begin; y < end; y++) {
+        for (uint32_t i = 0; i < half; i++) {
+            size_t k = y * half + i;
+            if (g->score[k] <= g->threshold) continue;
+            uint32_t c = g->cand[k];
+            uint8_t low = (uint8_t)(c & 255u), high = (uint8_t)((c >> 12) & 255u);
+            uint8_t mid = (uint8_t)(low + (((c >> 8) & 15u) << 3));
+            st_level_set_dual(g->level, (int)(2 * i), (int)y, low, mid, high, (uint8_t)((c >> 20) & 7u),
+                              (uint8_t)((c >> 23) & 7u));
+        }
+    }
+}
+
+/* A morphological opening of the score (3×3 pairs, wrapping): lone pairs and one-pair slivers would be
+ * floating specks of slab, so a pair keeps its score only where a full 3×3 block around some neighbour
+ * scores at least as high. Landmark pairs are kept as they are. */
+static void pass_erode(void *user, size_t begin, size_t end) {
+    const gen_ctx *g = user;
+    uint32_t half = g->w / 2, hm = g->h - 1;
+    for (size_t y = begin; y < end; y++) {
+        const uint16_t *rows[3] = {g->score + (size_t)((y + hm) & hm) * half, g->score + y * half,
+                                   g->score + (size_t)((y + 1) & hm) * half};
+        for (uint32_t i = 0; i < half; i++) {
+            uint32_t il = (i + half - 1) % half, ir = (i + 1) % half;
+            uint16_t m = 65535;
+            for (int r = 0; r < 3; r++) {
+                uint16_t a = rows[r][il], b = rows[r][i], c = rows[r][ir];
+                if (a < m) m = a;
+                if (b < m) m = b;
+                if (c < m) m = c;
+            }
+            g->eroded[y * half + i] = m;
+        }
+    }
+}
+
+static void pass_dilate(void *user, size_t begin, size_t end) {
+    const gen_ctx *g = user;
+    uint32_t half = g->w / 2, hm = g->h - 1;
+    for (size_t y = begin; y < end; y++) {
+        const uint16_t *rows[3] = {g->eroded + (size_t)((y + hm) & hm) * half, g->eroded + y * half,
+                                   g->eroded + (size_t)((y + 1) & hm) * half};
+        uint16_t *out = g->score + y * half;
+        for (uint32_t i = 0; i < half; i++) {
+            if (out[i] == SCORE_FORCED || out[i] == 0) continue;
+            uint32_t il = (i + half - 1) % half, ir = (i + 1) % half;
+            uint16_t m = 0;
+            for (int r = 0; r < 3; r++) {
+                uint16_t a = rows[r][il], b = rows[r][i], c = rows[r][ir];
+                if (a > m) m = a;
+                if (b > m) m = b;
+                if (c > m) m = c;
+            }
+            if (m < out[i]) out[i] = m;
+        }
+    }
+}
+
+/* The threshold whose dual pair count is nearest the target: an exact quantile of the scores. */
+static uint32_t pick_threshold(const gen_ctx *g, double target_pairs) {
+    size_t n = (size_t)(g->w / 2) * g->h;
+    uint32_t *hist = calloc(65536, sizeof *hist);
+    if (!hist) return SCORE_FORCED - 1u; /* landmarks only */
+    for (size_t i = 0; i < n; i++) hist[g->score[i]]++;
+    uint64_t above = 0; /* pairs with score > t */
+    uint32_t best = 65535u;
+    double best_err = target_pairs;
+    for (uint32_t t = 65535u; t-- > 0;) {
+        above += hist[t + 1];
+        double err = fabs((double)above - target_pairs);
+        if (err < best_err) {
+            best_err = err;
+            best = t;
+        }
+        if ((double)above > target_pairs) break;
+    }
+    free(hist);
+    return best;
+}
+
+st_result st_gen_world(const st_gen_desc *desc, st_level **out, st_error *err) {
+    *out = NULL;
+    st_gen_desc d = desc ? *desc : (st_gen_desc){0};
+    if (!d.seed) d.seed = ST_GEN_DEFAULT_SEED;
+    if (!d.width) d.width = ST_GEN_DEFAULT_WIDTH;
+    if (!d.height) d.height = ST_GEN_DEFAULT_HEIGHT;
+    if (d.dual_percent == 0.0f) d.dual_percent = ST_GEN_DEFAULT_DUAL_PERCENT;
+    bool is_default = d.seed == ST_GEN_DEFAULT_SEED && d.width == ST_GEN_DEFAULT_WIDTH &&
+                      d.height == ST_GEN_DEFAULT_HEIGHT && d.dual_percent == ST_GEN_DEFAULT_DUAL_PERCENT;
+    st_result res = st_level_check_size(d.width, d.height, err);
+    if (res) return res;
+    if (d.width < 256 || d.height < 256)
+        return st_error_set(err, ST_ERR_INVALID, "generated world %ux%u: each side must be at least 256",
+                            d.width, d.height);
+    if (!(d.dual_percent <= GEN_MAX_DUAL_PERCENT)) /* also rejects NaN */
+        return st_error_set(err, ST_ERR_INVALID, "dual share %g%%: must be at most %g%% (negative for none)",
+                            (double)d.dual_percent, (double)GEN_MAX_DUAL_PERCENT);
+
+    gen_ctx *g = calloc(1, sizeof *g);
+    if (!g) return st_error_set(err, ST_ERR_NOMEM, "cannot allocate the generator");
+    res = st_level_create(d.width, d.height, &g->level, err);
+    size_t pairs = (size_t)(d.width / 2) * d.height;
+    if (!res) {
+        g->score = malloc(pairs * sizeof *g->score);
+        g->cand = malloc(pairs * sizeof *g->cand);
+        if (!g->score || !g->cand)
+            res = st_error_set(err, ST_ERR_NOMEM, "cannot allocate the generator's %zu-pair work planes", pairs);
+    }
+    if (res) {
+        st_level_destroy(g->level);
+        free(g->score);
+        free(g->cand);
+        free(g);
+        return res;
+    }
+    uint32_t w = d.width, h = d.height;
+    g->w = w;
+    g->h = h;
+    g->seed = (uint32_t)(d.seed ^ (d.seed >> 32));
+    g->sx = (float)w / (float)ST_GEN_DEFAULT_WIDTH;
+    g->sy = (float)h / (float)ST_GEN_DEFAULT_HEIGHT;
+    float fs = g->sx > g->sy ? g->sx : g->sy;
+    g->fs = fs = clampf(fs, 0.125f, 1.0f);
+    uint32_t s = g->seed;
+    for (int i = 0; i < 6; i++) g->base[i] = noise_make(1024u >> i, w, h, fs, s * 31u + 1u + (uint32_t)i);
+    for (int i = 0; i < 4; i++) g->ridge[i] = noise_make(256u >> i, w, h, fs, s * 31u + 11u + (uint32_t)i);
+    g->mmask = noise_make(2048, w, h, fs, s * 31u + 21u);
+    g->biome = noise_make(1024, w, h, fs, s * 31u + 22u);
+    g->step = noise_make(1024, w, h, fs, s * 31u + 23u);
+    g->cave = noise_make(512, w, h, fs, s * 31u + 24u);
+    g->trib[0] = noise_make(1024, w, h, fs, s * 31u + 25u);
+    g->trib[1] = noise_make(256, w, h, fs, s * 31u + 26u);
+    g->biome2 = noise_make(256, w, h, fs, s * 31u + 33u);
+    g->biome3 = noise_make(64, w, h, fs, s * 31u + 34u);
+    g->butte = noise_make(128, w, h, fs, s * 31u + 27u);
+    g->tstr = noise_make(512, w, h, fs, s * 31u + 28u);
+    g->fine16 = noise_make(16, w, h, fs, s * 31u + 29u);
+    g->fine8 = noise_make(8, w, h, fs, s * 31u + 30u);
+    g->meander = noise_make(256, w, h, fs, s * 31u + 31u);
+    g->rwidth = noise_make(512, w, h, fs, s * 31u + 32u);
+    for (uint32_t i = 0; i < LANDMARK_COUNT; i++) {
+        const lm_def *ld = &landmark_table[i];
+        landmark *l = &g->lm[i];
+        l->kind = ld->kind;
+        l->cx = floorf(ld->x * g->sx * 0.5f) * 2.0f; /* even: pair boundaries line up with the features */
+        l->cy = floorf(ld->y * g->sy);
+        l->ry = ld->reach_y * fs + 2.0f;
+        l->clear = ld->clear * fs;
+        l->modifies_elevation = ld->kind == LM_LAKE || ld->kind == LM_LOOKOUT || ld->kind == LM_GORGE;
+        if (ld->kind == LM_REACH) l->ry = -1.0f; /* a named place only */
+    }
+
+    double t0 = st_time_ms();
+    uint32_t blocks = (h + GEN_BLOCK - 1) / GEN_BLOCK;
+    st_parallel_for(blocks, 1, pass_terrain, g);
+    double t1 = st_time_ms();
+    if (d.dual_percent > 0.0f) {
+        /* the dilation reads the eroded plane only, so writing the scores in place is safe */
+        g->eroded = malloc(pairs * sizeof *g->eroded);
+        if (g->eroded) {
+            st_parallel_for(h, 64, pass_erode, g);
+            st_parallel_for(h, 64, pass_dilate, g);
+            free(g->eroded);
+            g->eroded = NULL;
+        }
+        g->threshold = pick_threshold(g, (double)d.dual_percent / 100.0 * (double)pairs);
+        st_parallel_for(h, 64, pass_dual, g);
+    }
+    ST_DEBUG("gen: terrain %.0f ms, slabs %.0f ms", t1 - t0, st_time_ms() - t1);
+    free(g->score);
+    free(g->cand);
+    st_level *level = g->level;
+    free(g);
+    if (is_default) snprintf(level->name, sizeof level->name, "default");
+    else
+        snprintf(level->name, sizeof level->name, "gen-%llu-%ux%u", (unsigned long long)d.seed, w, h);
+    *out = level;
+    return ST_OK;
+}

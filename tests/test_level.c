@@ -1,0 +1,246 @@
+/* Tests of the level model: pair decoding (dual flags, delta split, mid clamp), wrapping in x and y,
+ * metadata flags, the SOLID predicate at its boundaries, and the dig/raise edits' validity and dirty rects. */
+#include <math.h>
+#include <string.h>
+
+#include "strata/level.h"
+#include "support.h"
+
+static void test_dual_pair_decodes_both_texels(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(16, 8, 20);
+    st_level_set_dual(l, 4, 3, 10, 34, 60, 5, 2);
+    /* raw bytes: low in the even texel, high in the odd one, D = 3 split as (0, 3) */
+    size_t even = 3 * 16 + 4;
+    assert_int_equal(l->heights[even], 10);
+    assert_int_equal(l->heights[even + 1], 60);
+    assert_true(l->meta[even] & ST_META_DUAL);
+    assert_true(l->meta[even + 1] & ST_META_DUAL);
+    assert_int_equal(l->meta[even] & ST_META_DELTA_MASK, 0);
+    assert_int_equal(l->meta[even + 1] & ST_META_DELTA_MASK, 3);
+    for (int x = 4; x <= 5; x++) {
+        st_texel t = st_level_texel(l, x, 3);
+        assert_true(t.dual);
+        assert_int_equal(t.low, 10);
+        assert_int_equal(t.mid, 34);
+        assert_int_equal(t.high, 60);
+        assert_int_equal(t.low_type, 5);
+        assert_int_equal(t.high_type, 2);
+    }
+    /* neighbours stay single */
+    st_texel n = st_level_texel(l, 6, 3);
+    assert_false(n.dual);
+    assert_int_equal(n.low, 20);
+    assert_int_equal(n.high, 20);
+    assert_true(st_level_valid(l, NULL));
+    st_level_destroy(l);
+}
+
+static void test_delta_split_and_clamps(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(16, 8, 0);
+    /* hand-encoded: even delta bits 2, odd delta bits 1 -> D = 9 -> mid = low + 72 */
+    size_t e = 16 + 2;
+    l->heights[e] = 30;
+    l->heights[e + 1] = 200;
+    l->meta[e] = (uint8_t)(ST_META_DUAL | (3u << ST_META_TYPE_SHIFT8) | 2u);
+    l->meta[e + 1] = (uint8_t)(ST_META_DUAL | (6u << ST_META_TYPE_SHIFT8) | 1u);
+    st_texel t = st_level_texel(l, 3, 1);
+    assert_int_equal(t.mid, 102);
+    assert_int_equal(t.low_type, 3);
+    assert_int_equal(t.high_type, 6);
+    /* D = 15 is the largest gap: 120 */
+    st_level_set_dual(l, 8, 2, 0, 200, 250, 1, 1);
+    assert_int_equal(st_level_texel(l, 8, 2).mid, 120);
+    /* mid never passes high: min(low + 8D, high) */
+    st_level_set_dual(l, 10, 2, 10, 40, 30, 1, 1);
+    t = st_level_texel(l, 10, 2);
+    assert_int_equal(t.mid, 30);
+    assert_int_equal(t.high, 30);
+    /* gaps round to the nearest multiple of 8 */
+    st_level_set_dual(l, 12, 2, 10, 23, 90, 1, 1); /* gap 13 -> 16 */
+    assert_int_equal(st_level_texel(l, 12, 2).mid, 26);
+    st_level_set_dual(l, 14, 2, 10, 21, 90, 1, 1); /* gap 11 -> 8 */
+    assert_int_equal(st_level_texel(l, 14, 2).mid, 18);
+    assert_true(st_level_valid(l, NULL));
+    st_level_destroy(l);
+}
+
+static void test_wrap_x_and_y(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(16, 8, 1);
+    for (int y = 0; y < 8; y++)
+        for (int x = 0; x < 16; x++) st_level_set_single(l, x, y, (uint8_t)(x + 16 * y), 1);
+    assert_int_equal(st_level_texel(l, -1, 0).high, 15);
+    assert_int_equal(st_level_texel(l, 0, -1).high, 7 * 16);
+    assert_int_equal(st_level_texel(l, 16 + 3, 8 + 2).high, 3 + 32);
+    assert_int_equal(st_level_texel(l, -16 * 5 + 4, -8 * 3 + 1).high, 4 + 16);
+    /* SOLID with negative coordinates floors before wrapping: x = -0.5 is texel 15 */
+    assert_true(st_level_solid(l, -0.5f, 0.5f, 15.0f));
+    assert_false(st_level_solid(l, -0.5f, 0.5f, 15.5f));
+    assert_true(st_level_solid(l, 0.5f, -0.25f, 112.0f));
+    assert_false(st_level_solid(l, 0.5f, -0.25f, 112.5f));
+    /* setters wrap too */
+    st_level_set_single(l, -1, -1, 99, 2);
+    assert_int_equal(l->heights[7 * 16 + 15], 99);
+    st_level_destroy(l);
+}
+
+static void test_flags(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(8, 4, 50);
+    /* the shadow bits never change decoding */
+    st_level_set_single(l, 1, 0, 40, 4);
+    l->meta[1] |= ST_META_SHADOW | ST_META_OBJSHADOW;
+    st_texel t = st_level_texel(l, 1, 0);
+    assert_false(t.dual);
+    assert_int_equal(t.high_type, 4);
+    assert_int_equal(t.high, 40);
+    /* even texel decides: flagged even + unflagged odd decodes dual, and is invalid */
+    l->meta[2] |= ST_META_DUAL;
+    assert_true(st_level_texel(l, 3, 0).dual);
+    st_error err = {0};
+    assert_false(st_level_valid(l, &err));
+    assert_non_null(strstr(err.message, "disagree"));
+    l->meta[2] &= (uint8_t)~ST_META_DUAL;
+    /* flagged odd alone stays single */
+    l->meta[5] |= ST_META_DUAL;
+    assert_false(st_level_texel(l, 4, 0).dual);
+    assert_false(st_level_texel(l, 5, 0).dual);
+    assert_false(st_level_valid(l, NULL));
+    l->meta[5] &= (uint8_t)~ST_META_DUAL;
+    assert_true(st_level_valid(l, NULL));
+    /* a slab top below its floor is invalid */
+    st_level_set_dual(l, 0, 1, 60, 68, 80, 1, 1);
+    l->heights[8 + 1] = 10;
+    assert_false(st_level_valid(l, NULL));
+    /* 16-type levels keep the type in bits 5..2 */
+    l->terrain_types = 16;
+    assert_int_equal(st_meta_type(l, (uint8_t)(13u << ST_META_TYPE_SHIFT16)), 13);
+    assert_int_equal(st_meta_type(l, (uint8_t)(ST_META_DUAL | (9u << ST_META_TYPE_SHIFT16) | 3u)), 9);
+    l->terrain_types = 8;
+    assert_int_equal(st_meta_type(l, (uint8_t)(ST_META_DUAL | (7u << ST_META_TYPE_SHIFT8) | ST_META_OBJSHADOW | 3u)), 7);
+    st_level_destroy(l);
+}
+
+static void test_solid_boundaries(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(8, 4, 0);
+    /* height 0 is a real, hittable height */
+    assert_true(st_level_solid(l, 3.5f, 2.5f, 0.0f));
+    assert_true(st_level_solid(l, 3.5f, 2.5f, -1.0f));
+    assert_false(st_level_solid(l, 3.5f, 2.5f, 0.001f));
+    st_level_set_dual(l, 2, 1, 10, 34, 60, 1, 1);
+    float x = 2.5f, y = 1.5f;
+    assert_true(st_level_solid(l, x, y, 10.0f));   /* floor top */
+    assert_false(st_level_solid(l, x, y, 10.01f)); /* cave air */
+    assert_false(st_level_solid(l, x, y, 33.99f));
+    assert_true(st_level_solid(l, x, y, 34.0f));   /* cave ceiling */
+    assert_true(st_level_solid(l, x, y, 47.0f));   /* inside the slab */
+    assert_true(st_level_solid(l, x, y, 60.0f));   /* slab top */
+    assert_false(st_level_solid(l, x, y, 60.01f)); /* sky */
+    assert_false(st_level_solid(l, x + 1.0f, y, 30.0f)); /* odd texel decodes the same pair */
+    assert_true(st_level_solid(l, x + 1.0f, y, 34.0f));
+    assert_true(st_level_solid(l, 3.99f, y, 50.0f));
+    assert_false(st_level_solid(l, 4.0f, y, 50.0f)); /* next pair: single at 0 */
+    st_level_destroy(l);
+}
+
+static void test_dig_keeps_valid_and_dirty_rect(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(64, 64, 100);
+    for (int y = 20; y < 44; y++)
+        for (int x = 20; x < 44; x += 2) st_level_set_dual(l, x, y, 100, 140, 180, 5, 2);
+    st_rect dirty;
+    assert_st_ok(st_level_dig(l, 31, 30, 10, 50, &dirty, err));
+    assert_true(st_level_valid(l, NULL));
+    assert_int_equal(dirty.x0, 20);
+    assert_int_equal(dirty.y0, 20);
+    assert_int_equal(dirty.x1, 42);
+    assert_int_equal(dirty.y1, 41);
+    /* centre: full depth, the slab gone */
+    st_texel c = st_level_texel(l, 31, 30);
+    assert_false(c.dual);
+    assert_int_equal(c.high, 50);
+    /* the crater profile is trunc(depth * (1 - d²/r²)) */
+    st_texel t = st_level_texel(l, 31 + 6, 30);
+    assert_int_equal(t.low, 100 - (int)(50.0 * (1.0 - 36.0 / 100.0)));
+    /* outside the radius nothing changed: the slab survives */
+    st_texel o = st_level_texel(l, 22, 42);
+    assert_true(o.dual);
+    assert_int_equal(o.high, 180);
+    /* saturation at 0 and a clip at the level's corner */
+    st_level *z = test_flat_level(32, 32, 10);
+    assert_st_ok(st_level_dig(z, 0, 0, 5, 200, &dirty, err));
+    assert_int_equal(st_level_texel(z, 0, 0).high, 0);
+    assert_int_equal(dirty.x0, 0);
+    assert_int_equal(dirty.y0, 0);
+    assert_int_equal(dirty.x1, 6);
+    assert_int_equal(dirty.y1, 6);
+    assert_true(st_level_valid(z, NULL));
+    st_level_destroy(z);
+    st_level_destroy(l);
+}
+
+static void test_raise_keeps_valid(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(64, 64, 20);
+    for (int y = 28; y < 36; y++)
+        for (int x = 28; x < 36; x += 2) st_level_set_dual(l, x, y, 20, 60, 80, 5, 2);
+    st_rect dirty;
+    assert_st_ok(st_level_raise(l, 10, 10, 4, 30, &dirty, err));
+    assert_int_equal(st_level_texel(l, 10, 10).high, 50);
+    assert_int_equal(dirty.x0, 6);
+    assert_int_equal(dirty.y0, 6);
+    assert_int_equal(dirty.x1, 16);
+    assert_int_equal(dirty.y1, 15);
+    assert_st_ok(st_level_raise(l, 32, 32, 6, 250, &dirty, err));
+    assert_true(st_level_valid(l, NULL));
+    st_texel t = st_level_texel(l, 32, 32);
+    assert_true(t.high >= t.mid && t.mid >= t.low);
+    assert_int_equal(t.high, 255); /* saturates */
+    st_level_destroy(l);
+}
+
+static void test_edit_rejects_bad_brushes(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(32, 32, 10);
+    st_error err = {0};
+    st_rect dirty;
+    assert_int_equal(st_level_dig(l, 5, 5, 0, 10, &dirty, &err), ST_ERR_INVALID);
+    assert_int_equal(st_level_dig(l, 5, 5, 3, -1, &dirty, &err), ST_ERR_INVALID);
+    assert_int_equal(st_level_dig(l, 40, 5, 3, 10, &dirty, &err), ST_ERR_INVALID);
+    assert_int_equal(st_level_raise(l, 5, -1, 3, 10, &dirty, &err), ST_ERR_INVALID);
+    assert_true(err.message[0] != 0);
+    st_level_destroy(l);
+}
+
+static void test_stats(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(16, 16, 30);
+    st_level_set_dual(l, 0, 0, 5, 13, 90, 5, 2);
+    st_level_set_single(l, 2, 0, 0, 0);
+    st_level_stats s = st_level_compute_stats(l);
+    assert_true(fabs(s.dual_fraction - 2.0 / 256.0) < 1e-12);
+    assert_int_equal(s.min_height, 0);
+    assert_int_equal(s.max_height, 90);
+    assert_int_equal(s.type_histogram[2], 2);
+    assert_int_equal(s.type_histogram[0], 1);
+    assert_int_equal(s.type_histogram[1], 253);
+    st_level_destroy(l);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dual_pair_decodes_both_texels),
+        cmocka_unit_test(test_delta_split_and_clamps),
+        cmocka_unit_test(test_wrap_x_and_y),
+        cmocka_unit_test(test_flags),
+        cmocka_unit_test(test_solid_boundaries),
+        cmocka_unit_test(test_dig_keeps_valid_and_dirty_rect),
+        cmocka_unit_test(test_raise_keeps_valid),
+        cmocka_unit_test(test_edit_rejects_bad_brushes),
+        cmocka_unit_test(test_stats),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
