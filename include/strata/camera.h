@@ -44,6 +44,12 @@ float st_view_distance_from_depth(const st_view *v, uint32_t i, uint32_t j, floa
 /* Column-major view-projection (reverse-Z, Vulkan clip space, y down) for rasterising methods. */
 void st_view_matrix(const st_view *v, float view_proj[16]);
 
+/* The xy rectangle {x0, y0, x1, y1} that the view frustum (near to far plane) covers between the heights
+ * z_lo and z_hi, unioned with the eye's xy: where rasterising methods must put ground geometry. Exact for
+ * the frustum ∩ slab (the bounds of its vertices). Returns false when the frustum misses the slab (the
+ * rectangle is then the eye's point). */
+bool st_view_ground_bounds(const st_view *v, float z_lo, float z_hi, float bounds[4]);
+
 /* Parses "x,y,z,yaw,pitch"; returns false on malformed text or non-finite values. */
 bool st_camera_parse(const char *text, st_camera *cam);
 

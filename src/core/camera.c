@@ -87,6 +87,50 @@ void st_view_matrix(const st_view *v, float m[16]) {
     m[15] = fq;
 }
 
+static void bounds_add(float b[4], float x, float y) {
+    b[0] = fminf(b[0], x);
+    b[1] = fminf(b[1], y);
+    b[2] = fmaxf(b[2], x);
+    b[3] = fmaxf(b[3], y);
+}
+
+bool st_view_ground_bounds(const st_view *v, float z_lo, float z_hi, float bounds[4]) {
+    /* The frustum ∩ slab is convex; its vertices are the frustum's corners inside the slab and the points
+     * where the frustum's 12 edges cross z_lo and z_hi, so their bounds are exact. */
+    float c[8][3];
+    static const float px[4] = {0, 1, 0, 1}, py[4] = {0, 0, 1, 1};
+    for (int k = 0; k < 4; k++) {
+        float d[3];
+        st_view_pixel_dir(v, px[k] * v->width, py[k] * v->height, d);
+        for (int a = 0; a < 3; a++) {
+            c[k][a] = v->eye[a] + d[a] * (v->near_dist / v->focal_px);
+            c[4 + k][a] = v->eye[a] + d[a] * (v->far_dist / v->focal_px);
+        }
+    }
+    static const int edges[12][2] = {{0, 4}, {1, 5}, {2, 6}, {3, 7}, {0, 1}, {1, 3}, {3, 2}, {2, 0},
+                                     {4, 5}, {5, 7}, {7, 6}, {6, 4}};
+    bounds[0] = bounds[2] = v->eye[0];
+    bounds[1] = bounds[3] = v->eye[1];
+    bool any = false;
+    for (int k = 0; k < 8; k++)
+        if (c[k][2] >= z_lo && c[k][2] <= z_hi) {
+            bounds_add(bounds, c[k][0], c[k][1]);
+            any = true;
+        }
+    for (int e = 0; e < 12; e++) {
+        const float *a = c[edges[e][0]], *b = c[edges[e][1]];
+        float dz = b[2] - a[2];
+        if (dz == 0.0f) continue;
+        for (int p = 0; p < 2; p++) {
+            float t = ((p ? z_hi : z_lo) - a[2]) / dz;
+            if (t < 0.0f || t > 1.0f) continue;
+            bounds_add(bounds, a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]));
+            any = true;
+        }
+    }
+    return any;
+}
+
 bool st_camera_parse(const char *text, st_camera *cam) {
     double vals[5];
     const char *p = text;

@@ -1,0 +1,354 @@
+/* Painted: every ground cell of the view becomes its camera-facing bar faces ([0, low] and, where dual,
+ * [mid, high]) drawn from instance and vertex indices alone. The CPU lists the 16×16-texel tiles whose
+ * boxes meet the frustum, nearest first, and merges cells of far tiles into 2×2 or 4×4 blocks where a
+ * block projects under about a pixel, so the cost follows what is visible rather than the ground area.
+ * `paint-plain` draws every tile of the ground bounds at full resolution, for comparison. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/methods/methods.h"
+
+#define PAINT_TILE 16u    /* texels per side of a tile (the shader's TILE) */
+#define PAINT_MAX_LOD 2u  /* blocks of up to 4×4 cells */
+#define PAINT_TOP 256.0f
+
+typedef struct paint_push {
+    uint32_t tile_base, lod, pad0, pad1;
+} paint_push;
+
+typedef struct paint_tile { /* mirror of the shader's ivec4 */
+    int32_t x0, y0, flags, pad;
+} paint_tile;
+
+typedef struct paint_state {
+    bool plain; /* the paper's footprint: every cell of the ground bounds, no culling, no merging */
+    VkDescriptorSetLayout set_layout;
+    VkDescriptorSet set;
+    VkPipelineLayout layout;
+    VkPipeline pipeline;
+    st_gpu_buffer indices; /* the 36 corner indices of the two bars' camera-facing faces */
+    st_gpu_buffer tiles;   /* this frame's tile list, host-visible (frames are serial) */
+    uint32_t tile_capacity;
+    /* per level tile: the highest top (the frustum test's box is [0, that]) and whether any pair is dual
+     * (else the shader skips the slab bar's corners without reading the terrain) */
+    uint8_t *tile_hi, *tile_dual;
+    uint32_t tiles_x, tiles_y;
+    /* CPU scratch: the frame's tiles by level of detail, nearest first */
+    paint_tile *lists[PAINT_MAX_LOD + 1];
+    uint32_t list_capacity;
+    uint32_t counts[PAINT_MAX_LOD + 1]; /* this frame's tiles per level */
+} paint_state;
+
+static st_view frame_view(const st_renderer *r) {
+    const st_globals_gpu *g = r->globals.mapped;
+    st_view v = {0};
+    for (int k = 0; k < 3; k++) {
+        v.eye[k] = g->eye[k];
+        v.forward[k] = g->forward[k];
+        v.screen_right[k] = g->screen_right[k];
+        v.screen_up[k] = g->screen_up[k];
+    }
+    v.focal_px = g->forward[3];
+    v.width = g->screen_right[3];
+    v.height = g->screen_up[3];
+    v.near_dist = g->level[2];
+    v.far_dist = g->eye[3];
+    return v;
+}
+
+/* ---- per-tile heights ------------------------------------------------------------------------------- */
+static st_result paint_level_updated(st_renderer *r, void *state, st_rect rect, st_error *err) {
+    (void)err;
+    paint_state *s = state;
+    const st_level *l = r->engine->level;
+    if (st_rect_empty(rect)) return ST_OK;
+    uint32_t tw = l->width / s->tiles_x, th = l->height / s->tiles_y;
+    for (uint32_t ty = (uint32_t)rect.y0 / th; ty <= (uint32_t)(rect.y1 - 1) / th; ty++)
+        for (uint32_t tx = (uint32_t)rect.x0 / tw; tx <= (uint32_t)(rect.x1 - 1) / tw; tx++) {
+            uint8_t hi = 0, dual = 0; /* max of every height byte: a floor, a single column or a slab top */
+            for (uint32_t y = ty * th; y < (ty + 1) * th; y++) {
+                const uint8_t *row = l->heights + (size_t)y * l->width + tx * tw;
+                const uint8_t *meta = l->meta + (size_t)y * l->width + tx * tw;
+                for (uint32_t x = 0; x < tw; x++) hi = row[x] > hi ? row[x] : hi;
+                for (uint32_t x = 0; x < tw; x += 2) dual |= meta[x] & ST_META_DUAL; /* the even texel decides */
+            }
+            s->tile_hi[ty * s->tiles_x + tx] = hi;
+            s->tile_dual[ty * s->tiles_x + tx] = dual ? 1 : 0;
+        }
+    return ST_OK;
+}
+
+/* ---- creation ---------------------------------------------------------------------------------------- */
+static void paint_destroy(st_renderer *r, void *state) {
+    paint_state *s = state;
+    st_gpu *gpu = r->engine->gpu;
+    if (s->pipeline) vkDestroyPipeline(gpu->device, s->pipeline, NULL);
+    if (s->layout) vkDestroyPipelineLayout(gpu->device, s->layout, NULL);
+    if (s->set_layout) vkDestroyDescriptorSetLayout(gpu->device, s->set_layout, NULL);
+    st_gpu_buffer_destroy(gpu, &s->indices);
+    st_gpu_buffer_destroy(gpu, &s->tiles);
+    for (uint32_t k = 0; k <= PAINT_MAX_LOD; k++) free(s->lists[k]);
+    free(s->tile_hi);
+    free(s->tile_dual);
+    free(s);
+}
+
+/* Makes the tile buffer hold at least n tiles. Safe inside record: the previous frame has completed
+ * (st_renderer_draw waits for it) and the set is not yet bound in this one. */
+static st_result ensure_tiles(st_renderer *r, paint_state *s, uint32_t n, st_error *err) {
+    if (n <= s->tile_capacity && n <= s->list_capacity) return ST_OK;
+    uint32_t cap = s->tile_capacity ? s->tile_capacity : 1024;
+    while (cap < n) cap *= 2;
+    st_gpu *gpu = r->engine->gpu;
+    st_gpu_buffer_destroy(gpu, &s->tiles);
+    s->tile_capacity = 0;
+    st_result res = st_gpu_buffer_create(gpu, (VkDeviceSize)cap * sizeof(paint_tile), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                         true, &s->tiles, err);
+    if (res) return res;
+    for (uint32_t k = 0; k <= PAINT_MAX_LOD; k++) {
+        paint_tile *p = realloc(s->lists[k], (size_t)cap * sizeof *p);
+        if (!p) return st_error_set(err, ST_ERR_NOMEM, "out of memory (paint tile lists)");
+        s->lists[k] = p;
+    }
+    s->tile_capacity = s->list_capacity = cap;
+    VkDescriptorBufferInfo bi = {.buffer = s->tiles.buffer, .range = VK_WHOLE_SIZE};
+    VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                              .dstSet = s->set,
+                              .dstBinding = 0,
+                              .descriptorCount = 1,
+                              .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                              .pBufferInfo = &bi};
+    vkUpdateDescriptorSets(gpu->device, 1, &w, 0, NULL);
+    return ST_OK;
+}
+
+static st_result create_common(st_renderer *r, void **out, bool plain, st_error *err) {
+    paint_state *s = calloc(1, sizeof *s);
+    if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    *out = s;
+    s->plain = plain;
+    st_gpu *gpu = r->engine->gpu;
+    const st_level *l = r->engine->level;
+    s->tiles_x = l->width < PAINT_TILE ? 1 : l->width / PAINT_TILE;
+    s->tiles_y = l->height < PAINT_TILE ? 1 : l->height / PAINT_TILE;
+    s->tile_hi = malloc((size_t)s->tiles_x * s->tiles_y);
+    s->tile_dual = malloc((size_t)s->tiles_x * s->tiles_y);
+    if (!s->tile_hi || !s->tile_dual) return st_error_set(err, ST_ERR_NOMEM, "out of memory (paint height tiles)");
+    st_result res = paint_level_updated(r, s, (st_rect){0, 0, (int32_t)l->width, (int32_t)l->height}, err);
+    if (res) return res;
+
+    /* corner bit k: 0 = the camera side of axis k. The three faces through corner 0, two triangles each,
+     * for the floor bar (corners 0..7) and the slab bar (8..15). */
+    static const uint16_t faces[18] = {0, 2, 6, 0, 6, 4,  /* x face: y, z vary */
+                                       0, 1, 5, 0, 5, 4,  /* y face */
+                                       0, 1, 3, 0, 3, 2}; /* z face */
+    res = st_gpu_buffer_create(gpu, 36 * sizeof(uint16_t), VK_BUFFER_USAGE_INDEX_BUFFER_BIT, true, &s->indices, err);
+    if (res) return res;
+    uint16_t *idx = s->indices.mapped;
+    for (int i = 0; i < 18; i++) {
+        idx[i] = faces[i];
+        idx[18 + i] = (uint16_t)(faces[i] + 8);
+    }
+
+    VkDescriptorSetLayoutBinding b = {.binding = 0,
+                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                      .descriptorCount = 1,
+                                      .stageFlags = VK_SHADER_STAGE_VERTEX_BIT};
+    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                          .bindingCount = 1,
+                                          .pBindings = &b};
+    res = st_gpu_check(vkCreateDescriptorSetLayout(gpu->device, &li, NULL, &s->set_layout), "descriptor layout", err);
+    if (!res) res = st_renderer_alloc_set(r, s->set_layout, &s->set, err);
+    if (!res) res = ensure_tiles(r, s, 1024, err);
+    if (!res) res = st_renderer_pipeline_layout(r, &s->set_layout, 1, sizeof(paint_push), &s->layout, err);
+    if (res) return res;
+    st_gpu_graphics_desc d = {.vertex = "paint.vert",
+                              .fragment = "paint.frag",
+                              .layout = s->layout,
+                              .color_format = r->color.format,
+                              .depth_format = r->depth.format,
+                              .depth_write = true};
+    return st_gpu_graphics_pipeline(gpu, &d, &s->pipeline, err);
+}
+
+static st_result paint_create(st_renderer *r, void **out, st_error *err) { return create_common(r, out, false, err); }
+static st_result paint_plain_create(st_renderer *r, void **out, st_error *err) {
+    return create_common(r, out, true, err);
+}
+
+/* ---- the frame's tiles ------------------------------------------------------------------------------- */
+typedef struct frustum {
+    float n[6][3], d[6]; /* inside ⇔ n·x + d ≥ 0 for all six */
+} frustum;
+
+static void cross3(const float a[3], const float b[3], float o[3]) {
+    o[0] = a[1] * b[2] - a[2] * b[1];
+    o[1] = a[2] * b[0] - a[0] * b[2];
+    o[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static float dot3(const float a[3], const float b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+static frustum make_frustum(const st_view *v) {
+    frustum f;
+    float c[4][3]; /* corner rays, clockwise on screen: top-left, top-right, bottom-right, bottom-left */
+    st_view_pixel_dir(v, 0, 0, c[0]);
+    st_view_pixel_dir(v, v->width, 0, c[1]);
+    st_view_pixel_dir(v, v->width, v->height, c[2]);
+    st_view_pixel_dir(v, 0, v->height, c[3]);
+    for (int k = 0; k < 4; k++) {
+        cross3(c[k], c[(k + 1) & 3], f.n[k]);
+        if (dot3(f.n[k], v->forward) < 0) /* point inward, whatever the handedness */
+            for (int a = 0; a < 3; a++) f.n[k][a] = -f.n[k][a];
+        f.d[k] = -dot3(f.n[k], v->eye);
+    }
+    for (int a = 0; a < 3; a++) {
+        f.n[4][a] = v->forward[a];
+        f.n[5][a] = -v->forward[a];
+    }
+    float ef = dot3(v->forward, v->eye);
+    f.d[4] = -(ef + v->near_dist);
+    f.d[5] = ef + v->far_dist;
+    return f;
+}
+
+/* False when the box is wholly outside one plane (conservative: boxes near a frustum corner may pass). */
+static bool box_visible(const frustum *f, const float lo[3], const float hi[3]) {
+    for (int k = 0; k < 6; k++) {
+        float p[3];
+        for (int a = 0; a < 3; a++) p[a] = f->n[k][a] >= 0 ? hi[a] : lo[a];
+        if (dot3(f->n[k], p) + f->d[k] < 0) return false;
+    }
+    return true;
+}
+
+static uint32_t tile_lod(const st_view *v, const float lo[3], const float hi[3]) {
+    /* a block of 2^k cells projects to about 2^k·focal/d pixels at distance d (nearest point of the box) */
+    float d2 = 0;
+    for (int a = 0; a < 3; a++) {
+        float e = v->eye[a] < lo[a] ? lo[a] - v->eye[a] : v->eye[a] > hi[a] ? v->eye[a] - hi[a] : 0.0f;
+        d2 += e * e;
+    }
+    float cells_per_px = sqrtf(d2) / v->focal_px;
+    uint32_t k = 0;
+    while (k < PAINT_MAX_LOD && (float)(2u << k) <= cells_per_px) k++;
+    return k;
+}
+
+static void paint_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
+    paint_state *s = state;
+    st_view v = frame_view(r);
+    float b[4];
+    bool any = st_view_ground_bounds(&v, 0.0f, PAINT_TOP, b);
+    memset(s->counts, 0, sizeof s->counts);
+    if (any) {
+        const float T = (float)PAINT_TILE;
+        int64_t tx0 = (int64_t)floorf(b[0] / T), tx1 = (int64_t)floorf(b[2] / T);
+        int64_t ty0 = (int64_t)floorf(b[1] / T), ty1 = (int64_t)floorf(b[3] / T);
+        uint64_t total = (uint64_t)(tx1 - tx0 + 1) * (uint64_t)(ty1 - ty0 + 1);
+        st_error err = {0};
+        if (total > (1u << 26) || ensure_tiles(r, s, (uint32_t)total, &err)) {
+            /* nothing is drawn rather than a part: the method cannot report errors from a frame */
+            ST_WARN("paint: no room for %llu tiles: %s", (unsigned long long)total, err.message);
+            any = false;
+        }
+        frustum f = make_frustum(&v);
+        int64_t cx = (int64_t)floorf(v.eye[0] / T), cy = (int64_t)floorf(v.eye[1] / T);
+        cx = cx < tx0 ? tx0 : cx > tx1 ? tx1 : cx;
+        cy = cy < ty0 ? ty0 : cy > ty1 ? ty1 : cy;
+        int64_t rings = 0;
+        int64_t ext[4] = {cx - tx0, tx1 - cx, cy - ty0, ty1 - cy};
+        for (int k = 0; k < 4; k++) rings = ext[k] > rings ? ext[k] : rings;
+        /* Chebyshev rings around the camera's tile: nearest first, so early depth tests reject what the
+         * near tiles cover */
+        for (int64_t ring = 0; any && ring <= rings; ring++)
+            for (int64_t ty = cy - ring; ty <= cy + ring; ty++) {
+                if (ty < ty0 || ty > ty1) continue;
+                bool edge_row = ty == cy - ring || ty == cy + ring;
+                for (int64_t tx = cx - ring; tx <= cx + ring; tx += edge_row ? 1 : 2 * ring) {
+                    if (tx >= tx0 && tx <= tx1) {
+                        uint32_t wx = (uint32_t)(((tx % s->tiles_x) + s->tiles_x) % s->tiles_x);
+                        uint32_t wy = (uint32_t)(((ty % s->tiles_y) + s->tiles_y) % s->tiles_y);
+                        float lo[3] = {(float)tx * T, (float)ty * T, 0.0f};
+                        float hi[3] = {lo[0] + T, lo[1] + T, (float)s->tile_hi[wy * s->tiles_x + wx]};
+                        if (s->plain || box_visible(&f, lo, hi)) {
+                            uint32_t k = s->plain ? 0 : tile_lod(&v, lo, hi);
+                            float dx = v.eye[0] - (lo[0] + 0.5f * T), dy = v.eye[1] - (lo[1] + 0.5f * T);
+                            /* cells from the camera outward: start at the camera's end of each axis and
+                             * walk rows along the axis the camera is more off */
+                            int32_t flags = (dx > 0 ? 1 : 0) | (dy > 0 ? 2 : 0) | (fabsf(dx) > fabsf(dy) ? 4 : 0) |
+                                            (s->tile_dual[wy * s->tiles_x + wx] ? 8 : 0);
+                            s->lists[k][s->counts[k]++] = (paint_tile){(int32_t)(tx * (int64_t)PAINT_TILE),
+                                                                       (int32_t)(ty * (int64_t)PAINT_TILE), flags, 0};
+                        }
+                    }
+                    if (ring == 0) break;
+                }
+            }
+    }
+    /* the lists go to the GPU nearest level first; host writes to the mapped buffer before the submit
+     * are visible to the frame without a barrier (queue submission orders host writes) */
+    uint32_t base[PAINT_MAX_LOD + 1], n = 0;
+    paint_tile *gpu_tiles = s->tiles.mapped;
+    for (uint32_t k = 0; k <= PAINT_MAX_LOD; k++) {
+        base[k] = n;
+        if (s->counts[k]) memcpy(gpu_tiles + n, s->lists[k], s->counts[k] * sizeof(paint_tile));
+        n += s->counts[k];
+    }
+    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    st_renderer_begin_raster(r, cmd);
+    if (n) {
+        VkDescriptorSet sets[2] = {r->globals_set, s->set};
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->pipeline);
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->layout, 0, 2, sets, 0, NULL);
+        vkCmdBindIndexBuffer(cmd, s->indices.buffer, 0, VK_INDEX_TYPE_UINT16);
+        for (uint32_t k = 0; k <= PAINT_MAX_LOD; k++) {
+            if (!s->counts[k]) continue;
+            paint_push pc = {.tile_base = base[k], .lod = k};
+            uint32_t blocks = (PAINT_TILE >> k) * (PAINT_TILE >> k);
+            vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof pc, &pc);
+            vkCmdDrawIndexed(cmd, 36, s->counts[k] * blocks, 0, 0, 0);
+        }
+    }
+    st_renderer_end_raster(r, cmd);
+    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+}
+
+static uint64_t paint_gpu_bytes(const st_renderer *r, const void *state) {
+    (void)r;
+    const paint_state *s = state;
+    return s->indices.size + s->tiles.size;
+}
+
+static uint64_t paint_cpu_bytes(const st_renderer *r, const void *state) {
+    (void)r;
+    const paint_state *s = state;
+    return 2ull * s->tiles_x * s->tiles_y + (uint64_t)(PAINT_MAX_LOD + 1) * s->list_capacity * sizeof(paint_tile);
+}
+
+const st_method_ops st_method_paint = {
+    .info = {.name = "paint",
+             .description = "camera-facing bar faces per ground cell, frustum-culled tiles, merged far cells",
+             .compute = false},
+    .targets = ST_TARGETS_RASTER,
+    .create = paint_create,
+    .destroy = paint_destroy,
+    .record = paint_record,
+    .level_updated = paint_level_updated,
+    .gpu_bytes = paint_gpu_bytes,
+    .cpu_bytes = paint_cpu_bytes,
+};
+
+const st_method_ops st_method_paint_plain = {
+    .info = {.name = "paint-plain",
+             .description = "the paper's Painted footprint: every cell of the ground bounds, nearest first",
+             .compute = false},
+    .targets = ST_TARGETS_RASTER,
+    .create = paint_plain_create,
+    .destroy = paint_destroy,
+    .record = paint_record,
+    .level_updated = paint_level_updated,
+    .gpu_bytes = paint_gpu_bytes,
+    .cpu_bytes = paint_cpu_bytes,
+};

@@ -1,0 +1,211 @@
+/* Sliced: N horizontal quads drawn as one instanced draw over the visible ground bounds; a fragment keeps
+ * the terrain where its plane is SOLID. `slice` (default) places the planes per view over the heights
+ * actually present in the bounds, nearest to the eye first, and refines each sample to the true surface
+ * along the pixel's ray; `slice-plain` is the paper's variant (fixed planes over [0, 256], top first). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "render/methods/methods.h"
+
+#define SLICE_TOP 256.0f /* nothing is solid above */
+#define SLICE_TILE 64u   /* texels per side of the min/max height tiles */
+#define SLICE_MAX_STEPS 64u /* refined: samples per band at most (each about a texel apart) */
+
+/* std430/push-constant mirror of SlicePush in slice.vert / slice.frag */
+typedef struct slice_push {
+    float bounds[4];
+    float z_below, z_above, dz, pad0;
+    uint32_t n_below, n_above, max_steps, pad;
+} slice_push;
+
+typedef struct slice_state {
+    bool plain;
+    VkPipelineLayout layout;
+    VkPipeline pipeline;
+    /* Per tile of SLICE_TILE² texels: the lowest floor and the highest top (conservative: min and max of
+     * the pair's two height bytes), so a view's planes span only the heights its bounds hold. */
+    uint8_t *tile_lo, *tile_hi;
+    uint32_t tile_w, tile_h, tiles_x, tiles_y;
+} slice_state;
+
+/* The frame's view, read back from the globals the renderer has just written (the same numbers the
+ * shaders see). */
+static st_view frame_view(const st_renderer *r) {
+    const st_globals_gpu *g = r->globals.mapped;
+    st_view v = {0};
+    for (int k = 0; k < 3; k++) {
+        v.eye[k] = g->eye[k];
+        v.forward[k] = g->forward[k];
+        v.screen_right[k] = g->screen_right[k];
+        v.screen_up[k] = g->screen_up[k];
+    }
+    v.focal_px = g->forward[3];
+    v.width = g->screen_right[3];
+    v.height = g->screen_up[3];
+    v.near_dist = g->level[2];
+    v.far_dist = g->eye[3];
+    return v;
+}
+
+static void tile_stats(slice_state *s, const st_level *l, uint32_t tx, uint32_t ty) {
+    uint8_t lo = 255, hi = 0;
+    for (uint32_t y = ty * s->tile_h; y < (ty + 1) * s->tile_h; y++) {
+        const uint8_t *row = l->heights + (size_t)y * l->width;
+        for (uint32_t x = tx * s->tile_w; x < (tx + 1) * s->tile_w; x++) {
+            uint8_t h = row[x];
+            lo = h < lo ? h : lo;
+            hi = h > hi ? h : hi;
+        }
+    }
+    s->tile_lo[ty * s->tiles_x + tx] = lo;
+    s->tile_hi[ty * s->tiles_x + tx] = hi;
+}
+
+static st_result slice_level_updated(st_renderer *r, void *state, st_rect rect, st_error *err) {
+    (void)err;
+    slice_state *s = state;
+    if (!s->tile_lo || st_rect_empty(rect)) return ST_OK;
+    for (uint32_t ty = (uint32_t)rect.y0 / s->tile_h; ty <= (uint32_t)(rect.y1 - 1) / s->tile_h; ty++)
+        for (uint32_t tx = (uint32_t)rect.x0 / s->tile_w; tx <= (uint32_t)(rect.x1 - 1) / s->tile_w; tx++)
+            tile_stats(s, r->engine->level, tx, ty);
+    return ST_OK;
+}
+
+static void slice_destroy(st_renderer *r, void *state) {
+    slice_state *s = state;
+    VkDevice dev = r->engine->gpu->device;
+    if (s->pipeline) vkDestroyPipeline(dev, s->pipeline, NULL);
+    if (s->layout) vkDestroyPipelineLayout(dev, s->layout, NULL);
+    free(s->tile_lo);
+    free(s->tile_hi);
+    free(s);
+}
+
+static st_result create_common(st_renderer *r, void **out, bool plain, st_error *err) {
+    slice_state *s = calloc(1, sizeof *s);
+    if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    *out = s;
+    s->plain = plain;
+    const st_level *l = r->engine->level;
+    s->tile_w = l->width < SLICE_TILE ? l->width : SLICE_TILE;
+    s->tile_h = l->height < SLICE_TILE ? l->height : SLICE_TILE;
+    s->tiles_x = l->width / s->tile_w;
+    s->tiles_y = l->height / s->tile_h;
+    size_t n = (size_t)s->tiles_x * s->tiles_y;
+    st_result res = ST_OK;
+    if (!plain) { /* the paper's variant spans [0, 256] whatever the view holds */
+        s->tile_lo = malloc(n);
+        s->tile_hi = malloc(n);
+        if (!s->tile_lo || !s->tile_hi) return st_error_set(err, ST_ERR_NOMEM, "out of memory (slice height tiles)");
+        res = slice_level_updated(r, s, (st_rect){0, 0, (int32_t)l->width, (int32_t)l->height}, err);
+    }
+    if (!res) res = st_renderer_pipeline_layout(r, NULL, 0, sizeof(slice_push), &s->layout, err);
+    if (res) return res;
+    st_gpu_graphics_desc d = {.vertex = "slice.vert",
+                              .fragment = plain ? "slice_plain.frag" : "slice.frag",
+                              .layout = s->layout,
+                              .color_format = r->color.format,
+                              .depth_format = r->depth.format,
+                              /* the paper's Less; refined samples may tie across planes, either wins */
+                              .depth_compare = plain ? VK_COMPARE_OP_GREATER : VK_COMPARE_OP_GREATER_OR_EQUAL,
+                              .depth_write = true};
+    return st_gpu_graphics_pipeline(r->engine->gpu, &d, &s->pipeline, err);
+}
+
+static st_result slice_create(st_renderer *r, void **out, st_error *err) { return create_common(r, out, false, err); }
+static st_result slice_plain_create(st_renderer *r, void **out, st_error *err) {
+    return create_common(r, out, true, err);
+}
+
+/* Lowest floor and highest top over the tiles that meet the bounds (wrapping). */
+static void height_range(const slice_state *s, const float b[4], float *lo, float *hi) {
+    int64_t tx0 = (int64_t)floorf(b[0] / (float)s->tile_w), tx1 = (int64_t)floorf(b[2] / (float)s->tile_w);
+    int64_t ty0 = (int64_t)floorf(b[1] / (float)s->tile_h), ty1 = (int64_t)floorf(b[3] / (float)s->tile_h);
+    /* a view wider than the level meets every tile: no need to visit any twice */
+    if (tx1 - tx0 >= (int64_t)s->tiles_x) tx0 = 0, tx1 = s->tiles_x - 1;
+    if (ty1 - ty0 >= (int64_t)s->tiles_y) ty0 = 0, ty1 = s->tiles_y - 1;
+    uint8_t l = 255, h = 0;
+    for (int64_t ty = ty0; ty <= ty1; ty++) {
+        uint32_t row = (uint32_t)(((ty % s->tiles_y) + s->tiles_y) % s->tiles_y) * s->tiles_x;
+        for (int64_t tx = tx0; tx <= tx1; tx++) {
+            uint32_t i = row + (uint32_t)(((tx % s->tiles_x) + s->tiles_x) % s->tiles_x);
+            l = s->tile_lo[i] < l ? s->tile_lo[i] : l;
+            h = s->tile_hi[i] > h ? s->tile_hi[i] : h;
+        }
+    }
+    *lo = (float)l;
+    *hi = (float)h;
+}
+
+static void slice_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
+    slice_state *s = state;
+    st_view v = frame_view(r);
+    uint32_t n = r->desc.knobs.slices ? r->desc.knobs.slices : 512;
+    slice_push pc = {.max_steps = SLICE_MAX_STEPS};
+    bool any = st_view_ground_bounds(&v, 0.0f, SLICE_TOP, pc.bounds);
+    if (any && s->plain) {
+        /* z = Z − (k+1)·Z/N, k = 0..N−1, top first */
+        pc.dz = SLICE_TOP / (float)n;
+        pc.z_below = SLICE_TOP - pc.dz;
+        pc.n_below = n;
+    } else if (any) {
+        float lo, hi;
+        height_range(s, pc.bounds, &lo, &hi);
+        any = st_view_ground_bounds(&v, lo, hi, pc.bounds);
+        pc.dz = fmaxf(hi - lo, 1.0f) / (float)n;
+        /* Planes run away from the eye's height in both directions; the first sits just off the eye, where
+         * it is seen edge-on and its band starts at once, so no stretch of a ray goes unsampled. */
+        float eps = 0.01f * pc.dz, ez = v.eye[2];
+        pc.z_below = fminf(ez - eps, hi);
+        pc.z_above = fmaxf(ez + eps, lo);
+        if (pc.z_below >= lo) pc.n_below = (uint32_t)floorf((pc.z_below - lo) / pc.dz) + 1;
+        if (pc.z_above <= hi) pc.n_above = (uint32_t)floorf((hi - pc.z_above) / pc.dz) + 1;
+    }
+    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    st_renderer_begin_raster(r, cmd);
+    if (any && pc.n_below + pc.n_above > 0) {
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->pipeline);
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->layout, 0, 1, &r->globals_set, 0, NULL);
+        vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof pc, &pc);
+        vkCmdDraw(cmd, 6, pc.n_below + pc.n_above, 0, 0);
+    }
+    st_renderer_end_raster(r, cmd);
+    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+}
+
+static uint64_t slice_cpu_bytes(const st_renderer *r, const void *state) {
+    (void)r;
+    const slice_state *s = state;
+    return s->tile_lo ? 2ull * s->tiles_x * s->tiles_y : 0;
+}
+
+static uint64_t slice_gpu_bytes(const st_renderer *r, const void *state) {
+    (void)r;
+    (void)state;
+    return 0; /* the quads come from the vertex and instance indices */
+}
+
+const st_method_ops st_method_slice = {
+    .info = {.name = "slice",
+             .description = "horizontal slices over the view's height range, refined to the surface along each ray",
+             .compute = false},
+    .targets = ST_TARGETS_RASTER,
+    .create = slice_create,
+    .destroy = slice_destroy,
+    .record = slice_record,
+    .level_updated = slice_level_updated,
+    .gpu_bytes = slice_gpu_bytes,
+    .cpu_bytes = slice_cpu_bytes,
+};
+
+const st_method_ops st_method_slice_plain = {
+    .info = {.name = "slice-plain", .description = "the paper's Sliced: N fixed slices over [0, 256], top first",
+             .compute = false},
+    .targets = ST_TARGETS_RASTER,
+    .create = slice_plain_create,
+    .destroy = slice_destroy,
+    .record = slice_record,
+    .level_updated = slice_level_updated,
+    .gpu_bytes = slice_gpu_bytes,
+    .cpu_bytes = slice_cpu_bytes,
+};
