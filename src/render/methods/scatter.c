@@ -1,0 +1,317 @@
+/* Scattered: terrain samples projected forward into a 32-bit-per-pixel screen buffer with atomicMin of
+ * (24-bit depth key << 8 | material), then a full-screen resolve that rebuilds each pixel's position from
+ * its depth and shades it. `scatter` enumerates ground blocks of a distance quadtree over the visible
+ * ground bounds and splats each block's exposed faces exactly (hole-free); `scatter-plain` is the paper's
+ * fixed warped grid of point samples. Owns the screen buffer, the near-face queue and their passes. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "render/methods/methods.h"
+
+#define SCATTER_TOP 256.0f        /* nothing is solid above */
+#define SCATTER_JOB_BYTES 32u     /* one queued face: 8 words (scatter.glsl) */
+#define SCATTER_MAX_LEVEL 4096    /* coarsest block size, far beyond any sane far distance */
+#define SCATTER_PLAIN_DEFAULT 4u  /* the paper's publication density 4,4,4 */
+/* Hole-free variant: a merged block may project to at most 1/density pixels. 2 keeps merging (which
+ * widens silhouettes by up to a block) to half-pixel blocks; at 1280×800 it starts past 2048 texels. */
+#define SCATTER_DEFAULT_DENSITY 2.0f
+
+/* The packed word; shaders/common/scatter.glsl mirrors these two functions. */
+uint32_t st_scatter_pack(float depth, uint8_t material) {
+    float d = depth < 0.0f ? 0.0f : (depth > 1.0f ? 1.0f : depth);
+    uint32_t q = (uint32_t)(d * 16777215.0f + 0.5f);
+    if (q > 0xFFFFFFu) q = 0xFFFFFFu;
+    return ((0xFFFFFFu - q) << 8) | material;
+}
+
+float st_scatter_unpack(uint32_t word, uint8_t *material) {
+    if (material) *material = (uint8_t)(word & 0xFFu);
+    return (float)(0xFFFFFFu - (word >> 8)) / 16777215.0f;
+}
+
+/* Mirrors of the push-constant blocks of scatter.comp and scatter_plain.comp. */
+typedef struct scatter_level_push {
+    int32_t origin[2];
+    int32_t count[2];
+    int32_t k;
+    int32_t root;
+    float lod_dist;
+    int32_t pad;
+} scatter_level_push;
+
+typedef struct scatter_plain_push {
+    float origin[2];
+    float heading[2];
+    float range_y[2];
+    float range_x[2];
+    uint32_t layers;
+} scatter_plain_push;
+
+typedef struct scatter_state {
+    bool plain;
+    VkDescriptorSetLayout targets_layout, buffers_layout;
+    VkDescriptorSet targets_set, buffers_set;
+    VkPipelineLayout layout;
+    VkPipeline scatter, tiles, resolve;
+    st_gpu_buffer screen; /* one packed word per pixel */
+    st_gpu_buffer jobs;   /* queued near faces */
+    st_gpu_buffer header; /* indirect dispatch (x, y, z), faces offered, capacity */
+    uint32_t capacity;
+} scatter_state;
+
+static void scatter_destroy(st_renderer *r, void *state) {
+    scatter_state *s = state;
+    st_gpu *gpu = r->engine->gpu;
+    VkDevice dev = gpu->device;
+    if (s->scatter) vkDestroyPipeline(dev, s->scatter, NULL);
+    if (s->tiles) vkDestroyPipeline(dev, s->tiles, NULL);
+    if (s->resolve) vkDestroyPipeline(dev, s->resolve, NULL);
+    if (s->layout) vkDestroyPipelineLayout(dev, s->layout, NULL);
+    if (s->targets_layout) vkDestroyDescriptorSetLayout(dev, s->targets_layout, NULL);
+    if (s->buffers_layout) vkDestroyDescriptorSetLayout(dev, s->buffers_layout, NULL);
+    st_gpu_buffer_destroy(gpu, &s->screen);
+    st_gpu_buffer_destroy(gpu, &s->jobs);
+    st_gpu_buffer_destroy(gpu, &s->header);
+    free(s);
+}
+
+static st_result create_buffers(st_renderer *r, scatter_state *s, st_error *err) {
+    st_gpu *gpu = r->engine->gpu;
+    VkDevice dev = gpu->device;
+    /* The near-face queue: faces larger than a tile exist only within ~focal/8 texels of the eye, a few
+     * per texel there; w·h/16 entries hold them at every size we render, and an overflow is still drawn. */
+    uint64_t cap = (uint64_t)r->width * r->height / 16u;
+    s->capacity = s->plain ? 1u : (uint32_t)(cap < 1024u ? 1024u : (cap > 65535u ? 65535u : cap));
+    VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    st_result res = st_gpu_buffer_create(gpu, (VkDeviceSize)r->width * r->height * 4u, storage, false, &s->screen, err);
+    if (!res)
+        res = st_gpu_buffer_create(gpu, (VkDeviceSize)s->capacity * SCATTER_JOB_BYTES, storage, false, &s->jobs, err);
+    if (!res)
+        res = st_gpu_buffer_create(gpu, 5u * sizeof(uint32_t), storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, false,
+                                   &s->header, err);
+    if (res) return res;
+    VkDescriptorSetLayoutBinding b[3];
+    for (uint32_t i = 0; i < 3; i++)
+        b[i] = (VkDescriptorSetLayoutBinding){.binding = i,
+                                              .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                              .descriptorCount = 1,
+                                              .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                          .bindingCount = 3,
+                                          .pBindings = b};
+    res = st_gpu_check(vkCreateDescriptorSetLayout(dev, &li, NULL, &s->buffers_layout), "descriptor layout", err);
+    if (!res) res = st_renderer_alloc_set(r, s->buffers_layout, &s->buffers_set, err);
+    if (res) return res;
+    VkDescriptorBufferInfo infos[3] = {{.buffer = s->screen.buffer, .range = VK_WHOLE_SIZE},
+                                       {.buffer = s->jobs.buffer, .range = VK_WHOLE_SIZE},
+                                       {.buffer = s->header.buffer, .range = VK_WHOLE_SIZE}};
+    VkWriteDescriptorSet w[3];
+    for (uint32_t i = 0; i < 3; i++)
+        w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                      .dstSet = s->buffers_set,
+                                      .dstBinding = i,
+                                      .descriptorCount = 1,
+                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                      .pBufferInfo = &infos[i]};
+    vkUpdateDescriptorSets(dev, 3, w, 0, NULL);
+    return ST_OK;
+}
+
+static st_result scatter_create_common(st_renderer *r, bool plain, void **out, st_error *err) {
+    scatter_state *s = calloc(1, sizeof *s);
+    if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    *out = s;
+    s->plain = plain;
+    st_gpu *gpu = r->engine->gpu;
+    st_result res = st_renderer_storage_targets_layout(r, &s->targets_layout, &s->targets_set, err);
+    if (!res) res = create_buffers(r, s, err);
+    if (res) return res;
+    VkDescriptorSetLayout sets[2] = {s->targets_layout, s->buffers_layout};
+    uint32_t push = (uint32_t)(sizeof(scatter_plain_push) > sizeof(scatter_level_push) ? sizeof(scatter_plain_push)
+                                                                                       : sizeof(scatter_level_push));
+    res = st_renderer_pipeline_layout(r, sets, 2, push, &s->layout, err);
+    if (!res) res = st_gpu_compute_pipeline(gpu, plain ? "scatter_plain.comp" : "scatter.comp", s->layout, &s->scatter, err);
+    if (!res && !plain) res = st_gpu_compute_pipeline(gpu, "scatter_tiles.comp", s->layout, &s->tiles, err);
+    if (!res) res = st_gpu_compute_pipeline(gpu, "scatter_resolve.comp", s->layout, &s->resolve, err);
+    return res;
+}
+
+static st_result scatter_create(st_renderer *r, void **out, st_error *err) {
+    return scatter_create_common(r, false, out, err);
+}
+
+static st_result scatter_plain_create(st_renderer *r, void **out, st_error *err) {
+    return scatter_create_common(r, true, out, err);
+}
+
+/* A global memory barrier: the buffers here are touched whole, so a buffer range would say nothing more. */
+static void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                           VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
+    VkMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+                          .srcStageMask = src_stage,
+                          .srcAccessMask = src_access,
+                          .dstStageMask = dst_stage,
+                          .dstAccessMask = dst_access};
+    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &b};
+    vkCmdPipelineBarrier2(cmd, &di);
+}
+
+/* The frame's view, read back from the globals the renderer has just written (what the shaders see). */
+static st_view frame_view(const st_renderer *r) {
+    const st_globals_gpu *g = r->globals.mapped;
+    st_view v = {0};
+    for (int k = 0; k < 3; k++) {
+        v.eye[k] = g->eye[k];
+        v.forward[k] = g->forward[k];
+        v.screen_right[k] = g->screen_right[k];
+        v.screen_up[k] = g->screen_up[k];
+    }
+    v.focal_px = g->forward[3];
+    v.width = g->screen_right[3];
+    v.height = g->screen_up[3];
+    v.near_dist = g->level[2];
+    v.far_dist = g->eye[3];
+    return v;
+}
+
+/* Hole-free enumeration: one dispatch per quadtree level over the part of the ground bounds where that
+ * level can hold leaves. A block of size k > 1 is used where its nearest horizontal distance d satisfies
+ * d ≥ k·focal·density (it projects to at most 1/density pixels); the shader keeps exactly the leaves. */
+static void record_levels(st_renderer *r, scatter_state *s, VkCommandBuffer cmd) {
+    st_view v = frame_view(r);
+    float b[4];
+    if (!st_view_ground_bounds(&v, 0.0f, SCATTER_TOP, b)) return;
+    float density = r->desc.knobs.scatter_density ? (float)r->desc.knobs.scatter_density : SCATTER_DEFAULT_DENSITY;
+    float lod = v.focal_px * density;
+    float rmax = 0.0f;
+    for (int c = 0; c < 4; c++) {
+        float dx = b[(c & 1) ? 2 : 0] - v.eye[0], dy = b[(c & 2) ? 3 : 1] - v.eye[1];
+        rmax = fmaxf(rmax, sqrtf(dx * dx + dy * dy));
+    }
+    int root = 1;
+    while (root < SCATTER_MAX_LEVEL && 2.0f * (float)root * lod <= rmax) root *= 2;
+    for (int k = 1; k <= root; k *= 2) {
+        /* leaves of level k < root have a parent nearer than 2k·lod, so they lie within this radius */
+        float reach = k == root ? INFINITY : 2.0f * (float)k * (lod + 1.5f);
+        double x0 = fmax(b[0], v.eye[0] - reach), x1 = fmin(b[2], v.eye[0] + reach);
+        double y0 = fmax(b[1], v.eye[1] - reach), y1 = fmin(b[3], v.eye[1] + reach);
+        if (x1 < x0 || y1 < y0) continue;
+        int32_t ix0 = (int32_t)floor(x0 / k) * k, iy0 = (int32_t)floor(y0 / k) * k;
+        int32_t ix1 = (int32_t)floor(x1 / k) * k + k, iy1 = (int32_t)floor(y1 / k) * k + k;
+        scatter_level_push p = {.origin = {ix0, iy0},
+                                .count = {(ix1 - ix0) / k, (iy1 - iy0) / k},
+                                .k = k,
+                                .root = k == root,
+                                .lod_dist = lod};
+        vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof p, &p);
+        vkCmdDispatch(cmd, ((uint32_t)p.count[0] + 7u) / 8u, ((uint32_t)p.count[1] + 7u) / 8u, 1);
+    }
+}
+
+/* The paper's footprint: the near-plane corner rays cut z = 0 and z = top (distances clamped at 0 and at
+ * the far plane), expressed in the flat heading frame. Upward rays collapse to the eye, which is why this
+ * variant starves at the horizon. */
+static void record_plain(st_renderer *r, scatter_state *s, VkCommandBuffer cmd) {
+    st_view v = frame_view(r);
+    float heading[2] = {v.screen_right[1], -v.screen_right[0]};
+    float perp[2] = {heading[1], -heading[0]};
+    float pts[8][2];
+    for (int c = 0; c < 4; c++) {
+        float d[3];
+        st_view_pixel_dir(&v, (c & 1) ? v.width : 0.0f, (c & 2) ? v.height : 0.0f, d);
+        for (int p = 0; p < 2; p++) {
+            float z = p ? SCATTER_TOP : 0.0f, t_max = v.far_dist / v.focal_px;
+            float t = fabsf(d[2]) < 1e-6f ? t_max : (z - v.eye[2]) / d[2];
+            t = fminf(fmaxf(t, 0.0f), t_max);
+            float dx = d[0] * t, dy = d[1] * t;
+            pts[c * 2 + p][0] = dx * perp[0] + dy * perp[1];
+            pts[c * 2 + p][1] = dx * heading[0] + dy * heading[1];
+        }
+    }
+    float y0 = INFINITY, y1 = -INFINITY;
+    for (int i = 0; i < 8; i++) {
+        y0 = fminf(y0, pts[i][1]);
+        y1 = fmaxf(y1, pts[i][1]);
+    }
+    float x_near = 0.0f, x_far = 0.0f;
+    for (int i = 0; i < 8; i++) {
+        x_far = fmaxf(x_far, fabsf(pts[i][0]));
+        if (pts[i][1] <= 0.5f * (y0 + y1)) x_near = fmaxf(x_near, fabsf(pts[i][0]));
+    }
+    uint32_t d = r->desc.knobs.scatter_density ? r->desc.knobs.scatter_density : SCATTER_PLAIN_DEFAULT;
+    scatter_plain_push p = {.origin = {v.eye[0], v.eye[1]},
+                            .heading = {heading[0], heading[1]},
+                            .range_y = {y0, y1},
+                            .range_x = {x_near, x_far},
+                            .layers = d};
+    vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof p, &p);
+    vkCmdDispatch(cmd, (r->width + 15u) / 16u * d, (r->height + 15u) / 16u * d, d);
+}
+
+static void scatter_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
+    scatter_state *s = state;
+    VkDescriptorSet sets[3] = {r->globals_set, s->targets_set, s->buffers_set};
+    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    /* The previous frame's passes read and wrote these buffers (and read the header as indirect
+     * arguments); the clear below must not overtake them. */
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                       VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT,
+                   VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    vkCmdFillBuffer(cmd, s->screen.buffer, 0, VK_WHOLE_SIZE, 0xFFFFFFFFu);
+    uint32_t header[5] = {0, 1, 1, 0, s->capacity};
+    vkCmdUpdateBuffer(cmd, s->header.buffer, 0, sizeof header, header);
+    /* The cleared buffer and the reset queue header are what the scatter pass's atomics start from. */
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 3, sets, 0, NULL);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->scatter);
+    if (s->plain) {
+        record_plain(r, s, cmd);
+    } else {
+        record_levels(r, s, cmd);
+        /* The queued faces and the group count the scatter pass wrote feed the indirect tile pass, which
+         * also keeps adding to the screen buffer. */
+        memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                       VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                       VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
+                           VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->tiles);
+        vkCmdDispatchIndirect(cmd, s->header.buffer, 0);
+    }
+    /* Every splat has landed before the resolve reads the buffer. */
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->resolve);
+    vkCmdDispatch(cmd, (r->width + 7u) / 8u, (r->height + 7u) / 8u, 1);
+    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+}
+
+static uint64_t scatter_gpu_bytes(const st_renderer *r, const void *state) {
+    (void)r;
+    const scatter_state *s = state;
+    return (uint64_t)(s->screen.size + s->jobs.size + s->header.size);
+}
+
+const st_method_ops st_method_scatter = {
+    .info = {.name = "scatter",
+             .description = "forward scatter of exposed terrain faces, exact multi-pixel splats, atomicMin",
+             .compute = true},
+    .targets = ST_TARGETS_STORAGE,
+    .create = scatter_create,
+    .destroy = scatter_destroy,
+    .record = scatter_record,
+    .gpu_bytes = scatter_gpu_bytes,
+};
+
+const st_method_ops st_method_scatter_plain = {
+    .info = {.name = "scatter-plain",
+             .description = "the paper's point scatter over a warped ground grid (leaves gaps)",
+             .compute = true},
+    .targets = ST_TARGETS_STORAGE,
+    .create = scatter_plain_create,
+    .destroy = scatter_destroy,
+    .record = scatter_record,
+    .gpu_bytes = scatter_gpu_bytes,
+};
