@@ -1,0 +1,38 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+// RayVoxel pyramid level: each cell is the OR of its 2x2x2 children. One thread per word of the parent
+// level (16 per tile, 4 tiles along x per group). The 8 children of a parent cell are one byte of the child
+// tile (their Morton index shares the parent's upper bits), so a parent word is "which bytes are non-zero"
+// over half a child tile (8 words).
+#define VOXEL_GRID_WRITABLE
+#include "voxel_grid.glsl"
+
+layout(local_size_x = 64) in;
+layout(push_constant) uniform Push {
+    uint lod;     // the parent level (>= 1)
+    uint tile_x0; // first parent tile of the region
+    uint tile_y0;
+    uint tiles_x; // region width in tiles
+} pc;
+
+void main() {
+    uint lane = gl_LocalInvocationID.x;
+    uint rx = gl_WorkGroupID.x * 4u + (lane >> 4);
+    if (rx >= pc.tiles_x) return;
+    uvec3 pt = uvec3(pc.tile_x0 + rx, pc.tile_y0 + gl_WorkGroupID.y, gl_WorkGroupID.z);
+    uint w = lane & 15u;
+    // Parent word w covers parent cells with Morton bits 5..8 = (z1, x2, y2, z2) = w's bits 0..3: their
+    // children lie in child tile 2*pt + (x2, y2, z2), in its lower or upper half (8 words) by z1.
+    uvec3 ct = 2u * pt + uvec3((w >> 1) & 1u, (w >> 2) & 1u, (w >> 3) & 1u);
+    uvec3 ctiles = voxel_tiles(pc.lod - 1u);
+    uint word = 0u;
+    if (all(lessThan(ct, ctiles))) {
+        uint base = voxel_tile_word(pc.lod - 1u, ct) + 8u * (w & 1u);
+        for (uint j = 0u; j < 8u; j++) {
+            uint v = vg_words[base + j];
+            for (uint k = 0u; k < 4u; k++)
+                if (((v >> (8u * k)) & 0xFFu) != 0u) word |= 1u << (4u * j + k);
+        }
+    }
+    vg_words[voxel_tile_word(pc.lod, pt) + w] = word;
+}

@@ -1,0 +1,367 @@
+/* RayVoxel: a conservative occupancy pyramid (1 bit per voxel, Morton-ordered 8×8×8 tiles, each level the OR
+ * of its children) baked on the GPU and kept up to date in place after edits, and a hierarchical-DDA ray
+ * traversal that tests the source height field in occupied leaves. Two variants share the pyramid code and
+ * shaders/common/voxel_traverse.glsl: a full-screen fragment pass (`voxel`) and a compute pass
+ * (`voxel-compute`). Layout, bake and traversal: docs/voxel.md. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/methods/methods.h"
+#include "render/methods/voxel.h"
+
+/* One leaf dispatch bakes at most this many texels: a whole 2048×16384 world is two dispatches. The split
+ * only keeps each dispatch far below a driver watchdog on slow GPUs; all of them go in one command buffer. */
+#define BAKE_TEXELS_PER_DISPATCH (16u << 20)
+#define DEFAULT_BUDGET 100u
+
+static const uint32_t GRIDS[2][3] = {{4, 8, 2}, {2, 4, 1}};
+
+typedef struct voxel_state {
+    st_voxel_layout layout;
+    bool compute;
+    uint32_t budget;     /* outer and inner steps */
+    uint32_t show_steps; /* diagnostic colouring (STRATA_VOXEL_STEPS=1) */
+    st_gpu_buffer grid;  /* header + words */
+    VkDescriptorSetLayout grid_layout;
+    VkDescriptorSet grid_set;
+    VkPipelineLayout bake_layout; /* set 0 (globals, terrain) + set 1 (grid) + push */
+    VkPipeline bake, mip;
+    VkDescriptorSetLayout targets_layout; /* compute variant */
+    VkDescriptorSet targets_set;
+    VkPipelineLayout draw_layout;
+    VkPipeline draw;
+    st_rect dirty; /* texels edited since the last frame */
+    double bake_gpu_ms, bake_cpu_ms;
+} voxel_state;
+
+st_result st_voxel_layout_of(uint32_t width, uint32_t height, uint32_t grid, st_voxel_layout *out, st_error *err) {
+    memset(out, 0, sizeof *out);
+    if (grid > 1) return st_error_set(err, ST_ERR_INVALID, "voxel grid %u: expected 0 (4,8,2) or 1 (2,4,1)", grid);
+    const uint32_t *v = GRIDS[grid];
+    if (!st_is_pow2(width) || !st_is_pow2(height) || width < v[0] || height < v[1])
+        return st_error_set(err, ST_ERR_INVALID, "a %ux%u level does not hold whole %ux%u voxel cells", width,
+                            height, v[0], v[1]);
+    memcpy(out->voxel, v, sizeof out->voxel);
+    uint32_t n[3] = {width / v[0], height / v[1], 256u / v[2]};
+    uint32_t smallest = n[0] < n[1] ? n[0] : n[1];
+    if (n[2] < smallest) smallest = n[2];
+    /* Every axis halves per level (all are powers of two), down to a level whose smallest axis is 1. */
+    while ((1u << out->lods) <= smallest && out->lods < ST_VOXEL_MAX_LODS) out->lods++;
+    uint64_t words = 0;
+    for (uint32_t l = 0; l < out->lods; l++) {
+        for (int a = 0; a < 3; a++) {
+            out->dims[l][a] = n[a] >> l;
+            out->tiles[l][a] = (out->dims[l][a] + 7) / 8;
+        }
+        out->offset[l] = words;
+        words += 16ull * out->tiles[l][0] * out->tiles[l][1] * out->tiles[l][2];
+    }
+    if (words > UINT32_MAX) return st_error_set(err, ST_ERR_NOMEM, "voxel pyramid of %llu words", (unsigned long long)words);
+    out->words = words;
+    out->bytes = ST_VOXEL_HEADER_BYTES + 4 * words;
+    return ST_OK;
+}
+
+static void voxel_destroy(st_renderer *r, void *state) {
+    voxel_state *s = state;
+    VkDevice dev = r->engine->gpu->device;
+    if (s->draw) vkDestroyPipeline(dev, s->draw, NULL);
+    if (s->bake) vkDestroyPipeline(dev, s->bake, NULL);
+    if (s->mip) vkDestroyPipeline(dev, s->mip, NULL);
+    if (s->draw_layout) vkDestroyPipelineLayout(dev, s->draw_layout, NULL);
+    if (s->bake_layout) vkDestroyPipelineLayout(dev, s->bake_layout, NULL);
+    if (s->targets_layout) vkDestroyDescriptorSetLayout(dev, s->targets_layout, NULL);
+    if (s->grid_layout) vkDestroyDescriptorSetLayout(dev, s->grid_layout, NULL);
+    st_gpu_buffer_destroy(r->engine->gpu, &s->grid);
+    free(s);
+}
+
+static void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                           VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
+    VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+                           .srcStageMask = src_stage,
+                           .srcAccessMask = src_access,
+                           .dstStageMask = dst_stage,
+                           .dstAccessMask = dst_access};
+    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &mb};
+    vkCmdPipelineBarrier2(cmd, &di);
+}
+
+/* The stages that read the pyramid when drawing. */
+static VkPipelineStageFlags2 draw_stage(const voxel_state *s) {
+    return s->compute ? VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT : VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
+}
+
+/* Records the bake of leaf tiles [tx0, tx1) × [ty0, ty1) (whole tile columns in z) and of their ancestors
+ * on every coarser level, ending with the pyramid ready for the draw pass. The caller has ordered earlier
+ * accesses of the buffer before the first leaf write. */
+static void record_bake(st_renderer *r, voxel_state *s, VkCommandBuffer cmd, uint32_t tx0, uint32_t ty0, uint32_t tx1,
+                        uint32_t ty1) {
+    const st_voxel_layout *L = &s->layout;
+    VkDescriptorSet sets[2] = {r->globals_set, s->grid_set};
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->bake_layout, 0, 2, sets, 0, NULL);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->bake);
+    uint64_t row_texels = (uint64_t)(tx1 - tx0) * 8 * L->voxel[0] * 8 * L->voxel[1];
+    uint32_t rows = (uint32_t)(BAKE_TEXELS_PER_DISPATCH / row_texels);
+    uint32_t max_groups = r->engine->gpu->props.limits.maxComputeWorkGroupCount[1];
+    if (rows < 1) rows = 1;
+    if (rows > max_groups) rows = max_groups;
+    /* Leaf dispatches write disjoint tiles: no barrier between them. */
+    for (uint32_t y = ty0; y < ty1; y += rows) {
+        uint32_t n = ty1 - y < rows ? ty1 - y : rows;
+        uint32_t push[4] = {tx0, y, 0, 0};
+        vkCmdPushConstants(cmd, s->bake_layout, VK_SHADER_STAGE_ALL, 0, sizeof push, push);
+        vkCmdDispatch(cmd, tx1 - tx0, n, 1);
+    }
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->mip);
+    for (uint32_t l = 1; l < L->lods; l++) {
+        /* Level l reads the words level l-1 just wrote. */
+        memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+        /* A parent tile covers 2×2 child tiles in x, y. */
+        tx0 >>= 1;
+        ty0 >>= 1;
+        tx1 = ((tx1 - 1) >> 1) + 1;
+        ty1 = ((ty1 - 1) >> 1) + 1;
+        uint32_t push[4] = {l, tx0, ty0, tx1 - tx0};
+        vkCmdPushConstants(cmd, s->bake_layout, VK_SHADER_STAGE_ALL, 0, sizeof push, push);
+        vkCmdDispatch(cmd, (tx1 - tx0 + 3) / 4, ty1 - ty0, L->tiles[l][2]);
+    }
+    /* The draw pass reads what the bake wrote. */
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, draw_stage(s),
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+}
+
+/* The whole world at create: header, every leaf tile and every level in one command buffer, timed. */
+static st_result full_bake(st_renderer *r, voxel_state *s, st_error *err) {
+    st_gpu *gpu = r->engine->gpu;
+    const st_voxel_layout *L = &s->layout;
+    /* The bake decodes texels with the shared surface_at, which reads the level size and terrain-type count
+     * from the globals; no frame has filled them yet, so write those two fields now (the frame rewrites
+     * the same values). */
+    st_globals_gpu *g = r->globals.mapped;
+    g->level[0] = (float)r->engine->level->width;
+    g->level[1] = (float)r->engine->level->height;
+    g->level[3] = 256.0f;
+    g->knobs[1] = r->engine->level->terrain_types;
+    uint32_t header[ST_VOXEL_HEADER_BYTES / 4] = {L->lods, L->voxel[0], L->voxel[1], L->voxel[2]};
+    for (uint32_t l = 0; l < L->lods; l++) {
+        for (uint32_t a = 0; a < 3; a++) header[4 + 4 * l + a] = L->dims[l][a];
+        header[4 + 4 * l + 3] = (uint32_t)L->offset[l];
+    }
+    double t0 = st_time_ms();
+    VkCommandBuffer cmd;
+    st_result res = st_gpu_once_begin(gpu, &cmd, err);
+    if (res) return res;
+    bool stamps = r->queries != VK_NULL_HANDLE;
+    if (stamps) {
+        vkCmdResetQueryPool(cmd, r->queries, 0, 2);
+        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT, r->queries, 0);
+    }
+    vkCmdUpdateBuffer(cmd, s->grid.buffer, 0, sizeof header, header);
+    /* The shaders read the header the update wrote. */
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | draw_stage(s), VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    record_bake(r, s, cmd, 0, 0, L->tiles[0][0], L->tiles[0][1]);
+    if (stamps) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, r->queries, 1);
+    res = st_gpu_once_submit(gpu, cmd, err);
+    if (res) return st_error_prefix(err, "baking the voxel pyramid");
+    s->bake_cpu_ms = st_time_ms() - t0;
+    s->bake_gpu_ms = NAN;
+    uint64_t ticks[2];
+    if (stamps && vkGetQueryPoolResults(gpu->device, r->queries, 0, 2, sizeof ticks, ticks, sizeof ticks[0],
+                                        VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) == VK_SUCCESS)
+        s->bake_gpu_ms = (double)(ticks[1] - ticks[0]) * gpu->timestamp_ns * 1e-6;
+    ST_DEBUG("voxel: baked %ux%u (%u levels, %.2f MiB) in %.1f ms GPU, %.1f ms CPU", r->engine->level->width,
+             r->engine->level->height, L->lods, (double)L->bytes / (1 << 20), s->bake_gpu_ms, s->bake_cpu_ms);
+    return ST_OK;
+}
+
+static st_result voxel_create_common(st_renderer *r, void **out, bool compute, st_error *err) {
+    voxel_state *s = calloc(1, sizeof *s);
+    if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    *out = s;
+    s->compute = compute;
+    s->budget = r->desc.knobs.voxel_steps ? r->desc.knobs.voxel_steps : DEFAULT_BUDGET;
+    const char *env = getenv("STRATA_VOXEL_STEPS");
+    s->show_steps = env && *env == '1';
+    st_gpu *gpu = r->engine->gpu;
+    VkDevice dev = gpu->device;
+    const st_level *level = r->engine->level;
+    st_result res = st_voxel_layout_of(level->width, level->height, r->desc.knobs.voxel_grid, &s->layout, err);
+    if (res) return res;
+    if (s->layout.bytes > gpu->props.limits.maxStorageBufferRange)
+        return st_error_set(err, ST_ERR_UNSUPPORTED, "the voxel pyramid needs %.1f MiB; the device binds at most %.1f MiB",
+                            (double)s->layout.bytes / (1 << 20),
+                            (double)gpu->props.limits.maxStorageBufferRange / (1 << 20));
+    res = st_gpu_buffer_create(gpu, s->layout.bytes,
+                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                   VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                               false, &s->grid, err);
+    if (res) return st_error_prefix(err, "voxel pyramid");
+    VkDescriptorSetLayoutBinding b = {.binding = 0,
+                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                      .descriptorCount = 1,
+                                      .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT | VK_SHADER_STAGE_FRAGMENT_BIT};
+    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                          .bindingCount = 1,
+                                          .pBindings = &b};
+    res = st_gpu_check(vkCreateDescriptorSetLayout(dev, &li, NULL, &s->grid_layout), "voxel set layout", err);
+    if (!res) res = st_renderer_alloc_set(r, s->grid_layout, &s->grid_set, err);
+    if (res) return res;
+    VkDescriptorBufferInfo bi = {.buffer = s->grid.buffer, .range = VK_WHOLE_SIZE};
+    VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                              .dstSet = s->grid_set,
+                              .dstBinding = 0,
+                              .descriptorCount = 1,
+                              .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                              .pBufferInfo = &bi};
+    vkUpdateDescriptorSets(dev, 1, &w, 0, NULL);
+    res = st_renderer_pipeline_layout(r, &s->grid_layout, 1, 16, &s->bake_layout, err);
+    if (!res) res = st_gpu_compute_pipeline(gpu, "voxel_bake.comp", s->bake_layout, &s->bake, err);
+    if (!res) res = st_gpu_compute_pipeline(gpu, "voxel_mip.comp", s->bake_layout, &s->mip, err);
+    if (res) return res;
+    if (compute) {
+        res = st_renderer_storage_targets_layout(r, &s->targets_layout, &s->targets_set, err);
+        VkDescriptorSetLayout extra[2] = {s->grid_layout, s->targets_layout};
+        if (!res) res = st_renderer_pipeline_layout(r, extra, 2, 16, &s->draw_layout, err);
+        if (!res) res = st_gpu_compute_pipeline(gpu, "voxel.comp", s->draw_layout, &s->draw, err);
+    } else {
+        res = st_renderer_pipeline_layout(r, &s->grid_layout, 1, 16, &s->draw_layout, err);
+        st_gpu_graphics_desc d = {.vertex = "fullscreen.vert",
+                                  .fragment = "voxel.frag",
+                                  .layout = s->draw_layout,
+                                  .color_format = r->color.format,
+                                  .depth_format = r->depth.format,
+                                  .depth_write = true};
+        if (!res) res = st_gpu_graphics_pipeline(gpu, &d, &s->draw, err);
+    }
+    if (!res) res = full_bake(r, s, err);
+    return res;
+}
+
+static st_result voxel_create(st_renderer *r, void **out, st_error *err) { return voxel_create_common(r, out, false, err); }
+
+static st_result voxel_compute_create(st_renderer *r, void **out, st_error *err) {
+    return voxel_create_common(r, out, true, err);
+}
+
+static st_result voxel_level_updated(st_renderer *r, void *state, st_rect rect, st_error *err) {
+    (void)r;
+    (void)err;
+    voxel_state *s = state;
+    s->dirty = st_rect_union(s->dirty, rect);
+    return ST_OK;
+}
+
+static void voxel_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
+    voxel_state *s = state;
+    const st_voxel_layout *L = &s->layout;
+    if (!st_rect_empty(s->dirty)) {
+        /* The edited texels' leaf cells, widened to whole tiles (a tile column is the bake's unit). */
+        uint32_t tx0 = (uint32_t)s->dirty.x0 / L->voxel[0] / 8, ty0 = (uint32_t)s->dirty.y0 / L->voxel[1] / 8;
+        uint32_t tx1 = ((uint32_t)s->dirty.x1 + 8 * L->voxel[0] - 1) / (8 * L->voxel[0]);
+        uint32_t ty1 = ((uint32_t)s->dirty.y1 + 8 * L->voxel[1] - 1) / (8 * L->voxel[1]);
+        if (tx1 > L->tiles[0][0]) tx1 = L->tiles[0][0];
+        if (ty1 > L->tiles[0][1]) ty1 = L->tiles[0][1];
+        st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+        /* The previous frame's draw read the words this bake overwrites (write-after-read: an execution
+         * dependency suffices). The terrain rows of the edit were uploaded earlier in this command buffer,
+         * behind the engine's copy → shader-read barrier. */
+        memory_barrier(cmd, draw_stage(s), VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE);
+        record_bake(r, s, cmd, tx0, ty0, tx1, ty1);
+        st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+        s->dirty = (st_rect){0};
+    }
+    uint32_t push[4] = {s->budget, s->budget, s->show_steps, 0};
+    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    if (s->compute) {
+        VkDescriptorSet sets[3] = {r->globals_set, s->grid_set, s->targets_set};
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->draw);
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->draw_layout, 0, 3, sets, 0, NULL);
+        vkCmdPushConstants(cmd, s->draw_layout, VK_SHADER_STAGE_ALL, 0, sizeof push, push);
+        vkCmdDispatch(cmd, (r->width + 7) / 8, (r->height + 7) / 8, 1);
+    } else {
+        VkDescriptorSet sets[2] = {r->globals_set, s->grid_set};
+        st_renderer_begin_raster(r, cmd);
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->draw);
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->draw_layout, 0, 2, sets, 0, NULL);
+        vkCmdPushConstants(cmd, s->draw_layout, VK_SHADER_STAGE_ALL, 0, sizeof push, push);
+        vkCmdDraw(cmd, 3, 1, 0, 0);
+        st_renderer_end_raster(r, cmd);
+    }
+    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+}
+
+static uint64_t voxel_gpu_bytes(const st_renderer *r, const void *state) {
+    (void)r;
+    return ((const voxel_state *)state)->layout.bytes;
+}
+
+/* The CPU keeps a mirror of the header: 16 bytes of info and 16 per level. */
+static uint64_t voxel_cpu_bytes(const st_renderer *r, const void *state) {
+    (void)r;
+    return 16ull * (1 + ((const voxel_state *)state)->layout.lods);
+}
+
+const st_method_ops st_method_voxel = {
+    .info = {.name = "voxel", .description = "occupancy-pyramid ray traversal, full-screen fragment pass",
+             .compute = false},
+    .targets = ST_TARGETS_RASTER,
+    .create = voxel_create,
+    .destroy = voxel_destroy,
+    .record = voxel_record,
+    .level_updated = voxel_level_updated,
+    .gpu_bytes = voxel_gpu_bytes,
+    .cpu_bytes = voxel_cpu_bytes,
+};
+
+const st_method_ops st_method_voxel_compute = {
+    .info = {.name = "voxel-compute", .description = "occupancy-pyramid ray traversal, compute pass", .compute = true},
+    .targets = ST_TARGETS_STORAGE,
+    .create = voxel_compute_create,
+    .destroy = voxel_destroy,
+    .record = voxel_record,
+    .level_updated = voxel_level_updated,
+    .gpu_bytes = voxel_gpu_bytes,
+    .cpu_bytes = voxel_cpu_bytes,
+};
+
+static voxel_state *voxel_of(const st_renderer *r) {
+    return r && (r->ops == &st_method_voxel || r->ops == &st_method_voxel_compute) ? r->state : NULL;
+}
+
+const st_voxel_layout *st_voxel_renderer_layout(const st_renderer *r) {
+    voxel_state *s = voxel_of(r);
+    return s ? &s->layout : NULL;
+}
+
+void st_voxel_bake_time(const st_renderer *r, double *gpu_ms, double *cpu_ms) {
+    voxel_state *s = voxel_of(r);
+    if (gpu_ms) *gpu_ms = s ? s->bake_gpu_ms : NAN;
+    if (cpu_ms) *cpu_ms = s ? s->bake_cpu_ms : NAN;
+}
+
+st_result st_voxel_read(st_renderer *r, uint32_t *words, st_error *err) {
+    voxel_state *s = voxel_of(r);
+    if (!s) return st_error_set(err, ST_ERR_INVALID, "not a voxel renderer");
+    st_gpu *gpu = r->engine->gpu;
+    VkDeviceSize bytes = s->layout.words * 4;
+    st_result res = st_gpu_staging_reserve(gpu, bytes, err);
+    VkCommandBuffer cmd;
+    if (!res) res = st_gpu_once_begin(gpu, &cmd, err);
+    if (res) return res;
+    /* The copy reads what the last bake wrote. */
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+    VkBufferCopy region = {.srcOffset = ST_VOXEL_HEADER_BYTES, .dstOffset = 0, .size = bytes};
+    vkCmdCopyBuffer(cmd, s->grid.buffer, gpu->staging, 1, &region);
+    /* The host reads the staging copy. */
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
+                   VK_ACCESS_2_HOST_READ_BIT);
+    res = st_gpu_once_submit(gpu, cmd, err);
+    if (res) return res;
+    memcpy(words, gpu->staging_mapped, (size_t)bytes);
+    return ST_OK;
+}
