@@ -213,7 +213,11 @@ bool st_reference_ray(const st_reference *ref, const float origin[3], const floa
         }
         /* the block is empty along this stretch of the ray: cross it */
         if (te >= tmax) return false;
-        if (tx <= ty) {
+        if (tx == ty) { /* exactly through a corner: the side cells are only touched at a point */
+            ix = dx > 0 ? x0 + size : x0 - 1;
+            iy = dy > 0 ? y0 + size : y0 - 1;
+            entry_face = face_x;
+        } else if (tx < ty) {
             ix = dx > 0 ? x0 + size : x0 - 1;
             int64_t ny = (int64_t)floor(oy + dy * te);
             iy = ny < y0 ? y0 : ny > y0 + size - 1 ? y0 + size - 1 : ny;
