@@ -1,0 +1,876 @@
+/* strata view: the interactive viewer. A GLFW window shows any method live with a HUD; fly, orbit and
+ * top-down cameras; the default views; live method, knob and shadow switching; digging and raising with
+ * undo/redo and saving; screenshots and recorded camera paths. With --frames N it runs N frames and exits,
+ * printing a summary that tests parse (tests/cli_view.sh under Xvfb). See docs/viewer.md. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "strata/image.h"
+#include "strata/render.h"
+#include "strata/view.h"
+#include "strata/views.h"
+#include "strata/world.h"
+
+#if STRATA_HAVE_GLFW
+#include <GLFW/glfw3.h>
+#endif
+
+static void usage(void) {
+    printf("usage: strata view [--world W] [--method M] [--view NAME | --camera x,y,z,yaw,pitch] [--size WxH]\n"
+           "                   [--frames N] [--screenshot FILE] [--path FILE] [--record DIR] [--fps N]\n"
+           "                   [--dig x,y,r] [--save DIR] [--vsync on|off] [--no-shadows] [--ray-steps N] [--device N]\n\n"
+           "Opens a window showing the world with one method live, with a HUD. Keys (docs/viewer.md):\n"
+           "  WASD move, Q/E down/up, Shift faster, wheel speed/zoom, right mouse button held: look\n"
+           "  Tab fly / orbit / top-down camera, F1-F12 default views, L next view\n"
+           "  1-9 or M method, [ ] the method's main knob, H shadows, X wireframe, F freeze culling, V vsync\n"
+           "  left click dig (Shift: raise), + - crater radius, Ctrl+Z undo, Ctrl+Y redo, Ctrl+S save\n"
+           "  P screenshot, I HUD on/off, Esc quit\n\n"
+           "  --world W       'default' (the embedded procedural world), a world directory or world.ini\n"
+           "  --method M      one of:");
+    for (size_t i = 0; i < st_method_count(); i++) printf(" %s", st_method_at(i)->name);
+    printf(" (default ray)\n"
+           "  --view NAME     a named view (default: the first default view), or name:x,y:yaw:pitch[:height][:under]\n"
+           "  --camera C      eye position and angles x,y,z,yaw,pitch\n"
+           "  --size WxH      window size (default 1280x800)\n"
+           "  --frames N      run N frames and exit, printing a summary (terrain/sky pixel shares, times)\n"
+           "  --screenshot F  with --frames: write the last frame as a PNG\n"
+           "  --path FILE     a camera path, one keyframe per line: t x y z yaw pitch (played in real time, or\n"
+           "                  at --fps with --frames/--record)\n"
+           "  --record DIR    with --path: write every frame of the path as DIR/frame-00000.png ... and exit\n"
+           "  --fps N         frames per second of path time for --frames and --record (default 30)\n"
+           "  --dig x,y,r     with --frames: dig a crater of radius r at texel (x, y) before frame N/2\n"
+           "  --save DIR      where Ctrl+S saves (default: the world's directory; ./edited-world for 'default');\n"
+           "                  with --frames, the edited world is saved there at the end\n"
+           "  --vsync on|off  FIFO presentation (default on; off with --frames/--record)\n"
+           "  --no-shadows    start with the shared shadow map off (on by default, as in strata render)\n"
+           "  --ray-steps N   uniform steps of the ray methods (default 128)\n"
+           "  --device N      Vulkan adapter index (see 'strata devices')\n");
+}
+
+#if !STRATA_HAVE_GLFW
+
+int cmd_view(int argc, char **argv) {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage();
+            return CLI_EXIT_OK;
+        }
+    fprintf(stderr, "strata view: this build has no window support (install libglfw3-dev and rebuild)\n");
+    return CLI_EXIT_RUNTIME;
+}
+
+#else
+
+#define RING 60         /* frames in the rolling medians */
+#define GRAPH 120       /* frames in the frame-time graph */
+#define CLOSE_WINDOW_MS 3000.0
+#define MESSAGE_MS 4000.0
+
+typedef struct view_opts {
+    const char *world, *method, *view_name, *screenshot, *path_file, *record_dir, *save_dir;
+    st_camera camera;
+    bool have_camera;
+    uint32_t width, height, frames, fps, steps, device;
+    bool device_given, no_shadows;
+    int vsync; /* -1 = default */
+    bool dig;
+    int dig_x, dig_y, dig_r;
+} view_opts;
+
+typedef struct ring {
+    double v[RING];
+    size_t n, next;
+} ring;
+
+typedef struct viewer {
+    view_opts o;
+    GLFWwindow *window;
+    st_level *level;
+    st_engine *engine;
+    st_presenter *presenter;
+    st_renderer *renderer;
+    st_hud *hud;
+    st_edit_history *history;
+    st_device_info device;
+    st_render_desc desc;
+    bool renderer_stale;
+    size_t method_index;
+    st_cam_control cam;
+    st_viewpoint views[ST_MAX_VIEWS];
+    size_t view_count, view_index;
+    st_cam_path path;
+    bool playing;
+    double play_start_ms;
+    bool vsync, vsync_changed, hud_on;
+    int crater;
+    /* input gathered by the callbacks between frames */
+    bool looking;
+    double last_x, last_y;
+    float look[2], scroll;
+    bool click, click_raise;
+    double click_x, click_y;
+    bool screenshot;
+    /* timing */
+    ring method_ms, shadow_ms, present_ms, frame_ms, render_ms;
+    double graph[GRAPH];
+    size_t graph_next;
+    char message[256];
+    double message_until;
+    double close_requested_ms;
+    char save_dir[1024];
+    uint64_t frame;
+} viewer;
+
+static void ring_push(ring *r, double v) {
+    r->v[r->next] = v;
+    r->next = (r->next + 1) % RING;
+    if (r->n < RING) r->n++;
+}
+
+/* Median of the finite values; NAN when there are none (no timestamps on this adapter). */
+static double ring_median(const ring *r) {
+    double vals[RING];
+    size_t n = 0;
+    for (size_t i = 0; i < r->n; i++)
+        if (isfinite(r->v[i])) vals[n++] = r->v[i];
+    return n ? st_stats_of(vals, n).median : NAN;
+}
+
+static void say(viewer *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(viewer *v, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->message, sizeof v->message, fmt, ap);
+    va_end(ap);
+    v->message_until = st_time_ms() + MESSAGE_MS;
+    fprintf(stderr, "strata view: %s\n", v->message);
+}
+
+/* ---- the method and its knobs -------------------------------------------------------------------------- */
+/* The method family: "voxel" matches voxel and voxel-compute, not voxelspace. */
+static bool starts_with(const char *s, const char *family) {
+    size_t n = strlen(family);
+    return !strncmp(s, family, n) && (s[n] == 0 || s[n] == '-');
+}
+
+/* The current method's main knob as text ("ray steps 128"); steps it when dir is ±1. */
+static void knob(viewer *v, int dir, char *text, size_t cap) {
+    st_method_knobs *k = &v->desc.knobs;
+    const char *m = v->desc.method;
+    uint32_t *u = NULL, def = 0, lo = 1, hi = 1;
+    const char *label = NULL;
+    if (starts_with(m, "ray")) u = &k->ray_steps, def = 128, lo = 4, hi = 4096, label = "ray steps";
+    else if (starts_with(m, "voxel")) u = &k->voxel_steps, def = 100, lo = 10, hi = 6400, label = "voxel steps";
+    else if (starts_with(m, "slice")) u = &k->slices, def = 512, lo = 16, hi = 8192, label = "slices";
+    else if (starts_with(m, "scatter"))
+        u = &k->scatter_density, def = strcmp(m, "scatter-plain") ? 2 : 4, lo = 1, hi = 64, label = "density";
+    if (u) {
+        uint32_t cur = *u ? *u : def;
+        if (dir > 0 && cur * 2 <= hi) cur *= 2;
+        if (dir < 0 && cur / 2 >= lo) cur /= 2;
+        if (dir) *u = cur;
+        snprintf(text, cap, "%s %u", label, cur);
+        return;
+    }
+    if (starts_with(m, "mesh")) {
+        /* 0 means the default 0.5 and a negative value means q = 0 (render.h) */
+        float q = k->mesh_quality == 0 ? 0.5f : k->mesh_quality < 0 ? 0.0f : k->mesh_quality;
+        if (dir) {
+            q = roundf((q + 0.1f * (float)dir) * 10.0f) / 10.0f;
+            q = q < 0 ? 0 : q > 1 ? 1 : q;
+            k->mesh_quality = q == 0 ? -1.0f : q;
+        }
+        snprintf(text, cap, "mesh q %.1f", (double)q);
+        return;
+    }
+    snprintf(text, cap, "no knob");
+}
+
+static bool has_wireframe(const char *method) { return starts_with(method, "mesh"); }
+
+/* (Re)creates the renderer at the presenter's size with the current description; on failure goes back to
+ * the previous description so there is always a renderer to show. */
+static st_result rebuild_renderer(viewer *v, const st_render_desc *previous, st_error *err) {
+    uint32_t w, h;
+    st_presenter_size(v->presenter, &w, &h);
+    v->desc.width = w;
+    v->desc.height = h;
+    st_renderer_destroy(v->renderer);
+    v->renderer = NULL;
+    st_result r = st_renderer_create(v->engine, &v->desc, &v->renderer, err);
+    if (r && previous) {
+        say(v, "%s: %s", v->desc.method, err->message);
+        v->desc = *previous;
+        v->desc.width = w;
+        v->desc.height = h;
+        r = st_renderer_create(v->engine, &v->desc, &v->renderer, err);
+    }
+    v->renderer_stale = false;
+    return r;
+}
+
+static void select_method(viewer *v, size_t index) {
+    if (index >= st_method_count()) return;
+    v->method_index = index;
+    v->desc.method = st_method_at(index)->name;
+    v->renderer_stale = true;
+}
+
+/* ---- edits, saving, screenshots ------------------------------------------------------------------------ */
+static st_result edit(viewer *v, st_edit_kind kind, int x, int y, int radius, st_error *err) {
+    st_rect dirty;
+    int amount = radius > 255 ? 255 : radius; /* a crater as deep as its radius */
+    x = st_wrap(x, (int)v->level->width);
+    y = st_wrap(y, (int)v->level->height);
+    st_result r = st_edit_history_apply(v->history, v->level, kind, x, y, radius, amount, &dirty, err);
+    if (!r) r = st_engine_update_level(v->engine, dirty, err);
+    return r;
+}
+
+static void undo_redo(viewer *v, bool redo) {
+    st_rect dirty;
+    bool done = redo ? st_edit_history_redo(v->history, v->level, &dirty)
+                     : st_edit_history_undo(v->history, v->level, &dirty);
+    if (!done) {
+        say(v, "nothing to %s", redo ? "redo" : "undo");
+        return;
+    }
+    st_error err = {0};
+    if (st_engine_update_level(v->engine, dirty, &err)) say(v, "%s", err.message);
+}
+
+static st_result save_world(viewer *v, st_error *err) {
+    double t0 = st_time_ms();
+    st_result r = st_world_save(v->level, v->save_dir, err);
+    if (r) return st_error_prefix(err, "saving to %s", v->save_dir);
+    st_edit_history_mark_saved(v->history);
+    say(v, "saved the world to %s (%.0f ms)", v->save_dir, st_time_ms() - t0);
+    return ST_OK;
+}
+
+static st_result write_png(viewer *v, const char *path, st_error *err) {
+    uint32_t w = v->desc.width, h = v->desc.height;
+    uint8_t *rgba = malloc((size_t)w * h * 4);
+    if (!rgba) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    st_result r = st_renderer_readback(v->renderer, rgba, NULL, err);
+    if (!r) r = st_png_write(path, w, h, 4, 8, rgba, err);
+    free(rgba);
+    return r;
+}
+
+static void screenshot(viewer *v) {
+    char path[64];
+    struct stat st;
+    for (int i = 0; i < 10000; i++) { /* the first free name: never overwrite an earlier shot */
+        snprintf(path, sizeof path, "screenshot-%04d.png", i);
+        if (stat(path, &st) != 0) break;
+    }
+    st_error err = {0};
+    if (write_png(v, path, &err)) say(v, "screenshot failed: %s", err.message);
+    else say(v, "wrote %s", path);
+}
+
+/* ---- input ------------------------------------------------------------------------------------------- */
+static viewer *of(GLFWwindow *w) { return glfwGetWindowUserPointer(w); }
+
+/* The window's cursor position in framebuffer pixels (they differ on high-density displays). */
+static void cursor_pixels(viewer *v, double cx, double cy, float *px, float *py) {
+    int ww, wh;
+    glfwGetWindowSize(v->window, &ww, &wh);
+    uint32_t fw, fh;
+    st_presenter_size(v->presenter, &fw, &fh);
+    *px = (float)(ww > 0 ? cx * fw / ww : cx);
+    *py = (float)(wh > 0 ? cy * fh / wh : cy);
+}
+
+static void pick_centre(viewer *v, float hit[3], bool *found) {
+    uint32_t w = v->desc.width, h = v->desc.height;
+    *found = st_viewer_pick(v->level, &v->cam.camera, w, h, 0.5f * (float)w, 0.5f * (float)h, hit);
+}
+
+static void jump_to_view(viewer *v, size_t index) {
+    if (index >= v->view_count) return;
+    v->view_index = index;
+    st_camera cam = st_viewpoint_camera(v->level, &v->views[index]);
+    st_cam_control_set(&v->cam, &cam);
+    v->playing = false;
+    say(v, "view %zu/%zu: %s", index + 1, v->view_count, v->views[index].name);
+}
+
+static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
+    (void)scancode;
+    viewer *v = of(w);
+    if (action == GLFW_RELEASE) return;
+    bool ctrl = mods & GLFW_MOD_CONTROL, shift = mods & GLFW_MOD_SHIFT;
+    bool repeat = action == GLFW_REPEAT;
+    char text[64];
+    if (ctrl) {
+        if (key == GLFW_KEY_Z && !shift) undo_redo(v, false);
+        else if (key == GLFW_KEY_Y || (key == GLFW_KEY_Z && shift)) undo_redo(v, true);
+        else if (key == GLFW_KEY_S && !repeat) {
+            st_error err = {0};
+            if (save_world(v, &err)) say(v, "%s", err.message);
+        }
+        return;
+    }
+    if (key == GLFW_KEY_EQUAL || key == GLFW_KEY_KP_ADD) {
+        v->crater = v->crater * 5 / 4 + 1 > 512 ? 512 : v->crater * 5 / 4 + 1;
+        return;
+    }
+    if (key == GLFW_KEY_MINUS || key == GLFW_KEY_KP_SUBTRACT) {
+        v->crater = v->crater * 4 / 5 < 2 ? 2 : v->crater * 4 / 5;
+        return;
+    }
+    if (repeat) return;
+    if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9) select_method(v, (size_t)(key - GLFW_KEY_1));
+    else if (key >= GLFW_KEY_F1 && key <= GLFW_KEY_F12) jump_to_view(v, (size_t)(key - GLFW_KEY_F1));
+    switch (key) {
+    case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(w, GLFW_TRUE); break;
+    case GLFW_KEY_M: select_method(v, (v->method_index + 1) % st_method_count()); break;
+    case GLFW_KEY_LEFT_BRACKET:
+    case GLFW_KEY_RIGHT_BRACKET:
+        knob(v, key == GLFW_KEY_RIGHT_BRACKET ? 1 : -1, text, sizeof text);
+        v->renderer_stale = true;
+        say(v, "%s: %s", v->desc.method, text);
+        break;
+    case GLFW_KEY_H:
+        v->desc.shadows = !v->desc.shadows;
+        v->renderer_stale = true;
+        break;
+    case GLFW_KEY_X:
+        if (!has_wireframe(v->desc.method)) {
+            say(v, "wireframe: n/a for %s (mesh methods only)", v->desc.method);
+            break;
+        }
+        v->desc.wireframe = !v->desc.wireframe;
+        v->renderer_stale = true;
+        break;
+    case GLFW_KEY_F:
+        v->desc.freeze_culling = !v->desc.freeze_culling;
+        v->renderer_stale = true; /* culling methods take the camera of their first frame */
+        break;
+    case GLFW_KEY_V:
+        v->vsync = !v->vsync;
+        v->vsync_changed = true;
+        break;
+    case GLFW_KEY_TAB: {
+        st_cam_mode next = (st_cam_mode)((v->cam.mode + 1) % 3);
+        float hit[3];
+        bool found = false;
+        if (v->cam.mode == ST_CAM_FLY) pick_centre(v, hit, &found);
+        st_cam_control_mode(&v->cam, next, found ? hit : NULL);
+        v->playing = false;
+        break;
+    }
+    case GLFW_KEY_L:
+        if (v->view_count) jump_to_view(v, (v->view_index + (shift ? v->view_count - 1 : 1)) % v->view_count);
+        break;
+    case GLFW_KEY_P: v->screenshot = true; break;
+    case GLFW_KEY_I: v->hud_on = !v->hud_on; break;
+    default: break;
+    }
+}
+
+static void on_mouse_button(GLFWwindow *w, int button, int action, int mods) {
+    viewer *v = of(w);
+    if (button == GLFW_MOUSE_BUTTON_RIGHT) {
+        /* the cursor is captured only while looking, so it stays usable for clicking edits */
+        v->looking = action == GLFW_PRESS;
+        glfwSetInputMode(w, GLFW_CURSOR, v->looking ? GLFW_CURSOR_DISABLED : GLFW_CURSOR_NORMAL);
+        glfwGetCursorPos(w, &v->last_x, &v->last_y);
+    } else if (button == GLFW_MOUSE_BUTTON_LEFT && action == GLFW_PRESS) {
+        v->click = true;
+        v->click_raise = mods & GLFW_MOD_SHIFT;
+        glfwGetCursorPos(w, &v->click_x, &v->click_y);
+    }
+}
+
+static void on_cursor(GLFWwindow *w, double x, double y) {
+    viewer *v = of(w);
+    if (v->looking) {
+        v->look[0] += (float)(x - v->last_x);
+        v->look[1] += (float)(y - v->last_y);
+    }
+    v->last_x = x;
+    v->last_y = y;
+}
+
+static void on_scroll(GLFWwindow *w, double dx, double dy) {
+    (void)dx;
+    of(w)->scroll += (float)dy;
+}
+
+static void camera_input(viewer *v, float dt) {
+    st_cam_input in = {.dt = dt, .scroll = v->scroll, .look = {v->look[0], v->look[1]}};
+    v->scroll = 0;
+    v->look[0] = v->look[1] = 0;
+    GLFWwindow *w = v->window;
+    bool ctrl = glfwGetKey(w, GLFW_KEY_LEFT_CONTROL) == GLFW_PRESS || glfwGetKey(w, GLFW_KEY_RIGHT_CONTROL) == GLFW_PRESS;
+    if (!ctrl) { /* Ctrl+S must not also fly backwards */
+        in.move[0] = (float)(glfwGetKey(w, GLFW_KEY_D) == GLFW_PRESS) - (float)(glfwGetKey(w, GLFW_KEY_A) == GLFW_PRESS);
+        in.move[1] = (float)(glfwGetKey(w, GLFW_KEY_W) == GLFW_PRESS) - (float)(glfwGetKey(w, GLFW_KEY_S) == GLFW_PRESS);
+        in.move[2] = (float)(glfwGetKey(w, GLFW_KEY_E) == GLFW_PRESS) - (float)(glfwGetKey(w, GLFW_KEY_Q) == GLFW_PRESS);
+    }
+    in.fast = glfwGetKey(w, GLFW_KEY_LEFT_SHIFT) == GLFW_PRESS || glfwGetKey(w, GLFW_KEY_RIGHT_SHIFT) == GLFW_PRESS;
+    bool moved = in.move[0] != 0 || in.move[1] != 0 || in.move[2] != 0 || in.look[0] != 0 || in.look[1] != 0;
+    if (v->playing && moved) {
+        v->playing = false;
+        say(v, "path stopped: the controls have the camera");
+    }
+    if (!v->playing) st_cam_control_update(&v->cam, &in, v->level);
+}
+
+/* ---- the HUD ----------------------------------------------------------------------------------------- */
+static const uint8_t WHITE[4] = {235, 235, 235, 255}, DIM[4] = {170, 180, 190, 255}, BACK[4] = {0, 0, 0, 150},
+                     YELLOW[4] = {255, 220, 90, 255}, RED[4] = {255, 110, 90, 255}, GREEN[4] = {110, 220, 120, 255};
+
+static void fmt_ms(char *buf, size_t cap, double ms) {
+    if (isnan(ms)) snprintf(buf, cap, "n/a");
+    else snprintf(buf, cap, "%.2f", ms);
+}
+
+static void build_hud(viewer *v, const float *cursor_hit) {
+    st_hud *h = v->hud;
+    st_hud_clear(h);
+    if (!v->hud_on) return;
+    uint32_t W = v->desc.width, H = v->desc.height;
+    float s = H >= 900 ? 2.0f : 1.0f, line = 12.0f * s, x = 6 * s, y = 6 * s;
+    char lines[10][256], a[32], b[32], c[32], k[64];
+    int n = 0;
+    const st_camera *cam = &v->cam.camera;
+    snprintf(lines[n++], 256, "%s  %ux%u  %s  present %s (V)", v->level->name, W, H, v->device.name,
+             st_presenter_mode(v->presenter));
+    knob(v, 0, k, sizeof k);
+    snprintf(lines[n++], 256, "method %zu/%zu %s  [ ] %s   H shadows %s  X wire %s  F cull-freeze %s",
+             v->method_index + 1, st_method_count(), v->desc.method, k, v->desc.shadows ? "on" : "off",
+             has_wireframe(v->desc.method) ? (v->desc.wireframe ? "on" : "off") : "n/a",
+             v->desc.freeze_culling ? "on" : "off");
+    double shadow = ring_median(&v->shadow_ms), method = ring_median(&v->method_ms);
+    fmt_ms(a, sizeof a, method);
+    fmt_ms(b, sizeof b, shadow);
+    fmt_ms(c, sizeof c, ring_median(&v->present_ms));
+    snprintf(lines[n++], 256, "gpu ms  method %s  shadow %s  present %s   (medians of %zu frames)", a, b, c,
+             v->frame_ms.n);
+    snprintf(lines[n++], 256, "cpu ms  frame %.2f  render %.2f  (%.1f fps)", ring_median(&v->frame_ms),
+             ring_median(&v->render_ms), 1000.0 / ring_median(&v->frame_ms));
+    snprintf(lines[n++], 256, "camera %s%s  x %.1f y %.1f z %.1f  yaw %.1f pitch %.1f  speed %.0f",
+             st_cam_mode_name(v->cam.mode), v->playing ? " (path)" : "", (double)cam->position[0],
+             (double)cam->position[1], (double)cam->position[2], (double)cam->yaw_deg, (double)cam->pitch_deg,
+             (double)v->cam.speed);
+    if (cursor_hit)
+        snprintf(lines[n++], 256, "cursor %.0f %.0f h %.0f   crater r %d (+ -)   edits %zu undo, %zu redo%s",
+                 (double)cursor_hit[0], (double)cursor_hit[1], (double)cursor_hit[2], v->crater,
+                 st_edit_history_undo_count(v->history), st_edit_history_redo_count(v->history),
+                 st_edit_history_unsaved(v->history) ? "  UNSAVED (Ctrl+S)" : "");
+    else
+        snprintf(lines[n++], 256, "cursor sky   crater r %d (+ -)   edits %zu undo, %zu redo%s", v->crater,
+                 st_edit_history_undo_count(v->history), st_edit_history_redo_count(v->history),
+                 st_edit_history_unsaved(v->history) ? "  UNSAVED (Ctrl+S)" : "");
+    float wmax = 0, hl;
+    for (int i = 0; i < n; i++) {
+        float wl;
+        st_hud_measure(lines[i], s, &wl, &hl);
+        if (wl > wmax) wmax = wl;
+    }
+    st_hud_rect(h, 0, 0, wmax + 2 * x, (float)n * line + 2 * y - 4 * s, BACK);
+    for (int i = 0; i < n; i++)
+        st_hud_text(h, x, y + (float)i * line, s, i == 5 && st_edit_history_unsaved(v->history) ? YELLOW : WHITE,
+                    lines[i]);
+    if (st_time_ms() < v->message_until) {
+        float wl;
+        st_hud_measure(v->message, s, &wl, &hl);
+        float my = (float)n * line + 2 * y;
+        st_hud_rect(h, 0, my - 2 * s, wl + 2 * x, line + 2 * s, BACK);
+        st_hud_text(h, x, my, s, YELLOW, v->message);
+    }
+    /* frame-time graph, bottom left: one bar per frame, lines at 16.7 and 33.3 ms */
+    float gw = 2 * s, gh = 60 * s, gx = x, gy = (float)H - gh - 6 * s;
+    st_hud_rect(h, gx - 2 * s, gy - 2 * s, GRAPH * gw + 4 * s, gh + 4 * s, BACK);
+    for (size_t i = 0; i < GRAPH; i++) {
+        double ms = v->graph[(v->graph_next + i) % GRAPH];
+        if (!(ms > 0)) continue;
+        float bh = (float)(ms / 33.3 * 0.5 * gh);
+        if (bh > gh) bh = gh;
+        st_hud_rect(h, gx + (float)i * gw, gy + gh - bh, gw, bh, ms < 16.7 ? GREEN : ms < 33.3 ? YELLOW : RED);
+    }
+    st_hud_rect(h, gx, gy + gh * 0.75f, GRAPH * gw, 1, DIM);
+    st_hud_rect(h, gx, gy + gh * 0.5f, GRAPH * gw, 1, DIM);
+    st_hud_text(h, gx + GRAPH * gw + 4 * s, gy + gh * 0.5f - 3 * s, s, DIM, "33 ms");
+    st_hud_text(h, gx + GRAPH * gw + 4 * s, gy + gh * 0.75f - 3 * s, s, DIM, "17 ms");
+}
+
+/* ---- options ------------------------------------------------------------------------------------------ */
+static int parse(int argc, char **argv, view_opts *o) {
+    static const struct option opts[] = {
+        {"world", required_argument, 0, 'w'},      {"method", required_argument, 0, 'm'},
+        {"view", required_argument, 0, 'v'},       {"camera", required_argument, 0, 'c'},
+        {"size", required_argument, 0, 's'},       {"frames", required_argument, 0, 'f'},
+        {"screenshot", required_argument, 0, 'o'}, {"path", required_argument, 0, 'p'},
+        {"record", required_argument, 0, 'R'},     {"fps", required_argument, 0, 'F'},
+        {"dig", required_argument, 0, 'g'},        {"save", required_argument, 0, 'S'},
+        {"vsync", required_argument, 0, 'y'},      {"no-shadows", no_argument, 0, 'H'},
+        {"ray-steps", required_argument, 0, 'r'},  {"device", required_argument, 0, 'D'},
+        {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
+    cli_getopt_reset();
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'w': o->world = optarg; break;
+        case 'm': o->method = optarg; break;
+        case 'v': o->view_name = optarg; break;
+        case 'c':
+            if (!st_camera_parse(optarg, &o->camera))
+                return cli_usage_error("view", "malformed camera '%s' (want x,y,z,yaw,pitch)", optarg);
+            o->have_camera = true;
+            break;
+        case 's':
+            if (!cli_parse_size(optarg, &o->width, &o->height) || o->width > 16384 || o->height > 16384)
+                return cli_usage_error("view", "bad size '%s' (want WxH, each 1..16384)", optarg);
+            break;
+        case 'f':
+            if (!cli_parse_uint(optarg, 1, 1000000, &o->frames)) return cli_usage_error("view", "bad frame count '%s'", optarg);
+            break;
+        case 'o': o->screenshot = optarg; break;
+        case 'p': o->path_file = optarg; break;
+        case 'R': o->record_dir = optarg; break;
+        case 'F':
+            if (!cli_parse_uint(optarg, 1, 1000, &o->fps)) return cli_usage_error("view", "bad --fps '%s' (1..1000)", optarg);
+            break;
+        case 'g': {
+            char extra;
+            if (sscanf(optarg, "%d,%d,%d%c", &o->dig_x, &o->dig_y, &o->dig_r, &extra) != 3 || o->dig_x < 0 ||
+                o->dig_y < 0 || o->dig_r < 1 || o->dig_r > 4096)
+                return cli_usage_error("view", "bad --dig '%s' (want x,y,r with r in 1..4096)", optarg);
+            o->dig = true;
+            break;
+        }
+        case 'S': o->save_dir = optarg; break;
+        case 'y':
+            if (strcmp(optarg, "on") && strcmp(optarg, "off")) return cli_usage_error("view", "--vsync takes on or off");
+            o->vsync = !strcmp(optarg, "on");
+            break;
+        case 'H': o->no_shadows = true; break;
+        case 'r':
+            if (!cli_parse_uint(optarg, 1, 4096, &o->steps)) return cli_usage_error("view", "bad ray step count '%s' (1..4096)", optarg);
+            break;
+        case 'D':
+            if (!cli_parse_uint(optarg, 0, 64, &o->device)) return cli_usage_error("view", "bad device index '%s'", optarg);
+            o->device_given = true;
+            break;
+        case 'h': usage(); return -1;
+        case ':': return cli_usage_error("view", "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error("view", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return cli_usage_error("view", "unexpected argument '%s'", argv[optind]);
+    if (!st_method_find(o->method)) return cli_usage_error("view", "unknown method '%s'", o->method);
+    if (o->view_name && o->have_camera) return cli_usage_error("view", "give --view or --camera, not both");
+    if (o->record_dir && !o->path_file) return cli_usage_error("view", "--record needs --path FILE");
+    if (o->screenshot && !o->frames) return cli_usage_error("view", "--screenshot needs --frames N");
+    if (o->dig && !o->frames) return cli_usage_error("view", "--dig needs --frames N");
+    return CLI_EXIT_OK;
+}
+
+/* Where Ctrl+S saves: --save, else the directory the world came from, else ./edited-world. */
+static void choose_save_dir(viewer *v) {
+    const char *w = v->o.world;
+    struct stat st;
+    if (v->o.save_dir) snprintf(v->save_dir, sizeof v->save_dir, "%s", v->o.save_dir);
+    else if (w && strcmp(w, "default") && stat(w, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(v->save_dir, sizeof v->save_dir, "%s", w);
+    else if (w && strcmp(w, "default") && strrchr(w, '/'))
+        snprintf(v->save_dir, sizeof v->save_dir, "%.*s", (int)(strrchr(w, '/') - w), w);
+    else if (w && strcmp(w, "default"))
+        snprintf(v->save_dir, sizeof v->save_dir, ".");
+    else
+        snprintf(v->save_dir, sizeof v->save_dir, "edited-world");
+}
+
+static VkResult create_surface(VkInstance instance, void *user, VkSurfaceKHR *surface) {
+    return glfwCreateWindowSurface(instance, (GLFWwindow *)user, NULL, surface);
+}
+
+/* ---- the run ------------------------------------------------------------------------------------------- */
+static st_result setup(viewer *v, st_error *err) {
+    view_opts *o = &v->o;
+    st_result r = cli_load_world(o->world, &v->level, err);
+    if (!r) r = st_views_default(v->level, v->views, ST_MAX_VIEWS, &v->view_count, err);
+    st_camera start = o->camera;
+    if (!r && !o->have_camera) {
+        st_viewpoint vp;
+        if (o->view_name) r = st_views_find(v->level, o->view_name, &vp, err);
+        else if (v->view_count) vp = v->views[0];
+        else r = st_error_set(err, ST_ERR_INVALID, "the world has no default views: give --camera");
+        if (!r) start = st_viewpoint_camera(v->level, &vp);
+    }
+    if (!r && o->path_file) r = st_cam_path_load(o->path_file, &v->path, err);
+    if (r) return r;
+    if (o->path_file) {
+        start = st_cam_path_at(&v->path, 0, &start);
+        v->playing = true;
+    }
+    st_cam_control_init(&v->cam, &start);
+    uint32_t n_ext = 0;
+    const char **ext = glfwGetRequiredInstanceExtensions(&n_ext);
+    if (!ext) return st_error_set(err, ST_ERR_UNSUPPORTED, "GLFW found no Vulkan window-system support");
+    st_engine_desc ed = {.device_index = (int)o->device,
+                         .device_given = o->device_given,
+                         .instance_extensions = ext,
+                         .instance_extension_count = n_ext,
+                         .present = true};
+    r = st_engine_create(&ed, &v->engine, err);
+    if (!r) r = st_engine_set_level(v->engine, v->level, err);
+    if (r) return r;
+    v->device = st_engine_device(v->engine);
+    char title[160];
+    snprintf(title, sizeof title, "strata view: %s", v->level->name);
+    glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
+    glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
+    v->window = glfwCreateWindow((int)o->width, (int)o->height, title, NULL, NULL);
+    if (!v->window) {
+        const char *why = NULL;
+        glfwGetError(&why);
+        return st_error_set(err, ST_ERR_UNSUPPORTED, "cannot open a window: %s", why ? why : "unknown GLFW error");
+    }
+    glfwSetWindowUserPointer(v->window, v);
+    glfwSetKeyCallback(v->window, on_key);
+    glfwSetMouseButtonCallback(v->window, on_mouse_button);
+    glfwSetCursorPosCallback(v->window, on_cursor);
+    glfwSetScrollCallback(v->window, on_scroll);
+    int fw, fh;
+    glfwGetFramebufferSize(v->window, &fw, &fh);
+    st_presenter_desc pd = {.create_surface = create_surface,
+                            .user = v->window,
+                            .width = (uint32_t)(fw > 0 ? fw : (int)o->width),
+                            .height = (uint32_t)(fh > 0 ? fh : (int)o->height),
+                            .vsync = v->vsync};
+    r = st_presenter_create(v->engine, &pd, &v->presenter, err);
+    if (!r) r = st_hud_create(&v->hud, err);
+    if (!r) r = st_edit_history_create(0, &v->history, err);
+    if (!r) r = rebuild_renderer(v, NULL, err);
+    return r;
+}
+
+static void teardown(viewer *v) {
+    st_renderer_destroy(v->renderer);
+    st_presenter_destroy(v->presenter); /* the surface belongs to the engine's instance: before the engine */
+    st_engine_destroy(v->engine);
+    if (v->window) glfwDestroyWindow(v->window);
+    st_hud_destroy(v->hud);
+    st_edit_history_destroy(v->history);
+    st_cam_path_free(&v->path);
+    st_level_destroy(v->level);
+}
+
+/* Window close requests: with unsaved edits the first is refused with a warning; a second within three
+ * seconds closes (the edits are lost). Returns true when the viewer should exit. */
+static bool should_close(viewer *v) {
+    if (!glfwWindowShouldClose(v->window)) return false;
+    if (!st_edit_history_unsaved(v->history)) return true;
+    double now = st_time_ms();
+    if (v->close_requested_ms > 0 && now - v->close_requested_ms < CLOSE_WINDOW_MS) {
+        fprintf(stderr, "strata view: closing with %zu unsaved edit(s) discarded\n", st_edit_history_undo_count(v->history));
+        return true;
+    }
+    v->close_requested_ms = now;
+    glfwSetWindowShouldClose(v->window, GLFW_FALSE);
+    say(v, "unsaved edits: Ctrl+S saves to %s; close again within 3 s to discard them", v->save_dir);
+    return false;
+}
+
+static st_result summary(viewer *v, st_error *err) {
+    uint32_t w = v->desc.width, h = v->desc.height;
+    size_t n = (size_t)w * h;
+    float *depth = malloc(n * sizeof *depth);
+    if (!depth) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    st_result r = st_renderer_readback(v->renderer, NULL, depth, err);
+    if (!r && v->o.screenshot) r = write_png(v, v->o.screenshot, err);
+    if (r) {
+        free(depth);
+        return r;
+    }
+    size_t terrain = 0;
+    for (size_t i = 0; i < n; i++) terrain += depth[i] > 0.0f; /* reverse-Z: a miss keeps the cleared 0 */
+    free(depth);
+    char a[32], b[32], c[32];
+    fmt_ms(a, sizeof a, ring_median(&v->method_ms));
+    fmt_ms(b, sizeof b, ring_median(&v->shadow_ms));
+    fmt_ms(c, sizeof c, ring_median(&v->present_ms));
+    printf("view: %s on %s (%s), %ux%u, %llu frames, present %s\n", v->desc.method, v->device.name, v->device.type, w,
+           h, (unsigned long long)v->frame, st_presenter_mode(v->presenter));
+    printf("  gpu ms: method %s  shadow %s  present %s (medians)\n", a, b, c);
+    printf("  cpu ms: frame %.3f  render %.3f (medians)\n", ring_median(&v->frame_ms), ring_median(&v->render_ms));
+    printf("pixels: terrain %.1f%% sky %.1f%%\n", 100.0 * (double)terrain / (double)n,
+           100.0 * (double)(n - terrain) / (double)n);
+    float hit[3];
+    bool found;
+    pick_centre(v, hit, &found);
+    if (found) printf("centre: %.2f %.2f %.2f\n", (double)hit[0], (double)hit[1], (double)hit[2]);
+    else printf("centre: sky\n");
+    if (v->o.screenshot) printf("  wrote %s\n", v->o.screenshot);
+    return ST_OK;
+}
+
+static st_result frame_loop(viewer *v, st_error *err) {
+    view_opts *o = &v->o;
+    bool scripted = o->frames || o->record_dir;
+    float step = 1.0f / (float)o->fps;
+    uint64_t limit = o->frames;
+    if (o->record_dir) {
+        uint64_t path_frames = (uint64_t)floorf(st_cam_path_duration(&v->path) * (float)o->fps) + 1;
+        if (!limit || path_frames < limit) limit = path_frames;
+        if (mkdir(o->record_dir, 0777) != 0 && errno != EEXIST)
+            return st_error_set(err, ST_ERR_IO, "%s: %s", o->record_dir, strerror(errno));
+    }
+    bool stale = false;
+    double last = st_time_ms();
+    v->play_start_ms = last;
+    st_result r = ST_OK;
+    while (!r) {
+        double t0 = st_time_ms();
+        glfwPollEvents();
+        if (!scripted && should_close(v)) break;
+        if (scripted && glfwWindowShouldClose(v->window)) break;
+        int fw, fh;
+        glfwGetFramebufferSize(v->window, &fw, &fh);
+        if (fw <= 0 || fh <= 0) { /* minimised: nothing to present until it comes back */
+            glfwWaitEventsTimeout(0.1);
+            continue;
+        }
+        uint32_t pw, ph;
+        st_presenter_size(v->presenter, &pw, &ph);
+        if (stale || v->vsync_changed || (uint32_t)fw != pw || (uint32_t)fh != ph) {
+            r = st_presenter_resize(v->presenter, (uint32_t)fw, (uint32_t)fh, v->vsync, err);
+            if (r) break;
+            st_presenter_size(v->presenter, &pw, &ph);
+            if (pw != v->desc.width || ph != v->desc.height) v->renderer_stale = true;
+            v->vsync_changed = stale = false;
+        }
+        float dt = (float)((t0 - last) * 1e-3);
+        last = t0;
+        if (scripted) {
+            if (v->playing) v->cam.camera = st_cam_path_at(&v->path, (float)v->frame * step, &v->cam.camera);
+        } else {
+            camera_input(v, dt > 0.25f ? 0.25f : dt);
+            if (v->playing) {
+                float t = (float)((t0 - v->play_start_ms) * 1e-3);
+                st_camera cam = st_cam_path_at(&v->path, t, &v->cam.camera);
+                st_cam_control_set(&v->cam, &cam);
+                if (t > st_cam_path_duration(&v->path)) v->playing = false;
+            }
+        }
+        if (v->renderer_stale) {
+            st_render_desc previous = v->desc;
+            r = rebuild_renderer(v, &previous, err);
+            if (r) break;
+        }
+        if (v->click) {
+            v->click = false;
+            float px, py, hit[3];
+            cursor_pixels(v, v->click_x, v->click_y, &px, &py);
+            if (st_viewer_pick(v->level, &v->cam.camera, v->desc.width, v->desc.height, px, py, hit)) {
+                st_error e2 = {0};
+                if (edit(v, v->click_raise ? ST_EDIT_RAISE : ST_EDIT_DIG, (int)floorf(hit[0]), (int)floorf(hit[1]),
+                         v->crater, &e2))
+                    say(v, "edit failed: %s", e2.message);
+            } else {
+                say(v, "nothing to %s there (sky)", v->click_raise ? "raise" : "dig");
+            }
+        }
+        if (o->dig && v->frame == o->frames / 2) r = edit(v, ST_EDIT_DIG, o->dig_x, o->dig_y, o->dig_r, err);
+        if (r) break;
+        st_frame_timing timing;
+        r = st_renderer_draw(v->renderer, &v->cam.camera, &timing, err);
+        if (r) break;
+        double shadow = v->desc.shadows ? timing.shadow_gpu_ms : NAN;
+        ring_push(&v->method_ms, timing.gpu_ms - (v->desc.shadows ? timing.shadow_gpu_ms : 0));
+        ring_push(&v->shadow_ms, shadow);
+        ring_push(&v->render_ms, timing.cpu_ms);
+        float hit[3];
+        bool hover = false;
+        if (!scripted && !v->looking) {
+            double cx, cy;
+            float px, py;
+            glfwGetCursorPos(v->window, &cx, &cy);
+            cursor_pixels(v, cx, cy, &px, &py);
+            hover = st_viewer_pick(v->level, &v->cam.camera, v->desc.width, v->desc.height, px, py, hit);
+        }
+        build_hud(v, hover ? hit : NULL);
+        r = st_presenter_present(v->presenter, v->renderer, v->hud, &stale, err);
+        if (r) break;
+        ring_push(&v->present_ms, st_presenter_gpu_ms(v->presenter)); /* the previous frame's: read at its fence */
+        if (o->record_dir) {
+            char file[1200];
+            snprintf(file, sizeof file, "%s/frame-%05llu.png", o->record_dir, (unsigned long long)v->frame);
+            r = write_png(v, file, err);
+            if (r) break;
+        }
+        if (v->screenshot) {
+            v->screenshot = false;
+            screenshot(v);
+        }
+        v->frame++;
+        double frame_ms = st_time_ms() - t0;
+        ring_push(&v->frame_ms, frame_ms);
+        v->graph[v->graph_next] = frame_ms;
+        v->graph_next = (v->graph_next + 1) % GRAPH;
+        if (limit && v->frame >= limit) break;
+    }
+    if (!r && scripted && v->frame) r = summary(v, err);
+    if (!r && o->record_dir) printf("  wrote %llu frames to %s/\n", (unsigned long long)v->frame, o->record_dir);
+    if (!r && scripted && o->save_dir && st_edit_history_unsaved(v->history)) r = save_world(v, err);
+    return r;
+}
+
+int cmd_view(int argc, char **argv) {
+    viewer *v = calloc(1, sizeof *v);
+    if (!v) {
+        fprintf(stderr, "strata view: out of memory\n");
+        return CLI_EXIT_RUNTIME;
+    }
+    v->o = (view_opts){.world = "default", .method = "ray", .width = 1280, .height = 800, .fps = 30, .vsync = -1};
+    int status = parse(argc, argv, &v->o);
+    if (status) {
+        free(v);
+        return status < 0 ? CLI_EXIT_OK : status;
+    }
+    bool scripted = v->o.frames || v->o.record_dir;
+    v->vsync = v->o.vsync >= 0 ? v->o.vsync : !scripted; /* scripted runs measure, they do not wait for vblank */
+    v->hud_on = true;
+    v->crater = 24;
+    v->desc = (st_render_desc){.method = v->o.method, .shadows = !v->o.no_shadows, .knobs.ray_steps = v->o.steps};
+    v->method_index = 0;
+    for (size_t i = 0; i < st_method_count(); i++)
+        if (!strcmp(st_method_at(i)->name, v->o.method)) v->method_index = i;
+    choose_save_dir(v);
+    if (!glfwInit()) {
+        const char *why = NULL;
+        glfwGetError(&why);
+        fprintf(stderr, "strata view: cannot open a window: %s (no X server? run under xvfb-run or set DISPLAY)\n",
+                why ? why : "GLFW failed to initialise");
+        free(v);
+        return CLI_EXIT_RUNTIME;
+    }
+    st_error err = {0};
+    st_result r = glfwVulkanSupported() ? ST_OK
+                                        : st_error_set(&err, ST_ERR_UNSUPPORTED, "GLFW found no Vulkan loader");
+    if (!r) r = setup(v, &err);
+    if (!r) r = frame_loop(v, &err);
+    if (!r && v->engine && st_engine_validation_messages(v->engine)) {
+        fprintf(stderr, "strata view: %u Vulkan validation message(s)\n", st_engine_validation_messages(v->engine));
+        status = CLI_EXIT_RUNTIME;
+    }
+    if (r) status = cli_fail("view", &err);
+    teardown(v);
+    glfwTerminate();
+    free(v);
+    return status;
+}
+
+#endif

@@ -1,0 +1,147 @@
+/* The interactive viewer's library part: presenting a renderer's frame with a HUD on a window's swapchain,
+ * the HUD's text and quads, camera controllers and scripted camera paths, picking the terrain under a
+ * pixel, and the undo/redo history of edits. The window itself (GLFW) lives in apps/cmd_view.c. */
+#ifndef STRATA_VIEW_H
+#define STRATA_VIEW_H
+
+#include <vulkan/vulkan.h>
+
+#include "strata/camera.h"
+#include "strata/level.h"
+#include "strata/render.h"
+
+/* ---- HUD: text (stb_easy_font) and filled rectangles in window pixels, top-left origin ------------- */
+typedef struct st_hud st_hud;
+
+typedef struct st_hud_vertex {
+    float x, y;      /* window pixels */
+    uint8_t rgba[4]; /* sRGB-encoded colour, straight alpha */
+} st_hud_vertex;
+
+st_result st_hud_create(st_hud **out, st_error *err);
+void st_hud_destroy(st_hud *hud);
+void st_hud_clear(st_hud *hud);
+/* Text with its top-left corner at (x, y), glyphs scaled by `scale` (1 = 7-pixel capitals); '\n' starts a
+ * new line. Returns the width of the widest line in pixels. Geometry past the HUD's capacity is dropped. */
+float st_hud_text(st_hud *hud, float x, float y, float scale, const uint8_t rgba[4], const char *text);
+/* Size of text in pixels without drawing it. */
+void st_hud_measure(const char *text, float scale, float *width, float *height);
+void st_hud_rect(st_hud *hud, float x, float y, float w, float h, const uint8_t rgba[4]);
+/* The triangles so far (three vertices each). */
+const st_hud_vertex *st_hud_vertices(const st_hud *hud, size_t *count);
+
+/* ---- presenting to a window ---------------------------------------------------------------------------- */
+typedef struct st_presenter st_presenter;
+
+/* Creates the window's surface on the engine's instance (e.g. glfwCreateWindowSurface). */
+typedef VkResult (*st_surface_fn)(VkInstance instance, void *user, VkSurfaceKHR *surface);
+
+typedef struct st_presenter_desc {
+    st_surface_fn create_surface;
+    void *user;
+    uint32_t width, height; /* the window's framebuffer in pixels */
+    bool vsync;             /* FIFO; otherwise MAILBOX, else IMMEDIATE, else FIFO */
+} st_presenter_desc;
+
+/* The engine must be created with .present = true and the window system's instance extensions, and must
+ * outlive the presenter. */
+st_result st_presenter_create(st_engine *engine, const st_presenter_desc *desc, st_presenter **out, st_error *err);
+void st_presenter_destroy(st_presenter *p);
+/* Recreates the swapchain for a new framebuffer size or present mode (a zero size is refused). */
+st_result st_presenter_resize(st_presenter *p, uint32_t width, uint32_t height, bool vsync, st_error *err);
+/* Draws the renderer's last frame over the whole window with the HUD on top and presents it. *stale is set
+ * when the swapchain no longer matches the window: call st_presenter_resize. The renderer's colour target
+ * is left in the layout its method leaves it in, so st_renderer_readback still works. */
+st_result st_presenter_present(st_presenter *p, st_renderer *renderer, const st_hud *hud, bool *stale,
+                               st_error *err);
+void st_presenter_size(const st_presenter *p, uint32_t *width, uint32_t *height);
+/* "fifo", "mailbox" or "immediate". */
+const char *st_presenter_mode(const st_presenter *p);
+/* GPU time of the composite + HUD pass of the last completed present; NAN when unknown. */
+double st_presenter_gpu_ms(const st_presenter *p);
+
+/* ---- picking ------------------------------------------------------------------------------------------- */
+/* The first solid point along the ray through pixel position (px, py) of a width×height image (pixel
+ * centres at +0.5, y down) between the near and far planes: a fine march with st_level_solid refined by
+ * bisection. False when nothing solid is hit. */
+bool st_viewer_pick(const st_level *level, const st_camera *camera, uint32_t width, uint32_t height, float px,
+                    float py, float hit[3]);
+
+/* ---- camera controllers ---------------------------------------------------------------------------------- */
+typedef enum st_cam_mode {
+    ST_CAM_FLY,     /* free flight: WASD along the view, Q/E down/up, mouse look */
+    ST_CAM_ORBIT,   /* the game's camera: looks down at a target that follows the ground */
+    ST_CAM_TOPDOWN, /* the orbit camera pinned straight down */
+} st_cam_mode;
+
+typedef struct st_cam_input {
+    float move[3];  /* right, forward, up, each in −1..1 */
+    float look[2];  /* pointer motion in pixels while looking: x right, y down */
+    float scroll;   /* wheel steps, positive away from the user */
+    bool fast;      /* ×4 speed */
+    float dt;       /* seconds since the last update */
+} st_cam_input;
+
+typedef struct st_cam_control {
+    st_cam_mode mode;
+    st_camera camera;      /* the camera the controller produces */
+    float speed;           /* fly: units per second */
+    float target[3];       /* orbit: the point looked at */
+    float distance;        /* orbit: from the eye to the target */
+    float look_deg_per_px; /* mouse sensitivity */
+} st_cam_control;
+
+void st_cam_control_init(st_cam_control *c, const st_camera *camera);
+/* Jumps to a camera (a named view), in fly mode. */
+void st_cam_control_set(st_cam_control *c, const st_camera *camera);
+/* Switches mode. Entering orbit or top-down aims at `target` (e.g. the point under the screen centre);
+ * NULL aims at a point 200 units ahead. */
+void st_cam_control_mode(st_cam_control *c, st_cam_mode mode, const float *target);
+/* Applies one frame of input. level (may be NULL) lets the orbit target follow the ground. */
+void st_cam_control_update(st_cam_control *c, const st_cam_input *in, const st_level *level);
+const char *st_cam_mode_name(st_cam_mode mode);
+
+/* ---- scripted camera paths ----------------------------------------------------------------------------- */
+/* A text file, one keyframe per line: `t x y z yaw pitch` (seconds, texels, heights, degrees); '#' starts a
+ * comment, blank lines are skipped, t must increase. Between keyframes every value is interpolated
+ * linearly, yaw along the shorter arc; before the first and after the last the end keyframe holds. */
+typedef struct st_cam_key {
+    float t, x, y, z, yaw, pitch;
+} st_cam_key;
+
+typedef struct st_cam_path {
+    st_cam_key *keys;
+    size_t count;
+} st_cam_path;
+
+st_result st_cam_path_parse(const char *text, st_cam_path *out, st_error *err);
+st_result st_cam_path_load(const char *file, st_cam_path *out, st_error *err);
+void st_cam_path_free(st_cam_path *path);
+float st_cam_path_duration(const st_cam_path *path);
+/* The camera at time t; field of view and near/far planes come from `base` (may be NULL: defaults). */
+st_camera st_cam_path_at(const st_cam_path *path, float t, const st_camera *base);
+
+/* ---- edit history ---------------------------------------------------------------------------------------- */
+/* Every edit keeps the height and metadata bytes of its rectangle before and after, so undo and redo are
+ * exact byte copies. The oldest edits are forgotten when the history passes its byte budget. */
+typedef struct st_edit_history st_edit_history;
+
+typedef enum st_edit_kind { ST_EDIT_DIG, ST_EDIT_RAISE } st_edit_kind;
+
+/* byte_budget 0 = 256 MiB. */
+st_result st_edit_history_create(size_t byte_budget, st_edit_history **out, st_error *err);
+void st_edit_history_destroy(st_edit_history *h);
+/* Applies st_level_dig (amount = depth) or st_level_raise (amount = height) and records it. *dirty receives
+ * the changed rectangle (empty when nothing changed) for st_engine_update_level. */
+st_result st_edit_history_apply(st_edit_history *h, st_level *level, st_edit_kind kind, int cx, int cy, int radius,
+                                int amount, st_rect *dirty, st_error *err);
+/* Undo the last applied edit / redo the last undone one; false when there is none. */
+bool st_edit_history_undo(st_edit_history *h, st_level *level, st_rect *dirty);
+bool st_edit_history_redo(st_edit_history *h, st_level *level, st_rect *dirty);
+size_t st_edit_history_undo_count(const st_edit_history *h);
+size_t st_edit_history_redo_count(const st_edit_history *h);
+/* True when the level differs from the state last marked saved (initially: as loaded). */
+bool st_edit_history_unsaved(const st_edit_history *h);
+void st_edit_history_mark_saved(st_edit_history *h);
+
+#endif

@@ -1,0 +1,197 @@
+/* Tests of the viewer's library part that need no window: the edit history (undo/redo are exact, the
+ * unsaved state follows them, the byte budget forgets the oldest edits), picking against an analytic
+ * level, camera paths (parsing, linear interpolation, the short yaw arc) and the camera controllers. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strata/view.h"
+#include "support.h"
+
+static bool planes_equal(const st_level *a, const st_level *b) {
+    size_t n = (size_t)a->width * a->height;
+    return !memcmp(a->heights, b->heights, n) && !memcmp(a->meta, b->meta, n);
+}
+
+static void test_undo_redo_are_exact(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(64, 64, 100);
+    st_level_set_dual(l, 30, 30, 40, 64, 120, 2, 3); /* a slab the dig destroys: meta bytes change too */
+    st_level *original = NULL, *after_one = NULL;
+    assert_st_ok(st_level_clone(l, &original, err));
+    st_edit_history *h = NULL;
+    assert_st_ok(st_edit_history_create(0, &h, err));
+    assert_false(st_edit_history_unsaved(h));
+    st_rect dirty;
+    assert_st_ok(st_edit_history_apply(h, l, ST_EDIT_DIG, 31, 30, 5, 20, &dirty, err));
+    assert_false(st_rect_empty(dirty));
+    assert_false(planes_equal(l, original));
+    assert_true(st_edit_history_unsaved(h));
+    assert_st_ok(st_level_clone(l, &after_one, err));
+    assert_st_ok(st_edit_history_apply(h, l, ST_EDIT_RAISE, 10, 50, 4, 30, &dirty, err));
+    assert_int_equal(st_edit_history_undo_count(h), 2);
+
+    st_rect undone;
+    assert_true(st_edit_history_undo(h, l, &undone));
+    assert_true(planes_equal(l, after_one));
+    assert_true(st_edit_history_undo(h, l, &undone));
+    assert_true(planes_equal(l, original));
+    assert_false(st_edit_history_unsaved(h)); /* back to the loaded state */
+    assert_false(st_edit_history_undo(h, l, &undone));
+    assert_int_equal(st_edit_history_redo_count(h), 2);
+    assert_true(st_edit_history_redo(h, l, &undone));
+    assert_true(planes_equal(l, after_one));
+    assert_true(st_level_valid(l, NULL));
+
+    /* saving marks the state; undoing past it makes the level unsaved again */
+    st_edit_history_mark_saved(h);
+    assert_false(st_edit_history_unsaved(h));
+    assert_true(st_edit_history_undo(h, l, &undone));
+    assert_true(st_edit_history_unsaved(h));
+    assert_true(st_edit_history_redo(h, l, &undone));
+    assert_false(st_edit_history_unsaved(h));
+
+    /* a new edit drops what could be redone */
+    assert_true(st_edit_history_undo(h, l, &undone));
+    assert_st_ok(st_edit_history_apply(h, l, ST_EDIT_DIG, 50, 10, 3, 10, &dirty, err));
+    assert_int_equal(st_edit_history_redo_count(h), 0);
+    assert_true(st_edit_history_unsaved(h));
+    st_edit_history_destroy(h);
+    st_level_destroy(after_one);
+    st_level_destroy(original);
+    st_level_destroy(l);
+}
+
+static void test_edits_at_the_border_and_bad_input(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(32, 32, 50);
+    st_level *original = NULL;
+    assert_st_ok(st_level_clone(l, &original, err));
+    st_edit_history *h = NULL;
+    assert_st_ok(st_edit_history_create(0, &h, err));
+    st_rect dirty, undone;
+    assert_st_ok(st_edit_history_apply(h, l, ST_EDIT_DIG, 0, 31, 6, 40, &dirty, err));
+    assert_int_equal(dirty.x0, 0);
+    assert_int_equal(dirty.y1, 32);
+    assert_true(st_edit_history_undo(h, l, &undone));
+    assert_true(planes_equal(l, original));
+    st_error e = {0};
+    assert_int_equal(st_edit_history_apply(h, l, ST_EDIT_DIG, 40, 3, 6, 40, &dirty, &e), ST_ERR_INVALID);
+    assert_int_equal(st_edit_history_apply(h, l, ST_EDIT_DIG, 3, 3, 0, 40, &dirty, &e), ST_ERR_INVALID);
+    assert_true(planes_equal(l, original));
+    st_edit_history_destroy(h);
+    st_level_destroy(original);
+    st_level_destroy(l);
+}
+
+static void test_budget_forgets_oldest(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(64, 64, 200);
+    st_edit_history *h = NULL;
+    assert_st_ok(st_edit_history_create(2000, &h, err)); /* about two 9×9 edits */
+    st_rect dirty, undone;
+    for (int i = 0; i < 6; i++) assert_st_ok(st_edit_history_apply(h, l, ST_EDIT_DIG, 8 + 8 * i, 20, 4, 10, &dirty, err));
+    size_t kept = st_edit_history_undo_count(h);
+    assert_true(kept >= 1 && kept < 6);
+    while (st_edit_history_undo(h, l, &undone)) {
+    }
+    /* the oldest crater stays: it was forgotten, not undone; the level differs from the loaded one */
+    assert_true(l->heights[20 * 64 + 8] < 200);
+    assert_true(st_edit_history_unsaved(h));
+    st_edit_history_destroy(h);
+    st_level_destroy(l);
+}
+
+static void test_pick_flat_floor(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(256, 256, 30);
+    st_camera cam = {.position = {100, 100, 80}, .yaw_deg = 0, .pitch_deg = -90};
+    float hit[3];
+    /* straight down through the centre: the floor top is the plane z = 30 */
+    assert_true(st_viewer_pick(l, &cam, 320, 200, 160, 100, hit));
+    assert_float_equal(hit[0], 100, 1e-3);
+    assert_float_equal(hit[1], 100, 1e-3);
+    assert_float_equal(hit[2], 30, 1e-3);
+    /* looking up from the floor: sky */
+    st_camera up = {.position = {100, 100, 80}, .pitch_deg = 80};
+    assert_false(st_viewer_pick(l, &up, 320, 200, 160, 100, hit));
+    /* an oblique ray lands on the floor along its own direction */
+    st_camera oblique = {.position = {10, 10, 60}, .yaw_deg = 90, .pitch_deg = -30};
+    assert_true(st_viewer_pick(l, &oblique, 320, 200, 160, 100, hit));
+    assert_float_equal(hit[2], 30, 1e-3);
+    assert_float_equal(hit[0], 10 + 30 / tanf(30 * 3.14159265f / 180), 1e-2); /* yaw 90 looks along +x */
+    assert_float_equal(hit[1], 10, 1e-3);
+    st_level_destroy(l);
+}
+
+static void test_path_parse_and_interpolate(void **state) {
+    (void)state;
+    st_cam_path p;
+    assert_st_ok(st_cam_path_parse("# comment\n\n0 0 0 10 350 -10\n2 20 40 30 10 -30  # trailing\n", &p, err));
+    assert_int_equal(p.count, 2);
+    assert_float_equal(st_cam_path_duration(&p), 2, 0);
+    st_camera c = st_cam_path_at(&p, 1, NULL);
+    assert_float_equal(c.position[0], 10, 1e-5);
+    assert_float_equal(c.position[1], 20, 1e-5);
+    assert_float_equal(c.position[2], 20, 1e-5);
+    assert_float_equal(c.yaw_deg, 0, 1e-3); /* 350 → 10 crosses 0, not 180 */
+    assert_float_equal(c.pitch_deg, -20, 1e-5);
+    st_camera before = st_cam_path_at(&p, -1, NULL), after = st_cam_path_at(&p, 5, NULL);
+    assert_float_equal(before.position[2], 10, 0);
+    assert_float_equal(after.position[2], 30, 0);
+    st_cam_path_free(&p);
+    st_error e = {0};
+    assert_int_equal(st_cam_path_parse("0 1 2 3 4\n", &p, &e), ST_ERR_FORMAT);
+    assert_int_equal(st_cam_path_parse("1 0 0 0 0 0\n1 0 0 0 0 0\n", &p, &e), ST_ERR_FORMAT);
+    assert_non_null(strstr(e.message, "line 2"));
+    assert_int_equal(st_cam_path_parse("0 0 0 0 0 -100\n", &p, &e), ST_ERR_FORMAT);
+    assert_int_equal(st_cam_path_parse("# nothing\n", &p, &e), ST_ERR_FORMAT);
+    assert_int_equal(st_cam_path_parse("0 0 0 0 0 0 7\n", &p, &e), ST_ERR_FORMAT);
+}
+
+static void test_controllers(void **state) {
+    (void)state;
+    st_camera start = {.position = {100, 100, 50}, .yaw_deg = 90, .pitch_deg = 0};
+    st_cam_control c;
+    st_cam_control_init(&c, &start);
+    /* fly: forward one second at the base speed along yaw 90 = +x */
+    st_cam_input in = {.move = {0, 1, 0}, .dt = 1};
+    st_cam_control_update(&c, &in, NULL);
+    assert_float_equal(c.camera.position[0], 100 + c.speed, 1e-3);
+    assert_float_equal(c.camera.position[1], 100, 1e-3);
+    /* looking right turns toward what was at the right edge of the screen */
+    st_view before = st_camera_view(&c.camera, 1, 1);
+    st_cam_input turn = {.look = {100, 0}, .dt = 0.01f};
+    st_cam_control_update(&c, &turn, NULL);
+    st_view after = st_camera_view(&c.camera, 1, 1);
+    float toward_right = (after.forward[0] - before.forward[0]) * before.screen_right[0] +
+                         (after.forward[1] - before.forward[1]) * before.screen_right[1];
+    assert_true(toward_right > 0);
+    /* orbit: the eye sits `distance` back from the target along the view, looking down */
+    float target[3] = {300, 300, 40};
+    st_cam_control_mode(&c, ST_CAM_ORBIT, target);
+    assert_true(c.camera.pitch_deg < -5);
+    st_view o = st_camera_view(&c.camera, 1, 1);
+    for (int k = 0; k < 3; k++) assert_float_equal(o.eye[k] + o.forward[k] * c.distance, target[k], 1e-2);
+    float d0 = c.distance;
+    st_cam_input zoom = {.scroll = 2, .dt = 0.01f};
+    st_cam_control_update(&c, &zoom, NULL);
+    assert_true(c.distance < d0);
+    st_cam_control_mode(&c, ST_CAM_TOPDOWN, NULL);
+    assert_float_equal(c.camera.pitch_deg, -90, 0);
+    assert_float_equal(c.camera.position[0], c.target[0], 1e-3);
+    st_cam_control_mode(&c, ST_CAM_FLY, NULL);
+    assert_int_equal(c.mode, ST_CAM_FLY);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_undo_redo_are_exact),
+        cmocka_unit_test(test_edits_at_the_border_and_bad_input),
+        cmocka_unit_test(test_budget_forgets_oldest),
+        cmocka_unit_test(test_pick_flat_floor),
+        cmocka_unit_test(test_path_parse_and_interpolate),
+        cmocka_unit_test(test_controllers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
