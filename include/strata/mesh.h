@@ -127,7 +127,10 @@ typedef struct st_mesh_chunk {
     st_mesh_lod lods[ST_MESH_LODS];
     uint32_t insertions[ST_TIN_DRIVER_COUNT]; /* LOD 0 fit (sides counted in both chunks) */
     float max_error;                          /* LOD 0, height units */
-    float fit_ms;
+    float fit_ms;                             /* CPU time of the last fit (or of the check that skipped it) */
+    uint64_t sample_hash;                     /* of the samples last fitted: a refit of unchanged samples is
+                                               * skipped (the fit is a pure function of them) */
+    uint32_t version;                         /* bumped whenever the buffers change: what a renderer uploads */
 } st_mesh_chunk;
 
 typedef struct st_mesh_desc {
@@ -141,6 +144,7 @@ typedef struct st_mesh {
     uint32_t chunk_size, chunks_x, chunks_y;
     double tolerance;
     bool outline;
+    bool refit_unchanged;         /* refit chunks even when their samples did not change (benchmarks) */
     st_mesh_chunk *chunks;        /* chunks_x * chunks_y, row-major */
 } st_mesh;
 
@@ -164,9 +168,14 @@ double st_mesh_tolerance(double quality);
 st_result st_mesh_create(const st_level *level, const st_mesh_desc *desc, st_mesh **out, st_error *err);
 void st_mesh_destroy(st_mesh *mesh);
 /* Refits every chunk whose samples intersect the dirty rectangle (a side's samples belong to both of its
- * chunks, so a changed side refits both). The result equals a fresh st_mesh_create of the edited level. */
+ * chunks, so a changed side refits both), on the job system. The result equals a fresh st_mesh_create of
+ * the edited level. A chunk whose samples hash as before is left as it is (64-bit hash: a false match is a
+ * 2^-64 event); chunks whose buffers changed get a new `version`. */
 st_result st_mesh_refit(st_mesh *mesh, const st_level *level, st_rect dirty, uint32_t *chunks_refit,
                         st_error *err);
+/* The chunks st_mesh_refit refits for `dirty`, in the order it fits them: writes up to cap indices into
+ * list (may be NULL) and returns how many there are. */
+uint32_t st_mesh_chunks_in_rect(const st_mesh *mesh, st_rect dirty, uint32_t *list, uint32_t cap);
 st_mesh_totals st_mesh_compute_totals(const st_mesh *mesh);
 /* LOD = min(2, ⌊log2(max(dist/256, 1))⌋): LOD 0 below 512, LOD 1 below 1024, LOD 2 beyond. */
 uint32_t st_mesh_lod_for_distance(float dist);

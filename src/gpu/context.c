@@ -83,13 +83,23 @@ static bool find_queue(VkPhysicalDevice pd, uint32_t *family, uint32_t *timestam
     return false;
 }
 
-static st_result create_instance(st_gpu *gpu, bool validate, st_error *err) {
+#define MAX_INSTANCE_EXTENSIONS 16
+
+static st_result create_instance(st_gpu *gpu, bool validate, const st_gpu_desc *desc, st_error *err) {
     VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
                              .pApplicationName = "strata",
                              .pEngineName = "strata",
                              .apiVersion = VK_API_VERSION_1_3};
     const char *layers[1] = {VALIDATION_LAYER};
-    const char *exts[1] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+    const char *exts[MAX_INSTANCE_EXTENSIONS + 1];
+    uint32_t ext_count = 0;
+    if (validate) exts[ext_count++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    /* A window needs the window system's surface extensions (VK_KHR_surface, VK_KHR_xlib_surface, ...). */
+    uint32_t extra = desc ? desc->instance_extension_count : 0;
+    if (extra > MAX_INSTANCE_EXTENSIONS)
+        return st_error_set(err, ST_ERR_INVALID, "%u instance extensions requested (at most %d)", extra,
+                            MAX_INSTANCE_EXTENSIONS);
+    for (uint32_t i = 0; i < extra; i++) exts[ext_count++] = desc->instance_extensions[i];
     if (validate && !layer_available(VALIDATION_LAYER))
         return st_error_set(err, ST_ERR_UNSUPPORTED,
                             "validation requested but %s is not installed (Debian: vulkan-validationlayers)",
@@ -98,7 +108,7 @@ static st_result create_instance(st_gpu *gpu, bool validate, st_error *err) {
                                .pApplicationInfo = &app,
                                .enabledLayerCount = validate ? 1 : 0,
                                .ppEnabledLayerNames = layers,
-                               .enabledExtensionCount = validate ? 1 : 0,
+                               .enabledExtensionCount = ext_count,
                                .ppEnabledExtensionNames = exts};
     VkResult vr = vkCreateInstance(&ci, NULL, &gpu->instance);
     if (vr != VK_SUCCESS) {
@@ -170,8 +180,24 @@ static st_result pick_device(st_gpu *gpu, const st_gpu_desc *desc, st_error *err
     return ST_OK;
 }
 
-static st_result create_device(st_gpu *gpu, st_error *err) {
+static bool device_extension_available(VkPhysicalDevice pd, const char *name) {
+    uint32_t n = 0;
+    vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL);
+    VkExtensionProperties *props = calloc(n ? n : 1, sizeof *props);
+    if (!props) return false;
+    vkEnumerateDeviceExtensionProperties(pd, NULL, &n, props);
+    bool found = false;
+    for (uint32_t i = 0; i < n && !found; i++) found = !strcmp(props[i].extensionName, name);
+    free(props);
+    return found;
+}
+
+static st_result create_device(st_gpu *gpu, bool swapchain, st_error *err) {
     float priority = 1.0f;
+    const char *swapchain_ext = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
+    if (swapchain && !device_extension_available(gpu->physical, swapchain_ext))
+        return st_error_set(err, ST_ERR_UNSUPPORTED, "adapter %s cannot present to a window (no %s)",
+                            gpu->props.deviceName, swapchain_ext);
     VkDeviceQueueCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                   .queueFamilyIndex = gpu->queue_family,
                                   .queueCount = 1,
@@ -180,19 +206,31 @@ static st_result create_device(st_gpu *gpu, st_error *err) {
                                             .dynamicRendering = VK_TRUE,
                                             .synchronization2 = VK_TRUE,
                                             .maintenance4 = VK_TRUE};
+    /* 64-bit buffer atomics (visibility buffers: depth and id in one atomicMax) are optional: enabled when
+     * the adapter has them, and the methods that need them check st_gpu.int64_atomics. */
+    VkPhysicalDeviceVulkan12Features have12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceFeatures2 have = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &have12};
+    vkGetPhysicalDeviceFeatures2(gpu->physical, &have);
+    bool int64_atomics = have.features.shaderInt64 && have12.shaderBufferInt64Atomics;
     VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
                                             .pNext = &f13,
-                                            .hostQueryReset = VK_TRUE};
+                                            .hostQueryReset = VK_TRUE,
+                                            .shaderBufferInt64Atomics = int64_atomics};
     VkPhysicalDeviceFeatures2 f = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f12};
+    f.features.shaderInt64 = int64_atomics;
     VkDeviceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                              .pNext = &f,
                              .queueCreateInfoCount = 1,
-                             .pQueueCreateInfos = &qi};
+                             .pQueueCreateInfos = &qi,
+                             .enabledExtensionCount = swapchain ? 1 : 0,
+                             .ppEnabledExtensionNames = &swapchain_ext};
     st_result r = st_gpu_check(vkCreateDevice(gpu->physical, &ci, NULL, &gpu->device), "creating the device", err);
     if (r) {
         gpu->device = VK_NULL_HANDLE;
         return r;
     }
+    gpu->swapchain = swapchain;
+    gpu->int64_atomics = int64_atomics;
     vkGetDeviceQueue(gpu->device, gpu->queue_family, 0, &gpu->queue);
     VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                   .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
@@ -207,9 +245,9 @@ st_result st_gpu_create(const st_gpu_desc *desc, st_gpu **out, st_error *err) {
     atomic_init(&gpu->validation_messages, 0);
     const char *env = getenv("STRATA_VALIDATE");
     bool validate = desc->validate || (env && env[0] == '1');
-    st_result r = create_instance(gpu, validate, err);
+    st_result r = create_instance(gpu, validate, desc, err);
     if (!r) r = pick_device(gpu, desc, err);
-    if (!r) r = create_device(gpu, err);
+    if (!r) r = create_device(gpu, desc->swapchain, err);
     if (r) {
         st_gpu_destroy(gpu);
         return r;
@@ -241,7 +279,7 @@ void st_gpu_destroy(st_gpu *gpu) {
 
 st_result st_gpu_list(char *buf, size_t cap, st_error *err) {
     st_gpu tmp = {0};
-    st_result r = create_instance(&tmp, false, err);
+    st_result r = create_instance(&tmp, false, NULL, err);
     if (r) return r;
     uint32_t n = 0;
     vkEnumeratePhysicalDevices(tmp.instance, &n, NULL);

@@ -12,6 +12,11 @@ typedef struct st_gpu_desc {
     int device_index;  /* used when device_given */
     bool device_given;
     bool validate;
+    /* For a window: instance extensions the window system needs (e.g. from GLFW) and the swapchain device
+     * extension. Zero = headless, the default. */
+    const char *const *instance_extensions;
+    uint32_t instance_extension_count;
+    bool swapchain;
 } st_gpu_desc;
 
 typedef struct st_gpu {
@@ -29,6 +34,8 @@ typedef struct st_gpu {
     double timestamp_ns;    /* ns per tick */
     atomic_uint validation_messages;
     bool validation;
+    bool swapchain; /* VK_KHR_swapchain is enabled on the device */
+    bool int64_atomics; /* shaderInt64 + shaderBufferInt64Atomics are enabled (64-bit atomics on buffers) */
     /* a persistent host-visible staging buffer, grown on demand */
     VkBuffer staging;
     VkDeviceMemory staging_memory;

@@ -211,12 +211,38 @@ static void on_snapshot(void *user, const st_tin *tin, uint32_t index) {
     emit_lod(user, tin, ST_MESH_LODS - 1 - index); /* snapshots come at 4τ then 2τ: LOD 2, LOD 1 */
 }
 
+/* 64-bit hash of a chunk's samples (multiply–xorshift over 8-byte words of each layer and the flags). */
+static uint64_t hash_samples(const chunk_fit *f) {
+    size_t ns = (size_t)f->n * f->n;
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ ns;
+    const void *layers[4] = {f->low, f->mid, f->high, f->dual};
+    size_t bytes[4] = {ns * 2, ns * 2, ns * 2, ns};
+    for (int l = 0; l < 4; l++) {
+        const uint8_t *p = layers[l];
+        size_t i = 0;
+        for (; i + 8 <= bytes[l]; i += 8) {
+            uint64_t v;
+            memcpy(&v, p + i, 8);
+            h = (h ^ v) * 0xBF58476D1CE4E5B9ull;
+            h ^= h >> 31;
+        }
+        for (; i < bytes[l]; i++) h = (h ^ p[i]) * 0x94D049BB133111EBull;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
 static st_result fit_chunk(st_mesh *mesh, const st_level *level, uint32_t ci, st_tin *tin, chunk_fit *f,
                            st_error *err) {
     double t0 = st_time_ms();
     st_mesh_chunk *ch = &mesh->chunks[ci];
     uint32_t cx = ci % mesh->chunks_x, cy = ci / mesh->chunks_x;
     extract(f, level, cx, cy);
+    uint64_t hash = hash_samples(f);
+    if (ch->version && ch->sample_hash == hash && !mesh->refit_unchanged) { /* same samples, same fit: nothing to do */
+        ch->fit_ms = (float)(st_time_ms() - t0);
+        return ST_OK;
+    }
     size_t ns = (size_t)f->n * f->n;
     for (int i = 0; i < 3; i++) memset(f->slot[i], 0xFF, ns * sizeof *f->slot[i]);
     f->vcount = f->icount = 0;
@@ -270,6 +296,8 @@ static st_result fit_chunk(st_mesh *mesh, const st_level *level, uint32_t ci, st
     ch->aabb_min[0] = ox, ch->aabb_min[1] = oy, ch->aabb_min[2] = zlo;
     ch->aabb_max[0] = ox + (float)mesh->chunk_size, ch->aabb_max[1] = oy + (float)mesh->chunk_size;
     ch->aabb_max[2] = zhi;
+    ch->sample_hash = hash;
+    ch->version++;
     ch->fit_ms = (float)(st_time_ms() - t0);
     return ST_OK;
 }
@@ -381,22 +409,32 @@ static uint32_t chunk_range(int32_t t0, int32_t t1, uint32_t C, uint32_t chunks,
     return n;
 }
 
+uint32_t st_mesh_chunks_in_rect(const st_mesh *mesh, st_rect dirty, uint32_t *list, uint32_t cap) {
+    if (st_rect_empty(dirty)) return 0;
+    uint32_t fx, fy;
+    uint32_t nx = chunk_range(dirty.x0, dirty.x1, mesh->chunk_size, mesh->chunks_x, &fx);
+    uint32_t ny = chunk_range(dirty.y0, dirty.y1, mesh->chunk_size, mesh->chunks_y, &fy);
+    uint32_t count = 0;
+    for (uint32_t j = 0; j < ny; j++)
+        for (uint32_t i = 0; i < nx; i++) {
+            if (list && count < cap)
+                list[count] = ((fy + j) % mesh->chunks_y) * mesh->chunks_x + (fx + i) % mesh->chunks_x;
+            count++;
+        }
+    return count;
+}
+
 st_result st_mesh_refit(st_mesh *mesh, const st_level *level, st_rect dirty, uint32_t *chunks_refit,
                         st_error *err) {
     if (chunks_refit) *chunks_refit = 0;
     if (level->width != mesh->width || level->height != mesh->height)
         return st_error_set(err, ST_ERR_INVALID, "mesh refit: level is %ux%u, mesh was fitted on %ux%u",
                             level->width, level->height, mesh->width, mesh->height);
-    if (st_rect_empty(dirty)) return ST_OK;
-    uint32_t fx, fy;
-    uint32_t nx = chunk_range(dirty.x0, dirty.x1, mesh->chunk_size, mesh->chunks_x, &fx);
-    uint32_t ny = chunk_range(dirty.y0, dirty.y1, mesh->chunk_size, mesh->chunks_y, &fy);
-    uint32_t *list = malloc((size_t)nx * ny * sizeof *list);
+    uint32_t count = st_mesh_chunks_in_rect(mesh, dirty, NULL, 0);
+    if (!count) return ST_OK;
+    uint32_t *list = malloc((size_t)count * sizeof *list);
     if (!list) return st_error_set(err, ST_ERR_NOMEM, "mesh refit: out of memory");
-    uint32_t count = 0;
-    for (uint32_t j = 0; j < ny; j++)
-        for (uint32_t i = 0; i < nx; i++)
-            list[count++] = ((fy + j) % mesh->chunks_y) * mesh->chunks_x + (fx + i) % mesh->chunks_x;
+    st_mesh_chunks_in_rect(mesh, dirty, list, count);
     st_result r = fit_list(mesh, level, list, count, err);
     free(list);
     if (!r && chunks_refit) *chunks_refit = count;

@@ -275,16 +275,57 @@ static uint32_t locate(const st_tin *tin, uint32_t t, int x, int y) {
 
 /* ---- the error metric -------------------------------------------------------------------------------- */
 
-static inline int64_t floordiv(int64_t a, int64_t b) { /* b > 0 */
-    return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
-
 static uint32_t dual_in_box(const tin_ctx *c, int x0, int y0, int x1, int y1) { /* inclusive box */
     if (!c->d->dual) return 0;
     const uint32_t *s = c->w->dual_sat;
     size_t W1 = (size_t)c->W + 1;
     return s[(size_t)(y1 + 1) * W1 + (size_t)(x1 + 1)] - s[(size_t)y0 * W1 + (size_t)(x1 + 1)] -
            s[(size_t)(y1 + 1) * W1 + (size_t)x0] + s[(size_t)y0 * W1 + (size_t)x0];
+}
+
+/* |v| without a branch: the sign of an error is a coin toss, and a mispredicted branch per sample costs
+ * more than the arithmetic. */
+static inline int64_t iabs64(int64_t v) {
+    int64_t m = v >> 63;
+    return (v ^ m) - m;
+}
+
+/* One edge of a triangle being scanned row by row: k = β·y + γ and q = ⌊k/a⌋, k − q·a = r ∈ [0, a), with
+ * a = |α|; side = +1 when the edge bounds rows on the left (α > 0), −1 on the right, 0 never. */
+typedef struct edge_step {
+    int64_t k, q, r, a, beta, dq, dr;
+    int side;
+} edge_step;
+
+static inline int64_t floordiv(int64_t a, int64_t b) { /* b > 0 */
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+static inline edge_step edge_step_at(int64_t alpha, int64_t beta, int64_t k) {
+    edge_step e = {.k = k, .beta = beta, .side = alpha > 0 ? 1 : alpha < 0 ? -1 : 0};
+    e.a = alpha > 0 ? alpha : alpha < 0 ? -alpha : 1;
+    e.q = floordiv(k, e.a);
+    e.r = k - e.q * e.a;
+    e.dq = floordiv(beta, e.a);
+    e.dr = beta - e.dq * e.a;
+    return e;
+}
+
+static inline void edge_step_next(edge_step *e) {
+    e->k += e->beta;
+    e->q += e->dq;
+    /* the carry is data-dependent: done without a branch (a mispredicted one per row costs more) */
+    int64_t r = e->r + e->dr - e->a, borrow = r >> 63; /* −1 when no carry */
+    e->r = r + (e->a & borrow);
+    e->q += 1 + borrow;
+}
+
+static inline void edge_step_bound(const edge_step *e, int64_t *lx, int64_t *rx) {
+    if (e->side > 0) {
+        *lx = -e->q > *lx ? -e->q : *lx; /* ⌈−k/α⌉ */
+    } else if (e->side < 0) {
+        *rx = e->q < *rx ? e->q : *rx;
+    }
 }
 
 /* Scans every non-side sample of triangle t (closed) and caches its worst one. */
@@ -339,47 +380,57 @@ static void scan_triangle(tin_ctx *c, uint32_t t) {
         dNm = al[0] * zm[0] + al[1] * zm[1] + al[2] * zm[2];
         dNh = al[0] * zh[0] + al[1] * zh[1] + al[2] * zh[2];
     }
+    /* The interpolants as linear forms of (x, y): N = Σ w_i·z_i with w_i = α_i·x + β_i·y + γ_i, so a row
+     * starts with two products instead of recomputing the three weights. */
+    int64_t eNl = be[0] * zl[0] + be[1] * zl[1] + be[2] * zl[2], cNl = ga[0] * zl[0] + ga[1] * zl[1] + ga[2] * zl[2];
+    int64_t eNm = 0, cNm = 0, eNh = 0, cNh = 0;
+    if (mode) {
+        eNm = be[0] * zm[0] + be[1] * zm[1] + be[2] * zm[2], cNm = ga[0] * zm[0] + ga[1] * zm[1] + ga[2] * zm[2];
+        eNh = be[0] * zh[0] + be[1] * zh[1] + be[2] * zh[2], cNh = ga[0] * zh[0] + ga[1] * zh[1] + ga[2] * zh[2];
+    }
+    /* Row bounds: edge i admits x with α_i·x + k_i ≥ 0, k_i = β_i·y + γ_i, i.e. x ≥ −⌊k/α⌋ for α > 0 and
+     * x ≤ ⌊k/|α|⌋ for α < 0 (a horizontal edge lies on the first or last row: the box already bounds it).
+     * ⌊k/|α|⌋ and its remainder are stepped exactly from row to row, so a row costs no division; the three
+     * edges are spelled out so that their state stays in registers. */
+    edge_step e0 = edge_step_at(al[0], be[0], be[0] * ymin + ga[0]);
+    edge_step e1 = edge_step_at(al[1], be[1], be[1] * ymin + ga[1]);
+    edge_step e2 = edge_step_at(al[2], be[2], be[2] * ymin + ga[2]);
     int64_t best = 0;
     int32_t best_i = -1;
     uint64_t scanned = 0;
     for (int y = ymin; y <= ymax; y++) {
-        int64_t lx = xmin, rx = xmax;
-        int64_t k[3];
-        for (int i = 0; i < 3; i++) {
-            k[i] = be[i] * y + ga[i];
-            if (al[i] > 0) {
-                int64_t m = -floordiv(k[i], al[i]); /* ceil(−k/α) */
-                if (m > lx) lx = m;
-            } else if (al[i] < 0) {
-                int64_t m = floordiv(k[i], -al[i]);
-                if (m < rx) rx = m;
-            } else if (k[i] < 0) {
-                lx = 1, rx = 0;
-            }
+        if (y > ymin) {
+            edge_step_next(&e0);
+            edge_step_next(&e1);
+            edge_step_next(&e2);
         }
+        int64_t lx = xmin, rx = xmax;
+        edge_step_bound(&e0, &lx, &rx);
+        edge_step_bound(&e1, &lx, &rx);
+        edge_step_bound(&e2, &lx, &rx);
+        int64_t k[3] = {e0.k, e1.k, e2.k};
         if (lx > rx) continue;
-        int64_t w[3] = {al[0] * lx + k[0], al[1] * lx + k[1], al[2] * lx + k[2]};
-        int64_t Nl = w[0] * zl[0] + w[1] * zl[1] + w[2] * zl[2];
+        int64_t Nl = dNl * lx + eNl * y + cNl;
         size_t row = (size_t)y * (size_t)c->W;
         scanned += (uint64_t)(rx - lx + 1);
         if (mode == 0) {
             for (int64_t x = lx; x <= rx; x++, Nl += dNl) {
                 int64_t e = (int64_t)lo[row + (size_t)x] * A - Nl;
-                if (e < 0) e = -e;
+                e = iabs64(e);
                 if (e > best) best = e, best_i = (int32_t)(row + (size_t)x);
             }
             continue;
         }
-        int64_t Nm = w[0] * zm[0] + w[1] * zm[1] + w[2] * zm[2];
-        int64_t Nh = w[0] * zh[0] + w[1] * zh[1] + w[2] * zh[2];
+        int64_t Nm = dNm * lx + eNm * y + cNm;
+        int64_t Nh = dNh * lx + eNh * y + cNh;
         for (int64_t x = lx; x <= rx; x++, Nl += dNl, Nm += dNm, Nh += dNh) {
             size_t s = row + (size_t)x;
             int64_t e = (int64_t)lo[s] * A - Nl;
-            if (e < 0) e = -e;
+            e = iabs64(e);
             if (mode == 1 || (slab && du[s])) {
                 int64_t em = (int64_t)mi[s] * A - Nm, eh = (int64_t)hi[s] * A - Nh;
-                if (em < 0) em = -em;
-                if (eh < 0) eh = -eh;
+                em = iabs64(em);
+                eh = iabs64(eh);
                 if (em > e) e = em;
                 if (eh > e) e = eh;
             } else if (slab || du[s]) {

@@ -6,5 +6,20 @@
 
 extern const st_method_ops st_method_ray;         /* ray.c: height-field ray march, fragment pass */
 extern const st_method_ops st_method_ray_compute; /* ray.c: the same march in a compute pass */
+extern const st_method_ops st_method_slice;       /* slice.c: refined slices (default Sliced) */
+extern const st_method_ops st_method_slice_plain; /* slice.c: the paper's fixed slices */
+extern const st_method_ops st_method_paint;       /* paint.c: camera-facing bars per ground cell */
+extern const st_method_ops st_method_paint_plain; /* paint.c: the paper's footprint, for comparison */
+
+extern const st_method_ops st_method_voxel;         /* voxel.c: occupancy pyramid + hierarchical DDA, fragment */
+extern const st_method_ops st_method_voxel_compute; /* voxel.c: the same traversal in a compute pass */
+
+extern const st_method_ops st_method_scatter;       /* scatter.c: hole-free face scatter + resolve */
+extern const st_method_ops st_method_scatter_plain; /* scatter.c: the paper's point scatter */
+extern const st_method_ops st_method_voxelspace;    /* voxelspace.c: Comanche column march (baseline) */
+extern const st_method_ops st_method_mesh;         /* mesh.c: fitted TIN chunks, indexed draws */
+extern const st_method_ops st_method_mesh_compute; /* mesh.c: the same triangles rasterised in compute */
+uint32_t st_scatter_pack(float depth, uint8_t material); /* scatter.c: the screen-buffer word (C twin) */
+float st_scatter_unpack(uint32_t word, uint8_t *material); /* scatter.c: its depth (0 = miss) */
 
 #endif

@@ -7,6 +7,17 @@
 static const st_method_ops *const registry[] = {
     &st_method_ray,
     &st_method_ray_compute,
+    &st_method_voxel,
+    &st_method_voxel_compute,
+    &st_method_slice,
+    &st_method_slice_plain,
+    &st_method_paint,
+    &st_method_paint_plain,
+    &st_method_scatter,
+    &st_method_scatter_plain,
+    &st_method_voxelspace,
+    &st_method_mesh,
+    &st_method_mesh_compute,
 };
 #define METHOD_COUNT (sizeof registry / sizeof registry[0])
 

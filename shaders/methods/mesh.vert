@@ -1,0 +1,23 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+// Mesh: one indexed draw per visible chunk copy. The 4-byte vertices (chunk-local x, y, height, layer;
+// src/mesh/chunks.c) are read from a storage buffer by gl_VertexIndex (which includes the draw's vertex
+// offset), so no vertex input state is needed; the copy's world origin comes as a push constant.
+#include "globals.glsl"
+
+layout(set = 1, binding = 0, std430) readonly buffer MeshVertices { uint mesh_vertices[]; };
+
+// Mirror of mesh_draw_push in src/render/methods/mesh.c
+layout(push_constant) uniform MeshDrawPush {
+    vec4 origin; // xy: world position of the chunk's sample (0, 0) in this copy (texel centre); zw unused
+} pc;
+
+layout(location = 0) out vec3 world;
+layout(location = 1) flat out uint layer;
+
+void main() {
+    uint raw = mesh_vertices[gl_VertexIndex];
+    world = vec3(pc.origin.xy + vec2(float(raw & 255u), float((raw >> 8) & 255u)), float((raw >> 16) & 255u));
+    layer = raw >> 24;
+    gl_Position = g.view_proj * vec4(world, 1.0);
+}

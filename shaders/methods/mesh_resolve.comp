@@ -1,0 +1,37 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+// Mesh, compute variant, pass 3: per pixel, the nearest triangle from the visibility buffer is fetched
+// again, the pixel ray meets its plane at the surface point, and that point is shaded like the raster
+// variant's (geometric normal = the plane normal, which faces the eye: only front faces were drawn).
+#include "globals.glsl"
+#include "surface.glsl"
+#include "camera.glsl"
+#include "shading.glsl"
+#include "mesh_shade.glsl"
+#include "mesh_tri.glsl"
+
+layout(local_size_x = 8, local_size_y = 8) in;
+layout(set = 2, binding = 0, rgba8) uniform writeonly image2D out_color;
+layout(set = 2, binding = 1, r32f) uniform writeonly image2D out_depth;
+
+void main() {
+    ivec2 px = ivec2(gl_GlobalInvocationID.xy);
+    if (px.x >= int(g.screen_right.w) || px.y >= int(g.screen_up.w)) return;
+    uint64_t v = vis[px.y * int(g.screen_right.w) + px.x];
+    uint depth_bits = uint(v >> 32);
+    if (depth_bits == 0u) {
+        imageStore(out_color, px, vec4(linear_to_srgb(g.fog.rgb), 1.0));
+        imageStore(out_depth, px, vec4(0.0));
+        return;
+    }
+    vec3 rel[3];
+    uint layer;
+    mesh_fetch(uint(v), rel, layer);
+    vec3 n = mesh_cross(rel[1] - rel[0], rel[2] - rel[0]);
+    vec3 d = pixel_dir(vec2(px) + 0.5);
+    vec3 p = g.eye.xyz + d * (dot(n, rel[0]) / dot(n, d));
+    vec3 color = mesh_shade(p, layer, normalize(n));
+    imageStore(out_color, px, vec4(linear_to_srgb(color), 1.0));
+    imageStore(out_depth, px, vec4(uintBitsToFloat(depth_bits)));
+}

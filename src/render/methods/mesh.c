@@ -1,0 +1,672 @@
+/* Mesh: the fitted triangle mesh of the level (src/mesh/, docs/mesh.md), drawn two ways that share the fit
+ * and its GPU buffers — `mesh` rasterises each visible chunk copy with one indexed draw, `mesh-compute`
+ * rasterises the same triangles in compute into a 64-bit visibility buffer (depth | id) and resolves it,
+ * because raster throughput is tiny on some GPUs. Edits refit the touched chunks exactly (the result equals
+ * a fresh fit of the edited level) and re-upload them before the next frame. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/methods/methods.h"
+#include "strata/mesh.h"
+
+#define MESH_MAX_TILES 64           /* wrapped level copies per axis considered by the culling */
+#define MESH_MAX_DRAWS 8192u        /* chunk copies drawn per frame at most (the nearest are kept) */
+#define MESH_BIG_SPLIT 16u          /* workgroups sharing one big triangle (mesh_big.comp) */
+#define MESH_BIG_CAP 65535u         /* big-triangle queue entries (one workgroup each: ≤ 65535) */
+#define MESH_UPLOAD_BYTES (16u << 20) /* staging batch of an upload */
+
+/* Mirror of MeshDrawPush in mesh.vert */
+typedef struct mesh_draw_push {
+    float origin[4];
+} mesh_draw_push;
+
+/* std430 mirror of MeshRecord in shaders/common/mesh_tri.glsl */
+typedef struct mesh_record {
+    float origin[2];
+    uint32_t vb_first, ib_first, tri_first, tri_count, pad0, pad1;
+} mesh_record;
+
+/* Mirror of MeshComputePush in mesh_tri.glsl */
+typedef struct mesh_compute_push {
+    uint32_t tri_total, record_count, big_cap, row_threads;
+} mesh_compute_push;
+
+/* Where a chunk lives in the big buffers, in elements (vertices, u16 indices), with room to grow. */
+typedef struct mesh_slot {
+    uint32_t vb_off, vb_cap, ib_off, ib_cap;
+} mesh_slot;
+
+typedef struct mesh_draw {
+    float dist;
+    uint32_t chunk, lod;
+    float origin[2];
+} mesh_draw;
+
+typedef struct mesh_state {
+    bool compute;
+    st_mesh *mesh;
+    mesh_slot *slots;
+    st_gpu_buffer vb, ib;      /* every chunk: 4-byte vertices; u16 indices */
+    uint32_t vb_size, ib_size; /* capacity in elements */
+    uint32_t vb_tail, ib_tail; /* first free element after the slots */
+    mesh_draw *draws;          /* this frame's chunk copies, near to far */
+    uint32_t draw_count;
+    st_view frozen;            /* freeze_culling: the first frame's view */
+    bool have_frozen;
+    VkDescriptorSetLayout set_layout; /* set 1: the mesh buffers (+ compute scratch) */
+    VkDescriptorSet set;
+    VkPipelineLayout layout;
+    VkPipeline pipeline;       /* raster: the draw; compute: pass 1 */
+    /* compute */
+    VkDescriptorSetLayout targets_layout;
+    VkDescriptorSet targets_set;
+    VkPipeline big_pipeline, resolve_pipeline;
+    st_gpu_buffer records; /* host-visible, rewritten every frame */
+    uint32_t record_cap;
+    st_gpu_buffer vis;     /* width·height uint64: reverse-Z depth bits | triangle id */
+    st_gpu_buffer big;     /* indirect dispatch (3 u32), offered count, MESH_BIG_CAP ids */
+} mesh_state;
+
+/* ---- buffers ------------------------------------------------------------------------------------------ */
+
+/* Room for a chunk to grow in place, so most refits re-upload without moving: a quarter more, plus a little
+ * (a flat chunk of two triangles gets room for a crater's worth of detail). */
+static uint32_t with_slack(uint32_t n, uint32_t extra) { return n + n / 4 + extra; }
+
+/* Lays every chunk out from its current counts and sizes the buffers with a shared tail for chunks that
+ * outgrow their slot (an eighth of the total plus 4 Ki elements). */
+static st_result lay_out(mesh_state *s, mesh_slot *slots, uint32_t *vb_size, uint32_t *ib_size, st_error *err) {
+    uint64_t vb = 0, ib = 0;
+    uint32_t count = s->mesh->chunks_x * s->mesh->chunks_y;
+    for (uint32_t i = 0; i < count; i++) {
+        const st_mesh_chunk *c = &s->mesh->chunks[i];
+        slots[i].vb_off = (uint32_t)vb;
+        slots[i].vb_cap = with_slack(c->vertex_count, 64);
+        slots[i].ib_off = (uint32_t)ib;
+        slots[i].ib_cap = with_slack(c->index_count, 384);
+        vb += slots[i].vb_cap;
+        ib += slots[i].ib_cap;
+    }
+    s->vb_tail = (uint32_t)vb;
+    s->ib_tail = (uint32_t)ib;
+    vb += vb / 8 + 4096;
+    ib += ib / 8 + 4096;
+    ib = (ib + 1) & ~1ull; /* the compute passes read indices as u32 pairs */
+    if (vb > UINT32_MAX / 4 || ib > UINT32_MAX / 2)
+        return st_error_set(err, ST_ERR_UNSUPPORTED, "mesh: %llu vertices / %llu indices exceed one buffer",
+                            (unsigned long long)vb, (unsigned long long)ib);
+    *vb_size = (uint32_t)vb;
+    *ib_size = (uint32_t)ib;
+    return ST_OK;
+}
+
+static st_result create_mesh_buffers(st_gpu *gpu, uint32_t vb_size, uint32_t ib_size, st_gpu_buffer *vb,
+                                     st_gpu_buffer *ib, st_error *err) {
+    VkBufferUsageFlags common = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                VK_BUFFER_USAGE_TRANSFER_SRC_BIT; /* SRC: re-packing copies on the GPU */
+    st_result r = st_gpu_buffer_create(gpu, (VkDeviceSize)vb_size * 4, common, false, vb, err);
+    if (!r)
+        r = st_gpu_buffer_create(gpu, (VkDeviceSize)ib_size * 2, common | VK_BUFFER_USAGE_INDEX_BUFFER_BIT, false, ib,
+                                 err);
+    return r;
+}
+
+/* Makes the copies of an upload visible to every later reader: the vertex and compute shaders (storage
+ * reads), index fetch, and transfer reads of a later re-pack. */
+static void upload_barrier(VkCommandBuffer cmd) {
+    VkMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+                          .srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT,
+                          .srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                          .dstStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                          .dstAccessMask = VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT |
+                                           VK_ACCESS_2_TRANSFER_READ_BIT};
+    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &b};
+    vkCmdPipelineBarrier2(cmd, &di);
+}
+
+/* Uploads the listed chunks' CPU data into their slots through the staging buffer, in batches. */
+static st_result upload_chunks(st_gpu *gpu, mesh_state *s, const uint32_t *list, uint32_t count, st_error *err) {
+    if (!count) return ST_OK;
+    VkBufferCopy *vr = malloc(count * sizeof *vr), *ir = malloc(count * sizeof *ir);
+    if (!vr || !ir) {
+        free(vr);
+        free(ir);
+        return st_error_set(err, ST_ERR_NOMEM, "mesh upload: out of memory");
+    }
+    uint64_t total = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        const st_mesh_chunk *c = &s->mesh->chunks[list[k]];
+        total += (uint64_t)c->vertex_count * 4 + (uint64_t)c->index_count * 2 + 4;
+    }
+    VkDeviceSize batch = total < MESH_UPLOAD_BYTES ? total : MESH_UPLOAD_BYTES;
+    st_result r = st_gpu_staging_reserve(gpu, batch, err);
+    uint32_t k = 0;
+    while (!r && k < count) {
+        VkDeviceSize used = 0;
+        uint32_t nv = 0, ni = 0;
+        for (; k < count; k++) {
+            const st_mesh_chunk *c = &s->mesh->chunks[list[k]];
+            const mesh_slot *sl = &s->slots[list[k]];
+            VkDeviceSize vbytes = (VkDeviceSize)c->vertex_count * 4, ibytes = (VkDeviceSize)c->index_count * 2;
+            VkDeviceSize need = vbytes + ((ibytes + 3) & ~(VkDeviceSize)3);
+            if (used + need > gpu->staging_size) {
+                if (used == 0) r = st_error_set(err, ST_ERR_INVALID, "mesh upload: a chunk exceeds the staging batch");
+                break;
+            }
+            if (!c->vertices || !c->indices) {
+                r = st_error_set(err, ST_ERR_INVALID, "mesh upload: chunk %u has no CPU data", list[k]);
+                break;
+            }
+            uint8_t *dst = (uint8_t *)gpu->staging_mapped;
+            memcpy(dst + used, c->vertices, (size_t)vbytes);
+            vr[nv++] = (VkBufferCopy){.srcOffset = used, .dstOffset = (VkDeviceSize)sl->vb_off * 4, .size = vbytes};
+            used += vbytes;
+            memcpy(dst + used, c->indices, (size_t)ibytes);
+            ir[ni++] = (VkBufferCopy){.srcOffset = used, .dstOffset = (VkDeviceSize)sl->ib_off * 2, .size = ibytes};
+            used += (ibytes + 3) & ~(VkDeviceSize)3;
+        }
+        if (r || (!nv && !ni)) break;
+        VkCommandBuffer cmd;
+        r = st_gpu_once_begin(gpu, &cmd, err);
+        if (r) break;
+        vkCmdCopyBuffer(cmd, gpu->staging, s->vb.buffer, nv, vr);
+        vkCmdCopyBuffer(cmd, gpu->staging, s->ib.buffer, ni, ir);
+        upload_barrier(cmd);
+        r = st_gpu_once_submit(gpu, cmd, err); /* waits: the staging buffer is reused by the next batch */
+    }
+    free(vr);
+    free(ir);
+    return r;
+}
+
+/* The library's CPU copy is only the upload payload: once on the GPU it is dropped (a refit makes new). */
+static void drop_cpu_copies(mesh_state *s, const uint32_t *list, uint32_t count) {
+    for (uint32_t k = 0; k < count; k++) {
+        st_mesh_chunk *c = &s->mesh->chunks[list[k]];
+        free(c->vertices);
+        free(c->indices);
+        c->vertices = NULL;
+        c->indices = NULL;
+    }
+}
+
+static void write_sets(st_renderer *r, mesh_state *s) {
+    VkDescriptorBufferInfo bi[5] = {{.buffer = s->vb.buffer, .range = VK_WHOLE_SIZE},
+                                    {.buffer = s->ib.buffer, .range = VK_WHOLE_SIZE},
+                                    {.buffer = s->records.buffer, .range = VK_WHOLE_SIZE},
+                                    {.buffer = s->vis.buffer, .range = VK_WHOLE_SIZE},
+                                    {.buffer = s->big.buffer, .range = VK_WHOLE_SIZE}};
+    VkWriteDescriptorSet w[5];
+    uint32_t n = s->compute ? 5 : 1;
+    for (uint32_t i = 0; i < n; i++)
+        w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                      .dstSet = s->set,
+                                      .dstBinding = i,
+                                      .descriptorCount = 1,
+                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                      .pBufferInfo = &bi[i]};
+    vkUpdateDescriptorSets(r->engine->gpu->device, n, w, 0, NULL);
+}
+
+/* Re-lays every chunk out into new buffers: unchanged chunks are copied GPU to GPU from their old slots,
+ * the `changed` ones uploaded from their fresh CPU data. Used when a refit outgrows the shared tail. */
+static st_result repack(st_renderer *r, mesh_state *s, const uint32_t *changed, uint32_t changed_count,
+                        st_error *err) {
+    st_gpu *gpu = r->engine->gpu;
+    uint32_t count = s->mesh->chunks_x * s->mesh->chunks_y;
+    mesh_slot *slots = malloc(count * sizeof *slots);
+    uint8_t *is_changed = calloc(count, 1);
+    VkBufferCopy *vr = malloc(count * sizeof *vr), *ir = malloc(count * sizeof *ir);
+    st_gpu_buffer vb = {0}, ib = {0};
+    uint32_t vb_size = 0, ib_size = 0;
+    uint32_t old_vb_tail = s->vb_tail, old_ib_tail = s->ib_tail;
+    st_result res = ST_OK;
+    if (!slots || !is_changed || !vr || !ir) res = st_error_set(err, ST_ERR_NOMEM, "mesh re-pack: out of memory");
+    if (!res) res = lay_out(s, slots, &vb_size, &ib_size, err);
+    if (!res) res = create_mesh_buffers(gpu, vb_size, ib_size, &vb, &ib, err);
+    VkCommandBuffer cmd;
+    if (!res) res = st_gpu_once_begin(gpu, &cmd, err);
+    if (!res) {
+        for (uint32_t k = 0; k < changed_count; k++) is_changed[changed[k]] = 1;
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < count; i++) {
+            if (is_changed[i]) continue;
+            const st_mesh_chunk *c = &s->mesh->chunks[i];
+            vr[n] = (VkBufferCopy){(VkDeviceSize)s->slots[i].vb_off * 4, (VkDeviceSize)slots[i].vb_off * 4,
+                                   (VkDeviceSize)c->vertex_count * 4};
+            ir[n] = (VkBufferCopy){(VkDeviceSize)s->slots[i].ib_off * 2, (VkDeviceSize)slots[i].ib_off * 2,
+                                   (VkDeviceSize)c->index_count * 2};
+            n++;
+        }
+        if (n) {
+            vkCmdCopyBuffer(cmd, s->vb.buffer, vb.buffer, n, vr);
+            vkCmdCopyBuffer(cmd, s->ib.buffer, ib.buffer, n, ir);
+        }
+        upload_barrier(cmd);
+        res = st_gpu_once_submit(gpu, cmd, err);
+    }
+    if (!res) {
+        st_gpu_buffer_destroy(gpu, &s->vb);
+        st_gpu_buffer_destroy(gpu, &s->ib);
+        s->vb = vb, s->ib = ib;
+        s->vb_size = vb_size, s->ib_size = ib_size;
+        memcpy(s->slots, slots, count * sizeof *slots);
+        write_sets(r, s);
+        res = upload_chunks(gpu, s, changed, changed_count, err);
+    } else {
+        st_gpu_buffer_destroy(gpu, &vb);
+        st_gpu_buffer_destroy(gpu, &ib);
+        s->vb_tail = old_vb_tail, s->ib_tail = old_ib_tail; /* lay_out moved them; the old layout stands */
+    }
+    free(slots);
+    free(is_changed);
+    free(vr);
+    free(ir);
+    return res;
+}
+
+/* ---- culling -------------------------------------------------------------------------------------------- */
+
+/* The frame's view, read back from the globals the renderer has just written (the numbers the shaders see). */
+static st_view frame_view(const st_renderer *r) {
+    const st_globals_gpu *g = r->globals.mapped;
+    st_view v = {0};
+    for (int k = 0; k < 3; k++) {
+        v.eye[k] = g->eye[k];
+        v.forward[k] = g->forward[k];
+        v.screen_right[k] = g->screen_right[k];
+        v.screen_up[k] = g->screen_up[k];
+    }
+    v.focal_px = g->forward[3];
+    v.width = g->screen_right[3];
+    v.height = g->screen_up[3];
+    v.near_dist = g->level[2];
+    v.far_dist = g->eye[3];
+    return v;
+}
+
+/* The six clip planes (a·p ≥ 0 inside) of the view-projection, Gribb–Hartmann with Vulkan's z ∈ [0, w]
+ * (reverse-Z: z = 0 is the far plane, z = w the near one). */
+static void frustum_planes(const st_view *v, float planes[6][4]) {
+    float m[16];
+    st_view_matrix(v, m);
+    for (int c = 0; c < 4; c++) {
+        float x = m[c * 4 + 0], y = m[c * 4 + 1], z = m[c * 4 + 2], w = m[c * 4 + 3];
+        planes[0][c] = w + x;
+        planes[1][c] = w - x;
+        planes[2][c] = w + y;
+        planes[3][c] = w - y;
+        planes[4][c] = z;
+        planes[5][c] = w - z;
+    }
+}
+
+static bool box_visible(const float planes[6][4], const float lo[3], const float hi[3]) {
+    for (int i = 0; i < 6; i++) {
+        const float *p = planes[i];
+        /* the box corner farthest along the plane's normal */
+        float d = p[0] * (p[0] >= 0 ? hi[0] : lo[0]) + p[1] * (p[1] >= 0 ? hi[1] : lo[1]) +
+                  p[2] * (p[2] >= 0 ? hi[2] : lo[2]) + p[3];
+        if (d < 0) return false;
+    }
+    return true;
+}
+
+static int cmp_draw(const void *a, const void *b) {
+    const mesh_draw *x = a, *y = b;
+    if (x->dist != y->dist) return x->dist < y->dist ? -1 : 1;
+    return x->chunk < y->chunk ? -1 : x->chunk > y->chunk; /* deterministic order */
+}
+
+/* Chunk copies within the far distance of the eye that meet the frustum, each with its LOD, near to far. The
+ * level wraps, so every copy of the level (tile) the far disc reaches is considered. */
+static void select_draws(st_renderer *r, mesh_state *s) {
+    st_view v = frame_view(r);
+    if (r->desc.freeze_culling) {
+        if (!s->have_frozen) s->frozen = v, s->have_frozen = true;
+        v = s->frozen;
+    }
+    const st_mesh *m = s->mesh;
+    float planes[6][4];
+    frustum_planes(&v, planes);
+    float far = v.far_dist, C = (float)m->chunk_size, W = (float)m->width, H = (float)m->height;
+    int tx0 = (int)floorf((v.eye[0] - far) / W), tx1 = (int)floorf((v.eye[0] + far) / W);
+    int ty0 = (int)floorf((v.eye[1] - far) / H), ty1 = (int)floorf((v.eye[1] + far) / H);
+    if (tx1 - tx0 >= MESH_MAX_TILES) tx0 = (int)floorf(v.eye[0] / W) - MESH_MAX_TILES / 2, tx1 = tx0 + MESH_MAX_TILES - 1;
+    if (ty1 - ty0 >= MESH_MAX_TILES) ty0 = (int)floorf(v.eye[1] / H) - MESH_MAX_TILES / 2, ty1 = ty0 + MESH_MAX_TILES - 1;
+    uint32_t n = 0;
+    for (int ty = ty0; ty <= ty1; ty++)
+        for (int tx = tx0; tx <= tx1; tx++) {
+            float ox = (float)tx * W, oy = (float)ty * H;
+            /* the chunks of this copy within [eye − far, eye + far] (a chunk spans [c·C + 0.5, (c+1)·C + 0.5]) */
+            int cx0 = (int)floorf((v.eye[0] - far - ox - 0.5f) / C), cx1 = (int)floorf((v.eye[0] + far - ox - 0.5f) / C);
+            int cy0 = (int)floorf((v.eye[1] - far - oy - 0.5f) / C), cy1 = (int)floorf((v.eye[1] + far - oy - 0.5f) / C);
+            if (cx0 < 0) cx0 = 0;
+            if (cy0 < 0) cy0 = 0;
+            if (cx1 >= (int)m->chunks_x) cx1 = (int)m->chunks_x - 1;
+            if (cy1 >= (int)m->chunks_y) cy1 = (int)m->chunks_y - 1;
+            for (int cy = cy0; cy <= cy1; cy++)
+                for (int cx = cx0; cx <= cx1; cx++) {
+                    uint32_t ci = (uint32_t)cy * m->chunks_x + (uint32_t)cx;
+                    const st_mesh_chunk *c = &m->chunks[ci];
+                    float lo[3] = {c->aabb_min[0] + ox, c->aabb_min[1] + oy, c->aabb_min[2]};
+                    float hi[3] = {c->aabb_max[0] + ox, c->aabb_max[1] + oy, c->aabb_max[2]};
+                    float dx = fmaxf(fmaxf(lo[0] - v.eye[0], v.eye[0] - hi[0]), 0.0f);
+                    float dy = fmaxf(fmaxf(lo[1] - v.eye[1], v.eye[1] - hi[1]), 0.0f);
+                    if (dx * dx + dy * dy > far * far || !box_visible(planes, lo, hi)) continue;
+                    float ex = 0.5f * (lo[0] + hi[0]) - v.eye[0], ey = 0.5f * (lo[1] + hi[1]) - v.eye[1];
+                    float dist = sqrtf(ex * ex + ey * ey);
+                    if (n == MESH_MAX_DRAWS) { /* keep the nearest: replace the farthest so far */
+                        uint32_t worst = 0;
+                        for (uint32_t i = 1; i < n; i++)
+                            if (s->draws[i].dist > s->draws[worst].dist) worst = i;
+                        if (s->draws[worst].dist <= dist) continue;
+                        n--;
+                        s->draws[worst] = s->draws[n];
+                    }
+                    s->draws[n++] = (mesh_draw){.dist = dist,
+                                                .chunk = ci,
+                                                .lod = st_mesh_lod_for_distance(dist),
+                                                .origin = {ox + (float)((uint32_t)cx * m->chunk_size) + 0.5f,
+                                                           oy + (float)((uint32_t)cy * m->chunk_size) + 0.5f}};
+                }
+        }
+    qsort(s->draws, n, sizeof *s->draws, cmp_draw);
+    s->draw_count = n;
+}
+
+/* ---- the method ------------------------------------------------------------------------------------------ */
+
+static void mesh_destroy(st_renderer *r, void *state) {
+    mesh_state *s = state;
+    st_gpu *gpu = r->engine->gpu;
+    VkDevice dev = gpu->device;
+    if (s->pipeline) vkDestroyPipeline(dev, s->pipeline, NULL);
+    if (s->big_pipeline) vkDestroyPipeline(dev, s->big_pipeline, NULL);
+    if (s->resolve_pipeline) vkDestroyPipeline(dev, s->resolve_pipeline, NULL);
+    if (s->layout) vkDestroyPipelineLayout(dev, s->layout, NULL);
+    if (s->set_layout) vkDestroyDescriptorSetLayout(dev, s->set_layout, NULL);
+    if (s->targets_layout) vkDestroyDescriptorSetLayout(dev, s->targets_layout, NULL);
+    st_gpu_buffer_destroy(gpu, &s->vb);
+    st_gpu_buffer_destroy(gpu, &s->ib);
+    st_gpu_buffer_destroy(gpu, &s->records);
+    st_gpu_buffer_destroy(gpu, &s->vis);
+    st_gpu_buffer_destroy(gpu, &s->big);
+    st_mesh_destroy(s->mesh);
+    free(s->slots);
+    free(s->draws);
+    free(s);
+}
+
+static st_result create_common(st_renderer *r, mesh_state *s, st_error *err) {
+    st_gpu *gpu = r->engine->gpu;
+    float q = r->desc.knobs.mesh_quality;
+    q = q == 0.0f ? 0.5f : q < 0.0f ? 0.0f : q;
+    st_mesh_desc md = {.tolerance = st_mesh_tolerance(q)};
+    st_result res = st_mesh_create(r->engine->level, &md, &s->mesh, err);
+    if (res) return st_error_prefix(err, "mesh");
+    uint32_t count = s->mesh->chunks_x * s->mesh->chunks_y;
+    s->slots = calloc(count, sizeof *s->slots);
+    s->draws = malloc(MESH_MAX_DRAWS * sizeof *s->draws);
+    uint32_t *all = malloc(count * sizeof *all);
+    if (!s->slots || !s->draws || !all) {
+        free(all);
+        return st_error_set(err, ST_ERR_NOMEM, "mesh: out of memory");
+    }
+    for (uint32_t i = 0; i < count; i++) all[i] = i;
+    res = lay_out(s, s->slots, &s->vb_size, &s->ib_size, err);
+    if (!res) res = create_mesh_buffers(gpu, s->vb_size, s->ib_size, &s->vb, &s->ib, err);
+    if (!res) res = upload_chunks(gpu, s, all, count, err);
+    if (!res) drop_cpu_copies(s, all, count);
+    free(all);
+    if (res) return res;
+
+    uint32_t bindings = s->compute ? 5 : 1;
+    VkDescriptorSetLayoutBinding b[5];
+    for (uint32_t i = 0; i < bindings; i++)
+        b[i] = (VkDescriptorSetLayoutBinding){.binding = i,
+                                              .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                              .descriptorCount = 1,
+                                              .stageFlags = s->compute ? VK_SHADER_STAGE_COMPUTE_BIT
+                                                                       : VK_SHADER_STAGE_VERTEX_BIT};
+    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                          .bindingCount = bindings,
+                                          .pBindings = b};
+    res = st_gpu_check(vkCreateDescriptorSetLayout(gpu->device, &li, NULL, &s->set_layout), "descriptor layout", err);
+    if (!res) res = st_renderer_alloc_set(r, s->set_layout, &s->set, err);
+    return res;
+}
+
+static st_result mesh_create(st_renderer *r, void **out, st_error *err) {
+    mesh_state *s = calloc(1, sizeof *s);
+    if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    *out = s;
+    st_result res = create_common(r, s, err);
+    if (res) return res;
+    write_sets(r, s);
+    res = st_renderer_pipeline_layout(r, &s->set_layout, 1, sizeof(mesh_draw_push), &s->layout, err);
+    if (res) return res;
+    /* Emit winds every outward face counter-clockwise seen from outside in the map's (x, y, z) frame. The
+     * world is left-handed on screen (a top-down image is the map turned, y down, never mirrored), so those
+     * faces arrive clockwise in the framebuffer. The pipeline helper's front face is counter-clockwise, so
+     * the faces Vulkan calls front are the mesh's back faces: culling FRONT drops them. */
+    st_gpu_graphics_desc d = {.vertex = "mesh.vert",
+                              .fragment = "mesh.frag",
+                              .layout = s->layout,
+                              .color_format = r->color.format,
+                              .depth_format = r->depth.format,
+                              .depth_write = true,
+                              .cull = VK_CULL_MODE_FRONT_BIT};
+    return st_gpu_graphics_pipeline(r->engine->gpu, &d, &s->pipeline, err);
+}
+
+static void mesh_record_draws(st_renderer *r, void *state, VkCommandBuffer cmd) {
+    mesh_state *s = state;
+    select_draws(r, s);
+    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    st_renderer_begin_raster(r, cmd);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->pipeline);
+    VkDescriptorSet sets[2] = {r->globals_set, s->set};
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->layout, 0, 2, sets, 0, NULL);
+    vkCmdBindIndexBuffer(cmd, s->ib.buffer, 0, VK_INDEX_TYPE_UINT16);
+    for (uint32_t i = 0; i < s->draw_count; i++) {
+        const mesh_draw *d = &s->draws[i];
+        const st_mesh_lod *L = &s->mesh->chunks[d->chunk].lods[d->lod];
+        const mesh_slot *sl = &s->slots[d->chunk];
+        mesh_draw_push push = {{d->origin[0], d->origin[1], 0, 0}};
+        vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof push, &push);
+        vkCmdDrawIndexed(cmd, 3 * L->triangle_count, 1, sl->ib_off + L->first_index, (int32_t)sl->vb_off, 0);
+    }
+    st_renderer_end_raster(r, cmd);
+    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+}
+
+static st_result mesh_compute_create(st_renderer *r, void **out, st_error *err) {
+    st_gpu *gpu = r->engine->gpu;
+    if (!gpu->int64_atomics)
+        return st_error_set(err, ST_ERR_UNSUPPORTED,
+                            "mesh-compute needs 64-bit buffer atomics (shaderInt64 + shaderBufferInt64Atomics), "
+                            "which %s lacks; use --method mesh",
+                            gpu->props.deviceName);
+    mesh_state *s = calloc(1, sizeof *s);
+    if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    *out = s;
+    s->compute = true;
+    s->record_cap = MESH_MAX_DRAWS;
+    st_result res = st_gpu_buffer_create(gpu, (VkDeviceSize)s->record_cap * sizeof(mesh_record),
+                                         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &s->records, err);
+    if (!res)
+        res = st_gpu_buffer_create(gpu, (VkDeviceSize)r->width * r->height * 8,
+                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false, &s->vis,
+                                   err);
+    if (!res)
+        res = st_gpu_buffer_create(gpu, 16 + (VkDeviceSize)MESH_BIG_CAP * 4,
+                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                       VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+                                   false, &s->big, err);
+    if (!res) res = create_common(r, s, err);
+    if (res) return res;
+    write_sets(r, s);
+    res = st_renderer_storage_targets_layout(r, &s->targets_layout, &s->targets_set, err);
+    VkDescriptorSetLayout sets[2] = {s->set_layout, s->targets_layout};
+    if (!res) res = st_renderer_pipeline_layout(r, sets, 2, sizeof(mesh_compute_push), &s->layout, err);
+    if (!res) res = st_gpu_compute_pipeline(gpu, "mesh_raster.comp", s->layout, &s->pipeline, err);
+    if (!res) res = st_gpu_compute_pipeline(gpu, "mesh_big.comp", s->layout, &s->big_pipeline, err);
+    if (!res) res = st_gpu_compute_pipeline(gpu, "mesh_resolve.comp", s->layout, &s->resolve_pipeline, err);
+    return res;
+}
+
+static void buffer_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                           VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
+    VkMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+                          .srcStageMask = src_stage,
+                          .srcAccessMask = src_access,
+                          .dstStageMask = dst_stage,
+                          .dstAccessMask = dst_access};
+    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &b};
+    vkCmdPipelineBarrier2(cmd, &di);
+}
+
+static void mesh_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
+    mesh_state *s = state;
+    select_draws(r, s);
+    /* The records are host-written before the submit, which makes them visible to the device. */
+    mesh_record *rec = s->records.mapped;
+    uint32_t total = 0;
+    for (uint32_t i = 0; i < s->draw_count; i++) {
+        const mesh_draw *d = &s->draws[i];
+        const st_mesh_lod *L = &s->mesh->chunks[d->chunk].lods[d->lod];
+        const mesh_slot *sl = &s->slots[d->chunk];
+        rec[i] = (mesh_record){.origin = {d->origin[0], d->origin[1]},
+                               .vb_first = sl->vb_off,
+                               .ib_first = sl->ib_off + L->first_index,
+                               .tri_first = total,
+                               .tri_count = L->triangle_count};
+        total += L->triangle_count;
+    }
+    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    /* Clear the visibility buffer (0 = nothing) and the big queue (0 triangles × MESH_BIG_SPLIT × 1). The
+     * previous frame's readers finished before this submit began (frames are waited on), and the barrier
+     * below orders these writes before this frame's atomics. */
+    vkCmdFillBuffer(cmd, s->vis.buffer, 0, VK_WHOLE_SIZE, 0);
+    uint32_t header[4] = {0, MESH_BIG_SPLIT, 1, 0};
+    vkCmdUpdateBuffer(cmd, s->big.buffer, 0, sizeof header, header);
+    buffer_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                       VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+    VkDescriptorSet sets[3] = {r->globals_set, s->set, s->targets_set};
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 3, sets, 0, NULL);
+    uint32_t groups = (total + 63) / 64;
+    uint32_t gx = groups < 65535 ? groups : 65535, gy = gx ? (groups + gx - 1) / gx : 0;
+    mesh_compute_push push = {.tri_total = total, .record_count = s->draw_count, .big_cap = MESH_BIG_CAP,
+                              .row_threads = gx * 64};
+    vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof push, &push);
+    if (groups) {
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->pipeline);
+        vkCmdDispatch(cmd, gx, gy, 1);
+        /* pass 1's atomics and queue writes before pass 2 reads the queue (also as its dispatch size) and
+         * adds its own atomics */
+        buffer_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                           VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->big_pipeline);
+        vkCmdDispatchIndirect(cmd, s->big.buffer, 0);
+        /* every atomic before the resolve reads the visibility buffer */
+        buffer_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    }
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->resolve_pipeline);
+    vkCmdDispatch(cmd, (r->width + 7) / 8, (r->height + 7) / 8, 1);
+    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+}
+
+/* A chunk's new data goes back into its slot when it fits, else to the shared tail; false = no room left. */
+static bool place(mesh_state *s, uint32_t ci) {
+    const st_mesh_chunk *c = &s->mesh->chunks[ci];
+    mesh_slot *sl = &s->slots[ci];
+    if (c->vertex_count > sl->vb_cap) {
+        uint32_t cap = with_slack(c->vertex_count, 64);
+        if (cap > s->vb_size - s->vb_tail) return false;
+        sl->vb_off = s->vb_tail, sl->vb_cap = cap;
+        s->vb_tail += cap;
+    }
+    if (c->index_count > sl->ib_cap) {
+        uint32_t cap = with_slack(c->index_count, 384);
+        if (cap > s->ib_size - s->ib_tail) return false;
+        sl->ib_off = s->ib_tail, sl->ib_cap = cap;
+        s->ib_tail += cap;
+    }
+    return true;
+}
+
+/* The level changed inside rect: refit the chunks whose samples it touches (exactly: the result equals a
+ * fresh fit) and re-upload them now, so the next frame draws the edited level. */
+static st_result mesh_level_updated(st_renderer *r, void *state, st_rect rect, st_error *err) {
+    mesh_state *s = state;
+    uint32_t count = st_mesh_chunks_in_rect(s->mesh, rect, NULL, 0);
+    if (!count) return ST_OK;
+    uint32_t *list = malloc(count * sizeof *list);
+    if (!list) return st_error_set(err, ST_ERR_NOMEM, "mesh refit: out of memory");
+    uint32_t *version = malloc(count * sizeof *version);
+    if (!version) {
+        free(list);
+        return st_error_set(err, ST_ERR_NOMEM, "mesh refit: out of memory");
+    }
+    st_mesh_chunks_in_rect(s->mesh, rect, list, count);
+    for (uint32_t k = 0; k < count; k++) version[k] = s->mesh->chunks[list[k]].version;
+    st_result res = st_mesh_refit(s->mesh, r->engine->level, rect, NULL, err);
+    /* only the chunks whose buffers changed travel (the refit skips chunks whose samples did not change) */
+    uint32_t changed = 0;
+    for (uint32_t k = 0; k < count; k++)
+        if (s->mesh->chunks[list[k]].version != version[k]) list[changed++] = list[k];
+    free(version);
+    if (!res && changed) {
+        bool fits = true;
+        for (uint32_t k = 0; k < changed && fits; k++) fits = place(s, list[k]);
+        res = fits ? upload_chunks(r->engine->gpu, s, list, changed, err) : repack(r, s, list, changed, err);
+    }
+    drop_cpu_copies(s, list, changed);
+    free(list);
+    return res;
+}
+
+static uint64_t mesh_gpu_bytes(const st_renderer *r, const void *state) {
+    (void)r;
+    const mesh_state *s = state;
+    return (uint64_t)s->vb.size + s->ib.size + s->records.size + s->vis.size + s->big.size;
+}
+
+static uint64_t mesh_cpu_bytes(const st_renderer *r, const void *state) {
+    (void)r;
+    const mesh_state *s = state;
+    uint32_t count = s->mesh->chunks_x * s->mesh->chunks_y;
+    return st_mesh_compute_totals(s->mesh).cpu_bytes + sizeof *s + (uint64_t)count * sizeof(mesh_slot) +
+           (uint64_t)MESH_MAX_DRAWS * sizeof(mesh_draw);
+}
+
+const st_method_ops st_method_mesh = {
+    .info = {.name = "mesh", .description = "fitted triangle mesh (TIN chunks, 3 LODs), rasterised", .compute = false},
+    .targets = ST_TARGETS_RASTER,
+    .create = mesh_create,
+    .destroy = mesh_destroy,
+    .record = mesh_record_draws,
+    .level_updated = mesh_level_updated,
+    .gpu_bytes = mesh_gpu_bytes,
+    .cpu_bytes = mesh_cpu_bytes,
+};
+
+const st_method_ops st_method_mesh_compute = {
+    .info = {.name = "mesh-compute",
+             .description = "fitted triangle mesh, rasterised in compute into a 64-bit visibility buffer",
+             .compute = true},
+    .targets = ST_TARGETS_STORAGE,
+    .create = mesh_compute_create,
+    .destroy = mesh_destroy,
+    .record = mesh_compute_record,
+    .level_updated = mesh_level_updated,
+    .gpu_bytes = mesh_gpu_bytes,
+    .cpu_bytes = mesh_cpu_bytes,
+};
