@@ -175,7 +175,10 @@ static st_result pick_device(st_gpu *gpu, const st_gpu_desc *desc, st_error *err
     snprintf(gpu->driver_name, sizeof gpu->driver_name, "%s %s", driver.driverName, driver.driverInfo);
     uint32_t bits = 0;
     find_queue(gpu->physical, &gpu->queue_family, &bits);
-    gpu->timestamps = bits > 0 && gpu->props.limits.timestampPeriod > 0;
+    /* On a CPU adapter the GPU is the CPU: lavapipe's timestamps of compute passes come out near zero
+     * once any raster work has run on the device, so frame times there are CPU submit-and-wait. */
+    gpu->timestamps = bits > 0 && gpu->props.limits.timestampPeriod > 0 &&
+                      gpu->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
     gpu->timestamp_ns = gpu->props.limits.timestampPeriod;
     return ST_OK;
 }
