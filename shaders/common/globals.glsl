@@ -13,7 +13,7 @@ layout(set = 0, binding = 0, std140) uniform Globals {
     vec4 shadow_u;     // shadow map: u = dot(p, xyz) + w
     vec4 shadow_v;     // v = dot(p, xyz) + w
     vec4 shadow_d;     // depth along the light = dot(p, xyz) + w
-    vec4 shadow_info;  // resolution, enabled, bias, 0
+    vec4 shadow_info;  // resolution, enabled, depth bias, normal offset
 } g;
 
 // (h_even, m_even, h_odd, m_odd) per texel pair

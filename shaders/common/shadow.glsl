@@ -3,7 +3,7 @@
 
 float shadow_lookup(vec3 p, vec3 n) {
     if (g.shadow_info.y == 0.0) return 1.0;
-    vec3 q = p + n * 0.75 - g.shadow_d.xyz * 0.25; // normal offset, and toward the sun
+    vec3 q = p + n * g.shadow_info.w - g.shadow_d.xyz * 0.25; // normal offset, and toward the sun
     vec2 uv = vec2(dot(q, g.shadow_u.xyz) + g.shadow_u.w, dot(q, g.shadow_v.xyz) + g.shadow_v.w);
     float depth = dot(q, g.shadow_d.xyz) + g.shadow_d.w;
     float size = g.shadow_info.x;

@@ -113,10 +113,13 @@ void st_shadow_fill_globals(st_renderer *r, const st_view *v, st_globals_gpu *g)
     g->shadow_u[3] = -lo[0] / (hi[0] - lo[0]);
     g->shadow_v[3] = -lo[1] / (hi[1] - lo[1]);
     g->shadow_d[3] = -lo[2];
+    /* Bias and normal offset scale with the world size of a shadow texel (1.3 units at 1024²): a lit
+     * flat floor varies by about that much in light depth across one texel. */
+    float texel = fmaxf(hi[0] - lo[0], hi[1] - lo[1]) / (float)shadow_size(r);
     g->shadow_info[0] = (float)shadow_size(r);
     g->shadow_info[1] = 1;
-    g->shadow_info[2] = 0.75f; /* depth bias in world units, with the normal offset in the lookup */
-    g->shadow_info[3] = hi[2] - lo[2];
+    g->shadow_info[2] = 0.6f * texel; /* depth bias, world units */
+    g->shadow_info[3] = 0.6f * texel; /* normal offset, world units */
 }
 
 void st_shadow_record(st_renderer *r, VkCommandBuffer cmd) {
