@@ -24,7 +24,7 @@ typedef struct st_globals_gpu {
     float shadow_u[4];     /* shadow map: u = dot(p, xyz) + w */
     float shadow_v[4];     /* v = dot(p, xyz) + w */
     float shadow_d[4];     /* depth along the light = dot(p, xyz) + w */
-    float shadow_info[4];  /* resolution, enabled (0/1), bias, 0 */
+    float shadow_info[4];  /* resolution, enabled (0/1), depth bias, normal offset */
 } st_globals_gpu;
 
 struct st_engine {
