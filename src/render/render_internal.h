@@ -74,6 +74,7 @@ struct st_renderer {
     VkQueryPool queries;
     uint32_t stamps;       /* timestamps written this frame */
     uint32_t frame_index;
+    st_view view; /* the frame's camera, as the shaders see it */
     bool drawn;
     /* the shared shadow map (src/render/shadow.c) */
     st_gpu_image shadow;

@@ -224,6 +224,7 @@ void st_renderer_destroy(st_renderer *r) {
 
 static void fill_globals(st_renderer *r, const st_camera *cam) {
     st_view v = st_camera_view(cam, r->width, r->height);
+    r->view = v;
     st_globals_gpu *g = r->globals.mapped;
     const st_level *l = r->engine->level;
     st_view_matrix(&v, g->view_proj);

@@ -268,24 +268,6 @@ static st_result repack(st_renderer *r, mesh_state *s, const uint32_t *changed, 
 
 /* ---- culling -------------------------------------------------------------------------------------------- */
 
-/* The frame's view, read back from the globals the renderer has just written (the numbers the shaders see). */
-static st_view frame_view(const st_renderer *r) {
-    const st_globals_gpu *g = r->globals.mapped;
-    st_view v = {0};
-    for (int k = 0; k < 3; k++) {
-        v.eye[k] = g->eye[k];
-        v.forward[k] = g->forward[k];
-        v.screen_right[k] = g->screen_right[k];
-        v.screen_up[k] = g->screen_up[k];
-    }
-    v.focal_px = g->forward[3];
-    v.width = g->screen_right[3];
-    v.height = g->screen_up[3];
-    v.near_dist = g->level[2];
-    v.far_dist = g->eye[3];
-    return v;
-}
-
 /* The six clip planes (a·p ≥ 0 inside) of the view-projection, Gribb–Hartmann with Vulkan's z ∈ [0, w]
  * (reverse-Z: z = 0 is the far plane, z = w the near one). */
 static void frustum_planes(const st_view *v, float planes[6][4]) {
@@ -322,7 +304,7 @@ static int cmp_draw(const void *a, const void *b) {
 /* Chunk copies within the far distance of the eye that meet the frustum, each with its LOD, near to far. The
  * level wraps, so every copy of the level (tile) the far disc reaches is considered. */
 static void select_draws(st_renderer *r, mesh_state *s) {
-    st_view v = frame_view(r);
+    st_view v = r->view;
     if (r->desc.freeze_culling) {
         if (!s->have_frozen) s->frozen = v, s->have_frozen = true;
         v = s->frozen;

@@ -40,23 +40,6 @@ typedef struct paint_state {
     uint32_t counts[PAINT_MAX_LOD + 1]; /* this frame's tiles per level */
 } paint_state;
 
-static st_view frame_view(const st_renderer *r) {
-    const st_globals_gpu *g = r->globals.mapped;
-    st_view v = {0};
-    for (int k = 0; k < 3; k++) {
-        v.eye[k] = g->eye[k];
-        v.forward[k] = g->forward[k];
-        v.screen_right[k] = g->screen_right[k];
-        v.screen_up[k] = g->screen_up[k];
-    }
-    v.focal_px = g->forward[3];
-    v.width = g->screen_right[3];
-    v.height = g->screen_up[3];
-    v.near_dist = g->level[2];
-    v.far_dist = g->eye[3];
-    return v;
-}
-
 /* ---- per-tile heights ------------------------------------------------------------------------------- */
 static st_result paint_level_updated(st_renderer *r, void *state, st_rect rect, st_error *err) {
     (void)err;
@@ -238,7 +221,7 @@ static uint32_t tile_lod(const st_view *v, const float lo[3], const float hi[3])
 
 static void paint_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     paint_state *s = state;
-    st_view v = frame_view(r);
+    st_view v = r->view;
     float b[4];
     bool any = st_view_ground_bounds(&v, 0.0f, PAINT_TOP, b);
     memset(s->counts, 0, sizeof s->counts);

@@ -156,29 +156,11 @@ static void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage,
     vkCmdPipelineBarrier2(cmd, &di);
 }
 
-/* The frame's view, read back from the globals the renderer has just written (what the shaders see). */
-static st_view frame_view(const st_renderer *r) {
-    const st_globals_gpu *g = r->globals.mapped;
-    st_view v = {0};
-    for (int k = 0; k < 3; k++) {
-        v.eye[k] = g->eye[k];
-        v.forward[k] = g->forward[k];
-        v.screen_right[k] = g->screen_right[k];
-        v.screen_up[k] = g->screen_up[k];
-    }
-    v.focal_px = g->forward[3];
-    v.width = g->screen_right[3];
-    v.height = g->screen_up[3];
-    v.near_dist = g->level[2];
-    v.far_dist = g->eye[3];
-    return v;
-}
-
 /* Hole-free enumeration: one dispatch per quadtree level over the part of the ground bounds where that
  * level can hold leaves. A block of size k > 1 is used where its nearest horizontal distance d satisfies
  * d ≥ k·focal·density (it projects to at most 1/density pixels); the shader keeps exactly the leaves. */
 static void record_levels(st_renderer *r, scatter_state *s, VkCommandBuffer cmd) {
-    st_view v = frame_view(r);
+    st_view v = r->view;
     float b[4];
     if (!st_view_ground_bounds(&v, 0.0f, SCATTER_TOP, b)) return;
     float density = r->desc.knobs.scatter_density ? (float)r->desc.knobs.scatter_density : SCATTER_DEFAULT_DENSITY;
@@ -212,7 +194,7 @@ static void record_levels(st_renderer *r, scatter_state *s, VkCommandBuffer cmd)
  * the far plane), expressed in the flat heading frame. Upward rays collapse to the eye, which is why this
  * variant starves at the horizon. */
 static void record_plain(st_renderer *r, scatter_state *s, VkCommandBuffer cmd) {
-    st_view v = frame_view(r);
+    st_view v = r->view;
     float heading[2] = {v.screen_right[1], -v.screen_right[0]};
     float perp[2] = {heading[1], -heading[0]};
     float pts[8][2];

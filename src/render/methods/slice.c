@@ -28,25 +28,6 @@ typedef struct slice_state {
     uint32_t tile_w, tile_h, tiles_x, tiles_y;
 } slice_state;
 
-/* The frame's view, read back from the globals the renderer has just written (the same numbers the
- * shaders see). */
-static st_view frame_view(const st_renderer *r) {
-    const st_globals_gpu *g = r->globals.mapped;
-    st_view v = {0};
-    for (int k = 0; k < 3; k++) {
-        v.eye[k] = g->eye[k];
-        v.forward[k] = g->forward[k];
-        v.screen_right[k] = g->screen_right[k];
-        v.screen_up[k] = g->screen_up[k];
-    }
-    v.focal_px = g->forward[3];
-    v.width = g->screen_right[3];
-    v.height = g->screen_up[3];
-    v.near_dist = g->level[2];
-    v.far_dist = g->eye[3];
-    return v;
-}
-
 static void tile_stats(slice_state *s, const st_level *l, uint32_t tx, uint32_t ty) {
     uint8_t lo = 255, hi = 0;
     for (uint32_t y = ty * s->tile_h; y < (ty + 1) * s->tile_h; y++) {
@@ -139,7 +120,7 @@ static void height_range(const slice_state *s, const float b[4], float *lo, floa
 
 static void slice_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     slice_state *s = state;
-    st_view v = frame_view(r);
+    st_view v = r->view;
     uint32_t n = r->desc.knobs.slices ? r->desc.knobs.slices : 512;
     slice_push pc = {.max_steps = SLICE_MAX_STEPS};
     bool any = st_view_ground_bounds(&v, 0.0f, SLICE_TOP, pc.bounds);
