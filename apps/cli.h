@@ -37,8 +37,17 @@ int cmd_render(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_view(int argc, char **argv);
+int cmd_mesh(int argc, char **argv);
 
 /* Benchmarks (strata bench NAME), one bench_*.c file each. */
 int bench_gen(int argc, char **argv);
+int bench_reference(int argc, char **argv);
+int bench_decode(int argc, char **argv);
+int bench_mesh(int argc, char **argv);
 
 #endif

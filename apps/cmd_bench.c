@@ -13,6 +13,9 @@ typedef struct bench_entry {
 
 static const bench_entry benches[] = {
     {"gen", "generate the default world (2048×16384) and report the median time", bench_gen},
+    {"reference", "CPU reference cast of default views at 1280×800 (median per view, target ≤ 2 s)", bench_reference},
+    {"decode", "decode the default world's .vmc (2048×16384) from memory, median ms (target ≤ 150 ms)", bench_decode},
+    {"mesh", "mesh fit of the default world (tri/s), refit after the r48 crater, bytes/tri, DEM fit", bench_mesh},
 };
 #define BENCH_COUNT (sizeof benches / sizeof benches[0])
 

@@ -1,6 +1,7 @@
 /* strata compare: the publication protocol with no arguments — every method, the 12 default views,
- * 1280×800, far 600, 3 warm-up and 40 timed frames — scored against the CPU reference into
- * out/compare/<adapter>/. Options narrow it (--quick, --methods, --views, --size, --frames, ...). */
+ * 1280×800, far 600, 3 warm-up and 40 timed frames, shadow map on — scored against the CPU reference into
+ * out/compare/<adapter>/. Options narrow it (--quick, --methods, --views, --size, --frames, ...), add the edit
+ * protocol (--edits), use tuned knobs (--tuning) or run the soak instead (--soak N). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,21 @@ static int usage(void) {
            "  --cache DIR        reference cache (default out/cache; 'none' disables it)\n"
            "  --device N         the Vulkan adapter to use (see 'strata devices')\n"
            "  --validate         Vulkan validation layers on\n"
-           "  --no-progress      no progress bar (it is shown only when stderr is a terminal)\n");
+           "  --no-progress      no progress bar (it is shown only when stderr is a terminal)\n"
+           "  --no-shadows       no shadow map (a method-only diagnostic; the protocol casts it for every method)\n"
+           "  --tuning FILE      knob settings from a 'strata tune' tuning.json\n\n"
+           "Edits (spec §4.7): --edits adds the dig protocol for every method to the run (edit_rows in\n"
+           "results.json, a table in results.md, edit-<method>-before/after.png):\n"
+           "  --edits            radius 48, depth 90 at the level centre, camera (cx, cy+158), eye 40, yaw 180, pitch -30\n"
+           "  --dig X,Y[,R[,D]]  another crater (centre, radius, depth)\n"
+           "  --edit-repeats N   independently built renderers timed for the first post-edit frame (default 5)\n\n"
+           "Soak (instead of the protocol): --soak [N] digs at random every frame (radius 4..64, depth 10..90)\n"
+           "for N frames (default 10000) with each --methods entry (default ray) at 320x200 (or --size), writes\n"
+           "soak.json into OUT/<adapter>/ and one line per method:\n"
+           "  --soak [N]         frames per method\n"
+           "  --check-every K    compare with a freshly built renderer every K frames (default 1 on a GPU,\n"
+           "                     100 on a CPU adapter such as lavapipe)\n"
+           "  --seed S           the soak's random seed (default 1)\n");
     return CLI_EXIT_OK;
 }
 
@@ -37,6 +52,35 @@ static size_t split(char *text, char **items, size_t cap) {
     return n;
 }
 
+static int run_soak(st_level *level, const char *const *methods, size_t method_count, uint32_t frames,
+                    uint32_t check_every, uint32_t w, uint32_t h, uint32_t seed, bool no_shadows,
+                    const st_tuning *tuning, const char *out, int device, bool device_given, bool validate,
+                    bool progress) {
+    st_soak_desc d = {.level = level, .methods = methods, .method_count = method_count, .frames = frames,
+                      .check_every = check_every, .width = w, .height = h, .seed = seed, .no_shadows = no_shadows,
+                      .tuning = tuning, .out_dir = out, .device_index = device, .device_given = device_given,
+                      .validate = validate, .progress = progress};
+    st_error err = {0};
+    st_soak_result *r = NULL;
+    st_result res = st_soak_run(&d, &r, &err);
+    if (r) {
+        printf("%s: soak of %u frames at %ux%u, checked every %u -> %s/soak.json\n", r->adapter, r->frames, r->width,
+               r->height, r->check_every, r->out_dir);
+        for (size_t m = 0; m < r->method_count; m++) {
+            const st_soak_method *sm = &r->methods[m];
+            if (!sm->frames && !sm->error[0]) continue;
+            printf("%-14s %u frames, %u checks, %u inconsistent (worst hit/miss %.4f %%, p95 %.3f), median %.2f ms, "
+                   "RSS %+.1f MiB", sm->name, sm->frames, sm->checks, sm->inconsistent, sm->worst_mismatch_pct,
+                   sm->worst_depth_p95, sm->cpu_ms_median, (sm->rss_last - sm->rss_first) / 1048576.0);
+            if (sm->device_usage_known) printf(", device %+.1f MiB", (sm->device_last - sm->device_first) / 1048576.0);
+            printf(", %u validation messages\n", sm->validation_messages);
+        }
+        st_soak_result_free(r);
+    }
+    st_level_destroy(level);
+    return res ? cli_fail("compare", &err) : CLI_EXIT_OK;
+}
+
 int cmd_compare(int argc, char **argv) {
     const char *cmd = "compare";
     const char *world = "default", *out = "out/compare", *cache = "out/cache";
@@ -44,6 +88,11 @@ int cmd_compare(int argc, char **argv) {
     uint32_t w = 0, h = 0, frames = 0, warmup = 0, device = 0;
     float far_dist = 0;
     bool quick = false, validate = false, no_progress = false, device_given = false;
+    bool no_shadows = false, edits = false, soak = false, dig_given = false;
+    const char *tuning_path = NULL;
+    int dig[4] = {0, 0, 0, 0};
+    int dig_n = 0;
+    uint32_t edit_repeats = 0, soak_frames = 10000, check_every = 0, seed = 0;
     static const struct option opts[] = {
         {"quick", no_argument, 0, 'q'},        {"world", required_argument, 0, 'w'},
         {"methods", required_argument, 0, 'm'}, {"views", required_argument, 0, 'v'},
@@ -52,6 +101,10 @@ int cmd_compare(int argc, char **argv) {
         {"out", required_argument, 0, 'o'},     {"cache", required_argument, 0, 'c'},
         {"device", required_argument, 0, 'd'},  {"validate", no_argument, 0, 'V'},
         {"no-progress", no_argument, 0, 'P'},   {"help", no_argument, 0, 'h'},
+        {"no-shadows", no_argument, 0, 'S'},    {"tuning", required_argument, 0, 'T'},
+        {"edits", no_argument, 0, 'E'},         {"dig", required_argument, 0, 'D'},
+        {"edit-repeats", required_argument, 0, 'R'}, {"soak", optional_argument, 0, 'K'},
+        {"check-every", required_argument, 0, 'C'}, {"seed", required_argument, 0, 'e'},
         {0, 0, 0, 0}};
     cli_getopt_reset();
     int c;
@@ -82,6 +135,39 @@ int cmd_compare(int argc, char **argv) {
             break;
         case 'V': validate = true; break;
         case 'P': no_progress = true; break;
+        case 'S': no_shadows = true; break;
+        case 'T': tuning_path = optarg; break;
+        case 'E': edits = true; break;
+        case 'D': {
+            char extra;
+            dig_n = sscanf(optarg, "%d,%d,%d,%d%c", &dig[0], &dig[1], &dig[2], &dig[3], &extra);
+            if (dig_n < 2 || dig_n > 4) return cli_usage_error(cmd, "bad --dig '%s' (X,Y[,R[,D]])", optarg);
+            /* zero would mean "the default" in the descriptor: a given radius must be a real one */
+            if (dig_n > 2 && dig[2] < 1) return cli_usage_error(cmd, "bad --dig radius %d (at least 1)", dig[2]);
+            if (dig_n > 3 && (dig[3] < 1 || dig[3] > 255))
+                return cli_usage_error(cmd, "bad --dig depth %d (1..255)", dig[3]);
+            dig_given = edits = true;
+            break;
+        }
+        case 'R':
+            if (!cli_parse_uint(optarg, 1, ST_EDIT_MAX_REPEATS, &edit_repeats))
+                return cli_usage_error(cmd, "bad --edit-repeats '%s' (1..%d)", optarg, ST_EDIT_MAX_REPEATS);
+            break;
+        case 'K': {
+            /* "--soak 500" as well as "--soak=500": take a following number as the count */
+            const char *n = optarg;
+            if (!n && optind < argc && argv[optind][0] >= '0' && argv[optind][0] <= '9') n = argv[optind++];
+            if (n && !cli_parse_uint(n, 1, 100000000, &soak_frames)) return cli_usage_error(cmd, "bad --soak '%s'", n);
+            soak = true;
+            break;
+        }
+        case 'C':
+            if (!cli_parse_uint(optarg, 1, 100000000, &check_every))
+                return cli_usage_error(cmd, "bad --check-every '%s'", optarg);
+            break;
+        case 'e':
+            if (!cli_parse_uint(optarg, 1, 0xFFFFFFFFu, &seed)) return cli_usage_error(cmd, "bad --seed '%s'", optarg);
+            break;
         case 'h': return usage();
         default: return cli_usage_error(cmd, "unknown option or missing value '%s'", argv[optind - 1]);
         }
@@ -93,9 +179,35 @@ int cmd_compare(int argc, char **argv) {
         if (!warmup) warmup = 1;
     }
 
+    if (soak && edits) return cli_usage_error(cmd, "--soak and --edits are separate runs");
+
     st_error err = {0};
+    st_tuning tuning;
+    if (tuning_path && st_tuning_read(tuning_path, &tuning, &err)) return cli_fail(cmd, &err);
     st_level *level = NULL;
     if (cli_load_world(world, &level, &err)) return cli_fail(cmd, &err);
+    char *method_items[ST_COMPARE_MAX_METHODS];
+    size_t method_count = methods_arg ? split(methods_arg, method_items, ST_COMPARE_MAX_METHODS) : 0;
+    for (size_t i = 0; i < method_count; i++)
+        if (!st_method_find(method_items[i])) {
+            st_level_destroy(level);
+            return cli_usage_error(cmd, "unknown method '%s'", method_items[i]);
+        }
+    if (soak) return run_soak(level, methods_arg ? (const char *const *)method_items : NULL, method_count,
+                              soak_frames, check_every, w, h, seed, no_shadows, tuning_path ? &tuning : NULL, out,
+                              device_given ? (int)device : -1, device_given, validate, !no_progress && isatty(2));
+    st_edit_desc edit = {.repeats = edit_repeats};
+    if (dig_given) {
+        edit.centre_given = true;
+        edit.cx = dig[0];
+        edit.cy = dig[1];
+        edit.radius = dig_n > 2 ? dig[2] : 0;
+        edit.depth = dig_n > 3 ? dig[3] : 0;
+    }
+    if (edits && st_edit_check(level, &edit, &err)) {
+        st_level_destroy(level);
+        return cli_fail(cmd, &err);
+    }
     st_viewpoint views[ST_MAX_VIEWS];
     size_t view_count = 0;
     st_result r = ST_OK;
@@ -122,14 +234,6 @@ int cmd_compare(int argc, char **argv) {
         st_level_destroy(level);
         return cli_usage_error(cmd, "no views");
     }
-    char *method_items[ST_COMPARE_MAX_METHODS];
-    size_t method_count = methods_arg ? split(methods_arg, method_items, ST_COMPARE_MAX_METHODS) : 0;
-    for (size_t i = 0; i < method_count; i++)
-        if (!st_method_find(method_items[i])) {
-            st_level_destroy(level);
-            return cli_usage_error(cmd, "unknown method '%s'", method_items[i]);
-        }
-
     st_compare_desc d = {.level = level,
                          .world_name = world,
                          .methods = methods_arg ? (const char *const *)method_items : NULL,
@@ -147,7 +251,12 @@ int cmd_compare(int argc, char **argv) {
                          .device_index = device_given ? (int)device : -1,
                          .device_given = device_given,
                          .validate = validate,
-                         .progress = !no_progress && isatty(2)};
+                         .progress = !no_progress && isatty(2),
+                         .no_shadows = no_shadows,
+                         .tuning = tuning_path ? &tuning : NULL,
+                         .tuning_path = tuning_path,
+                         .edits = edits,
+                         .edit = edit};
     st_compare_result *res = NULL;
     r = st_compare_run(&d, &res, &err);
     st_level_destroy(level);
@@ -163,6 +272,19 @@ int cmd_compare(int argc, char **argv) {
         }
         printf("%-14s %10.3f %9.3f %11.2f%% %10.2f%%\n", res->methods[m].name, res->methods[m].mean_ms,
                res->methods[m].ci95_ms, see / (double)res->view_count, coh / (double)res->view_count);
+    }
+    if (res->edits) {
+        printf("\nedits (ms; CPU0/GPU0 steady on a fresh edited build, CPU1/GPU1 first post-edit frame):\n");
+        printf("%-14s %-20s %8s %8s %8s %8s %12s\n", "method", "update", "CPU0", "CPU1", "GPU0", "GPU1", "match");
+        for (size_t m = 0; m < res->method_count; m++) {
+            const st_edit_row *e = &res->edit_rows[m];
+            char match[32];
+            if (e->consistent_after) snprintf(match, sizeof match, "%u frame%s", e->consistent_after,
+                                              e->consistent_after > 1 ? "s" : "");
+            else snprintf(match, sizeof match, "not by 16");
+            printf("%-14s %-20s %8.2f %8.2f %8.2f %8.2f %12s\n", e->method, st_update_class_name(e->update),
+                   e->steady_cpu_ms, e->first_cpu_median, e->steady_gpu_ms, e->first_gpu_median, match);
+        }
     }
     if (res->validation_messages) printf("validation messages: %u\n", res->validation_messages);
     st_compare_result_free(res);

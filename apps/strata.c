@@ -14,6 +14,12 @@ static const cli_command commands[] = {
     {"info", "print a world's size, dual fraction and material histogram", cmd_info},
     {"devices", "list the Vulkan adapters strata can use", cmd_devices},
     {"bench", "benchmarks of the speed targets (generator, decoder, reference, ...)", cmd_bench},
+    {"compare", "score every method against the CPU reference: timings, accuracy, reports", cmd_compare},
+    {"tune", "sweep each method's quality knob against the reference and pick the cheapest within 1 point", cmd_tune},
+    {"merge", "merge compare results of several adapters into one Markdown report", cmd_merge},
+    {"convert", "convert worlds, PNG sets and elevation models (PNG, SRTM .hgt, raw int16)", cmd_convert},
+    {"view", "the interactive viewer: a window with any method live, a HUD, cameras, edits, screenshots", cmd_view},
+    {"mesh", "fit the chunked three-LOD triangle mesh of a world; stats, optional .obj/.ply export", cmd_mesh},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 

@@ -4,9 +4,12 @@
 #ifndef STRATA_EVAL_H
 #define STRATA_EVAL_H
 
+#include <stdio.h>
+
 #include "strata/camera.h"
 #include "strata/level.h"
 #include "strata/reference.h"
+#include "strata/render.h"
 #include "strata/views.h"
 
 /* ---- metrics ------------------------------------------------------------------------------------------
@@ -44,6 +47,170 @@ double st_eval_color_mae(const uint8_t *a, const uint8_t *b, uint32_t w, uint32_
 st_result st_eval_heatmap(const float *distance, const float *ref_distance, uint32_t w, uint32_t h,
                           uint8_t *rgba, st_error *err);
 
+/* ---- tuning (src/eval/tune.c) ----------------------------------------------------------------------------
+ * Each method's quality knob is swept; the chosen setting is the cheapest within one percentage point of the
+ * method's best error (error = see-through + coherence), so no method is charged for a setting that buys
+ * nothing. A tuning file (tuning.json) carries the choices into `strata compare --tuning`. */
+
+#define ST_TUNE_MAX_SETTINGS 8
+#define ST_TUNE_TOLERANCE 1.0 /* percentage points of error */
+
+/* The knob a method is swept over: its name in the knobs struct ("ray_steps", ...) and the values. */
+typedef struct st_tune_knob {
+    const char *knob;   /* NULL: the method has no knob */
+    size_t count;
+    double values[ST_TUNE_MAX_SETTINGS];
+} st_tune_knob;
+st_tune_knob st_tune_knob_of(const char *method);
+/* Sets one knob by name; false when the name is unknown. */
+bool st_knobs_set(st_method_knobs *knobs, const char *knob, double value);
+
+/* The rule: index of the cheapest row (ms) whose error is within tolerance points of the smallest error;
+ * ties on ms go to the smaller error. Rows with a non-finite ms or error are ignored; SIZE_MAX if none. */
+size_t st_tune_choose(const double *ms, const double *error, size_t n, double tolerance);
+
+typedef struct st_tuning_choice {
+    char method[32];
+    char knob[32]; /* "" when the method has no knob */
+    double value;
+} st_tuning_choice;
+
+typedef struct st_tuning {
+    size_t count;
+    st_tuning_choice choices[32];
+} st_tuning;
+st_result st_tuning_read(const char *path, st_tuning *out, st_error *err);
+/* The knobs of a method under a tuning (zero = the method's defaults when absent or t is NULL). */
+st_method_knobs st_tuning_knobs(const st_tuning *t, const char *method, const st_tuning_choice **choice);
+
+typedef struct st_tune_desc {
+    const st_level *level;
+    const char *world_name;
+    const char *const *methods; /* NULL = every registered method */
+    size_t method_count;
+    const st_viewpoint *views;  /* required: the horizon views */
+    size_t view_count;
+    uint32_t width, height;     /* 0 = 400×260 */
+    float far_dist;             /* 0 = 600 */
+    uint32_t frames, warmup;    /* 0 = 10 timed, 3 warm-up per setting and view */
+    bool no_shadows;
+    const char *out_dir;        /* adapter folder below it; NULL = "out/tune" */
+    const char *cache_dir;      /* reference cache; NULL = "out/cache", "" = none */
+    int device_index;
+    bool device_given, validate, progress;
+} st_tune_desc;
+
+typedef struct st_tune_setting {
+    double value;
+    double ms;          /* mean over the views of the GPU mean (CPU mean without timestamps) */
+    bool gpu_timing;
+    double see_through, coherence, error; /* means over the views, % */
+    bool chosen;
+} st_tune_setting;
+
+typedef struct st_tune_method {
+    char name[32];
+    char knob[32];      /* "" when none: one row with the defaults */
+    size_t count, chosen;
+    st_tune_setting settings[ST_TUNE_MAX_SETTINGS];
+} st_tune_method;
+
+typedef struct st_tune_result {
+    char adapter[256], device_type[16], slug[96], world[256];
+    uint32_t width, height, frames, warmup;
+    bool shadows;
+    size_t view_count, method_count;
+    st_viewpoint views[ST_MAX_VIEWS];
+    st_tune_method methods[32];
+    uint32_t validation_messages;
+    char out_dir[1024];
+} st_tune_result;
+
+/* Runs the sweep and writes tuning.md, tuning.json and tuning.svg into out_dir/<adapter-slug>/. */
+st_result st_tune_run(const st_tune_desc *desc, st_tune_result **out, st_error *err);
+void st_tune_result_free(st_tune_result *r);
+st_result st_tune_write_json(const st_tune_result *r, const char *path, st_error *err);
+st_result st_tune_write_markdown(const st_tune_result *r, const char *path, st_error *err);
+st_result st_tune_write_svg(const st_tune_result *r, const char *path, st_error *err);
+
+/* ---- the edit protocol (src/eval/edits.c) ------------------------------------------------------------------
+ * The paper's dig: a crater of radius 48 and depth 90 at the level centre, seen from (cx, cy + 158), eye 40 above
+ * the original surface, yaw 180, pitch −30. Per method: the first post-edit frame (median of independently built
+ * renderers), consistency after 1, 2, 4, 8, 16 frames against a renderer built fresh from the edited level, and
+ * the fresh renderer's steady frame time. */
+
+#define ST_EDIT_CHECKS 5          /* after 1, 2, 4, 8, 16 frames */
+#define ST_EDIT_MAX_REPEATS 16
+#define ST_EDIT_MAX_MISMATCH 0.01 /* % of pixels hit in one image and missed in the other */
+#define ST_EDIT_MAX_DEPTH_P95 0.1 /* world units */
+#define ST_EDIT_CAMERA_BACK 158.0f
+#define ST_EDIT_EYE_HEIGHT 40.0f
+
+/* How a method brings its derived data up to date after an edit. */
+typedef enum st_update_class {
+    ST_UPDATE_DIRECT,  /* reads the terrain texture directly (at most small CPU bounds change) */
+    ST_UPDATE_REBUILD, /* incremental rebuild of a derived structure (the voxel occupancy) */
+    ST_UPDATE_REFIT,   /* local refit of fitted geometry (the mesh) */
+} st_update_class;
+st_update_class st_method_update_class(const char *method);
+const char *st_update_class_name(st_update_class c);
+
+/* Agreement of two renderings of the same camera: a and b are distance images (NAN = miss) and RGBA8. */
+typedef struct st_image_diff {
+    double mismatch_pct;         /* % of pixels hit in one, missed in the other */
+    double depth_p50, depth_p95; /* |a − b| over pixels hit in both; 0 when there are none */
+    double color_mae;            /* 8-bit levels over all pixels */
+    bool consistent;             /* mismatch ≤ ST_EDIT_MAX_MISMATCH and p95 ≤ ST_EDIT_MAX_DEPTH_P95 */
+} st_image_diff;
+st_result st_image_diff_compute(const float *dist_a, const uint8_t *rgba_a, const float *dist_b,
+                                const uint8_t *rgba_b, uint32_t w, uint32_t h, st_image_diff *out, st_error *err);
+
+typedef struct st_edit_desc {
+    int cx, cy;            /* crater centre; used when centre_given, else the level centre */
+    bool centre_given;
+    int radius, depth;     /* 0 = 48, 90 */
+    uint32_t width, height; /* 0 = 1280×800 */
+    float far_dist;        /* 0 = 600 */
+    uint32_t warmup;       /* frames before the dig; 0 = 3 */
+    uint32_t repeats;      /* independent first post-edit frames; 0 = 5 (at most ST_EDIT_MAX_REPEATS) */
+    uint32_t steady_frames; /* timed frames of the fresh edited renderer; 0 = 10 */
+    bool no_shadows;
+    st_method_knobs knobs;
+    const char *image_dir; /* edit-<method>-before.png / -after.png go here; NULL = none */
+} st_edit_desc;
+
+typedef struct st_edit_row {
+    char method[32];
+    st_update_class update;
+    uint32_t repeats;
+    double first_cpu_ms[ST_EDIT_MAX_REPEATS], first_gpu_ms[ST_EDIT_MAX_REPEATS];
+    double first_cpu_median, first_gpu_median, first_cpu_p25, first_cpu_p75;
+    double update_cpu_median; /* st_engine_update_level alone (the methods' level_updated hooks, e.g. a
+                                 refit), part of first_cpu: the edit's CPU work after the dig itself */
+    double steady_cpu_ms, steady_gpu_ms;     /* median over the fresh edited renderer's steady frames */
+    double overhead_cpu_ms, overhead_gpu_ms; /* first − steady */
+    bool gpu_timing;
+    uint32_t check_frames[ST_EDIT_CHECKS];
+    st_image_diff checks[ST_EDIT_CHECKS];
+    uint32_t consistent_after;               /* frames; 0 = not consistent by 16 */
+    st_image_diff final;                     /* at consistent_after, else after 16 frames */
+    uint64_t gpu_bytes, cpu_bytes;           /* after the edit */
+} st_edit_row;
+
+/* Checks the dig against the level (centre inside, radius 1..4096, depth 0..255) before anything is drawn. */
+st_result st_edit_check(const st_level *level, const st_edit_desc *d, st_error *err);
+/* The dig's centre (the level centre unless given) and the timing camera's viewpoint. */
+void st_edit_centre(const st_level *level, const st_edit_desc *d, int *cx, int *cy);
+st_viewpoint st_edit_viewpoint(const st_level *level, const st_edit_desc *d);
+/* Runs the protocol for one method. `work` must hold the same planes as `original`; the engine's level is
+ * set to `work` repeatedly (no renderer may be live) and left pointing at `work`, restored to the original. */
+st_result st_edit_measure(st_engine *engine, const st_level *original, st_level *work, const char *method,
+                          const st_edit_desc *d, st_edit_row *row, st_error *err);
+
+/* ---- process and device memory (src/eval/soak.c) ----------------------------------------------------------- */
+uint64_t st_eval_peak_rss_bytes(void);    /* getrusage ru_maxrss */
+uint64_t st_eval_current_rss_bytes(void); /* /proc/self/statm; 0 when unknown */
+
 /* ---- the comparison protocol -------------------------------------------------------------------------- */
 
 #define ST_COMPARE_SCHEMA_VERSION 1
@@ -67,6 +234,11 @@ typedef struct st_compare_desc {
     bool device_given;
     bool validate;
     bool progress;             /* a progress bar with ETA on stderr */
+    bool no_shadows;           /* method-only diagnostic run (the publication protocol casts the shadow map) */
+    const st_tuning *tuning;   /* knob settings per method (strata tune); NULL = each method's defaults */
+    const char *tuning_path;   /* recorded in the JSON */
+    bool edits;                /* also run the edit protocol on every method */
+    st_edit_desc edit;         /* its settings; width/height/far/warmup/knobs/no_shadows/image_dir are filled in */
 } st_compare_desc;
 
 typedef struct st_compare_row {
@@ -77,6 +249,7 @@ typedef struct st_compare_row {
     bool gpu_timing;        /* every frame had a GPU time: avg_ms is the GPU mean */
     double avg_ms;
     double warmup_ms;       /* this view's warm-up frames (CPU wall) */
+    double shadow_ms;       /* mean GPU time of the shadow pass over the timed frames; NAN without timestamps */
     st_metrics metrics;
 } st_compare_row;
 
@@ -85,6 +258,12 @@ typedef struct st_compare_method {
     double setup_ms, first_frame_ms, warmup_ms; /* renderer creation, very first frame, first view's warm-up */
     uint64_t gpu_bytes, cpu_bytes;
     double mean_ms, ci95_ms; /* mean of the view means ± 1.96·√(Σ s_i²/n_i)/k */
+    double shadow_ms;        /* mean of the rows' shadow_ms (included in mean_ms) */
+    st_method_knobs knobs;
+    char knob[32];           /* the tuned knob, "" when the defaults were used */
+    double knob_value;
+    int64_t device_usage_delta; /* device memory usage with the renderer live minus before; when known */
+    bool device_usage_known;
 } st_compare_method;
 
 typedef struct st_compare_result {
@@ -105,6 +284,20 @@ typedef struct st_compare_result {
     st_compare_row *rows;    /* method-major: rows[m·view_count + v] */
     uint32_t validation_messages;
     char out_dir[1024];      /* where the reports went */
+    bool shadows;
+    char tuning[512];        /* the tuning file used, "" for none */
+    /* memory at the end of the run */
+    uint64_t peak_rss_bytes;
+    bool device_budget_known;
+    uint64_t device_budget_bytes, device_usage_bytes;
+    /* the edit protocol (desc.edits) */
+    bool edits;
+    st_edit_desc edit;       /* as run (defaults resolved) */
+    int edit_cx, edit_cy;
+    st_viewpoint edit_view;
+    st_camera edit_camera;
+    st_rect edit_rect;
+    st_edit_row *edit_rows;  /* method_count rows in method order */
 } st_compare_result;
 
 /* Runs the protocol and writes every report into out_dir/<adapter-slug>/. */
@@ -118,6 +311,8 @@ void st_compare_summarize(st_compare_result *result);
 st_result st_compare_write_json(const st_compare_result *r, const char *path, st_error *err);
 st_result st_compare_write_markdown(const st_compare_result *r, const char *path, st_error *err);
 st_result st_compare_write_svg(const st_compare_result *r, const char *path, st_error *err);
+/* The edit table (the paper's §5.4: CPU0 CPU1 ΔC GPU0 GPU1 ΔG match) as Markdown lines into an open file. */
+void st_compare_write_edit_table(const st_compare_result *r, FILE *fp);
 
 /* Distinct pitches of the views in the order they first appear (rounded to whole degrees). */
 size_t st_compare_pitches(const st_compare_result *r, int *pitches, size_t cap);
@@ -139,6 +334,54 @@ void st_mosaic_free(st_mosaic *m);
  * first non-black-or-grey colour of the block wins, so single-pixel errors stay visible) at (col, row). */
 void st_mosaic_put(st_mosaic *m, uint32_t col, uint32_t row, const uint8_t *rgba, uint32_t w, uint32_t h,
                    uint32_t factor, bool priority);
+
+/* ---- the soak (src/eval/soak.c) ---------------------------------------------------------------------------
+ * A random dig every frame (centre anywhere, radius 4..64, depth 10..90) with the camera following it, checked
+ * every check_every frames against a renderer built fresh from the edited level; RSS and device memory usage
+ * are sampled every frame and their growth (mean of the last 10 % of frames minus the first 10 %) reported. */
+
+typedef struct st_soak_desc {
+    const st_level *level;     /* never modified: the soak edits a clone */
+    const char *const *methods; /* NULL = "ray" */
+    size_t method_count;
+    uint32_t frames;           /* 0 = 10000 */
+    uint32_t check_every;      /* 0 = 1 on a GPU adapter, 100 on a CPU adapter */
+    uint32_t width, height;    /* 0 = 320×200 */
+    uint64_t seed;             /* 0 = 1 */
+    bool no_shadows;
+    const st_tuning *tuning;
+    const char *out_dir;       /* soak.json goes to out_dir/<adapter-slug>/; NULL = "out/soak" */
+    int device_index;
+    bool device_given, validate, progress;
+} st_soak_desc;
+
+typedef struct st_soak_method {
+    char name[32];
+    uint32_t frames, checks, inconsistent;
+    double worst_mismatch_pct, worst_depth_p95, worst_color_mae;
+    double cpu_ms_median;
+    double rss_first, rss_last;        /* mean bytes over the first / last 10 % of frames */
+    bool device_usage_known;
+    double device_first, device_last;
+    uint32_t validation_messages;      /* seen during this method's soak */
+    char error[256];                   /* "" unless the method failed */
+} st_soak_method;
+
+typedef struct st_soak_result {
+    char adapter[256], device_type[16], slug[96];
+    uint32_t frames, check_every, width, height;
+    uint64_t seed;
+    size_t method_count;
+    st_soak_method methods[32];
+    uint32_t validation_messages;
+    uint64_t peak_rss_bytes;
+    char out_dir[1024];
+} st_soak_result;
+
+/* Runs the soak and writes soak.json. A Vulkan failure (device lost, out of memory) stops the soak with an
+ * st_error naming the method and frame; soak.json is still written and *out is set. */
+st_result st_soak_run(const st_soak_desc *desc, st_soak_result **out, st_error *err);
+void st_soak_result_free(st_soak_result *r);
 
 /* ---- merging runs ----------------------------------------------------------------------------------------
  * Reads results.json files of several adapters and writes one Markdown report: frame time per method per

@@ -14,6 +14,11 @@ typedef struct st_engine_desc {
     int device_index;  /* -1 or 0 with prefer_auto: discrete > integrated > CPU; else that adapter */
     bool device_given; /* device_index names an adapter (--device N) */
     bool validate;     /* Vulkan validation layers; STRATA_VALIDATE=1 forces it on */
+    /* Presenting to a window (strata view): the instance extensions the window system needs and the
+     * swapchain device extension. Zero = headless, the default. */
+    const char *const *instance_extensions;
+    uint32_t instance_extension_count;
+    bool present;
 } st_engine_desc;
 
 typedef struct st_device_info {
@@ -29,6 +34,11 @@ void st_engine_destroy(st_engine *engine);
 st_device_info st_engine_device(const st_engine *engine);
 /* Number of validation messages (warnings and errors) seen so far: tests require 0. */
 uint32_t st_engine_validation_messages(const st_engine *engine);
+/* Whether frames carry GPU timestamps (not on CPU adapters, where frame time is CPU submit-and-wait). */
+bool st_engine_has_gpu_timestamps(const st_engine *engine);
+/* Device-local memory budget and usage summed over the device-local heaps (VK_EXT_memory_budget);
+ * ST_ERR_UNSUPPORTED when the adapter lacks the extension. */
+st_result st_engine_memory_budget(const st_engine *engine, uint64_t *budget, uint64_t *usage, st_error *err);
 /* Lists adapters into a text buffer, one per line ("0: NVIDIA H200 (discrete)"). */
 st_result st_engine_list_devices(char *buf, size_t cap, st_error *err);
 
@@ -42,6 +52,7 @@ st_result st_engine_update_level(st_engine *engine, st_rect rect, st_error *err)
 typedef struct st_method_knobs {
     uint32_t ray_steps;   /* ray, ray-compute: uniform steps before bisection (0 = 128) */
     uint32_t voxel_steps; /* voxel: outer/inner budgets (0 = 100) */
+    uint32_t voxel_grid;  /* voxel: leaf voxel size, 0 = (4,8,2), 1 = (2,4,1) */
     uint32_t slices;      /* slice: number of slices (0 = 512) */
     float mesh_quality;   /* mesh: q in [0,1] (0 = 0.5; negative = 0) */
     uint32_t scatter_density;
@@ -63,6 +74,10 @@ typedef struct st_render_desc {
     st_method_knobs knobs;
     bool shadows;         /* cast the shared 1024² shadow map every frame */
     uint32_t shadow_size; /* shadow map resolution (0 = 1024) */
+    /* Viewer toggles, ignored by methods they do not apply to: wireframe overlay (mesh methods);
+     * freeze_culling: methods that cull keep culling with the camera of the first frame drawn. */
+    bool wireframe;
+    bool freeze_culling;
 } st_render_desc;
 
 typedef struct st_frame_timing {

@@ -1,6 +1,7 @@
 /* The comparison protocol: every method × every view against the CPU reference. Per method one renderer
  * (its creation is `setup`), per view warm-up frames then timed frames, a readback scored with the metrics,
- * and the reports (results.json, results.md, frame-time.svg, grid.png, heatmap-<method>.png). */
+ * optionally the edit protocol (edits.c) per method, and the reports (results.json, results.md,
+ * frame-time.svg, grid.png, heatmap-<method>.png, edit-<method>-before/after.png). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -89,8 +90,13 @@ static st_result run_method(run_state *s, size_t m, double start, size_t *done, 
     const st_compare_desc *d = s->d;
     st_compare_result *r = s->r;
     st_compare_method *cm = &r->methods[m];
-    st_render_desc rd = {.method = cm->name, .width = r->width, .height = r->height, .shadows = true};
+    /* The publication protocol casts the shared shadow map for every method (a complete terrain frame);
+     * --no-shadows is the method-only diagnostic. */
+    st_render_desc rd = {.method = cm->name, .width = r->width, .height = r->height, .shadows = r->shadows,
+                         .knobs = cm->knobs};
     st_renderer *rn = NULL;
+    uint64_t usage0 = 0, usage1 = 0;
+    bool usage = st_engine_memory_budget(s->engine, NULL, &usage0, NULL) == ST_OK;
     double t0 = st_time_ms();
     st_result res = st_renderer_create(s->engine, &rd, &rn, err);
     cm->setup_ms = st_time_ms() - t0;
@@ -111,16 +117,26 @@ static st_result run_method(run_state *s, size_t m, double start, size_t *done, 
             res = draw_timed(rn, cam, &wall, &ft, err);
             row->warmup_ms += wall;
         }
-        if (v == 0) cm->warmup_ms = row->warmup_ms;
+        if (v == 0) {
+            cm->warmup_ms = row->warmup_ms;
+            /* lazily built data exists now: the device's usage with this renderer live */
+            if (!res && usage && st_engine_memory_budget(s->engine, NULL, &usage1, NULL) == ST_OK) {
+                cm->device_usage_delta = (int64_t)usage1 - (int64_t)usage0;
+                cm->device_usage_known = true;
+            }
+        }
         row->frames = r->frames;
         row->gpu_timing = true;
+        double shadow = 0;
         for (uint32_t k = 0; k < r->frames && !res; k++) {
             res = draw_timed(rn, cam, NULL, &ft, err);
             row->gpu_ms[k] = ft.gpu_ms;
             row->cpu_ms[k] = ft.cpu_ms;
+            shadow += ft.shadow_gpu_ms;
             if (!isfinite(ft.gpu_ms)) row->gpu_timing = false;
         }
         if (res) break;
+        row->shadow_ms = row->gpu_timing && r->frames ? shadow / (double)r->frames : NAN;
         row->cpu = st_stats_of(row->cpu_ms, r->frames);
         if (row->gpu_timing) row->gpu = st_stats_of(row->gpu_ms, r->frames);
         else row->gpu = (st_stats){NAN, NAN, NAN, NAN, NAN, 0};
@@ -145,6 +161,27 @@ static st_result run_method(run_state *s, size_t m, double start, size_t *done, 
     char path[1200];
     snprintf(path, sizeof path, "%s/heatmap-%s.png", r->out_dir, cm->name);
     return st_png_write(path, s->heatmap.width, s->heatmap.height, 4, 8, s->heatmap.rgba, err);
+}
+
+/* The edit protocol for every method, after the main protocol, on a working copy of the level. */
+static st_result run_edits(run_state *s, double start, st_error *err) {
+    const st_compare_desc *d = s->d;
+    st_compare_result *r = s->r;
+    st_level *work = NULL;
+    st_result res = st_level_clone(d->level, &work, err);
+    if (res) return res;
+    for (size_t m = 0; m < r->method_count && !res; m++) {
+        st_edit_desc ed = r->edit;
+        ed.knobs = r->methods[m].knobs;
+        progress(d->progress, start, m, r->method_count, r->methods[m].name);
+        res = st_edit_measure(s->engine, d->level, work, r->methods[m].name, &ed, &r->edit_rows[m], err);
+    }
+    progress(d->progress && !res, start, r->method_count, r->method_count, "edits done");
+    /* the engine keeps a pointer to its level: point it back at the caller's before the copy goes */
+    st_error ignored = {0};
+    st_result back = st_engine_set_level(s->engine, d->level, res ? &ignored : err);
+    st_level_destroy(work);
+    return res ? res : back;
 }
 
 static st_result setup(run_state *s, st_error *err) {
@@ -223,6 +260,8 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
     r->near_dist = ST_DEFAULT_NEAR;
     r->fovy_deg = ST_DEFAULT_FOVY_DEG;
     r->quick = d->quick;
+    r->shadows = !d->no_shadows;
+    snprintf(r->tuning, sizeof r->tuning, "%s", d->tuning && d->tuning_path ? d->tuning_path : "");
     snprintf(r->world, sizeof r->world, "%s", d->world_name ? d->world_name : "default");
     snprintf(r->level_name, sizeof r->level_name, "%s", d->level->name);
     r->level_width = d->level->width;
@@ -244,6 +283,46 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
     if (!r->method_count) {
         st_compare_result_free(r);
         return st_error_set(err, ST_ERR_INVALID, "compare: no methods to run");
+    }
+    for (size_t m = 0; m < r->method_count; m++) {
+        const st_tuning_choice *choice = NULL;
+        r->methods[m].knobs = st_tuning_knobs(d->tuning, r->methods[m].name, &choice);
+        if (choice && choice->knob[0]) {
+            snprintf(r->methods[m].knob, sizeof r->methods[m].knob, "%s", choice->knob);
+            r->methods[m].knob_value = choice->value;
+        }
+    }
+    r->edits = d->edits;
+    if (d->edits) {
+        st_result er = st_edit_check(d->level, &d->edit, err);
+        if (er) {
+            st_compare_result_free(r);
+            return st_error_prefix(err, "compare --edits");
+        }
+        r->edit = d->edit;
+        r->edit.width = r->width;
+        r->edit.height = r->height;
+        r->edit.far_dist = r->far_dist;
+        r->edit.warmup = r->warmup;
+        r->edit.no_shadows = d->no_shadows;
+        if (!r->edit.radius) r->edit.radius = 48;
+        if (!r->edit.depth) r->edit.depth = 90;
+        if (!r->edit.repeats) r->edit.repeats = 5;
+        if (!r->edit.steady_frames) r->edit.steady_frames = 10;
+        st_edit_centre(d->level, &d->edit, &r->edit_cx, &r->edit_cy);
+        r->edit_view = st_edit_viewpoint(d->level, &d->edit);
+        r->edit_camera = st_viewpoint_camera(d->level, &r->edit_view);
+        r->edit_camera.far_dist = r->far_dist;
+        /* the dirty rectangle, from a dig on a scratch copy */
+        st_level *scratch = NULL;
+        er = st_level_clone(d->level, &scratch, err);
+        if (!er) er = st_level_dig(scratch, r->edit_cx, r->edit_cy, r->edit.radius, r->edit.depth, &r->edit_rect, err);
+        st_level_destroy(scratch);
+        r->edit_rows = er ? NULL : calloc(r->method_count, sizeof *r->edit_rows);
+        if (er || !r->edit_rows) {
+            st_compare_result_free(r);
+            return er ? er : st_error_set(err, ST_ERR_NOMEM, "compare: out of memory");
+        }
     }
     r->view_count = d->view_count;
     for (size_t v = 0; v < d->view_count; v++) {
@@ -272,8 +351,15 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
     size_t done = 0;
     progress(d->progress && !res, start, 0, r->method_count * r->view_count, "reference done");
     for (size_t m = 0; m < r->method_count && !res; m++) res = run_method(&s, m, start, &done, err);
+    if (!res && r->edits) {
+        r->edit.image_dir = r->out_dir;
+        res = run_edits(&s, st_time_ms(), err);
+    }
     if (!res) {
         r->validation_messages = st_engine_validation_messages(s.engine);
+        r->peak_rss_bytes = st_eval_peak_rss_bytes();
+        r->device_budget_known =
+            st_engine_memory_budget(s.engine, &r->device_budget_bytes, &r->device_usage_bytes, NULL) == ST_OK;
         st_compare_summarize(r);
         char path[1200];
         snprintf(path, sizeof path, "%s/grid.png", r->out_dir);

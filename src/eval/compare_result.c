@@ -58,6 +58,13 @@ void st_compare_summarize(st_compare_result *r) {
             var += s * s / (double)row->frames;
             k++;
         }
+        double shadow = 0;
+        size_t ks = 0;
+        for (size_t v = 0; v < r->view_count; v++) {
+            double x = r->rows[m * r->view_count + v].shadow_ms;
+            if (isfinite(x)) shadow += x, ks++;
+        }
+        r->methods[m].shadow_ms = ks ? shadow / (double)ks : NAN;
         r->methods[m].mean_ms = k ? sum / (double)k : NAN;
         r->methods[m].ci95_ms = k ? 1.96 * sqrt(var) / (double)k : NAN;
     }
@@ -71,5 +78,6 @@ void st_compare_result_free(st_compare_result *r) {
             free(r->rows[k].cpu_ms);
         }
     free(r->rows);
+    free(r->edit_rows);
     free(r);
 }

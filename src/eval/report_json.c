@@ -42,6 +42,85 @@ static const char *method_timing(const st_compare_result *r, size_t m) {
     return gpu && cpu ? "mixed" : gpu ? "gpu" : "cpu";
 }
 
+static cJSON *diff_object(const st_image_diff *d, uint32_t frames) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "frames", frames);
+    add_num(o, "class_mismatch_pct", d->mismatch_pct);
+    add_num(o, "depth_p50", d->depth_p50);
+    add_num(o, "depth_p95", d->depth_p95);
+    add_num(o, "color_mae_8bit", d->color_mae);
+    cJSON_AddBoolToObject(o, "consistent", d->consistent);
+    return o;
+}
+
+/* "edit_protocol" and "edit_rows" (spec §4.7 field names). */
+static void add_edits(cJSON *root, const st_compare_result *r) {
+    const st_edit_desc *e = &r->edit;
+    cJSON *ep = cJSON_AddObjectToObject(root, "edit_protocol");
+    double centre[2] = {r->edit_cx, r->edit_cy};
+    cJSON_AddItemToObject(ep, "center", num_array(centre, 2));
+    cJSON_AddNumberToObject(ep, "radius", e->radius);
+    cJSON_AddNumberToObject(ep, "depth", e->depth);
+    double rect[4] = {r->edit_rect.x0, r->edit_rect.y0, r->edit_rect.x1, r->edit_rect.y1};
+    cJSON_AddItemToObject(ep, "dirty_rect", num_array(rect, 4));
+    cJSON *v = cJSON_AddObjectToObject(ep, "view");
+    cJSON_AddNumberToObject(v, "x", r->edit_view.x);
+    cJSON_AddNumberToObject(v, "y", r->edit_view.y);
+    cJSON_AddNumberToObject(v, "yaw", r->edit_view.yaw_deg);
+    cJSON_AddNumberToObject(v, "pitch", r->edit_view.pitch_deg);
+    cJSON_AddNumberToObject(v, "eye_height", r->edit_view.eye_height);
+    const float *p = r->edit_camera.position;
+    double eye[3] = {p[0], p[1], p[2]};
+    cJSON_AddItemToObject(v, "eye", num_array(eye, 3));
+    cJSON_AddNumberToObject(ep, "pitch", r->edit_view.pitch_deg);
+    double counts[ST_EDIT_CHECKS];
+    for (int c = 0; c < ST_EDIT_CHECKS; c++) counts[c] = (double)(1u << c);
+    cJSON_AddItemToObject(ep, "tested_frame_counts", num_array(counts, ST_EDIT_CHECKS));
+    cJSON_AddNumberToObject(ep, "timing_repeats", e->repeats);
+    cJSON_AddNumberToObject(ep, "steady_frames", e->steady_frames);
+    cJSON_AddNumberToObject(ep, "warmup", e->warmup);
+    cJSON_AddNumberToObject(ep, "max_mismatch_pct", ST_EDIT_MAX_MISMATCH);
+    cJSON_AddNumberToObject(ep, "max_depth_p95", ST_EDIT_MAX_DEPTH_P95);
+
+    cJSON *rows = cJSON_AddArrayToObject(root, "edit_rows");
+    for (size_t m = 0; m < r->method_count; m++) {
+        const st_edit_row *w = &r->edit_rows[m];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "method", w->method);
+        cJSON_AddStringToObject(o, "update_class", st_update_class_name(w->update));
+        cJSON_AddStringToObject(o, "timing", w->gpu_timing ? "gpu" : "cpu");
+        add_num(o, "steady_edited_cpu_ms", w->steady_cpu_ms);
+        add_num(o, "steady_edited_gpu_ms", w->steady_gpu_ms);
+        add_num(o, "first_post_edit_cpu_ms", w->first_cpu_median);
+        add_num(o, "first_post_edit_gpu_ms", w->first_gpu_median);
+        cJSON_AddItemToObject(o, "first_post_edit_cpu_samples", num_array(w->first_cpu_ms, w->repeats));
+        cJSON_AddItemToObject(o, "first_post_edit_gpu_samples", num_array(w->first_gpu_ms, w->repeats));
+        add_num(o, "first_post_edit_cpu_p25_ms", w->first_cpu_p25);
+        add_num(o, "first_post_edit_cpu_p75_ms", w->first_cpu_p75);
+        add_num(o, "update_cpu_ms", w->update_cpu_median);
+        add_num(o, "edit_overhead_cpu_ms", w->overhead_cpu_ms);
+        add_num(o, "edit_overhead_gpu_ms", w->overhead_gpu_ms);
+        if (w->consistent_after) cJSON_AddNumberToObject(o, "consistent_after_frames", w->consistent_after);
+        else cJSON_AddNullToObject(o, "consistent_after_frames");
+        add_num(o, "class_mismatch_pct", w->final.mismatch_pct);
+        add_num(o, "depth_p50", w->final.depth_p50);
+        add_num(o, "depth_p95", w->final.depth_p95);
+        add_num(o, "color_mae_8bit", w->final.color_mae);
+        cJSON_AddBoolToObject(o, "consistent", w->consistent_after != 0);
+        cJSON *checks = cJSON_AddArrayToObject(o, "checks");
+        for (int c = 0; c < ST_EDIT_CHECKS; c++)
+            if (w->check_frames[c]) cJSON_AddItemToArray(checks, diff_object(&w->checks[c], w->check_frames[c]));
+        cJSON_AddNumberToObject(o, "method_gpu_bytes", (double)w->gpu_bytes);
+        cJSON_AddNumberToObject(o, "method_cpu_bytes", (double)w->cpu_bytes);
+        char name[160];
+        snprintf(name, sizeof name, "edit-%s-before.png", w->method);
+        cJSON_AddStringToObject(o, "image_before", name);
+        snprintf(name, sizeof name, "edit-%s-after.png", w->method);
+        cJSON_AddStringToObject(o, "image_after", name);
+        cJSON_AddItemToArray(rows, o);
+    }
+}
+
 st_result st_compare_write_json(const st_compare_result *r, const char *path, st_error *err) {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "schema", "strata-compare");
@@ -81,6 +160,9 @@ st_result st_compare_write_json(const st_compare_result *r, const char *path, st
     cJSON_AddNumberToObject(pr, "frames", r->frames);
     cJSON_AddNumberToObject(pr, "warmup", r->warmup);
     cJSON_AddBoolToObject(pr, "quick", r->quick);
+    cJSON_AddBoolToObject(pr, "shadows", r->shadows);
+    if (r->tuning[0]) cJSON_AddStringToObject(pr, "tuning", r->tuning);
+    else cJSON_AddNullToObject(pr, "tuning");
     cJSON *pm = cJSON_AddArrayToObject(pr, "methods");
     for (size_t m = 0; m < r->method_count; m++) cJSON_AddItemToArray(pm, cJSON_CreateString(r->methods[m].name));
     cJSON *pv = cJSON_AddArrayToObject(pr, "views");
@@ -122,6 +204,16 @@ st_result st_compare_write_json(const st_compare_result *r, const char *path, st
         add_num(o, "warmup_ms", cm->warmup_ms);
         cJSON_AddNumberToObject(o, "method_gpu_bytes", (double)cm->gpu_bytes);
         cJSON_AddNumberToObject(o, "method_cpu_bytes", (double)cm->cpu_bytes);
+        add_num(o, "shadow_ms", cm->shadow_ms);
+        if (cm->device_usage_known) cJSON_AddNumberToObject(o, "device_usage_delta_bytes", (double)cm->device_usage_delta);
+        else cJSON_AddNullToObject(o, "device_usage_delta_bytes");
+        if (cm->knob[0]) {
+            cJSON *k = cJSON_AddObjectToObject(o, "knob");
+            cJSON_AddStringToObject(k, "name", cm->knob);
+            cJSON_AddNumberToObject(k, "value", cm->knob_value);
+        } else {
+            cJSON_AddNullToObject(o, "knob");
+        }
         cJSON_AddItemToArray(ms, o);
     }
 
@@ -140,6 +232,7 @@ st_result st_compare_write_json(const st_compare_result *r, const char *path, st
         cJSON_AddItemToObject(o, "gpu_ms", num_array(row->gpu_ms, row->frames));
         cJSON_AddItemToObject(o, "cpu_ms", num_array(row->cpu_ms, row->frames));
         add_num(o, "warmup_ms", row->warmup_ms);
+        add_num(o, "shadow_gpu_ms", row->shadow_ms);
         add_num(o, "see_through", row->metrics.see_through);
         add_num(o, "covers_sky", row->metrics.covers_sky);
         add_num(o, "depth_p50", row->metrics.depth_p50);
@@ -148,6 +241,19 @@ st_result st_compare_write_json(const st_compare_result *r, const char *path, st
         cJSON_AddNumberToObject(o, "both_solid_pixels", (double)row->metrics.both_solid);
         cJSON_AddItemToArray(rows, o);
     }
+
+    cJSON *mem = cJSON_AddObjectToObject(root, "memory");
+    cJSON_AddNumberToObject(mem, "peak_rss_bytes", (double)r->peak_rss_bytes);
+    cJSON_AddStringToObject(mem, "device_query", r->device_budget_known ? "VK_EXT_memory_budget" : "unsupported");
+    if (r->device_budget_known) {
+        cJSON_AddNumberToObject(mem, "device_budget_bytes", (double)r->device_budget_bytes);
+        cJSON_AddNumberToObject(mem, "device_usage_bytes", (double)r->device_usage_bytes);
+    } else {
+        cJSON_AddNullToObject(mem, "device_budget_bytes");
+        cJSON_AddNullToObject(mem, "device_usage_bytes");
+    }
+
+    if (r->edits) add_edits(root, r);
 
     char *text = cJSON_Print(root);
     cJSON_Delete(root);

@@ -63,6 +63,10 @@ st_result st_compare_write_markdown(const st_compare_result *r, const char *path
             r->level_crc);
     fprintf(fp, "- protocol: %u×%u, far %.0f, %zu views, %u warm-up + %u timed frames per method and view%s\n",
             r->width, r->height, r->far_dist, r->view_count, r->warmup, r->frames, r->quick ? " (quick)" : "");
+    fprintf(fp, "- shadow map: %s\n", r->shadows ? "on (the shared 1024² map is cast every frame and included in the "
+                                                    "frame time; its own cost is listed below)"
+                                                  : "off (--no-shadows: a method-only diagnostic run)");
+    if (r->tuning[0]) fprintf(fp, "- knob settings from %s\n", r->tuning);
     fprintf(fp, "- validation messages: %u\n", r->validation_messages);
     fprintf(fp, "- frame time: GPU timestamps summed over the frame's passes; methods marked * had no timestamps "
                 "and use CPU record + submit + wait\n\n");
@@ -115,24 +119,48 @@ st_result st_compare_write_markdown(const st_compare_result *r, const char *path
     fprintf(fp, "\n## Mean over the %zu views with a 95 %% interval (ms)\n\n", r->view_count);
     fprintf(fp, "Interval: mean of the view means ± 1.96·√(Σ s_i²/n_i)/k (s_i the frame-time standard deviation of "
                 "view i, n_i its frames, k views): within-session spread, not device-to-device.\n\n");
-    fprintf(fp, "| method | mean | ± 95 %% |\n|---|---:|---:|\n");
+    fprintf(fp, "The shadow column is the GPU time of the shared shadow pass alone, already included in the mean "
+                "(– without timestamps or with --no-shadows).\n\n");
+    fprintf(fp, "| method | mean | ± 95 %% | of which shadow |\n|---|---:|---:|---:|\n");
     for (size_t m = 0; m < r->method_count; m++) {
         fprintf(fp, "| %s%s | ", r->methods[m].name, all_gpu(r, m) ? "" : "*");
         fnum(fp, "%.3f", r->methods[m].mean_ms);
         fputs(" | ", fp);
         fnum(fp, "%.3f", r->methods[m].ci95_ms);
+        fputs(" | ", fp);
+        fnum(fp, "%.3f", r->shadows ? r->methods[m].shadow_ms : NAN);
         fputs(" |\n", fp);
     }
 
-    fprintf(fp, "\n## Preparation (CPU wall, ms) and persistent method memory\n\n");
-    fprintf(fp, "setup = renderer creation; first frame = the method's very first frame (first view); warm-up = the "
-                "first view's warm-up frames.\n\n");
-    fprintf(fp, "| method | setup | first frame | warm-up | GPU MiB | CPU MiB |\n|---|---:|---:|---:|---:|---:|\n");
+    fprintf(fp, "\n## Preparation (CPU wall, ms)\n\n");
+    fprintf(fp, "setup = renderer creation; first frame = the method's very first frame (first view: whatever it "
+                "builds lazily); warm-up = the first view's warm-up frames. None of them is in the frame times.\n\n");
+    fprintf(fp, "| method | setup | first frame | warm-up |\n|---|---:|---:|---:|\n");
     for (size_t m = 0; m < r->method_count; m++) {
         const st_compare_method *cm = &r->methods[m];
-        fprintf(fp, "| %s | %.1f | %.1f | %.1f | %.2f | %.2f |\n", cm->name, cm->setup_ms, cm->first_frame_ms,
-                cm->warmup_ms, (double)cm->gpu_bytes / 1048576.0, (double)cm->cpu_bytes / 1048576.0);
+        fprintf(fp, "| %s | %.1f | %.1f | %.1f |\n", cm->name, cm->setup_ms, cm->first_frame_ms, cm->warmup_ms);
     }
+    fprintf(fp, "\n## Memory\n\n");
+    fprintf(fp, "Persistent method-specific payload (spec §4.8: excludes the shared terrain, palette, shadow map, "
+                "targets, pipelines, staging and driver heaps). The device column is the change in the device's "
+                "reported usage (VK_EXT_memory_budget) with the method's renderer live after its first frame and "
+                "warm-up, so it includes the targets and driver allocations.\n\n");
+    fprintf(fp, "| method | GPU MiB | CPU MiB | device usage Δ MiB |\n|---|---:|---:|---:|\n");
+    for (size_t m = 0; m < r->method_count; m++) {
+        const st_compare_method *cm = &r->methods[m];
+        fprintf(fp, "| %s | %.2f | %.2f | ", cm->name, (double)cm->gpu_bytes / 1048576.0,
+                (double)cm->cpu_bytes / 1048576.0);
+        fnum(fp, "%.2f", cm->device_usage_known ? (double)cm->device_usage_delta / 1048576.0 : NAN);
+        fputs(" |\n", fp);
+    }
+    fprintf(fp, "\n- process peak RSS: %.1f MiB\n", (double)r->peak_rss_bytes / 1048576.0);
+    if (r->device_budget_known)
+        fprintf(fp, "- device memory at the end: %.1f MiB used of a %.1f MiB budget (device-local heaps)\n",
+                (double)r->device_usage_bytes / 1048576.0, (double)r->device_budget_bytes / 1048576.0);
+    else
+        fprintf(fp, "- device memory: not reported (the adapter has no VK_EXT_memory_budget)\n");
+
+    if (r->edits) st_compare_write_edit_table(r, fp);
 
     fprintf(fp, "\n## Every method × view\n\n");
     fprintf(fp, "| method | view | pitch | ms | timing | see-through %% | covers-sky %% | depth p50 | depth p95 | "
@@ -159,6 +187,44 @@ st_result st_compare_write_markdown(const st_compare_result *r, const char *path
                 "magenta counted incoherence, black→yellow→white depth error (log scale, white ≥ 16 units), grey "
                 "sky in both.\n- `frame-time.svg`: frame time per method per pitch.\n");
     return st_atomic_commit(&f, err);
+}
+
+void st_compare_write_edit_table(const st_compare_result *r, FILE *fp) {
+    fprintf(fp, "\n## Edits: the dig protocol\n\n");
+    fprintf(fp, "Crater radius %d, depth %d at (%d, %d), dirty rectangle [%d, %d) × [%d, %d); camera at (%.0f, %.0f), "
+                "eye %.0f above the original surface, yaw %.0f, pitch %.0f. CPU1/GPU1: median of %u independently "
+                "built renderers' first post-edit frame (CPU = the methods' update hooks + record + submit + wait; "
+                "the dig itself is not timed). CPU0/GPU0: median of %u frames of a renderer built fresh from the "
+                "edited level. match: frames until the edited renderer agrees with the fresh one (hit/miss ≤ %.2f %%, "
+                "depth p95 ≤ %.1f); the mismatch, p95 and colour MAE are at that point (or after 16 frames).\n\n",
+            r->edit.radius, r->edit.depth, r->edit_cx, r->edit_cy, r->edit_rect.x0, r->edit_rect.x1, r->edit_rect.y0,
+            r->edit_rect.y1, r->edit_view.x, r->edit_view.y, r->edit_view.eye_height, r->edit_view.yaw_deg,
+            r->edit_view.pitch_deg, r->edit.repeats, r->edit.steady_frames, ST_EDIT_MAX_MISMATCH,
+            ST_EDIT_MAX_DEPTH_P95);
+    fprintf(fp, "| method | update | CPU0 | CPU1 | ΔC | GPU0 | GPU1 | ΔG | match | hit/miss %% | p95 | colour MAE "
+                "|\n|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n");
+    for (size_t m = 0; m < r->method_count; m++) {
+        const st_edit_row *w = &r->edit_rows[m];
+        fprintf(fp, "| %s | %s | ", w->method, st_update_class_name(w->update));
+        fnum(fp, "%.2f", w->steady_cpu_ms);
+        fputs(" | ", fp);
+        fnum(fp, "%.2f", w->first_cpu_median);
+        fputs(" | ", fp);
+        fnum(fp, "%+.2f", w->overhead_cpu_ms);
+        fputs(" | ", fp);
+        fnum(fp, "%.2f", w->steady_gpu_ms);
+        fputs(" | ", fp);
+        fnum(fp, "%.2f", w->first_gpu_median);
+        fputs(" | ", fp);
+        fnum(fp, "%+.2f", w->overhead_gpu_ms);
+        if (w->consistent_after) fprintf(fp, " | %u frame%s", w->consistent_after, w->consistent_after > 1 ? "s" : "");
+        else fputs(" | not by 16", fp);
+        fprintf(fp, " | %.4f | %.3f | %.2f |\n", w->final.mismatch_pct, w->final.depth_p95, w->final.color_mae);
+    }
+    fprintf(fp, "\nBefore/after images per method: `edit-<method>-before.png` (the last warm-up frame) and "
+                "`edit-<method>-after.png` (the first post-edit frame). Update classes: direct reader (reads the "
+                "terrain texture), incremental rebuild (re-bakes the dirty occupancy), refit (refits the dirty mesh "
+                "chunks).\n");
 }
 
 /* ---- SVG ------------------------------------------------------------------------------------------------------ */

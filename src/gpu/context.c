@@ -201,6 +201,12 @@ static st_result create_device(st_gpu *gpu, bool swapchain, st_error *err) {
     if (swapchain && !device_extension_available(gpu->physical, swapchain_ext))
         return st_error_set(err, ST_ERR_UNSUPPORTED, "adapter %s cannot present to a window (no %s)",
                             gpu->props.deviceName, swapchain_ext);
+    /* The memory budget query (harness memory report, soak growth) needs its extension enabled. */
+    const char *exts[2];
+    uint32_t ext_count = 0;
+    if (swapchain) exts[ext_count++] = swapchain_ext;
+    bool budget = device_extension_available(gpu->physical, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+    if (budget) exts[ext_count++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
     VkDeviceQueueCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                   .queueFamilyIndex = gpu->queue_family,
                                   .queueCount = 1,
@@ -225,14 +231,15 @@ static st_result create_device(st_gpu *gpu, bool swapchain, st_error *err) {
                              .pNext = &f,
                              .queueCreateInfoCount = 1,
                              .pQueueCreateInfos = &qi,
-                             .enabledExtensionCount = swapchain ? 1 : 0,
-                             .ppEnabledExtensionNames = &swapchain_ext};
+                             .enabledExtensionCount = ext_count,
+                             .ppEnabledExtensionNames = exts};
     st_result r = st_gpu_check(vkCreateDevice(gpu->physical, &ci, NULL, &gpu->device), "creating the device", err);
     if (r) {
         gpu->device = VK_NULL_HANDLE;
         return r;
     }
     gpu->swapchain = swapchain;
+    gpu->memory_budget = budget;
     gpu->int64_atomics = int64_atomics;
     vkGetDeviceQueue(gpu->device, gpu->queue_family, 0, &gpu->queue);
     VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,

@@ -35,6 +35,7 @@ typedef struct st_gpu {
     atomic_uint validation_messages;
     bool validation;
     bool swapchain; /* VK_KHR_swapchain is enabled on the device */
+    bool memory_budget; /* VK_EXT_memory_budget is enabled on the device */
     bool int64_atomics; /* shaderInt64 + shaderBufferInt64Atomics are enabled (64-bit atomics on buffers) */
     /* a persistent host-visible staging buffer, grown on demand */
     VkBuffer staging;

@@ -14,7 +14,12 @@ st_result st_engine_create(const st_engine_desc *desc, st_engine **out, st_error
     if (!desc) desc = &defaults;
     st_engine *e = calloc(1, sizeof *e);
     if (!e) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
-    st_gpu_desc gd = {.device_index = desc->device_index, .device_given = desc->device_given, .validate = desc->validate};
+    st_gpu_desc gd = {.device_index = desc->device_index,
+                      .device_given = desc->device_given,
+                      .validate = desc->validate,
+                      .instance_extensions = desc->instance_extensions,
+                      .instance_extension_count = desc->instance_extension_count,
+                      .swapchain = desc->present};
     st_result r = st_gpu_create(&gd, &e->gpu, err);
     if (r) {
         free(e);
@@ -77,6 +82,8 @@ st_device_info st_engine_device(const st_engine *e) {
 uint32_t st_engine_validation_messages(const st_engine *e) {
     return atomic_load(&((st_engine *)e)->gpu->validation_messages);
 }
+
+bool st_engine_has_gpu_timestamps(const st_engine *e) { return e->gpu->timestamps; }
 
 st_result st_engine_list_devices(char *buf, size_t cap, st_error *err) { return st_gpu_list(buf, cap, err); }
 

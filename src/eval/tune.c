@@ -1,0 +1,514 @@
+/* Tuning (paper §5.6): each method swept over its own quality knob on the horizon views, scored against the CPU
+ * reference, and given the cheapest setting within one percentage point of its own best error (error =
+ * see-through + coherence). Writes tuning.md, tuning.json (read back by `strata compare --tuning`) and an SVG
+ * of error against frame time. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "strata/eval.h"
+#include "strata/image.h"
+
+/* Each method's knob and the values swept (the paper's ranges). Methods not listed have no knob. */
+static const struct {
+    const char *method, *knob;
+    size_t count;
+    double values[ST_TUNE_MAX_SETTINGS];
+} knob_table[] = {
+    {"ray", "ray_steps", 5, {16, 32, 64, 128, 256}},
+    {"ray-compute", "ray_steps", 5, {16, 32, 64, 128, 256}},
+    {"voxel", "voxel_steps", 4, {40, 100, 200, 400}},
+    {"voxel-compute", "voxel_steps", 4, {40, 100, 200, 400}},
+    {"slice", "slices", 5, {32, 64, 128, 256, 512}},
+    {"slice-plain", "slices", 5, {32, 64, 128, 256, 512}},
+    {"scatter", "scatter_density", 4, {1, 2, 3, 4}},
+    {"scatter-plain", "scatter_density", 4, {1, 2, 3, 4}},
+    {"mesh", "mesh_quality", 5, {0, 0.25, 0.5, 0.75, 1}},
+    {"mesh-compute", "mesh_quality", 5, {0, 0.25, 0.5, 0.75, 1}},
+};
+
+st_tune_knob st_tune_knob_of(const char *method) {
+    st_tune_knob k = {0};
+    for (size_t i = 0; i < sizeof knob_table / sizeof knob_table[0]; i++)
+        if (!strcmp(knob_table[i].method, method)) {
+            k.knob = knob_table[i].knob;
+            k.count = knob_table[i].count;
+            memcpy(k.values, knob_table[i].values, sizeof k.values);
+        }
+    return k;
+}
+
+bool st_knobs_set(st_method_knobs *k, const char *knob, double value) {
+    uint32_t u = value < 0 ? 0 : value > 1e6 ? 1000000u : (uint32_t)lround(value);
+    if (!strcmp(knob, "ray_steps")) k->ray_steps = u;
+    else if (!strcmp(knob, "voxel_steps")) k->voxel_steps = u;
+    else if (!strcmp(knob, "voxel_grid")) k->voxel_grid = u;
+    else if (!strcmp(knob, "slices")) k->slices = u;
+    else if (!strcmp(knob, "scatter_density")) k->scatter_density = u;
+    /* 0 means "the default" (0.5) in the knobs struct; a negative value asks for q = 0 itself */
+    else if (!strcmp(knob, "mesh_quality")) k->mesh_quality = value <= 0 ? -1.0f : (float)value;
+    else return false;
+    return true;
+}
+
+size_t st_tune_choose(const double *ms, const double *error, size_t n, double tolerance) {
+    double best = INFINITY;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(ms[i]) && isfinite(error[i]) && error[i] < best) best = error[i];
+    size_t pick = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(ms[i]) || !isfinite(error[i]) || error[i] > best + tolerance) continue;
+        if (pick == SIZE_MAX || ms[i] < ms[pick] || (ms[i] == ms[pick] && error[i] < error[pick])) pick = i;
+    }
+    return pick;
+}
+
+/* ---- tuning files ------------------------------------------------------------------------------------------ */
+
+st_result st_tuning_read(const char *path, st_tuning *out, st_error *err) {
+    memset(out, 0, sizeof *out);
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return st_error_set(err, ST_ERR_IO, "%s: %s", path, strerror(errno));
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    if (n < 0 || n > (64l << 20)) {
+        fclose(fp);
+        return st_error_set(err, ST_ERR_FORMAT, "%s: not a tuning file (size)", path);
+    }
+    char *text = malloc((size_t)n + 1);
+    if (!text) {
+        fclose(fp);
+        return st_error_set(err, ST_ERR_NOMEM, "%s: out of memory", path);
+    }
+    size_t got = fread(text, 1, (size_t)n, fp);
+    fclose(fp);
+    text[got] = 0;
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    if (!doc) return st_error_set(err, ST_ERR_FORMAT, "%s: not valid JSON", path);
+    st_result res = ST_OK;
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
+    const cJSON *methods = cJSON_GetObjectItemCaseSensitive(doc, "methods");
+    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, "strata-tune") || !cJSON_IsArray(methods))
+        res = st_error_set(err, ST_ERR_FORMAT, "%s: not a strata tune result (schema \"strata-tune\")", path);
+    const cJSON *m;
+    cJSON_ArrayForEach(m, methods) {
+        if (res) break;
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(m, "name");
+        const cJSON *knob = cJSON_GetObjectItemCaseSensitive(m, "knob");
+        const cJSON *value = cJSON_GetObjectItemCaseSensitive(m, "chosen_value");
+        if (!cJSON_IsString(name)) {
+            res = st_error_set(err, ST_ERR_FORMAT, "%s: a method without a name", path);
+            break;
+        }
+        if (out->count == sizeof out->choices / sizeof out->choices[0]) break;
+        st_tuning_choice *c = &out->choices[out->count++];
+        snprintf(c->method, sizeof c->method, "%s", name->valuestring);
+        if (cJSON_IsString(knob) && cJSON_IsNumber(value)) {
+            st_method_knobs probe = {0};
+            if (!st_knobs_set(&probe, knob->valuestring, value->valuedouble)) {
+                res = st_error_set(err, ST_ERR_FORMAT, "%s: method %s: unknown knob '%s'", path, c->method,
+                                   knob->valuestring);
+                break;
+            }
+            snprintf(c->knob, sizeof c->knob, "%s", knob->valuestring);
+            c->value = value->valuedouble;
+        }
+    }
+    cJSON_Delete(doc);
+    return res;
+}
+
+st_method_knobs st_tuning_knobs(const st_tuning *t, const char *method, const st_tuning_choice **choice) {
+    st_method_knobs k = {0};
+    if (choice) *choice = NULL;
+    if (!t) return k;
+    for (size_t i = 0; i < t->count; i++) {
+        if (strcmp(t->choices[i].method, method)) continue;
+        if (t->choices[i].knob[0]) st_knobs_set(&k, t->choices[i].knob, t->choices[i].value);
+        if (choice) *choice = &t->choices[i];
+    }
+    return k;
+}
+
+/* ---- the sweep --------------------------------------------------------------------------------------------- */
+
+static st_result make_dirs(const char *path, st_error *err) {
+    char buf[1024];
+    if (strlen(path) >= sizeof buf) return st_error_set(err, ST_ERR_INVALID, "%s: path too long", path);
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || !*p) {
+            char c = *p;
+            *p = 0;
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return st_error_set(err, ST_ERR_IO, "%s: %s", buf, strerror(errno));
+            *p = c;
+            if (!c) break;
+        }
+    }
+    return ST_OK;
+}
+
+typedef struct tune_state {
+    const st_tune_desc *d;
+    st_tune_result *r;
+    st_engine *engine;
+    st_camera cameras[ST_MAX_VIEWS];
+    float *ref[ST_MAX_VIEWS];
+    float *depth, *dist;
+    double *gpu, *cpu;
+} tune_state;
+
+/* One setting of one method: a renderer, per view warm-up + timed frames and the metrics. */
+static st_result run_setting(tune_state *s, const char *method, const st_method_knobs *knobs, st_tune_setting *out,
+                             st_error *err) {
+    st_tune_result *r = s->r;
+    st_render_desc rd = {.method = method, .width = r->width, .height = r->height, .knobs = *knobs,
+                         .shadows = r->shadows};
+    st_renderer *rn = NULL;
+    st_result res = st_renderer_create(s->engine, &rd, &rn, err);
+    if (res) return res;
+    double ms = 0, see = 0, coh = 0;
+    out->gpu_timing = true;
+    for (size_t v = 0; v < r->view_count && !res; v++) {
+        st_frame_timing ft;
+        for (uint32_t k = 0; k < r->warmup && !res; k++) res = st_renderer_draw(rn, &s->cameras[v], &ft, err);
+        bool gpu = true;
+        for (uint32_t k = 0; k < r->frames && !res; k++) {
+            res = st_renderer_draw(rn, &s->cameras[v], &ft, err);
+            s->gpu[k] = ft.gpu_ms;
+            s->cpu[k] = ft.cpu_ms;
+            if (!isfinite(ft.gpu_ms)) gpu = false;
+        }
+        if (!res) res = st_renderer_readback(rn, NULL, s->depth, err);
+        if (res) break;
+        if (!gpu) out->gpu_timing = false;
+        ms += st_stats_of(gpu ? s->gpu : s->cpu, r->frames).mean;
+        st_view view = st_camera_view(&s->cameras[v], r->width, r->height);
+        st_eval_depth_to_distance(&view, s->depth, s->dist);
+        st_metrics m;
+        res = st_metrics_compute(s->dist, s->ref[v], r->width, r->height, &m, err);
+        see += m.see_through;
+        coh += m.coherence;
+    }
+    st_renderer_destroy(rn);
+    if (res) return res;
+    double k = (double)r->view_count;
+    out->ms = ms / k;
+    out->see_through = see / k;
+    out->coherence = coh / k;
+    out->error = out->see_through + out->coherence;
+    return ST_OK;
+}
+
+static void tune_state_free(tune_state *s) {
+    for (size_t v = 0; v < ST_MAX_VIEWS; v++) free(s->ref[v]);
+    free(s->depth);
+    free(s->dist);
+    free(s->gpu);
+    free(s->cpu);
+    st_engine_destroy(s->engine);
+}
+
+static st_result setup(tune_state *s, st_error *err) {
+    const st_tune_desc *d = s->d;
+    st_tune_result *r = s->r;
+    st_engine_desc ed = {.device_index = d->device_index, .device_given = d->device_given, .validate = d->validate};
+    st_result res = st_engine_create(&ed, &s->engine, err);
+    if (res) return res;
+    st_device_info info = st_engine_device(s->engine);
+    snprintf(r->adapter, sizeof r->adapter, "%s", info.name);
+    snprintf(r->device_type, sizeof r->device_type, "%s", info.type);
+    st_eval_slug(info.name, r->slug, sizeof r->slug);
+    snprintf(r->out_dir, sizeof r->out_dir, "%s/%s", d->out_dir ? d->out_dir : "out/tune", r->slug);
+    if ((res = make_dirs(r->out_dir, err))) return res;
+    if ((res = st_engine_set_level(s->engine, d->level, err))) return res;
+    size_t n = (size_t)r->width * r->height;
+    s->depth = malloc(n * sizeof(float));
+    s->dist = malloc(n * sizeof(float));
+    s->gpu = malloc(r->frames * sizeof(double));
+    s->cpu = malloc(r->frames * sizeof(double));
+    if (!s->depth || !s->dist || !s->gpu || !s->cpu) return st_error_set(err, ST_ERR_NOMEM, "tune: out of memory");
+    st_reference *ref = NULL;
+    if ((res = st_reference_create(d->level, &ref, err))) return res;
+    st_ref_image img;
+    res = st_ref_image_create(r->width, r->height, &img, err);
+    const char *cache = d->cache_dir ? d->cache_dir : "out/cache";
+    bool have_img = !res;
+    for (size_t v = 0; v < r->view_count && !res; v++) {
+        bool cached;
+        res = st_reference_cast_cached(ref, &s->cameras[v], cache, &img, &cached, err);
+        if (!res && !(s->ref[v] = malloc(n * sizeof(float))))
+            res = st_error_set(err, ST_ERR_NOMEM, "tune: out of memory for the reference");
+        if (!res) memcpy(s->ref[v], img.distance, n * sizeof(float));
+    }
+    if (have_img) st_ref_image_free(&img);
+    st_reference_destroy(ref);
+    return res;
+}
+
+st_result st_tune_run(const st_tune_desc *d, st_tune_result **out, st_error *err) {
+    *out = NULL;
+    if (!d->level || !d->views || !d->view_count || d->view_count > ST_MAX_VIEWS)
+        return st_error_set(err, ST_ERR_INVALID, "tune: a level and 1..%d views are required", ST_MAX_VIEWS);
+    st_tune_result *r = calloc(1, sizeof *r);
+    if (!r) return st_error_set(err, ST_ERR_NOMEM, "tune: out of memory");
+    r->width = d->width ? d->width : 400;
+    r->height = d->height ? d->height : 260;
+    r->frames = d->frames ? d->frames : 10;
+    r->warmup = d->warmup ? d->warmup : 3;
+    r->shadows = !d->no_shadows;
+    snprintf(r->world, sizeof r->world, "%s", d->world_name ? d->world_name : "default");
+    size_t want = d->methods ? d->method_count : st_method_count();
+    for (size_t i = 0; i < want && r->method_count < sizeof r->methods / sizeof r->methods[0]; i++) {
+        const char *name = d->methods ? d->methods[i] : st_method_at(i)->name;
+        if (!st_method_find(name)) {
+            free(r);
+            return st_error_set(err, ST_ERR_INVALID, "tune: unknown method '%s'", name);
+        }
+        st_tune_method *tm = &r->methods[r->method_count++];
+        snprintf(tm->name, sizeof tm->name, "%s", name);
+        st_tune_knob k = st_tune_knob_of(name);
+        if (k.knob) {
+            snprintf(tm->knob, sizeof tm->knob, "%s", k.knob);
+            tm->count = k.count;
+            for (size_t j = 0; j < k.count; j++) tm->settings[j].value = k.values[j];
+        } else {
+            tm->count = 1; /* the defaults, so the method's error is still on the table */
+        }
+    }
+    r->view_count = d->view_count;
+    memcpy(r->views, d->views, d->view_count * sizeof *d->views);
+    tune_state s = {.d = d, .r = r};
+    float far_dist = d->far_dist > 0 ? d->far_dist : ST_DEFAULT_FAR;
+    for (size_t v = 0; v < r->view_count; v++) {
+        s.cameras[v] = st_viewpoint_camera(d->level, &d->views[v]);
+        s.cameras[v].far_dist = far_dist;
+    }
+    st_result res = setup(&s, err);
+    size_t total = 0, done = 0;
+    for (size_t m = 0; m < r->method_count; m++) total += r->methods[m].count;
+    double start = st_time_ms();
+    for (size_t m = 0; m < r->method_count && !res; m++) {
+        st_tune_method *tm = &r->methods[m];
+        double ms[ST_TUNE_MAX_SETTINGS], error[ST_TUNE_MAX_SETTINGS];
+        for (size_t j = 0; j < tm->count && !res; j++) {
+            st_method_knobs knobs = {0};
+            if (tm->knob[0]) st_knobs_set(&knobs, tm->knob, tm->settings[j].value);
+            res = run_setting(&s, tm->name, &knobs, &tm->settings[j], err);
+            if (res) {
+                st_error_prefix(err, "tune %s %s=%g", tm->name, tm->knob, tm->settings[j].value);
+                break;
+            }
+            ms[j] = tm->settings[j].ms;
+            error[j] = tm->settings[j].error;
+            done++;
+            if (d->progress) {
+                double el = (st_time_ms() - start) / 1000.0;
+                fprintf(stderr, "\r[%zu/%zu] %-14s %-16s elapsed %4.0fs ETA %4.0fs ", done, total, tm->name,
+                        tm->knob, el, el / (double)done * (double)(total - done));
+                fflush(stderr);
+            }
+        }
+        if (res) break;
+        tm->chosen = st_tune_choose(ms, error, tm->count, ST_TUNE_TOLERANCE);
+        if (tm->chosen < tm->count) tm->settings[tm->chosen].chosen = true;
+    }
+    if (d->progress && !res) fputc('\n', stderr);
+    if (!res) {
+        r->validation_messages = st_engine_validation_messages(s.engine);
+        char path[1200];
+        snprintf(path, sizeof path, "%s/tuning.json", r->out_dir);
+        res = st_tune_write_json(r, path, err);
+        snprintf(path, sizeof path, "%s/tuning.md", r->out_dir);
+        if (!res) res = st_tune_write_markdown(r, path, err);
+        snprintf(path, sizeof path, "%s/tuning.svg", r->out_dir);
+        if (!res) res = st_tune_write_svg(r, path, err);
+    }
+    tune_state_free(&s);
+    if (res) {
+        free(r);
+        return res;
+    }
+    *out = r;
+    return ST_OK;
+}
+
+void st_tune_result_free(st_tune_result *r) { free(r); }
+
+/* ---- reports ----------------------------------------------------------------------------------------------- */
+
+static void add_num(cJSON *o, const char *name, double v) {
+    if (isfinite(v)) cJSON_AddNumberToObject(o, name, v);
+    else cJSON_AddNullToObject(o, name);
+}
+
+st_result st_tune_write_json(const st_tune_result *r, const char *path, st_error *err) {
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", "strata-tune");
+    cJSON_AddNumberToObject(root, "schema_version", 1);
+    cJSON *ad = cJSON_AddObjectToObject(root, "adapter");
+    cJSON_AddStringToObject(ad, "name", r->adapter);
+    cJSON_AddStringToObject(ad, "device_type", r->device_type);
+    cJSON_AddStringToObject(root, "world", r->world);
+    cJSON *pr = cJSON_AddObjectToObject(root, "protocol");
+    cJSON_AddNumberToObject(pr, "width", r->width);
+    cJSON_AddNumberToObject(pr, "height", r->height);
+    cJSON_AddNumberToObject(pr, "frames", r->frames);
+    cJSON_AddNumberToObject(pr, "warmup", r->warmup);
+    cJSON_AddBoolToObject(pr, "shadows", r->shadows);
+    cJSON_AddNumberToObject(pr, "tolerance_points", ST_TUNE_TOLERANCE);
+    cJSON *views = cJSON_AddArrayToObject(pr, "views");
+    for (size_t v = 0; v < r->view_count; v++) cJSON_AddItemToArray(views, cJSON_CreateString(r->views[v].name));
+    cJSON_AddNumberToObject(root, "validation_messages", r->validation_messages);
+    cJSON *ms = cJSON_AddArrayToObject(root, "methods");
+    for (size_t m = 0; m < r->method_count; m++) {
+        const st_tune_method *tm = &r->methods[m];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", tm->name);
+        bool has = tm->knob[0] != 0, chosen = tm->chosen < tm->count;
+        if (has) cJSON_AddStringToObject(o, "knob", tm->knob);
+        else cJSON_AddNullToObject(o, "knob");
+        if (has && chosen) cJSON_AddNumberToObject(o, "chosen_value", tm->settings[tm->chosen].value);
+        else cJSON_AddNullToObject(o, "chosen_value");
+        cJSON *rows = cJSON_AddArrayToObject(o, "settings");
+        for (size_t j = 0; j < tm->count; j++) {
+            const st_tune_setting *t = &tm->settings[j];
+            cJSON *x = cJSON_CreateObject();
+            if (has) cJSON_AddNumberToObject(x, "value", t->value);
+            else cJSON_AddNullToObject(x, "value");
+            add_num(x, "ms", t->ms);
+            cJSON_AddStringToObject(x, "timing", t->gpu_timing ? "gpu" : "cpu");
+            add_num(x, "see_through", t->see_through);
+            add_num(x, "coherence", t->coherence);
+            add_num(x, "error", t->error);
+            cJSON_AddBoolToObject(x, "chosen", t->chosen);
+            cJSON_AddItemToArray(rows, x);
+        }
+        cJSON_AddItemToArray(ms, o);
+    }
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text) return st_error_set(err, ST_ERR_NOMEM, "%s: out of memory", path);
+    st_atomic_file f;
+    st_result res = st_atomic_open(&f, path, err);
+    if (!res) {
+        fputs(text, f.fp);
+        fputc('\n', f.fp);
+        res = st_atomic_commit(&f, err);
+    }
+    free(text);
+    return res;
+}
+
+st_result st_tune_write_markdown(const st_tune_result *r, const char *path, st_error *err) {
+    st_atomic_file f;
+    st_result res = st_atomic_open(&f, path, err);
+    if (res) return res;
+    FILE *fp = f.fp;
+    fprintf(fp, "# strata tune — %s\n\n", r->adapter);
+    fprintf(fp, "- world: %s; %u×%u; views:", r->world, r->width, r->height);
+    for (size_t v = 0; v < r->view_count; v++) fprintf(fp, "%s %s", v ? "," : "", r->views[v].name);
+    fprintf(fp, "\n- %u warm-up + %u timed frames per setting and view; shadow map %s; validation messages: %u\n",
+            r->warmup, r->frames, r->shadows ? "on" : "off", r->validation_messages);
+    fprintf(fp, "- error = see-through + coherence (%% of pixels, mean over the views); ms = mean over the views "
+                "(GPU timestamps, * = CPU submit-and-wait)\n");
+    fprintf(fp, "- rule: the cheapest setting whose error is within %.0f percentage point of the method's best\n\n",
+            ST_TUNE_TOLERANCE);
+    fprintf(fp, "## Summary\n\n| method | knob | swept | chosen | error %% | ms |\n|---|---|---|---:|---:|---:|\n");
+    for (size_t m = 0; m < r->method_count; m++) {
+        const st_tune_method *tm = &r->methods[m];
+        bool ok = tm->chosen < tm->count;
+        const st_tune_setting *c = ok ? &tm->settings[tm->chosen] : NULL;
+        if (tm->knob[0])
+            fprintf(fp, "| %s | %s | %g–%g | %g | ", tm->name, tm->knob, tm->settings[0].value,
+                    tm->settings[tm->count - 1].value, ok ? c->value : NAN);
+        else
+            fprintf(fp, "| %s | — (no knob) | — | — | ", tm->name);
+        if (c) fprintf(fp, "%.2f | %.3f%s |\n", c->error, c->ms, c->gpu_timing ? "" : "*");
+        else fprintf(fp, "– | – |\n");
+    }
+    for (size_t m = 0; m < r->method_count; m++) {
+        const st_tune_method *tm = &r->methods[m];
+        fprintf(fp, "\n## %s%s%s\n\n", tm->name, tm->knob[0] ? " — " : " — no knob (defaults)",
+                tm->knob[0] ? tm->knob : "");
+        fprintf(fp, "| setting | ms | see-through %% | coherence %% | error %% | chosen |\n|---:|---:|---:|---:|---:|---|\n");
+        for (size_t j = 0; j < tm->count; j++) {
+            const st_tune_setting *t = &tm->settings[j];
+            if (tm->knob[0]) fprintf(fp, "| %g | ", t->value);
+            else fprintf(fp, "| default | ");
+            fprintf(fp, "%.3f%s | %.2f | %.2f | %.2f | %s |\n", t->ms, t->gpu_timing ? "" : "*", t->see_through,
+                    t->coherence, t->error, t->chosen ? "**chosen**" : "");
+        }
+    }
+    fprintf(fp, "\n`tuning.svg`: error against frame time, one line per method, the chosen setting ringed.\n");
+    return st_atomic_commit(&f, err);
+}
+
+st_result st_tune_write_svg(const st_tune_result *r, const char *path, st_error *err) {
+    static const char *colors[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
+                                   "#ff9da7", "#9c755f", "#bab0ac", "#1f77b4", "#d62728", "#2ca02c", "#9467bd"};
+    const size_t ncol = sizeof colors / sizeof colors[0];
+    double xmax = 0, ymax = 0;
+    for (size_t m = 0; m < r->method_count; m++)
+        for (size_t j = 0; j < r->methods[m].count; j++) {
+            const st_tune_setting *t = &r->methods[m].settings[j];
+            if (isfinite(t->ms) && t->ms > xmax) xmax = t->ms;
+            if (isfinite(t->error) && t->error > ymax) ymax = t->error;
+        }
+    if (!(xmax > 0)) xmax = 1;
+    if (!(ymax > 0)) ymax = 1;
+    xmax *= 1.05;
+    ymax *= 1.05;
+    const double W = 860, H = 480, L = 60, R = 200, T = 40, B = 50, pw = W - L - R, ph = H - T - B;
+    st_atomic_file f;
+    st_result res = st_atomic_open(&f, path, err);
+    if (res) return res;
+    FILE *fp = f.fp;
+    fprintf(fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
+                "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W, H);
+    fprintf(fp, "<text x=\"%.0f\" y=\"22\" font-size=\"15\">Error (see-through + coherence, %%) against frame time "
+                "(ms) — %s, %u×%u</text>\n", L, r->adapter, r->width, r->height);
+    for (int i = 0; i <= 5; i++) {
+        double y = T + ph - ph * i / 5.0, x = L + pw * i / 5.0;
+        fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, y, L + pw, y);
+        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n", L - 6, y + 4, ymax * i / 5.0);
+        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.3g</text>\n", x, T + ph + 16, xmax * i / 5.0);
+    }
+    fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", L, T + ph, L + pw, T + ph);
+    fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", L, T, L, T + ph);
+    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">frame time (ms)</text>\n", L + pw / 2, H - 12);
+    for (size_t m = 0; m < r->method_count; m++) {
+        const st_tune_method *tm = &r->methods[m];
+        const char *c = colors[m % ncol];
+        fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", c);
+        for (size_t j = 0; j < tm->count; j++) {
+            const st_tune_setting *t = &tm->settings[j];
+            if (isfinite(t->ms) && isfinite(t->error))
+                fprintf(fp, "%.1f,%.1f ", L + t->ms / xmax * pw, T + ph - t->error / ymax * ph);
+        }
+        fprintf(fp, "\"/>\n");
+        for (size_t j = 0; j < tm->count; j++) {
+            const st_tune_setting *t = &tm->settings[j];
+            if (!isfinite(t->ms) || !isfinite(t->error)) continue;
+            double x = L + t->ms / xmax * pw, y = T + ph - t->error / ymax * ph;
+            fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\" stroke=\"%s\"><title>%s %s=%g: %.3f ms, "
+                        "%.2f %%</title></circle>\n", x, y, t->chosen ? 6 : 3, t->chosen ? "none" : c, c, tm->name,
+                    tm->knob[0] ? tm->knob : "default", t->value, t->ms, t->error);
+            if (t->chosen) fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", x, y, c);
+        }
+        double ly = T + 10 + 18 * (double)m;
+        fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", L + pw + 20, ly, c);
+        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\">%s%s%s</text>\n", L + pw + 38, ly + 10, tm->name,
+                tm->knob[0] ? " · " : " (no knob)", tm->knob[0] ? tm->knob : "");
+    }
+    fprintf(fp, "</svg>\n");
+    return st_atomic_commit(&f, err);
+}
