@@ -301,8 +301,10 @@ static int cmp_draw(const void *a, const void *b) {
     return x->chunk < y->chunk ? -1 : x->chunk > y->chunk; /* deterministic order */
 }
 
-/* Chunk copies within the far distance of the eye that meet the frustum, each with its LOD, near to far. The
- * level wraps, so every copy of the level (tile) the far disc reaches is considered. */
+/* Chunk copies within the frustum's reach that meet the frustum, each with its LOD, near to far. The far
+ * plane lies along the view axis, so the frustum reaches past the far distance toward its corners: the disc
+ * that bounds it has the radius of a corner ray cut at the far plane. The level wraps, so every copy of the
+ * level (tile) that disc reaches is considered. */
 static void select_draws(st_renderer *r, mesh_state *s) {
     st_view v = r->view;
     if (r->desc.freeze_culling) {
@@ -312,7 +314,9 @@ static void select_draws(st_renderer *r, mesh_state *s) {
     const st_mesh *m = s->mesh;
     float planes[6][4];
     frustum_planes(&v, planes);
-    float far = v.far_dist, C = (float)m->chunk_size, W = (float)m->width, H = (float)m->height;
+    float hx = 0.5f * v.width / v.focal_px, hy = 0.5f * v.height / v.focal_px;
+    float far = v.far_dist * sqrtf(1.0f + hx * hx + hy * hy);
+    float C = (float)m->chunk_size, W = (float)m->width, H = (float)m->height;
     int tx0 = (int)floorf((v.eye[0] - far) / W), tx1 = (int)floorf((v.eye[0] + far) / W);
     int ty0 = (int)floorf((v.eye[1] - far) / H), ty1 = (int)floorf((v.eye[1] + far) / H);
     if (tx1 - tx0 >= MESH_MAX_TILES) tx0 = (int)floorf(v.eye[0] / W) - MESH_MAX_TILES / 2, tx1 = tx0 + MESH_MAX_TILES - 1;
