@@ -1,6 +1,7 @@
 /* The chunked mesh: crack-free sides across every LOD pair, refit after a dig equal to a fresh fit bit for
  * bit (also across the wrap), the emit rules (a slab gives top, ceiling and walls covering exactly its
- * region; a single-layer level gives none), LOD selection and export. */
+ * region; a single-layer level gives none), vertex heights as the level decodes them, LOD selection and
+ * export. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,30 @@ static uint32_t side_sequence(const st_mesh *m, const st_mesh_chunk *c, uint32_t
     for (uint32_t i = 0; i <= C; i++)
         if (used[i]) out[n++] = i << 8 | used[129 + i];
     return n;
+}
+
+/* The chunk sampler decodes heights itself: every vertex of every layer must carry the height
+ * st_level_texel gives (wrapped: the last chunk's far side is the first column and row). */
+static void vertex_heights_match_the_level(void **state) {
+    (void)state;
+    st_level *l = hand_made_level(128, 64);
+    for (int no_outline = 0; no_outline < 2; no_outline++) {
+        st_mesh *m = fit(l, 2, 32, no_outline);
+        uint32_t slab_vertices = 0;
+        for (uint32_t ci = 0; ci < m->chunks_x * m->chunks_y; ci++) {
+            const st_mesh_chunk *c = &m->chunks[ci];
+            for (uint32_t i = 0; i < c->vertex_count; i++) {
+                const st_mesh_vertex *v = &c->vertices[i];
+                st_texel t = st_level_texel(l, (int)(c->cx * m->chunk_size + v->x), (int)(c->cy * m->chunk_size + v->y));
+                uint8_t z = v->layer == ST_MESH_LAYER_FLOOR ? t.low : v->layer == ST_MESH_LAYER_CEILING ? t.mid : t.high;
+                assert_int_equal(v->z, z);
+                slab_vertices += v->layer != ST_MESH_LAYER_FLOOR;
+            }
+        }
+        assert_true(slab_vertices > 0);
+        st_mesh_destroy(m);
+    }
+    st_level_destroy(l);
 }
 
 static void sides_match_across_lods(void **state) {
@@ -283,6 +308,7 @@ int main(void) {
         cmocka_unit_test(sides_match_across_lods), cmocka_unit_test(refit_equals_fresh_fit),
         cmocka_unit_test(emit_rules),              cmocka_unit_test(totals_and_memory),
         cmocka_unit_test(lod_selection),           cmocka_unit_test(export_files),
+        cmocka_unit_test(vertex_heights_match_the_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,18 +56,30 @@ static bool chunk_fit_init(chunk_fit *f, const st_mesh *mesh) {
 }
 
 /* Samples of chunk (cx, cy), wrapping at the level's edges so the last chunk shares its side with the
- * first. A chunk reads nothing outside its own (n)² samples: that is what makes refits exact. */
+ * first. A chunk reads nothing outside its own (n)² samples: that is what makes refits exact. The heights
+ * are decoded here as st_level_texel decodes them (the even texel's dual flag decides; mid = min(low +
+ * (D << ST_DELTA_POWER), high)), without the material types the fit never reads; a test checks that
+ * every vertex height agrees with st_level_texel. */
 static void extract(chunk_fit *f, const st_level *level, uint32_t cx, uint32_t cy) {
-    uint32_t C = f->mesh->chunk_size, n = f->n;
+    uint32_t C = f->mesh->chunk_size, n = f->n, wm = level->width - 1, hm = level->height - 1;
     for (uint32_t j = 0; j < n; j++) {
-        int y = (int)(cy * C + j);
-        for (uint32_t i = 0; i < n; i++) {
-            st_texel t = st_level_texel(level, (int)(cx * C + i), y);
-            size_t s = (size_t)j * n + i;
-            f->low[s] = t.low;
-            f->mid[s] = t.mid;
-            f->high[s] = t.high;
-            f->dual[s] = t.dual;
+        size_t row = (size_t)((cy * C + j) & hm) * level->width;
+        const uint8_t *hgt = level->heights + row, *meta = level->meta + row;
+        size_t s = (size_t)j * n;
+        for (uint32_t i = 0; i < n; i++, s++) {
+            uint32_t x = (cx * C + i) & wm, even = x & ~1u;
+            uint8_t me = meta[even];
+            if (me & ST_META_DUAL) {
+                unsigned d = ((me & ST_META_DELTA_MASK) << 2) | (meta[even + 1] & ST_META_DELTA_MASK);
+                unsigned lo = hgt[even], hi = hgt[even + 1], mid = lo + (d << ST_DELTA_POWER);
+                f->low[s] = (uint16_t)lo;
+                f->mid[s] = (uint16_t)(mid < hi ? mid : hi);
+                f->high[s] = (uint16_t)hi;
+                f->dual[s] = 1;
+            } else {
+                f->low[s] = f->mid[s] = f->high[s] = hgt[x];
+                f->dual[s] = 0;
+            }
         }
     }
 }

@@ -15,12 +15,18 @@ typedef struct tin_cand {
     int32_t sample;/* grid index, −1 = nothing to insert */
 } tin_cand;
 
+typedef struct tin_heap_entry {
+    double prio;
+    int32_t sample;
+    uint32_t tri;
+} tin_heap_entry;
+
 typedef struct st_tin_work {
     uint32_t tri_cap, vert_cap;
     tin_cand *cand;    /* per triangle */
     int32_t *heap_pos; /* per triangle, −1 = not in the heap */
     uint32_t *stamp;   /* per triangle: last insertion that touched it */
-    uint32_t *heap;
+    tin_heap_entry *heap;
     uint32_t heap_count;
     uint32_t *touched; /* triangles changed by the current insertion */
     uint32_t touched_count;
@@ -40,6 +46,7 @@ typedef struct tin_ctx {
     const st_tin_desc *d;
     int W, H;
     bool layers3;
+    bool narrow; /* every scan value fits 32-bit lanes and the CPU has AVX2: scan_avx2 */
     st_result failure;
 } tin_ctx;
 
@@ -90,7 +97,7 @@ static bool grow_triangles(tin_ctx *c, uint32_t need) {
     if (hp) w->heap_pos = hp;
     uint32_t *st = realloc(w->stamp, cap * sizeof *st);
     if (st) w->stamp = st;
-    uint32_t *h = realloc(w->heap, cap * sizeof *h);
+    tin_heap_entry *h = realloc(w->heap, cap * sizeof *h);
     if (h) w->heap = h;
     uint32_t *to = realloc(w->touched, cap * sizeof *to);
     if (to) w->touched = to;
@@ -328,6 +335,145 @@ static inline void edge_step_bound(const edge_step *e, int64_t *lx, int64_t *rx)
     }
 }
 
+/* What a scan needs of one triangle, for the vector kernel. */
+typedef struct scan_setup {
+    const uint16_t *lo, *mi, *hi;
+    const uint8_t *du;
+    int W, xmin, xmax, ymin, ymax, mode;
+    int64_t A, al[3], be[3], ga[3], len2[3];
+    int64_t dNl, eNl, cNl, dNm, eNm, cNm, dNh, eNh, cNh;
+    bool slab, dd[3];
+} scan_setup;
+
+typedef struct scan_result {
+    int64_t best;   /* the worst error times A; 0 = none */
+    int32_t best_i; /* its sample (the lowest index among equals), −1 = none */
+    bool forced;    /* best_i is an outline sample (the first in row-major order) */
+    uint64_t scanned;
+} scan_result;
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TIN_AVX2 1
+#include <immintrin.h>
+
+/* The same scan, eight samples at a time over each row of the bounding box, in 32-bit lanes (the caller
+ * checked that every value fits: see narrow_ok). A lane is in the triangle when its three edge functions
+ * are ≥ 0; the error, the outline test and the tie-break (lowest sample index among equal errors, the first
+ * outline sample in row-major order) are those of the scalar loop, so both give the same candidate. Reads
+ * up to 7 samples past the box on a row, which stays inside the grid (W ≥ 8 and the box ends at W − 2). */
+__attribute__((target("avx2"))) static scan_result scan_avx2(const scan_setup *S) {
+    scan_result R = {0, -1, false, 0};
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i Av = _mm256_set1_epi32((int32_t)S->A);
+    __m256i dw[3], aw[3], n2[3], nearm[3];
+    for (int i = 0; i < 3; i++) {
+        aw[i] = _mm256_mullo_epi32(_mm256_set1_epi32((int32_t)S->al[i]), lane);
+        dw[i] = _mm256_set1_epi32((int32_t)(8 * S->al[i]));
+        n2[i] = _mm256_set1_epi32((int32_t)S->len2[i]);
+        nearm[i] = _mm256_set1_epi32((S->slab || S->dd[i]) ? -1 : 0);
+    }
+    const __m256i dl = _mm256_set1_epi32((int32_t)S->dNl), dm = _mm256_set1_epi32((int32_t)S->dNm),
+                  dh = _mm256_set1_epi32((int32_t)S->dNh);
+    const __m256i al_l = _mm256_mullo_epi32(dl, lane), am_l = _mm256_mullo_epi32(dm, lane),
+                  ah_l = _mm256_mullo_epi32(dh, lane);
+    const __m256i d8l = _mm256_slli_epi32(dl, 3), d8m = _mm256_slli_epi32(dm, 3), d8h = _mm256_slli_epi32(dh, 3);
+    const __m256i slabv = _mm256_set1_epi32(S->slab ? -1 : 0), zero = _mm256_setzero_si256();
+    const __m256i minus2 = _mm256_set1_epi32(-2), eight = _mm256_set1_epi32(8);
+    __m256i bestv = zero, bidx = _mm256_set1_epi32(-1);
+    const int mode = S->mode;
+    for (int y = S->ymin; y <= S->ymax; y++) {
+        int xs = S->xmin;
+        int64_t k0 = S->be[0] * y + S->ga[0], k1 = S->be[1] * y + S->ga[1], k2 = S->be[2] * y + S->ga[2];
+        __m256i w0 = _mm256_add_epi32(_mm256_set1_epi32((int32_t)(S->al[0] * xs + k0)), aw[0]);
+        __m256i w1 = _mm256_add_epi32(_mm256_set1_epi32((int32_t)(S->al[1] * xs + k1)), aw[1]);
+        __m256i w2 = _mm256_add_epi32(_mm256_set1_epi32((int32_t)(S->al[2] * xs + k2)), aw[2]);
+        __m256i Nl = _mm256_add_epi32(_mm256_set1_epi32((int32_t)(S->dNl * xs + S->eNl * y + S->cNl)), al_l);
+        __m256i Nm = zero, Nh = zero;
+        if (mode) {
+            Nm = _mm256_add_epi32(_mm256_set1_epi32((int32_t)(S->dNm * xs + S->eNm * y + S->cNm)), am_l);
+            Nh = _mm256_add_epi32(_mm256_set1_epi32((int32_t)(S->dNh * xs + S->eNh * y + S->cNh)), ah_l);
+        }
+        int row = y * S->W;
+        __m256i sidx = _mm256_add_epi32(_mm256_set1_epi32(row + xs), lane);
+        __m256i xlim = _mm256_set1_epi32(S->xmax - xs); /* lane x − xs ≤ xmax − xs */
+        __m256i xoff = lane;
+        for (int x = xs; x <= S->xmax; x += 8) {
+            __m256i out = _mm256_or_si256(_mm256_or_si256(w0, w1), w2); /* sign set: outside */
+            __m256i in = _mm256_andnot_si256(_mm256_or_si256(_mm256_srai_epi32(out, 31), _mm256_cmpgt_epi32(xoff, xlim)),
+                                             _mm256_set1_epi32(-1));
+            int inbits = _mm256_movemask_ps(_mm256_castsi256_ps(in));
+            {   /* no branch on inbits: whether a vector meets the triangle is a coin toss */
+                R.scanned += (uint64_t)__builtin_popcount((unsigned)inbits);
+                size_t s = (size_t)row + (size_t)x;
+                __m256i zl = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(S->lo + s)));
+                __m256i e = _mm256_abs_epi32(_mm256_sub_epi32(_mm256_mullo_epi32(zl, Av), Nl));
+                if (mode) {
+                    __m256i zm = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(S->mi + s)));
+                    __m256i zh = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(S->hi + s)));
+                    __m256i em = _mm256_abs_epi32(_mm256_sub_epi32(_mm256_mullo_epi32(zm, Av), Nm));
+                    __m256i eh = _mm256_abs_epi32(_mm256_sub_epi32(_mm256_mullo_epi32(zh, Av), Nh));
+                    __m256i e3 = _mm256_max_epi32(e, _mm256_max_epi32(em, eh));
+                    if (mode == 1) {
+                        e = e3;
+                    } else {
+                        __m256i du = _mm256_cmpgt_epi32(
+                            _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(S->du + s))), zero);
+                        __m256i three = _mm256_and_si256(slabv, du);
+                        e = _mm256_blendv_epi8(e, e3, three);
+                        /* a single sample under a slab triangle or a dual one under any other */
+                        __m256i odd = _mm256_and_si256(_mm256_xor_si256(slabv, du), in);
+                        if (!_mm256_testz_si256(odd, odd)) {
+                            __m256i zc = _mm256_add_epi32(
+                                _mm256_add_epi32(_mm256_cmpeq_epi32(w0, zero), _mm256_cmpeq_epi32(w1, zero)),
+                                _mm256_cmpeq_epi32(w2, zero)); /* −(number of zero weights) */
+                            __m256i nr = zero;
+                            const __m256i ws[3] = {w0, w1, w2};
+                            for (int i = 0; i < 3; i++) {
+                                __m256i sq = _mm256_mullo_epi32(ws[i], ws[i]);
+                                nr = _mm256_or_si256(nr, _mm256_andnot_si256(_mm256_cmpgt_epi32(sq, n2[i]), nearm[i]));
+                            }
+                            __m256i forced =
+                                _mm256_andnot_si256(nr, _mm256_and_si256(odd, _mm256_cmpgt_epi32(zc, minus2)));
+                            int fb = _mm256_movemask_ps(_mm256_castsi256_ps(forced));
+                            if (fb) {
+                                /* lanes before the first forced one still count as scanned */
+                                R.best_i = (int32_t)(s + (size_t)__builtin_ctz((unsigned)fb));
+                                R.forced = true;
+                                return R;
+                            }
+                        }
+                    }
+                }
+                e = _mm256_and_si256(e, in);
+                __m256i gt = _mm256_cmpgt_epi32(e, bestv);
+                bestv = _mm256_max_epi32(bestv, e);
+                bidx = _mm256_blendv_epi8(bidx, sidx, gt);
+            }
+            w0 = _mm256_add_epi32(w0, dw[0]);
+            w1 = _mm256_add_epi32(w1, dw[1]);
+            w2 = _mm256_add_epi32(w2, dw[2]);
+            Nl = _mm256_add_epi32(Nl, d8l);
+            if (mode) {
+                Nm = _mm256_add_epi32(Nm, d8m);
+                Nh = _mm256_add_epi32(Nh, d8h);
+            }
+            sidx = _mm256_add_epi32(sidx, eight);
+            xoff = _mm256_add_epi32(xoff, eight);
+        }
+    }
+    int32_t bv[8], bi[8];
+    _mm256_storeu_si256((__m256i *)bv, bestv);
+    _mm256_storeu_si256((__m256i *)bi, bidx);
+    for (int i = 0; i < 8; i++)
+        if (bv[i] > R.best || (bv[i] == R.best && bv[i] > 0 && bi[i] < R.best_i)) R.best = bv[i], R.best_i = bi[i];
+    return R;
+}
+
+static bool cpu_has_avx2(void) { return __builtin_cpu_supports("avx2"); }
+#else
+#define TIN_AVX2 0
+#endif
+
 /* Scans every non-side sample of triangle t (closed) and caches its worst one. */
 static void scan_triangle(tin_ctx *c, uint32_t t) {
     const st_tin *tin = c->tin;
@@ -388,6 +534,27 @@ static void scan_triangle(tin_ctx *c, uint32_t t) {
         eNm = be[0] * zm[0] + be[1] * zm[1] + be[2] * zm[2], cNm = ga[0] * zm[0] + ga[1] * zm[1] + ga[2] * zm[2];
         eNh = be[0] * zh[0] + be[1] * zh[1] + be[2] * zh[2], cNh = ga[0] * zh[0] + ga[1] * zh[1] + ga[2] * zh[2];
     }
+#if TIN_AVX2
+    if (c->narrow) {
+        scan_setup S = {.lo = lo, .mi = mi, .hi = hi, .du = du, .W = c->W, .xmin = xmin, .xmax = xmax, .ymin = ymin,
+                        .ymax = ymax, .mode = mode, .A = A, .dNl = dNl, .eNl = eNl, .cNl = cNl, .dNm = dNm,
+                        .eNm = eNm, .cNm = cNm, .dNh = dNh, .eNh = eNh, .cNh = cNh, .slab = slab};
+        for (int i = 0; i < 3; i++) {
+            S.al[i] = al[i], S.be[i] = be[i], S.ga[i] = ga[i], S.len2[i] = len2[i], S.dd[i] = dd[i];
+        }
+        scan_result R = scan_avx2(&S);
+        c->tin->stats.samples_scanned += R.scanned;
+        if (R.forced) {
+            cd->sample = R.best_i;
+            cd->prio = INFINITY;
+        } else if (R.best_i >= 0) {
+            cd->sample = R.best_i;
+            cd->err = R.best;
+            cd->prio = (double)R.best / (double)A;
+        }
+        return;
+    }
+#endif
     /* Row bounds: edge i admits x with α_i·x + k_i ≥ 0, k_i = β_i·y + γ_i, i.e. x ≥ −⌊k/α⌋ for α > 0 and
      * x ≤ ⌊k/|α|⌋ for α < 0 (a horizontal edge lies on the first or last row: the box already bounds it).
      * ⌊k/|α|⌋ and its remainder are stepped exactly from row to row, so a row costs no division; the three
@@ -462,63 +629,67 @@ static void scan_triangle(tin_ctx *c, uint32_t t) {
     }
 }
 
-/* ---- the heap ---------------------------------------------------------------------------------------- */
+/* ---- the heap ----------------------------------------------------------------------------------------
+ * Entries carry their keys (priority, sample, triangle), so a comparison touches no candidate. */
 
-static inline bool heap_before(const st_tin_work *w, uint32_t a, uint32_t b) {
-    const tin_cand *ca = &w->cand[a], *cb = &w->cand[b];
-    if (ca->prio != cb->prio) return ca->prio > cb->prio;
-    if (ca->sample != cb->sample) return ca->sample < cb->sample;
-    return a < b;
+static inline bool heap_before(const tin_heap_entry *a, const tin_heap_entry *b) {
+    if (a->prio != b->prio) return a->prio > b->prio;
+    if (a->sample != b->sample) return a->sample < b->sample;
+    return a->tri < b->tri;
 }
 
-static void heap_set(st_tin_work *w, uint32_t i, uint32_t t) {
-    w->heap[i] = t;
-    w->heap_pos[t] = (int32_t)i;
+static inline void heap_set(st_tin_work *w, uint32_t i, tin_heap_entry e) {
+    w->heap[i] = e;
+    w->heap_pos[e.tri] = (int32_t)i;
 }
 
 static void heap_up(st_tin_work *w, uint32_t i) {
-    uint32_t t = w->heap[i];
+    tin_heap_entry e = w->heap[i];
     while (i > 0) {
         uint32_t p = (i - 1) / 2;
-        if (!heap_before(w, t, w->heap[p])) break;
+        if (!heap_before(&e, &w->heap[p])) break;
         heap_set(w, i, w->heap[p]);
         i = p;
     }
-    heap_set(w, i, t);
+    heap_set(w, i, e);
 }
 
 static void heap_down(st_tin_work *w, uint32_t i) {
-    uint32_t t = w->heap[i], n = w->heap_count;
+    tin_heap_entry e = w->heap[i];
+    uint32_t n = w->heap_count;
     for (;;) {
         uint32_t l = 2 * i + 1, best = i;
-        uint32_t bt = t;
-        if (l < n && heap_before(w, w->heap[l], bt)) best = l, bt = w->heap[l];
-        if (l + 1 < n && heap_before(w, w->heap[l + 1], bt)) best = l + 1, bt = w->heap[l + 1];
+        const tin_heap_entry *be = &e;
+        if (l < n && heap_before(&w->heap[l], be)) best = l, be = &w->heap[l];
+        if (l + 1 < n && heap_before(&w->heap[l + 1], be)) best = l + 1, be = &w->heap[l + 1];
         if (best == i) break;
-        heap_set(w, i, bt);
+        heap_set(w, i, *be);
         i = best;
     }
-    heap_set(w, i, t);
+    heap_set(w, i, e);
 }
 
 static void heap_update(st_tin_work *w, uint32_t t) {
     int32_t pos = w->heap_pos[t];
-    bool want = w->cand[t].sample >= 0;
+    const tin_cand *cd = &w->cand[t];
+    bool want = cd->sample >= 0;
+    tin_heap_entry e = {cd->prio, cd->sample, t};
     if (pos < 0) {
         if (!want) return;
-        heap_set(w, w->heap_count++, t);
+        heap_set(w, w->heap_count++, e);
         heap_up(w, w->heap_count - 1);
         return;
     }
     if (!want) {
-        uint32_t last = w->heap[--w->heap_count];
+        tin_heap_entry last = w->heap[--w->heap_count];
         w->heap_pos[t] = -1;
         if ((uint32_t)pos == w->heap_count) return;
         heap_set(w, (uint32_t)pos, last);
         heap_up(w, (uint32_t)pos);
-        heap_down(w, (uint32_t)w->heap_pos[last]);
+        heap_down(w, (uint32_t)w->heap_pos[last.tri]);
         return;
     }
+    w->heap[pos] = e;
     heap_up(w, (uint32_t)pos);
     heap_down(w, (uint32_t)w->heap_pos[t]);
 }
@@ -606,6 +777,19 @@ st_result st_tin_fit(st_tin *tin, const st_tin_desc *desc, st_error *err) {
     c.layers3 = desc->mid && desc->high && desc->dual;
     if (desc->mid && !desc->dual && !desc->outline) c.layers3 = true; /* paper metric, no dual flags */
     int W = c.W, H = c.H;
+#if TIN_AVX2
+    /* 32-bit lanes: with sides of at most 129 samples (S = 128) |w_i| ≤ 2S², A ≤ S², and heights below
+     * 2^14 keep z·A − Σ w_i·z_i within ±7·S²·2^14 < 2^31 and w² ≤ S⁴ inside a triangle */
+    if (W >= 8 && W <= 129 && H <= 129 && cpu_has_avx2()) {
+        uint32_t zmax = 0;
+        size_t ns = (size_t)W * (size_t)H;
+        const uint16_t *layer[3] = {desc->low, desc->mid, desc->high};
+        for (int l = 0; l < 3; l++)
+            if (layer[l])
+                for (size_t i = 0; i < ns; i++) zmax |= layer[l][i];
+        c.narrow = zmax < (1u << 14);
+    }
+#endif
     tin->width = desc->width;
     tin->height = desc->height;
     tin->vertex_count = tin->triangle_count = 0;
@@ -693,7 +877,7 @@ st_result st_tin_fit(st_tin *tin, const st_tin_desc *desc, st_error *err) {
     bool stopped_early = false;
     for (;;) {
         if (w->heap_count == 0) break;
-        uint32_t t = w->heap[0];
+        uint32_t t = w->heap[0].tri;
         const tin_cand *cd = &w->cand[t];
         bool forced = isinf(cd->prio);
         while (snap < ST_TIN_MAX_SNAPSHOTS && desc->snapshot_tolerances[snap] > 0 && !forced &&
@@ -748,7 +932,7 @@ st_result st_tin_fit(st_tin *tin, const st_tin_desc *desc, st_error *err) {
         }
     }
     if (w->heap_count) {
-        const tin_cand *cd = &w->cand[w->heap[0]];
+        const tin_cand *cd = &w->cand[w->heap[0].tri];
         double e = isinf(cd->prio) ? INFINITY : cd->prio;
         if (e > max_err) max_err = e;
     }
