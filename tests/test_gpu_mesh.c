@@ -17,111 +17,40 @@
 
 static const char *const methods[] = {"mesh", "mesh-compute"};
 
-static st_engine *make_engine(const st_level *level) {
-    st_engine *e = NULL;
-    st_engine_desc d = {.validate = true};
-    assert_st_ok(st_engine_create(&d, &e, err));
-    assert_st_ok(st_engine_set_level(e, level, err));
-    return e;
-}
-
-static st_renderer *make_renderer(st_engine *e, const char *method, uint32_t w, uint32_t h) {
-    st_renderer *r = NULL;
-    st_render_desc d = {.method = method, .width = w, .height = h};
-    assert_st_ok(st_renderer_create(e, &d, &r, err));
-    return r;
-}
-
-static float *draw_depth(st_renderer *r, st_camera cam, uint32_t w, uint32_t h) {
-    float *depth = malloc((size_t)w * h * sizeof *depth);
-    assert_non_null(depth);
-    assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
-    assert_st_ok(st_renderer_readback(r, NULL, depth, err));
-    return depth;
-}
-
-/* Distance along the centre pixel's ray and the hit point; NAN on a miss. */
-static float centre_distance(st_engine *e, const char *method, st_camera cam, float hit[3]) {
-    st_renderer *r = make_renderer(e, method, W, H);
-    float *depth = draw_depth(r, cam, W, H);
-    st_view v = st_camera_view(&cam, W, H);
-    float dist = st_view_distance_from_depth(&v, W / 2, H / 2, depth[(H / 2) * W + W / 2]);
-    float dir[3];
-    st_view_pixel_ray(&v, W / 2, H / 2, dir, NULL, NULL);
-    for (int k = 0; k < 3; k++) hit[k] = v.eye[k] + dir[k] * dist;
-    free(depth);
-    st_renderer_destroy(r);
-    return dist;
-}
-
 static void test_flat_floor(void **state) {
     (void)state;
     st_level *l = test_flat_level(256, 256, 40);
-    st_engine *e = make_engine(l);
+    st_engine *e = test_engine(l);
     for (int m = 0; m < 2; m++) {
-        st_camera cam = {.position = {128, 128, 100}, .yaw_deg = 30, .pitch_deg = -90};
+        test_expect_flat_floor(e, methods[m], W, H, NULL, NULL, 0.5f);
         float hit[3];
-        float d = centre_distance(e, methods[m], cam, hit);
-        st_view v = st_camera_view(&cam, W, H);
-        float dir[3];
-        st_view_pixel_ray(&v, W / 2, H / 2, dir, NULL, NULL);
-        float expected = (100.0f - 40.0f) / -dir[2];
-        if (!(fabsf(d - expected) < 0.5f)) fail_msg("%s: floor distance %.3f, expected %.3f", methods[m], d, expected);
         /* oblique, toward the floor: the hit lies on the floor plane */
         st_camera oblique = {.position = {20, 30, 70}, .yaw_deg = 120, .pitch_deg = -20};
-        d = centre_distance(e, methods[m], oblique, hit);
+        test_centre_hit(e, methods[m], oblique, W, H, NULL, hit);
         if (!(fabsf(hit[2] - 40.0f) < 0.05f)) fail_msg("%s: oblique floor hit at z=%.3f", methods[m], hit[2]);
-        /* looking up into the sky: nothing */
-        st_camera up = {.position = {128, 128, 100}, .yaw_deg = 0, .pitch_deg = 10};
-        d = centre_distance(e, methods[m], up, hit);
-        if (!isnan(d)) fail_msg("%s: an upward ray hit something at %.3f", methods[m], d);
         /* from under the floor every face is a back face: culled, so nothing is drawn */
         st_camera below = {.position = {128, 128, 20}, .yaw_deg = 0, .pitch_deg = 90};
-        d = centre_distance(e, methods[m], below, hit);
+        float d = test_centre_hit(e, methods[m], below, W, H, NULL, hit);
         if (!isnan(d)) fail_msg("%s: a back face was drawn at %.3f", methods[m], d);
     }
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
-    st_level_destroy(l);
+    test_engine_finish(e, l);
 }
 
-/* Floor at 10; a slab over x,y in [96,160) with ceiling 90 and top 100; a cliff wall of height 150 at
- * x in [160,168). Mesh vertices sit at texel centres, so the cliff face slopes from x = 159.5 to 160.5. */
-static st_level *slab_level(void) {
-    st_level *l = test_flat_level(256, 256, 10);
-    for (int y = 96; y < 160; y++)
-        for (int x = 96; x < 160; x += 2) st_level_set_dual(l, x, y, 10, 90, 100, 2, 3);
-    for (int y = 0; y < 256; y++)
-        for (int x = 160; x < 168; x++) st_level_set_single(l, x, y, 150, 5);
-    return l;
-}
-
+/* The slab over a cave with a back wall (test_slab_cave_level). Mesh vertices sit at texel centres, so
+ * the cliff face slopes from x = 159.5 to 160.5. */
 static void test_slab_and_cave(void **state) {
     (void)state;
-    st_level *l = slab_level();
-    st_engine *e = make_engine(l);
+    st_level *l = test_slab_cave_level();
+    st_engine *e = test_engine(l);
     for (int m = 0; m < 2; m++) {
-        float hit[3];
-        st_camera into = {.position = {60, 128, 40}, .yaw_deg = 90, .pitch_deg = 0};
-        float d = centre_distance(e, methods[m], into, hit);
-        if (!(fabsf(hit[0] - 160.0f) < 0.5f)) fail_msg("%s: back wall hit at x=%.3f (d=%.3f)", methods[m], hit[0], d);
-        st_camera up = {.position = {128, 128, 50}, .yaw_deg = 0, .pitch_deg = 90};
-        d = centre_distance(e, methods[m], up, hit);
-        if (!(fabsf(hit[2] - 90.0f) < 0.5f)) fail_msg("%s: ceiling hit at z=%.3f", methods[m], hit[2]);
-        st_camera down = {.position = {128, 128, 200}, .yaw_deg = 0, .pitch_deg = -90};
-        d = centre_distance(e, methods[m], down, hit);
-        if (!(fabsf(hit[2] - 100.0f) < 0.5f)) fail_msg("%s: slab top hit at z=%.3f", methods[m], hit[2]);
-        st_camera floor = {.position = {128, 128, 50}, .yaw_deg = 0, .pitch_deg = -90};
-        d = centre_distance(e, methods[m], floor, hit);
-        if (!(fabsf(hit[2] - 10.0f) < 0.5f)) fail_msg("%s: cave floor hit at z=%.3f", methods[m], hit[2]);
+        test_expect_slab_cave(e, methods[m], W, H, NULL, NULL, 0.5f, 0.5f);
         /* the slab's side wall, seen from outside at mid-height between ceiling and top */
+        float hit[3];
         st_camera wall = {.position = {128, 40, 95}, .yaw_deg = 0, .pitch_deg = 0};
-        d = centre_distance(e, methods[m], wall, hit);
+        test_centre_hit(e, methods[m], wall, W, H, NULL, hit);
         if (!(fabsf(hit[1] - 96.5f) < 0.75f)) fail_msg("%s: slab wall hit at y=%.3f", methods[m], hit[1]);
     }
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
-    st_level_destroy(l);
+    test_engine_finish(e, l);
 }
 
 static st_level *rough_level(void) {
@@ -137,9 +66,9 @@ static void test_crack_free(void **state) {
     (void)state;
     enum { RW = 128, RH = 80 };
     st_level *l = rough_level();
-    st_engine *e = make_engine(l);
-    st_renderer *ray = make_renderer(e, "ray-compute", RW, RH);
-    st_renderer *mr[2] = {make_renderer(e, methods[0], RW, RH), make_renderer(e, methods[1], RW, RH)};
+    st_engine *e = test_engine(l);
+    st_renderer *ray = test_renderer(e, "ray-compute", RW, RH, NULL);
+    st_renderer *mr[2] = {test_renderer(e, methods[0], RW, RH, NULL), test_renderer(e, methods[1], RW, RH, NULL)};
     const st_camera cams[] = {
         {.position = {256, 256, 0}, .yaw_deg = 20, .pitch_deg = -90},
         {.position = {100, 400, 0}, .yaw_deg = 135, .pitch_deg = -55},
@@ -150,8 +79,8 @@ static void test_crack_free(void **state) {
         st_texel t = st_level_texel(l, (int)cam.position[0], (int)cam.position[1]);
         cam.position[2] = (float)t.high + above[c];
         st_view v = st_camera_view(&cam, RW, RH);
-        float *rd = draw_depth(ray, cam, RW, RH);
-        float *md[2] = {draw_depth(mr[0], cam, RW, RH), draw_depth(mr[1], cam, RW, RH)};
+        float *rd = test_draw_depth(ray, cam, RW, RH);
+        float *md[2] = {test_draw_depth(mr[0], cam, RW, RH), test_draw_depth(mr[1], cam, RW, RH)};
         for (int m = 0; m < 2; m++) {
             int holes = 0, far_off = 0, hits = 0;
             for (uint32_t j = 0; j < RH; j++)
@@ -183,19 +112,14 @@ static void test_crack_free(void **state) {
     st_renderer_destroy(ray);
     st_renderer_destroy(mr[0]);
     st_renderer_destroy(mr[1]);
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
-    st_level_destroy(l);
+    test_engine_finish(e, l);
 }
 
 /* Depth of a renderer built fresh on its own engine from the (edited) level. */
 static float *fresh_depth(const st_level *l, const char *method, st_camera cam, uint32_t w, uint32_t h) {
-    st_engine *e = make_engine(l);
-    st_renderer *r = make_renderer(e, method, w, h);
-    float *d = draw_depth(r, cam, w, h);
-    st_renderer_destroy(r);
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
+    st_engine *e = test_engine(l);
+    float *d = test_render_depth(e, method, cam, w, h, NULL);
+    test_engine_finish(e, NULL);
     return d;
 }
 
@@ -211,17 +135,17 @@ static void test_edit_matches_fresh(void **state) {
     enum { RW = 128, RH = 80 };
     for (int m = 0; m < 2; m++) {
         st_level *l = rough_level();
-        st_engine *e = make_engine(l);
-        st_renderer *r = make_renderer(e, methods[m], RW, RH);
+        st_engine *e = test_engine(l);
+        st_renderer *r = test_renderer(e, methods[m], RW, RH, NULL);
         /* the crater is centred on a chunk corner, so four chunks refit */
         st_texel t = st_level_texel(l, 256, 256);
         st_camera top = {.position = {250, 262, (float)t.high + 160}, .yaw_deg = 10, .pitch_deg = -90};
         st_camera side = {.position = {180, 200, (float)t.high + 60}, .yaw_deg = 45, .pitch_deg = -30};
-        float *before = draw_depth(r, top, RW, RH);
+        float *before = test_draw_depth(r, top, RW, RH);
         st_rect dirty;
         assert_st_ok(st_level_dig(l, 256, 256, 40, 70, &dirty, err));
         assert_st_ok(st_engine_update_level(e, dirty, err));
-        float *after = draw_depth(r, top, RW, RH);
+        float *after = test_draw_depth(r, top, RW, RH);
         /* the crater shows: the centre is deeper than before */
         st_view v = st_camera_view(&top, RW, RH);
         uint32_t c = (RH / 2) * RW + RW / 2;
@@ -231,7 +155,7 @@ static void test_edit_matches_fresh(void **state) {
         float *fresh = fresh_depth(l, methods[m], top, RW, RH);
         expect_identical(after, fresh, RW * RH, methods[m]);
         free(fresh);
-        float *after_side = draw_depth(r, side, RW, RH);
+        float *after_side = test_draw_depth(r, side, RW, RH);
         fresh = fresh_depth(l, methods[m], side, RW, RH);
         expect_identical(after_side, fresh, RW * RH, methods[m]);
         free(fresh);
@@ -241,9 +165,7 @@ static void test_edit_matches_fresh(void **state) {
         assert_true(st_renderer_method_gpu_bytes(r) > 0);
         assert_true(st_renderer_method_cpu_bytes(r) > 0);
         st_renderer_destroy(r);
-        assert_int_equal(st_engine_validation_messages(e), 0);
-        st_engine_destroy(e);
-        st_level_destroy(l);
+        test_engine_finish(e, l);
     }
 }
 
@@ -254,10 +176,10 @@ static void test_edits_outgrow_buffers(void **state) {
     (void)state;
     enum { RW = 96, RH = 60 };
     st_level *l = test_flat_level(512, 512, 100);
-    st_engine *e = make_engine(l);
-    st_renderer *r = make_renderer(e, "mesh", RW, RH);
+    st_engine *e = test_engine(l);
+    st_renderer *r = test_renderer(e, "mesh", RW, RH, NULL);
     st_camera cam = {.position = {256, 256, 420}, .yaw_deg = 0, .pitch_deg = -90};
-    free(draw_depth(r, cam, RW, RH));
+    free(test_draw_depth(r, cam, RW, RH));
     uint64_t bytes0 = st_renderer_method_gpu_bytes(r);
     for (int k = 0; k < 16; k++) {
         st_rect dirty;
@@ -268,7 +190,7 @@ static void test_edits_outgrow_buffers(void **state) {
     uint64_t bytes1 = st_renderer_method_gpu_bytes(r);
     if (!(bytes1 > bytes0)) fail_msg("the buffers were never re-packed (%llu -> %llu bytes)",
                                      (unsigned long long)bytes0, (unsigned long long)bytes1);
-    float *after = draw_depth(r, cam, RW, RH);
+    float *after = test_draw_depth(r, cam, RW, RH);
     float *fresh = fresh_depth(l, "mesh", cam, RW, RH);
     expect_identical(after, fresh, RW * RH, "mesh after 16 craters");
     int deep = 0;
@@ -279,9 +201,7 @@ static void test_edits_outgrow_buffers(void **state) {
     free(after);
     free(fresh);
     st_renderer_destroy(r);
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
-    st_level_destroy(l);
+    test_engine_finish(e, l);
 }
 
 /* The library side of edits (no GPU): a refit whose samples did not change leaves the chunks alone (same

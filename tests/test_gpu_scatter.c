@@ -12,41 +12,16 @@
 #define W 128
 #define H 80
 
-static st_engine *make_engine(const st_level *level) {
-    st_engine *e = NULL;
-    st_engine_desc d = {.validate = true};
-    assert_st_ok(st_engine_create(&d, &e, err));
-    assert_st_ok(st_engine_set_level(e, level, err));
-    return e;
-}
-
-/* Renders one frame of `method` and reads back the reverse-Z depth (w·h floats, 0 = miss). */
+/* Every frame here uses the same ray budget and, for the scatter methods, the given point density. */
 static float *render_depth(st_engine *e, const char *method, st_camera cam, uint32_t density) {
-    st_renderer *r = NULL;
-    st_render_desc d = {.method = method, .width = W, .height = H, .knobs = {.scatter_density = density, .ray_steps = 1024}};
-    assert_st_ok(st_renderer_create(e, &d, &r, err));
-    assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
-    float *depth = malloc(W * H * sizeof *depth);
-    assert_st_ok(st_renderer_readback(r, NULL, depth, err));
-    st_renderer_destroy(r);
-    return depth;
+    st_method_knobs knobs = {.scatter_density = density, .ray_steps = 1024};
+    return test_render_depth(e, method, cam, W, H, &knobs);
 }
 
-/* Distance along pixel (i, j)'s ray and the world point it hit; NAN on a miss. */
-static float pixel_hit(const st_view *v, const float *depth, int i, int j, float hit[3]) {
-    float dist = st_view_distance_from_depth(v, (uint32_t)i, (uint32_t)j, depth[j * W + i]);
-    float dir[3];
-    st_view_pixel_ray(v, (uint32_t)i, (uint32_t)j, dir, NULL, NULL);
-    for (int k = 0; k < 3; k++) hit[k] = v->eye[k] + dir[k] * dist;
-    return dist;
-}
+static const st_method_knobs default_knobs = {.ray_steps = 1024};
 
 static float centre_hit(st_engine *e, const char *method, st_camera cam, float hit[3]) {
-    float *depth = render_depth(e, method, cam, 0);
-    st_view v = st_camera_view(&cam, W, H);
-    float d = pixel_hit(&v, depth, W / 2, H / 2, hit);
-    free(depth);
-    return d;
+    return test_centre_hit(e, method, cam, W, H, &default_knobs, hit);
 }
 
 /* Pixels the reference image hits that the tested image leaves empty. */
@@ -87,7 +62,7 @@ static void test_pack_round_trip(void **state) {
 static void test_scatter_flat_floor(void **state) {
     (void)state;
     st_level *l = test_flat_level(256, 256, 40);
-    st_engine *e = make_engine(l);
+    st_engine *e = test_engine(l);
     const float pitches[3] = {-90.0f, -30.0f, 0.0f};
     for (int p = 0; p < 3; p++) {
         st_camera cam = {.position = {128, 128, pitches[p] == 0.0f ? 52.0f : 100.0f}, .yaw_deg = 30,
@@ -101,11 +76,11 @@ static void test_scatter_flat_floor(void **state) {
             for (int i = 0; i < W; i++) {
                 if (!(sc[j * W + i] > 0.0f)) continue;
                 float hit[3];
-                pixel_hit(&v, sc, i, j, hit);
+                test_pixel_hit(&v, sc, i, j, hit);
                 if (fabsf(hit[2] - 40.0f) > 0.05f) wrong++;
             }
         float hit[3];
-        float d = pixel_hit(&v, sc, W / 2, H / 2, hit);
+        float d = test_pixel_hit(&v, sc, W / 2, H / 2, hit);
         if (pitches[p] < 0.0f) {
             float dir[3];
             st_view_pixel_ray(&v, W / 2, H / 2, dir, NULL, NULL);
@@ -128,16 +103,14 @@ static void test_scatter_flat_floor(void **state) {
     if (plain_holes == 0) fail_msg("scatter-plain at density 1 left no holes: the check is blind");
     free(ray);
     free(plain);
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
-    st_level_destroy(l);
+    test_engine_finish(e, l);
 }
 
 /* The packed depth of a flat-floor pixel equals what the C twin makes of the analytic depth. */
 static void test_scatter_pack_matches_gpu(void **state) {
     (void)state;
     st_level *l = test_flat_level(256, 256, 40);
-    st_engine *e = make_engine(l);
+    st_engine *e = test_engine(l);
     st_camera cam = {.position = {100, 90, 100}, .yaw_deg = 10, .pitch_deg = -90};
     st_view v = st_camera_view(&cam, W, H);
     float *sc = render_depth(e, "scatter", cam, 0);
@@ -152,42 +125,15 @@ static void test_scatter_pack_matches_gpu(void **state) {
         }
     if (bad) fail_msg("%d pixels disagree with the C packing", bad);
     free(sc);
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
-    st_level_destroy(l);
+    test_engine_finish(e, l);
 }
 
-/* Floor at 10; a slab over x,y in [96,160) with ceiling 90 and top 100; a cliff of height 150 at x in
- * [160,168) (the same scene as test_gpu_ray). */
-static st_level *slab_level(void) {
-    st_level *l = test_flat_level(256, 256, 10);
-    for (int y = 96; y < 160; y++)
-        for (int x = 96; x < 160; x += 2) st_level_set_dual(l, x, y, 10, 90, 100, 2, 3);
-    for (int y = 0; y < 256; y++)
-        for (int x = 160; x < 168; x++) st_level_set_single(l, x, y, 150, 5);
-    return l;
-}
-
+/* The slab over a cave with a back wall (test_slab_cave_level). */
 static void test_scatter_slab_and_cave(void **state) {
     (void)state;
-    st_level *l = slab_level();
-    st_engine *e = make_engine(l);
-    const char *methods[1] = {"scatter"};
-    for (int m = 0; m < 1; m++) {
-        float hit[3];
-        st_camera into = {.position = {60, 128, 40}, .yaw_deg = 90, .pitch_deg = 0};
-        float d = centre_hit(e, methods[m], into, hit);
-        if (!(fabsf(hit[0] - 160.0f) < 0.5f)) fail_msg("%s: back wall hit at x=%.3f (d=%.3f)", methods[m], hit[0], d);
-        st_camera up = {.position = {128, 128, 50}, .yaw_deg = 0, .pitch_deg = 90};
-        centre_hit(e, methods[m], up, hit);
-        if (!(fabsf(hit[2] - 90.0f) < 0.5f)) fail_msg("%s: ceiling hit at z=%.3f", methods[m], hit[2]);
-        st_camera down = {.position = {128, 128, 200}, .yaw_deg = 0, .pitch_deg = -90};
-        centre_hit(e, methods[m], down, hit);
-        if (!(fabsf(hit[2] - 100.0f) < 0.5f)) fail_msg("%s: slab top hit at z=%.3f", methods[m], hit[2]);
-        st_camera floor = {.position = {128, 128, 50}, .yaw_deg = 0, .pitch_deg = -90};
-        centre_hit(e, methods[m], floor, hit);
-        if (!(fabsf(hit[2] - 10.0f) < 0.5f)) fail_msg("%s: cave floor hit at z=%.3f", methods[m], hit[2]);
-    }
+    st_level *l = test_slab_cave_level();
+    st_engine *e = test_engine(l);
+    test_expect_slab_cave(e, "scatter", W, H, &default_knobs, NULL, 0.5f, 0.5f);
     /* the whole opening view against the ray method: no holes, the same depth nearly everywhere */
     st_camera into = {.position = {60, 120, 40}, .yaw_deg = 80, .pitch_deg = -10};
     float *ray = render_depth(e, "ray-compute", into, 0);
@@ -197,16 +143,14 @@ static void test_scatter_slab_and_cave(void **state) {
     for (int j = 0; j < H; j++)
         for (int i = 0; i < W; i++) {
             float a[3], b[3];
-            float da = pixel_hit(&v, ray, i, j, a), db = pixel_hit(&v, sc, i, j, b);
+            float da = test_pixel_hit(&v, ray, i, j, a), db = test_pixel_hit(&v, sc, i, j, b);
             if (da > 0.0f && db > 0.0f && fabsf(da - db) > 1.0f) far_off++;
         }
     if (holes > 0) fail_msg("%d holes in the cave view", holes);
     if (far_off > W * H / 100) fail_msg("%d pixels more than 1 unit from the ray method", far_off);
     free(ray);
     free(sc);
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
-    st_level_destroy(l);
+    test_engine_finish(e, l);
 }
 
 /* Rough generated terrain with slabs and one-texel ridges: coverage and depth against the ray method at
@@ -226,7 +170,7 @@ static void test_scatter_rough_coverage(void **state) {
                 st_level_set_single(l, x + 1, y, (uint8_t)(hb + (x % 7 == 0 ? 9 : 0)), (uint8_t)(1 + (x / 32) % 6));
             }
         }
-    st_engine *e = make_engine(l);
+    st_engine *e = test_engine(l);
     const float pitches[3] = {0.0f, -30.0f, -90.0f}, yaws[2] = {35.0f, 250.0f};
     for (int p = 0; p < 3; p++)
         for (int y = 0; y < 2; y++) {
@@ -239,7 +183,7 @@ static void test_scatter_rough_coverage(void **state) {
             for (int j = 0; j < H; j++)
                 for (int i = 0; i < W; i++) {
                     float a[3], b[3];
-                    float da = pixel_hit(&v, ray, i, j, a), db = pixel_hit(&v, sc, i, j, b);
+                    float da = test_pixel_hit(&v, ray, i, j, a), db = test_pixel_hit(&v, sc, i, j, b);
                     if (da > 0.0f && db > 0.0f && fabsf(da - db) > 0.04f * fmaxf(da, 1.0f)) off++;
                 }
             if (holes > W * H / 1000)
@@ -253,48 +197,31 @@ static void test_scatter_rough_coverage(void **state) {
             free(ray);
             free(sc);
         }
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
-    st_level_destroy(l);
+    test_engine_finish(e, l);
 }
 
 /* An edit shows on the next frame: dig a crater under a top-down camera. */
 static void test_scatter_edit_next_frame(void **state) {
     (void)state;
     st_level *l = test_flat_level(256, 256, 100);
-    st_engine *e = make_engine(l);
-    st_renderer *r = NULL;
-    st_render_desc d = {.method = "scatter", .width = W, .height = H};
-    assert_st_ok(st_renderer_create(e, &d, &r, err));
-    st_camera cam = {.position = {128, 128, 200}, .yaw_deg = 0, .pitch_deg = -90};
-    float *depth = malloc(W * H * sizeof *depth);
-    assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
-    assert_st_ok(st_renderer_readback(r, NULL, depth, err));
-    st_view v = st_camera_view(&cam, W, H);
-    float before = st_view_distance_from_depth(&v, W / 2, H / 2, depth[(H / 2) * W + W / 2]);
-    st_rect dirty;
-    assert_st_ok(st_level_dig(l, 128, 128, 20, 60, &dirty, err));
-    assert_st_ok(st_engine_update_level(e, dirty, err));
-    assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
-    assert_st_ok(st_renderer_readback(r, NULL, depth, err));
-    float after = st_view_distance_from_depth(&v, W / 2, H / 2, depth[(H / 2) * W + W / 2]);
+    st_engine *e = test_engine(l);
+    st_renderer *r = test_renderer(e, "scatter", W, H, NULL);
+    float before, after;
+    test_dig_crater(e, r, W, H, l, &before, &after);
     if (!(fabsf(before - 100.0f) < 0.5f)) fail_msg("before the dig: %.3f", before);
     if (!(after > 150.0f && after < 161.0f)) fail_msg("after the dig: %.3f (want ~160)", after);
     /* the screen buffer, the near-face queue and its header are the method's own memory */
     uint64_t bytes = st_renderer_method_gpu_bytes(r);
     if (bytes < 4ull * W * H) fail_msg("gpu bytes %llu below the screen buffer", (unsigned long long)bytes);
-    free(depth);
     st_renderer_destroy(r);
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
-    st_level_destroy(l);
+    test_engine_finish(e, l);
 }
 
 /* ---- Voxel Space ---------------------------------------------------------------------------------------- */
 static void test_voxelspace_flat_floor(void **state) {
     (void)state;
     st_level *l = test_flat_level(256, 256, 40);
-    st_engine *e = make_engine(l);
+    st_engine *e = test_engine(l);
     const float pitches[3] = {-90.0f, -30.0f, -60.0f};
     for (int p = 0; p < 3; p++) {
         st_camera cam = {.position = {128, 128, 100}, .yaw_deg = 30, .pitch_deg = pitches[p]};
@@ -318,9 +245,7 @@ static void test_voxelspace_flat_floor(void **state) {
     float hit[3];
     float d = centre_hit(e, "voxelspace", up, hit);
     if (!isnan(d)) fail_msg("an upward ray hit something at %.3f", d);
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
-    st_level_destroy(l);
+    test_engine_finish(e, l);
 }
 
 /* A terrace: height 40 for x < 128, 80 from x = 128 on. */
@@ -329,7 +254,7 @@ static void test_voxelspace_terrace(void **state) {
     st_level *l = test_flat_level(256, 256, 40);
     for (int y = 0; y < 256; y++)
         for (int x = 128; x < 256; x++) st_level_set_single(l, x, y, 80, 2);
-    st_engine *e = make_engine(l);
+    st_engine *e = test_engine(l);
     float hit[3];
     /* −30°: the centre ray reaches x = 128 at z ≈ 60.7, below the terrace top: the wall */
     st_camera wall = {.position = {60, 128, 100}, .yaw_deg = 90, .pitch_deg = -30};
@@ -350,17 +275,15 @@ static void test_voxelspace_terrace(void **state) {
     st_camera top = {.position = {180, 128, 160}, .yaw_deg = 90, .pitch_deg = -60};
     d = centre_hit(e, "voxelspace", top, hit);
     if (!(fabsf(hit[2] - 80.0f) < 1.0f)) fail_msg("terrace top at z=%.3f", hit[2]);
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
-    st_level_destroy(l);
+    test_engine_finish(e, l);
 }
 
 /* One height per texel: from the side, Voxel Space shows the slab's front face where the ray method
  * looks through the opening to the back wall. */
 static void test_voxelspace_slab_from_side(void **state) {
     (void)state;
-    st_level *l = slab_level();
-    st_engine *e = make_engine(l);
+    st_level *l = test_slab_cave_level();
+    st_engine *e = test_engine(l);
     float hit[3];
     st_camera into = {.position = {60, 128, 40}, .yaw_deg = 90, .pitch_deg = 0};
     float d = centre_hit(e, "voxelspace", into, hit);
@@ -370,9 +293,7 @@ static void test_voxelspace_slab_from_side(void **state) {
     st_camera down = {.position = {128, 128, 200}, .yaw_deg = 0, .pitch_deg = -90};
     centre_hit(e, "voxelspace", down, hit);
     if (!(fabsf(hit[2] - 100.0f) < 1.0f)) fail_msg("slab top at z=%.3f", hit[2]);
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
-    st_level_destroy(l);
+    test_engine_finish(e, l);
 }
 
 int main(void) {

@@ -29,13 +29,8 @@ static double centre_brightness(st_engine *e, bool shadows, st_camera cam) {
 
 static void test_slab_shades_floor(void **state) {
     (void)state;
-    st_level *l = test_flat_level(256, 256, 10);
-    for (int y = 96; y < 160; y++)
-        for (int x = 96; x < 160; x += 2) st_level_set_dual(l, x, y, 10, 90, 100, 2, 3);
-    st_engine *e = NULL;
-    st_engine_desc ed = {.validate = true};
-    assert_st_ok(st_engine_create(&ed, &e, err));
-    assert_st_ok(st_engine_set_level(e, l, err));
+    st_level *l = test_slab_level();
+    st_engine *e = test_engine(l);
     /* inside the cave, looking down at floor whose path to the sun crosses the slab */
     st_camera under = {.position = {110, 100, 50}, .yaw_deg = 0, .pitch_deg = -90};
     double lit_cave = centre_brightness(e, false, under), shadowed_cave = centre_brightness(e, true, under);
@@ -48,9 +43,7 @@ static void test_slab_shades_floor(void **state) {
     st_camera cast = {.position = {90, 84, 60}, .yaw_deg = 0, .pitch_deg = -90};
     double c0 = centre_brightness(e, false, cast), c1 = centre_brightness(e, true, cast);
     if (!(c1 < c0 - 10)) fail_msg("cast shadow: %.1f with shadows, %.1f without", c1, c0);
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
-    st_level_destroy(l);
+    test_engine_finish(e, l);
 }
 
 int main(void) {

@@ -20,106 +20,28 @@ typedef struct method_case {
 static const method_case methods[] = {{"slice", 0.5f}, {"slice-plain", 1.0f}, {"paint", 0.5f}, {"paint-plain", 0.5f}};
 #define METHOD_COUNT (sizeof methods / sizeof methods[0])
 
-static st_engine *make_engine(const st_level *level) {
-    st_engine *e = NULL;
-    st_engine_desc d = {.validate = true};
-    assert_st_ok(st_engine_create(&d, &e, err));
-    assert_st_ok(st_engine_set_level(e, level, err));
-    return e;
-}
-
-/* Renders one frame and returns the distance image (NAN = nothing drawn); rgba optional. */
-static float *render_distances(st_engine *e, const char *method, st_camera cam, uint32_t w, uint32_t h, uint8_t *rgba) {
-    st_renderer *r = NULL;
-    st_render_desc d = {.method = method, .width = w, .height = h};
-    assert_st_ok(st_renderer_create(e, &d, &r, err));
-    assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
-    float *depth = malloc(w * h * sizeof *depth);
-    assert_st_ok(st_renderer_readback(r, rgba, depth, err));
-    st_view v = st_camera_view(&cam, w, h);
-    for (uint32_t j = 0; j < h; j++)
-        for (uint32_t i = 0; i < w; i++) depth[j * w + i] = st_view_distance_from_depth(&v, i, j, depth[j * w + i]);
-    st_renderer_destroy(r);
-    return depth;
-}
-
-/* Distance along the centre pixel's ray and the hit point; NAN on a miss. */
-static float centre_distance(st_engine *e, const char *method, st_camera cam, float hit[3]) {
-    float *dist = render_distances(e, method, cam, W, H, NULL);
-    float d = dist[(H / 2) * W + W / 2];
-    st_view v = st_camera_view(&cam, W, H);
-    float dir[3];
-    st_view_pixel_ray(&v, W / 2, H / 2, dir, NULL, NULL);
-    for (int k = 0; k < 3; k++) hit[k] = v.eye[k] + dir[k] * d;
-    free(dist);
-    return d;
-}
-
 static void test_flat_floor(void **state) {
     (void)state;
     st_level *l = test_flat_level(256, 256, 40);
-    st_engine *e = make_engine(l);
-    for (size_t m = 0; m < METHOD_COUNT; m++) {
-        st_camera cam = {.position = {128, 128, 100}, .yaw_deg = 30, .pitch_deg = -90};
-        float hit[3];
-        float d = centre_distance(e, methods[m].name, cam, hit);
-        st_view v = st_camera_view(&cam, W, H);
-        float dir[3];
-        st_view_pixel_ray(&v, W / 2, H / 2, dir, NULL, NULL);
-        float expected = (100.0f - 40.0f) / -dir[2];
-        if (!(fabsf(d - expected) < methods[m].tolerance))
-            fail_msg("%s: floor distance %.3f, expected %.3f", methods[m].name, d, expected);
-        /* looking over the horizon from above a flat floor: nothing above the horizon is drawn */
-        st_camera up = {.position = {128, 128, 100}, .yaw_deg = 0, .pitch_deg = 10};
-        d = centre_distance(e, methods[m].name, up, hit);
-        if (!isnan(d)) fail_msg("%s: an upward ray hit something at %.3f", methods[m].name, d);
-    }
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
-    st_level_destroy(l);
+    st_engine *e = test_engine(l);
+    for (size_t m = 0; m < METHOD_COUNT; m++)
+        test_expect_flat_floor(e, methods[m].name, W, H, NULL, NULL, methods[m].tolerance);
+    test_engine_finish(e, l);
 }
 
-/* Floor at 10; a slab over x,y in [96,160) with ceiling 90 and top 100; a cliff wall of height 150 at
- * x in [160,168). */
-static st_level *slab_level(void) {
-    st_level *l = test_flat_level(256, 256, 10);
-    for (int y = 96; y < 160; y++)
-        for (int x = 96; x < 160; x += 2) st_level_set_dual(l, x, y, 10, 90, 100, 2, 3);
-    for (int y = 0; y < 256; y++)
-        for (int x = 160; x < 168; x++) st_level_set_single(l, x, y, 150, 5);
-    return l;
-}
-
+/* The slab over a cave with a back wall (test_slab_cave_level). Slices see a wall only where a plane
+ * crosses it, so the plain variant gets one plane spacing in z: a horizontal ray into the opening grazes
+ * the wall's planes, hence the looser bound for it along x is the wall's own thickness. */
 static void test_slab_and_cave(void **state) {
     (void)state;
-    st_level *l = slab_level();
-    st_engine *e = make_engine(l);
+    st_level *l = test_slab_cave_level();
+    st_engine *e = test_engine(l);
     for (size_t m = 0; m < METHOD_COUNT; m++) {
         const char *name = methods[m].name;
-        float tol = methods[m].tolerance, hit[3];
-        /* into the opening at eye level: under the slab to the back wall at x = 160. Slices see a wall only
-         * where a plane crosses it, so the plain variant gets one plane spacing in z: a horizontal ray
-         * grazes the wall's planes, hence the looser bound for it along x is the wall's own thickness. */
-        st_camera into = {.position = {60, 128, 40}, .yaw_deg = 90, .pitch_deg = 0};
-        float d = centre_distance(e, name, into, hit);
-        float wall_tol = strcmp(name, "slice-plain") ? tol : 8.0f;
-        if (!(fabsf(hit[0] - 160.0f) < wall_tol)) fail_msg("%s: back wall hit at x=%.3f (d=%.3f)", name, hit[0], d);
-        /* inside the cave looking up: the ceiling at mid = 90 */
-        st_camera up = {.position = {128, 128, 50}, .yaw_deg = 0, .pitch_deg = 90};
-        d = centre_distance(e, name, up, hit);
-        if (!(fabsf(hit[2] - 90.0f) < tol)) fail_msg("%s: ceiling hit at z=%.3f (d=%.3f)", name, hit[2], d);
-        /* from above: the slab top at high = 100 */
-        st_camera down = {.position = {128, 128, 200}, .yaw_deg = 0, .pitch_deg = -90};
-        d = centre_distance(e, name, down, hit);
-        if (!(fabsf(hit[2] - 100.0f) < tol)) fail_msg("%s: slab top hit at z=%.3f", name, hit[2]);
-        /* inside the cave looking down: the cave floor at low = 10 */
-        st_camera floor = {.position = {128, 128, 50}, .yaw_deg = 0, .pitch_deg = -90};
-        d = centre_distance(e, name, floor, hit);
-        if (!(fabsf(hit[2] - 10.0f) < tol)) fail_msg("%s: cave floor hit at z=%.3f", name, hit[2]);
+        float tol = methods[m].tolerance, wall_tol = strcmp(name, "slice-plain") ? tol : 8.0f;
+        test_expect_slab_cave(e, name, W, H, NULL, NULL, tol, wall_tol);
     }
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
-    st_level_destroy(l);
+    test_engine_finish(e, l);
 }
 
 /* Distance to the first SOLID point along pixel (i, j)'s ray, marched on the CPU in 0.01 steps. */
@@ -139,32 +61,19 @@ static void test_edit_next_frame(void **state) {
     (void)state;
     for (size_t m = 0; m < METHOD_COUNT; m++) {
         st_level *l = test_flat_level(256, 256, 100);
-        st_engine *e = make_engine(l);
-        st_renderer *r = NULL;
-        st_render_desc d = {.method = methods[m].name, .width = W, .height = H};
-        assert_st_ok(st_renderer_create(e, &d, &r, err));
-        st_camera cam = {.position = {128, 128, 200}, .yaw_deg = 0, .pitch_deg = -90};
-        float *depth = malloc(W * H * sizeof *depth);
-        assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
-        assert_st_ok(st_renderer_readback(r, NULL, depth, err));
-        st_view v = st_camera_view(&cam, W, H);
-        float before = st_view_distance_from_depth(&v, W / 2, H / 2, depth[(H / 2) * W + W / 2]);
-        st_rect dirty;
-        assert_st_ok(st_level_dig(l, 128, 128, 20, 60, &dirty, err));
-        assert_st_ok(st_engine_update_level(e, dirty, err));
-        assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
-        assert_st_ok(st_renderer_readback(r, NULL, depth, err));
-        float after = st_view_distance_from_depth(&v, W / 2, H / 2, depth[(H / 2) * W + W / 2]);
+        st_engine *e = test_engine(l);
+        st_renderer *r = test_renderer(e, methods[m].name, W, H, NULL);
+        float before, after;
+        test_dig_crater(e, r, W, H, l, &before, &after);
         if (!(fabsf(before - 100.0f) < methods[m].tolerance)) fail_msg("%s before the dig: %.3f", methods[m].name, before);
         /* the crater floor under the centre pixel: about 160 (the dig is 60 deep at its centre) */
+        st_camera cam = test_crater_camera();
+        st_view v = st_camera_view(&cam, W, H);
         float want = cpu_distance(l, &v, W / 2, H / 2);
         if (!(want > 150.0f && fabsf(after - want) < methods[m].tolerance))
             fail_msg("%s after the dig: %.3f (want %.3f)", methods[m].name, after, want);
-        free(depth);
         st_renderer_destroy(r);
-        assert_int_equal(st_engine_validation_messages(e), 0);
-        st_engine_destroy(e);
-        st_level_destroy(l);
+        test_engine_finish(e, l);
     }
 }
 
@@ -176,13 +85,13 @@ static void test_grazing_accuracy(void **state) {
     st_level *l = test_flat_level(256, 256, 0);
     for (int y = 0; y < 256; y++)
         for (int x = 0; x < 256; x++) st_level_set_single(l, x, y, (uint8_t)(20 + 3 * (y / 16)), 1);
-    st_engine *e = make_engine(l);
+    st_engine *e = test_engine(l);
     st_camera cam = {.position = {128, 20, 40}, .yaw_deg = 0, .pitch_deg = -8, .far_dist = 200};
     enum { GW = 128, GH = 80 };
     st_view v = st_camera_view(&cam, GW, GH);
     double mean_err[METHOD_COUNT];
     for (size_t m = 0; m < METHOD_COUNT; m++) {
-        float *dist = render_distances(e, methods[m].name, cam, GW, GH, NULL);
+        float *dist = test_render_distances(e, methods[m].name, cam, GW, GH, NULL, NULL);
         double sum = 0;
         int n = 0, missing = 0;
         for (uint32_t j = 0; j < GH; j++)
@@ -219,9 +128,7 @@ static void test_grazing_accuracy(void **state) {
     if (!(mean_err[2] < 0.25 && mean_err[3] < 0.25)) fail_msg("paint: mean distance error %.3f / %.3f", mean_err[2], mean_err[3]);
     print_message("grazing terraces: mean |d - d_exact| slice %.3f, slice-plain %.3f, paint %.3f, paint-plain %.3f\n",
                   mean_err[0], mean_err[1], mean_err[2], mean_err[3]);
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
-    st_level_destroy(l);
+    test_engine_finish(e, l);
 }
 
 /* Painted culls tiles outside the frustum and merges far cells into blocks under about a pixel: on rolling
@@ -240,12 +147,12 @@ static void test_paint_culling_and_lod(void **state) {
                 st_level_set_single(l, x + 1, y, (uint8_t)(h + 3 * sin(y * 0.3)), 4);
             }
         }
-    st_engine *e = make_engine(l);
+    st_engine *e = test_engine(l);
     st_camera cam = {.position = {128, 30, 110}, .yaw_deg = 20, .pitch_deg = -15, .far_dist = 400};
     enum { PW = 128, PH = 80 };
     st_view v = st_camera_view(&cam, PW, PH);
-    float *cut = render_distances(e, "paint", cam, PW, PH, NULL);
-    float *full = render_distances(e, "paint-plain", cam, PW, PH, NULL);
+    float *cut = test_render_distances(e, "paint", cam, PW, PH, NULL, NULL);
+    float *full = test_render_distances(e, "paint-plain", cam, PW, PH, NULL, NULL);
     int exact_hits = 0, missing = 0, far_off = 0, plain_off = 0;
     for (uint32_t j = 0; j < PH; j++)
         for (uint32_t i = 0; i < PW; i++) {
@@ -268,9 +175,7 @@ static void test_paint_culling_and_lod(void **state) {
     if (far_off > exact_hits / 20) fail_msg("paint: %d pixels differ from the full footprint", far_off);
     free(cut);
     free(full);
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
-    st_level_destroy(l);
+    test_engine_finish(e, l);
 }
 
 /* st_view_matrix projects world points to the pixels whose st_view_pixel_dir rays pass through them,

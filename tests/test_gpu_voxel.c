@@ -18,21 +18,14 @@
 
 static const char *const methods[] = {"voxel", "voxel-compute"};
 
-static st_engine *make_engine(const st_level *level) {
-    st_engine *e = NULL;
-    st_engine_desc d = {.validate = true};
-    assert_st_ok(st_engine_create(&d, &e, err));
-    assert_st_ok(st_engine_set_level(e, level, err));
-    return e;
+/* The fine grid crosses about twice the cells per ray: it gets twice the default budget. */
+static st_method_knobs grid_knobs(uint32_t grid) {
+    return (st_method_knobs){.voxel_grid = grid, .voxel_steps = grid ? 200 : 0};
 }
 
 static st_renderer *make_renderer(st_engine *e, const char *method, uint32_t grid, uint32_t w, uint32_t h) {
-    st_renderer *r = NULL;
-    /* The fine grid crosses about twice the cells per ray: it gets twice the default budget. */
-    st_render_desc d = {.method = method, .width = w, .height = h,
-                        .knobs = {.voxel_grid = grid, .voxel_steps = grid ? 200 : 0}};
-    assert_st_ok(st_renderer_create(e, &d, &r, err));
-    return r;
+    st_method_knobs knobs = grid_knobs(grid);
+    return test_renderer(e, method, w, h, &knobs);
 }
 
 /* ---- the CPU pyramid ---------------------------------------------------------------------------------- */
@@ -110,24 +103,6 @@ static void expect_invariants(const uint32_t *gpu, const st_voxel_layout *L, con
     }
 }
 
-/* Random pairs: duals with mid on its 8-step grid (boundary heights on voxel planes happen often), singles. */
-static st_level *random_level(uint32_t w, uint32_t h, unsigned seed) {
-    st_level *l = test_flat_level(w, h, 0);
-    srand(seed);
-    for (uint32_t y = 0; y < h; y++)
-        for (uint32_t x = 0; x < w; x += 2) {
-            if (rand() % 3 == 0) {
-                uint8_t low = (uint8_t)(rand() % 120), mid = (uint8_t)(low + 8 * (rand() % 16));
-                uint8_t high = (uint8_t)(mid + rand() % 100);
-                st_level_set_dual(l, (int)x, (int)y, low, mid, high, (uint8_t)(rand() % 8), (uint8_t)(rand() % 8));
-            } else {
-                st_level_set_single(l, (int)x, (int)y, (uint8_t)(rand() % 256), (uint8_t)(rand() % 8));
-                st_level_set_single(l, (int)x + 1, (int)y, (uint8_t)(rand() % 256), (uint8_t)(rand() % 8));
-            }
-        }
-    return l;
-}
-
 static void test_layout(void **state) {
     (void)state;
     /* The default world: (4,8,2) is 512×2048×128 leaves, 8 levels; (2,4,1) is 1024×4096×256, 9 levels.
@@ -150,8 +125,8 @@ static void test_layout(void **state) {
 
 static void test_full_bake(void **state) {
     (void)state;
-    st_level *l = random_level(256, 512, 11);
-    st_engine *e = make_engine(l);
+    st_level *l = test_random_level(256, 512, 11);
+    st_engine *e = test_engine(l);
     for (uint32_t grid = 0; grid < 2; grid++) {
         st_renderer *r = make_renderer(e, methods[grid], grid, 16, 16);
         const st_voxel_layout *L = st_voxel_renderer_layout(r);
@@ -170,17 +145,15 @@ static void test_full_bake(void **state) {
         free(cpu);
         st_renderer_destroy(r);
     }
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
-    st_level_destroy(l);
+    test_engine_finish(e, l);
 }
 
 /* Random digs, raises and a new slab, each followed by update_level and one frame: the pyramid equals a
  * fresh CPU pyramid of the edited level. */
 static void test_incremental_bake(void **state) {
     (void)state;
-    st_level *l = random_level(256, 256, 23);
-    st_engine *e = make_engine(l);
+    st_level *l = test_random_level(256, 256, 23);
+    st_engine *e = test_engine(l);
     for (uint32_t grid = 0; grid < 2; grid++) {
         st_renderer *r = make_renderer(e, methods[1 - grid], grid, 16, 16);
         const st_voxel_layout *L = st_voxel_renderer_layout(r);
@@ -217,88 +190,44 @@ static void test_incremental_bake(void **state) {
         free(gpu);
         st_renderer_destroy(r);
     }
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
-    st_level_destroy(l);
+    test_engine_finish(e, l);
 }
 
 /* ---- traversal ------------------------------------------------------------------------------------------ */
 
-/* Distance along the centre pixel's ray; NAN on a miss. */
-static float centre_distance(st_engine *e, const char *method, uint32_t grid, st_camera cam, float hit[3]) {
-    st_renderer *r = make_renderer(e, method, grid, W, H);
-    assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
-    float *depth = malloc(W * H * sizeof *depth);
-    assert_st_ok(st_renderer_readback(r, NULL, depth, err));
-    st_view v = st_camera_view(&cam, W, H);
-    float dist = st_view_distance_from_depth(&v, W / 2, H / 2, depth[(H / 2) * W + W / 2]);
-    float dir[3];
-    st_view_pixel_ray(&v, W / 2, H / 2, dir, NULL, NULL);
-    for (int k = 0; k < 3; k++) hit[k] = v.eye[k] + dir[k] * dist;
-    free(depth);
-    st_renderer_destroy(r);
-    return dist;
+/* Each variant on each grid: m & 1 picks the variant, m >> 1 the grid; `label` names both. */
+static const char *method_case(int m, st_method_knobs *knobs, char label[32]) {
+    uint32_t grid = (uint32_t)m >> 1;
+    *knobs = grid_knobs(grid);
+    snprintf(label, 32, "%s/%u", methods[m & 1], grid);
+    return methods[m & 1];
 }
 
 static void test_flat_floor(void **state) {
     (void)state;
     st_level *l = test_flat_level(256, 256, 40);
-    st_engine *e = make_engine(l);
+    st_engine *e = test_engine(l);
     for (int m = 0; m < 4; m++) {
-        const char *method = methods[m & 1];
-        uint32_t grid = (uint32_t)m >> 1;
-        st_camera cam = {.position = {128, 128, 100}, .yaw_deg = 30, .pitch_deg = -90};
-        float hit[3];
-        float d = centre_distance(e, method, grid, cam, hit);
-        st_view v = st_camera_view(&cam, W, H);
-        float dir[3];
-        st_view_pixel_ray(&v, W / 2, H / 2, dir, NULL, NULL);
-        float expected = (100.0f - 40.0f) / -dir[2];
-        if (!(fabsf(d - expected) < 0.5f)) fail_msg("%s/%u: floor distance %.3f, expected %.3f", method, grid, d, expected);
-        st_camera up = {.position = {128, 128, 100}, .yaw_deg = 0, .pitch_deg = 10};
-        d = centre_distance(e, method, grid, up, hit);
-        if (!isnan(d)) fail_msg("%s/%u: an upward ray hit something at %.3f", method, grid, d);
+        st_method_knobs knobs;
+        char label[32];
+        const char *method = method_case(m, &knobs, label);
+        test_expect_flat_floor(e, method, W, H, &knobs, label, 0.5f);
     }
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
-    st_level_destroy(l);
+    test_engine_finish(e, l);
 }
 
-/* Floor at 10; a slab over x,y in [96,160) with ceiling 90 and top 100; a cliff wall of height 150 at
- * x in [160,168) (the scene of test_gpu_ray.c). */
-static st_level *slab_level(void) {
-    st_level *l = test_flat_level(256, 256, 10);
-    for (int y = 96; y < 160; y++)
-        for (int x = 96; x < 160; x += 2) st_level_set_dual(l, x, y, 10, 90, 100, 2, 3);
-    for (int y = 0; y < 256; y++)
-        for (int x = 160; x < 168; x++) st_level_set_single(l, x, y, 150, 5);
-    return l;
-}
-
+/* The slab over a cave with a back wall (test_slab_cave_level). */
 static void test_slab_and_cave(void **state) {
     (void)state;
-    st_level *l = slab_level();
-    st_engine *e = make_engine(l);
+    st_level *l = test_slab_cave_level();
+    st_engine *e = test_engine(l);
     for (int m = 0; m < 4; m++) {
-        const char *method = methods[m & 1];
-        uint32_t grid = (uint32_t)m >> 1;
-        float hit[3];
-        st_camera into = {.position = {60, 128, 40}, .yaw_deg = 90, .pitch_deg = 0};
-        float d = centre_distance(e, method, grid, into, hit);
-        if (!(fabsf(hit[0] - 160.0f) < 0.5f)) fail_msg("%s/%u: back wall hit at x=%.3f (d=%.3f)", method, grid, hit[0], d);
-        st_camera up = {.position = {128, 128, 50}, .yaw_deg = 0, .pitch_deg = 90};
-        centre_distance(e, method, grid, up, hit);
-        if (!(fabsf(hit[2] - 90.0f) < 0.5f)) fail_msg("%s/%u: ceiling hit at z=%.3f", method, grid, hit[2]);
-        st_camera down = {.position = {128, 128, 200}, .yaw_deg = 0, .pitch_deg = -90};
-        centre_distance(e, method, grid, down, hit);
-        if (!(fabsf(hit[2] - 100.0f) < 0.5f)) fail_msg("%s/%u: slab top hit at z=%.3f", method, grid, hit[2]);
-        st_camera floor = {.position = {128, 128, 50}, .yaw_deg = 0, .pitch_deg = -90};
-        centre_distance(e, method, grid, floor, hit);
-        if (!(fabsf(hit[2] - 10.0f) < 0.5f)) fail_msg("%s/%u: cave floor hit at z=%.3f", method, grid, hit[2]);
+        st_method_knobs knobs;
+        char label[32];
+        const char *method = method_case(m, &knobs, label);
+        test_expect_slab_cave(e, method, W, H, &knobs, label, 0.5f, 0.5f);
     }
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
-    st_level_destroy(l);
+    test_engine_finish(e, l);
 }
 
 /* Distance along the centre pixel's ray from the CPU reference (NAN on a miss). */
@@ -319,38 +248,24 @@ static void test_edit_next_frame(void **state) {
     (void)state;
     for (int m = 0; m < 2; m++) {
         st_level *l = test_flat_level(256, 256, 100);
-        st_engine *e = make_engine(l);
+        st_engine *e = test_engine(l);
         st_renderer *r = make_renderer(e, methods[m], 0, W, H);
-        st_camera cam = {.position = {128, 128, 200}, .yaw_deg = 0, .pitch_deg = -90};
-        float *depth = malloc(W * H * sizeof *depth);
-        st_view v = st_camera_view(&cam, W, H);
-        assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
-        assert_st_ok(st_renderer_readback(r, NULL, depth, err));
-        float before = st_view_distance_from_depth(&v, W / 2, H / 2, depth[(H / 2) * W + W / 2]);
-        if (!(fabsf(before - reference_centre(l, cam)) < 0.05f)) fail_msg("%s before the dig: %.3f", methods[m], before);
-        st_rect dirty;
-        assert_st_ok(st_level_dig(l, 128, 128, 20, 60, &dirty, err));
-        assert_st_ok(st_engine_update_level(e, dirty, err));
-        assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
-        assert_st_ok(st_renderer_readback(r, NULL, depth, err));
-        float after = st_view_distance_from_depth(&v, W / 2, H / 2, depth[(H / 2) * W + W / 2]);
+        st_camera cam = test_crater_camera();
+        float want_before = reference_centre(l, cam), before, after;
+        test_dig_crater(e, r, W, H, l, &before, &after);
+        if (!(fabsf(before - want_before) < 0.05f)) fail_msg("%s before the dig: %.3f", methods[m], before);
         float want = reference_centre(l, cam);
         if (!(want > 150.0f && fabsf(after - want) < 0.05f))
             fail_msg("%s after the dig: %.3f (reference %.3f)", methods[m], after, want);
         for (int y = 120; y < 136; y++)
             for (int x = 120; x < 136; x++) st_level_set_single(l, x, y, 130, 4);
         assert_st_ok(st_engine_update_level(e, (st_rect){120, 120, 136, 136}, err));
-        assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
-        assert_st_ok(st_renderer_readback(r, NULL, depth, err));
-        after = st_view_distance_from_depth(&v, W / 2, H / 2, depth[(H / 2) * W + W / 2]);
+        after = test_draw_centre_distance(r, cam, W, H);
         want = reference_centre(l, cam);
         if (!(fabsf(want - 70.0f) < 1.0f && fabsf(after - want) < 0.05f))
             fail_msg("%s after the raise: %.3f (reference %.3f)", methods[m], after, want);
-        free(depth);
         st_renderer_destroy(r);
-        assert_int_equal(st_engine_validation_messages(e), 0);
-        st_engine_destroy(e);
-        st_level_destroy(l);
+        test_engine_finish(e, l);
     }
 }
 
@@ -391,7 +306,7 @@ static void test_against_reference(void **state) {
     assert_st_ok(st_gen_world(&gd, &l, err));
     st_reference *ref = NULL;
     assert_st_ok(st_reference_create(l, &ref, err));
-    st_engine *e = make_engine(l);
+    st_engine *e = test_engine(l);
     enum { RW = 128, RH = 80 };
     const st_camera cams[] = {
         {.position = {128, 300, 0}, .yaw_deg = 10, .pitch_deg = 0},
@@ -458,10 +373,8 @@ static void test_against_reference(void **state) {
     }
     free(depth);
     st_ref_image_free(&img);
-    assert_int_equal(st_engine_validation_messages(e), 0);
-    st_engine_destroy(e);
     st_reference_destroy(ref);
-    st_level_destroy(l);
+    test_engine_finish(e, l);
 }
 
 int main(void) {
