@@ -44,6 +44,8 @@ static void usage(void) {
            "                  at --fps with --frames/--record)\n"
            "  --record DIR    with --path: write every frame of the path as DIR/frame-00000.png ... and exit\n"
            "  --fps N         frames per second of path time for --frames and --record (default 30)\n"
+           "  --headless      no window: render the scripted frames (--frames or --record) offscreen and\n"
+           "                  report their times (for machines without a display)\n"
            "  --dig x,y,r     with --frames: dig a crater of radius r at texel (x, y) before frame N/2\n"
            "  --save DIR      where Ctrl+S saves (default: the world's directory; ./edited-world for 'default');\n"
            "                  with --frames, the edited world is saved there at the end\n"
@@ -81,6 +83,7 @@ typedef struct view_opts {
     int vsync; /* -1 = default */
     bool dig;
     int dig_x, dig_y, dig_r;
+    bool headless; /* no window: the scripted frames are rendered offscreen (machines without a display) */
 } view_opts;
 
 typedef struct ring {
@@ -516,7 +519,8 @@ static int parse(int argc, char **argv, view_opts *o) {
         {"dig", required_argument, 0, 'g'},        {"save", required_argument, 0, 'S'},
         {"vsync", required_argument, 0, 'y'},      {"no-shadows", no_argument, 0, 'H'},
         {"ray-steps", required_argument, 0, 'r'},  {"device", required_argument, 0, 'D'},
-        {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
+        {"headless", no_argument, 0, 'L'},         {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     cli_getopt_reset();
     int c;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -563,6 +567,7 @@ static int parse(int argc, char **argv, view_opts *o) {
             if (!cli_parse_uint(optarg, 0, 64, &o->device)) return cli_usage_error("view", "bad device index '%s'", optarg);
             o->device_given = true;
             break;
+        case 'L': o->headless = true; break;
         case 'h': usage(); return -1;
         case ':': return cli_usage_error("view", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("view", "unknown option '%s'", argv[optind - 1]);
@@ -574,6 +579,8 @@ static int parse(int argc, char **argv, view_opts *o) {
     if (o->record_dir && !o->path_file) return cli_usage_error("view", "--record needs --path FILE");
     if (o->screenshot && !o->frames) return cli_usage_error("view", "--screenshot needs --frames N");
     if (o->dig && !o->frames) return cli_usage_error("view", "--dig needs --frames N");
+    if (o->headless && !o->frames && !o->record_dir)
+        return cli_usage_error("view", "--headless needs --frames N or --record DIR");
     return CLI_EXIT_OK;
 }
 
@@ -828,6 +835,91 @@ static st_result frame_loop(viewer *v, st_error *err) {
     return r;
 }
 
+/* ---- headless: the same scripted frames without a window ------------------------------------------------ */
+/* For machines without a display (GPU servers): the camera path (or the start view) is played at --fps for
+ * --frames frames (or the whole path with --record), each frame drawn offscreen and optionally written as
+ * PNG; the times are reported like the windowed run's, minus presentation. */
+static int run_headless(const view_opts *o) {
+    st_error err = {0};
+    st_level *level = NULL;
+    st_engine *engine = NULL;
+    st_renderer *renderer = NULL;
+    st_cam_path path = {0};
+    st_viewpoint views[ST_MAX_VIEWS];
+    size_t view_count = 0;
+    double *gpu = NULL, *cpu = NULL;
+    uint8_t *rgba = NULL;
+    st_camera start = o->camera;
+    st_result r = cli_load_world(o->world, &level, &err);
+    if (!r && !o->have_camera) {
+        st_viewpoint vp;
+        r = st_views_default(level, views, ST_MAX_VIEWS, &view_count, &err);
+        if (!r && o->view_name) r = st_views_find(level, o->view_name, &vp, &err);
+        else if (!r && view_count) vp = views[0];
+        else if (!r) r = st_error_set(&err, ST_ERR_INVALID, "the world has no default views: give --camera");
+        if (!r) start = st_viewpoint_camera(level, &vp);
+    }
+    if (!r && o->path_file) r = st_cam_path_load(o->path_file, &path, &err);
+    uint32_t frames = o->frames;
+    if (!r && o->record_dir && !frames) frames = (uint32_t)(st_cam_path_duration(&path) * (float)o->fps) + 1;
+    if (!r && o->record_dir && mkdir(o->record_dir, 0777) != 0 && errno != EEXIST)
+        r = st_error_set(&err, ST_ERR_IO, "%s: %s", o->record_dir, strerror(errno));
+    st_engine_desc ed = {.device_index = (int)o->device, .device_given = o->device_given};
+    if (!r) r = st_engine_create(&ed, &engine, &err);
+    if (!r) r = st_engine_set_level(engine, level, &err);
+    st_render_desc rd = {.method = o->method, .width = o->width, .height = o->height, .shadows = !o->no_shadows,
+                         .knobs.ray_steps = o->steps};
+    if (!r) r = st_renderer_create(engine, &rd, &renderer, &err);
+    gpu = calloc(frames ? frames : 1, sizeof *gpu);
+    cpu = calloc(frames ? frames : 1, sizeof *cpu);
+    rgba = o->record_dir ? malloc((size_t)o->width * o->height * 4) : NULL;
+    if (!r && (!gpu || !cpu || (o->record_dir && !rgba))) r = st_error_set(&err, ST_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < frames && !r; i++) {
+        st_camera cam = o->path_file ? st_cam_path_at(&path, (float)i / (float)o->fps, &start) : start;
+        st_frame_timing t;
+        r = st_renderer_draw(renderer, &cam, &t, &err);
+        gpu[i] = t.gpu_ms;
+        cpu[i] = t.cpu_ms;
+        if (!r && o->record_dir) {
+            char file[1100];
+            snprintf(file, sizeof file, "%s/frame-%05u.png", o->record_dir, i);
+            r = st_renderer_readback(renderer, rgba, NULL, &err);
+            if (!r) r = st_png_write(file, o->width, o->height, 4, 8, rgba, &err);
+        }
+    }
+    if (!r && o->screenshot) {
+        uint8_t *shot = malloc((size_t)o->width * o->height * 4);
+        r = shot ? st_renderer_readback(renderer, shot, NULL, &err) : st_error_set(&err, ST_ERR_NOMEM, "out of memory");
+        if (!r) r = st_png_write(o->screenshot, o->width, o->height, 4, 8, shot, &err);
+        free(shot);
+    }
+    int status = CLI_EXIT_OK;
+    if (!r) {
+        st_device_info dev = st_engine_device(engine);
+        st_stats g = st_stats_of(gpu, frames), c = st_stats_of(cpu, frames);
+        printf("strata view (headless): %s on %s, %ux%u, %u frames%s\n", o->method, dev.name, o->width, o->height,
+               frames, o->path_file ? " along the path" : "");
+        if (st_engine_has_gpu_timestamps(engine))
+            printf("  gpu ms: median %.3f  min %.3f  max %.3f\n", g.median, g.min, g.max);
+        printf("  cpu ms: median %.3f  min %.3f  max %.3f (record + submit + wait)\n", c.median, c.min, c.max);
+        if (o->record_dir) printf("  wrote %u frames to %s/\n", frames, o->record_dir);
+        if (st_engine_validation_messages(engine)) {
+            fprintf(stderr, "strata view: %u Vulkan validation message(s)\n", st_engine_validation_messages(engine));
+            status = CLI_EXIT_RUNTIME;
+        }
+    } else {
+        status = cli_fail("view", &err);
+    }
+    free(gpu);
+    free(cpu);
+    free(rgba);
+    st_renderer_destroy(renderer);
+    st_engine_destroy(engine);
+    st_cam_path_free(&path);
+    st_level_destroy(level);
+    return status;
+}
+
 int cmd_view(int argc, char **argv) {
     viewer *v = calloc(1, sizeof *v);
     if (!v) {
@@ -839,6 +931,11 @@ int cmd_view(int argc, char **argv) {
     if (status) {
         free(v);
         return status < 0 ? CLI_EXIT_OK : status;
+    }
+    if (v->o.headless) {
+        status = run_headless(&v->o);
+        free(v);
+        return status;
     }
     bool scripted = v->o.frames || v->o.record_dir;
     v->vsync = v->o.vsync >= 0 ? v->o.vsync : !scripted; /* scripted runs measure, they do not wait for vblank */

@@ -84,5 +84,12 @@ if run_view c --frames 2 --method ray-compute; then
     then pass; else fail "ray-compute terrain share $terrain_c% differs from ray's ${terrain:-?}%"; fi
 fi
 
+# headless (no display needed): a scripted path recorded offscreen, one PNG per frame
+printf '0 100 100 120 0 -30\n1 140 160 110 45 -40\n' > "$tmp/path.txt"
+if DISPLAY= "$strata" view --headless --world "$tmp/world" --path "$tmp/path.txt" --frames 3 --fps 2 --size 64x40 \
+        --no-shadows --record "$tmp/rec" >"$tmp/headless.out" 2>&1 && [ "$(ls "$tmp/rec" | wc -l)" -eq 3 ] &&
+        grep -q "3 frames along the path" "$tmp/headless.out"; then pass
+else fail "headless path recording: $(tail -2 "$tmp/headless.out")"; fi
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
