@@ -240,6 +240,76 @@ static void test_refit_skips_unchanged(void **state) {
     st_level_destroy(l);
 }
 
+/* The wireframe overlay (the viewer's X toggle) draws edges over the shaded mesh and leaves depth alone. */
+static void test_wireframe_overlay(void **state) {
+    (void)state;
+    st_level *l = test_random_level(256, 256, 11);
+    st_engine *e = test_engine(l);
+    enum { WW = 96, WH = 60 };
+    uint8_t *rgba[2];
+    float *depth[2];
+    st_camera cam = {.position = {128, 90, 160}, .yaw_deg = 10, .pitch_deg = -40};
+    for (int w = 0; w < 2; w++) {
+        st_renderer *r = NULL;
+        st_render_desc d = {.method = "mesh", .width = WW, .height = WH, .wireframe = w == 1};
+        assert_st_ok(st_renderer_create(e, &d, &r, err));
+        assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
+        rgba[w] = malloc(WW * WH * 4);
+        depth[w] = malloc(WW * WH * sizeof(float));
+        assert_st_ok(st_renderer_readback(r, rgba[w], depth[w], err));
+        st_renderer_destroy(r);
+    }
+    int changed = 0;
+    for (int i = 0; i < WW * WH; i++) {
+        assert_true(depth[0][i] == depth[1][i]);
+        changed += rgba[0][4 * i] != rgba[1][4 * i] || rgba[0][4 * i + 1] != rgba[1][4 * i + 1];
+    }
+    if (changed < WW * WH / 20) fail_msg("the overlay changed only %d of %d pixels", changed, WW * WH);
+    for (int w = 0; w < 2; w++) {
+        free(rgba[w]);
+        free(depth[w]);
+    }
+    test_engine_finish(e, l);
+}
+
+/* The frustum reaches past the far distance toward its corners: terrain there is drawn (it was once culled
+ * by a disc of the far distance). A flat floor seen obliquely: every pixel the ray method hits, mesh hits. */
+static void test_far_corners(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(2048, 2048, 0);
+    st_engine *e = test_engine(l);
+    enum { FW = 128, FH = 80 };
+    st_camera cam = {.position = {1024, 1024, 200}, .yaw_deg = 30, .pitch_deg = -20};
+    float *depth[2];
+    const char *pair[2] = {"ray-compute", "mesh"};
+    for (int m = 0; m < 2; m++) {
+        st_renderer *r = NULL;
+        st_render_desc d = {.method = pair[m], .width = FW, .height = FH};
+        assert_st_ok(st_renderer_create(e, &d, &r, err));
+        assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
+        depth[m] = malloc(FW * FH * sizeof(float));
+        assert_st_ok(st_renderer_readback(r, NULL, depth[m], err));
+        st_renderer_destroy(r);
+    }
+    int missing = 0, far_hits = 0;
+    st_view v = st_camera_view(&cam, FW, FH);
+    for (uint32_t y = 0; y < FH; y++)
+        for (uint32_t x = 0; x < FW; x++) {
+            float ray = depth[0][y * FW + x], mesh = depth[1][y * FW + x];
+            if (!(ray > 0.0f)) continue;
+            float dir[3];
+            st_view_pixel_ray(&v, x, y, dir, NULL, NULL);
+            float t = st_view_distance_from_depth(&v, x, y, ray);
+            if (hypotf(dir[0] * t, dir[1] * t) > v.far_dist) far_hits++;
+            missing += !(mesh > 0.0f);
+        }
+    assert_true(far_hits > 0); /* the scene does put ground beyond the far distance in the frustum */
+    if (missing) fail_msg("mesh left %d pixels empty that the ray method hits", missing);
+    free(depth[0]);
+    free(depth[1]);
+    test_engine_finish(e, l);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flat_floor),
@@ -248,6 +318,8 @@ int main(void) {
         cmocka_unit_test(test_edit_matches_fresh),
         cmocka_unit_test(test_edits_outgrow_buffers),
         cmocka_unit_test(test_refit_skips_unchanged),
+        cmocka_unit_test(test_wireframe_overlay),
+        cmocka_unit_test(test_far_corners),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -221,12 +221,14 @@ static st_result create_device(st_gpu *gpu, bool swapchain, st_error *err) {
     VkPhysicalDeviceFeatures2 have = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &have12};
     vkGetPhysicalDeviceFeatures2(gpu->physical, &have);
     bool int64_atomics = have.features.shaderInt64 && have12.shaderBufferInt64Atomics;
+    bool non_solid = have.features.fillModeNonSolid; /* the mesh wireframe overlay */
     VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
                                             .pNext = &f13,
                                             .hostQueryReset = VK_TRUE,
                                             .shaderBufferInt64Atomics = int64_atomics};
     VkPhysicalDeviceFeatures2 f = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f12};
     f.features.shaderInt64 = int64_atomics;
+    f.features.fillModeNonSolid = non_solid;
     VkDeviceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                              .pNext = &f,
                              .queueCreateInfoCount = 1,
@@ -240,6 +242,7 @@ static st_result create_device(st_gpu *gpu, bool swapchain, st_error *err) {
     }
     gpu->swapchain = swapchain;
     gpu->memory_budget = budget;
+    gpu->fill_mode_non_solid = non_solid;
     gpu->int64_atomics = int64_atomics;
     vkGetDeviceQueue(gpu->device, gpu->queue_family, 0, &gpu->queue);
     VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,

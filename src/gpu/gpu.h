@@ -36,6 +36,7 @@ typedef struct st_gpu {
     bool validation;
     bool swapchain; /* VK_KHR_swapchain is enabled on the device */
     bool memory_budget; /* VK_EXT_memory_budget is enabled on the device */
+    bool fill_mode_non_solid; /* wireframe pipelines are possible */
     bool int64_atomics; /* shaderInt64 + shaderBufferInt64Atomics are enabled (64-bit atomics on buffers) */
     /* a persistent host-visible staging buffer, grown on demand */
     VkBuffer staging;
@@ -110,6 +111,8 @@ typedef struct st_gpu_graphics_desc {
     VkCompareOp depth_compare;     /* 0 = NEVER is not useful: 0 means GREATER_OR_EQUAL (reverse-Z) */
     bool depth_write;
     VkCullModeFlags cull;
+    bool wireframe;     /* polygon mode LINE (needs st_gpu.fill_mode_non_solid) */
+    float depth_bias;   /* constant depth bias (reverse-Z: positive is toward the eye), 0 = off */
 } st_gpu_graphics_desc;
 st_result st_gpu_graphics_pipeline(st_gpu *gpu, const st_gpu_graphics_desc *d, VkPipeline *out, st_error *err);
 

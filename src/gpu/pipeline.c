@@ -55,9 +55,12 @@ st_result st_gpu_graphics_pipeline(st_gpu *gpu, const st_gpu_graphics_desc *d, V
                                                   .viewportCount = 1,
                                                   .scissorCount = 1};
     VkPipelineRasterizationStateCreateInfo raster = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
-                                                     .polygonMode = VK_POLYGON_MODE_FILL,
+                                                     .polygonMode = d->wireframe ? VK_POLYGON_MODE_LINE
+                                                                                 : VK_POLYGON_MODE_FILL,
                                                      .cullMode = d->cull,
                                                      .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE,
+                                                     .depthBiasEnable = d->depth_bias != 0.0f,
+                                                     .depthBiasConstantFactor = d->depth_bias,
                                                      .lineWidth = 1.0f};
     VkPipelineMultisampleStateCreateInfo multisample = {.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
                                                         .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};

@@ -58,6 +58,7 @@ typedef struct mesh_state {
     VkDescriptorSet set;
     VkPipelineLayout layout;
     VkPipeline pipeline;       /* raster: the draw; compute: pass 1 */
+    VkPipeline wire_pipeline;  /* raster with desc.wireframe: the edge overlay */
     /* compute */
     VkDescriptorSetLayout targets_layout;
     VkDescriptorSet targets_set;
@@ -369,6 +370,7 @@ static void mesh_destroy(st_renderer *r, void *state) {
     st_gpu *gpu = r->engine->gpu;
     VkDevice dev = gpu->device;
     if (s->pipeline) vkDestroyPipeline(dev, s->pipeline, NULL);
+    if (s->wire_pipeline) vkDestroyPipeline(dev, s->wire_pipeline, NULL);
     if (s->big_pipeline) vkDestroyPipeline(dev, s->big_pipeline, NULL);
     if (s->resolve_pipeline) vkDestroyPipeline(dev, s->resolve_pipeline, NULL);
     if (s->layout) vkDestroyPipelineLayout(dev, s->layout, NULL);
@@ -444,7 +446,27 @@ static st_result mesh_create(st_renderer *r, void **out, st_error *err) {
                               .depth_format = r->depth.format,
                               .depth_write = true,
                               .cull = VK_CULL_MODE_FRONT_BIT};
-    return st_gpu_graphics_pipeline(r->engine->gpu, &d, &s->pipeline, err);
+    res = st_gpu_graphics_pipeline(r->engine->gpu, &d, &s->pipeline, err);
+    if (!res && r->desc.wireframe && r->engine->gpu->fill_mode_non_solid) {
+        /* the overlay: the same draws as lines, over the shaded surface */
+        d.fragment = "mesh_wire.frag";
+        d.wireframe = true;
+        d.depth_write = false;
+        d.depth_bias = 4.0f;
+        res = st_gpu_graphics_pipeline(r->engine->gpu, &d, &s->wire_pipeline, err);
+    }
+    return res;
+}
+
+static void mesh_issue_draws(const mesh_state *s, VkCommandBuffer cmd) {
+    for (uint32_t i = 0; i < s->draw_count; i++) {
+        const mesh_draw *d = &s->draws[i];
+        const st_mesh_lod *L = &s->mesh->chunks[d->chunk].lods[d->lod];
+        const mesh_slot *sl = &s->slots[d->chunk];
+        mesh_draw_push push = {{d->origin[0], d->origin[1], 0, 0}};
+        vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof push, &push);
+        vkCmdDrawIndexed(cmd, 3 * L->triangle_count, 1, sl->ib_off + L->first_index, (int32_t)sl->vb_off, 0);
+    }
 }
 
 static void mesh_record_draws(st_renderer *r, void *state, VkCommandBuffer cmd) {
@@ -456,13 +478,10 @@ static void mesh_record_draws(st_renderer *r, void *state, VkCommandBuffer cmd) 
     VkDescriptorSet sets[2] = {r->globals_set, s->set};
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->layout, 0, 2, sets, 0, NULL);
     vkCmdBindIndexBuffer(cmd, s->ib.buffer, 0, VK_INDEX_TYPE_UINT16);
-    for (uint32_t i = 0; i < s->draw_count; i++) {
-        const mesh_draw *d = &s->draws[i];
-        const st_mesh_lod *L = &s->mesh->chunks[d->chunk].lods[d->lod];
-        const mesh_slot *sl = &s->slots[d->chunk];
-        mesh_draw_push push = {{d->origin[0], d->origin[1], 0, 0}};
-        vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof push, &push);
-        vkCmdDrawIndexed(cmd, 3 * L->triangle_count, 1, sl->ib_off + L->first_index, (int32_t)sl->vb_off, 0);
+    mesh_issue_draws(s, cmd);
+    if (s->wire_pipeline) {
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->wire_pipeline);
+        mesh_issue_draws(s, cmd);
     }
     st_renderer_end_raster(r, cmd);
     st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
