@@ -6,6 +6,8 @@
 
 #include "strata/core.h"
 #include "strata/level.h"
+#include "strata/render.h"
+#include "strata/views.h"
 
 /* Exit statuses: 0 success, 1 runtime failure, 2 bad input or usage. */
 #define CLI_EXIT_OK 0
@@ -30,6 +32,52 @@ bool cli_parse_uint(const char *text, uint32_t min, uint32_t max, uint32_t *out)
 bool cli_parse_float(const char *text, float min, float max, float *out);
 /* Loads "default", a world directory, or a world.ini file. */
 st_result cli_load_world(const char *path, st_level **out, st_error *err);
+/* The verdict on the engine's Vulkan validation: CLI_EXIT_OK when it saw no messages, otherwise
+ * "strata CMD: N Vulkan validation message(s)" on stderr and CLI_EXIT_RUNTIME. */
+int cli_validation_status(const char *cmd, const st_engine *engine);
+/* Splits a comma list in place into at most cap items; returns how many. */
+size_t cli_split_list(char *text, char **items, size_t cap);
+
+/* ---- the measurement options of compare and tune (cli_measure.c) ---------------------------------------- */
+
+/* --world, --methods, --views, --size, --frames, --warmup, --far, --out, --cache, --device, --validate,
+ * --no-shadows, --no-progress as parsed; zero (or NULL) where not given, for the run's own default. */
+typedef struct cli_measure {
+    const char *world;             /* default "default" */
+    const char *out;               /* the command's default folder */
+    const char *cache;             /* default out/cache; "" for --cache none */
+    char *methods_arg, *views_arg; /* comma lists as given (split in place later) */
+    uint32_t width, height, frames, warmup;
+    float far_dist;
+    int device_index; /* -1 unless --device */
+    bool device_given, validate, no_shadows, no_progress;
+} cli_measure;
+
+/* getopt_long table entries of the options above (their values are what cli_measure_option takes). */
+#define CLI_MEASURE_OPTIONS                                                         \
+    {"world", required_argument, 0, 'w'},   {"methods", required_argument, 0, 'm'}, \
+    {"views", required_argument, 0, 'v'},   {"size", required_argument, 0, 's'},    \
+    {"frames", required_argument, 0, 'f'},  {"warmup", required_argument, 0, 'u'},  \
+    {"far", required_argument, 0, 'F'},     {"out", required_argument, 0, 'o'},     \
+    {"cache", required_argument, 0, 'c'},   {"device", required_argument, 0, 'd'},  \
+    {"validate", no_argument, 0, 'V'},      {"no-shadows", no_argument, 0, 'S'},    \
+    {"no-progress", no_argument, 0, 'P'}
+
+/* Nothing given yet: world "default", output folder `out`, cache out/cache. */
+cli_measure cli_measure_defaults(const char *out);
+/* Takes getopt_long's result c (with its argument) when it is one of the options above and returns true;
+ * *status is then CLI_EXIT_OK, or CLI_EXIT_USAGE once a bad value has been reported for cmd. Returns false,
+ * touching nothing, for any other c: the command's own option. */
+bool cli_measure_option(cli_measure *m, const char *cmd, int c, char *arg, int *status);
+/* Splits --methods into items (at most cap, *count of them; none without --methods) and returns the first
+ * name that is no registered method, or NULL when all are. */
+const char *cli_measure_methods(const cli_measure *m, char **items, size_t cap, size_t *count);
+/* With --views: the views it names (names or specs), looked up in level and appended to views[*count]
+ * (room for ST_MAX_VIEWS in all). */
+st_result cli_measure_find_views(const cli_measure *m, const st_level *level, st_viewpoint *views, size_t *count,
+                                 st_error *err);
+/* The progress display: on unless --no-progress, and only when stderr is a terminal. */
+bool cli_measure_progress(const cli_measure *m);
 
 int cmd_gen(int argc, char **argv);
 int cmd_info(int argc, char **argv);

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "strata/eval.h"
@@ -45,21 +44,13 @@ static int usage(void) {
     return CLI_EXIT_OK;
 }
 
-/* Splits a comma list in place into at most cap items. */
-static size_t split(char *text, char **items, size_t cap) {
-    size_t n = 0;
-    for (char *tok = strtok(text, ","); tok && n < cap; tok = strtok(NULL, ",")) items[n++] = tok;
-    return n;
-}
-
 static int run_soak(st_level *level, const char *const *methods, size_t method_count, uint32_t frames,
-                    uint32_t check_every, uint32_t w, uint32_t h, uint32_t seed, bool no_shadows,
-                    const st_tuning *tuning, const char *out, int device, bool device_given, bool validate,
-                    bool progress) {
+                    uint32_t check_every, uint32_t seed, const st_tuning *tuning, const cli_measure *mo) {
     st_soak_desc d = {.level = level, .methods = methods, .method_count = method_count, .frames = frames,
-                      .check_every = check_every, .width = w, .height = h, .seed = seed, .no_shadows = no_shadows,
-                      .tuning = tuning, .out_dir = out, .device_index = device, .device_given = device_given,
-                      .validate = validate, .progress = progress};
+                      .check_every = check_every, .width = mo->width, .height = mo->height, .seed = seed,
+                      .no_shadows = mo->no_shadows, .tuning = tuning, .out_dir = mo->out,
+                      .device_index = mo->device_index, .device_given = mo->device_given, .validate = mo->validate,
+                      .progress = cli_measure_progress(mo)};
     st_error err = {0};
     st_soak_result *r = NULL;
     st_result res = st_soak_run(&d, &r, &err);
@@ -83,59 +74,29 @@ static int run_soak(st_level *level, const char *const *methods, size_t method_c
 
 int cmd_compare(int argc, char **argv) {
     const char *cmd = "compare";
-    const char *world = "default", *out = "out/compare", *cache = "out/cache";
-    char *methods_arg = NULL, *views_arg = NULL;
-    uint32_t w = 0, h = 0, frames = 0, warmup = 0, device = 0;
-    float far_dist = 0;
-    bool quick = false, validate = false, no_progress = false, device_given = false;
-    bool no_shadows = false, edits = false, soak = false, dig_given = false;
+    cli_measure mo = cli_measure_defaults("out/compare");
+    bool quick = false, edits = false, soak = false, dig_given = false;
     const char *tuning_path = NULL;
     int dig[4] = {0, 0, 0, 0};
     int dig_n = 0;
     uint32_t edit_repeats = 0, soak_frames = 10000, check_every = 0, seed = 0;
     static const struct option opts[] = {
-        {"quick", no_argument, 0, 'q'},        {"world", required_argument, 0, 'w'},
-        {"methods", required_argument, 0, 'm'}, {"views", required_argument, 0, 'v'},
-        {"size", required_argument, 0, 's'},    {"frames", required_argument, 0, 'f'},
-        {"warmup", required_argument, 0, 'u'},  {"far", required_argument, 0, 'F'},
-        {"out", required_argument, 0, 'o'},     {"cache", required_argument, 0, 'c'},
-        {"device", required_argument, 0, 'd'},  {"validate", no_argument, 0, 'V'},
-        {"no-progress", no_argument, 0, 'P'},   {"help", no_argument, 0, 'h'},
-        {"no-shadows", no_argument, 0, 'S'},    {"tuning", required_argument, 0, 'T'},
-        {"edits", no_argument, 0, 'E'},         {"dig", required_argument, 0, 'D'},
-        {"edit-repeats", required_argument, 0, 'R'}, {"soak", optional_argument, 0, 'K'},
-        {"check-every", required_argument, 0, 'C'}, {"seed", required_argument, 0, 'e'},
-        {0, 0, 0, 0}};
+        CLI_MEASURE_OPTIONS,
+        {"quick", no_argument, 0, 'q'},         {"help", no_argument, 0, 'h'},
+        {"tuning", required_argument, 0, 'T'},  {"edits", no_argument, 0, 'E'},
+        {"dig", required_argument, 0, 'D'},     {"edit-repeats", required_argument, 0, 'R'},
+        {"soak", optional_argument, 0, 'K'},    {"check-every", required_argument, 0, 'C'},
+        {"seed", required_argument, 0, 'e'},    {0, 0, 0, 0}};
     cli_getopt_reset();
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        int status;
+        if (cli_measure_option(&mo, cmd, c, optarg, &status)) {
+            if (status) return status;
+            continue;
+        }
         switch (c) {
         case 'q': quick = true; break;
-        case 'w': world = optarg; break;
-        case 'm': methods_arg = optarg; break;
-        case 'v': views_arg = optarg; break;
-        case 's':
-            if (!cli_parse_size(optarg, &w, &h) || w > 8192 || h > 8192)
-                return cli_usage_error(cmd, "bad --size '%s' (WxH, at most 8192 each)", optarg);
-            break;
-        case 'f':
-            if (!cli_parse_uint(optarg, 1, 100000, &frames)) return cli_usage_error(cmd, "bad --frames '%s'", optarg);
-            break;
-        case 'u':
-            if (!cli_parse_uint(optarg, 1, 100000, &warmup)) return cli_usage_error(cmd, "bad --warmup '%s'", optarg);
-            break;
-        case 'F':
-            if (!cli_parse_float(optarg, 2.0f, 100000.0f, &far_dist)) return cli_usage_error(cmd, "bad --far '%s'", optarg);
-            break;
-        case 'o': out = optarg; break;
-        case 'c': cache = strcmp(optarg, "none") ? optarg : ""; break;
-        case 'd':
-            if (!cli_parse_uint(optarg, 0, 64, &device)) return cli_usage_error(cmd, "bad --device '%s'", optarg);
-            device_given = true;
-            break;
-        case 'V': validate = true; break;
-        case 'P': no_progress = true; break;
-        case 'S': no_shadows = true; break;
         case 'T': tuning_path = optarg; break;
         case 'E': edits = true; break;
         case 'D': {
@@ -174,9 +135,9 @@ int cmd_compare(int argc, char **argv) {
     }
     if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     if (quick) {
-        if (!w) w = 320, h = 200;
-        if (!frames) frames = 3;
-        if (!warmup) warmup = 1;
+        if (!mo.width) mo.width = 320, mo.height = 200;
+        if (!mo.frames) mo.frames = 3;
+        if (!mo.warmup) mo.warmup = 1;
     }
 
     if (soak && edits) return cli_usage_error(cmd, "--soak and --edits are separate runs");
@@ -185,17 +146,16 @@ int cmd_compare(int argc, char **argv) {
     st_tuning tuning;
     if (tuning_path && st_tuning_read(tuning_path, &tuning, &err)) return cli_fail(cmd, &err);
     st_level *level = NULL;
-    if (cli_load_world(world, &level, &err)) return cli_fail(cmd, &err);
+    if (cli_load_world(mo.world, &level, &err)) return cli_fail(cmd, &err);
     char *method_items[ST_COMPARE_MAX_METHODS];
-    size_t method_count = methods_arg ? split(methods_arg, method_items, ST_COMPARE_MAX_METHODS) : 0;
-    for (size_t i = 0; i < method_count; i++)
-        if (!st_method_find(method_items[i])) {
-            st_level_destroy(level);
-            return cli_usage_error(cmd, "unknown method '%s'", method_items[i]);
-        }
-    if (soak) return run_soak(level, methods_arg ? (const char *const *)method_items : NULL, method_count,
-                              soak_frames, check_every, w, h, seed, no_shadows, tuning_path ? &tuning : NULL, out,
-                              device_given ? (int)device : -1, device_given, validate, !no_progress && isatty(2));
+    size_t method_count = 0;
+    const char *unknown = cli_measure_methods(&mo, method_items, ST_COMPARE_MAX_METHODS, &method_count);
+    if (unknown) {
+        st_level_destroy(level);
+        return cli_usage_error(cmd, "unknown method '%s'", unknown);
+    }
+    if (soak) return run_soak(level, mo.methods_arg ? (const char *const *)method_items : NULL, method_count,
+                              soak_frames, check_every, seed, tuning_path ? &tuning : NULL, &mo);
     st_edit_desc edit = {.repeats = edit_repeats};
     if (dig_given) {
         edit.centre_given = true;
@@ -211,12 +171,10 @@ int cmd_compare(int argc, char **argv) {
     st_viewpoint views[ST_MAX_VIEWS];
     size_t view_count = 0;
     st_result r = ST_OK;
-    if (views_arg && !strcmp(views_arg, "paper")) {
+    if (mo.views_arg && !strcmp(mo.views_arg, "paper")) {
         r = st_views_paper(views, ST_MAX_VIEWS, &view_count, &err);
-    } else if (views_arg) {
-        char *items[ST_MAX_VIEWS];
-        size_t n = split(views_arg, items, ST_MAX_VIEWS);
-        for (size_t i = 0; i < n && !r; i++) r = st_views_find(level, items[i], &views[view_count++], &err);
+    } else if (mo.views_arg) {
+        r = cli_measure_find_views(&mo, level, views, &view_count, &err);
     } else {
         st_viewpoint all[ST_MAX_VIEWS];
         size_t n = 0;
@@ -235,24 +193,24 @@ int cmd_compare(int argc, char **argv) {
         return cli_usage_error(cmd, "no views");
     }
     st_compare_desc d = {.level = level,
-                         .world_name = world,
-                         .methods = methods_arg ? (const char *const *)method_items : NULL,
+                         .world_name = mo.world,
+                         .methods = mo.methods_arg ? (const char *const *)method_items : NULL,
                          .method_count = method_count,
                          .views = views,
                          .view_count = view_count,
-                         .width = w,
-                         .height = h,
-                         .far_dist = far_dist,
-                         .frames = frames,
-                         .warmup = warmup,
+                         .width = mo.width,
+                         .height = mo.height,
+                         .far_dist = mo.far_dist,
+                         .frames = mo.frames,
+                         .warmup = mo.warmup,
                          .quick = quick,
-                         .out_dir = out,
-                         .cache_dir = cache,
-                         .device_index = device_given ? (int)device : -1,
-                         .device_given = device_given,
-                         .validate = validate,
-                         .progress = !no_progress && isatty(2),
-                         .no_shadows = no_shadows,
+                         .out_dir = mo.out,
+                         .cache_dir = mo.cache,
+                         .device_index = mo.device_index,
+                         .device_given = mo.device_given,
+                         .validate = mo.validate,
+                         .progress = cli_measure_progress(&mo),
+                         .no_shadows = mo.no_shadows,
                          .tuning = tuning_path ? &tuning : NULL,
                          .tuning_path = tuning_path,
                          .edits = edits,

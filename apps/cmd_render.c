@@ -140,10 +140,7 @@ int cmd_render(int argc, char **argv) {
                     shadows ? " (shadow pass included)" : "");
         printf("  cpu ms: median %.3f  min %.3f  max %.3f (record + submit + wait)\n", cs.median, cs.min, cs.max);
         printf("  wrote %s%s%s\n", out_png, out_depth ? " and " : "", out_depth ? out_depth : "");
-        if (st_engine_validation_messages(engine)) {
-            fprintf(stderr, "strata render: %u Vulkan validation message(s)\n", st_engine_validation_messages(engine));
-            status = CLI_EXIT_RUNTIME;
-        }
+        status = cli_validation_status("render", engine);
     } else {
         status = cli_fail("render", &err);
     }

@@ -150,10 +150,7 @@ int cmd_run(int argc, char **argv) {
             printf(" %10.3f\n", view_count ? all / (double)view_count : 0.0);
         }
         printf("\nimages: %s/VIEW-METHOD.png (%zu files)\n", out, methods * view_count);
-        if (st_engine_validation_messages(engine)) {
-            fprintf(stderr, "strata run: %u Vulkan validation message(s)\n", st_engine_validation_messages(engine));
-            status = CLI_EXIT_RUNTIME;
-        }
+        status = cli_validation_status("run", engine);
     } else {
         status = cli_fail("run", &err);
     }

@@ -3,9 +3,6 @@
  * tuning.json (for `strata compare --tuning`) and tuning.svg into out/tune/<adapter>/. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "strata/eval.h"
@@ -32,57 +29,19 @@ static int usage(void) {
     return CLI_EXIT_OK;
 }
 
-static size_t split(char *text, char **items, size_t cap) {
-    size_t n = 0;
-    for (char *tok = strtok(text, ","); tok && n < cap; tok = strtok(NULL, ",")) items[n++] = tok;
-    return n;
-}
-
 int cmd_tune(int argc, char **argv) {
     const char *cmd = "tune";
-    const char *world = "default", *out = "out/tune", *cache = "out/cache";
-    char *methods_arg = NULL, *views_arg = NULL;
-    uint32_t w = 0, h = 0, frames = 0, warmup = 0, device = 0;
-    float far_dist = 0;
-    bool validate = false, no_progress = false, device_given = false, no_shadows = false;
-    static const struct option opts[] = {
-        {"world", required_argument, 0, 'w'},   {"methods", required_argument, 0, 'm'},
-        {"views", required_argument, 0, 'v'},   {"size", required_argument, 0, 's'},
-        {"frames", required_argument, 0, 'f'},  {"warmup", required_argument, 0, 'u'},
-        {"far", required_argument, 0, 'F'},     {"out", required_argument, 0, 'o'},
-        {"cache", required_argument, 0, 'c'},   {"device", required_argument, 0, 'd'},
-        {"validate", no_argument, 0, 'V'},      {"no-shadows", no_argument, 0, 'S'},
-        {"no-progress", no_argument, 0, 'P'},   {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    cli_measure mo = cli_measure_defaults("out/tune");
+    static const struct option opts[] = {CLI_MEASURE_OPTIONS, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     cli_getopt_reset();
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        int status;
+        if (cli_measure_option(&mo, cmd, c, optarg, &status)) {
+            if (status) return status;
+            continue;
+        }
         switch (c) {
-        case 'w': world = optarg; break;
-        case 'm': methods_arg = optarg; break;
-        case 'v': views_arg = optarg; break;
-        case 's':
-            if (!cli_parse_size(optarg, &w, &h) || w > 8192 || h > 8192)
-                return cli_usage_error(cmd, "bad --size '%s' (WxH, at most 8192 each)", optarg);
-            break;
-        case 'f':
-            if (!cli_parse_uint(optarg, 1, 100000, &frames)) return cli_usage_error(cmd, "bad --frames '%s'", optarg);
-            break;
-        case 'u':
-            if (!cli_parse_uint(optarg, 1, 100000, &warmup)) return cli_usage_error(cmd, "bad --warmup '%s'", optarg);
-            break;
-        case 'F':
-            if (!cli_parse_float(optarg, 2.0f, 100000.0f, &far_dist)) return cli_usage_error(cmd, "bad --far '%s'", optarg);
-            break;
-        case 'o': out = optarg; break;
-        case 'c': cache = strcmp(optarg, "none") ? optarg : ""; break;
-        case 'd':
-            if (!cli_parse_uint(optarg, 0, 64, &device)) return cli_usage_error(cmd, "bad --device '%s'", optarg);
-            device_given = true;
-            break;
-        case 'V': validate = true; break;
-        case 'S': no_shadows = true; break;
-        case 'P': no_progress = true; break;
         case 'h': return usage();
         default: return cli_usage_error(cmd, "unknown option or missing value '%s'", argv[optind - 1]);
         }
@@ -91,14 +50,12 @@ int cmd_tune(int argc, char **argv) {
 
     st_error err = {0};
     st_level *level = NULL;
-    if (cli_load_world(world, &level, &err)) return cli_fail(cmd, &err);
+    if (cli_load_world(mo.world, &level, &err)) return cli_fail(cmd, &err);
     st_viewpoint views[ST_MAX_VIEWS];
     size_t view_count = 0;
     st_result r = ST_OK;
-    if (views_arg) {
-        char *items[ST_MAX_VIEWS];
-        size_t n = split(views_arg, items, ST_MAX_VIEWS);
-        for (size_t i = 0; i < n && !r; i++) r = st_views_find(level, items[i], &views[view_count++], &err);
+    if (mo.views_arg) {
+        r = cli_measure_find_views(&mo, level, views, &view_count, &err);
     } else {
         /* the paper tunes at the horizon: the default views at pitch 0 */
         st_viewpoint all[ST_MAX_VIEWS];
@@ -116,30 +73,30 @@ int cmd_tune(int argc, char **argv) {
         return cli_usage_error(cmd, "no views");
     }
     char *method_items[32];
-    size_t method_count = methods_arg ? split(methods_arg, method_items, 32) : 0;
-    for (size_t i = 0; i < method_count; i++)
-        if (!st_method_find(method_items[i])) {
-            st_level_destroy(level);
-            return cli_usage_error(cmd, "unknown method '%s'", method_items[i]);
-        }
+    size_t method_count = 0;
+    const char *unknown = cli_measure_methods(&mo, method_items, 32, &method_count);
+    if (unknown) {
+        st_level_destroy(level);
+        return cli_usage_error(cmd, "unknown method '%s'", unknown);
+    }
     st_tune_desc d = {.level = level,
-                      .world_name = world,
-                      .methods = methods_arg ? (const char *const *)method_items : NULL,
+                      .world_name = mo.world,
+                      .methods = mo.methods_arg ? (const char *const *)method_items : NULL,
                       .method_count = method_count,
                       .views = views,
                       .view_count = view_count,
-                      .width = w,
-                      .height = h,
-                      .far_dist = far_dist,
-                      .frames = frames,
-                      .warmup = warmup,
-                      .no_shadows = no_shadows,
-                      .out_dir = out,
-                      .cache_dir = cache,
-                      .device_index = device_given ? (int)device : -1,
-                      .device_given = device_given,
-                      .validate = validate,
-                      .progress = !no_progress && isatty(2)};
+                      .width = mo.width,
+                      .height = mo.height,
+                      .far_dist = mo.far_dist,
+                      .frames = mo.frames,
+                      .warmup = mo.warmup,
+                      .no_shadows = mo.no_shadows,
+                      .out_dir = mo.out,
+                      .cache_dir = mo.cache,
+                      .device_index = mo.device_index,
+                      .device_given = mo.device_given,
+                      .validate = mo.validate,
+                      .progress = cli_measure_progress(&mo)};
     st_tune_result *res = NULL;
     r = st_tune_run(&d, &res, &err);
     st_level_destroy(level);

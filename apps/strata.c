@@ -77,6 +77,13 @@ bool cli_parse_size(const char *text, uint32_t *w, uint32_t *h) {
     return cli_parse_uint(left, 1, 65536, w) && cli_parse_uint(x + 1, 1, 65536, h);
 }
 
+int cli_validation_status(const char *cmd, const st_engine *engine) {
+    uint32_t n = st_engine_validation_messages(engine);
+    if (!n) return CLI_EXIT_OK;
+    fprintf(stderr, "strata %s: %u Vulkan validation message(s)\n", cmd, n);
+    return CLI_EXIT_RUNTIME;
+}
+
 st_result cli_load_world(const char *path, st_level **out, st_error *err) {
     return st_world_load(path, out, err);
 }

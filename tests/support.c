@@ -198,3 +198,37 @@ const char *test_temp_dir(const char *tag) {
     if (!mkdtemp(path)) fail_msg("mkdtemp failed");
     return path;
 }
+
+cJSON *test_read_json(const char *path) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) fail_msg("%s missing", path);
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *text = malloc((size_t)n + 1);
+    assert_int_equal(fread(text, 1, (size_t)n, fp), (size_t)n);
+    text[n] = 0;
+    fclose(fp);
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    if (!doc) fail_msg("%s is not valid JSON", path);
+    return doc;
+}
+
+const cJSON *test_json_field(const cJSON *o, const char *name) {
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, name);
+    if (!x) fail_msg("field '%s' missing", name);
+    return x;
+}
+
+double test_json_number(const cJSON *o, const char *name) {
+    const cJSON *x = test_json_field(o, name);
+    if (!cJSON_IsNumber(x)) fail_msg("field '%s' is not a number", name);
+    return x->valuedouble;
+}
+
+const char *test_json_string(const cJSON *o, const char *name) {
+    const cJSON *x = test_json_field(o, name);
+    if (!cJSON_IsString(x)) fail_msg("field '%s' is not a string", name);
+    return x->valuestring;
+}

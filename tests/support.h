@@ -1,5 +1,6 @@
 /* Helpers shared by the tests: analytic levels, a GPU engine with validation on, one-frame renders read
- * back as depth or distances, the checks every method must pass on the analytic scenes, temp directories. */
+ * back as depth or distances, the checks every method must pass on the analytic scenes, temp directories,
+ * JSON reports read back. */
 #ifndef STRATA_TEST_SUPPORT_H
 #define STRATA_TEST_SUPPORT_H
 
@@ -7,6 +8,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+
+#include <cjson/cJSON.h>
 
 #include "strata/camera.h"
 #include "strata/level.h"
@@ -70,6 +73,13 @@ void test_expect_slab_cave(st_engine *e, const char *method, uint32_t w, uint32_
 
 /* A fresh empty directory under $TMPDIR (removed by the OS, not the test). */
 const char *test_temp_dir(const char *tag);
+/* A JSON file parsed (the caller deletes it); fails the test when it is missing or not JSON. */
+cJSON *test_read_json(const char *path);
+/* Member `name` of o; fails the test when it is missing. */
+const cJSON *test_json_field(const cJSON *o, const char *name);
+/* Member `name` of o as a number or a string; fails the test when it is missing or of another type. */
+double test_json_number(const cJSON *o, const char *name);
+const char *test_json_string(const cJSON *o, const char *name);
 
 /* Asserts a call returned ST_OK and prints its message otherwise. */
 #define assert_st_ok(expr)                                                                             \

@@ -7,41 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "strata/eval.h"
 #include "strata/gen.h"
 #include "strata/image.h"
 #include "strata/render.h"
 #include "support.h"
-
-static cJSON *read_json(const char *path) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) fail_msg("%s missing", path);
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    assert_int_equal(fread(text, 1, (size_t)n, fp), (size_t)n);
-    text[n] = 0;
-    fclose(fp);
-    cJSON *doc = cJSON_Parse(text);
-    free(text);
-    if (!doc) fail_msg("%s is not valid JSON", path);
-    return doc;
-}
-
-static double jnum(const cJSON *o, const char *name) {
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, name);
-    if (!cJSON_IsNumber(x)) fail_msg("field '%s' is not a number", name);
-    return x->valuedouble;
-}
-
-static const char *jstr(const cJSON *o, const char *name) {
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, name);
-    if (!cJSON_IsString(x)) fail_msg("field '%s' is not a string", name);
-    return x->valuestring;
-}
 
 static bool file_exists(const char *dir, const char *name) {
     char path[1400];
@@ -82,26 +52,26 @@ static void test_quick_protocol(void **state) {
 
     char path[1400];
     snprintf(path, sizeof path, "%s/results.json", r->out_dir);
-    cJSON *doc = read_json(path);
-    assert_string_equal(jstr(doc, "schema"), "strata-compare");
-    assert_int_equal((int)jnum(doc, "schema_version"), ST_COMPARE_SCHEMA_VERSION);
+    cJSON *doc = test_read_json(path);
+    assert_string_equal(test_json_string(doc, "schema"), "strata-compare");
+    assert_int_equal((int)test_json_number(doc, "schema_version"), ST_COMPARE_SCHEMA_VERSION);
     const cJSON *ad = cJSON_GetObjectItemCaseSensitive(doc, "adapter");
-    assert_true(strlen(jstr(ad, "name")) > 0);
-    assert_string_equal(jstr(ad, "slug"), r->slug);
-    jstr(ad, "driver");
-    jstr(ad, "api_version");
-    jstr(ad, "device_type");
-    assert_int_equal((int)jnum(doc, "validation_messages"), 0);
+    assert_true(strlen(test_json_string(ad, "name")) > 0);
+    assert_string_equal(test_json_string(ad, "slug"), r->slug);
+    test_json_string(ad, "driver");
+    test_json_string(ad, "api_version");
+    test_json_string(ad, "device_type");
+    assert_int_equal((int)test_json_number(doc, "validation_messages"), 0);
     const cJSON *lv = cJSON_GetObjectItemCaseSensitive(doc, "level");
-    assert_int_equal(strlen(jstr(lv, "crc32")), 8);
-    assert_int_equal((int)jnum(lv, "width"), 512);
+    assert_int_equal(strlen(test_json_string(lv, "crc32")), 8);
+    assert_int_equal((int)test_json_number(lv, "width"), 512);
     const cJSON *pr = cJSON_GetObjectItemCaseSensitive(doc, "protocol");
-    assert_int_equal((int)jnum(pr, "width"), 160);
-    assert_int_equal((int)jnum(pr, "height"), 100);
+    assert_int_equal((int)test_json_number(pr, "width"), 160);
+    assert_int_equal((int)test_json_number(pr, "height"), 100);
     assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pr, "shadows")));
-    assert_int_equal((int)jnum(pr, "frames"), 1);
-    assert_int_equal((int)jnum(pr, "warmup"), 1);
-    assert_float_equal(jnum(pr, "far"), 600.0, 1e-6);
+    assert_int_equal((int)test_json_number(pr, "frames"), 1);
+    assert_int_equal((int)test_json_number(pr, "warmup"), 1);
+    assert_float_equal(test_json_number(pr, "far"), 600.0, 1e-6);
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(pr, "views")), (int)n_views);
     const cJSON *methods = cJSON_GetObjectItemCaseSensitive(doc, "methods");
     assert_int_equal(cJSON_GetArraySize(methods), (int)count);
@@ -110,25 +80,28 @@ static void test_quick_protocol(void **state) {
     for (size_t m = 0; m < count; m++) {
         const char *name = names[m];
         const cJSON *mo = cJSON_GetArrayItem(methods, (int)m);
-        assert_string_equal(jstr(mo, "name"), name);
-        assert_true(isfinite(jnum(mo, "mean_ms")) && jnum(mo, "mean_ms") > 0);
-        assert_true(jnum(mo, "ci95_ms") >= 0);
-        assert_true(jnum(mo, "setup_ms") >= 0 && jnum(mo, "first_frame_ms") > 0 && jnum(mo, "warmup_ms") > 0);
-        jnum(mo, "method_gpu_bytes");
-        jnum(mo, "method_cpu_bytes");
+        assert_string_equal(test_json_string(mo, "name"), name);
+        assert_true(isfinite(test_json_number(mo, "mean_ms")) && test_json_number(mo, "mean_ms") > 0);
+        assert_true(test_json_number(mo, "ci95_ms") >= 0);
+        assert_true(test_json_number(mo, "setup_ms") >= 0 && test_json_number(mo, "first_frame_ms") > 0 &&
+                    test_json_number(mo, "warmup_ms") > 0);
+        test_json_number(mo, "method_gpu_bytes");
+        test_json_number(mo, "method_cpu_bytes");
         /* the shadow pass is timed on its own and is part of the frame */
         const cJSON *sh = cJSON_GetObjectItemCaseSensitive(mo, "shadow_ms");
         assert_non_null(sh);
-        if (cJSON_IsNumber(sh)) assert_true(sh->valuedouble > 0 && sh->valuedouble <= jnum(mo, "mean_ms"));
+        if (cJSON_IsNumber(sh)) assert_true(sh->valuedouble > 0 && sh->valuedouble <= test_json_number(mo, "mean_ms"));
         snprintf(path, sizeof path, "heatmap-%s.png", name);
         assert_true(file_exists(r->out_dir, path));
         for (size_t v = 0; v < n_views; v++) {
             const cJSON *row = NULL, *it;
             cJSON_ArrayForEach(it, rows) {
-                if (!strcmp(jstr(it, "method"), name) && !strcmp(jstr(it, "view"), views[v].name)) row = it;
+                if (!strcmp(test_json_string(it, "method"), name) &&
+                    !strcmp(test_json_string(it, "view"), views[v].name))
+                    row = it;
             }
             if (!row) fail_msg("row %s @ %s missing", name, views[v].name);
-            assert_true(jnum(row, "avg_ms") > 0);
+            assert_true(test_json_number(row, "avg_ms") > 0);
             const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(row, "cpu_ms");
             assert_int_equal(cJSON_GetArraySize(cpu), 1);
             const cJSON *x;
@@ -136,13 +109,14 @@ static void test_quick_protocol(void **state) {
             assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(row, "gpu_ms")), 1);
             static const char *pct[] = {"see_through", "covers_sky", "coherence"};
             for (int k = 0; k < 3; k++) {
-                double p = jnum(row, pct[k]);
+                double p = test_json_number(row, pct[k]);
                 assert_true(p >= 0 && p <= 100);
             }
-            if (jnum(row, "both_solid_pixels") > 0) {
-                assert_true(jnum(row, "depth_p50") >= 0 && jnum(row, "depth_p95") >= jnum(row, "depth_p50"));
+            if (test_json_number(row, "both_solid_pixels") > 0) {
+                assert_true(test_json_number(row, "depth_p50") >= 0 &&
+                            test_json_number(row, "depth_p95") >= test_json_number(row, "depth_p50"));
             }
-            assert_float_equal(jnum(row, "pitch"), views[v].pitch_deg, 1e-4);
+            assert_float_equal(test_json_number(row, "pitch"), views[v].pitch_deg, 1e-4);
         }
     }
     cJSON_Delete(doc);

@@ -9,41 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "strata/eval.h"
 #include "strata/gen.h"
 #include "strata/image.h"
 #include "strata/render.h"
 #include "support.h"
-
-static cJSON *read_json(const char *path) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) fail_msg("%s missing", path);
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    assert_int_equal(fread(text, 1, (size_t)n, fp), (size_t)n);
-    text[n] = 0;
-    fclose(fp);
-    cJSON *doc = cJSON_Parse(text);
-    free(text);
-    if (!doc) fail_msg("%s is not valid JSON", path);
-    return doc;
-}
-
-static const cJSON *field(const cJSON *o, const char *name) {
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, name);
-    if (!x) fail_msg("field '%s' missing", name);
-    return x;
-}
-
-static double jnum(const cJSON *o, const char *name) {
-    const cJSON *x = field(o, name);
-    if (!cJSON_IsNumber(x)) fail_msg("field '%s' is not a number", name);
-    return x->valuedouble;
-}
 
 /* ---- tuning rule ------------------------------------------------------------------------------------------- */
 
@@ -250,23 +220,23 @@ static void test_edit_protocol(void **state) {
 
     char path[1400];
     snprintf(path, sizeof path, "%s/results.json", r->out_dir);
-    cJSON *doc = read_json(path);
-    const cJSON *pr = field(doc, "protocol");
-    assert_true(cJSON_IsTrue(field(pr, "shadows")));
-    const cJSON *mem = field(doc, "memory");
-    assert_true(jnum(mem, "peak_rss_bytes") > 0);
-    field(mem, "device_budget_bytes");
-    field(mem, "device_usage_bytes");
-    const cJSON *ep = field(doc, "edit_protocol");
-    assert_int_equal((int)jnum(ep, "radius"), 48);
-    assert_int_equal((int)jnum(ep, "depth"), 90);
-    assert_int_equal(cJSON_GetArraySize(field(ep, "tested_frame_counts")), 5);
-    assert_int_equal((int)jnum(ep, "timing_repeats"), 2);
-    const cJSON *view = field(ep, "view");
-    assert_float_equal(jnum(view, "y"), fmod(site.cy + 158, 512), 1e-6);
-    assert_float_equal(jnum(view, "yaw"), 180, 1e-6);
-    assert_float_equal(jnum(view, "pitch"), -30, 1e-6);
-    const cJSON *rows = field(doc, "edit_rows");
+    cJSON *doc = test_read_json(path);
+    const cJSON *pr = test_json_field(doc, "protocol");
+    assert_true(cJSON_IsTrue(test_json_field(pr, "shadows")));
+    const cJSON *mem = test_json_field(doc, "memory");
+    assert_true(test_json_number(mem, "peak_rss_bytes") > 0);
+    test_json_field(mem, "device_budget_bytes");
+    test_json_field(mem, "device_usage_bytes");
+    const cJSON *ep = test_json_field(doc, "edit_protocol");
+    assert_int_equal((int)test_json_number(ep, "radius"), 48);
+    assert_int_equal((int)test_json_number(ep, "depth"), 90);
+    assert_int_equal(cJSON_GetArraySize(test_json_field(ep, "tested_frame_counts")), 5);
+    assert_int_equal((int)test_json_number(ep, "timing_repeats"), 2);
+    const cJSON *view = test_json_field(ep, "view");
+    assert_float_equal(test_json_number(view, "y"), fmod(site.cy + 158, 512), 1e-6);
+    assert_float_equal(test_json_number(view, "yaw"), 180, 1e-6);
+    assert_float_equal(test_json_number(view, "pitch"), -30, 1e-6);
+    const cJSON *rows = test_json_field(doc, "edit_rows");
     assert_int_equal(cJSON_GetArraySize(rows), 2);
     const cJSON *row;
     cJSON_ArrayForEach(row, rows) {
@@ -274,21 +244,21 @@ static void test_edit_protocol(void **state) {
                                      "first_post_edit_cpu_p25_ms", "first_post_edit_cpu_p75_ms", "update_cpu_ms",
                                      "class_mismatch_pct", "depth_p50", "depth_p95", "color_mae_8bit",
                                      "method_gpu_bytes", "method_cpu_bytes"};
-        for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) jnum(row, nums[k]);
-        field(row, "steady_edited_gpu_ms");
-        field(row, "first_post_edit_gpu_ms");
-        assert_int_equal((int)jnum(row, "consistent_after_frames"), 1);
-        assert_true(cJSON_IsTrue(field(row, "consistent")));
-        assert_int_equal(cJSON_GetArraySize(field(row, "first_post_edit_cpu_samples")), 2);
-        assert_int_equal(cJSON_GetArraySize(field(row, "checks")), 1); /* consistent at the first count */
-        assert_string_equal(field(row, "update_class")->valuestring, "direct reader");
+        for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) test_json_number(row, nums[k]);
+        test_json_field(row, "steady_edited_gpu_ms");
+        test_json_field(row, "first_post_edit_gpu_ms");
+        assert_int_equal((int)test_json_number(row, "consistent_after_frames"), 1);
+        assert_true(cJSON_IsTrue(test_json_field(row, "consistent")));
+        assert_int_equal(cJSON_GetArraySize(test_json_field(row, "first_post_edit_cpu_samples")), 2);
+        assert_int_equal(cJSON_GetArraySize(test_json_field(row, "checks")), 1); /* consistent at the first count */
+        assert_string_equal(test_json_field(row, "update_class")->valuestring, "direct reader");
     }
     const cJSON *mo;
-    cJSON_ArrayForEach(mo, field(doc, "methods")) {
-        field(mo, "shadow_ms");
-        field(mo, "device_usage_delta_bytes");
+    cJSON_ArrayForEach(mo, test_json_field(doc, "methods")) {
+        test_json_field(mo, "shadow_ms");
+        test_json_field(mo, "device_usage_delta_bytes");
     }
-    cJSON_ArrayForEach(mo, field(doc, "rows")) field(mo, "shadow_gpu_ms");
+    cJSON_ArrayForEach(mo, test_json_field(doc, "rows")) test_json_field(mo, "shadow_gpu_ms");
     cJSON_Delete(doc);
     /* the Markdown carries the paper's edit table */
     snprintf(path, sizeof path, "%s/results.md", r->out_dir);
@@ -367,12 +337,12 @@ static void test_soak(void **state) {
     assert_true(m->rss_first > 0);
     char path[1400];
     snprintf(path, sizeof path, "%s/soak.json", r->out_dir);
-    cJSON *doc = read_json(path);
-    assert_int_equal((int)jnum(doc, "frames"), 20);
-    const cJSON *row = cJSON_GetArrayItem(field(doc, "methods"), 0);
-    assert_int_equal((int)jnum(row, "inconsistent"), 0);
-    jnum(row, "rss_growth_bytes");
-    field(row, "device_usage_growth_bytes");
+    cJSON *doc = test_read_json(path);
+    assert_int_equal((int)test_json_number(doc, "frames"), 20);
+    const cJSON *row = cJSON_GetArrayItem(test_json_field(doc, "methods"), 0);
+    assert_int_equal((int)test_json_number(row, "inconsistent"), 0);
+    test_json_number(row, "rss_growth_bytes");
+    test_json_field(row, "device_usage_growth_bytes");
     cJSON_Delete(doc);
     st_soak_result_free(r);
     /* the caller's level is never edited */

@@ -25,5 +25,7 @@ typedef struct st_atomic_file {
 st_result st_atomic_open(st_atomic_file *f, const char *path, st_error *err);
 st_result st_atomic_commit(st_atomic_file *f, st_error *err);
 void st_atomic_abort(st_atomic_file *f);
+/* Creates the folder path and its missing parents (mkdir -p); an existing one is fine. */
+st_result st_make_dirs(const char *path, st_error *err);
 
 #endif

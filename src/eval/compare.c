@@ -2,14 +2,13 @@
  * (its creation is `setup`), per view warm-up frames then timed frames, a readback scored with the metrics,
  * optionally the edit protocol (edits.c) per method, and the reports (results.json, results.md,
  * frame-time.svg, grid.png, heatmap-<method>.png, edit-<method>-before/after.png). */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "eval/eval_internal.h"
 #include "strata/eval.h"
 #include "strata/image.h"
 #include "strata/render.h"
@@ -17,21 +16,16 @@
 #define GRID_TILE_MAX_W 320u  /* grid tiles are scaled down to at most this width */
 #define HEAT_TILE_MAX_W 640u
 
-static st_result make_dirs(const char *path, st_error *err) {
-    char buf[1024];
-    if (strlen(path) >= sizeof buf) return st_error_set(err, ST_ERR_INVALID, "%s: path too long", path);
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1;; p++) {
-        if (*p == '/' || !*p) {
-            char c = *p;
-            *p = 0;
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return st_error_set(err, ST_ERR_IO, "%s: %s", buf, strerror(errno));
-            *p = c;
-            if (!c) break;
-        }
-    }
-    return ST_OK;
+st_result st_eval_open_run(const st_engine_desc *ed, const st_level *level, const char *out_root,
+                           st_engine **engine, st_device_info *info, char *slug, size_t slug_cap, char *out_dir,
+                           size_t out_dir_cap, st_error *err) {
+    st_result res = st_engine_create(ed, engine, err);
+    if (res) return res;
+    *info = st_engine_device(*engine);
+    st_eval_slug(info->name, slug, slug_cap);
+    snprintf(out_dir, out_dir_cap, "%s/%s", out_root, slug);
+    if ((res = st_make_dirs(out_dir, err))) return res;
+    return level ? st_engine_set_level(*engine, level, err) : ST_OK;
 }
 
 /* ---- progress ---------------------------------------------------------------------------------------------- */
@@ -188,19 +182,18 @@ static st_result setup(run_state *s, st_error *err) {
     const st_compare_desc *d = s->d;
     st_compare_result *r = s->r;
     st_engine_desc ed = {.device_index = d->device_index, .device_given = d->device_given, .validate = d->validate};
-    st_result res = st_engine_create(&ed, &s->engine, err);
+    st_device_info info = {0};
+    st_result res = st_eval_open_run(&ed, d->level, d->out_dir ? d->out_dir : "out/compare", &s->engine, &info,
+                                     r->slug, sizeof r->slug, r->out_dir, sizeof r->out_dir, err);
+    if (s->engine) {
+        snprintf(r->adapter, sizeof r->adapter, "%s", info.name);
+        snprintf(r->driver, sizeof r->driver, "%s", info.driver);
+        snprintf(r->device_type, sizeof r->device_type, "%s", info.type);
+        snprintf(r->api_version, sizeof r->api_version, "%s", info.api_version);
+        r->vendor_id = info.vendor_id;
+        r->device_id = info.device_id;
+    }
     if (res) return res;
-    st_device_info info = st_engine_device(s->engine);
-    snprintf(r->adapter, sizeof r->adapter, "%s", info.name);
-    snprintf(r->driver, sizeof r->driver, "%s", info.driver);
-    snprintf(r->device_type, sizeof r->device_type, "%s", info.type);
-    snprintf(r->api_version, sizeof r->api_version, "%s", info.api_version);
-    r->vendor_id = info.vendor_id;
-    r->device_id = info.device_id;
-    st_eval_slug(info.name, r->slug, sizeof r->slug);
-    snprintf(r->out_dir, sizeof r->out_dir, "%s/%s", d->out_dir ? d->out_dir : "out/compare", r->slug);
-    if ((res = make_dirs(r->out_dir, err))) return res;
-    if ((res = st_engine_set_level(s->engine, d->level, err))) return res;
     if ((res = st_reference_create(d->level, &s->ref, err))) return res;
     r->level_crc = st_reference_crc(s->ref);
 

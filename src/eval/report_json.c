@@ -1,5 +1,6 @@
 /* results.json of `strata compare` (schema in docs/harness.md, "schema_version" = ST_COMPARE_SCHEMA_VERSION).
- * Non-finite numbers are written as null; every timing sample is kept so intervals can be recomputed. */
+ * Non-finite numbers are written as null; every timing sample is kept so intervals can be recomputed. Also the
+ * JSON pieces the tune and soak reports share with it. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,13 +8,35 @@
 
 #include <cjson/cJSON.h>
 
+#include "eval/eval_internal.h"
 #include "strata/eval.h"
 #include "strata/image.h"
 #include "strata/render.h"
 
-static void add_num(cJSON *o, const char *name, double v) {
+void st_eval_json_number(cJSON *o, const char *name, double v) {
     if (isfinite(v)) cJSON_AddNumberToObject(o, name, v);
     else cJSON_AddNullToObject(o, name);
+}
+
+void st_eval_json_adapter(cJSON *root, const char *name, const char *device_type) {
+    cJSON *ad = cJSON_AddObjectToObject(root, "adapter");
+    cJSON_AddStringToObject(ad, "name", name);
+    cJSON_AddStringToObject(ad, "device_type", device_type);
+}
+
+st_result st_eval_json_write(cJSON *root, const char *path, st_error *err) {
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text) return st_error_set(err, ST_ERR_NOMEM, "%s: out of memory", path);
+    st_atomic_file f;
+    st_result res = st_atomic_open(&f, path, err);
+    if (!res) {
+        fputs(text, f.fp);
+        fputc('\n', f.fp);
+        res = st_atomic_commit(&f, err);
+    }
+    free(text);
+    return res;
 }
 
 static cJSON *num_array(const double *v, size_t n) {
@@ -25,11 +48,11 @@ static cJSON *num_array(const double *v, size_t n) {
 static cJSON *stats_object(const st_stats *s, bool valid) {
     if (!valid) return cJSON_CreateNull();
     cJSON *o = cJSON_CreateObject();
-    add_num(o, "mean", s->mean);
-    add_num(o, "median", s->median);
-    add_num(o, "min", s->min);
-    add_num(o, "max", s->max);
-    add_num(o, "stddev", s->stddev);
+    st_eval_json_number(o, "mean", s->mean);
+    st_eval_json_number(o, "median", s->median);
+    st_eval_json_number(o, "min", s->min);
+    st_eval_json_number(o, "max", s->max);
+    st_eval_json_number(o, "stddev", s->stddev);
     return o;
 }
 
@@ -45,10 +68,10 @@ static const char *method_timing(const st_compare_result *r, size_t m) {
 static cJSON *diff_object(const st_image_diff *d, uint32_t frames) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "frames", frames);
-    add_num(o, "class_mismatch_pct", d->mismatch_pct);
-    add_num(o, "depth_p50", d->depth_p50);
-    add_num(o, "depth_p95", d->depth_p95);
-    add_num(o, "color_mae_8bit", d->color_mae);
+    st_eval_json_number(o, "class_mismatch_pct", d->mismatch_pct);
+    st_eval_json_number(o, "depth_p50", d->depth_p50);
+    st_eval_json_number(o, "depth_p95", d->depth_p95);
+    st_eval_json_number(o, "color_mae_8bit", d->color_mae);
     cJSON_AddBoolToObject(o, "consistent", d->consistent);
     return o;
 }
@@ -89,23 +112,23 @@ static void add_edits(cJSON *root, const st_compare_result *r) {
         cJSON_AddStringToObject(o, "method", w->method);
         cJSON_AddStringToObject(o, "update_class", st_update_class_name(w->update));
         cJSON_AddStringToObject(o, "timing", w->gpu_timing ? "gpu" : "cpu");
-        add_num(o, "steady_edited_cpu_ms", w->steady_cpu_ms);
-        add_num(o, "steady_edited_gpu_ms", w->steady_gpu_ms);
-        add_num(o, "first_post_edit_cpu_ms", w->first_cpu_median);
-        add_num(o, "first_post_edit_gpu_ms", w->first_gpu_median);
+        st_eval_json_number(o, "steady_edited_cpu_ms", w->steady_cpu_ms);
+        st_eval_json_number(o, "steady_edited_gpu_ms", w->steady_gpu_ms);
+        st_eval_json_number(o, "first_post_edit_cpu_ms", w->first_cpu_median);
+        st_eval_json_number(o, "first_post_edit_gpu_ms", w->first_gpu_median);
         cJSON_AddItemToObject(o, "first_post_edit_cpu_samples", num_array(w->first_cpu_ms, w->repeats));
         cJSON_AddItemToObject(o, "first_post_edit_gpu_samples", num_array(w->first_gpu_ms, w->repeats));
-        add_num(o, "first_post_edit_cpu_p25_ms", w->first_cpu_p25);
-        add_num(o, "first_post_edit_cpu_p75_ms", w->first_cpu_p75);
-        add_num(o, "update_cpu_ms", w->update_cpu_median);
-        add_num(o, "edit_overhead_cpu_ms", w->overhead_cpu_ms);
-        add_num(o, "edit_overhead_gpu_ms", w->overhead_gpu_ms);
+        st_eval_json_number(o, "first_post_edit_cpu_p25_ms", w->first_cpu_p25);
+        st_eval_json_number(o, "first_post_edit_cpu_p75_ms", w->first_cpu_p75);
+        st_eval_json_number(o, "update_cpu_ms", w->update_cpu_median);
+        st_eval_json_number(o, "edit_overhead_cpu_ms", w->overhead_cpu_ms);
+        st_eval_json_number(o, "edit_overhead_gpu_ms", w->overhead_gpu_ms);
         if (w->consistent_after) cJSON_AddNumberToObject(o, "consistent_after_frames", w->consistent_after);
         else cJSON_AddNullToObject(o, "consistent_after_frames");
-        add_num(o, "class_mismatch_pct", w->final.mismatch_pct);
-        add_num(o, "depth_p50", w->final.depth_p50);
-        add_num(o, "depth_p95", w->final.depth_p95);
-        add_num(o, "color_mae_8bit", w->final.color_mae);
+        st_eval_json_number(o, "class_mismatch_pct", w->final.mismatch_pct);
+        st_eval_json_number(o, "depth_p50", w->final.depth_p50);
+        st_eval_json_number(o, "depth_p95", w->final.depth_p95);
+        st_eval_json_number(o, "color_mae_8bit", w->final.color_mae);
         cJSON_AddBoolToObject(o, "consistent", w->consistent_after != 0);
         cJSON *checks = cJSON_AddArrayToObject(o, "checks");
         for (int c = 0; c < ST_EDIT_CHECKS; c++)
@@ -197,14 +220,14 @@ st_result st_compare_write_json(const st_compare_result *r, const char *path, st
         const st_method_info *info = st_method_find(cm->name);
         cJSON_AddStringToObject(o, "description", info && info->description ? info->description : "");
         cJSON_AddStringToObject(o, "timing", method_timing(r, m));
-        add_num(o, "mean_ms", cm->mean_ms);
-        add_num(o, "ci95_ms", cm->ci95_ms);
-        add_num(o, "setup_ms", cm->setup_ms);
-        add_num(o, "first_frame_ms", cm->first_frame_ms);
-        add_num(o, "warmup_ms", cm->warmup_ms);
+        st_eval_json_number(o, "mean_ms", cm->mean_ms);
+        st_eval_json_number(o, "ci95_ms", cm->ci95_ms);
+        st_eval_json_number(o, "setup_ms", cm->setup_ms);
+        st_eval_json_number(o, "first_frame_ms", cm->first_frame_ms);
+        st_eval_json_number(o, "warmup_ms", cm->warmup_ms);
         cJSON_AddNumberToObject(o, "method_gpu_bytes", (double)cm->gpu_bytes);
         cJSON_AddNumberToObject(o, "method_cpu_bytes", (double)cm->cpu_bytes);
-        add_num(o, "shadow_ms", cm->shadow_ms);
+        st_eval_json_number(o, "shadow_ms", cm->shadow_ms);
         if (cm->device_usage_known) cJSON_AddNumberToObject(o, "device_usage_delta_bytes", (double)cm->device_usage_delta);
         else cJSON_AddNullToObject(o, "device_usage_delta_bytes");
         if (cm->knob[0]) {
@@ -226,18 +249,18 @@ st_result st_compare_write_json(const st_compare_result *r, const char *path, st
         cJSON_AddStringToObject(o, "view", vp->name);
         cJSON_AddNumberToObject(o, "pitch", vp->pitch_deg);
         cJSON_AddStringToObject(o, "timing", row->gpu_timing ? "gpu" : "cpu");
-        add_num(o, "avg_ms", row->avg_ms);
+        st_eval_json_number(o, "avg_ms", row->avg_ms);
         cJSON_AddItemToObject(o, "gpu", stats_object(&row->gpu, row->gpu_timing));
         cJSON_AddItemToObject(o, "cpu", stats_object(&row->cpu, row->frames > 0));
         cJSON_AddItemToObject(o, "gpu_ms", num_array(row->gpu_ms, row->frames));
         cJSON_AddItemToObject(o, "cpu_ms", num_array(row->cpu_ms, row->frames));
-        add_num(o, "warmup_ms", row->warmup_ms);
-        add_num(o, "shadow_gpu_ms", row->shadow_ms);
-        add_num(o, "see_through", row->metrics.see_through);
-        add_num(o, "covers_sky", row->metrics.covers_sky);
-        add_num(o, "depth_p50", row->metrics.depth_p50);
-        add_num(o, "depth_p95", row->metrics.depth_p95);
-        add_num(o, "coherence", row->metrics.coherence);
+        st_eval_json_number(o, "warmup_ms", row->warmup_ms);
+        st_eval_json_number(o, "shadow_gpu_ms", row->shadow_ms);
+        st_eval_json_number(o, "see_through", row->metrics.see_through);
+        st_eval_json_number(o, "covers_sky", row->metrics.covers_sky);
+        st_eval_json_number(o, "depth_p50", row->metrics.depth_p50);
+        st_eval_json_number(o, "depth_p95", row->metrics.depth_p95);
+        st_eval_json_number(o, "coherence", row->metrics.coherence);
         cJSON_AddNumberToObject(o, "both_solid_pixels", (double)row->metrics.both_solid);
         cJSON_AddItemToArray(rows, o);
     }
@@ -255,16 +278,5 @@ st_result st_compare_write_json(const st_compare_result *r, const char *path, st
 
     if (r->edits) add_edits(root, r);
 
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text) return st_error_set(err, ST_ERR_NOMEM, "%s: out of memory", path);
-    st_atomic_file f;
-    st_result res = st_atomic_open(&f, path, err);
-    if (!res) {
-        fputs(text, f.fp);
-        fputc('\n', f.fp);
-        res = st_atomic_commit(&f, err);
-    }
-    free(text);
-    return res;
+    return st_eval_json_write(root, path, err);
 }

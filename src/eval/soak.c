@@ -1,17 +1,14 @@
 /* The soak: a random dig every frame on a live renderer, the frame checked every K frames against a renderer
  * built fresh from the edited level, the process RSS and the device's memory usage sampled every frame so that
  * growth over the run shows. Also the process-memory helpers the compare report uses. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-
+#include "eval/eval_internal.h"
 #include "strata/eval.h"
 #include "strata/image.h"
 
@@ -41,22 +38,6 @@ static uint64_t next_random(uint64_t *s) {
 
 static uint32_t random_in(uint64_t *s, uint32_t lo, uint32_t hi) {
     return lo + (uint32_t)(next_random(s) % (uint64_t)(hi - lo + 1));
-}
-
-static st_result make_dirs(const char *path, st_error *err) {
-    char buf[1024];
-    if (strlen(path) >= sizeof buf) return st_error_set(err, ST_ERR_INVALID, "%s: path too long", path);
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1;; p++) {
-        if (*p == '/' || !*p) {
-            char c = *p;
-            *p = 0;
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return st_error_set(err, ST_ERR_IO, "%s: %s", buf, strerror(errno));
-            *p = c;
-            if (!c) break;
-        }
-    }
-    return ST_OK;
 }
 
 /* Mean of the first and of the last 10 % of n samples (at least one each). */
@@ -166,9 +147,7 @@ static st_result write_json(const st_soak_result *r, const char *path, st_error 
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "schema", "strata-soak");
     cJSON_AddNumberToObject(root, "schema_version", 1);
-    cJSON *ad = cJSON_AddObjectToObject(root, "adapter");
-    cJSON_AddStringToObject(ad, "name", r->adapter);
-    cJSON_AddStringToObject(ad, "device_type", r->device_type);
+    st_eval_json_adapter(root, r->adapter, r->device_type);
     cJSON_AddNumberToObject(root, "frames", r->frames);
     cJSON_AddNumberToObject(root, "check_every", r->check_every);
     cJSON_AddNumberToObject(root, "width", r->width);
@@ -187,8 +166,7 @@ static st_result write_json(const st_soak_result *r, const char *path, st_error 
         cJSON_AddNumberToObject(o, "worst_mismatch_pct", sm->worst_mismatch_pct);
         cJSON_AddNumberToObject(o, "worst_depth_p95", sm->worst_depth_p95);
         cJSON_AddNumberToObject(o, "worst_color_mae", sm->worst_color_mae);
-        if (isfinite(sm->cpu_ms_median)) cJSON_AddNumberToObject(o, "cpu_ms_median", sm->cpu_ms_median);
-        else cJSON_AddNullToObject(o, "cpu_ms_median");
+        st_eval_json_number(o, "cpu_ms_median", sm->cpu_ms_median);
         bool any = sm->frames > 0;
         if (any) {
             cJSON_AddNumberToObject(o, "rss_first_bytes", sm->rss_first);
@@ -207,18 +185,7 @@ static st_result write_json(const st_soak_result *r, const char *path, st_error 
         else cJSON_AddNullToObject(o, "error");
         cJSON_AddItemToArray(ms, o);
     }
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text) return st_error_set(err, ST_ERR_NOMEM, "%s: out of memory", path);
-    st_atomic_file f;
-    st_result res = st_atomic_open(&f, path, err);
-    if (!res) {
-        fputs(text, f.fp);
-        fputc('\n', f.fp);
-        res = st_atomic_commit(&f, err);
-    }
-    free(text);
-    return res;
+    return st_eval_json_write(root, path, err);
 }
 
 st_result st_soak_run(const st_soak_desc *d, st_soak_result **out, st_error *err) {
@@ -243,17 +210,16 @@ st_result st_soak_run(const st_soak_desc *d, st_soak_result **out, st_error *err
     st_level *work = NULL;
     soak_buffers b = {0};
     st_engine_desc ed = {.device_index = d->device_index, .device_given = d->device_given, .validate = d->validate};
-    st_result res = st_engine_create(&ed, &engine, err);
-    if (!res) {
-        st_device_info info = st_engine_device(engine);
+    st_device_info info = {0};
+    /* no level yet: every method sets its own working copy */
+    st_result res = st_eval_open_run(&ed, NULL, d->out_dir ? d->out_dir : "out/soak", &engine, &info, r->slug,
+                                     sizeof r->slug, r->out_dir, sizeof r->out_dir, err);
+    if (engine) {
         snprintf(r->adapter, sizeof r->adapter, "%s", info.name);
         snprintf(r->device_type, sizeof r->device_type, "%s", info.type);
-        st_eval_slug(info.name, r->slug, sizeof r->slug);
         /* A fresh renderer every frame is affordable on a GPU; on a CPU adapter (lavapipe, 0.2–2 s a frame)
          * every 100th frame keeps a 10,000-frame soak within hours. */
         r->check_every = d->check_every ? d->check_every : strcmp(info.type, "cpu") ? 1 : 100;
-        snprintf(r->out_dir, sizeof r->out_dir, "%s/%s", d->out_dir ? d->out_dir : "out/soak", r->slug);
-        res = make_dirs(r->out_dir, err);
     }
     if (!res) res = st_level_clone(d->level, &work, err);
     if (!res) {

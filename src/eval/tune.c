@@ -8,10 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include <cjson/cJSON.h>
-
+#include "eval/eval_internal.h"
 #include "strata/eval.h"
 #include "strata/image.h"
 
@@ -140,22 +138,6 @@ st_method_knobs st_tuning_knobs(const st_tuning *t, const char *method, const st
 
 /* ---- the sweep --------------------------------------------------------------------------------------------- */
 
-static st_result make_dirs(const char *path, st_error *err) {
-    char buf[1024];
-    if (strlen(path) >= sizeof buf) return st_error_set(err, ST_ERR_INVALID, "%s: path too long", path);
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1;; p++) {
-        if (*p == '/' || !*p) {
-            char c = *p;
-            *p = 0;
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return st_error_set(err, ST_ERR_IO, "%s: %s", buf, strerror(errno));
-            *p = c;
-            if (!c) break;
-        }
-    }
-    return ST_OK;
-}
-
 typedef struct tune_state {
     const st_tune_desc *d;
     st_tune_result *r;
@@ -221,15 +203,14 @@ static st_result setup(tune_state *s, st_error *err) {
     const st_tune_desc *d = s->d;
     st_tune_result *r = s->r;
     st_engine_desc ed = {.device_index = d->device_index, .device_given = d->device_given, .validate = d->validate};
-    st_result res = st_engine_create(&ed, &s->engine, err);
+    st_device_info info = {0};
+    st_result res = st_eval_open_run(&ed, d->level, d->out_dir ? d->out_dir : "out/tune", &s->engine, &info, r->slug,
+                                     sizeof r->slug, r->out_dir, sizeof r->out_dir, err);
+    if (s->engine) {
+        snprintf(r->adapter, sizeof r->adapter, "%s", info.name);
+        snprintf(r->device_type, sizeof r->device_type, "%s", info.type);
+    }
     if (res) return res;
-    st_device_info info = st_engine_device(s->engine);
-    snprintf(r->adapter, sizeof r->adapter, "%s", info.name);
-    snprintf(r->device_type, sizeof r->device_type, "%s", info.type);
-    st_eval_slug(info.name, r->slug, sizeof r->slug);
-    snprintf(r->out_dir, sizeof r->out_dir, "%s/%s", d->out_dir ? d->out_dir : "out/tune", r->slug);
-    if ((res = make_dirs(r->out_dir, err))) return res;
-    if ((res = st_engine_set_level(s->engine, d->level, err))) return res;
     size_t n = (size_t)r->width * r->height;
     s->depth = malloc(n * sizeof(float));
     s->dist = malloc(n * sizeof(float));
@@ -345,18 +326,11 @@ void st_tune_result_free(st_tune_result *r) { free(r); }
 
 /* ---- reports ----------------------------------------------------------------------------------------------- */
 
-static void add_num(cJSON *o, const char *name, double v) {
-    if (isfinite(v)) cJSON_AddNumberToObject(o, name, v);
-    else cJSON_AddNullToObject(o, name);
-}
-
 st_result st_tune_write_json(const st_tune_result *r, const char *path, st_error *err) {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "schema", "strata-tune");
     cJSON_AddNumberToObject(root, "schema_version", 1);
-    cJSON *ad = cJSON_AddObjectToObject(root, "adapter");
-    cJSON_AddStringToObject(ad, "name", r->adapter);
-    cJSON_AddStringToObject(ad, "device_type", r->device_type);
+    st_eval_json_adapter(root, r->adapter, r->device_type);
     cJSON_AddStringToObject(root, "world", r->world);
     cJSON *pr = cJSON_AddObjectToObject(root, "protocol");
     cJSON_AddNumberToObject(pr, "width", r->width);
@@ -384,28 +358,17 @@ st_result st_tune_write_json(const st_tune_result *r, const char *path, st_error
             cJSON *x = cJSON_CreateObject();
             if (has) cJSON_AddNumberToObject(x, "value", t->value);
             else cJSON_AddNullToObject(x, "value");
-            add_num(x, "ms", t->ms);
+            st_eval_json_number(x, "ms", t->ms);
             cJSON_AddStringToObject(x, "timing", t->gpu_timing ? "gpu" : "cpu");
-            add_num(x, "see_through", t->see_through);
-            add_num(x, "coherence", t->coherence);
-            add_num(x, "error", t->error);
+            st_eval_json_number(x, "see_through", t->see_through);
+            st_eval_json_number(x, "coherence", t->coherence);
+            st_eval_json_number(x, "error", t->error);
             cJSON_AddBoolToObject(x, "chosen", t->chosen);
             cJSON_AddItemToArray(rows, x);
         }
         cJSON_AddItemToArray(ms, o);
     }
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text) return st_error_set(err, ST_ERR_NOMEM, "%s: out of memory", path);
-    st_atomic_file f;
-    st_result res = st_atomic_open(&f, path, err);
-    if (!res) {
-        fputs(text, f.fp);
-        fputc('\n', f.fp);
-        res = st_atomic_commit(&f, err);
-    }
-    free(text);
-    return res;
+    return st_eval_json_write(root, path, err);
 }
 
 st_result st_tune_write_markdown(const st_tune_result *r, const char *path, st_error *err) {

@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "strata/image.h"
@@ -44,6 +45,23 @@ void st_atomic_abort(st_atomic_file *f) {
     if (f->fp) fclose(f->fp);
     f->fp = NULL;
     if (f->temp_path[0]) unlink(f->temp_path);
+}
+
+st_result st_make_dirs(const char *path, st_error *err) {
+    char buf[1024];
+    if (strlen(path) >= sizeof buf) return st_error_set(err, ST_ERR_INVALID, "%s: path too long", path);
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || !*p) {
+            char c = *p;
+            *p = 0;
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return st_error_set(err, ST_ERR_IO, "%s: %s", buf, strerror(errno));
+            *p = c;
+            if (!c) break;
+        }
+    }
+    return ST_OK;
 }
 
 st_result st_png_write(const char *path, uint32_t width, uint32_t height, int channels, int bit_depth,

@@ -2,12 +2,10 @@
  * SOLID predicate), so a ray is intersected exactly cell by cell — no step size, nothing skipped, a 1-texel
  * wall is as visible as a mountain. A pyramid of block bounds (maximum height, shared air gap under slabs)
  * lets empty air — above the terrain or inside a cave — be crossed a block at a time. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <zlib.h>
 
 #include "strata/image.h"
@@ -334,23 +332,6 @@ static uint32_t payload_crc(const st_ref_image *img) {
     return (uint32_t)crc;
 }
 
-static st_result make_dirs(const char *path, st_error *err) {
-    char buf[1024];
-    if (strlen(path) >= sizeof buf) return st_error_set(err, ST_ERR_INVALID, "%s: path too long", path);
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1;; p++) {
-        if (*p == '/' || !*p) {
-            char c = *p;
-            *p = 0;
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return st_error_set(err, ST_ERR_IO, "%s: %s", buf, strerror(errno));
-            *p = c;
-            if (!c) break;
-        }
-    }
-    return ST_OK;
-}
-
 static bool cache_load(const char *path, const cache_header *want, st_ref_image *img) {
     FILE *fp = fopen(path, "rb");
     if (!fp) return false;
@@ -390,7 +371,7 @@ st_result st_reference_cast_cached(const st_reference *ref, const st_camera *cam
     if (r) return r;
     /* A cache that cannot be written costs time, not correctness: warn and go on. */
     st_error werr = {0};
-    if (make_dirs(cache_dir, &werr) != ST_OK) {
+    if (st_make_dirs(cache_dir, &werr) != ST_OK) {
         ST_WARN("reference cache: %s", werr.message);
         return ST_OK;
     }

@@ -1,0 +1,75 @@
+/* The measurement options `strata compare` and `strata tune` share: parsed one getopt_long result at a time,
+ * with the same names, limits and one-line errors in both commands. */
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "strata/render.h"
+
+size_t cli_split_list(char *text, char **items, size_t cap) {
+    size_t n = 0;
+    for (char *tok = strtok(text, ","); tok && n < cap; tok = strtok(NULL, ",")) items[n++] = tok;
+    return n;
+}
+
+cli_measure cli_measure_defaults(const char *out) {
+    return (cli_measure){.world = "default", .out = out, .cache = "out/cache", .device_index = -1};
+}
+
+bool cli_measure_option(cli_measure *m, const char *cmd, int c, char *arg, int *status) {
+    int st = CLI_EXIT_OK;
+    switch (c) {
+    case 'w': m->world = arg; break;
+    case 'm': m->methods_arg = arg; break;
+    case 'v': m->views_arg = arg; break;
+    case 's':
+        if (!cli_parse_size(arg, &m->width, &m->height) || m->width > 8192 || m->height > 8192)
+            st = cli_usage_error(cmd, "bad --size '%s' (WxH, at most 8192 each)", arg);
+        break;
+    case 'f':
+        if (!cli_parse_uint(arg, 1, 100000, &m->frames)) st = cli_usage_error(cmd, "bad --frames '%s'", arg);
+        break;
+    case 'u':
+        if (!cli_parse_uint(arg, 1, 100000, &m->warmup)) st = cli_usage_error(cmd, "bad --warmup '%s'", arg);
+        break;
+    case 'F':
+        if (!cli_parse_float(arg, 2.0f, 100000.0f, &m->far_dist)) st = cli_usage_error(cmd, "bad --far '%s'", arg);
+        break;
+    case 'o': m->out = arg; break;
+    case 'c': m->cache = strcmp(arg, "none") ? arg : ""; break;
+    case 'd': {
+        uint32_t device = 0;
+        if (!cli_parse_uint(arg, 0, 64, &device)) {
+            st = cli_usage_error(cmd, "bad --device '%s'", arg);
+            break;
+        }
+        m->device_index = (int)device;
+        m->device_given = true;
+        break;
+    }
+    case 'V': m->validate = true; break;
+    case 'S': m->no_shadows = true; break;
+    case 'P': m->no_progress = true; break;
+    default: return false;
+    }
+    *status = st;
+    return true;
+}
+
+const char *cli_measure_methods(const cli_measure *m, char **items, size_t cap, size_t *count) {
+    *count = m->methods_arg ? cli_split_list(m->methods_arg, items, cap) : 0;
+    for (size_t i = 0; i < *count; i++)
+        if (!st_method_find(items[i])) return items[i];
+    return NULL;
+}
+
+st_result cli_measure_find_views(const cli_measure *m, const st_level *level, st_viewpoint *views, size_t *count,
+                                 st_error *err) {
+    char *items[ST_MAX_VIEWS];
+    size_t n = cli_split_list(m->views_arg, items, ST_MAX_VIEWS);
+    st_result r = ST_OK;
+    for (size_t i = 0; i < n && !r; i++) r = st_views_find(level, items[i], &views[(*count)++], err);
+    return r;
+}
+
+bool cli_measure_progress(const cli_measure *m) { return !m->no_progress && isatty(2); }
