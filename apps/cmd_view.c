@@ -903,10 +903,7 @@ static int run_headless(const view_opts *o) {
             printf("  gpu ms: median %.3f  min %.3f  max %.3f\n", g.median, g.min, g.max);
         printf("  cpu ms: median %.3f  min %.3f  max %.3f (record + submit + wait)\n", c.median, c.min, c.max);
         if (o->record_dir) printf("  wrote %u frames to %s/\n", frames, o->record_dir);
-        if (st_engine_validation_messages(engine)) {
-            fprintf(stderr, "strata view: %u Vulkan validation message(s)\n", st_engine_validation_messages(engine));
-            status = CLI_EXIT_RUNTIME;
-        }
+        status = cli_validation_status("view", engine);
     } else {
         status = cli_fail("view", &err);
     }
@@ -959,10 +956,7 @@ int cmd_view(int argc, char **argv) {
                                         : st_error_set(&err, ST_ERR_UNSUPPORTED, "GLFW found no Vulkan loader");
     if (!r) r = setup(v, &err);
     if (!r) r = frame_loop(v, &err);
-    if (!r && v->engine && st_engine_validation_messages(v->engine)) {
-        fprintf(stderr, "strata view: %u Vulkan validation message(s)\n", st_engine_validation_messages(v->engine));
-        status = CLI_EXIT_RUNTIME;
-    }
+    if (!r && v->engine) status = cli_validation_status("view", v->engine);
     if (r) status = cli_fail("view", &err);
     teardown(v);
     glfwTerminate();
