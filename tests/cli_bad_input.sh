@@ -42,6 +42,11 @@ expect_usage_error "gen: bad size" gen --size 100x100 -o "$tmp/world"
 expect_usage_error "gen: bad dual" gen --dual 150 -o "$tmp/world"
 expect_usage_error "info: missing world" info "$tmp/no-such-world"
 
+# a truncated PNG height map: one line, not libpng's own messages too
+head -c 100 "$STRATA_SOURCE/tests/fixtures/tiny16.png" > "$tmp/trunc.png" 2>/dev/null ||
+    printf '\211PNG\r\n\032\n\000\000\000\rIHDR' > "$tmp/trunc.png"
+expect_usage_error "convert: truncated PNG" convert "$tmp/trunc.png" "$tmp/out-world"
+
 # and a good render succeeds and writes the file
 "$strata" render --size 64x40 --camera 100,100,200,0,-60 -o "$tmp/good.png" >/dev/null 2>"$tmp/stderr"
 if [ $? -eq 0 ] && [ -s "$tmp/good.png" ]; then passes=$((passes + 1)); else

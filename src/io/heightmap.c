@@ -58,6 +58,12 @@ static void png_mem_read(png_structp png, png_bytep out, png_size_t n) {
     m->pos += n;
 }
 
+/* libpng's default error handler prints to stderr: ours only unwinds, and our own one-line error follows. */
+static void png_quiet_error(png_structp png, png_const_charp msg) {
+    (void)msg;
+    png_longjmp(png, 1);
+}
+
 static void png_quiet_warning(png_structp png, png_const_charp msg) {
     (void)png;
     (void)msg;
@@ -74,7 +80,7 @@ st_result st_heightmap_decode_png(const uint8_t *data, size_t size, const char *
 /* Kept apart so no argument is reassigned in the function that calls setjmp. */
 static st_result decode_png(const uint8_t *data, size_t size, const char *name, st_heightmap **out, st_error *err) {
     if (size < 8 || png_sig_cmp(data, 0, 8)) return st_error_set(err, ST_ERR_FORMAT, "%s: not a PNG file", name);
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, png_quiet_warning);
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, png_quiet_error, png_quiet_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     st_heightmap *volatile hm = NULL;
     uint8_t *volatile row = NULL;

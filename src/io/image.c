@@ -10,6 +10,18 @@
 #include "strata/image.h"
 
 #define ST_PNG_MAX_DIM 65536u
+
+/* libpng's default handlers print to stderr; ours keep its message for our one-line error instead. */
+static void png_quiet_error(png_structp png, png_const_charp msg) {
+    char *why = png_get_error_ptr(png);
+    if (why) snprintf(why, 128, "%s", msg);
+    png_longjmp(png, 1);
+}
+
+static void png_quiet_warning(png_structp png, png_const_charp msg) {
+    (void)png;
+    (void)msg;
+}
 #define ST_PNG_MAX_BYTES (1ull << 31)
 
 st_result st_atomic_open(st_atomic_file *f, const char *path, st_error *err) {
@@ -73,7 +85,7 @@ st_result st_png_write(const char *path, uint32_t width, uint32_t height, int ch
     st_atomic_file f;
     st_result r = st_atomic_open(&f, path, err);
     if (r) return r;
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, png_quiet_error, png_quiet_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!info || setjmp(png_jmpbuf(png))) {
         png_destroy_write_struct(&png, &info);
@@ -103,14 +115,15 @@ st_result st_png_read(const char *path, uint32_t *width, uint32_t *height, int *
         fclose(fp);
         return st_error_set(err, ST_ERR_FORMAT, "%s: not a PNG file", path);
     }
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    char why[128] = "";
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, why, png_quiet_error, png_quiet_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     unsigned char *volatile data = NULL;
     if (!info || setjmp(png_jmpbuf(png))) {
         png_destroy_read_struct(&png, &info, NULL);
         free(data);
         fclose(fp);
-        return st_error_set(err, ST_ERR_FORMAT, "%s: corrupt or truncated PNG", path);
+        return st_error_set(err, ST_ERR_FORMAT, "%s: corrupt or truncated PNG%s%s", path, why[0] ? ": " : "", why);
     }
     png_set_user_limits(png, ST_PNG_MAX_DIM, ST_PNG_MAX_DIM);
     png_init_io(png, fp);
