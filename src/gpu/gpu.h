@@ -113,7 +113,10 @@ typedef struct st_gpu_graphics_desc {
     VkCullModeFlags cull;
     bool wireframe;     /* polygon mode LINE (needs st_gpu.fill_mode_non_solid) */
     float depth_bias;   /* constant depth bias (reverse-Z: positive is toward the eye), 0 = off */
+    bool alpha_blend;   /* straight alpha over the target (overlays); colour written as is otherwise */
+    const VkPipelineVertexInputStateCreateInfo *vertex_input; /* NULL: vertices come from indices alone */
 } st_gpu_graphics_desc;
+/* depth_format VK_FORMAT_UNDEFINED: no depth attachment and no depth test. */
 st_result st_gpu_graphics_pipeline(st_gpu *gpu, const st_gpu_graphics_desc *d, VkPipeline *out, st_error *err);
 
 #endif

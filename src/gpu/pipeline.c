@@ -64,12 +64,22 @@ st_result st_gpu_graphics_pipeline(st_gpu *gpu, const st_gpu_graphics_desc *d, V
                                                      .lineWidth = 1.0f};
     VkPipelineMultisampleStateCreateInfo multisample = {.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
                                                         .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
+    bool has_depth = d->depth_format != VK_FORMAT_UNDEFINED;
     VkPipelineDepthStencilStateCreateInfo depth = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
-        .depthTestEnable = VK_TRUE,
-        .depthWriteEnable = d->depth_write,
+        .depthTestEnable = has_depth,
+        .depthWriteEnable = has_depth && d->depth_write,
         .depthCompareOp = d->depth_compare ? d->depth_compare : VK_COMPARE_OP_GREATER_OR_EQUAL};
     VkPipelineColorBlendAttachmentState blend_attachment = {.colorWriteMask = 0xF};
+    if (d->alpha_blend)
+        blend_attachment = (VkPipelineColorBlendAttachmentState){.blendEnable = VK_TRUE,
+                                                                 .srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA,
+                                                                 .dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+                                                                 .colorBlendOp = VK_BLEND_OP_ADD,
+                                                                 .srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
+                                                                 .dstAlphaBlendFactor = VK_BLEND_FACTOR_ZERO,
+                                                                 .alphaBlendOp = VK_BLEND_OP_ADD,
+                                                                 .colorWriteMask = 0xF};
     VkPipelineColorBlendStateCreateInfo blend = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
                                                  .attachmentCount = 1,
                                                  .pAttachments = &blend_attachment};
@@ -85,7 +95,7 @@ st_result st_gpu_graphics_pipeline(st_gpu *gpu, const st_gpu_graphics_desc *d, V
                                        .pNext = &rendering,
                                        .stageCount = 2,
                                        .pStages = stages,
-                                       .pVertexInputState = &vertex_input,
+                                       .pVertexInputState = d->vertex_input ? d->vertex_input : &vertex_input,
                                        .pInputAssemblyState = &assembly,
                                        .pViewportState = &viewport,
                                        .pRasterizationState = &raster,

@@ -104,82 +104,28 @@ static st_result create_pipeline(st_presenter *p, st_error *err) {
     if (p->pipeline && p->pipeline_format == p->format.format) return ST_OK;
     if (p->pipeline) vkDestroyPipeline(dev, p->pipeline, NULL);
     p->pipeline = VK_NULL_HANDLE;
-    VkShaderModule vs = VK_NULL_HANDLE, fs = VK_NULL_HANDLE;
-    st_result r = st_gpu_shader(p->gpu, "hud.vert", &vs, err);
-    if (!r) r = st_gpu_shader(p->gpu, "hud.frag", &fs, err);
-    if (!r) {
-        VkPipelineShaderStageCreateInfo stages[2] = {
-            {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
-             .module = vs, .pName = "main"},
-            {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-             .module = fs, .pName = "main"}};
-        VkVertexInputBindingDescription binding = {.binding = 0, .stride = sizeof(st_hud_vertex),
-                                                   .inputRate = VK_VERTEX_INPUT_RATE_VERTEX};
-        VkVertexInputAttributeDescription attrs[2] = {
-            {.location = 0, .binding = 0, .format = VK_FORMAT_R32G32_SFLOAT, .offset = offsetof(st_hud_vertex, x)},
-            {.location = 1, .binding = 0, .format = VK_FORMAT_R8G8B8A8_UNORM, .offset = offsetof(st_hud_vertex, rgba)}};
-        VkPipelineVertexInputStateCreateInfo vertex_input = {
-            .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
-            .vertexBindingDescriptionCount = 1,
-            .pVertexBindingDescriptions = &binding,
-            .vertexAttributeDescriptionCount = 2,
-            .pVertexAttributeDescriptions = attrs};
-        VkPipelineInputAssemblyStateCreateInfo assembly = {
-            .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
-            .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST};
-        VkPipelineViewportStateCreateInfo viewport = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
-                                                      .viewportCount = 1,
-                                                      .scissorCount = 1};
-        VkPipelineRasterizationStateCreateInfo raster = {
-            .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
-            .polygonMode = VK_POLYGON_MODE_FILL,
-            .cullMode = VK_CULL_MODE_NONE,
-            .lineWidth = 1.0f};
-        VkPipelineMultisampleStateCreateInfo multisample = {
-            .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
-            .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
-        VkPipelineDepthStencilStateCreateInfo depth = {
-            .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
-        /* straight alpha over the frame; the frame itself is drawn with alpha 1 */
-        VkPipelineColorBlendAttachmentState blend_attachment = {
-            .blendEnable = VK_TRUE,
-            .srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA,
-            .dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
-            .colorBlendOp = VK_BLEND_OP_ADD,
-            .srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
-            .dstAlphaBlendFactor = VK_BLEND_FACTOR_ZERO,
-            .alphaBlendOp = VK_BLEND_OP_ADD,
-            .colorWriteMask = 0xF};
-        VkPipelineColorBlendStateCreateInfo blend = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
-                                                     .attachmentCount = 1,
-                                                     .pAttachments = &blend_attachment};
-        VkDynamicState dyn[2] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
-        VkPipelineDynamicStateCreateInfo dynamic = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
-                                                    .dynamicStateCount = 2,
-                                                    .pDynamicStates = dyn};
-        VkPipelineRenderingCreateInfo rendering = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
-                                                   .colorAttachmentCount = 1,
-                                                   .pColorAttachmentFormats = &p->format.format};
-        VkGraphicsPipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
-                                           .pNext = &rendering,
-                                           .stageCount = 2,
-                                           .pStages = stages,
-                                           .pVertexInputState = &vertex_input,
-                                           .pInputAssemblyState = &assembly,
-                                           .pViewportState = &viewport,
-                                           .pRasterizationState = &raster,
-                                           .pMultisampleState = &multisample,
-                                           .pDepthStencilState = &depth,
-                                           .pColorBlendState = &blend,
-                                           .pDynamicState = &dynamic,
-                                           .layout = p->layout};
-        r = st_gpu_check(vkCreateGraphicsPipelines(dev, VK_NULL_HANDLE, 1, &ci, NULL, &p->pipeline), "HUD pipeline",
-                         err);
-        if (!r) p->pipeline_format = p->format.format;
-        else p->pipeline = VK_NULL_HANDLE;
-    }
-    if (vs) vkDestroyShaderModule(dev, vs, NULL);
-    if (fs) vkDestroyShaderModule(dev, fs, NULL);
+    VkVertexInputBindingDescription binding = {.binding = 0, .stride = sizeof(st_hud_vertex),
+                                               .inputRate = VK_VERTEX_INPUT_RATE_VERTEX};
+    VkVertexInputAttributeDescription attrs[2] = {
+        {.location = 0, .binding = 0, .format = VK_FORMAT_R32G32_SFLOAT, .offset = offsetof(st_hud_vertex, x)},
+        {.location = 1, .binding = 0, .format = VK_FORMAT_R8G8B8A8_UNORM, .offset = offsetof(st_hud_vertex, rgba)}};
+    VkPipelineVertexInputStateCreateInfo vertex_input = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
+                                                         .vertexBindingDescriptionCount = 1,
+                                                         .pVertexBindingDescriptions = &binding,
+                                                         .vertexAttributeDescriptionCount = 2,
+                                                         .pVertexAttributeDescriptions = attrs};
+    /* straight alpha over the frame; the frame itself is drawn with alpha 1; no depth */
+    st_gpu_graphics_desc d = {.vertex = "hud.vert",
+                              .fragment = "hud.frag",
+                              .layout = p->layout,
+                              .color_format = p->format.format,
+                              .depth_format = VK_FORMAT_UNDEFINED,
+                              .cull = VK_CULL_MODE_NONE,
+                              .alpha_blend = true,
+                              .vertex_input = &vertex_input};
+    st_result r = st_gpu_graphics_pipeline(p->gpu, &d, &p->pipeline, err);
+    if (!r) p->pipeline_format = p->format.format;
+    else p->pipeline = VK_NULL_HANDLE;
     return r;
 }
 
