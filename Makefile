@@ -1,5 +1,6 @@
 # The README's two commands. Each installs what it needs (scripts/setup.sh), builds Release, and runs.
 BUILD ?= build
+MAKEFLAGS += --no-print-directory
 JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?=
 ifdef CI
