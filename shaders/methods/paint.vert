@@ -63,6 +63,15 @@ void main() {
         return;
     }
     float zb = bar == 0 ? 0.0 : mid, zt = bar == 0 ? low : high;
+    if (bar == 0 && size == 1) {
+        // The floor bar's camera-facing sides are covered up to the floors of the camera-side neighbours
+        // (those columns stand between the eye and the face): start the bar there, so on terraces, where
+        // neighbours are level, the sides collapse and their triangles are dropped before rasterising. Never
+        // above the eye, so the bar's bottom face stays one the eye cannot see.
+        ivec2 nx = origin + ivec2(g.eye.x >= float(origin.x) + 0.5 ? 1 : -1, 0);
+        ivec2 ny = origin + ivec2(0, g.eye.y >= float(origin.y) + 0.5 ? 1 : -1);
+        zb = min(min(surface_at(nx).low, surface_at(ny).low), min(low, g.eye.z));
+    }
     vec3 lo = vec3(vec2(origin), zb), hi = vec3(vec2(origin + size), zt);
     bvec3 camera_high = bvec3(g.eye.x >= 0.5 * (lo.x + hi.x), g.eye.y >= 0.5 * (lo.y + hi.y),
                               g.eye.z >= 0.5 * (lo.z + hi.z));
