@@ -11,7 +11,8 @@
 layout(push_constant) uniform PaintPush {
     uint tile_base; // first tile of this draw in the list
     uint lod;       // blocks of 2^lod × 2^lod cells
-    uint pad0, pad1;
+    uint hidden_sides; // 1: start floor-bar sides at the camera-side neighbours' floors (0: the paper's bars)
+    uint pad;
 } pc;
 
 // x0, y0 (world texels, unwrapped), flags: 1 = x from the far end, 2 = y from the far end, 4 = x major,
@@ -63,7 +64,7 @@ void main() {
         return;
     }
     float zb = bar == 0 ? 0.0 : mid, zt = bar == 0 ? low : high;
-    if (bar == 0 && size == 1) {
+    if (pc.hidden_sides != 0u && bar == 0 && size == 1) {
         // The floor bar's camera-facing sides are covered up to the floors of the camera-side neighbours
         // (those columns stand between the eye and the face): start the bar there, so on terraces, where
         // neighbours are level, the sides collapse and their triangles are dropped before rasterising. Never

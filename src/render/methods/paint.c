@@ -2,7 +2,7 @@
  * [mid, high]) drawn from instance and vertex indices alone. The CPU lists the 16×16-texel tiles whose
  * boxes meet the frustum, nearest first, and merges cells of far tiles into 2×2 or 4×4 blocks where a
  * block projects under about a pixel, so the cost follows what is visible rather than the ground area.
- * `paint-plain` draws every tile of the ground bounds at full resolution, for comparison. */
+ * `paint-plain` draws every tile of the ground bounds at full resolution with whole bars, for comparison. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +14,9 @@
 #define PAINT_TOP 256.0f
 
 typedef struct paint_push {
-    uint32_t tile_base, lod, pad0, pad1;
+    uint32_t tile_base, lod;
+    uint32_t hidden_sides; /* 1: floor-bar sides start at the camera-side neighbours' floors */
+    uint32_t pad;
 } paint_push;
 
 typedef struct paint_tile { /* mirror of the shader's ivec4 */
@@ -288,7 +290,7 @@ static void paint_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         vkCmdBindIndexBuffer(cmd, s->indices.buffer, 0, VK_INDEX_TYPE_UINT16);
         for (uint32_t k = 0; k <= PAINT_MAX_LOD; k++) {
             if (!s->counts[k]) continue;
-            paint_push pc = {.tile_base = base[k], .lod = k};
+            paint_push pc = {.tile_base = base[k], .lod = k, .hidden_sides = !s->plain};
             uint32_t blocks = (PAINT_TILE >> k) * (PAINT_TILE >> k);
             vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof pc, &pc);
             vkCmdDrawIndexed(cmd, 36, s->counts[k] * blocks, 0, 0, 0);
