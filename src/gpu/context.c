@@ -248,7 +248,11 @@ static st_result create_device(st_gpu *gpu, bool swapchain, st_error *err) {
     VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                   .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
                                   .queueFamilyIndex = gpu->queue_family};
-    return st_gpu_check(vkCreateCommandPool(gpu->device, &pi, NULL, &gpu->pool), "creating a command pool", err);
+    r = st_gpu_check(vkCreateCommandPool(gpu->device, &pi, NULL, &gpu->pool), "creating a command pool", err);
+    VkPipelineCacheCreateInfo ci_cache = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+    if (!r) r = st_gpu_check(vkCreatePipelineCache(gpu->device, &ci_cache, NULL, &gpu->pipeline_cache),
+                             "creating a pipeline cache", err);
+    return r;
 }
 
 st_result st_gpu_create(const st_gpu_desc *desc, st_gpu **out, st_error *err) {
@@ -278,6 +282,7 @@ void st_gpu_destroy(st_gpu *gpu) {
             vkDestroyBuffer(gpu->device, gpu->staging, NULL);
             vkFreeMemory(gpu->device, gpu->staging_memory, NULL);
         }
+        if (gpu->pipeline_cache) vkDestroyPipelineCache(gpu->device, gpu->pipeline_cache, NULL);
         if (gpu->pool) vkDestroyCommandPool(gpu->device, gpu->pool, NULL);
         vkDestroyDevice(gpu->device, NULL);
     }

@@ -30,6 +30,7 @@ typedef struct st_gpu {
     VkQueue queue;
     uint32_t queue_family;
     VkCommandPool pool;
+    VkPipelineCache pipeline_cache; /* in memory: renderers rebuilt with the same method compile once */
     bool timestamps;        /* the queue supports timestamps */
     double timestamp_ns;    /* ns per tick */
     atomic_uint validation_messages;

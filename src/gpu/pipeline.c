@@ -29,7 +29,7 @@ st_result st_gpu_compute_pipeline(st_gpu *gpu, const char *shader, VkPipelineLay
                                                 .module = module,
                                                 .pName = "main"},
                                       .layout = layout};
-    r = st_gpu_check(vkCreateComputePipelines(gpu->device, VK_NULL_HANDLE, 1, &ci, NULL, out), shader, err);
+    r = st_gpu_check(vkCreateComputePipelines(gpu->device, gpu->pipeline_cache, 1, &ci, NULL, out), shader, err);
     vkDestroyShaderModule(gpu->device, module, NULL);
     return r;
 }
@@ -104,7 +104,7 @@ st_result st_gpu_graphics_pipeline(st_gpu *gpu, const st_gpu_graphics_desc *d, V
                                        .pColorBlendState = &blend,
                                        .pDynamicState = &dynamic,
                                        .layout = d->layout};
-    r = st_gpu_check(vkCreateGraphicsPipelines(gpu->device, VK_NULL_HANDLE, 1, &ci, NULL, out), d->fragment, err);
+    r = st_gpu_check(vkCreateGraphicsPipelines(gpu->device, gpu->pipeline_cache, 1, &ci, NULL, out), d->fragment, err);
     vkDestroyShaderModule(gpu->device, vs, NULL);
     vkDestroyShaderModule(gpu->device, fs, NULL);
     return r;
