@@ -5,6 +5,7 @@
 #include <getopt.h>
 
 #include "strata/core.h"
+#include "strata/eval.h"
 #include "strata/level.h"
 #include "strata/render.h"
 #include "strata/views.h"
@@ -62,6 +63,10 @@ typedef struct cli_measure {
     {"cache", required_argument, 0, 'c'},   {"device", required_argument, 0, 'd'},  \
     {"validate", no_argument, 0, 'V'},      {"no-shadows", no_argument, 0, 'S'},    \
     {"no-progress", no_argument, 0, 'P'}
+
+/* The shared part of a compare or tune run, from the parsed options and the loaded world. */
+st_measure_desc cli_measure_desc(const cli_measure *m, const st_level *level, const st_viewpoint *views,
+                                 size_t view_count, char *const *method_items, size_t method_count);
 
 /* Nothing given yet: world "default", output folder `out`, cache out/cache. */
 cli_measure cli_measure_defaults(const char *out);

@@ -73,3 +73,25 @@ st_result cli_measure_find_views(const cli_measure *m, const st_level *level, st
 }
 
 bool cli_measure_progress(const cli_measure *m) { return !m->no_progress && isatty(2); }
+
+st_measure_desc cli_measure_desc(const cli_measure *m, const st_level *level, const st_viewpoint *views,
+                                 size_t view_count, char *const *method_items, size_t method_count) {
+    return (st_measure_desc){.level = level,
+                             .world_name = m->world,
+                             .methods = m->methods_arg ? (const char *const *)method_items : NULL,
+                             .method_count = method_count,
+                             .views = views,
+                             .view_count = view_count,
+                             .width = m->width,
+                             .height = m->height,
+                             .far_dist = m->far_dist,
+                             .frames = m->frames,
+                             .warmup = m->warmup,
+                             .no_shadows = m->no_shadows,
+                             .out_dir = m->out,
+                             .cache_dir = m->cache,
+                             .device_index = m->device_index,
+                             .device_given = m->device_given,
+                             .validate = m->validate,
+                             .progress = cli_measure_progress(m)};
+}

@@ -79,24 +79,7 @@ int cmd_tune(int argc, char **argv) {
         st_level_destroy(level);
         return cli_usage_error(cmd, "unknown method '%s'", unknown);
     }
-    st_tune_desc d = {.level = level,
-                      .world_name = mo.world,
-                      .methods = mo.methods_arg ? (const char *const *)method_items : NULL,
-                      .method_count = method_count,
-                      .views = views,
-                      .view_count = view_count,
-                      .width = mo.width,
-                      .height = mo.height,
-                      .far_dist = mo.far_dist,
-                      .frames = mo.frames,
-                      .warmup = mo.warmup,
-                      .no_shadows = mo.no_shadows,
-                      .out_dir = mo.out,
-                      .cache_dir = mo.cache,
-                      .device_index = mo.device_index,
-                      .device_given = mo.device_given,
-                      .validate = mo.validate,
-                      .progress = cli_measure_progress(&mo)};
+    st_tune_desc d = {.run = cli_measure_desc(&mo, level, views, view_count, method_items, method_count)};
     st_tune_result *res = NULL;
     r = st_tune_run(&d, &res, &err);
     st_level_destroy(level);

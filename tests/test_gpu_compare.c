@@ -41,10 +41,10 @@ static void test_quick_protocol(void **state) {
     for (int k = 0; k < 3; k++)
         if (st_method_find(want[k])) names[count++] = want[k];
     assert_true(count >= 1);
-    st_compare_desc d = {.level = level, .world_name = "gen 512", .methods = names, .method_count = count,
-                         .views = views, .view_count = n_views, .width = 160, .height = 100, .frames = 1,
-                         .warmup = 1, .quick = true, .out_dir = dir, .cache_dir = cache, .device_index = -1,
-                         .validate = true};
+    st_compare_desc d = {.run.level = level, .run.world_name = "gen 512", .run.methods = names,
+                         .run.method_count = count, .run.views = views, .run.view_count = n_views, .run.width = 160,
+                         .run.height = 100, .run.frames = 1, .run.warmup = 1, .quick = true, .run.out_dir = dir,
+                         .run.cache_dir = cache, .run.device_index = -1, .run.validate = true};
     st_compare_result *r = NULL;
     assert_st_ok(st_compare_run(&d, &r, err));
     assert_int_equal(r->validation_messages, 0);
@@ -132,9 +132,9 @@ static void test_quick_protocol(void **state) {
     free(px);
     /* the second run reads every reference from the cache */
     st_compare_result *again = NULL;
-    d.methods = (const char *const[]){"ray"};
-    d.method_count = 1;
-    d.frames = 1;
+    d.run.methods = (const char *const[]){"ray"};
+    d.run.method_count = 1;
+    d.run.frames = 1;
     assert_st_ok(st_compare_run(&d, &again, err));
     for (size_t v = 0; v < n_views; v++) assert_true(again->reference_ms[v] == 0);
     assert_int_equal(again->validation_messages, 0);
@@ -163,9 +163,10 @@ static void test_ray_methods_match_reference(void **state) {
         if (st_method_find(want[k])) names[count++] = want[k];
     assert_true(count >= 1);
     const char *dir = test_temp_dir("golden");
-    st_compare_desc d = {.level = level, .methods = names, .method_count = count, .views = views, .view_count = n,
-                         .width = 320, .height = 200, .frames = 1, .warmup = 1, .quick = true, .out_dir = dir,
-                         .cache_dir = "", .device_index = -1, .validate = true, .no_shadows = true};
+    st_compare_desc d = {.run.level = level, .run.methods = names, .run.method_count = count, .run.views = views,
+                         .run.view_count = n, .run.width = 320, .run.height = 200, .run.frames = 1, .run.warmup = 1,
+                         .quick = true, .run.out_dir = dir, .run.cache_dir = "", .run.device_index = -1,
+                         .run.validate = true, .run.no_shadows = true};
     st_compare_result *r = NULL;
     assert_st_ok(st_compare_run(&d, &r, err));
     assert_int_equal(r->validation_messages, 0);

@@ -181,10 +181,11 @@ static void test_edit_protocol(void **state) {
     assert_st_ok(st_views_default(level, all, ST_MAX_VIEWS, &n_all, err));
     const char *methods[] = {"ray", "ray-compute"};
     const char *dir = test_temp_dir("edits");
-    st_compare_desc d = {.level = level, .world_name = "gen 512", .methods = methods, .method_count = 2,
-                         .views = all, .view_count = 1, .width = 160, .height = 100, .frames = 1, .warmup = 1,
-                         .quick = true, .out_dir = dir, .cache_dir = "", .device_index = -1, .validate = true,
-                         .edits = true, .edit = site};
+    st_compare_desc d = {.run.level = level, .run.world_name = "gen 512", .run.methods = methods,
+                         .run.method_count = 2, .run.views = all, .run.view_count = 1, .run.width = 160,
+                         .run.height = 100, .run.frames = 1, .run.warmup = 1, .quick = true, .run.out_dir = dir,
+                         .run.cache_dir = "", .run.device_index = -1, .run.validate = true, .edits = true,
+                         .edit = site};
     st_compare_result *r = NULL;
     assert_st_ok(st_compare_run(&d, &r, err));
     assert_int_equal(r->validation_messages, 0);

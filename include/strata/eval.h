@@ -83,21 +83,30 @@ st_result st_tuning_read(const char *path, st_tuning *out, st_error *err);
 /* The knobs of a method under a tuning (zero = the method's defaults when absent or t is NULL). */
 st_method_knobs st_tuning_knobs(const st_tuning *t, const char *method, const st_tuning_choice **choice);
 
-typedef struct st_tune_desc {
-    const st_level *level;
-    const char *world_name;
-    const char *const *methods; /* NULL = every registered method */
+/* What every measurement run takes: the world, the methods and views, the image, the frames, where the
+ * reports and the reference cache go, the adapter. Zero fields take each run's own defaults. */
+typedef struct st_measure_desc {
+    const st_level *level;      /* the world to draw (required) */
+    const char *world_name;     /* for the reports ("default", a path) */
+    const char *const *methods; /* method names; NULL = every registered method */
     size_t method_count;
-    const st_viewpoint *views;  /* required: the horizon views */
+    const st_viewpoint *views;  /* required, 1..ST_MAX_VIEWS */
     size_t view_count;
-    uint32_t width, height;     /* 0 = 400×260 */
+    uint32_t width, height;     /* 0 = the run's default size */
     float far_dist;             /* 0 = 600 */
-    uint32_t frames, warmup;    /* 0 = 10 timed, 3 warm-up per setting and view */
-    bool no_shadows;
-    const char *out_dir;        /* adapter folder below it; NULL = "out/tune" */
+    uint32_t frames, warmup;    /* timed and untimed frames per method and view; 0 = the run's defaults */
+    bool no_shadows;            /* method-only diagnostic (the protocols cast the shared shadow map) */
+    const char *out_dir;        /* the adapter folder is created below it; NULL = the run's default */
     const char *cache_dir;      /* reference cache; NULL = "out/cache", "" = none */
-    int device_index;
-    bool device_given, validate, progress;
+    int device_index;           /* as st_engine_desc */
+    bool device_given, validate;
+    bool progress;              /* a progress line with ETA on stderr */
+} st_measure_desc;
+
+/* Tuning: 400×260, 10 timed + 3 warm-up frames per setting and view, into out/tune by default; the views are
+ * the horizon views. */
+typedef struct st_tune_desc {
+    st_measure_desc run;
 } st_tune_desc;
 
 typedef struct st_tune_setting {
@@ -216,25 +225,10 @@ uint64_t st_eval_current_rss_bytes(void); /* /proc/self/statm; 0 when unknown */
 #define ST_COMPARE_SCHEMA_VERSION 1
 #define ST_COMPARE_MAX_METHODS 32
 
+/* The comparison: 1280×800, 40 timed + 3 warm-up frames per method and view, into out/compare by default. */
 typedef struct st_compare_desc {
-    const st_level *level;     /* the world to draw (required) */
-    const char *world_name;    /* for the reports ("default", a path) */
-    const char *const *methods; /* method names; NULL = every registered method */
-    size_t method_count;
-    const st_viewpoint *views; /* required, 1..ST_MAX_VIEWS */
-    size_t view_count;
-    uint32_t width, height;    /* 0 = 1280×800 */
-    float far_dist;            /* 0 = 600 */
-    uint32_t frames;           /* timed frames per method and view; 0 = 40 */
-    uint32_t warmup;           /* untimed frames before timing, per method and view; 0 = 3 */
+    st_measure_desc run;
     bool quick;                /* recorded in the JSON */
-    const char *out_dir;       /* the adapter folder is created below it; NULL = "out/compare" */
-    const char *cache_dir;     /* reference cache; NULL = "out/cache", "" = none */
-    int device_index;          /* as st_engine_desc */
-    bool device_given;
-    bool validate;
-    bool progress;             /* a progress bar with ETA on stderr */
-    bool no_shadows;           /* method-only diagnostic run (the publication protocol casts the shadow map) */
     const st_tuning *tuning;   /* knob settings per method (strata tune); NULL = each method's defaults */
     const char *tuning_path;   /* recorded in the JSON */
     bool edits;                /* also run the edit protocol on every method */

@@ -148,7 +148,7 @@ static st_result run_method(run_state *s, size_t m, double start, size_t *done, 
                       r->width, r->height, s->heat_factor, true);
         char what[80];
         snprintf(what, sizeof what, "%s @ %s", cm->name, r->views[v].name);
-        progress(d->progress, start, ++*done, r->method_count * r->view_count, what);
+        progress(d->run.progress, start, ++*done, r->method_count * r->view_count, what);
     }
     st_renderer_destroy(rn);
     if (res) return st_error_prefix(err, "method %s", cm->name);
@@ -162,18 +162,18 @@ static st_result run_edits(run_state *s, double start, st_error *err) {
     const st_compare_desc *d = s->d;
     st_compare_result *r = s->r;
     st_level *work = NULL;
-    st_result res = st_level_clone(d->level, &work, err);
+    st_result res = st_level_clone(d->run.level, &work, err);
     if (res) return res;
     for (size_t m = 0; m < r->method_count && !res; m++) {
         st_edit_desc ed = r->edit;
         ed.knobs = r->methods[m].knobs;
-        progress(d->progress, start, m, r->method_count, r->methods[m].name);
-        res = st_edit_measure(s->engine, d->level, work, r->methods[m].name, &ed, &r->edit_rows[m], err);
+        progress(d->run.progress, start, m, r->method_count, r->methods[m].name);
+        res = st_edit_measure(s->engine, d->run.level, work, r->methods[m].name, &ed, &r->edit_rows[m], err);
     }
-    progress(d->progress && !res, start, r->method_count, r->method_count, "edits done");
+    progress(d->run.progress && !res, start, r->method_count, r->method_count, "edits done");
     /* the engine keeps a pointer to its level: point it back at the caller's before the copy goes */
     st_error ignored = {0};
-    st_result back = st_engine_set_level(s->engine, d->level, res ? &ignored : err);
+    st_result back = st_engine_set_level(s->engine, d->run.level, res ? &ignored : err);
     st_level_destroy(work);
     return res ? res : back;
 }
@@ -181,9 +181,9 @@ static st_result run_edits(run_state *s, double start, st_error *err) {
 static st_result setup(run_state *s, st_error *err) {
     const st_compare_desc *d = s->d;
     st_compare_result *r = s->r;
-    st_engine_desc ed = {.device_index = d->device_index, .device_given = d->device_given, .validate = d->validate};
+    st_engine_desc ed = {.device_index = d->run.device_index, .device_given = d->run.device_given, .validate = d->run.validate};
     st_device_info info = {0};
-    st_result res = st_eval_open_run(&ed, d->level, d->out_dir ? d->out_dir : "out/compare", &s->engine, &info,
+    st_result res = st_eval_open_run(&ed, d->run.level, d->run.out_dir ? d->run.out_dir : "out/compare", &s->engine, &info,
                                      r->slug, sizeof r->slug, r->out_dir, sizeof r->out_dir, err);
     if (s->engine) {
         snprintf(r->adapter, sizeof r->adapter, "%s", info.name);
@@ -194,7 +194,7 @@ static st_result setup(run_state *s, st_error *err) {
         r->device_id = info.device_id;
     }
     if (res) return res;
-    if ((res = st_reference_create(d->level, &s->ref, err))) return res;
+    if ((res = st_reference_create(d->run.level, &s->ref, err))) return res;
     r->level_crc = st_reference_crc(s->ref);
 
     size_t n = (size_t)r->width * r->height;
@@ -217,7 +217,7 @@ static st_result setup(run_state *s, st_error *err) {
         return res;
 
     /* the reference of every view: the grid's first row is its shaded picture */
-    const char *cache = d->cache_dir ? d->cache_dir : "out/cache";
+    const char *cache = d->run.cache_dir ? d->run.cache_dir : "out/cache";
     st_ref_image img;
     if ((res = st_ref_image_create(r->width, r->height, &img, err))) return res;
     for (size_t v = 0; v < r->view_count && !res; v++) {
@@ -241,33 +241,33 @@ static st_result setup(run_state *s, st_error *err) {
 
 st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_error *err) {
     *out = NULL;
-    if (!d->level || !d->views || d->view_count == 0 || d->view_count > ST_MAX_VIEWS)
+    if (!d->run.level || !d->run.views || d->run.view_count == 0 || d->run.view_count > ST_MAX_VIEWS)
         return st_error_set(err, ST_ERR_INVALID, "compare: a level and 1..%d views are required", ST_MAX_VIEWS);
     st_compare_result *r = calloc(1, sizeof *r);
     if (!r) return st_error_set(err, ST_ERR_NOMEM, "compare: out of memory");
-    r->width = d->width ? d->width : 1280;
-    r->height = d->height ? d->height : 800;
-    r->frames = d->frames ? d->frames : 40;
-    r->warmup = d->warmup ? d->warmup : 3;
-    r->far_dist = d->far_dist > 0 ? d->far_dist : ST_DEFAULT_FAR;
+    r->width = d->run.width ? d->run.width : 1280;
+    r->height = d->run.height ? d->run.height : 800;
+    r->frames = d->run.frames ? d->run.frames : 40;
+    r->warmup = d->run.warmup ? d->run.warmup : 3;
+    r->far_dist = d->run.far_dist > 0 ? d->run.far_dist : ST_DEFAULT_FAR;
     r->near_dist = ST_DEFAULT_NEAR;
     r->fovy_deg = ST_DEFAULT_FOVY_DEG;
     r->quick = d->quick;
-    r->shadows = !d->no_shadows;
+    r->shadows = !d->run.no_shadows;
     snprintf(r->tuning, sizeof r->tuning, "%s", d->tuning && d->tuning_path ? d->tuning_path : "");
-    snprintf(r->world, sizeof r->world, "%s", d->world_name ? d->world_name : "default");
-    snprintf(r->level_name, sizeof r->level_name, "%s", d->level->name);
-    r->level_width = d->level->width;
-    r->level_height = d->level->height;
+    snprintf(r->world, sizeof r->world, "%s", d->run.world_name ? d->run.world_name : "default");
+    snprintf(r->level_name, sizeof r->level_name, "%s", d->run.level->name);
+    r->level_width = d->run.level->width;
+    r->level_height = d->run.level->height;
     /* methods: the named ones (checked against the registry) or every registered one */
-    if (d->methods) {
-        for (size_t i = 0; i < d->method_count; i++) {
-            if (!st_method_find(d->methods[i])) {
+    if (d->run.methods) {
+        for (size_t i = 0; i < d->run.method_count; i++) {
+            if (!st_method_find(d->run.methods[i])) {
                 st_compare_result_free(r);
-                return st_error_set(err, ST_ERR_INVALID, "compare: unknown method '%s'", d->methods[i]);
+                return st_error_set(err, ST_ERR_INVALID, "compare: unknown method '%s'", d->run.methods[i]);
             }
             if (r->method_count == ST_COMPARE_MAX_METHODS) break;
-            snprintf(r->methods[r->method_count++].name, sizeof r->methods[0].name, "%s", d->methods[i]);
+            snprintf(r->methods[r->method_count++].name, sizeof r->methods[0].name, "%s", d->run.methods[i]);
         }
     } else {
         for (size_t i = 0; i < st_method_count() && r->method_count < ST_COMPARE_MAX_METHODS; i++)
@@ -287,7 +287,7 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
     }
     r->edits = d->edits;
     if (d->edits) {
-        st_result er = st_edit_check(d->level, &d->edit, err);
+        st_result er = st_edit_check(d->run.level, &d->edit, err);
         if (er) {
             st_compare_result_free(r);
             return st_error_prefix(err, "compare --edits");
@@ -297,18 +297,18 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
         r->edit.height = r->height;
         r->edit.far_dist = r->far_dist;
         r->edit.warmup = r->warmup;
-        r->edit.no_shadows = d->no_shadows;
+        r->edit.no_shadows = d->run.no_shadows;
         if (!r->edit.radius) r->edit.radius = 48;
         if (!r->edit.depth) r->edit.depth = 90;
         if (!r->edit.repeats) r->edit.repeats = 5;
         if (!r->edit.steady_frames) r->edit.steady_frames = 10;
-        st_edit_centre(d->level, &d->edit, &r->edit_cx, &r->edit_cy);
-        r->edit_view = st_edit_viewpoint(d->level, &d->edit);
-        r->edit_camera = st_viewpoint_camera(d->level, &r->edit_view);
+        st_edit_centre(d->run.level, &d->edit, &r->edit_cx, &r->edit_cy);
+        r->edit_view = st_edit_viewpoint(d->run.level, &d->edit);
+        r->edit_camera = st_viewpoint_camera(d->run.level, &r->edit_view);
         r->edit_camera.far_dist = r->far_dist;
         /* the dirty rectangle, from a dig on a scratch copy */
         st_level *scratch = NULL;
-        er = st_level_clone(d->level, &scratch, err);
+        er = st_level_clone(d->run.level, &scratch, err);
         if (!er) er = st_level_dig(scratch, r->edit_cx, r->edit_cy, r->edit.radius, r->edit.depth, &r->edit_rect, err);
         st_level_destroy(scratch);
         r->edit_rows = er ? NULL : calloc(r->method_count, sizeof *r->edit_rows);
@@ -317,10 +317,10 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
             return er ? er : st_error_set(err, ST_ERR_NOMEM, "compare: out of memory");
         }
     }
-    r->view_count = d->view_count;
-    for (size_t v = 0; v < d->view_count; v++) {
-        r->views[v] = d->views[v];
-        r->cameras[v] = st_viewpoint_camera(d->level, &d->views[v]);
+    r->view_count = d->run.view_count;
+    for (size_t v = 0; v < d->run.view_count; v++) {
+        r->views[v] = d->run.views[v];
+        r->cameras[v] = st_viewpoint_camera(d->run.level, &d->run.views[v]);
         r->cameras[v].far_dist = r->far_dist;
     }
     r->rows = calloc(r->method_count * r->view_count, sizeof *r->rows);
@@ -342,7 +342,7 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
     double start = st_time_ms();
     st_result res = setup(&s, err);
     size_t done = 0;
-    progress(d->progress && !res, start, 0, r->method_count * r->view_count, "reference done");
+    progress(d->run.progress && !res, start, 0, r->method_count * r->view_count, "reference done");
     for (size_t m = 0; m < r->method_count && !res; m++) res = run_method(&s, m, start, &done, err);
     if (!res && r->edits) {
         r->edit.image_dir = r->out_dir;

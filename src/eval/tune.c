@@ -202,9 +202,9 @@ static void tune_state_free(tune_state *s) {
 static st_result setup(tune_state *s, st_error *err) {
     const st_tune_desc *d = s->d;
     st_tune_result *r = s->r;
-    st_engine_desc ed = {.device_index = d->device_index, .device_given = d->device_given, .validate = d->validate};
+    st_engine_desc ed = {.device_index = d->run.device_index, .device_given = d->run.device_given, .validate = d->run.validate};
     st_device_info info = {0};
-    st_result res = st_eval_open_run(&ed, d->level, d->out_dir ? d->out_dir : "out/tune", &s->engine, &info, r->slug,
+    st_result res = st_eval_open_run(&ed, d->run.level, d->run.out_dir ? d->run.out_dir : "out/tune", &s->engine, &info, r->slug,
                                      sizeof r->slug, r->out_dir, sizeof r->out_dir, err);
     if (s->engine) {
         snprintf(r->adapter, sizeof r->adapter, "%s", info.name);
@@ -218,10 +218,10 @@ static st_result setup(tune_state *s, st_error *err) {
     s->cpu = malloc(r->frames * sizeof(double));
     if (!s->depth || !s->dist || !s->gpu || !s->cpu) return st_error_set(err, ST_ERR_NOMEM, "tune: out of memory");
     st_reference *ref = NULL;
-    if ((res = st_reference_create(d->level, &ref, err))) return res;
+    if ((res = st_reference_create(d->run.level, &ref, err))) return res;
     st_ref_image img;
     res = st_ref_image_create(r->width, r->height, &img, err);
-    const char *cache = d->cache_dir ? d->cache_dir : "out/cache";
+    const char *cache = d->run.cache_dir ? d->run.cache_dir : "out/cache";
     bool have_img = !res;
     for (size_t v = 0; v < r->view_count && !res; v++) {
         bool cached;
@@ -237,19 +237,19 @@ static st_result setup(tune_state *s, st_error *err) {
 
 st_result st_tune_run(const st_tune_desc *d, st_tune_result **out, st_error *err) {
     *out = NULL;
-    if (!d->level || !d->views || !d->view_count || d->view_count > ST_MAX_VIEWS)
+    if (!d->run.level || !d->run.views || !d->run.view_count || d->run.view_count > ST_MAX_VIEWS)
         return st_error_set(err, ST_ERR_INVALID, "tune: a level and 1..%d views are required", ST_MAX_VIEWS);
     st_tune_result *r = calloc(1, sizeof *r);
     if (!r) return st_error_set(err, ST_ERR_NOMEM, "tune: out of memory");
-    r->width = d->width ? d->width : 400;
-    r->height = d->height ? d->height : 260;
-    r->frames = d->frames ? d->frames : 10;
-    r->warmup = d->warmup ? d->warmup : 3;
-    r->shadows = !d->no_shadows;
-    snprintf(r->world, sizeof r->world, "%s", d->world_name ? d->world_name : "default");
-    size_t want = d->methods ? d->method_count : st_method_count();
+    r->width = d->run.width ? d->run.width : 400;
+    r->height = d->run.height ? d->run.height : 260;
+    r->frames = d->run.frames ? d->run.frames : 10;
+    r->warmup = d->run.warmup ? d->run.warmup : 3;
+    r->shadows = !d->run.no_shadows;
+    snprintf(r->world, sizeof r->world, "%s", d->run.world_name ? d->run.world_name : "default");
+    size_t want = d->run.methods ? d->run.method_count : st_method_count();
     for (size_t i = 0; i < want && r->method_count < sizeof r->methods / sizeof r->methods[0]; i++) {
-        const char *name = d->methods ? d->methods[i] : st_method_at(i)->name;
+        const char *name = d->run.methods ? d->run.methods[i] : st_method_at(i)->name;
         if (!st_method_find(name)) {
             free(r);
             return st_error_set(err, ST_ERR_INVALID, "tune: unknown method '%s'", name);
@@ -265,12 +265,12 @@ st_result st_tune_run(const st_tune_desc *d, st_tune_result **out, st_error *err
             tm->count = 1; /* the defaults, so the method's error is still on the table */
         }
     }
-    r->view_count = d->view_count;
-    memcpy(r->views, d->views, d->view_count * sizeof *d->views);
+    r->view_count = d->run.view_count;
+    memcpy(r->views, d->run.views, d->run.view_count * sizeof *d->run.views);
     tune_state s = {.d = d, .r = r};
-    float far_dist = d->far_dist > 0 ? d->far_dist : ST_DEFAULT_FAR;
+    float far_dist = d->run.far_dist > 0 ? d->run.far_dist : ST_DEFAULT_FAR;
     for (size_t v = 0; v < r->view_count; v++) {
-        s.cameras[v] = st_viewpoint_camera(d->level, &d->views[v]);
+        s.cameras[v] = st_viewpoint_camera(d->run.level, &d->run.views[v]);
         s.cameras[v].far_dist = far_dist;
     }
     st_result res = setup(&s, err);
@@ -291,7 +291,7 @@ st_result st_tune_run(const st_tune_desc *d, st_tune_result **out, st_error *err
             ms[j] = tm->settings[j].ms;
             error[j] = tm->settings[j].error;
             done++;
-            if (d->progress) {
+            if (d->run.progress) {
                 double el = (st_time_ms() - start) / 1000.0;
                 fprintf(stderr, "\r[%zu/%zu] %-14s %-16s elapsed %4.0fs ETA %4.0fs ", done, total, tm->name,
                         tm->knob, el, el / (double)done * (double)(total - done));
@@ -302,7 +302,7 @@ st_result st_tune_run(const st_tune_desc *d, st_tune_result **out, st_error *err
         tm->chosen = st_tune_choose(ms, error, tm->count, ST_TUNE_TOLERANCE);
         if (tm->chosen < tm->count) tm->settings[tm->chosen].chosen = true;
     }
-    if (d->progress && !res) fputc('\n', stderr);
+    if (d->run.progress && !res) fputc('\n', stderr);
     if (!res) {
         r->validation_messages = st_engine_validation_messages(s.engine);
         char path[1200];
