@@ -10,17 +10,9 @@
 static const float FOG_LINEAR[3] = {0.1f, 0.2f, 0.3f};
 
 void st_renderer_stamp(st_renderer *r, VkCommandBuffer cmd, VkPipelineStageFlags2 stage) {
+    /* A pass's closing stamp at ALL_COMMANDS waits for every earlier command; adapters whose timestamps do
+     * not honour that (lavapipe) have timestamps switched off (src/gpu/context.c). */
     if (!r->engine->gpu->timestamps || r->stamps >= ST_MAX_PASS_STAMPS) return;
-    if (r->stamps & 1) {
-        /* A pass's closing stamp: an explicit execution dependency on all earlier work, because some
-         * drivers (lavapipe) otherwise write a compute pass's end stamp before its dispatch has run. */
-        VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                               .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                               .dstStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT};
-        VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1,
-                               .pMemoryBarriers = &mb};
-        vkCmdPipelineBarrier2(cmd, &di);
-    }
     vkCmdWriteTimestamp2(cmd, stage, r->queries, r->stamps++);
 }
 
