@@ -15,8 +15,7 @@ st_result st_engine_probe_solid(st_engine *e, const float (*points)[3], uint32_t
     st_renderer *r = NULL;
     st_result res = st_renderer_create(e, &rd, &r, err);
     if (res) return res;
-    st_camera cam = {{0, 0, 300}, 0, -90, 0, 0, 0};
-    res = st_renderer_draw(r, &cam, NULL, err); /* fills the globals */
+    /* its globals (level size, terrain types) were filled at create: no frame is needed */
     st_gpu_buffer in = {0}, outb = {0};
     VkDescriptorSetLayout layout = VK_NULL_HANDLE;
     VkPipelineLayout playout = VK_NULL_HANDLE;

@@ -118,6 +118,8 @@ static st_result create_targets(st_renderer *r, st_error *err) {
     return res;
 }
 
+static void fill_globals(st_renderer *r, const st_camera *cam);
+
 st_result st_renderer_create(st_engine *e, const st_render_desc *desc, st_renderer **out, st_error *err) {
     *out = NULL;
     if (!e->level) return st_error_set(err, ST_ERR_INVALID, "no level loaded");
@@ -186,6 +188,9 @@ st_result st_renderer_create(st_engine *e, const st_render_desc *desc, st_render
         res = st_gpu_check(vkCreateQueryPool(dev, &qi, NULL, &r->queries), "query pool", err);
     }
     e->renderers[slot] = r;
+    /* The globals hold the level's size and types before any frame, for methods that build at create
+     * (voxel bakes its pyramid with the shared surface decode); the camera comes with each frame. */
+    if (!res) fill_globals(r, &(st_camera){0});
     if (!res) res = ops->create(r, &r->state, err);
     if (res) {
         st_renderer_destroy(r);

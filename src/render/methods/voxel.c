@@ -137,14 +137,7 @@ static void record_bake(st_renderer *r, voxel_state *s, VkCommandBuffer cmd, uin
 static st_result full_bake(st_renderer *r, voxel_state *s, st_error *err) {
     st_gpu *gpu = r->engine->gpu;
     const st_voxel_layout *L = &s->layout;
-    /* The bake decodes texels with the shared surface_at, which reads the level size and terrain-type count
-     * from the globals; no frame has filled them yet, so write those two fields now (the frame rewrites
-     * the same values). */
-    st_globals_gpu *g = r->globals.mapped;
-    g->level[0] = (float)r->engine->level->width;
-    g->level[1] = (float)r->engine->level->height;
-    g->level[3] = 256.0f;
-    g->knobs[1] = r->engine->level->terrain_types;
+    /* The bake decodes texels with the shared surface_at: the renderer filled the globals at create. */
     uint32_t header[ST_VOXEL_HEADER_BYTES / 4] = {L->lods, L->voxel[0], L->voxel[1], L->voxel[2]};
     for (uint32_t l = 0; l < L->lods; l++) {
         for (uint32_t a = 0; a < 3; a++) header[4 + 4 * l + a] = L->dims[l][a];
