@@ -30,6 +30,13 @@ static st_level *hand_made_level(uint32_t w, uint32_t h) {
     return l;
 }
 
+static st_mesh *fit_tiled(const st_level *l, double tol, uint32_t chunk, uint32_t tile, bool no_outline) {
+    st_mesh *m = NULL;
+    st_mesh_desc d = {.tolerance = tol, .chunk_size = chunk, .fit_tile = tile, .no_outline = no_outline};
+    assert_st_ok(st_mesh_create(l, &d, &m, err));
+    return m;
+}
+
 static st_mesh *fit(const st_level *l, double tol, uint32_t chunk, bool no_outline) {
     st_mesh *m = NULL;
     st_mesh_desc d = {.tolerance = tol, .chunk_size = chunk, .no_outline = no_outline};
@@ -131,19 +138,35 @@ static void assert_meshes_equal(const st_mesh *a, const st_mesh *b) {
     }
 }
 
+/* Refits equal fresh fits whether the chunks still have their CPU buffers (untouched fit tiles are
+ * re-emitted from them) or not (every tile of a touched chunk is fitted again). */
 static void refit_equals_fresh_fit(void **state) {
     (void)state;
-    const int digs[][4] = {{64, 32, 12, 30}, {3, 40, 9, 60}, {96, 1, 20, 90}}; /* middle; touching x = 0 and y = 0, whose chunks wrap */
-    const uint32_t expect_chunks[] = {4, 4, 4};
-    for (int no_outline = 0; no_outline < 2; no_outline++) {
+    const int digs[][4] = {{64, 32, 12, 30}, {3, 40, 9, 60}, {96, 1, 20, 90}, {40, 20, 3, 30}}; /* middle; touching x = 0 and y = 0, whose chunks wrap; inside one tile */
+    const uint32_t expect_chunks[] = {4, 4, 4, 1};
+    for (int variant = 0; variant < 4; variant++) {
+        bool no_outline = variant & 1, dropped = variant >= 2;
         st_level *l = hand_made_level(128, 64);
         st_mesh *m = fit(l, 2, 32, no_outline);
-        for (int k = 0; k < 3; k++) {
+        assert_int_equal(m->tiles_x, 2);
+        for (int k = 0; k < 4; k++) {
             st_rect dirty;
             assert_st_ok(st_level_dig(l, digs[k][0], digs[k][1], digs[k][2], digs[k][3], &dirty, err));
-            uint32_t n = 0;
+            uint32_t n = 0, list[8], fitted = 0;
+            assert_int_equal(st_mesh_chunks_in_rect(m, dirty, list, 8), expect_chunks[k]);
+            if (dropped) /* as a renderer does once the buffers are on the GPU */
+                for (uint32_t i = 0; i < expect_chunks[k]; i++) {
+                    free(m->chunks[list[i]].vertices);
+                    free(m->chunks[list[i]].indices);
+                    m->chunks[list[i]].vertices = NULL;
+                    m->chunks[list[i]].indices = NULL;
+                }
             assert_st_ok(st_mesh_refit(m, l, dirty, &n, err));
             assert_int_equal(n, expect_chunks[k]);
+            for (uint32_t i = 0; i < n; i++) fitted += m->chunks[list[i]].tiles_fitted;
+            if (dropped) assert_int_equal(fitted, 4 * n);
+            else if (k == 3) assert_int_equal(fitted, 1); /* the crater stays inside one tile's samples */
+            else assert_true(fitted < 4 * n);
             st_mesh *fresh = fit(l, 2, 32, no_outline);
             assert_meshes_equal(m, fresh);
             st_mesh_destroy(fresh);
@@ -170,7 +193,7 @@ static void emit_rules(void **state) {
     for (int y = 6; y < 18; y++)
         for (int x = 8; x < 24; x += 2) st_level_set_dual(l, x, y, 30, 62, 90, 1, 3);
     for (int no_outline = 0; no_outline < 2; no_outline++) {
-        st_mesh *m = fit(l, 1, 32, no_outline);
+        st_mesh *m = fit_tiled(l, 1, 32, 32, no_outline); /* one fit tile: walls only on the outline */
         const st_mesh_chunk *c = &m->chunks[0];
         for (uint32_t lod = 0; lod < ST_MESH_LODS; lod++) {
             const st_mesh_lod *L = &c->lods[lod];

@@ -90,9 +90,13 @@ bool st_tin_check_delaunay(const st_tin *tin, st_error *err);
 
 /* ---- the chunked mesh of a level -----------------------------------------------------------------------
  * 128×128-texel chunks (129² samples; sample (i, j) is texel (cx·128 + i, cy·128 + j), wrapped), three
- * LODs at τ, 2τ, 4τ with the sides always at τ, so neighbours at any two LODs share their side vertices. */
+ * LODs at τ, 2τ, 4τ with the sides always at τ, so neighbours at any two LODs share their side vertices.
+ * Each chunk is fitted as fit tiles (64×64 by default, 2×2 per chunk), each an independent TIN whose sides
+ * are simplified like the chunk's: an edit refits only the tiles whose samples changed and re-emits the
+ * chunk from the others' previous triangles, so the refit costs a quarter of a chunk fit per touched tile. */
 #define ST_MESH_CHUNK 128u
 #define ST_MESH_LODS 3u
+#define ST_MESH_MAX_TILES 16u /* fit tiles per chunk: the tile is at least a quarter of the chunk's side */
 
 typedef enum st_mesh_layer { ST_MESH_LAYER_FLOOR = 0, ST_MESH_LAYER_CEILING = 1, ST_MESH_LAYER_TOP = 2 } st_mesh_layer;
 typedef enum st_mesh_part {
@@ -115,8 +119,19 @@ typedef struct st_mesh_lod {
     uint32_t triangle_count;                 /* parts stored one after the other in st_mesh_part order */
     uint32_t part_triangles[ST_MESH_PART_COUNT];
     uint32_t vertex_count;                   /* the LOD only references vertices [0, vertex_count) */
-    uint32_t tin_vertices, tin_triangles;    /* the planar triangulation (tin_triangles = floor) */
+    uint32_t tin_vertices, tin_triangles;    /* the planar triangulations (tin_triangles = floor); tile sides
+                                              * counted in both tiles */
 } st_mesh_lod;
+
+/* What a chunk keeps of one fit tile: enough to find its triangles in the chunk's buffers (within each
+ * LOD and part, tiles follow each other in row-major order) and to skip its refit while its samples stay. */
+typedef struct st_mesh_tile {
+    uint64_t sample_hash;                          /* of the tile's samples (64-bit: a false match is 2^-64) */
+    uint32_t part_triangles[ST_MESH_LODS][ST_MESH_PART_COUNT];
+    uint32_t tin_vertices[ST_MESH_LODS];
+    uint32_t insertions[ST_TIN_DRIVER_COUNT];      /* LOD 0 fit (sides counted in both tiles) */
+    float max_error;
+} st_mesh_tile;
 
 typedef struct st_mesh_chunk {
     uint32_t cx, cy;
@@ -125,38 +140,42 @@ typedef struct st_mesh_chunk {
     uint16_t *indices;
     uint32_t vertex_count, index_count;
     st_mesh_lod lods[ST_MESH_LODS];
-    uint32_t insertions[ST_TIN_DRIVER_COUNT]; /* LOD 0 fit (sides counted in both chunks) */
+    st_mesh_tile *tiles;                      /* tiles_x² fit tiles, row-major */
+    uint32_t insertions[ST_TIN_DRIVER_COUNT]; /* summed over the tiles */
     float max_error;                          /* LOD 0, height units */
     float fit_ms;                             /* CPU time of the last fit (or of the check that skipped it) */
-    uint64_t sample_hash;                     /* of the samples last fitted: a refit of unchanged samples is
-                                               * skipped (the fit is a pure function of them) */
+    uint32_t tiles_fitted;                    /* by the last fit; the others were re-emitted as they were */
     uint32_t version;                         /* bumped whenever the buffers change: what a renderer uploads */
 } st_mesh_chunk;
 
 typedef struct st_mesh_desc {
     double tolerance;    /* LOD 0 tolerance in height units; 0 = st_mesh_tolerance(0.5) = 4 */
     uint32_t chunk_size; /* 0 = ST_MESH_CHUNK; a power of two ≤ 128 (small levels in tests) */
+    uint32_t fit_tile;   /* 0 = half the chunk; a power of two from a quarter of the chunk to all of it */
     bool no_outline;     /* the paper's metric instead of the outline metric */
 } st_mesh_desc;
 
 typedef struct st_mesh {
     uint32_t width, height;       /* of the level */
     uint32_t chunk_size, chunks_x, chunks_y;
+    uint32_t fit_tile, tiles_x;   /* fit tile side in texels; tiles per chunk side */
     double tolerance;
     bool outline;
-    bool refit_unchanged;         /* refit chunks even when their samples did not change (benchmarks) */
+    bool refit_unchanged;         /* refit tiles that meet the dirty rectangle even when their samples hash
+                                   * as before (benchmarks repeating one edit) */
     st_mesh_chunk *chunks;        /* chunks_x * chunks_y, row-major */
 } st_mesh;
 
 /* Totals the way the paper counts them (spec §4.8): GPU = Σ chunk VB + IB over the three LODs; CPU = what
- * the mesh retains besides that payload (the chunk table: nothing is needed to refit but the level). */
+ * the mesh retains besides that payload (the chunk and tile tables: nothing else is needed to refit but
+ * the level). */
 typedef struct st_mesh_totals {
     uint64_t vertices;                            /* VB entries */
-    uint64_t tin_vertices;                        /* LOD 0 planar vertices (sides counted once) */
+    uint64_t tin_vertices;                        /* LOD 0 planar vertices (tile sides counted once) */
     uint64_t tin_triangles[ST_MESH_LODS];
     uint64_t part_triangles[ST_MESH_LODS][ST_MESH_PART_COUNT];
     uint64_t triangles;                           /* stored over all LODs and parts */
-    uint64_t insertions[ST_TIN_DRIVER_COUNT];     /* sides counted once */
+    uint64_t insertions[ST_TIN_DRIVER_COUNT];     /* tile sides counted once */
     uint64_t gpu_bytes, cpu_bytes;
     double max_error;
     double fit_ms_sum;                            /* CPU time of the chunk fits */
@@ -168,9 +187,9 @@ double st_mesh_tolerance(double quality);
 st_result st_mesh_create(const st_level *level, const st_mesh_desc *desc, st_mesh **out, st_error *err);
 void st_mesh_destroy(st_mesh *mesh);
 /* Refits every chunk whose samples intersect the dirty rectangle (a side's samples belong to both of its
- * chunks, so a changed side refits both), on the job system. The result equals a fresh st_mesh_create of
- * the edited level. A chunk whose samples hash as before is left as it is (64-bit hash: a false match is a
- * 2^-64 event); chunks whose buffers changed get a new `version`. */
+ * chunks, so a changed side refits both), on the job system: within a chunk only the fit tiles whose
+ * samples changed are fitted again, the others are re-emitted from the chunk's buffers. The result equals
+ * a fresh st_mesh_create of the edited level. Chunks whose buffers changed get a new `version`. */
 st_result st_mesh_refit(st_mesh *mesh, const st_level *level, st_rect dirty, uint32_t *chunks_refit,
                         st_error *err);
 /* The chunks st_mesh_refit refits for `dirty`, in the order it fits them: writes up to cap indices into

@@ -7,15 +7,27 @@
 
 #include "strata/mesh.h"
 
+/* A growable list of triangles as vertex keys: key = (chunk sample index) · 3 + layer. */
+typedef struct key_list {
+    uint32_t *v;
+    uint32_t n, cap;
+} key_list;
+
 /* Per-worker scratch for one chunk fit. */
 typedef struct chunk_fit {
     const st_mesh *mesh;
-    uint32_t n; /* samples a side: chunk_size + 1 */
-    uint16_t *low, *mid, *high;
+    uint32_t n;  /* chunk samples a side: chunk_size + 1 */
+    uint32_t tn; /* tile samples a side: fit_tile + 1 */
+    uint16_t *low, *mid, *high;     /* the chunk's samples */
     uint8_t *dual;
-    int32_t *slot[3]; /* per TIN vertex and layer: VB index, −1 = not yet emitted */
-    uint8_t *slab;    /* per triangle */
+    uint16_t *tlow, *tmid, *thigh;  /* the tile being fitted */
+    uint8_t *tdual;
+    uint32_t tile, tx0, ty0;        /* its index and origin in chunk samples */
+    uint8_t *slab;                  /* per triangle */
     uint32_t slab_cap;
+    key_list parts[ST_MESH_MAX_TILES][ST_MESH_LODS][ST_MESH_PART_COUNT];
+    st_mesh_tile tiles[ST_MESH_MAX_TILES];
+    int32_t *slot;                  /* per key: VB index, −1 = not yet emitted */
     st_mesh_vertex *vb;
     uint32_t vcount;
     uint16_t *ib;
@@ -35,8 +47,15 @@ static void chunk_fit_free(chunk_fit *f) {
     free(f->mid);
     free(f->high);
     free(f->dual);
-    for (int i = 0; i < 3; i++) free(f->slot[i]);
+    free(f->tlow);
+    free(f->tmid);
+    free(f->thigh);
+    free(f->tdual);
     free(f->slab);
+    for (uint32_t t = 0; t < ST_MESH_MAX_TILES; t++)
+        for (uint32_t l = 0; l < ST_MESH_LODS; l++)
+            for (int p = 0; p < ST_MESH_PART_COUNT; p++) free(f->parts[t][l][p].v);
+    free(f->slot);
     free(f->vb);
     free(f->ib);
 }
@@ -45,14 +64,19 @@ static bool chunk_fit_init(chunk_fit *f, const st_mesh *mesh) {
     memset(f, 0, sizeof *f);
     f->mesh = mesh;
     f->n = mesh->chunk_size + 1;
-    size_t ns = (size_t)f->n * f->n;
+    f->tn = mesh->fit_tile + 1;
+    size_t ns = (size_t)f->n * f->n, ts = (size_t)f->tn * f->tn;
     f->low = malloc(ns * sizeof *f->low);
     f->mid = malloc(ns * sizeof *f->mid);
     f->high = malloc(ns * sizeof *f->high);
     f->dual = malloc(ns);
-    for (int i = 0; i < 3; i++) f->slot[i] = malloc(ns * sizeof *f->slot[i]);
+    f->tlow = malloc(ts * sizeof *f->tlow);
+    f->tmid = malloc(ts * sizeof *f->tmid);
+    f->thigh = malloc(ts * sizeof *f->thigh);
+    f->tdual = malloc(ts);
+    f->slot = malloc(3 * ns * sizeof *f->slot);
     f->vb = malloc(3 * ns * sizeof *f->vb); /* every sample in every layer at most */
-    return f->low && f->mid && f->high && f->dual && f->slot[0] && f->slot[1] && f->slot[2] && f->vb;
+    return f->low && f->mid && f->high && f->dual && f->tlow && f->tmid && f->thigh && f->tdual && f->slot && f->vb;
 }
 
 /* Samples of chunk (cx, cy), wrapping at the level's edges so the last chunk shares its side with the
@@ -84,34 +108,46 @@ static void extract(chunk_fit *f, const st_level *level, uint32_t cx, uint32_t c
     }
 }
 
-static bool push_index(chunk_fit *f, uint32_t a, uint32_t b, uint32_t c) {
-    if (f->icount + 3 > f->icap) {
-        uint32_t cap = f->icap ? f->icap * 2 : 4096;
-        uint16_t *ib = realloc(f->ib, cap * sizeof *ib);
-        if (!ib) return false;
-        f->ib = ib;
-        f->icap = cap;
+/* Copies tile t's samples out of the chunk's. */
+static void extract_tile(chunk_fit *f, uint32_t t) {
+    uint32_t T = f->mesh->fit_tile, tn = f->tn;
+    f->tile = t;
+    f->tx0 = (t % f->mesh->tiles_x) * T;
+    f->ty0 = (t / f->mesh->tiles_x) * T;
+    for (uint32_t j = 0; j < tn; j++) {
+        size_t src = (size_t)(f->ty0 + j) * f->n + f->tx0, dst = (size_t)j * tn;
+        memcpy(f->tlow + dst, f->low + src, tn * sizeof *f->tlow);
+        memcpy(f->tmid + dst, f->mid + src, tn * sizeof *f->tmid);
+        memcpy(f->thigh + dst, f->high + src, tn * sizeof *f->thigh);
+        memcpy(f->tdual + dst, f->dual + src, tn);
     }
-    f->ib[f->icount++] = (uint16_t)a;
-    f->ib[f->icount++] = (uint16_t)b;
-    f->ib[f->icount++] = (uint16_t)c;
+}
+
+static bool push_key3(chunk_fit *f, key_list *k, uint32_t a, uint32_t b, uint32_t c) {
+    if (k->n + 3 > k->cap) {
+        uint32_t cap = k->cap ? k->cap * 2 : 1024;
+        uint32_t *v = realloc(k->v, cap * sizeof *v);
+        if (!v) {
+            f->failed = true;
+            return false;
+        }
+        k->v = v;
+        k->cap = cap;
+    }
+    k->v[k->n++] = a;
+    k->v[k->n++] = b;
+    k->v[k->n++] = c;
     return true;
 }
 
-static uint32_t slot_of(chunk_fit *f, const st_tin *tin, uint32_t v, st_mesh_layer layer) {
-    int32_t *s = &f->slot[layer][v];
-    if (*s < 0) {
-        const st_tin_vertex *tv = &tin->vertices[v];
-        size_t i = (size_t)tv->y * f->n + tv->x;
-        uint16_t z = layer == ST_MESH_LAYER_FLOOR ? f->low[i] : layer == ST_MESH_LAYER_CEILING ? f->mid[i] : f->high[i];
-        f->vb[f->vcount] = (st_mesh_vertex){(uint8_t)tv->x, (uint8_t)tv->y, (uint8_t)z, (uint8_t)layer};
-        *s = (int32_t)f->vcount++;
-    }
-    return (uint32_t)*s;
+/* The key of TIN vertex v of the current tile in `layer`. */
+static inline uint32_t key_of(const chunk_fit *f, const st_tin *tin, uint32_t v, st_mesh_layer layer) {
+    const st_tin_vertex *tv = &tin->vertices[v];
+    return (((uint32_t)tv->y + f->ty0) * f->n + (uint32_t)tv->x + f->tx0) * 3u + (uint32_t)layer;
 }
 
 static inline uint32_t sample_of(const chunk_fit *f, const st_tin *tin, uint32_t v) {
-    return (uint32_t)tin->vertices[v].y * f->n + tin->vertices[v].x;
+    return (uint32_t)tin->vertices[v].y * f->tn + tin->vertices[v].x;
 }
 
 /* The paper's slab rule (spec §3.6), for its metric: three dual corners, corner spreads of mid and of
@@ -122,8 +158,8 @@ static bool paper_slab(const chunk_fit *f, const st_tin *tin, const st_tin_trian
     int mlo = 255, mhi = 0, hlo = 255, hhi = 0;
     for (int i = 0; i < 3; i++) {
         s[i] = sample_of(f, tin, T->v[i]);
-        if (!f->dual[s[i]]) return false;
-        int m = f->mid[s[i]], h = f->high[s[i]];
+        if (!f->tdual[s[i]]) return false;
+        int m = f->tmid[s[i]], h = f->thigh[s[i]];
         mlo = m < mlo ? m : mlo, mhi = m > mhi ? m : mhi, hlo = h < hlo ? h : hlo, hhi = h > hhi ? h : hhi;
     }
     if (mhi - mlo > 8 || hhi - hlo > 8) return false;
@@ -138,15 +174,15 @@ static bool paper_slab(const chunk_fit *f, const st_tin *tin, const st_tin_trian
             if (st_tin_orient(a->x, a->y, b->x, b->y, x, y) < 0 || st_tin_orient(b->x, b->y, c->x, c->y, x, y) < 0 ||
                 st_tin_orient(c->x, c->y, a->x, a->y, x, y) < 0)
                 continue;
-            size_t i = (size_t)y * f->n + (size_t)x;
-            if (!f->dual[i]) return false;
-            if (f->high[i] > f->low[i]) thick = true;
+            size_t i = (size_t)y * f->tn + (size_t)x;
+            if (!f->tdual[i]) return false;
+            if (f->thigh[i] > f->tlow[i]) thick = true;
         }
     return thick;
 }
 
-/* Emits the current triangulation as LOD `lod`: floor, top, ceiling, walls, one after the other. */
-static void emit_lod(chunk_fit *f, const st_tin *tin, uint32_t lod) {
+/* Emits the current tile's triangulation as LOD `lod`: its floor, top, ceiling and wall lists. */
+static void emit_tile_lod(chunk_fit *f, const st_tin *tin, uint32_t lod) {
     if (f->failed) return;
     if (tin->triangle_count > f->slab_cap) {
         uint8_t *s = realloc(f->slab, tin->triangle_count);
@@ -157,42 +193,27 @@ static void emit_lod(chunk_fit *f, const st_tin *tin, uint32_t lod) {
         f->slab = s;
         f->slab_cap = tin->triangle_count;
     }
-    st_mesh_lod *L = &f->lods[lod];
-    memset(L, 0, sizeof *L);
-    L->first_index = f->icount;
-    L->tin_vertices = tin->vertex_count;
-    L->tin_triangles = tin->triangle_count;
-    bool ok = true;
+    key_list *out = f->parts[f->tile][lod];
+    for (int p = 0; p < ST_MESH_PART_COUNT; p++) out[p].n = 0;
+    f->tiles[f->tile].tin_vertices[lod] = tin->vertex_count;
     for (uint32_t t = 0; t < tin->triangle_count; t++) {
-        const st_tin_triangle *T = &tin->triangles[t];
-        ok = ok && push_index(f, slot_of(f, tin, T->v[0], ST_MESH_LAYER_FLOOR),
-                              slot_of(f, tin, T->v[1], ST_MESH_LAYER_FLOOR),
-                              slot_of(f, tin, T->v[2], ST_MESH_LAYER_FLOOR));
+        const uint32_t *v = tin->triangles[t].v;
+        push_key3(f, &out[ST_MESH_PART_FLOOR], key_of(f, tin, v[0], ST_MESH_LAYER_FLOOR),
+                  key_of(f, tin, v[1], ST_MESH_LAYER_FLOOR), key_of(f, tin, v[2], ST_MESH_LAYER_FLOOR));
         if (f->mesh->outline)
-            f->slab[t] = f->dual[sample_of(f, tin, T->v[0])] && f->dual[sample_of(f, tin, T->v[1])] &&
-                         f->dual[sample_of(f, tin, T->v[2])];
+            f->slab[t] = f->tdual[sample_of(f, tin, v[0])] && f->tdual[sample_of(f, tin, v[1])] &&
+                         f->tdual[sample_of(f, tin, v[2])];
         else
-            f->slab[t] = paper_slab(f, tin, T);
-    }
-    L->part_triangles[ST_MESH_PART_FLOOR] = tin->triangle_count;
-    for (uint32_t t = 0; t < tin->triangle_count; t++) {
+            f->slab[t] = paper_slab(f, tin, &tin->triangles[t]);
         if (!f->slab[t]) continue;
-        const uint32_t *v = tin->triangles[t].v;
-        ok = ok && push_index(f, slot_of(f, tin, v[0], ST_MESH_LAYER_TOP), slot_of(f, tin, v[1], ST_MESH_LAYER_TOP),
-                              slot_of(f, tin, v[2], ST_MESH_LAYER_TOP));
-        L->part_triangles[ST_MESH_PART_TOP]++;
+        push_key3(f, &out[ST_MESH_PART_TOP], key_of(f, tin, v[0], ST_MESH_LAYER_TOP),
+                  key_of(f, tin, v[1], ST_MESH_LAYER_TOP), key_of(f, tin, v[2], ST_MESH_LAYER_TOP));
+        push_key3(f, &out[ST_MESH_PART_CEILING], key_of(f, tin, v[0], ST_MESH_LAYER_CEILING),
+                  key_of(f, tin, v[2], ST_MESH_LAYER_CEILING), key_of(f, tin, v[1], ST_MESH_LAYER_CEILING));
     }
-    for (uint32_t t = 0; t < tin->triangle_count; t++) {
-        if (!f->slab[t]) continue;
-        const uint32_t *v = tin->triangles[t].v;
-        ok = ok && push_index(f, slot_of(f, tin, v[0], ST_MESH_LAYER_CEILING),
-                              slot_of(f, tin, v[2], ST_MESH_LAYER_CEILING),
-                              slot_of(f, tin, v[1], ST_MESH_LAYER_CEILING));
-        L->part_triangles[ST_MESH_PART_CEILING]++;
-    }
-    /* Walls close the slab wherever the triangle across is no slab. On the chunk's sides the neighbour
-     * chunk is never consulted (a chunk's mesh depends on its own samples only), so a slab crossing a side
-     * is closed on both sides: those walls lie inside solid rock where no ray reaches. */
+    /* Walls close the slab wherever the triangle across is no slab. On the tile's sides the neighbour is
+     * never consulted (a tile's triangles depend on its own samples only), so a slab crossing a side is
+     * closed on both sides: those walls lie inside solid rock where no ray reaches. */
     for (uint32_t t = 0; t < tin->triangle_count; t++) {
         if (!f->slab[t]) continue;
         const st_tin_triangle *T = &tin->triangles[t];
@@ -202,32 +223,101 @@ static void emit_lod(chunk_fit *f, const st_tin *tin, uint32_t lod) {
             uint32_t a = T->v[(i + 1) % 3], b = T->v[(i + 2) % 3];
             uint32_t sa = sample_of(f, tin, a), sb = sample_of(f, tin, b);
             /* outward is to the right of a→b: (a_mid, b_mid, b_high), (a_mid, b_high, a_high) */
-            if (f->mid[sb] != f->high[sb]) {
-                ok = ok && push_index(f, slot_of(f, tin, a, ST_MESH_LAYER_CEILING),
-                                      slot_of(f, tin, b, ST_MESH_LAYER_CEILING), slot_of(f, tin, b, ST_MESH_LAYER_TOP));
-                L->part_triangles[ST_MESH_PART_WALL]++;
-            }
-            if (f->mid[sa] != f->high[sa]) {
-                ok = ok && push_index(f, slot_of(f, tin, a, ST_MESH_LAYER_CEILING), slot_of(f, tin, b, ST_MESH_LAYER_TOP),
-                                      slot_of(f, tin, a, ST_MESH_LAYER_TOP));
-                L->part_triangles[ST_MESH_PART_WALL]++;
-            }
+            if (f->tmid[sb] != f->thigh[sb])
+                push_key3(f, &out[ST_MESH_PART_WALL], key_of(f, tin, a, ST_MESH_LAYER_CEILING),
+                          key_of(f, tin, b, ST_MESH_LAYER_CEILING), key_of(f, tin, b, ST_MESH_LAYER_TOP));
+            if (f->tmid[sa] != f->thigh[sa])
+                push_key3(f, &out[ST_MESH_PART_WALL], key_of(f, tin, a, ST_MESH_LAYER_CEILING),
+                          key_of(f, tin, b, ST_MESH_LAYER_TOP), key_of(f, tin, a, ST_MESH_LAYER_TOP));
         }
     }
-    for (int p = 0; p < ST_MESH_PART_COUNT; p++) L->triangle_count += L->part_triangles[p];
-    L->vertex_count = f->vcount;
-    if (!ok) f->failed = true;
+    for (int p = 0; p < ST_MESH_PART_COUNT; p++) f->tiles[f->tile].part_triangles[lod][p] = out[p].n / 3;
 }
 
 static void on_snapshot(void *user, const st_tin *tin, uint32_t index) {
-    emit_lod(user, tin, ST_MESH_LODS - 1 - index); /* snapshots come at 4τ then 2τ: LOD 2, LOD 1 */
+    emit_tile_lod(user, tin, ST_MESH_LODS - 1 - index); /* snapshots come at 4τ then 2τ: LOD 2, LOD 1 */
 }
 
-/* 64-bit hash of a chunk's samples (multiply–xorshift over 8-byte words of each layer and the flags). */
-static uint64_t hash_samples(const chunk_fit *f) {
-    size_t ns = (size_t)f->n * f->n;
+/* Re-reads tile t's lists from the chunk's current buffers (the tile's samples did not change). */
+static void reuse_tile(chunk_fit *f, const st_mesh_chunk *ch, uint32_t t) {
+    uint32_t tiles = f->mesh->tiles_x * f->mesh->tiles_x;
+    f->tiles[t] = ch->tiles[t];
+    for (uint32_t l = 0; l < ST_MESH_LODS; l++) {
+        uint32_t first = ch->lods[l].first_index;
+        for (int p = 0; p < ST_MESH_PART_COUNT; p++) {
+            uint32_t at = first;
+            for (uint32_t k = 0; k < t; k++) at += 3 * ch->tiles[k].part_triangles[l][p];
+            key_list *out = &f->parts[t][l][p];
+            out->n = 0;
+            for (uint32_t k = 0; k < ch->tiles[t].part_triangles[l][p]; k++) {
+                uint32_t key[3];
+                for (int i = 0; i < 3; i++) {
+                    const st_mesh_vertex *v = &ch->vertices[ch->indices[at + 3 * k + (uint32_t)i]];
+                    key[i] = ((uint32_t)v->y * f->n + v->x) * 3u + v->layer;
+                }
+                if (!push_key3(f, out, key[0], key[1], key[2])) return;
+            }
+            for (uint32_t k = 0; k < tiles; k++) first += 3 * ch->tiles[k].part_triangles[l][p];
+        }
+    }
+}
+
+static bool push_index(chunk_fit *f, uint32_t a) {
+    if (f->icount + 1 > f->icap) {
+        uint32_t cap = f->icap ? f->icap * 2 : 4096;
+        uint16_t *ib = realloc(f->ib, cap * sizeof *ib);
+        if (!ib) return false;
+        f->ib = ib;
+        f->icap = cap;
+    }
+    f->ib[f->icount++] = (uint16_t)a;
+    return true;
+}
+
+static uint32_t slot_of(chunk_fit *f, uint32_t key) {
+    int32_t *s = &f->slot[key];
+    if (*s < 0) {
+        uint32_t sample = key / 3, layer = key % 3;
+        uint16_t z = layer == ST_MESH_LAYER_FLOOR ? f->low[sample] : layer == ST_MESH_LAYER_CEILING ? f->mid[sample] : f->high[sample];
+        f->vb[f->vcount] = (st_mesh_vertex){(uint8_t)(sample % f->n), (uint8_t)(sample / f->n), (uint8_t)z, (uint8_t)layer};
+        *s = (int32_t)f->vcount++;
+    }
+    return (uint32_t)*s;
+}
+
+/* The chunk's buffers from the tiles' lists: LOD 2, 1, 0; within a LOD the parts in order, within a part
+ * the tiles in row-major order. Vertices are numbered by first use, so coarser LODs use a prefix. */
+static void assemble(chunk_fit *f) {
+    uint32_t tiles = f->mesh->tiles_x * f->mesh->tiles_x;
+    memset(f->slot, 0xFF, 3 * (size_t)f->n * f->n * sizeof *f->slot);
+    f->vcount = f->icount = 0;
+    for (uint32_t l = ST_MESH_LODS; l-- > 0;) {
+        st_mesh_lod *L = &f->lods[l];
+        memset(L, 0, sizeof *L);
+        L->first_index = f->icount;
+        for (int p = 0; p < ST_MESH_PART_COUNT; p++)
+            for (uint32_t t = 0; t < tiles; t++) {
+                const key_list *k = &f->parts[t][l][p];
+                for (uint32_t i = 0; i < k->n; i++)
+                    if (!push_index(f, slot_of(f, k->v[i]))) {
+                        f->failed = true;
+                        return;
+                    }
+                L->part_triangles[p] += k->n / 3;
+            }
+        for (uint32_t t = 0; t < tiles; t++) L->tin_vertices += f->tiles[t].tin_vertices[l];
+        L->tin_triangles = L->part_triangles[ST_MESH_PART_FLOOR];
+        for (int p = 0; p < ST_MESH_PART_COUNT; p++) L->triangle_count += L->part_triangles[p];
+        L->vertex_count = f->vcount;
+    }
+}
+
+/* 64-bit hash of the current tile's samples (multiply–xorshift over 8-byte words of each layer and the
+ * flags). */
+static uint64_t hash_tile(const chunk_fit *f) {
+    size_t ns = (size_t)f->tn * f->tn;
     uint64_t h = 0x9E3779B97F4A7C15ull ^ ns;
-    const void *layers[4] = {f->low, f->mid, f->high, f->dual};
+    const void *layers[4] = {f->tlow, f->tmid, f->thigh, f->tdual};
     size_t bytes[4] = {ns * 2, ns * 2, ns * 2, ns};
     for (int l = 0; l < 4; l++) {
         const uint8_t *p = layers[l];
@@ -244,45 +334,83 @@ static uint64_t hash_samples(const chunk_fit *f) {
     return h;
 }
 
-static st_result fit_chunk(st_mesh *mesh, const st_level *level, uint32_t ci, st_tin *tin, chunk_fit *f,
-                           st_error *err) {
+/* Whether samples [s0, s0 + count) of an axis of `size` texels (the last one wrapping to 0) meet texels
+ * [t0, t1). */
+static bool span_meets(uint32_t s0, uint32_t count, uint32_t size, int32_t t0, int32_t t1) {
+    for (uint32_t i = 0; i < count; i++) {
+        int32_t s = (int32_t)((s0 + i) % size);
+        if (s >= t0 && s < t1) return true;
+    }
+    return false;
+}
+
+static bool tile_meets(const st_mesh *mesh, uint32_t cx, uint32_t cy, uint32_t t, const st_rect *dirty) {
+    uint32_t T = mesh->fit_tile;
+    uint32_t x0 = cx * mesh->chunk_size + (t % mesh->tiles_x) * T, y0 = cy * mesh->chunk_size + (t / mesh->tiles_x) * T;
+    return span_meets(x0, T + 1, mesh->width, dirty->x0, dirty->x1) &&
+           span_meets(y0, T + 1, mesh->height, dirty->y0, dirty->y1);
+}
+
+static st_result fit_chunk(st_mesh *mesh, const st_level *level, uint32_t ci, const st_rect *dirty, st_tin *tin,
+                           chunk_fit *f, st_error *err) {
     double t0 = st_time_ms();
     st_mesh_chunk *ch = &mesh->chunks[ci];
-    uint32_t cx = ci % mesh->chunks_x, cy = ci / mesh->chunks_x;
+    uint32_t cx = ci % mesh->chunks_x, cy = ci / mesh->chunks_x, tiles = mesh->tiles_x * mesh->tiles_x;
     extract(f, level, cx, cy);
-    uint64_t hash = hash_samples(f);
-    if (ch->version && ch->sample_hash == hash && !mesh->refit_unchanged) { /* same samples, same fit: nothing to do */
+    f->failed = false;
+    uint32_t fitted = 0;
+    uint64_t hashes[ST_MESH_MAX_TILES];
+    bool refit[ST_MESH_MAX_TILES];
+    for (uint32_t t = 0; t < tiles; t++) {
+        extract_tile(f, t);
+        hashes[t] = hash_tile(f);
+        refit[t] = !ch->version || !ch->vertices || ch->tiles[t].sample_hash != hashes[t] ||
+                   (mesh->refit_unchanged && dirty && tile_meets(mesh, cx, cy, t, dirty));
+        fitted += refit[t];
+    }
+    if (!fitted) { /* same samples, same fit: nothing to do */
+        ch->tiles_fitted = 0;
         ch->fit_ms = (float)(st_time_ms() - t0);
         return ST_OK;
     }
-    size_t ns = (size_t)f->n * f->n;
-    for (int i = 0; i < 3; i++) memset(f->slot[i], 0xFF, ns * sizeof *f->slot[i]);
-    f->vcount = f->icount = 0;
-    f->failed = false;
-    st_tin_desc d = {
-        .width = f->n,
-        .height = f->n,
-        .low = f->low,
-        .mid = f->mid,
-        .high = f->high,
-        .dual = f->dual,
-        .tolerance = mesh->tolerance,
-        .border_tolerance = mesh->tolerance,
-        .snapshot_tolerances = {4 * mesh->tolerance, 2 * mesh->tolerance},
-        .snapshot = on_snapshot,
-        .user = f,
-        .outline = mesh->outline,
-    };
-    st_result r = st_tin_fit(tin, &d, err);
-    if (r) return st_error_prefix(err, "chunk (%u,%u)", cx, cy);
-    emit_lod(f, tin, 0);
+    for (uint32_t t = 0; t < tiles; t++) {
+        if (!refit[t]) {
+            reuse_tile(f, ch, t);
+            continue;
+        }
+        extract_tile(f, t);
+        memset(&f->tiles[t], 0, sizeof f->tiles[t]);
+        st_tin_desc d = {
+            .width = f->tn,
+            .height = f->tn,
+            .low = f->tlow,
+            .mid = f->tmid,
+            .high = f->thigh,
+            .dual = f->tdual,
+            .tolerance = mesh->tolerance,
+            .border_tolerance = mesh->tolerance,
+            .snapshot_tolerances = {4 * mesh->tolerance, 2 * mesh->tolerance},
+            .snapshot = on_snapshot,
+            .user = f,
+            .outline = mesh->outline,
+        };
+        st_result r = st_tin_fit(tin, &d, err);
+        if (r) return st_error_prefix(err, "chunk (%u,%u) tile %u", cx, cy, t);
+        emit_tile_lod(f, tin, 0);
+        f->tiles[t].sample_hash = hashes[t];
+        memcpy(f->tiles[t].insertions, tin->stats.insertions, sizeof f->tiles[t].insertions);
+        f->tiles[t].max_error = (float)tin->stats.max_error;
+    }
+    if (!f->failed) assemble(f);
     if (f->failed) return st_error_set(err, ST_ERR_NOMEM, "chunk (%u,%u): out of memory", cx, cy);
 
     st_mesh_vertex *vb = malloc((size_t)f->vcount * sizeof *vb);
     uint16_t *ib = malloc((size_t)f->icount * sizeof *ib);
-    if (!vb || !ib) {
+    st_mesh_tile *tl = ch->tiles ? ch->tiles : malloc(tiles * sizeof *tl);
+    if (!vb || !ib || !tl) {
         free(vb);
         free(ib);
+        if (tl != ch->tiles) free(tl);
         return st_error_set(err, ST_ERR_NOMEM, "chunk (%u,%u): out of memory", cx, cy);
     }
     memcpy(vb, f->vb, (size_t)f->vcount * sizeof *vb);
@@ -296,8 +424,14 @@ static st_result fit_chunk(st_mesh *mesh, const st_level *level, uint32_t ci, st
     ch->vertex_count = f->vcount;
     ch->index_count = f->icount;
     memcpy(ch->lods, f->lods, sizeof ch->lods);
-    memcpy(ch->insertions, tin->stats.insertions, sizeof ch->insertions);
-    ch->max_error = (float)tin->stats.max_error;
+    ch->tiles = tl;
+    memcpy(ch->tiles, f->tiles, tiles * sizeof *tl);
+    memset(ch->insertions, 0, sizeof ch->insertions);
+    ch->max_error = 0;
+    for (uint32_t t = 0; t < tiles; t++) {
+        for (int k = 0; k < ST_TIN_DRIVER_COUNT; k++) ch->insertions[k] += tl[t].insertions[k];
+        if (tl[t].max_error > ch->max_error) ch->max_error = tl[t].max_error;
+    }
     /* bounds: the floor spans the whole chunk; heights from the vertices (triangles interpolate them) */
     uint8_t zlo = 255, zhi = 0;
     for (uint32_t i = 0; i < f->vcount; i++) {
@@ -308,7 +442,7 @@ static st_result fit_chunk(st_mesh *mesh, const st_level *level, uint32_t ci, st
     ch->aabb_min[0] = ox, ch->aabb_min[1] = oy, ch->aabb_min[2] = zlo;
     ch->aabb_max[0] = ox + (float)mesh->chunk_size, ch->aabb_max[1] = oy + (float)mesh->chunk_size;
     ch->aabb_max[2] = zhi;
-    ch->sample_hash = hash;
+    ch->tiles_fitted = fitted;
     ch->version++;
     ch->fit_ms = (float)(st_time_ms() - t0);
     return ST_OK;
@@ -318,6 +452,7 @@ typedef struct fit_job {
     st_mesh *mesh;
     const st_level *level;
     const uint32_t *list; /* chunk indices */
+    const st_rect *dirty; /* NULL when fitting afresh */
     st_result *results;
     st_error *errors;     /* one per list entry */
 } fit_job;
@@ -332,14 +467,14 @@ static void fit_range(void *user, size_t begin, size_t end) {
             job->results[i] = st_error_set(&job->errors[i], ST_ERR_NOMEM, "mesh fit: out of memory");
             continue;
         }
-        job->results[i] = fit_chunk(job->mesh, job->level, job->list[i], tin, &f, &job->errors[i]);
+        job->results[i] = fit_chunk(job->mesh, job->level, job->list[i], job->dirty, tin, &f, &job->errors[i]);
     }
     st_tin_destroy(tin);
     chunk_fit_free(&f);
 }
 
 static st_result fit_list(st_mesh *mesh, const st_level *level, const uint32_t *list, uint32_t count,
-                          st_error *err) {
+                          const st_rect *dirty, st_error *err) {
     st_result *results = calloc(count ? count : 1, sizeof *results);
     st_error *errors = calloc(count ? count : 1, sizeof *errors);
     if (!results || !errors) {
@@ -347,7 +482,7 @@ static st_result fit_list(st_mesh *mesh, const st_level *level, const uint32_t *
         free(errors);
         return st_error_set(err, ST_ERR_NOMEM, "mesh fit: out of memory");
     }
-    fit_job job = {mesh, level, list, results, errors};
+    fit_job job = {mesh, level, list, dirty, results, errors};
     st_parallel_for(count, 1, fit_range, &job);
     st_result r = ST_OK;
     for (uint32_t i = 0; i < count && !r; i++)
@@ -372,6 +507,9 @@ st_result st_mesh_create(const st_level *level, const st_mesh_desc *desc, st_mes
     if (C > level->width) C = level->width;
     if (C > level->height) C = level->height;
     if (C < 2) return st_error_set(err, ST_ERR_INVALID, "mesh: level %ux%u is too small", level->width, level->height);
+    if (d.fit_tile && (!st_is_pow2(d.fit_tile) || d.fit_tile > C || d.fit_tile * 4 < C || d.fit_tile < 2))
+        return st_error_set(err, ST_ERR_INVALID, "mesh: fit tile %u must be a power of two from %u to %u", d.fit_tile,
+                            C / 4 > 2 ? C / 4 : 2, C);
     st_mesh *m = calloc(1, sizeof *m);
     if (!m) return st_error_set(err, ST_ERR_NOMEM, "mesh: out of memory");
     m->width = level->width;
@@ -379,6 +517,8 @@ st_result st_mesh_create(const st_level *level, const st_mesh_desc *desc, st_mes
     m->chunk_size = C;
     m->chunks_x = level->width / C;
     m->chunks_y = level->height / C;
+    m->fit_tile = d.fit_tile ? d.fit_tile : (C >= 4 ? C / 2 : C);
+    m->tiles_x = C / m->fit_tile;
     m->tolerance = tol;
     m->outline = !d.no_outline;
     uint32_t count = m->chunks_x * m->chunks_y;
@@ -390,7 +530,7 @@ st_result st_mesh_create(const st_level *level, const st_mesh_desc *desc, st_mes
         return st_error_set(err, ST_ERR_NOMEM, "mesh: out of memory for %u chunks", count);
     }
     for (uint32_t i = 0; i < count; i++) list[i] = i;
-    st_result r = fit_list(m, level, list, count, err);
+    st_result r = fit_list(m, level, list, count, NULL, err);
     free(list);
     if (r) {
         st_mesh_destroy(m);
@@ -406,6 +546,7 @@ void st_mesh_destroy(st_mesh *mesh) {
         for (uint32_t i = 0; i < mesh->chunks_x * mesh->chunks_y; i++) {
             free(mesh->chunks[i].vertices);
             free(mesh->chunks[i].indices);
+            free(mesh->chunks[i].tiles);
         }
     free(mesh->chunks);
     free(mesh);
@@ -447,7 +588,7 @@ st_result st_mesh_refit(st_mesh *mesh, const st_level *level, st_rect dirty, uin
     uint32_t *list = malloc((size_t)count * sizeof *list);
     if (!list) return st_error_set(err, ST_ERR_NOMEM, "mesh refit: out of memory");
     st_mesh_chunks_in_rect(mesh, dirty, list, count);
-    st_result r = fit_list(mesh, level, list, count, err);
+    st_result r = fit_list(mesh, level, list, count, &dirty, err);
     free(list);
     if (!r && chunks_refit) *chunks_refit = count;
     return r;
@@ -472,10 +613,11 @@ st_mesh_totals st_mesh_compute_totals(const st_mesh *mesh) {
         if (c->max_error > t.max_error) t.max_error = c->max_error;
         t.fit_ms_sum += c->fit_ms;
     }
-    /* every side is fitted by both of its chunks and every corner belongs to four (the level wraps) */
+    /* every tile side is fitted by both of its tiles and every corner belongs to four (the level wraps) */
+    uint64_t tiles = (uint64_t)count * mesh->tiles_x * mesh->tiles_x;
     t.insertions[ST_TIN_DRIVER_BORDER] = side_sum / 2;
-    t.tin_vertices -= side_sum / 2 + 3ull * count;
-    t.cpu_bytes = sizeof *mesh + (uint64_t)count * sizeof(st_mesh_chunk);
+    t.tin_vertices -= side_sum / 2 + 3ull * tiles;
+    t.cpu_bytes = sizeof *mesh + (uint64_t)count * sizeof(st_mesh_chunk) + tiles * sizeof(st_mesh_tile);
     return t;
 }
 

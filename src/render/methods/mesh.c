@@ -181,6 +181,67 @@ static st_result upload_chunks(st_gpu *gpu, mesh_state *s, const uint32_t *list,
     return r;
 }
 
+/* A refit re-emits a chunk's unchanged fit tiles from its previous buffers, whose CPU copies were dropped
+ * after upload: this brings the listed chunks' buffers back from the GPU, in staging-sized batches. */
+static st_result restore_cpu_copies(st_gpu *gpu, mesh_state *s, const uint32_t *list, uint32_t count, st_error *err) {
+    st_result r = st_gpu_staging_reserve(gpu, MESH_UPLOAD_BYTES, err);
+    uint32_t k = 0;
+    while (!r && k < count) {
+        VkBufferCopy vr[64], ir[64];
+        uint32_t batch[64], n = 0;
+        VkDeviceSize used = 0;
+        for (; k < count && n < 64; k++) {
+            st_mesh_chunk *c = &s->mesh->chunks[list[k]];
+            const mesh_slot *sl = &s->slots[list[k]];
+            VkDeviceSize vbytes = (VkDeviceSize)c->vertex_count * 4, ibytes = (VkDeviceSize)c->index_count * 2;
+            VkDeviceSize need = vbytes + ((ibytes + 3) & ~(VkDeviceSize)3);
+            if (c->vertices || !c->vertex_count) continue;
+            if (used + need > gpu->staging_size) break;
+            c->vertices = malloc((size_t)vbytes);
+            c->indices = malloc((size_t)ibytes);
+            if (!c->vertices || !c->indices) {
+                free(c->vertices);
+                free(c->indices);
+                c->vertices = NULL, c->indices = NULL;
+                return st_error_set(err, ST_ERR_NOMEM, "mesh refit: out of memory");
+            }
+            vr[n] = (VkBufferCopy){.srcOffset = (VkDeviceSize)sl->vb_off * 4, .dstOffset = used, .size = vbytes};
+            used += vbytes;
+            ir[n] = (VkBufferCopy){.srcOffset = (VkDeviceSize)sl->ib_off * 2, .dstOffset = used, .size = ibytes};
+            used += (ibytes + 3) & ~(VkDeviceSize)3;
+            batch[n++] = list[k];
+        }
+        if (!n) continue;
+        VkCommandBuffer cmd;
+        r = st_gpu_once_begin(gpu, &cmd, err);
+        if (r) break;
+        VkMemoryBarrier2 before = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+                                   .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                                   .srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                                   .dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT,
+                                   .dstAccessMask = VK_ACCESS_2_TRANSFER_READ_BIT};
+        VkMemoryBarrier2 after = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+                                  .srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT,
+                                  .srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                                  .dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT,
+                                  .dstAccessMask = VK_ACCESS_2_HOST_READ_BIT};
+        VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1,
+                               .pMemoryBarriers = &before};
+        vkCmdPipelineBarrier2(cmd, &di);
+        vkCmdCopyBuffer(cmd, s->vb.buffer, gpu->staging, n, vr);
+        vkCmdCopyBuffer(cmd, s->ib.buffer, gpu->staging, n, ir);
+        di.pMemoryBarriers = &after;
+        vkCmdPipelineBarrier2(cmd, &di);
+        r = st_gpu_once_submit(gpu, cmd, err);
+        for (uint32_t i = 0; i < n && !r; i++) {
+            st_mesh_chunk *c = &s->mesh->chunks[batch[i]];
+            memcpy(c->vertices, (const uint8_t *)gpu->staging_mapped + vr[i].dstOffset, (size_t)vr[i].size);
+            memcpy(c->indices, (const uint8_t *)gpu->staging_mapped + ir[i].dstOffset, (size_t)ir[i].size);
+        }
+    }
+    return r;
+}
+
 /* The library's CPU copy is only the upload payload: once on the GPU it is dropped (a refit makes new). */
 static void drop_cpu_copies(mesh_state *s, const uint32_t *list, uint32_t count) {
     for (uint32_t k = 0; k < count; k++) {
@@ -622,18 +683,24 @@ static st_result mesh_level_updated(st_renderer *r, void *state, st_rect rect, s
     }
     st_mesh_chunks_in_rect(s->mesh, rect, list, count);
     for (uint32_t k = 0; k < count; k++) version[k] = s->mesh->chunks[list[k]].version;
-    st_result res = st_mesh_refit(s->mesh, r->engine->level, rect, NULL, err);
+    st_result res = restore_cpu_copies(r->engine->gpu, s, list, count, err);
+    if (!res) res = st_mesh_refit(s->mesh, r->engine->level, rect, NULL, err);
     /* only the chunks whose buffers changed travel (the refit skips chunks whose samples did not change) */
     uint32_t changed = 0;
-    for (uint32_t k = 0; k < count; k++)
-        if (s->mesh->chunks[list[k]].version != version[k]) list[changed++] = list[k];
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t ci = list[k];
+        if (s->mesh->chunks[ci].version != version[k]) {
+            list[k] = list[changed]; /* a swap: the unchanged ones stay in the list, after the changed */
+            list[changed++] = ci;
+        }
+    }
     free(version);
     if (!res && changed) {
         bool fits = true;
         for (uint32_t k = 0; k < changed && fits; k++) fits = place(s, list[k]);
         res = fits ? upload_chunks(r->engine->gpu, s, list, changed, err) : repack(r, s, list, changed, err);
     }
-    drop_cpu_copies(s, list, changed);
+    drop_cpu_copies(s, list, count);
     free(list);
     return res;
 }
