@@ -335,12 +335,28 @@ static inline void edge_step_bound(const edge_step *e, int64_t *lx, int64_t *rx)
     }
 }
 
+/* How deep an outline sample lies: its squared distance to the nearest edge that counts (every edge of a
+ * slab triangle; the edges joining two dual corners of another triangle, or all three when it has none),
+ * in single precision so that the vector kernel computes the very same value. Inserting the deepest
+ * offending sample first, as Douglas-Peucker splits at the farthest point, takes far fewer insertions
+ * than the first one met. w² < 2^31 in a triangle of a grid of at most 129 a side. */
+static inline float outline_depth(const int64_t w[3], const float inv_len2[3]) {
+    float d = INFINITY;
+    for (int i = 0; i < 3; i++) {
+        if (!(inv_len2[i] > 0)) continue;
+        float q = (float)(int32_t)(w[i] * w[i]) * inv_len2[i];
+        if (q < d) d = q;
+    }
+    return d;
+}
+
 /* What a scan needs of one triangle, for the vector kernel. */
 typedef struct scan_setup {
     const uint16_t *lo, *mi, *hi;
     const uint8_t *du;
     int W, xmin, xmax, ymin, ymax, mode;
     int64_t A, al[3], be[3], ga[3], len2[3];
+    float inv_len2[3]; /* 1/|edge|² for the edges an outline sample's depth is measured from, 0 otherwise */
     int64_t dNl, eNl, cNl, dNm, eNm, cNm, dNh, eNh, cNh;
     bool slab, dd[3];
 } scan_setup;
@@ -348,7 +364,7 @@ typedef struct scan_setup {
 typedef struct scan_result {
     int64_t best;   /* the worst error times A; 0 = none */
     int32_t best_i; /* its sample (the lowest index among equals), −1 = none */
-    bool forced;    /* best_i is an outline sample (the first in row-major order) */
+    bool forced;    /* best_i is an outline sample (the deepest; the first in row-major order among equals) */
     uint64_t scanned;
 } scan_result;
 
@@ -361,6 +377,18 @@ typedef struct scan_result {
  * are ≥ 0; the error, the outline test and the tie-break (lowest sample index among equal errors, the first
  * outline sample in row-major order) are those of the scalar loop, so both give the same candidate. Reads
  * up to 7 samples past the box on a row, which stays inside the grid (W ≥ 8 and the box ends at W − 2). */
+/* outline_depth for eight lanes: the same conversions and products as the scalar one, so both agree. */
+__attribute__((target("avx2"))) static inline __m256 outline_depth8(const __m256i w[3], const __m256 inv[3]) {
+    __m256 d = _mm256_set1_ps(INFINITY);
+    for (int i = 0; i < 3; i++) {
+        __m256 q = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_mullo_epi32(w[i], w[i])), inv[i]);
+        /* an edge that does not count has inv 0: its q is 0 and must not win the minimum */
+        __m256 counts = _mm256_cmp_ps(inv[i], _mm256_setzero_ps(), _CMP_GT_OQ);
+        d = _mm256_blendv_ps(d, _mm256_min_ps(d, q), counts);
+    }
+    return d;
+}
+
 __attribute__((target("avx2"))) static scan_result scan_avx2(const scan_setup *S) {
     scan_result R = {0, -1, false, 0};
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -380,6 +408,9 @@ __attribute__((target("avx2"))) static scan_result scan_avx2(const scan_setup *S
     const __m256i slabv = _mm256_set1_epi32(S->slab ? -1 : 0), zero = _mm256_setzero_si256();
     const __m256i minus2 = _mm256_set1_epi32(-2), eight = _mm256_set1_epi32(8);
     __m256i bestv = zero, bidx = _mm256_set1_epi32(-1);
+    __m256 fbest = _mm256_set1_ps(-1.0f), inv[3]; /* the deepest outline sample per lane so far */
+    __m256i fidx = _mm256_set1_epi32(-1);
+    for (int i = 0; i < 3; i++) inv[i] = _mm256_set1_ps(S->inv_len2[i]);
     const int mode = S->mode;
     for (int y = S->ymin; y <= S->ymax; y++) {
         int xs = S->xmin;
@@ -434,12 +465,12 @@ __attribute__((target("avx2"))) static scan_result scan_avx2(const scan_setup *S
                             }
                             __m256i forced =
                                 _mm256_andnot_si256(nr, _mm256_and_si256(odd, _mm256_cmpgt_epi32(zc, minus2)));
-                            int fb = _mm256_movemask_ps(_mm256_castsi256_ps(forced));
-                            if (fb) {
-                                /* lanes before the first forced one still count as scanned */
-                                R.best_i = (int32_t)(s + (size_t)__builtin_ctz((unsigned)fb));
-                                R.forced = true;
-                                return R;
+                            if (!_mm256_testz_si256(forced, forced)) {
+                                __m256 dep = outline_depth8(ws, inv);
+                                __m256i up = _mm256_and_si256(
+                                    forced, _mm256_castps_si256(_mm256_cmp_ps(dep, fbest, _CMP_GT_OQ)));
+                                fbest = _mm256_blendv_ps(fbest, dep, _mm256_castsi256_ps(up));
+                                fidx = _mm256_blendv_epi8(fidx, sidx, up);
                             }
                         }
                     }
@@ -461,6 +492,15 @@ __attribute__((target("avx2"))) static scan_result scan_avx2(const scan_setup *S
             xoff = _mm256_add_epi32(xoff, eight);
         }
     }
+    float fv[8];
+    int32_t fi[8];
+    _mm256_storeu_ps(fv, fbest);
+    _mm256_storeu_si256((__m256i *)fi, fidx);
+    float deepest = -1.0f;
+    for (int i = 0; i < 8; i++)
+        if (fi[i] >= 0 && (fv[i] > deepest || (fv[i] == deepest && fi[i] < R.best_i)))
+            deepest = fv[i], R.best_i = fi[i], R.forced = true;
+    if (R.forced) return R;
     int32_t bv[8], bi[8];
     _mm256_storeu_si256((__m256i *)bv, bestv);
     _mm256_storeu_si256((__m256i *)bi, bidx);
@@ -517,6 +557,9 @@ static void scan_triangle(tin_ctx *c, uint32_t t) {
     /* the edge opposite vertex i joins two dual corners: dual samples on it are covered by the slab */
     bool dd[3] = {cd1 && cd2, cd2 && cd0, cd0 && cd1};
     int64_t len2[3] = {al[0] * al[0] + be[0] * be[0], al[1] * al[1] + be[1] * be[1], al[2] * al[2] + be[2] * be[2]};
+    bool any_dd = dd[0] || dd[1] || dd[2];
+    float inv_len2[3];
+    for (int i = 0; i < 3; i++) inv_len2[i] = (slab || dd[i] || !any_dd) ? 1.0f / (float)len2[i] : 0.0f;
     int64_t zl[3] = {lo[y0 * c->W + x0], lo[y1 * c->W + x1], lo[y2 * c->W + x2]};
     int64_t dNl = al[0] * zl[0] + al[1] * zl[1] + al[2] * zl[2];
     int64_t zm[3] = {0, 0, 0}, zh[3] = {0, 0, 0}, dNm = 0, dNh = 0;
@@ -541,6 +584,7 @@ static void scan_triangle(tin_ctx *c, uint32_t t) {
                         .eNm = eNm, .cNm = cNm, .dNh = dNh, .eNh = eNh, .cNh = cNh, .slab = slab};
         for (int i = 0; i < 3; i++) {
             S.al[i] = al[i], S.be[i] = be[i], S.ga[i] = ga[i], S.len2[i] = len2[i], S.dd[i] = dd[i];
+            S.inv_len2[i] = inv_len2[i];
         }
         scan_result R = scan_avx2(&S);
         c->tin->stats.samples_scanned += R.scanned;
@@ -563,7 +607,8 @@ static void scan_triangle(tin_ctx *c, uint32_t t) {
     edge_step e1 = edge_step_at(al[1], be[1], be[1] * ymin + ga[1]);
     edge_step e2 = edge_step_at(al[2], be[2], be[2] * ymin + ga[2]);
     int64_t best = 0;
-    int32_t best_i = -1;
+    int32_t best_i = -1, deepest_i = -1;
+    float deepest = -1.0f;
     uint64_t scanned = 0;
     for (int y = ymin; y <= ymax; y++) {
         if (y > ymin) {
@@ -611,17 +656,20 @@ static void scan_triangle(tin_ctx *c, uint32_t t) {
                 bool n0 = w0 * w0 <= len2[0], n1 = w1 * w1 <= len2[1], n2 = w2 * w2 <= len2[2];
                 bool near = slab ? (n0 || n1 || n2) : ((n0 && dd[0]) || (n1 && dd[1]) || (n2 && dd[2]));
                 if (zeros < 2 && !near) {
-                    cd->sample = (int32_t)s;
-                    cd->err = 0;
-                    cd->prio = INFINITY;
-                    c->tin->stats.samples_scanned += scanned;
-                    return;
+                    int64_t w[3] = {w0, w1, w2};
+                    float depth = outline_depth(w, inv_len2);
+                    if (depth > deepest) deepest = depth, deepest_i = (int32_t)s;
                 }
             }
             if (e > best) best = e, best_i = (int32_t)s;
         }
     }
     c->tin->stats.samples_scanned += scanned;
+    if (deepest_i >= 0) {
+        cd->sample = deepest_i;
+        cd->prio = INFINITY;
+        return;
+    }
     if (best_i >= 0) {
         cd->sample = best_i;
         cd->err = best;
