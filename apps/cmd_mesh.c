@@ -8,20 +8,22 @@
 
 static void usage(void) {
     printf("usage: strata mesh WORLD [-q QUALITY] [--tolerance T] [--export FILE.obj|FILE.ply] [--lod N]\n"
-           "                        [--no-outline]\n\n"
+           "                        [--no-outline] [--fit-tile N]\n\n"
            "  WORLD            'default' (the procedural world), a world directory or a world.ini\n"
            "  -q, --quality Q  0..1, tolerance 2^(4(1-q)) height units (default 0.5: 4 units)\n"
            "  --tolerance T    LOD 0 tolerance in height units (overrides -q)\n"
            "  --export FILE    write one LOD (default 0) as .obj groups or .ply with a per-face part\n"
            "  --lod N          the LOD to export, 0..2\n"
-           "  --no-outline     the paper's metric: mid/high fitted across the single/dual boundary\n");
+           "  --no-outline     the paper's metric: mid/high fitted across the single/dual boundary\n"
+           "  --fit-tile N     fit each 128² chunk as N² tiles: 32, 64 (default) or 128; an edit refits\n"
+           "                   only the tiles it touches\n");
 }
 
 static void print_drivers(const st_mesh_totals *t) {
     uint64_t sum = 0;
     for (int k = 0; k < ST_TIN_DRIVER_COUNT; k++) sum += t->insertions[k];
     static const char *const names[ST_TIN_DRIVER_COUNT] = {"floor", "slab interior", "single/dual boundary",
-                                                           "chunk borders"};
+                                                           "tile sides"};
     printf("insertion drivers (LOD 0, %llu insertions):\n", (unsigned long long)sum);
     for (int k = 0; k < ST_TIN_DRIVER_COUNT; k++)
         printf("  %-22s %10llu  %5.1f %%\n", names[k], (unsigned long long)t->insertions[k],
@@ -34,10 +36,11 @@ int cmd_mesh(int argc, char **argv) {
                                          {"export", required_argument, 0, 'e'},
                                          {"lod", required_argument, 0, 'l'},
                                          {"no-outline", no_argument, 0, 'n'},
+                                         {"fit-tile", required_argument, 0, 'f'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     float quality = 0.5f, tolerance = 0;
-    uint32_t lod = 0;
+    uint32_t lod = 0, fit_tile = 0;
     const char *export_path = NULL;
     bool no_outline = false;
     cli_getopt_reset();
@@ -56,6 +59,10 @@ int cmd_mesh(int argc, char **argv) {
             if (!cli_parse_uint(optarg, 0, ST_MESH_LODS - 1, &lod)) return cli_usage_error("mesh", "bad LOD '%s' (want 0..2)", optarg);
             break;
         case 'n': no_outline = true; break;
+        case 'f':
+            if (!cli_parse_uint(optarg, 2, ST_MESH_CHUNK, &fit_tile) || !st_is_pow2(fit_tile) || fit_tile * 4 < ST_MESH_CHUNK)
+                return cli_usage_error("mesh", "bad fit tile '%s' (want 32, 64 or 128)", optarg);
+            break;
         case 'h': usage(); return CLI_EXIT_OK;
         case ':': return cli_usage_error("mesh", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("mesh", "unknown option '%s'", argv[optind - 1]);
@@ -66,7 +73,8 @@ int cmd_mesh(int argc, char **argv) {
     st_level *level = NULL;
     if (cli_load_world(argv[optind], &level, &err)) return cli_fail("mesh", &err);
 
-    st_mesh_desc desc = {.tolerance = tolerance > 0 ? tolerance : st_mesh_tolerance(quality), .no_outline = no_outline};
+    st_mesh_desc desc = {.tolerance = tolerance > 0 ? tolerance : st_mesh_tolerance(quality), .fit_tile = fit_tile,
+                         .no_outline = no_outline};
     st_mesh *mesh = NULL;
     double t0 = st_time_ms();
     st_result r = st_mesh_create(level, &desc, &mesh, &err);
@@ -77,9 +85,9 @@ int cmd_mesh(int argc, char **argv) {
     }
     st_mesh_totals t = st_mesh_compute_totals(mesh);
     double grid_tris = 2.0 * (double)level->width * (double)level->height;
-    printf("world %s: %ux%u, %u×%u chunks of %u, tolerance %.3g (LOD 1 %.3g, LOD 2 %.3g), %s metric\n",
+    printf("world %s: %ux%u, %u×%u chunks of %u in fit tiles of %u, tolerance %.3g (LOD 1 %.3g, LOD 2 %.3g), %s metric\n",
            level->name, level->width, level->height, mesh->chunks_x, mesh->chunks_y, mesh->chunk_size,
-           mesh->tolerance, 2 * mesh->tolerance, 4 * mesh->tolerance, mesh->outline ? "outline" : "paper");
+           mesh->fit_tile, mesh->tolerance, 2 * mesh->tolerance, 4 * mesh->tolerance, mesh->outline ? "outline" : "paper");
     printf("fit: %.1f ms wall on %u threads (%.1f ms CPU in chunk fits), %.2f M stored triangles/s\n", fit_ms,
            st_job_threads(), t.fit_ms_sum, (double)t.triangles / fit_ms / 1000.0);
     printf("LOD 0 triangulation: %llu vertices, %llu triangles, reduction %.1f× vs 2 per texel, max error %.3g\n",
@@ -91,7 +99,7 @@ int cmd_mesh(int argc, char **argv) {
                (unsigned long long)t.part_triangles[l][0], (unsigned long long)t.part_triangles[l][1],
                (unsigned long long)t.part_triangles[l][2], (unsigned long long)t.part_triangles[l][3]);
     printf("memory: GPU %.2f MiB (%llu vertices × 4 B + u16 indices, %llu triangles over 3 LODs, %.2f B/triangle), "
-           "CPU retained %.3f MiB (chunk table; refits need only the level)\n",
+           "CPU retained %.3f MiB (chunk and tile tables; refits need only the level and the buffers)\n",
            (double)t.gpu_bytes / 1048576.0, (unsigned long long)t.vertices, (unsigned long long)t.triangles,
            (double)t.gpu_bytes / (double)(t.triangles ? t.triangles : 1), (double)t.cpu_bytes / 1048576.0);
     print_drivers(&t);

@@ -192,8 +192,10 @@ static void emit_rules(void **state) {
     st_level *l = test_flat_level(32, 32, 30);
     for (int y = 6; y < 18; y++)
         for (int x = 8; x < 24; x += 2) st_level_set_dual(l, x, y, 30, 62, 90, 1, 3);
-    for (int no_outline = 0; no_outline < 2; no_outline++) {
-        st_mesh *m = fit_tiled(l, 1, 32, 32, no_outline); /* one fit tile: walls only on the outline */
+    for (int variant = 0; variant < 4; variant++) {
+        bool no_outline = variant & 1;
+        /* in 16² fit tiles the slab crosses both inner tile sides, which must get no walls; or one tile */
+        st_mesh *m = fit_tiled(l, 1, 32, variant < 2 ? 16 : 32, no_outline);
         const st_mesh_chunk *c = &m->chunks[0];
         for (uint32_t lod = 0; lod < ST_MESH_LODS; lod++) {
             const st_mesh_lod *L = &c->lods[lod];

@@ -25,7 +25,9 @@ typedef struct chunk_fit {
     uint32_t tile, tx0, ty0;        /* its index and origin in chunk samples */
     uint8_t *slab;                  /* per triangle */
     uint32_t slab_cap;
-    key_list parts[ST_MESH_MAX_TILES][ST_MESH_LODS][ST_MESH_PART_COUNT];
+    key_list parts[ST_MESH_MAX_TILES][ST_MESH_LODS][ST_MESH_PART_COUNT]; /* walls: interior edges only */
+    int16_t seam[2][3][2][ST_MESH_CHUNK + 1]; /* slab-top edges along the inner tile sides: [vertical?][line]
+                                               * [towards +?][from] = to, −1 = none */
     st_mesh_tile tiles[ST_MESH_MAX_TILES];
     int32_t *slot;                  /* per key: VB index, −1 = not yet emitted */
     st_mesh_vertex *vb;
@@ -211,15 +213,14 @@ static void emit_tile_lod(chunk_fit *f, const st_tin *tin, uint32_t lod) {
         push_key3(f, &out[ST_MESH_PART_CEILING], key_of(f, tin, v[0], ST_MESH_LAYER_CEILING),
                   key_of(f, tin, v[2], ST_MESH_LAYER_CEILING), key_of(f, tin, v[1], ST_MESH_LAYER_CEILING));
     }
-    /* Walls close the slab wherever the triangle across is no slab. On the tile's sides the neighbour is
-     * never consulted (a tile's triangles depend on its own samples only), so a slab crossing a side is
-     * closed on both sides: those walls lie inside solid rock where no ray reaches. */
+    /* Walls close the slab wherever the triangle across is no slab; on the tile's hull they are added when
+     * the chunk is assembled (hull_walls), where the neighbouring tile is known. */
     for (uint32_t t = 0; t < tin->triangle_count; t++) {
         if (!f->slab[t]) continue;
         const st_tin_triangle *T = &tin->triangles[t];
         for (int i = 0; i < 3; i++) {
             uint32_t u = T->adj[i];
-            if (u != ST_TIN_NONE && f->slab[u]) continue;
+            if (u == ST_TIN_NONE || f->slab[u]) continue;
             uint32_t a = T->v[(i + 1) % 3], b = T->v[(i + 2) % 3];
             uint32_t sa = sample_of(f, tin, a), sb = sample_of(f, tin, b);
             /* outward is to the right of a→b: (a_mid, b_mid, b_high), (a_mid, b_high, a_high) */
@@ -236,6 +237,28 @@ static void emit_tile_lod(chunk_fit *f, const st_tin *tin, uint32_t lod) {
 
 static void on_snapshot(void *user, const st_tin *tin, uint32_t index) {
     emit_tile_lod(user, tin, ST_MESH_LODS - 1 - index); /* snapshots come at 4τ then 2τ: LOD 2, LOD 1 */
+}
+
+/* Whether chunk samples a and b lie on one side of tile t (then the edge a–b is on the tile's hull). */
+static bool along_side(const chunk_fit *f, uint32_t t, uint32_t a, uint32_t b) {
+    uint32_t T = f->mesh->fit_tile, x0 = (t % f->mesh->tiles_x) * T, y0 = (t / f->mesh->tiles_x) * T;
+    uint32_t ax = a % f->n, ay = a / f->n, bx = b % f->n, by = b / f->n;
+    return (ax == bx && (ax == x0 || ax == x0 + T)) || (ay == by && (ay == y0 || ay == y0 + T));
+}
+
+/* The seam record of edge a→b when it lies along an inner tile side of the chunk: NULL otherwise. */
+static int16_t *seam_slot(chunk_fit *f, uint32_t a, uint32_t b, int16_t *to) {
+    uint32_t T = f->mesh->fit_tile, C = f->mesh->chunk_size;
+    uint32_t ax = a % f->n, ay = a / f->n, bx = b % f->n, by = b / f->n;
+    if (ax == bx && ax % T == 0 && ax > 0 && ax < C) {
+        *to = (int16_t)by;
+        return &f->seam[1][ax / T - 1][by > ay][ay];
+    }
+    if (ay == by && ay % T == 0 && ay > 0 && ay < C) {
+        *to = (int16_t)bx;
+        return &f->seam[0][ay / T - 1][bx > ax][ax];
+    }
+    return NULL;
 }
 
 /* Re-reads tile t's lists from the chunk's current buffers (the tile's samples did not change). */
@@ -255,6 +278,8 @@ static void reuse_tile(chunk_fit *f, const st_mesh_chunk *ch, uint32_t t) {
                     const st_mesh_vertex *v = &ch->vertices[ch->indices[at + 3 * k + (uint32_t)i]];
                     key[i] = ((uint32_t)v->y * f->n + v->x) * 3u + v->layer;
                 }
+                /* hull walls are derived again from the slab top when the chunk is assembled */
+                if (p == ST_MESH_PART_WALL && along_side(f, t, key[0] / 3, key[1] / 3)) continue;
                 if (!push_key3(f, out, key[0], key[1], key[2])) return;
             }
             for (uint32_t k = 0; k < tiles; k++) first += 3 * ch->tiles[k].part_triangles[l][p];
@@ -285,8 +310,41 @@ static uint32_t slot_of(chunk_fit *f, uint32_t key) {
     return (uint32_t)*s;
 }
 
+static bool push_wall(chunk_fit *f, uint32_t a, uint32_t b, uint32_t c) {
+    return push_index(f, slot_of(f, a)) && push_index(f, slot_of(f, b)) && push_index(f, slot_of(f, c));
+}
+
+/* The walls on tile t's hull, from its slab top at LOD l: an edge along the chunk's side is always closed
+ * (the neighbouring chunk is never consulted, so that a chunk's mesh depends on its own samples only: such
+ * walls lie inside rock where no ray reaches); an edge along an inner tile side only when the tile across
+ * has no slab there. Outward is to the right of a→b: (a_mid, b_mid, b_high), (a_mid, b_high, a_high). */
+static uint32_t hull_walls(chunk_fit *f, uint32_t t, uint32_t l) {
+    const key_list *top = &f->parts[t][l][ST_MESH_PART_TOP];
+    uint32_t added = 0;
+    for (uint32_t k = 0; k < top->n; k += 3)
+        for (int i = 0; i < 3; i++) {
+            uint32_t a = top->v[k + (uint32_t)(i + 1) % 3] / 3, b = top->v[k + (uint32_t)(i + 2) % 3] / 3;
+            if (!along_side(f, t, a, b)) continue;
+            int16_t to;
+            const int16_t *across = seam_slot(f, b, a, &to);
+            if (across && *across == to) continue; /* the reverse edge is slab top in the next tile */
+            if (f->mid[b] != f->high[b]) {
+                if (!push_wall(f, a * 3 + ST_MESH_LAYER_CEILING, b * 3 + ST_MESH_LAYER_CEILING, b * 3 + ST_MESH_LAYER_TOP))
+                    return UINT32_MAX;
+                added++;
+            }
+            if (f->mid[a] != f->high[a]) {
+                if (!push_wall(f, a * 3 + ST_MESH_LAYER_CEILING, b * 3 + ST_MESH_LAYER_TOP, a * 3 + ST_MESH_LAYER_TOP))
+                    return UINT32_MAX;
+                added++;
+            }
+        }
+    return added;
+}
+
 /* The chunk's buffers from the tiles' lists: LOD 2, 1, 0; within a LOD the parts in order, within a part
- * the tiles in row-major order. Vertices are numbered by first use, so coarser LODs use a prefix. */
+ * the tiles in row-major order (a tile's walls: interior edges, then its hull). Vertices are numbered by
+ * first use, so coarser LODs use a prefix. */
 static void assemble(chunk_fit *f) {
     uint32_t tiles = f->mesh->tiles_x * f->mesh->tiles_x;
     memset(f->slot, 0xFF, 3 * (size_t)f->n * f->n * sizeof *f->slot);
@@ -295,6 +353,16 @@ static void assemble(chunk_fit *f) {
         st_mesh_lod *L = &f->lods[l];
         memset(L, 0, sizeof *L);
         L->first_index = f->icount;
+        memset(f->seam, 0xFF, sizeof f->seam);
+        for (uint32_t t = 0; t < tiles; t++) {
+            const key_list *top = &f->parts[t][l][ST_MESH_PART_TOP];
+            for (uint32_t k = 0; k < top->n; k += 3)
+                for (int i = 0; i < 3; i++) {
+                    int16_t to;
+                    int16_t *slot = seam_slot(f, top->v[k + (uint32_t)i] / 3, top->v[k + (uint32_t)(i + 1) % 3] / 3, &to);
+                    if (slot) *slot = to;
+                }
+        }
         for (int p = 0; p < ST_MESH_PART_COUNT; p++)
             for (uint32_t t = 0; t < tiles; t++) {
                 const key_list *k = &f->parts[t][l][p];
@@ -303,7 +371,17 @@ static void assemble(chunk_fit *f) {
                         f->failed = true;
                         return;
                     }
-                L->part_triangles[p] += k->n / 3;
+                uint32_t count = k->n / 3;
+                if (p == ST_MESH_PART_WALL) {
+                    uint32_t hull = hull_walls(f, t, l);
+                    if (hull == UINT32_MAX) {
+                        f->failed = true;
+                        return;
+                    }
+                    count += hull;
+                }
+                f->tiles[t].part_triangles[l][p] = count;
+                L->part_triangles[p] += count;
             }
         for (uint32_t t = 0; t < tiles; t++) L->tin_vertices += f->tiles[t].tin_vertices[l];
         L->tin_triangles = L->part_triangles[ST_MESH_PART_FLOOR];
