@@ -274,6 +274,42 @@ static void vector_and_64bit_scans_agree(void **state) {
     st_tin_destroy(b);
 }
 
+/* A flat slab over the whole grid with a round hole of single samples in the upper-left triangle: the
+ * first insertion is the hole sample deepest inside that triangle — (5, 11), 3·√2 from the diagonal and
+ * farther from the other edges — not the first one met in row-major order, (4, 10). Both scans: slab
+ * heights below 2^14 take the vector one, above it the 64-bit one. */
+static void deepest_outline_sample_first(void **state) {
+    (void)state;
+    enum { N = 17 };
+    st_tin *tin;
+    assert_st_ok(st_tin_create(&tin, err));
+    for (int variant = 0; variant < 2; variant++) {
+        uint16_t low[N * N], mid[N * N], high[N * N];
+        uint8_t dual[N * N];
+        for (int y = 0; y < N; y++)
+            for (int x = 0; x < N; x++) {
+                int i = y * N + x, dx = x - 4, dy = y - 12;
+                bool hole = dx * dx + dy * dy <= 4;
+                low[i] = 10;
+                mid[i] = hole ? 10 : (variant ? 20000 : 40);
+                high[i] = hole ? 10 : (variant ? 20100 : 60);
+                dual[i] = !hole;
+            }
+        st_tin_desc d = {.width = N, .height = N, .low = low, .mid = mid, .high = high, .dual = dual,
+                         .tolerance = 1, .outline = true, .max_insertions = 1};
+        assert_st_ok(st_tin_fit(tin, &d, err));
+        assert_int_equal(tin->vertex_count, 5); /* four corners, no side vertex, one insertion */
+        assert_int_equal(tin->stats.insertions[ST_TIN_DRIVER_OUTLINE], 1);
+        assert_int_equal(tin->vertices[4].x, 5);
+        assert_int_equal(tin->vertices[4].y, 11);
+        d.max_insertions = 0; /* and the whole fit cuts the hole out to within a texel */
+        assert_st_ok(st_tin_fit(tin, &d, err));
+        assert_true(st_tin_check_delaunay(tin, NULL));
+        assert_true(tin->stats.insertions[ST_TIN_DRIVER_OUTLINE] >= 3);
+    }
+    st_tin_destroy(tin);
+}
+
 static void bad_descriptors(void **state) {
     (void)state;
     st_tin *tin;
@@ -297,6 +333,7 @@ int main(void) {
         cmocka_unit_test(error_bound_both_metrics),
         cmocka_unit_test(coarse_fit_is_a_prefix_and_deterministic),
         cmocka_unit_test(vector_and_64bit_scans_agree),
+        cmocka_unit_test(deepest_outline_sample_first),
         cmocka_unit_test(bad_descriptors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -372,11 +372,6 @@ typedef struct scan_result {
 #define TIN_AVX2 1
 #include <immintrin.h>
 
-/* The same scan, eight samples at a time over each row of the bounding box, in 32-bit lanes (the caller
- * checked that every value fits: see narrow_ok). A lane is in the triangle when its three edge functions
- * are ≥ 0; the error, the outline test and the tie-break (lowest sample index among equal errors, the first
- * outline sample in row-major order) are those of the scalar loop, so both give the same candidate. Reads
- * up to 7 samples past the box on a row, which stays inside the grid (W ≥ 8 and the box ends at W − 2). */
 /* outline_depth for eight lanes: the same conversions and products as the scalar one, so both agree. */
 __attribute__((target("avx2"))) static inline __m256 outline_depth8(const __m256i w[3], const __m256 inv[3]) {
     __m256 d = _mm256_set1_ps(INFINITY);
@@ -389,6 +384,12 @@ __attribute__((target("avx2"))) static inline __m256 outline_depth8(const __m256
     return d;
 }
 
+/* The same scan, eight samples at a time over each row of the bounding box, in 32-bit lanes (st_tin_fit
+ * checked that every value fits: `narrow`). A lane is in the triangle when its three edge functions are
+ * ≥ 0; the error, the outline test and the tie-breaks (lowest sample index among equal errors; the deepest
+ * outline sample, the first in row-major order among equals) are those of the scalar loop, so both give the
+ * same candidate. Reads up to 7 samples past the box on a row, which stays inside the grid (W ≥ 8 and the
+ * box ends at W − 2). */
 __attribute__((target("avx2"))) static scan_result scan_avx2(const scan_setup *S) {
     scan_result R = {0, -1, false, 0};
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
