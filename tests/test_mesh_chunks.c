@@ -1,7 +1,8 @@
-/* The chunked mesh: crack-free sides across every LOD pair, refit after a dig equal to a fresh fit bit for
- * bit (also across the wrap), the emit rules (a slab gives top, ceiling and walls covering exactly its
- * region; a single-layer level gives none), vertex heights as the level decodes them, LOD selection and
- * export. */
+/* The chunked mesh: crack-free sides across every LOD pair and across fit tiles, refit after a dig equal to
+ * a fresh fit bit for bit (also across the wrap, with or without the chunks' buffers to re-emit untouched
+ * tiles from), the emit rules (a slab gives top, ceiling and walls covering exactly its region, also across
+ * inner tile sides; a single-layer level gives none), vertex heights as the level decodes them, LOD
+ * selection and export. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +120,53 @@ static void sides_match_across_lods(void **state) {
                     for (uint32_t k = 0; k < 3 * c->lods[lod].triangle_count; k++)
                         assert_true(c->indices[c->lods[lod].first_index + k] < c->lods[lod].vertex_count);
             }
+        st_mesh_destroy(m);
+    }
+    st_level_destroy(l);
+}
+
+static int compare_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Within a chunk, at every LOD, the floor is watertight across its fit tiles: every floor edge off the
+ * chunk's boundary is met by exactly one other floor triangle, running the other way (a tile side
+ * simplified differently by its two tiles would leave a T-junction and a crack). */
+static void tiles_are_crack_free(void **state) {
+    (void)state;
+    st_level *l = hand_made_level(128, 64);
+    for (int no_outline = 0; no_outline < 2; no_outline++) {
+        st_mesh *m = fit_tiled(l, 2, 32, 8, no_outline); /* 4×4 tiles per chunk */
+        uint32_t C = m->chunk_size, inner = 0;
+        for (uint32_t ci = 0; ci < m->chunks_x * m->chunks_y; ci++) {
+            const st_mesh_chunk *c = &m->chunks[ci];
+            for (uint32_t lod = 0; lod < ST_MESH_LODS; lod++) {
+                const st_mesh_lod *L = &c->lods[lod];
+                uint32_t n = 3 * L->part_triangles[ST_MESH_PART_FLOOR], k = 0;
+                uint32_t *fwd = malloc(n * sizeof *fwd), *rev = malloc(n * sizeof *rev);
+                for (uint32_t t = 0; t < n; t += 3)
+                    for (uint32_t e = 0; e < 3; e++) {
+                        const st_mesh_vertex *a = &c->vertices[c->indices[L->first_index + t + e]];
+                        const st_mesh_vertex *b = &c->vertices[c->indices[L->first_index + t + (e + 1) % 3]];
+                        bool boundary = (a->x == b->x && (a->x == 0 || a->x == C)) || (a->y == b->y && (a->y == 0 || a->y == C));
+                        if (boundary) continue;
+                        uint32_t pa = (uint32_t)a->y << 8 | a->x, pb = (uint32_t)b->y << 8 | b->x;
+                        fwd[k] = pa << 16 | pb;
+                        rev[k++] = pb << 16 | pa;
+                        inner += (a->x == b->x && a->x % 8 == 0) || (a->y == b->y && a->y % 8 == 0);
+                    }
+                qsort(fwd, k, sizeof *fwd, compare_u32);
+                qsort(rev, k, sizeof *rev, compare_u32);
+                for (uint32_t i = 0; i < k; i++) {
+                    assert_int_equal(fwd[i], rev[i]); /* every edge has its twin */
+                    if (i) assert_true(fwd[i] != fwd[i - 1]); /* and only one */
+                }
+                free(fwd);
+                free(rev);
+            }
+        }
+        assert_true(inner > 0); /* edges along inner tile sides were checked */
         st_mesh_destroy(m);
     }
     st_level_destroy(l);
@@ -333,7 +381,7 @@ int main(void) {
         cmocka_unit_test(sides_match_across_lods), cmocka_unit_test(refit_equals_fresh_fit),
         cmocka_unit_test(emit_rules),              cmocka_unit_test(totals_and_memory),
         cmocka_unit_test(lod_selection),           cmocka_unit_test(export_files),
-        cmocka_unit_test(vertex_heights_match_the_level),
+        cmocka_unit_test(vertex_heights_match_the_level), cmocka_unit_test(tiles_are_crack_free),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
