@@ -41,6 +41,10 @@ expect_usage_error "run: unknown option" run --bogus
 expect_usage_error "gen: bad size" gen --size 100x100 -o "$tmp/world"
 expect_usage_error "gen: bad dual" gen --dual 150 -o "$tmp/world"
 expect_usage_error "info: missing world" info "$tmp/no-such-world"
+expect_usage_error "mesh: bad fit tile" mesh default --fit-tile 48
+expect_usage_error "mesh: fit tile too small" mesh default --fit-tile 16
+expect_usage_error "mesh: bad quality" mesh default -q 2
+expect_usage_error "mesh: unknown export format" mesh default --export "$tmp/out.stl"
 
 # a truncated PNG height map: one line, not libpng's own messages too
 head -c 100 "$STRATA_SOURCE/tests/fixtures/tiny16.png" > "$tmp/trunc.png" 2>/dev/null ||

@@ -195,7 +195,7 @@ static st_result restore_cpu_copies(st_gpu *gpu, mesh_state *s, const uint32_t *
             const mesh_slot *sl = &s->slots[list[k]];
             VkDeviceSize vbytes = (VkDeviceSize)c->vertex_count * 4, ibytes = (VkDeviceSize)c->index_count * 2;
             VkDeviceSize need = vbytes + ((ibytes + 3) & ~(VkDeviceSize)3);
-            if (c->vertices || !c->vertex_count) continue;
+            if (c->vertices || !c->vertex_count || need > gpu->staging_size) continue; /* (too big: refit in full) */
             if (used + need > gpu->staging_size) break;
             c->vertices = malloc((size_t)vbytes);
             c->indices = malloc((size_t)ibytes);
