@@ -310,6 +310,36 @@ static void deepest_outline_sample_first(void **state) {
     st_tin_destroy(tin);
 }
 
+/* A flat slab whose dual samples meet the bottom side along x = 10..20: the side keeps exactly the two ends
+ * of that run (the outline crosses the side there), not every sample of it. */
+static void side_keeps_the_ends_of_dual_runs(void **state) {
+    (void)state;
+    enum { W = 33, H = 9 };
+    uint16_t low[W * H], mid[W * H], high[W * H];
+    uint8_t dual[W * H];
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            int i = y * W + x;
+            dual[i] = x >= 10 && x <= 20 && y <= 3;
+            low[i] = 10, mid[i] = dual[i] ? 40 : 10, high[i] = dual[i] ? 60 : 10;
+        }
+    st_tin *tin;
+    assert_st_ok(st_tin_create(&tin, err));
+    st_tin_desc d = {.width = W, .height = H, .low = low, .mid = mid, .high = high, .dual = dual, .tolerance = 1,
+                     .outline = true};
+    assert_st_ok(st_tin_fit(tin, &d, err));
+    assert_int_equal(tin->stats.insertions[ST_TIN_DRIVER_BORDER], 2);
+    uint32_t on_side = 0;
+    for (uint32_t v = 0; v < tin->vertex_count; v++)
+        if (tin->vertices[v].y == 0 && tin->vertices[v].x > 0 && tin->vertices[v].x < W - 1) {
+            assert_true(tin->vertices[v].x == 10 || tin->vertices[v].x == 20);
+            on_side++;
+        }
+    assert_int_equal(on_side, 2);
+    assert_true(st_tin_check_delaunay(tin, NULL));
+    st_tin_destroy(tin);
+}
+
 static void bad_descriptors(void **state) {
     (void)state;
     st_tin *tin;
@@ -334,6 +364,7 @@ int main(void) {
         cmocka_unit_test(coarse_fit_is_a_prefix_and_deterministic),
         cmocka_unit_test(vector_and_64bit_scans_agree),
         cmocka_unit_test(deepest_outline_sample_first),
+        cmocka_unit_test(side_keeps_the_ends_of_dual_runs),
         cmocka_unit_test(bad_descriptors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

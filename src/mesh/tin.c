@@ -750,10 +750,20 @@ static double simplify_side(tin_ctx *c, const uint32_t *idx, uint32_t n, uint8_t
     const st_tin_desc *d = c->d;
     memset(keep, 0, n);
     keep[0] = keep[n - 1] = 1;
+    /* Under the outline metric the side keeps both ends of every dual run first: the outline crosses the
+     * side there, and splitting a run at its first dual sample instead would leave a segment with one single
+     * end and dual samples inside, split again at each of them in turn. */
+    if (c->layers3 && d->outline && d->dual)
+        for (uint32_t i = 1; i + 1 < n; i++)
+            if (d->dual[idx[i]] && (!d->dual[idx[i - 1]] || !d->dual[idx[i + 1]])) keep[i] = 1;
     double max_err = 0;
     /* explicit stack of segments (two entries each) in the upper half of the dp scratch */
     uint32_t *stack = c->w->dp + n, sp = 0;
-    stack[sp++] = 0, stack[sp++] = n - 1;
+    for (uint32_t i = 0, from = 0; ++i < n;)
+        if (keep[i]) {
+            stack[sp++] = from, stack[sp++] = i;
+            from = i;
+        }
     while (sp) {
         uint32_t i1 = stack[--sp], i0 = stack[--sp];
         if (i1 - i0 < 2) continue;
