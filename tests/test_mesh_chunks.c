@@ -224,6 +224,35 @@ static void refit_equals_fresh_fit(void **state) {
     }
 }
 
+/* Random digs and raises, some across the wrap: after every one the refit (re-emitting untouched tiles from
+ * the buffers, 4×4 tiles per chunk) equals a fresh fit. */
+static void random_edits_equal_fresh_fits(void **state) {
+    (void)state;
+    st_level *l = hand_made_level(128, 128);
+    st_mesh_desc d = {.tolerance = 2, .chunk_size = 32, .fit_tile = 8};
+    st_mesh *m = NULL;
+    assert_st_ok(st_mesh_create(l, &d, &m, err));
+    uint32_t state_rng = 12345, fitted = 0, tiles = 0;
+    for (int k = 0; k < 40; k++) {
+        state_rng = state_rng * 1664525u + 1013904223u;
+        int x = (int)(state_rng >> 8) % 128, y = (int)(state_rng >> 16) % 128, r = 2 + (int)(state_rng % 14);
+        st_rect dirty;
+        if (k % 3 == 2) assert_st_ok(st_level_raise(l, x, y, r, 20 + k, &dirty, err));
+        else assert_st_ok(st_level_dig(l, x, y, r, 15 + 2 * k, &dirty, err));
+        uint32_t n = 0, list[16];
+        assert_st_ok(st_mesh_refit(m, l, dirty, &n, err));
+        uint32_t listed = st_mesh_chunks_in_rect(m, dirty, list, 16);
+        for (uint32_t i = 0; i < listed && i < 16; i++) fitted += m->chunks[list[i]].tiles_fitted, tiles += 16;
+        st_mesh *fresh = NULL;
+        assert_st_ok(st_mesh_create(l, &d, &fresh, err));
+        assert_meshes_equal(m, fresh);
+        st_mesh_destroy(fresh);
+    }
+    assert_true(fitted > 0 && fitted < tiles / 2); /* most tiles of the touched chunks were re-emitted */
+    st_mesh_destroy(m);
+    st_level_destroy(l);
+}
+
 static double signed_area(const st_mesh_chunk *c, uint32_t first, uint32_t tris) {
     double sum = 0;
     for (uint32_t t = 0; t < tris; t++) {
@@ -382,6 +411,7 @@ int main(void) {
         cmocka_unit_test(emit_rules),              cmocka_unit_test(totals_and_memory),
         cmocka_unit_test(lod_selection),           cmocka_unit_test(export_files),
         cmocka_unit_test(vertex_heights_match_the_level), cmocka_unit_test(tiles_are_crack_free),
+        cmocka_unit_test(random_edits_equal_fresh_fits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
