@@ -241,33 +241,37 @@ static void test_refit_skips_unchanged(void **state) {
 }
 
 /* The wireframe overlay (the viewer's X toggle) draws edges over the shaded mesh and leaves depth alone. */
+/* The viewer's wireframe overlay, raster and compute: it changes many pixels' colour and no depth. */
 static void test_wireframe_overlay(void **state) {
     (void)state;
     st_level *l = test_random_level(256, 256, 11);
     st_engine *e = test_engine(l);
     enum { WW = 96, WH = 60 };
-    uint8_t *rgba[2];
-    float *depth[2];
-    st_camera cam = {.position = {128, 90, 160}, .yaw_deg = 10, .pitch_deg = -40};
-    for (int w = 0; w < 2; w++) {
-        st_renderer *r = NULL;
-        st_render_desc d = {.method = "mesh", .width = WW, .height = WH, .wireframe = w == 1};
-        assert_st_ok(st_renderer_create(e, &d, &r, err));
-        assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
-        rgba[w] = malloc(WW * WH * 4);
-        depth[w] = malloc(WW * WH * sizeof(float));
-        assert_st_ok(st_renderer_readback(r, rgba[w], depth[w], err));
-        st_renderer_destroy(r);
-    }
-    int changed = 0;
-    for (int i = 0; i < WW * WH; i++) {
-        assert_true(depth[0][i] == depth[1][i]);
-        changed += rgba[0][4 * i] != rgba[1][4 * i] || rgba[0][4 * i + 1] != rgba[1][4 * i + 1];
-    }
-    if (changed < WW * WH / 20) fail_msg("the overlay changed only %d of %d pixels", changed, WW * WH);
-    for (int w = 0; w < 2; w++) {
-        free(rgba[w]);
-        free(depth[w]);
+    st_camera cam = {.position = {128, 90, 330}, .yaw_deg = 10, .pitch_deg = -40}; /* above every column */
+    for (int m = 0; m < 2; m++) {
+        uint8_t *rgba[2];
+        float *depth[2];
+        for (int w = 0; w < 2; w++) {
+            st_renderer *r = NULL;
+            st_render_desc d = {.method = methods[m], .width = WW, .height = WH, .wireframe = w == 1};
+            assert_st_ok(st_renderer_create(e, &d, &r, err));
+            assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
+            rgba[w] = malloc(WW * WH * 4);
+            depth[w] = malloc(WW * WH * sizeof(float));
+            assert_st_ok(st_renderer_readback(r, rgba[w], depth[w], err));
+            st_renderer_destroy(r);
+        }
+        int changed = 0;
+        for (int i = 0; i < WW * WH; i++) {
+            assert_true(depth[0][i] == depth[1][i]);
+            changed += rgba[0][4 * i] != rgba[1][4 * i] || rgba[0][4 * i + 1] != rgba[1][4 * i + 1];
+        }
+        if (changed < WW * WH / 20)
+            fail_msg("%s: the overlay changed only %d of %d pixels", methods[m], changed, WW * WH);
+        for (int w = 0; w < 2; w++) {
+            free(rgba[w]);
+            free(depth[w]);
+        }
     }
     test_engine_finish(e, l);
 }

@@ -30,6 +30,7 @@ layout(push_constant) uniform MeshComputePush {
     uint record_count;
     uint big_cap;      // capacity of big.items
     uint row_threads;  // invocations per dispatch row (2-D dispatch of a 1-D range)
+    uint wireframe;    // the viewer's overlay: the resolve draws the visible triangles' edges
 } pc;
 
 uint mesh_index(uint k) {

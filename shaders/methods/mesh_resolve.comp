@@ -15,6 +15,26 @@ layout(local_size_x = 8, local_size_y = 8) in;
 layout(set = 2, binding = 0, rgba8) uniform writeonly image2D out_color;
 layout(set = 2, binding = 1, r32f) uniform writeonly image2D out_depth;
 
+// Pixel position of a point relative to the eye (pixel_dir inverted); z ≤ 0 when it is behind the eye.
+vec3 to_pixel(vec3 r) {
+    float z = dot(r, g.forward.xyz);
+    vec2 s = g.forward.w * vec2(dot(r, g.screen_right.xyz), dot(r, g.screen_up.xyz)) / z;
+    return vec3(s.x + 0.5 * g.screen_right.w, 0.5 * g.screen_up.w - s.y, z);
+}
+
+// Whether the pixel centre lies within 0.6 pixels of an edge of the triangle (the overlay's line width);
+// triangles reaching behind the near plane draw no edges.
+bool on_edge(vec3 rel[3], vec2 c) {
+    vec3 q[3] = {to_pixel(rel[0]), to_pixel(rel[1]), to_pixel(rel[2])};
+    if (min(q[0].z, min(q[1].z, q[2].z)) <= g.level_info.z) return false;
+    for (int i = 0; i < 3; i++) {
+        vec2 a = q[i].xy, e = q[(i + 1) % 3].xy - a;
+        float len = length(e);
+        if (len > 0.0 && abs(e.x * (c.y - a.y) - e.y * (c.x - a.x)) < 0.6 * len) return true;
+    }
+    return false;
+}
+
 void main() {
     ivec2 px = ivec2(gl_GlobalInvocationID.xy);
     if (px.x >= int(g.screen_right.w) || px.y >= int(g.screen_up.w)) return;
@@ -32,6 +52,8 @@ void main() {
     vec3 d = pixel_dir(vec2(px) + 0.5);
     vec3 p = g.eye.xyz + d * (dot(n, rel[0]) / dot(n, d));
     vec3 color = mesh_shade(p, layer, normalize(n));
+    if (pc.wireframe != 0u && on_edge(rel, vec2(px) + 0.5))
+        color = layer == 0u ? vec3(0.02, 0.02, 0.03) : vec3(0.45, 0.05, 0.02); // as mesh_wire.frag
     imageStore(out_color, px, vec4(linear_to_srgb(color), 1.0));
     imageStore(out_depth, px, vec4(uintBitsToFloat(depth_bits)));
 }

@@ -29,7 +29,7 @@ typedef struct mesh_record {
 
 /* Mirror of MeshComputePush in mesh_tri.glsl */
 typedef struct mesh_compute_push {
-    uint32_t tri_total, record_count, big_cap, row_threads;
+    uint32_t tri_total, record_count, big_cap, row_threads, wireframe;
 } mesh_compute_push;
 
 /* Where a chunk lives in the big buffers, in elements (vertices, u16 indices), with room to grow. */
@@ -627,7 +627,7 @@ static void mesh_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd
     uint32_t groups = (total + 63) / 64;
     uint32_t gx = groups < 65535 ? groups : 65535, gy = gx ? (groups + gx - 1) / gx : 0;
     mesh_compute_push push = {.tri_total = total, .record_count = s->draw_count, .big_cap = MESH_BIG_CAP,
-                              .row_threads = gx * 64};
+                              .row_threads = gx * 64, .wireframe = r->desc.wireframe};
     vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof push, &push);
     if (groups) {
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->pipeline);
