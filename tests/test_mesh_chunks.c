@@ -195,7 +195,7 @@ static void refit_equals_fresh_fit(void **state) {
     for (int variant = 0; variant < 4; variant++) {
         bool no_outline = variant & 1, dropped = variant >= 2;
         st_level *l = hand_made_level(128, 64);
-        st_mesh *m = fit(l, 2, 32, no_outline);
+        st_mesh *m = fit_tiled(l, 2, 32, 16, no_outline);
         assert_int_equal(m->tiles_x, 2);
         for (int k = 0; k < 4; k++) {
             st_rect dirty;
@@ -215,7 +215,7 @@ static void refit_equals_fresh_fit(void **state) {
             if (dropped) assert_int_equal(fitted, 4 * n);
             else if (k == 3) assert_int_equal(fitted, 1); /* the crater stays inside one tile's samples */
             else assert_true(fitted < 4 * n);
-            st_mesh *fresh = fit(l, 2, 32, no_outline);
+            st_mesh *fresh = fit_tiled(l, 2, 32, 16, no_outline);
             assert_meshes_equal(m, fresh);
             st_mesh_destroy(fresh);
         }
