@@ -439,6 +439,8 @@ static st_result fit_chunk(st_mesh *mesh, const st_level *level, uint32_t ci, co
     uint32_t fitted = 0;
     uint64_t hashes[ST_MESH_MAX_TILES];
     bool refit[ST_MESH_MAX_TILES];
+    /* a tile is fitted again unless its samples hash as before and its triangles can be read back from the
+     * chunk's buffers (a renderer may have dropped them) */
     for (uint32_t t = 0; t < tiles; t++) {
         extract_tile(f, t);
         hashes[t] = hash_tile(f);
@@ -456,7 +458,7 @@ static st_result fit_chunk(st_mesh *mesh, const st_level *level, uint32_t ci, co
             reuse_tile(f, ch, t);
             continue;
         }
-        extract_tile(f, t);
+        extract_tile(f, t); /* the scratch holds the last tile hashed */
         memset(&f->tiles[t], 0, sizeof f->tiles[t]);
         st_tin_desc d = {
             .width = f->tn,
