@@ -2,7 +2,6 @@
  * triangles, reduction, error, time, memory, insertion drivers); optionally exports one LOD. */
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cli.h"
 #include "strata/mesh.h"
@@ -70,11 +69,8 @@ int cmd_mesh(int argc, char **argv) {
         }
     }
     if (optind != argc - 1) return cli_usage_error("mesh", "expected one WORLD argument");
-    if (export_path) { /* before the fit, not after it */
-        const char *dot = strrchr(export_path, '.');
-        if (!dot || (strcasecmp(dot, ".obj") && strcasecmp(dot, ".ply")))
-            return cli_usage_error("mesh", "export file '%s' must end in .obj or .ply", export_path);
-    }
+    if (export_path && !st_mesh_export_format_known(export_path)) /* before the fit, not after it */
+        return cli_usage_error("mesh", "export file '%s' must end in .obj or .ply", export_path);
     st_error err = {0};
     st_level *level = NULL;
     if (cli_load_world(argv[optind], &level, &err)) return cli_fail("mesh", &err);

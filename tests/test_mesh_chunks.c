@@ -401,6 +401,9 @@ static void export_files(void **state) {
     snprintf(path, sizeof path, "%s/m.stl", dir);
     st_error e = {0};
     assert_int_equal(st_mesh_export(m, 0, path, &e), ST_ERR_INVALID);
+    assert_true(st_mesh_export_format_known("x/m.OBJ") && st_mesh_export_format_known("m.ply"));
+    assert_false(st_mesh_export_format_known("m.stl") || st_mesh_export_format_known("obj") ||
+                 st_mesh_export_format_known("m.obj.gz"));
     st_mesh_destroy(m);
     st_level_destroy(l);
 }

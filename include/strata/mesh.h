@@ -142,8 +142,6 @@ typedef struct st_mesh_chunk {
     uint32_t vertex_count, index_count;
     st_mesh_lod lods[ST_MESH_LODS];
     st_mesh_tile *tiles;                      /* tiles_x² fit tiles, row-major */
-    uint32_t insertions[ST_TIN_DRIVER_COUNT]; /* summed over the tiles */
-    float max_error;                          /* LOD 0, height units */
     float fit_ms;                             /* CPU time of the last fit (or of the check that skipped it) */
     uint32_t tiles_fitted;                    /* by the last fit; the others were re-emitted as they were */
     uint32_t version;                         /* bumped whenever the buffers change: what a renderer uploads */
@@ -201,6 +199,8 @@ st_mesh_totals st_mesh_compute_totals(const st_mesh *mesh);
 uint32_t st_mesh_lod_for_distance(float dist);
 /* The chunk's LOD for a camera at (x, y): distance from the chunk centre, shortest way round the wrap. */
 uint32_t st_mesh_select_lod(const st_mesh *mesh, const st_mesh_chunk *chunk, float cam_x, float cam_y);
+/* Whether st_mesh_export can write `path`: it ends in .obj or .ply (any case). */
+bool st_mesh_export_format_known(const char *path);
 /* Writes one LOD as .obj (groups floor, top, ceiling, wall) or binary .ply (a per-face part index), in
  * world units, atomically. The format follows the extension. */
 st_result st_mesh_export(const st_mesh *mesh, uint32_t lod, const char *path, st_error *err);

@@ -390,23 +390,28 @@ static void assemble(chunk_fit *f) {
     }
 }
 
-/* 64-bit hash of the current tile's samples (multiply–xorshift over 8-byte words of each layer and the
- * flags). */
-static uint64_t hash_tile(const chunk_fit *f) {
-    size_t ns = (size_t)f->tn * f->tn;
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ ns;
-    const void *layers[4] = {f->tlow, f->tmid, f->thigh, f->tdual};
-    size_t bytes[4] = {ns * 2, ns * 2, ns * 2, ns};
+/* 64-bit hash of tile t's samples, read in place from the chunk's (multiply–xorshift over 8-byte words of
+ * each row of each layer and of the flags). */
+static uint64_t hash_tile(const chunk_fit *f, uint32_t t) {
+    uint32_t T = f->mesh->fit_tile, tn = f->tn;
+    size_t first = (size_t)(t / f->mesh->tiles_x) * T * f->n + (size_t)(t % f->mesh->tiles_x) * T;
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ tn;
+    const uint8_t *layers[4] = {(const uint8_t *)(f->low + first), (const uint8_t *)(f->mid + first),
+                                (const uint8_t *)(f->high + first), f->dual + first};
+    size_t width[4] = {2, 2, 2, 1}; /* bytes per sample */
     for (int l = 0; l < 4; l++) {
-        const uint8_t *p = layers[l];
-        size_t i = 0;
-        for (; i + 8 <= bytes[l]; i += 8) {
-            uint64_t v;
-            memcpy(&v, p + i, 8);
-            h = (h ^ v) * 0xBF58476D1CE4E5B9ull;
-            h ^= h >> 31;
+        size_t bytes = tn * width[l], stride = f->n * width[l];
+        for (uint32_t j = 0; j < tn; j++) {
+            const uint8_t *p = layers[l] + j * stride;
+            size_t i = 0;
+            for (; i + 8 <= bytes; i += 8) {
+                uint64_t v;
+                memcpy(&v, p + i, 8);
+                h = (h ^ v) * 0xBF58476D1CE4E5B9ull;
+                h ^= h >> 31;
+            }
+            for (; i < bytes; i++) h = (h ^ p[i]) * 0x94D049BB133111EBull;
         }
-        for (; i < bytes[l]; i++) h = (h ^ p[i]) * 0x94D049BB133111EBull;
         h ^= h >> 29;
     }
     return h;
@@ -442,8 +447,7 @@ static st_result fit_chunk(st_mesh *mesh, const st_level *level, uint32_t ci, co
     /* a tile is fitted again unless its samples hash as before and its triangles can be read back from the
      * chunk's buffers (a renderer may have dropped them) */
     for (uint32_t t = 0; t < tiles; t++) {
-        extract_tile(f, t);
-        hashes[t] = hash_tile(f);
+        hashes[t] = hash_tile(f, t);
         refit[t] = !ch->version || !ch->vertices || ch->tiles[t].sample_hash != hashes[t] ||
                    (mesh->refit_unchanged && dirty && tile_meets(mesh, cx, cy, t, dirty));
         fitted += refit[t];
@@ -458,7 +462,7 @@ static st_result fit_chunk(st_mesh *mesh, const st_level *level, uint32_t ci, co
             reuse_tile(f, ch, t);
             continue;
         }
-        extract_tile(f, t); /* the scratch holds the last tile hashed */
+        extract_tile(f, t);
         memset(&f->tiles[t], 0, sizeof f->tiles[t]);
         st_tin_desc d = {
             .width = f->tn,
@@ -506,12 +510,6 @@ static st_result fit_chunk(st_mesh *mesh, const st_level *level, uint32_t ci, co
     memcpy(ch->lods, f->lods, sizeof ch->lods);
     ch->tiles = tl;
     memcpy(ch->tiles, f->tiles, tiles * sizeof *tl);
-    memset(ch->insertions, 0, sizeof ch->insertions);
-    ch->max_error = 0;
-    for (uint32_t t = 0; t < tiles; t++) {
-        for (int k = 0; k < ST_TIN_DRIVER_COUNT; k++) ch->insertions[k] += tl[t].insertions[k];
-        if (tl[t].max_error > ch->max_error) ch->max_error = tl[t].max_error;
-    }
     /* bounds: the floor spans the whole chunk; heights from the vertices (triangles interpolate them) */
     uint8_t zlo = 255, zhi = 0;
     for (uint32_t i = 0; i < f->vcount; i++) {
@@ -688,9 +686,12 @@ st_mesh_totals st_mesh_compute_totals(const st_mesh *mesh) {
             for (int p = 0; p < ST_MESH_PART_COUNT; p++) t.part_triangles[l][p] += c->lods[l].part_triangles[p];
         }
         t.tin_vertices += c->lods[0].tin_vertices;
-        side_sum += c->insertions[ST_TIN_DRIVER_BORDER];
-        for (int k = 0; k < ST_TIN_DRIVER_COUNT; k++) t.insertions[k] += c->insertions[k];
-        if (c->max_error > t.max_error) t.max_error = c->max_error;
+        for (uint32_t k = 0; k < mesh->tiles_x * mesh->tiles_x; k++) {
+            const st_mesh_tile *tl = &c->tiles[k];
+            side_sum += tl->insertions[ST_TIN_DRIVER_BORDER];
+            for (int d = 0; d < ST_TIN_DRIVER_COUNT; d++) t.insertions[d] += tl->insertions[d];
+            if (tl->max_error > t.max_error) t.max_error = tl->max_error;
+        }
         t.fit_ms_sum += c->fit_ms;
     }
     /* every tile side is fitted by both of its tiles and every corner belongs to four (the level wraps) */

@@ -91,12 +91,20 @@ static void write_ply(FILE *fp, const st_mesh *mesh, uint32_t lod) {
     }
 }
 
+static bool has_extension(const char *path, const char *ext) {
+    const char *dot = strrchr(path, '.');
+    return dot && !strcasecmp(dot, ext);
+}
+
+bool st_mesh_export_format_known(const char *path) {
+    return has_extension(path, ".obj") || has_extension(path, ".ply");
+}
+
 st_result st_mesh_export(const st_mesh *mesh, uint32_t lod, const char *path, st_error *err) {
     if (lod >= ST_MESH_LODS) return st_error_set(err, ST_ERR_INVALID, "mesh export: LOD %u must be 0..2", lod);
-    const char *dot = strrchr(path, '.');
-    bool obj = dot && !strcasecmp(dot, ".obj"), ply = dot && !strcasecmp(dot, ".ply");
-    if (!obj && !ply)
+    if (!st_mesh_export_format_known(path))
         return st_error_set(err, ST_ERR_INVALID, "mesh export: '%s' must end in .obj or .ply", path);
+    bool obj = has_extension(path, ".obj");
     st_atomic_file f;
     st_result r = st_atomic_open(&f, path, err);
     if (r) return r;
