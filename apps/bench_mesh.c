@@ -81,7 +81,7 @@ int bench_mesh(int argc, char **argv) {
     uint32_t repeat = 3;
     float quality = 0.5f;
     bool sweep = false, dem = true;
-    const char *dem_path = "/work/shared/data/ps_height_1k.png";
+    const char *dem_path = "data/dem/ps_height_1k.png";
     cli_getopt_reset();
     int c;
     while ((c = getopt_long(argc, argv, ":r:q:h", opts, NULL)) != -1) {
