@@ -1,0 +1,280 @@
+/* Terrain bigger than memory: the tile store, a pyramid of square tiles on disk (or behind an http:// URL, or
+ * generated on demand) at full precision, and the residency manager that streams tiles through explicit
+ * states on the job system without ever blocking the caller. Knows no GPU: a renderer plugs its slot uploads
+ * in through st_tile_uploader. The on-disk format is documented in docs/formats.md. */
+#ifndef STRATA_TILES_H
+#define STRATA_TILES_H
+
+#include "strata/dem.h"
+#include "strata/level.h"
+
+#define ST_STORE_VERSION 1
+#define ST_STORE_MAX_LEVELS 24
+#define ST_TILE_MAX_SIZE 1025u
+
+/* ---- tile keys ----------------------------------------------------------------------------------------- */
+
+/* Level 0 is the finest; tile (x, y) of level l covers finest samples [x·s·2^l, (x + 1)·s·2^l] in x (s = the
+ * tile's intervals: size − 1 for DEM tiles, size for layer tiles), likewise in y. */
+typedef struct st_tile_key {
+    uint32_t level, x, y;
+} st_tile_key;
+
+static inline uint64_t st_tile_key_pack(st_tile_key k) {
+    return ((uint64_t)k.level << 56) | ((uint64_t)(k.y & 0xFFFFFFFu) << 28) | (uint64_t)(k.x & 0xFFFFFFFu);
+}
+static inline st_tile_key st_tile_key_unpack(uint64_t v) {
+    return (st_tile_key){(uint32_t)(v >> 56), (uint32_t)(v & 0xFFFFFFFu), (uint32_t)((v >> 28) & 0xFFFFFFFu)};
+}
+static inline st_tile_key st_tile_key_parent(st_tile_key k) {
+    return (st_tile_key){k.level + 1, k.x >> 1, k.y >> 1};
+}
+static inline bool st_tile_key_equal(st_tile_key a, st_tile_key b) {
+    return a.level == b.level && a.x == b.x && a.y == b.y;
+}
+
+/* ---- tiles --------------------------------------------------------------------------------------------- */
+
+typedef enum st_tile_kind {
+    ST_TILE_DEM = 1,    /* single-valued elevation in metres, (2^k + 1)² samples sharing their edges */
+    ST_TILE_LAYERS = 2, /* two-interval st_level texels (height + meta bytes), 2^k texels a side */
+} st_tile_kind;
+
+typedef enum st_tile_encoding {
+    ST_TILE_U16 = 1,   /* metres = offset + scale · v, exact for sources whose samples sit on a unit grid */
+    ST_TILE_F32 = 2,   /* float metres, for sources that need them */
+    ST_TILE_PAIRS = 3, /* layer tiles: texel pairs packed (h_even, m_even, h_odd, m_odd) like the GPU texture */
+} st_tile_encoding;
+
+typedef enum st_tile_compression {
+    ST_TILE_RAW = 0,
+    ST_TILE_ZSTD = 1, /* samples delta-coded along rows, then zstd */
+} st_tile_compression;
+
+/* A decoded tile. data holds size² u16 or f32 samples, or (size/2)·size·4 pair bytes. */
+typedef struct st_tile {
+    st_tile_key key;
+    st_tile_kind kind;
+    st_tile_encoding encoding;
+    uint32_t size;         /* samples (DEM) or texels (layers) per side */
+    double scale, offset;  /* U16: metres = offset + scale · v */
+    float min_m, max_m;    /* over the tile's samples; layer tiles: lowest low and highest high, in steps */
+    float delta_m;         /* geometric error: a bound on |bilinear surface of this tile − finest data| */
+    void *data;
+    size_t data_bytes;
+} st_tile;
+
+/* Allocates a tile with zeroed data of the right size; free with st_tile_destroy. */
+st_result st_tile_create(st_tile_kind kind, st_tile_encoding enc, uint32_t size, st_tile **out, st_error *err);
+void st_tile_destroy(st_tile *t);
+/* Sample (i, j) of a DEM tile in metres (i along x). */
+float st_tile_height(const st_tile *t, uint32_t i, uint32_t j);
+
+/* The tile file: a 64-byte header (magic, version, kind, encoding, compression, key, size, payload sizes,
+ * min/max/δ, scale/offset and a CRC-32 over header and samples) followed by the payload. Encoding writes a
+ * complete file image into *data (malloc'd). Decoding checks every field, the sizes and the CRC before
+ * trusting anything; it never reads outside data. level < 0: no key check (else the header must name it). */
+st_result st_tile_encode(const st_tile *t, st_tile_compression c, uint8_t **data, size_t *size, st_error *err);
+st_result st_tile_decode(const uint8_t *data, size_t size, const char *name, const st_tile_key *expect,
+                         st_tile **out, st_error *err);
+
+/* ---- stores -------------------------------------------------------------------------------------------- */
+
+typedef struct st_store_info {
+    st_tile_kind kind;
+    st_tile_encoding encoding;
+    st_tile_compression compression;
+    uint32_t tile_size;              /* samples (DEM: 2^k + 1) or texels (layers: 2^k) per side */
+    uint32_t levels;                 /* level levels − 1 is a single root tile */
+    uint64_t width, height;          /* finest samples (DEM) or texels (layers) */
+    double spacing_x_m, spacing_y_m; /* metres between finest samples */
+    double scale, offset;            /* U16 */
+    double min_m, max_m;             /* over every sample */
+    double sea_level_m;
+    bool wrap_x;
+    uint64_t tiles, bytes;           /* tiles in the store and their bytes on disk (0 for generated stores) */
+    bool generated;                  /* tiles are made on demand (gen:...), none on disk */
+    char source[512];                /* what it was built from */
+    /* layer stores: the level's palette and materials (the rest of st_level) */
+    uint32_t terrain_types;
+    uint8_t begin_color[16], end_color[16];
+    st_rgb8 palette[256];
+    char name[64];
+} st_store_info;
+
+/* Per-tile entry of a level's index: found by key without reading any tile. */
+typedef struct st_tile_meta {
+    float min_m, max_m, delta_m;
+    uint32_t crc;   /* the tile file's CRC-32 (as in its header) */
+    uint32_t bytes; /* its file size; 0 = no such tile */
+} st_tile_meta;
+
+typedef struct st_store st_store;
+
+/* Opens a store: a folder, an http:// or https:// URL of one (libcurl), or "gen:SEED:WxH[:SPACING]" for the
+ * procedural DEM made tile by tile on demand (no disk). Reads the manifest and the level indices only. */
+st_result st_store_open(const char *where, st_store **out, st_error *err);
+void st_store_close(st_store *s);
+const st_store_info *st_store_get_info(const st_store *s);
+/* Tiles per axis at a level. */
+void st_store_level_tiles(const st_store *s, uint32_t level, uint32_t *nx, uint32_t *ny);
+/* The index entry of a tile; false when the key is outside the store or the tile is absent. Generated stores
+ * compute nothing here: only min/max bounds from the source and the level's δ. */
+bool st_store_tile_meta(const st_store *s, st_tile_key key, st_tile_meta *out);
+/* Fetches, checks (size, CRC, header against the index) and decodes one tile. Thread-safe. */
+st_result st_store_read_tile(st_store *s, st_tile_key key, st_tile **out, st_error *err);
+/* A layer store as one st_level (the whole world in memory: for tests and small worlds). */
+st_result st_store_read_level(st_store *s, st_level **out, st_error *err);
+
+/* ---- building a store ---------------------------------------------------------------------------------- */
+
+typedef struct st_store_progress {
+    uint64_t done, total; /* tiles */
+    double elapsed_ms;
+} st_store_progress;
+
+typedef struct st_store_build_desc {
+    uint32_t tile_size;              /* 0 = 257 (DEM) or 256 (layers) */
+    uint32_t levels;                 /* 0 = down to one root tile */
+    st_tile_encoding encoding;       /* 0 = U16 when the source has a unit grid that fits, else F32 */
+    st_tile_compression compression; /* ST_TILE_ZSTD by default; ST_TILE_RAW for none (set raw = true) */
+    bool raw;                        /* no compression */
+    uint32_t shard_index, shard_count; /* build only this share of the tiles (count 0 = all) */
+    const char *source_label;        /* recorded in the manifest */
+    void (*progress)(void *user, const st_store_progress *p); /* called from the building thread */
+    void *progress_user;
+} st_store_build_desc;
+
+typedef struct st_store_build_stats {
+    uint64_t tiles_written, tiles_kept; /* kept: already complete from an earlier, interrupted run */
+    uint64_t samples;                   /* finest samples produced */
+    uint64_t bytes;                     /* tile bytes written */
+    uint64_t raw_bytes;                 /* what the same tiles take uncompressed */
+    double ms;
+    bool complete;                      /* the manifest was written (not a shard awaiting its peers) */
+} st_store_build_stats;
+
+/* Builds a DEM store into dir from any source, in parallel on the job system. Every tile is written under a
+ * temporary name and renamed; a tile already present and intact is kept, so an interrupted build resumes.
+ * With shards, each run builds the subtrees it owns; the run that finds every shard's subtrees present
+ * builds the levels above them, the indices and the manifest (written last: a store without one is not
+ * complete). */
+st_result st_store_build_dem(st_dem_source *src, const char *dir, const st_store_build_desc *desc,
+                             st_store_build_stats *stats, st_error *err);
+/* The same for an st_level: layer tiles of its texel pairs (level 0 only: coarser two-interval levels are
+ * not defined yet) plus its palette and materials. */
+st_result st_store_build_level(const st_level *level, const char *dir, const st_store_build_desc *desc,
+                               st_store_build_stats *stats, st_error *err);
+
+/* ---- the residency manager ----------------------------------------------------------------------------- */
+
+/* The lab's state machine: Unloaded → Queued (needed) → Loading (a job picked it up; includes the GPU upload)
+ * → Resident (upload complete) → Evictable (not needed this frame) → Resident (needed again) or Unloaded
+ * (cache pressure). Also Queued → Unloaded on cancel, Loading → Evictable when a finished load is no longer
+ * wanted, and Failed (with its message) when a load fails, retried with back-off. */
+typedef enum st_tile_state {
+    ST_TILE_UNLOADED = 0,
+    ST_TILE_QUEUED,
+    ST_TILE_LOADING,
+    ST_TILE_RESIDENT,
+    ST_TILE_EVICTABLE,
+    ST_TILE_FAILED,
+} st_tile_state;
+const char *st_tile_state_name(st_tile_state s);
+
+/* How a renderer puts tiles on the GPU. All calls come from st_residency_update, on the caller's thread. */
+typedef struct st_tile_uploader {
+    void *user;
+    /* Queue tile's data into GPU slot `slot`; false when this frame's staging room is used up (retried next
+     * frame). *ticket identifies the upload for complete(). */
+    bool (*upload)(void *user, uint32_t slot, const st_tile *tile, uint64_t *ticket);
+    /* True once the upload with this ticket has finished on the GPU. */
+    bool (*complete)(void *user, uint64_t ticket);
+} st_tile_uploader;
+
+/* Where tiles come from when not from a store (tests): must be thread-safe. */
+typedef st_result (*st_tile_load_fn)(void *user, st_tile_key key, st_tile **out, st_error *err);
+
+typedef struct st_residency_desc {
+    st_store *store;                 /* tiles are read from it on the job system (or load/load_user) */
+    st_tile_load_fn load;
+    void *load_user;
+    uint32_t cpu_tiles;              /* CPU cache capacity in tiles (0 = 256) */
+    uint32_t gpu_slots;              /* GPU slots (0 = the CPU capacity); without an uploader slots are notional */
+    const st_tile_uploader *uploader;
+    uint64_t upload_budget_bytes;    /* per frame (0 = 64 MiB) */
+    uint32_t max_loads;              /* loads in flight (0 = 2 per worker) */
+    uint32_t pinned_levels;          /* coarsest levels never evicted (0 = 1: the root) */
+    double slow_load_ms;             /* sleep injected into every load (--slow-load) */
+    double retry_ms;                 /* first back-off after a failure (0 = 100 ms, doubling up to 10 s) */
+} st_residency_desc;
+
+typedef struct st_residency st_residency;
+
+typedef struct st_residency_stats {
+    uint32_t unloaded_known, queued, loading, resident, evictable, failed; /* tiles in each state now */
+    uint64_t requests, loads_started, loads_done, cancelled, failures, evictions, uploads;
+    uint64_t bytes_loaded, bytes_uploaded;
+    uint64_t frame;
+    double upload_ms_frame;   /* CPU time spent in uploads in the last update */
+    double load_ms_median;    /* median load + decode time of finished loads (job side) */
+    double full_detail_ms;    /* time from the last change of the wanted set until all of it was resident;
+                                 negative while still waiting */
+} st_residency_stats;
+
+st_result st_residency_create(const st_residency_desc *desc, st_residency **out, st_error *err);
+/* Cancels queued loads, waits for running ones (they are never waited on anywhere else) and frees all. */
+void st_residency_destroy(st_residency *r);
+/* Marks a tile needed this frame at a priority (larger first, e.g. ρ/τ). Returns its state; never blocks
+ * and never loads: it only records. */
+st_tile_state st_residency_request(st_residency *r, st_tile_key key, float priority);
+/* Drops a queued request (Queued → Unloaded); a running load finishes as Evictable. */
+void st_residency_cancel(st_residency *r, st_tile_key key);
+/* Once per frame on the caller's thread: collects finished loads, uploads within the budget, starts the
+ * highest-priority queued loads, turns tiles not requested since the last update Evictable and evicts the
+ * least recently needed Evictable tiles while a cache is over capacity (never a pinned level, never an
+ * ancestor of a needed tile). Never waits for a load. */
+void st_residency_update(st_residency *r);
+st_tile_state st_residency_state(const st_residency *r, st_tile_key key);
+/* The failure message of a Failed tile (empty otherwise). */
+const char *st_residency_error(const st_residency *r, st_tile_key key);
+/* A Resident (or Evictable) tile's data and GPU slot; NULL when not resident. Valid until the next update. */
+const st_tile *st_residency_tile(const st_residency *r, st_tile_key key, uint32_t *slot);
+/* The key itself or its nearest ancestor that is resident; false when none is (not even the root). */
+bool st_residency_resident_ancestor(const st_residency *r, st_tile_key key, st_tile_key *out);
+st_residency_stats st_residency_get_stats(const st_residency *r);
+/* Checks every invariant (counts agree with states, caches within capacity after update, no pinned or needed
+ * ancestor evicted, slots unique); for tests and the request-storm benchmark. */
+bool st_residency_check(const st_residency *r, st_error *err);
+
+/* ---- choosing tiles for a camera ------------------------------------------------------------------------ */
+
+typedef struct st_tile_view {
+    double eye[3];        /* metres: x east along the store's columns, y south along its rows, z up */
+    double velocity[3];   /* metres per second, for prefetch */
+    double forward[3];    /* unit view direction (for the frustum) */
+    double fov_y;         /* radians */
+    double aspect;        /* width / height */
+    uint32_t viewport_h;  /* pixels */
+    double far_m;
+    double tau_px;        /* the screen-space error threshold τ (pixels) */
+    double lookahead_s;   /* prefetch: also request what the eye needs this far ahead (0 = 1 s) */
+} st_tile_view;
+
+typedef struct st_tile_selection {
+    st_tile_key *keys;    /* the tiles to draw: each finest resident tile whose error is within τ, or the
+                             nearest resident ancestor of one still loading */
+    uint32_t count, cap;
+    uint32_t wanted;      /* tiles the view wants at full detail */
+    uint32_t missing;     /* of those, not resident yet (drawn from an ancestor) */
+} st_tile_selection;
+
+/* Walks the quadtree from the root: a tile splits while its screen-space error ρ = δ·h / (2·d·tan(θ/2)) > τ
+ * (d: distance from the eye to the tile's box, from the index's min/max) and the tile is inside the frustum;
+ * requests every tile it wants (priority ρ/τ), the children of tiles with ρ > τ/2 (prefetch) and the tiles
+ * the eye will want after lookahead_s along its velocity (at lower priority); fills sel with what to draw. */
+st_result st_tile_select(st_store *s, st_residency *r, const st_tile_view *v, st_tile_selection *sel,
+                         st_error *err);
+void st_tile_selection_free(st_tile_selection *sel);
+
+#endif
