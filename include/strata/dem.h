@@ -36,6 +36,10 @@ typedef struct st_dem_source_ops {
     /* Optional: a bound in metres on how far the bilinear surface through the samples at stride 2^level departs
      * from the finest samples anywhere (the generator knows its spectrum); NULL = unknown, measure it. */
     double (*level_error)(void *state, uint32_t level);
+    /* Optional: samples (x0 + i·stride, y0 + j·stride) for i < w, j < h, as read() would return them; lets a
+     * generated store make a coarse tile without evaluating its full-resolution footprint. NULL = stride 1 only. */
+    st_result (*read_stride)(void *state, int64_t x0, int64_t y0, uint32_t stride, uint32_t w, uint32_t h,
+                             float *out, st_error *err);
     void (*destroy)(void *state);
 } st_dem_source_ops;
 
@@ -50,6 +54,9 @@ const st_dem_info *st_dem_source_info(const st_dem_source *src);
 /* Reads a window as st_dem_source_ops.read says; w·h must be in 1..ST_DEM_MAX_WINDOW. */
 st_result st_dem_source_read(st_dem_source *src, int64_t x0, int64_t y0, uint32_t w, uint32_t h, float *out,
                              st_error *err);
+/* Samples at a stride (see read_stride); sources without read_stride answer only stride 1. */
+st_result st_dem_source_read_stride(st_dem_source *src, int64_t x0, int64_t y0, uint32_t stride, uint32_t w,
+                                    uint32_t h, float *out, st_error *err);
 /* The source's bound for a level (see level_error), or a negative value when it has none. */
 double st_dem_source_level_error(const st_dem_source *src, uint32_t level);
 

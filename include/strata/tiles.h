@@ -58,7 +58,8 @@ typedef struct st_tile {
     st_tile_encoding encoding;
     uint32_t size;         /* samples (DEM) or texels (layers) per side */
     double scale, offset;  /* U16: metres = offset + scale · v */
-    float min_m, max_m;    /* over the tile's samples; layer tiles: lowest low and highest high, in steps */
+    float min_m, max_m;    /* over the finest data in the tile's footprint, so its box bounds the surface at every
+                              level; layer tiles: the lowest low and the highest high, in height steps */
     float delta_m;         /* geometric error: a bound on |bilinear surface of this tile − finest data| */
     void *data;
     size_t data_bytes;

@@ -63,3 +63,13 @@ double st_dem_source_level_error(const st_dem_source *src, uint32_t level) {
     double e = src->ops.level_error(src->state, level);
     return isfinite(e) && e >= 0 ? e : -1.0;
 }
+
+st_result st_dem_source_read_stride(st_dem_source *src, int64_t x0, int64_t y0, uint32_t stride, uint32_t w,
+                                    uint32_t h, float *out, st_error *err) {
+    if (stride == 1) return st_dem_source_read(src, x0, y0, w, h, out, err);
+    if (!src->ops.read_stride)
+        return st_error_set(err, ST_ERR_UNSUPPORTED, "%s: reads only at full resolution", src->info.description);
+    if (!stride || !w || !h || (uint64_t)w * h > ST_DEM_MAX_WINDOW)
+        return st_error_set(err, ST_ERR_INVALID, "%s: bad strided window", src->info.description);
+    return src->ops.read_stride(src->state, x0, y0, stride, w, h, out, err);
+}
