@@ -74,16 +74,27 @@ static bool pool_push(void (*run)(void *), void *arg) {
     return true;
 }
 
-/* ---- parallel for ------------------------------------------------------------------------------------ */
+/* ---- parallel for ------------------------------------------------------------------------------------
+ * The job lives on the heap with a reference per helper task: the caller waits only until every item is done,
+ * never for helper tasks to start. A helper that starts late (after the caller's own thread finished all the
+ * chunks) finds nothing left and just drops its reference. Waiting for helpers to start would deadlock nested
+ * use: an outer helper blocked in an inner parallel_for holds a worker that the inner helper task needs. */
 typedef struct {
     st_range_fn fn;
     void *user;
     size_t count, grain;
-    atomic_size_t next;
-    atomic_int active; /* helpers still inside help() */
+    atomic_size_t next, done;
+    atomic_int refs;
     pthread_mutex_t lock;
-    pthread_cond_t done;
+    pthread_cond_t finished;
 } range_job;
+
+static void range_release(range_job *j) {
+    if (atomic_fetch_sub(&j->refs, 1) != 1) return;
+    pthread_mutex_destroy(&j->lock);
+    pthread_cond_destroy(&j->finished);
+    free(j);
+}
 
 static void range_work(range_job *j) {
     for (;;) {
@@ -91,15 +102,18 @@ static void range_work(range_job *j) {
         if (begin >= j->count) break;
         size_t end = begin + j->grain < j->count ? begin + j->grain : j->count;
         j->fn(j->user, begin, end);
+        if (atomic_fetch_add(&j->done, end - begin) + (end - begin) == j->count) {
+            pthread_mutex_lock(&j->lock);
+            pthread_cond_signal(&j->finished);
+            pthread_mutex_unlock(&j->lock);
+        }
     }
 }
 
 static void range_help(void *arg) {
     range_job *j = arg;
     range_work(j);
-    pthread_mutex_lock(&j->lock);
-    if (atomic_fetch_sub(&j->active, 1) == 1) pthread_cond_signal(&j->done);
-    pthread_mutex_unlock(&j->lock);
+    range_release(j);
 }
 
 void st_parallel_for(size_t count, size_t grain, st_range_fn fn, void *user) {
@@ -108,30 +122,34 @@ void st_parallel_for(size_t count, size_t grain, st_range_fn fn, void *user) {
     if (!grain) grain = (count + threads * 4 - 1) / (threads * 4);
     if (!grain) grain = 1;
     size_t chunks = (count + grain - 1) / grain;
-    if (threads == 1 || chunks == 1) {
+    range_job *j = threads > 1 && chunks > 1 ? calloc(1, sizeof *j) : NULL;
+    if (!j) {
         fn(user, 0, count);
         return;
     }
-    range_job j = {.fn = fn, .user = user, .count = count, .grain = grain};
-    atomic_init(&j.next, 0);
-    atomic_init(&j.active, 0);
-    pthread_mutex_init(&j.lock, NULL);
-    pthread_cond_init(&j.done, NULL);
+    j->fn = fn;
+    j->user = user;
+    j->count = count;
+    j->grain = grain;
+    atomic_init(&j->next, 0);
+    atomic_init(&j->done, 0);
+    atomic_init(&j->refs, 1);
+    pthread_mutex_init(&j->lock, NULL);
+    pthread_cond_init(&j->finished, NULL);
     unsigned helpers = threads - 1;
     if (helpers > chunks - 1) helpers = (unsigned)(chunks - 1);
     for (unsigned i = 0; i < helpers; i++) {
-        atomic_fetch_add(&j.active, 1);
-        if (!pool_push(range_help, &j)) {
-            atomic_fetch_sub(&j.active, 1);
+        atomic_fetch_add(&j->refs, 1);
+        if (!pool_push(range_help, j)) {
+            atomic_fetch_sub(&j->refs, 1);
             break;
         }
     }
-    range_work(&j);
-    pthread_mutex_lock(&j.lock);
-    while (atomic_load(&j.active) > 0) pthread_cond_wait(&j.done, &j.lock);
-    pthread_mutex_unlock(&j.lock);
-    pthread_mutex_destroy(&j.lock);
-    pthread_cond_destroy(&j.done);
+    range_work(j);
+    pthread_mutex_lock(&j->lock);
+    while (atomic_load(&j->done) < count) pthread_cond_wait(&j->finished, &j->lock);
+    pthread_mutex_unlock(&j->lock);
+    range_release(j);
 }
 
 /* ---- futures ----------------------------------------------------------------------------------------- */
