@@ -96,6 +96,9 @@ typedef struct st_store_info {
     uint64_t tiles, bytes;           /* tiles in the store and their bytes on disk (0 for generated stores) */
     bool generated;                  /* tiles are made on demand (gen:...), none on disk */
     char source[512];                /* what it was built from */
+    bool georeferenced;              /* the source's georeferencing (dem.h), for tools that place the store */
+    double geotransform[6];
+    char crs[128];
     /* layer stores: the level's palette and materials (the rest of st_level) */
     uint32_t terrain_types;
     uint8_t begin_color[16], end_color[16];
@@ -152,6 +155,7 @@ typedef struct st_store_build_stats {
     uint64_t bytes;                     /* tile bytes written */
     uint64_t raw_bytes;                 /* what the same tiles take uncompressed */
     double ms;
+    double max_quantisation_m;          /* u16 forced on a source without a unit grid: the largest rounding */
     bool complete;                      /* the manifest was written (not a shard awaiting its peers) */
 } st_store_build_stats;
 

@@ -1,0 +1,360 @@
+/* Reading a tile store: the manifest and every level's index at open, then single tiles on demand (fetched from a
+ * folder or over HTTP, checked against the index and their own CRC, decoded). "gen:SEED:WxH[:SPACING]" opens a
+ * store whose tiles the procedural DEM makes on demand: nothing on disk, bounds learnt as tiles are made. */
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tiles/tiles_internal.h"
+
+#define GEN_TILE_SIZE 257u
+#define GEN_META_CAP (1u << 20) /* learnt bounds kept for this many tiles, then forgotten */
+
+typedef struct gen_meta {
+    uint64_t key; /* packed key + 1; 0 = empty slot */
+    float min_m, max_m;
+} gen_meta;
+
+struct st_store {
+    st_store_info info;
+    char where[1024];
+    st_tile_meta *index[ST_STORE_MAX_LEVELS]; /* disk and http stores: one record per tile, row-major */
+    uint32_t nx[ST_STORE_MAX_LEVELS], ny[ST_STORE_MAX_LEVELS];
+    /* generated stores */
+    st_dem_source *gen;
+    double gen_delta[ST_STORE_MAX_LEVELS];
+    pthread_mutex_t meta_lock;
+    gen_meta *learnt; /* open addressing, GEN_META_CAP slots */
+    uint32_t learnt_count;
+};
+
+const st_store_info *st_store_get_info(const st_store *s) { return &s->info; }
+
+void st_store_level_tiles(const st_store *s, uint32_t level, uint32_t *nx, uint32_t *ny) {
+    bool in = level < s->info.levels;
+    *nx = in ? s->nx[level] : 0;
+    *ny = in ? s->ny[level] : 0;
+}
+
+static bool key_inside(const st_store *s, st_tile_key k) {
+    return k.level < s->info.levels && k.x < s->nx[k.level] && k.y < s->ny[k.level];
+}
+
+void st_store_close(st_store *s) {
+    if (!s) return;
+    for (uint32_t l = 0; l < ST_STORE_MAX_LEVELS; l++) free(s->index[l]);
+    if (s->gen) {
+        st_dem_source_destroy(s->gen);
+        pthread_mutex_destroy(&s->meta_lock);
+        free(s->learnt);
+    }
+    free(s);
+}
+
+static void fill_geometry(st_store *s) {
+    for (uint32_t l = 0; l < s->info.levels; l++) {
+        s->nx[l] = st_tiles_across(s->info.kind, s->info.width, s->info.tile_size, l);
+        s->ny[l] = st_tiles_across(s->info.kind, s->info.height, s->info.tile_size, l);
+    }
+}
+
+/* ---- generated stores ------------------------------------------------------------------------------------ */
+
+static uint64_t mix64(uint64_t v) {
+    v ^= v >> 33;
+    v *= 0xff51afd7ed558ccdull;
+    v ^= v >> 33;
+    v *= 0xc4ceb9fe1a85ec53ull;
+    return v ^ (v >> 33);
+}
+
+static void learn(st_store *s, st_tile_key k, float mn, float mx) {
+    uint64_t key = st_tile_key_pack(k) + 1;
+    pthread_mutex_lock(&s->meta_lock);
+    if (s->learnt_count > GEN_META_CAP / 2) { /* keep probing short: forget everything, it is only a cache */
+        memset(s->learnt, 0, sizeof(gen_meta) * GEN_META_CAP);
+        s->learnt_count = 0;
+    }
+    for (uint64_t i = mix64(key);; i++) {
+        gen_meta *m = &s->learnt[i & (GEN_META_CAP - 1)];
+        if (m->key == key || !m->key) {
+            if (!m->key) s->learnt_count++;
+            *m = (gen_meta){key, mn, mx};
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->meta_lock);
+}
+
+static bool learnt(st_store *s, st_tile_key k, float *mn, float *mx) {
+    uint64_t key = st_tile_key_pack(k) + 1;
+    bool found = false;
+    pthread_mutex_lock(&s->meta_lock);
+    for (uint64_t i = mix64(key);; i++) {
+        gen_meta *m = &s->learnt[i & (GEN_META_CAP - 1)];
+        if (!m->key) break;
+        if (m->key == key) {
+            *mn = m->min_m;
+            *mx = m->max_m;
+            found = true;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->meta_lock);
+    return found;
+}
+
+static st_result open_generated(const char *spec, st_store **out, st_error *err) {
+    uint64_t seed = 0, w = 0, h = 0;
+    double spacing = 0;
+    int used = 0;
+    char tail[64] = "";
+    int n = sscanf(spec, "gen:%" SCNu64 ":%" SCNu64 "x%" SCNu64 "%n", &seed, &w, &h, &used);
+    if (n != 3) return st_error_set(err, ST_ERR_INVALID, "'%s': a generated world is gen:SEED:WxH[:SPACING]", spec);
+    if (spec[used] == ':') {
+        char *end;
+        spacing = strtod(spec + used + 1, &end);
+        if (*end || !(spacing > 0 && spacing <= 1e5))
+            return st_error_set(err, ST_ERR_INVALID, "'%s': the spacing must be metres in (0, 100000]", spec);
+    } else if (spec[used]) {
+        snprintf(tail, sizeof tail, "%s", spec + used);
+        return st_error_set(err, ST_ERR_INVALID, "'%s': unexpected '%s' (gen:SEED:WxH[:SPACING])", spec, tail);
+    }
+    st_dem_gen_desc gd = {.seed = seed, .width = w, .height = h, .spacing_m = spacing};
+    st_dem_source *src = NULL;
+    st_result r = st_dem_generator(&gd, &src, err);
+    if (r) return r;
+    st_store *s = calloc(1, sizeof *s);
+    gen_meta *learnt_table = calloc(GEN_META_CAP, sizeof(gen_meta));
+    if (!s || !learnt_table) {
+        free(s);
+        free(learnt_table);
+        st_dem_source_destroy(src);
+        return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    }
+    const st_dem_info *di = st_dem_source_info(src);
+    s->gen = src;
+    s->learnt = learnt_table;
+    pthread_mutex_init(&s->meta_lock, NULL);
+    snprintf(s->where, sizeof s->where, "%s", spec);
+    st_store_info *in = &s->info;
+    in->kind = ST_TILE_DEM;
+    in->encoding = ST_TILE_F32;
+    in->compression = ST_TILE_RAW;
+    in->tile_size = GEN_TILE_SIZE;
+    in->width = di->width;
+    in->height = di->height;
+    in->levels = st_tiles_levels(ST_TILE_DEM, in->width, in->height, in->tile_size);
+    in->spacing_x_m = di->spacing_x_m;
+    in->spacing_y_m = di->spacing_y_m;
+    in->scale = 1;
+    in->min_m = di->min_m;
+    in->max_m = di->max_m;
+    in->sea_level_m = di->sea_level_m;
+    in->generated = true;
+    snprintf(in->source, sizeof in->source, "%s", di->description);
+    fill_geometry(s);
+    for (uint32_t l = 0; l < in->levels; l++) {
+        in->tiles += (uint64_t)s->nx[l] * s->ny[l];
+        s->gen_delta[l] = st_dem_source_level_error(src, l);
+        if (s->gen_delta[l] < 0) {
+            st_store_close(s);
+            return st_error_set(err, ST_ERR_UNSUPPORTED, "%s: the generator gives no error bound", spec);
+        }
+    }
+    *out = s;
+    return ST_OK;
+}
+
+static st_result read_generated(st_store *s, st_tile_key key, st_tile **out, st_error *err) {
+    st_tile *t = NULL;
+    st_result r = st_tile_create(ST_TILE_DEM, ST_TILE_F32, GEN_TILE_SIZE, &t, err);
+    if (r) return r;
+    t->key = key;
+    uint32_t stride = 1u << key.level, span = GEN_TILE_SIZE - 1;
+    int64_t x0 = (int64_t)key.x * span * stride, y0 = (int64_t)key.y * span * stride;
+    float *v = t->data;
+    r = st_dem_source_read_stride(s->gen, x0, y0, stride, GEN_TILE_SIZE, GEN_TILE_SIZE, v, err);
+    if (r) {
+        st_tile_destroy(t);
+        return r;
+    }
+    /* bounds of the samples inside the world, widened by δ: they then bound the finest data in the footprint */
+    float mn = INFINITY, mx = -INFINITY;
+    for (uint32_t j = 0; j < GEN_TILE_SIZE; j++) {
+        if ((uint64_t)y0 + (uint64_t)j * stride >= s->info.height) break;
+        for (uint32_t i = 0; i < GEN_TILE_SIZE; i++) {
+            if ((uint64_t)x0 + (uint64_t)i * stride >= s->info.width) break;
+            float h = v[(size_t)j * GEN_TILE_SIZE + i];
+            mn = h < mn ? h : mn;
+            mx = h > mx ? h : mx;
+        }
+    }
+    t->delta_m = (float)s->gen_delta[key.level];
+    t->min_m = mn - t->delta_m;
+    t->max_m = mx + t->delta_m;
+    t->scale = 1;
+    learn(s, key, t->min_m, t->max_m);
+    *out = t;
+    return ST_OK;
+}
+
+/* ---- folders and URLs -------------------------------------------------------------------------------------- */
+
+st_result st_store_open(const char *where, st_store **out, st_error *err) {
+    *out = NULL;
+    if (!where || !*where) return st_error_set(err, ST_ERR_INVALID, "no store given");
+    if (!strncmp(where, "gen:", 4)) return open_generated(where, out, err);
+    if (strlen(where) >= 1000) return st_error_set(err, ST_ERR_INVALID, "%.64s...: location too long", where);
+    uint8_t *text = NULL;
+    size_t size = 0;
+    st_result r = st_fetch(where, ST_STORE_MANIFEST, 1u << 20, &text, &size, err);
+    if (r) {
+        if (strstr(err->message, "no such file"))
+            st_error_set(err, r, "%s: not a tile store (no %s; an interrupted build leaves none until it completes)",
+                         where, ST_STORE_MANIFEST);
+        return r;
+    }
+    st_store *s = calloc(1, sizeof *s);
+    if (!s) {
+        free(text);
+        return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    }
+    snprintf(s->where, sizeof s->where, "%s", where);
+    char name[1100];
+    snprintf(name, sizeof name, "%s/%s", where, ST_STORE_MANIFEST);
+    r = st_manifest_parse((const char *)text, size, name, &s->info, err);
+    free(text);
+    if (r) {
+        free(s);
+        return r;
+    }
+    fill_geometry(s);
+    uint64_t tiles = 0, bytes = 0;
+    for (uint32_t l = 0; l < s->info.levels && !r; l++) {
+        size_t count = (size_t)s->nx[l] * s->ny[l];
+        if (count > (1u << 26)) {
+            r = st_error_set(err, ST_ERR_FORMAT, "%s: level %u has %zu tiles, more than this reader takes", name, l, count);
+            break;
+        }
+        char rel[64];
+        st_index_path(l, rel, sizeof rel);
+        uint8_t *idx = NULL;
+        size_t idx_size = 0;
+        s->index[l] = calloc(count, sizeof(st_tile_meta));
+        if (!s->index[l]) {
+            r = st_error_set(err, ST_ERR_NOMEM, "out of memory for the index of level %u", l);
+            break;
+        }
+        r = st_fetch(where, rel, ST_INDEX_HEADER_BYTES + count * ST_INDEX_RECORD_BYTES, &idx, &idx_size, err);
+        if (!r) {
+            snprintf(name, sizeof name, "%s/%s", where, rel);
+            r = st_index_decode(idx, idx_size, name, l, s->nx[l], s->ny[l], s->index[l], err);
+        }
+        free(idx);
+        for (size_t i = 0; i < count && !r; i++)
+            if (s->index[l][i].bytes) tiles++, bytes += s->index[l][i].bytes;
+    }
+    if (!r && (tiles != s->info.tiles || bytes != s->info.bytes))
+        r = st_error_set(err, ST_ERR_FORMAT, "%s: the indices list %llu tiles (%llu bytes), the manifest %llu (%llu)",
+                         where, (unsigned long long)tiles, (unsigned long long)bytes,
+                         (unsigned long long)s->info.tiles, (unsigned long long)s->info.bytes);
+    if (r) {
+        st_store_close(s);
+        return r;
+    }
+    *out = s;
+    return ST_OK;
+}
+
+bool st_store_tile_meta(const st_store *s, st_tile_key key, st_tile_meta *out) {
+    if (!key_inside(s, key)) return false;
+    if (s->gen) {
+        /* The tile's own bounds when it was made, else the nearest ancestor's (the finest data inside a tile lies
+         * inside its parent's bounds), else the generator's global bound. */
+        st_store *ms = (st_store *)s;
+        float mn = (float)s->info.min_m, mx = (float)s->info.max_m;
+        for (st_tile_key k = key; k.level < s->info.levels; k = st_tile_key_parent(k))
+            if (learnt(ms, k, &mn, &mx)) break;
+        *out = (st_tile_meta){mn, mx, (float)s->gen_delta[key.level], 0, 0};
+        return true;
+    }
+    const st_tile_meta *m = &s->index[key.level][(size_t)key.y * s->nx[key.level] + key.x];
+    if (!m->bytes) return false;
+    *out = *m;
+    return true;
+}
+
+st_result st_store_read_tile(st_store *s, st_tile_key key, st_tile **out, st_error *err) {
+    *out = NULL;
+    if (!key_inside(s, key))
+        return st_error_set(err, ST_ERR_INVALID, "%s: no tile %u/%u/%u in a store of %u levels", s->where, key.level,
+                            key.x, key.y, s->info.levels);
+    if (s->gen) return read_generated(s, key, out, err);
+    st_tile_meta m;
+    if (!st_store_tile_meta(s, key, &m))
+        return st_error_set(err, ST_ERR_IO, "%s: tile %u/%u/%u is not in the store", s->where, key.level, key.x, key.y);
+    char rel[96], name[1200];
+    st_tile_path(key, rel, sizeof rel);
+    snprintf(name, sizeof name, "%s/%s", s->where, rel);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    st_result r = st_fetch(s->where, rel, m.bytes, &data, &size, err);
+    if (r) return r;
+    if (size != m.bytes || st_tile_file_crc(data, size) != m.crc) {
+        free(data);
+        return st_error_set(err, ST_ERR_FORMAT, "%s: does not match the store's index (%zu bytes, index says %u)",
+                            name, size, m.bytes);
+    }
+    r = st_tile_decode(data, size, name, &key, out, err);
+    free(data);
+    if (!r && ((*out)->kind != s->info.kind || (*out)->encoding != s->info.encoding ||
+               (*out)->size != s->info.tile_size)) {
+        st_tile_destroy(*out);
+        *out = NULL;
+        r = st_error_set(err, ST_ERR_FORMAT, "%s: a tile of another store", name);
+    }
+    return r;
+}
+
+st_result st_store_read_level(st_store *s, st_level **out, st_error *err) {
+    *out = NULL;
+    const st_store_info *in = &s->info;
+    if (in->kind != ST_TILE_LAYERS) return st_error_set(err, ST_ERR_INVALID, "%s: not a layer store", s->where);
+    st_result r = st_level_check_size(in->width, in->height, err);
+    if (r) return r;
+    st_level *level = NULL;
+    if ((r = st_level_create((uint32_t)in->width, (uint32_t)in->height, &level, err))) return r;
+    level->terrain_types = in->terrain_types;
+    memcpy(level->begin_color, in->begin_color, 16);
+    memcpy(level->end_color, in->end_color, 16);
+    memcpy(level->palette, in->palette, sizeof level->palette);
+    snprintf(level->name, sizeof level->name, "%s", in->name);
+    uint32_t n = in->tile_size;
+    for (uint32_t ty = 0; ty < s->ny[0] && !r; ty++)
+        for (uint32_t tx = 0; tx < s->nx[0] && !r; tx++) {
+            st_tile *t = NULL;
+            if ((r = st_store_read_tile(s, (st_tile_key){0, tx, ty}, &t, err))) break;
+            const uint8_t *p = t->data;
+            for (uint32_t j = 0; j < n && (uint64_t)ty * n + j < in->height; j++) {
+                size_t row = ((size_t)ty * n + j) * level->width + (size_t)tx * n;
+                for (uint32_t i = 0; i < n && (uint64_t)tx * n + i < in->width; i += 2) {
+                    const uint8_t *q = p + ((size_t)j * (n / 2) + i / 2) * 4;
+                    level->heights[row + i] = q[0];
+                    level->meta[row + i] = q[1];
+                    level->heights[row + i + 1] = q[2];
+                    level->meta[row + i + 1] = q[3];
+                }
+            }
+            st_tile_destroy(t);
+        }
+    if (r) {
+        st_level_destroy(level);
+        return r;
+    }
+    *out = level;
+    return ST_OK;
+}
