@@ -96,6 +96,8 @@ typedef struct st_dem_gen_desc {
     double relief_m;        /* 0 = 2500 m: the highest peaks; the sea covers what falls below 0 */
 } st_dem_gen_desc;
 
+/* Parses "gen:SEED:WxH[:SPACING]" (SPACING in metres) into a descriptor; one clear error otherwise. */
+st_result st_dem_gen_parse(const char *spec, st_dem_gen_desc *out, st_error *err);
 /* A deterministic procedural DEM (ridged and fBm noise with erosion-like damping, after the book): any
  * window on demand, nothing held in memory, so a 65,536² world needs no disk. Knows its level_error. */
 st_result st_dem_generator(const st_dem_gen_desc *desc, st_dem_source **out, st_error *err);

@@ -2,6 +2,7 @@
  * the continent is high, and fBm detail that is rougher on the heights than in the lowlands (after the book's
  * terrain chapter) — so any window, at any stride, of a world of any size comes out the same, and nothing is
  * held in memory. Its bilinear error at each level has an analytic bound from the noise's derivative bounds. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,4 +214,27 @@ st_result st_dem_generator(const st_dem_gen_desc *desc, st_dem_source **out, st_
     static const st_dem_source_ops ops = {
         .read = gen_read, .read_stride = gen_read_stride, .level_error = gen_level_error, .destroy = free};
     return st_dem_source_create(&ops, g, &info, out, err);
+}
+
+st_result st_dem_gen_parse(const char *spec, st_dem_gen_desc *out, st_error *err) {
+    *out = (st_dem_gen_desc){0};
+    uint64_t seed = 0, w = 0, h = 0;
+    int used = 0;
+    if (!spec || sscanf(spec, "gen:%" SCNu64 ":%" SCNu64 "x%" SCNu64 "%n", &seed, &w, &h, &used) != 3 ||
+        spec[4] == '-' || spec[4] == '+')
+        return st_error_set(err, ST_ERR_INVALID, "'%s': a generated world is gen:SEED:WxH[:SPACING]", spec ? spec : "");
+    double spacing = 0;
+    if (spec[used] == ':') {
+        char *end;
+        spacing = strtod(spec + used + 1, &end);
+        if (*end || !(spacing > 0 && spacing <= 1e5))
+            return st_error_set(err, ST_ERR_INVALID, "'%s': the spacing must be metres in (0, 100000]", spec);
+    } else if (spec[used]) {
+        return st_error_set(err, ST_ERR_INVALID, "'%s': unexpected '%.32s' (gen:SEED:WxH[:SPACING])", spec, spec + used);
+    }
+    if (w < 2 || h < 2 || w > ST_DEM_MAX_SIDE || h > ST_DEM_MAX_SIDE)
+        return st_error_set(err, ST_ERR_INVALID, "'%s': the size must be 2..%llu samples a side", spec,
+                            (unsigned long long)ST_DEM_MAX_SIDE);
+    *out = (st_dem_gen_desc){.seed = seed, .width = w, .height = h, .spacing_m = spacing};
+    return ST_OK;
 }

@@ -1,7 +1,6 @@
 /* Reading a tile store: the manifest and every level's index at open, then single tiles on demand (fetched from a
  * folder or over HTTP, checked against the index and their own CRC, decoded). "gen:SEED:WxH[:SPACING]" opens a
  * store whose tiles the procedural DEM makes on demand: nothing on disk, bounds learnt as tiles are made. */
-#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -108,24 +107,11 @@ static bool learnt(st_store *s, st_tile_key k, float *mn, float *mx) {
 }
 
 static st_result open_generated(const char *spec, st_store **out, st_error *err) {
-    uint64_t seed = 0, w = 0, h = 0;
-    double spacing = 0;
-    int used = 0;
-    char tail[64] = "";
-    int n = sscanf(spec, "gen:%" SCNu64 ":%" SCNu64 "x%" SCNu64 "%n", &seed, &w, &h, &used);
-    if (n != 3) return st_error_set(err, ST_ERR_INVALID, "'%s': a generated world is gen:SEED:WxH[:SPACING]", spec);
-    if (spec[used] == ':') {
-        char *end;
-        spacing = strtod(spec + used + 1, &end);
-        if (*end || !(spacing > 0 && spacing <= 1e5))
-            return st_error_set(err, ST_ERR_INVALID, "'%s': the spacing must be metres in (0, 100000]", spec);
-    } else if (spec[used]) {
-        snprintf(tail, sizeof tail, "%s", spec + used);
-        return st_error_set(err, ST_ERR_INVALID, "'%s': unexpected '%s' (gen:SEED:WxH[:SPACING])", spec, tail);
-    }
-    st_dem_gen_desc gd = {.seed = seed, .width = w, .height = h, .spacing_m = spacing};
+    st_dem_gen_desc gd;
+    st_result r = st_dem_gen_parse(spec, &gd, err);
+    if (r) return r;
     st_dem_source *src = NULL;
-    st_result r = st_dem_generator(&gd, &src, err);
+    r = st_dem_generator(&gd, &src, err);
     if (r) return r;
     st_store *s = calloc(1, sizeof *s);
     gen_meta *learnt_table = calloc(GEN_META_CAP, sizeof(gen_meta));
