@@ -1,5 +1,6 @@
 /* Amplification: a DEM made N× finer with believable detail below its resolution. The base is interpolated by
- * Catmull-Rom (which passes through its samples), clamped to its cell's corners so cliffs and coasts do not ring,
+ * Catmull-Rom (which passes through its samples), clamped between the samples it lies between so cliffs and coasts
+ * do not ring,
  * and fBm detail is added whose amplitude follows the local relief (flat water stays flat, mountains get rough)
  * and from which the noise's own bilinear interpolant on the base lattice is removed: the detail is exactly zero
  * at every base sample, so the amplified world equals its source there. */
@@ -15,9 +16,9 @@
 
 typedef struct amplify {
     st_dem_source *base;
-    uint32_t n;          /* factor */
+    uint32_t n, shift;   /* factor, and its log2 (fine index >> shift = base index) */
     uint64_t bw, bh;     /* base size */
-    double unit;         /* the base's unit grid (0: none): outputs are rounded to it, so u16 stays exact */
+    double unit, inv_unit; /* the base's unit grid (0: none): outputs are rounded to it, so u16 stays exact */
     double detail;       /* amplitude relative to the local relief */
     uint32_t seed, octaves;
     bool wrap_x;
@@ -61,66 +62,126 @@ static inline float catmull(float p0, float p1, float p2, float p3, float t) {
     return p1 + 0.5f * t * (p2 - p0 + t * (2.0f * p0 - 5.0f * p1 + 4.0f * p2 - p3 + t * (3.0f * (p1 - p2) + p3 - p0)));
 }
 
+/* Per-window caches, so each fine sample costs a few lerps: the detail noise at base samples, the clamp range and
+ * relief of each base cell, each octave's vertically blended lattice row, and the base's vertical Catmull-Rom per
+ * base column for the current fine row. */
+typedef struct amp_window {
+    int64_t bx0, by0;
+    uint32_t bw, bh;      /* base window */
+    const float *b;       /* base samples */
+    float *noise_at_base; /* detail noise at each base sample of the window */
+    float *relief;        /* the detail's amplitude at each base sample of the window */
+} amp_window;
+
 static st_result amp_read(void *state, int64_t x0, int64_t y0, uint32_t w, uint32_t h, float *out, st_error *err) {
     const amplify *a = state;
-    int64_t fw = (int64_t)(a->bw - 1) * a->n, fh = (int64_t)(a->bh - 1) * a->n; /* last fine index */
-    /* clamp the fine window to the world first: outside it, samples repeat the edge */
-    int64_t cx0 = x0 < 0 ? 0 : x0 > fw ? fw : x0, cy0 = y0 < 0 ? 0 : y0 > fh ? fh : y0;
-    int64_t cx1 = x0 + w - 1 < 0 ? 0 : x0 + w - 1 > fw ? fw : x0 + w - 1;
-    int64_t cy1 = y0 + h - 1 < 0 ? 0 : y0 + h - 1 > fh ? fh : y0 + h - 1;
-    int64_t bx0 = cx0 / a->n - 1, by0 = cy0 / a->n - 1, bx1 = cx1 / a->n + 2, by1 = cy1 / a->n + 2;
-    uint32_t bwn = (uint32_t)(bx1 - bx0 + 1), bhn = (uint32_t)(by1 - by0 + 1);
-    float *b = malloc(sizeof(float) * bwn * bhn);
-    if (!b) return st_error_set(err, ST_ERR_NOMEM, "amplify: out of memory for a %ux%u base window", bwn, bhn);
-    st_result r = st_dem_source_read(a->base, bx0, by0, bwn, bhn, b, err);
+    const int64_t n = a->n;
+    int64_t fw = (int64_t)(a->bw - 1) * n, fh = (int64_t)(a->bh - 1) * n; /* last fine index */
+#define CLAMP(v, hi_) ((v) < 0 ? 0 : (v) > (hi_) ? (hi_) : (v))
+    /* the fine window clamped to the world: outside it, samples repeat the edge */
+    int64_t cx0 = CLAMP(x0, fw), cy0 = CLAMP(y0, fh), cx1 = CLAMP(x0 + w - 1, fw), cy1 = CLAMP(y0 + h - 1, fh);
+    amp_window W = {.bx0 = cx0 / n - 1, .by0 = cy0 / n - 1};
+    W.bw = (uint32_t)(cx1 / n + 2 - W.bx0 + 1);
+    W.bh = (uint32_t)(cy1 / n + 2 - W.by0 + 1);
+    size_t cells = (size_t)W.bw * W.bh, fine_cols = (size_t)(cx1 - cx0 + 1);
+    uint32_t lat_cols = (uint32_t)(fine_cols / 2 + 4);
+    float *b = malloc(sizeof(float) * cells * 3);
+    float *colv = malloc(sizeof(float) * W.bw);                           /* vertical Catmull-Rom per base column */
+    float *lat = malloc(sizeof(float) * (size_t)lat_cols * AMP_MAX_OCTAVES); /* blended lattice rows */
+    if (!b || !colv || !lat) {
+        free(b), free(colv), free(lat);
+        return st_error_set(err, ST_ERR_NOMEM, "amplify: out of memory for a %ux%u base window", W.bw, W.bh);
+    }
+    st_result r = st_dem_source_read(a->base, W.bx0, W.by0, W.bw, W.bh, b, err);
     if (r) {
-        free(b);
+        free(b), free(colv), free(lat);
         return r;
     }
-#define B(i, j) b[(size_t)((j) - by0) * bwn + (size_t)((i) - bx0)]
-    for (uint32_t j = 0; j < h; j++) {
-        int64_t y = y0 + j < 0 ? 0 : y0 + j > fh ? fh : y0 + j;
-        int64_t by = y / a->n;
-        uint32_t fy = (uint32_t)(y % a->n);
-        float ty = (float)fy / (float)a->n;
-        for (uint32_t i = 0; i < w; i++) {
-            int64_t x = x0 + i < 0 ? 0 : x0 + i > fw ? fw : x0 + i;
-            int64_t bx = x / a->n;
-            uint32_t fx = (uint32_t)(x % a->n);
-            float *o = &out[(size_t)j * w + i];
+    W.b = b;
+    W.noise_at_base = b + cells;
+    W.relief = b + 2 * cells;
+#define B(i, j) b[(size_t)((j) - W.by0) * W.bw + (size_t)((i) - W.bx0)]
+#define CELL(arr, i, j) arr[(size_t)((j) - W.by0) * W.bw + (size_t)((i) - W.bx0)]
+    for (int64_t j = W.by0; j < W.by0 + W.bh; j++)
+        for (int64_t i = W.bx0; i < W.bx0 + W.bw; i++) {
+            CELL(W.noise_at_base, i, j) = detail_noise(a, (uint64_t)(i < 0 ? 0 : i) * a->n, (uint64_t)(j < 0 ? 0 : j) * a->n);
+            if (i < W.bx0 + 1 || j < W.by0 + 1 || i + 1 >= W.bx0 + W.bw || j + 1 >= W.by0 + W.bh) continue;
+            /* local relief at a base sample: the spread of its 3×3 neighbourhood, interpolated between samples so
+             * the detail has no seams; water (all at the sea) gets none */
+            float rmin = B(i, j), rmax = rmin;
+            for (int q = -1; q <= 1; q++)
+                for (int p = -1; p <= 1; p++) {
+                    float v = B(i + p, j + q);
+                    rmin = v < rmin ? v : rmin;
+                    rmax = v > rmax ? v : rmax;
+                }
+            CELL(W.relief, i, j) = (rmax - rmin) * (float)a->detail * 0.35f;
+        }
+    int64_t fx0 = cx0; /* lattice columns are counted from the clamped window's first fine column */
+    for (uint32_t jj = 0; jj < h; jj++) {
+        int64_t y = CLAMP(y0 + jj, fh), by = y >> a->shift;
+        uint32_t fy = (uint32_t)(y & (n - 1));
+        float inv_n = 1.0f / (float)n, ty = (float)fy * inv_n;
+        /* Catmull-Rom down each base column, clamped between the two samples it lies between (no ringing at
+         * cliffs and coasts; the clamp depends on the column only, so neighbouring cells agree on their edge) */
+        for (int64_t i = W.bx0; i < W.bx0 + W.bw; i++) {
+            float p1 = B(i, by), p2 = by + 1 < W.by0 + W.bh ? B(i, by + 1) : p1;
+            float v = (by - 1 >= W.by0 && by + 2 < W.by0 + W.bh) ? catmull(B(i, by - 1), p1, p2, B(i, by + 2), ty) : p1;
+            float lo = fminf(p1, p2), hi = fmaxf(p1, p2);
+            colv[i - W.bx0] = v < lo ? lo : v > hi ? hi : v;
+        }
+        /* each octave's lattice row, blended vertically for this fine row */
+        for (uint32_t o = 0; o < a->octaves; o++) {
+            uint32_t cs = a->shift - 1 - o, cell = 1u << cs; /* lattice cells of n/2, n/4, ... fine samples */
+            uint64_t iy = (uint64_t)y >> cs;
+            float v = fade((float)((uint64_t)y & (cell - 1)) / (float)cell);
+            uint32_t s = a->seed + 977u * o;
+            uint64_t ix0 = (uint64_t)fx0 >> cs;
+            uint32_t count = (uint32_t)(((uint64_t)cx1 >> cs) - ix0 + 2);
+            float *row = lat + (size_t)o * lat_cols;
+            for (uint32_t k = 0; k < count && k < lat_cols; k++) {
+                float p = lattice((uint32_t)(ix0 + k), (uint32_t)iy, s), q = lattice((uint32_t)(ix0 + k), (uint32_t)iy + 1, s);
+                row[k] = p + (q - p) * v;
+            }
+        }
+        for (uint32_t ii = 0; ii < w; ii++) {
+            int64_t x = CLAMP(x0 + ii, fw), bx = x >> a->shift;
+            uint32_t fx = (uint32_t)(x & (n - 1));
+            float *o = &out[(size_t)jj * w + ii];
             if (!fx && !fy) { /* a base sample: exactly the source */
                 *o = B(bx, by);
                 continue;
             }
-            float tx = (float)fx / (float)a->n, rows[4];
-            for (int k = -1; k <= 2; k++)
-                rows[k + 1] = catmull(B(bx - 1, by + k), B(bx, by + k), B(bx + 1, by + k), B(bx + 2, by + k), tx);
-            float v = catmull(rows[0], rows[1], rows[2], rows[3], ty);
-            float c00 = B(bx, by), c10 = B(bx + 1, by), c01 = B(bx, by + 1), c11 = B(bx + 1, by + 1);
-            float lo = fminf(fminf(c00, c10), fminf(c01, c11)), hi = fmaxf(fmaxf(c00, c10), fmaxf(c01, c11));
+            float tx = (float)fx * inv_n;
+            float c1 = colv[bx - W.bx0], c2 = colv[bx + 1 - W.bx0];
+            float v = catmull(colv[bx - 1 - W.bx0], c1, c2, colv[bx + 2 - W.bx0], tx);
+            float lo = fminf(c1, c2), hi = fmaxf(c1, c2);
             v = v < lo ? lo : v > hi ? hi : v;
-            /* local relief: the spread of the 4×4 neighbourhood; water (all at the sea) gets no detail */
-            float rmin = c00, rmax = c00;
-            for (int q = -1; q <= 2; q++)
-                for (int p = -1; p <= 2; p++) {
-                    float s = B(bx + p, by + q);
-                    rmin = s < rmin ? s : rmin;
-                    rmax = s > rmax ? s : rmax;
-                }
-            float relief = (rmax - rmin) * (float)a->detail * 0.35f;
-            /* the noise minus its bilinear interpolant through the base cell's corners: zero at base samples */
-            uint64_t gx0 = (uint64_t)bx * a->n, gy0 = (uint64_t)by * a->n;
-            float n00 = detail_noise(a, gx0, gy0), n10 = detail_noise(a, gx0 + a->n, gy0);
-            float n01 = detail_noise(a, gx0, gy0 + a->n), n11 = detail_noise(a, gx0 + a->n, gy0 + a->n);
+            /* the detail noise (octave rows blended along x) minus its bilinear interpolant through the base cell's
+             * corners: zero at base samples */
+            float d = 0, amp = 0.5f;
+            for (uint32_t k = 0; k < a->octaves; k++, amp *= 0.5f) {
+                uint32_t cs = a->shift - 1 - k;
+                uint64_t ix = ((uint64_t)x >> cs) - ((uint64_t)fx0 >> cs);
+                float u = fade((float)((uint64_t)x & ((1u << cs) - 1)) * (1.0f / (float)(1u << cs)));
+                const float *row = lat + (size_t)k * lat_cols;
+                d += amp * (row[ix] + (row[ix + 1] - row[ix]) * u);
+            }
+            float n00 = CELL(W.noise_at_base, bx, by), n10 = CELL(W.noise_at_base, bx + 1, by);
+            float n01 = CELL(W.noise_at_base, bx, by + 1), n11 = CELL(W.noise_at_base, bx + 1, by + 1);
             float nb = (n00 * (1 - tx) + n10 * tx) * (1 - ty) + (n01 * (1 - tx) + n11 * tx) * ty;
-            float d = detail_noise(a, (uint64_t)x, (uint64_t)y) - nb;
-            float hgt = v + relief * d;
-            if (a->unit > 0) hgt = (float)(nearbyint(hgt / a->unit) * a->unit);
+            float r00 = CELL(W.relief, bx, by), r10 = CELL(W.relief, bx + 1, by);
+            float r01 = CELL(W.relief, bx, by + 1), r11 = CELL(W.relief, bx + 1, by + 1);
+            float relief = (r00 * (1 - tx) + r10 * tx) * (1 - ty) + (r01 * (1 - tx) + r11 * tx) * ty;
+            float hgt = v + relief * (d - nb);
+            if (a->unit > 0) hgt = (float)(nearbyint((double)hgt * a->inv_unit) * a->unit);
             *o = hgt;
         }
     }
 #undef B
-    free(b);
+#undef CELL
+#undef CLAMP
+    free(b), free(colv), free(lat);
     return ST_OK;
 }
 
@@ -157,9 +218,11 @@ st_result st_dem_amplify(st_dem_source *base, const st_dem_amplify_desc *desc, s
     }
     a->base = base;
     a->n = desc->factor;
+    while ((1u << a->shift) < a->n) a->shift++;
     a->bw = bi->width;
     a->bh = bi->height;
     a->unit = bi->unit_m;
+    a->inv_unit = a->unit > 0 ? 1.0 / a->unit : 0;
     a->detail = desc->detail ? desc->detail : 1.0;
     a->seed = (uint32_t)(desc->seed ^ (desc->seed >> 32)) * 0x85ebca6bu + 7u;
     for (uint32_t c = a->n / 2; c >= 2 && a->octaves < AMP_MAX_OCTAVES; c /= 2) a->octaves++;

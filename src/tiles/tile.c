@@ -12,7 +12,7 @@
 
 #define TILE_MAGIC "STRATILE"
 #define TILE_HEADER_BYTES 80u
-#define TILE_ZSTD_LEVEL 3
+#define TILE_ZSTD_LEVEL 1 /* level 3 compresses 5 % better at 1.4× the build time (measured on amplified Puget Sound) */
 
 /* ---- tiles in memory --------------------------------------------------------------------------------- */
 
