@@ -1,8 +1,7 @@
 /* Amplification: a DEM made N× finer with believable detail below its resolution. The base is interpolated by
  * Catmull-Rom (which passes through its samples), clamped between the samples it lies between so cliffs and coasts
- * do not ring,
- * and fBm detail is added whose amplitude follows the local relief (flat water stays flat, mountains get rough)
- * and from which the noise's own bilinear interpolant on the base lattice is removed: the detail is exactly zero
+ * do not ring, and fBm detail is added whose amplitude follows the local relief (flat water stays flat, mountains
+ * get rough) and from which the noise's own bilinear interpolant on the base lattice is removed: the detail is exactly zero
  * at every base sample, so the amplified world equals its source there. */
 #include <math.h>
 #include <stdio.h>
