@@ -17,6 +17,7 @@ typedef struct amplify {
     st_dem_source *base;
     uint32_t n, shift;   /* factor, and its log2 (fine index >> shift = base index) */
     uint64_t bw, bh;     /* base size */
+    float sea;           /* the sea level: no detail on the sea, none that digs land below it */
     double unit, inv_unit; /* the base's unit grid (0: none): outputs are rounded to it, so u16 stays exact */
     double detail;       /* amplitude relative to the local relief */
     uint32_t seed, octaves;
@@ -173,6 +174,9 @@ static st_result amp_read(void *state, int64_t x0, int64_t y0, uint32_t w, uint3
             float r01 = CELL(W.relief, bx, by + 1), r11 = CELL(W.relief, bx + 1, by + 1);
             float relief = (r00 * (1 - tx) + r10 * tx) * (1 - ty) + (r01 * (1 - tx) + r11 * tx) * ty;
             float hgt = v + relief * (d - nb);
+            /* coastlines stay where the source has them: the sea gets no detail and land is never dug below it */
+            if (v <= a->sea) hgt = v;
+            else if (hgt <= a->sea) hgt = a->sea + (a->unit > 0 ? (float)a->unit : 0.01f);
             if (a->unit > 0) hgt = (float)(nearbyint((double)hgt * a->inv_unit) * a->unit);
             *o = hgt;
         }
@@ -181,6 +185,45 @@ static st_result amp_read(void *state, int64_t x0, int64_t y0, uint32_t w, uint3
 #undef CELL
 #undef CLAMP
     free(b), free(colv), free(lat);
+    return ST_OK;
+}
+
+/* The amplified range, from one pass over the base: a fine sample lies within its base cell's samples plus the
+ * detail, which is at most 2·Σ octave amplitudes (the noise and its interpolant each stay within ±Σ) times the
+ * largest relief around the cell. Much tighter than the global range times that factor, so 16-bit storage on the
+ * base's unit grid stays possible. */
+static st_result amp_bounds(const amplify *a, double *lo, double *hi, st_error *err) {
+    const uint32_t band = 64;
+    double sum = 0, amp = 0.5;
+    for (uint32_t o = 0; o < a->octaves; o++, amp *= 0.5) sum += amp;
+    double k = 2.0 * sum * a->detail * 0.35;
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    uint32_t w = (uint32_t)a->bw + 4;
+    float *rows = malloc(sizeof(float) * w * (band + 4));
+    if (!rows) return st_error_set(err, ST_ERR_NOMEM, "amplify: out of memory");
+    for (uint64_t y0 = 0; y0 < a->bh; y0 += band) {
+        uint32_t h = (uint32_t)(y0 + band <= a->bh ? band : a->bh - y0);
+        st_result r = st_dem_source_read(a->base, -2, (int64_t)y0 - 2, w, h + 4, rows, err);
+        if (r) {
+            free(rows);
+            return r;
+        }
+        for (uint32_t j = 2; j < h + 2; j++)
+            for (uint32_t i = 2; i < w - 2; i++) {
+                float mn = INFINITY, mx = -INFINITY; /* the 4×4 neighbourhood of the cells around the sample */
+                for (int q = -2; q <= 2; q++)
+                    for (int p = -2; p <= 2; p++) {
+                        float v = rows[(size_t)((int)j + q) * w + (size_t)((int)i + p)];
+                        mn = v < mn ? v : mn;
+                        mx = v > mx ? v : mx;
+                    }
+                double spread = (double)(mx - mn);
+                *lo = fmin(*lo, mn - k * spread);
+                *hi = fmax(*hi, mx + k * spread);
+            }
+    }
+    free(rows);
     return ST_OK;
 }
 
@@ -221,6 +264,7 @@ st_result st_dem_amplify(st_dem_source *base, const st_dem_amplify_desc *desc, s
     a->bw = bi->width;
     a->bh = bi->height;
     a->unit = bi->unit_m;
+    a->sea = (float)bi->sea_level_m;
     a->inv_unit = a->unit > 0 ? 1.0 / a->unit : 0;
     a->detail = desc->detail ? desc->detail : 1.0;
     a->seed = (uint32_t)(desc->seed ^ (desc->seed >> 32)) * 0x85ebca6bu + 7u;
@@ -231,10 +275,14 @@ st_result st_dem_amplify(st_dem_source *base, const st_dem_amplify_desc *desc, s
     info.height = h;
     info.spacing_x_m = bi->spacing_x_m / a->n;
     info.spacing_y_m = bi->spacing_y_m / a->n;
-    /* |detail noise − its interpolant| < 2 (octave amplitudes sum below 1), times the largest relief */
-    double spread = (bi->max_m - bi->min_m) * a->detail * 0.35 * 2.0;
-    info.min_m = bi->min_m - spread - (a->unit > 0 ? a->unit : 0);
-    info.max_m = bi->max_m + spread + (a->unit > 0 ? a->unit : 0);
+    double lo, hi;
+    st_result r = amp_bounds(a, &lo, &hi, err);
+    if (r) {
+        amp_destroy(a);
+        return r;
+    }
+    info.min_m = lo - (a->unit > 0 ? a->unit : 0); /* rounding to the unit grid moves a sample by half a unit */
+    info.max_m = hi + (a->unit > 0 ? a->unit : 0);
     info.wrap_x = false;
     if (info.georeferenced) {
         info.geotransform[1] /= a->n, info.geotransform[2] /= a->n;

@@ -466,6 +466,14 @@ static st_result finish(builder *b, st_error *err) {
         }
     }
     if (r) return r;
+    /* the store's range: a DEM root's bounds are exact over every finest sample; layer stores take all tiles */
+    b->info.min_m = INFINITY;
+    b->info.max_m = -INFINITY;
+    uint32_t top = b->info.levels - 1;
+    for (size_t i = 0; i < (size_t)b->nx[top] * b->ny[top]; i++) {
+        b->info.min_m = fmin(b->info.min_m, b->records[top][i].min_m);
+        b->info.max_m = fmax(b->info.max_m, b->records[top][i].max_m);
+    }
     char *text = NULL;
     if ((r = st_manifest_format(&b->info, &text, err))) return r;
     snprintf(path, sizeof path, "%s/%s", b->dir, ST_STORE_MANIFEST);
@@ -684,8 +692,6 @@ st_result st_store_build_level(const st_level *level, const char *dir, const st_
     in->height = level->height;
     in->spacing_x_m = in->spacing_y_m = 1.0; /* one texel per unit: the level's own units */
     in->scale = 1.0;
-    in->min_m = 0;
-    in->max_m = 255;
     in->terrain_types = level->terrain_types;
     memcpy(in->begin_color, level->begin_color, 16);
     memcpy(in->end_color, level->end_color, 16);
