@@ -1,6 +1,6 @@
-/* The engine: the device and the resources every method shares — the terrain texture (texel pairs
- * packed in RGBA8_UINT), the material albedo table and the nearest sampler. Edits arrive as dirty
- * rectangles: the rows are re-uploaded and every live renderer is told. */
+/* The engine: the device, the list of live renderers and the resources every method shares — the terrain on
+ * the GPU (terrain_gpu.c), the material albedo table and the nearest sampler. Edits arrive as dirty
+ * rectangles: the terrain queues their rows for the next frame and every live renderer is told. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +32,8 @@ st_result st_engine_create(const st_engine_desc *desc, st_engine **out, st_error
                               .addressModeU = VK_SAMPLER_ADDRESS_MODE_REPEAT,
                               .addressModeV = VK_SAMPLER_ADDRESS_MODE_REPEAT,
                               .addressModeW = VK_SAMPLER_ADDRESS_MODE_REPEAT};
-    r = st_gpu_check(vkCreateSampler(dev, &si, NULL, &e->nearest), "creating a sampler", err);
+    r = st_terrain_gpu_create(e->gpu, &e->terrain, err);
+    if (!r) r = st_gpu_check(vkCreateSampler(dev, &si, NULL, &e->nearest), "creating a sampler", err);
     VkDescriptorSetLayoutBinding b[3] = {
         {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .descriptorCount = 1,
          .stageFlags = VK_SHADER_STAGE_ALL},
@@ -58,7 +59,7 @@ void st_engine_destroy(st_engine *e) {
         if (e->renderers[i]) st_renderer_destroy(e->renderers[i]);
     if (e->gpu && e->gpu->device) {
         vkDeviceWaitIdle(e->gpu->device);
-        st_gpu_image_destroy(e->gpu, &e->terrain);
+        st_terrain_gpu_destroy(e->terrain);
         if (e->globals_layout) vkDestroyDescriptorSetLayout(e->gpu->device, e->globals_layout, NULL);
         if (e->nearest) vkDestroySampler(e->gpu->device, e->nearest, NULL);
     }
@@ -92,55 +93,12 @@ static float srgb_to_linear(uint8_t v) {
     return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
 }
 
-/* Packs pairs [px0, px1) × [y0, y1) of the level into the staging buffer. */
-static void pack_pairs(const st_level *l, uint32_t px0, uint32_t px1, uint32_t y0, uint32_t y1, uint8_t *dst) {
-    for (uint32_t y = y0; y < y1; y++) {
-        const uint8_t *h = l->heights + (size_t)y * l->width, *m = l->meta + (size_t)y * l->width;
-        for (uint32_t p = px0; p < px1; p++) {
-            *dst++ = h[2 * p];
-            *dst++ = m[2 * p];
-            *dst++ = h[2 * p + 1];
-            *dst++ = m[2 * p + 1];
-        }
-    }
-}
-
-static st_result upload_rect(st_engine *e, st_rect rect, bool first, st_error *err) {
-    const st_level *l = e->level;
-    uint32_t px0 = (uint32_t)rect.x0 / 2, px1 = ((uint32_t)rect.x1 + 1) / 2; /* widened to whole pairs */
-    uint32_t y0 = (uint32_t)rect.y0, y1 = (uint32_t)rect.y1;
-    VkDeviceSize bytes = (VkDeviceSize)(px1 - px0) * (y1 - y0) * 4;
-    st_result r = st_gpu_staging_reserve(e->gpu, bytes, err);
-    if (r) return r;
-    pack_pairs(l, px0, px1, y0, y1, e->gpu->staging_mapped);
-    VkCommandBuffer cmd;
-    r = st_gpu_once_begin(e->gpu, &cmd, err);
-    if (r) return r;
-    st_gpu_cmd_upload_rect(cmd, e->gpu, &e->terrain,
-                           first ? VK_IMAGE_LAYOUT_UNDEFINED : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, px0, y0,
-                           px1 - px0, y1 - y0, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
-    return st_gpu_once_submit(e->gpu, cmd, err);
-}
-
 st_result st_engine_set_level(st_engine *e, const st_level *level, st_error *err) {
     for (int i = 0; i < ST_MAX_RENDERERS; i++)
         if (e->renderers[i])
             return st_error_set(err, ST_ERR_INVALID, "set_level with live renderers: destroy them first");
-    vkDeviceWaitIdle(e->gpu->device);
-    st_gpu_image_destroy(e->gpu, &e->terrain);
     e->level = level;
-    st_result r = st_gpu_image_create(e->gpu, level->width / 2, level->height, VK_FORMAT_R8G8B8A8_UINT,
-                                      VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
-                                          VK_IMAGE_USAGE_STORAGE_BIT,
-                                      &e->terrain, err);
-    if (r) return st_error_prefix(err, "terrain texture");
-    /* Upload in bands so the staging buffer stays small for huge levels. */
-    uint32_t band = (uint32_t)((16u << 20) / (level->width * 2));
-    if (band < 1) band = 1;
-    for (uint32_t y = 0; y < level->height && !r; y += band) {
-        uint32_t y1 = y + band < level->height ? y + band : level->height;
-        r = upload_rect(e, (st_rect){0, (int32_t)y, (int32_t)level->width, (int32_t)y1}, y == 0, err);
-    }
+    st_result r = st_terrain_gpu_set_level(e->terrain, level, err);
     for (uint32_t t = 0; t < 16; t++) {
         st_rgb8 c = st_level_type_color(level, t);
         e->albedo[t][0] = srgb_to_linear(c.r);
@@ -153,31 +111,12 @@ st_result st_engine_set_level(st_engine *e, const st_level *level, st_error *err
 
 st_result st_engine_update_level(st_engine *e, st_rect rect, st_error *err) {
     if (!e->level) return st_error_set(err, ST_ERR_INVALID, "no level loaded");
-    if (rect.x0 < 0) rect.x0 = 0;
-    if (rect.y0 < 0) rect.y0 = 0;
-    if (rect.x1 > (int32_t)e->level->width) rect.x1 = (int32_t)e->level->width;
-    if (rect.y1 > (int32_t)e->level->height) rect.y1 = (int32_t)e->level->height;
+    rect = st_terrain_gpu_queue(e->terrain, rect);
     if (st_rect_empty(rect)) return ST_OK;
-    /* The rows travel with the next frame's command buffer, so the first post-edit frame pays for them. */
-    e->pending = st_rect_union(e->pending, rect);
     st_result r = ST_OK;
     for (int i = 0; i < ST_MAX_RENDERERS && !r; i++) {
         st_renderer *rd = e->renderers[i];
         if (rd && rd->ops->level_updated) r = rd->ops->level_updated(rd, rd->state, rect, err);
     }
     return r;
-}
-
-st_result st_engine_record_pending(st_engine *e, VkCommandBuffer cmd, st_error *err) {
-    if (st_rect_empty(e->pending)) return ST_OK;
-    st_rect rect = e->pending;
-    uint32_t px0 = (uint32_t)rect.x0 / 2, px1 = ((uint32_t)rect.x1 + 1) / 2;
-    uint32_t y0 = (uint32_t)rect.y0, y1 = (uint32_t)rect.y1;
-    st_result r = st_gpu_staging_reserve(e->gpu, (VkDeviceSize)(px1 - px0) * (y1 - y0) * 4, err);
-    if (r) return r;
-    pack_pairs(e->level, px0, px1, y0, y1, e->gpu->staging_mapped);
-    st_gpu_cmd_upload_rect(cmd, e->gpu, &e->terrain, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, px0, y0, px1 - px0,
-                           y1 - y0, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
-    e->pending = (st_rect){0};
-    return ST_OK;
 }

@@ -27,19 +27,30 @@ typedef struct st_globals_gpu {
     float shadow_info[4];  /* resolution, enabled (0/1), depth bias, normal offset */
 } st_globals_gpu;
 
+/* The terrain on the GPU (terrain_gpu.c): the level's texel pairs as one RGBA8_UINT (W/2)×H texture of
+ * (h_even, m_even, h_odd, m_odd), in SHADER_READ_ONLY_OPTIMAL between frames. */
+typedef struct st_terrain_gpu st_terrain_gpu;
+st_result st_terrain_gpu_create(st_gpu *gpu, st_terrain_gpu **out, st_error *err);
+void st_terrain_gpu_destroy(st_terrain_gpu *t);
+/* Recreates the texture for level and uploads all of it (waits for the device first: nothing may be reading
+ * the old texture). The level must outlive the terrain or the next set_level. */
+st_result st_terrain_gpu_set_level(st_terrain_gpu *t, const st_level *level, st_error *err);
+/* Queues the texels of rect (clipped to the level) for the next frame's upload; returns the clipped rect
+ * (empty when nothing is left or no level is set). */
+st_rect st_terrain_gpu_queue(st_terrain_gpu *t, st_rect rect);
+/* Records the queued upload (if any) into a frame's command buffer, before any pass reads the texture. */
+st_result st_terrain_gpu_record_pending(st_terrain_gpu *t, VkCommandBuffer cmd, st_error *err);
+VkImageView st_terrain_gpu_view(const st_terrain_gpu *t);
+
 struct st_engine {
     st_gpu *gpu;
     const st_level *level;
-    st_gpu_image terrain;          /* RGBA8_UINT (W/2)×H: (h_even, m_even, h_odd, m_odd) per pair */
+    st_terrain_gpu *terrain;
     VkSampler nearest;
     VkDescriptorSetLayout globals_layout; /* set 0: globals UBO + terrain */
     float albedo[16][4];
     st_renderer *renderers[ST_MAX_RENDERERS];
-    st_rect pending; /* dirty texels not yet uploaded */
 };
-
-/* Records the pending terrain upload (if any) into a frame's command buffer. */
-st_result st_engine_record_pending(st_engine *e, VkCommandBuffer cmd, st_error *err);
 
 typedef enum st_target_kind {
     ST_TARGETS_RASTER,  /* colour RGBA8_SRGB attachment + D32_SFLOAT depth attachment */

@@ -161,7 +161,7 @@ st_result st_renderer_create(st_engine *e, const st_render_desc *desc, st_render
     if (!res) res = st_shadow_create(r, err);
     if (!res) {
         VkDescriptorBufferInfo bi = {.buffer = r->globals.buffer, .range = sizeof(st_globals_gpu)};
-        VkDescriptorImageInfo ii = {.imageView = e->terrain.view, .imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+        VkDescriptorImageInfo ii = {.imageView = st_terrain_gpu_view(e->terrain), .imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
         VkDescriptorImageInfo si = {.imageView = r->shadow.view, .imageLayout = VK_IMAGE_LAYOUT_GENERAL};
         VkWriteDescriptorSet w[3] = {
             {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = r->globals_set, .dstBinding = 0,
@@ -269,7 +269,7 @@ st_result st_renderer_draw(st_renderer *r, const st_camera *cam, st_frame_timing
     if (res) return res;
     if (r->queries) vkCmdResetQueryPool(cmd, r->queries, 0, ST_MAX_PASS_STAMPS);
     r->stamps = 0;
-    res = st_engine_record_pending(r->engine, cmd, err);
+    res = st_terrain_gpu_record_pending(r->engine->terrain, cmd, err);
     if (res) {
         vkEndCommandBuffer(cmd);
         return res;
