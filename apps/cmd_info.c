@@ -54,7 +54,9 @@ int cmd_info(int argc, char **argv) {
     if (cli_load_world(path, &level, &err)) return cli_fail(cmd, &err);
     st_level_stats s = st_level_compute_stats(level);
     size_t n = (size_t)level->width * level->height;
-    unsigned long crc_h = plane_crc(level->heights, n), crc_m = plane_crc(level->meta, n);
+    const uint8_t *heights, *meta;
+    st_level_planes(level, &heights, &meta);
+    unsigned long crc_h = plane_crc(heights, n), crc_m = plane_crc(meta, n);
     uint32_t types = level->terrain_types == 16 ? 16 : 8;
 
     if (json) {

@@ -1,6 +1,8 @@
 /* Tests of the level model: pair decoding (dual flags, delta split, mid clamp), wrapping in x and y,
- * metadata flags, the SOLID predicate at its boundaries, and the dig/raise edits' validity and dirty rects. */
+ * metadata flags, the SOLID predicate at its boundaries, the dig/raise edits' validity and dirty rects, and the
+ * plane accessors (rows, rectangles, the GPU's pair packing). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "strata/level.h"
@@ -230,6 +232,117 @@ static void test_stats(void **state) {
     st_level_destroy(l);
 }
 
+/* A level whose every byte says where it is: height = x + 7y, meta = 3x + y (mod 256). */
+static st_level *coordinate_level(uint32_t w, uint32_t h) {
+    st_level *l = test_flat_level(w, h, 0);
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            l->heights[(size_t)y * w + x] = (uint8_t)(x + 7 * y);
+            l->meta[(size_t)y * w + x] = (uint8_t)(3 * x + y);
+        }
+    return l;
+}
+
+static void test_rows_and_planes(void **state) {
+    (void)state;
+    st_level *l = coordinate_level(32, 16);
+    for (uint32_t y = 0; y < 16; y++) {
+        const uint8_t *h = st_level_height_row(l, y), *m = st_level_meta_row(l, y);
+        for (uint32_t x = 0; x < 32; x++) {
+            assert_int_equal(h[x], (uint8_t)(x + 7 * y));
+            assert_int_equal(m[x], (uint8_t)(3 * x + y));
+        }
+    }
+    const uint8_t *hp, *mp;
+    st_level_planes(l, &hp, NULL);
+    st_level_planes(l, NULL, &mp);
+    assert_int_equal(hp[5 * 32 + 9], (uint8_t)(9 + 35));
+    assert_int_equal(mp[5 * 32 + 9], (uint8_t)(27 + 5));
+    uint8_t *hw, *mw;
+    st_level_planes_mut(l, &hw, &mw);
+    hw[3 * 32 + 1] = 200;
+    assert_int_equal(st_level_height_row(l, 3)[1], 200);
+    st_level_destroy(l);
+}
+
+/* The GPU packing: one RGBA texel (h_even, m_even, h_odd, m_odd) per pair, x widened to whole pairs. */
+static void test_pack_pairs(void **state) {
+    (void)state;
+    st_level *l = coordinate_level(32, 16);
+    uint8_t buf[32 * 16 * 2 + 8];
+    memset(buf, 0xEE, sizeof buf);
+    st_rect r = {3, 2, 8, 5}; /* texels 3..7 → pairs 1..3 (texels 2..7) */
+    size_t n = st_level_pack_pairs(l, r, buf);
+    assert_int_equal(n, 3 * 3 * 4);
+    assert_int_equal(buf[n], 0xEE); /* nothing past the count */
+    const uint8_t *p = buf;
+    for (uint32_t y = 2; y < 5; y++)
+        for (uint32_t x = 2; x < 8; x += 2) {
+            assert_int_equal(p[0], (uint8_t)(x + 7 * y));
+            assert_int_equal(p[1], (uint8_t)(3 * x + y));
+            assert_int_equal(p[2], (uint8_t)(x + 1 + 7 * y));
+            assert_int_equal(p[3], (uint8_t)(3 * (x + 1) + y));
+            p += 4;
+        }
+    /* the whole level packs to W/2 × H texels, the terrain texture's size */
+    assert_int_equal(st_level_pack_pairs(l, (st_rect){0, 0, 32, 16}, buf), 16 * 16 * 4);
+    assert_int_equal(buf[(5 * 16 + 4) * 4 + 2], (uint8_t)(9 + 35)); /* pair 4 of row 5: odd texel 9 */
+    /* an odd x1 at the level's edge cannot widen past it */
+    assert_int_equal(st_level_pack_pairs(l, (st_rect){31, 0, 32, 1}, buf), 4);
+    /* empty or outside: nothing written */
+    memset(buf, 0xEE, sizeof buf);
+    assert_int_equal(st_level_pack_pairs(l, (st_rect){4, 4, 4, 8}, buf), 0);
+    assert_int_equal(st_level_pack_pairs(l, (st_rect){-2, 0, 4, 8}, buf), 0);
+    assert_int_equal(st_level_pack_pairs(l, (st_rect){0, 0, 34, 2}, buf), 0);
+    assert_int_equal(st_level_pack_pairs(l, (st_rect){0, 10, 4, 17}, buf), 0);
+    assert_int_equal(buf[0], 0xEE);
+    st_level_destroy(l);
+}
+
+static void test_read_write_rect(void **state) {
+    (void)state;
+    st_level *l = coordinate_level(32, 16);
+    st_rect r = {5, 3, 12, 9};
+    uint8_t h[7 * 6], m[7 * 6];
+    assert_true(st_level_read_rect(l, r, h, m));
+    for (uint32_t y = 0; y < 6; y++)
+        for (uint32_t x = 0; x < 7; x++) {
+            assert_int_equal(h[y * 7 + x], (uint8_t)(x + 5 + 7 * (y + 3)));
+            assert_int_equal(m[y * 7 + x], (uint8_t)(3 * (x + 5) + y + 3));
+        }
+    /* written back one texel over: only the rect changes */
+    for (size_t i = 0; i < sizeof h; i++) h[i] = (uint8_t)(h[i] ^ 0x5A);
+    st_rect r2 = {6, 3, 13, 9};
+    assert_true(st_level_write_rect(l, r2, h, m));
+    for (uint32_t y = 0; y < 16; y++)
+        for (uint32_t x = 0; x < 32; x++) {
+            bool in = x >= 6 && x < 13 && y >= 3 && y < 9;
+            uint8_t want_h = in ? (uint8_t)((x - 1 + 7 * y) ^ 0x5A) : (uint8_t)(x + 7 * y);
+            uint8_t want_m = in ? (uint8_t)(3 * (x - 1) + y) : (uint8_t)(3 * x + y);
+            assert_int_equal(st_level_height_row(l, y)[x], want_h);
+            assert_int_equal(st_level_meta_row(l, y)[x], want_m);
+        }
+    assert_false(st_level_read_rect(l, (st_rect){30, 0, 33, 2}, h, m));
+    assert_false(st_level_write_rect(l, (st_rect){0, -1, 2, 2}, h, m));
+    assert_false(st_level_write_rect(l, (st_rect){3, 3, 3, 5}, h, m));
+    st_level_destroy(l);
+}
+
+static void test_copy_texels(void **state) {
+    (void)state;
+    st_level *a = coordinate_level(32, 16), *b = test_flat_level(32, 16, 9), *c = test_flat_level(16, 16, 9);
+    snprintf(b->name, sizeof b->name, "kept");
+    assert_true(st_level_copy_texels(b, a));
+    assert_memory_equal(b->heights, a->heights, 32 * 16);
+    assert_memory_equal(b->meta, a->meta, 32 * 16);
+    assert_string_equal(b->name, "kept");
+    assert_false(st_level_copy_texels(c, a)); /* sizes differ: nothing copied */
+    assert_int_equal(c->heights[17], 9);
+    st_level_destroy(a);
+    st_level_destroy(b);
+    st_level_destroy(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dual_pair_decodes_both_texels),
@@ -241,6 +354,10 @@ int main(void) {
         cmocka_unit_test(test_raise_keeps_valid),
         cmocka_unit_test(test_edit_rejects_bad_brushes),
         cmocka_unit_test(test_stats),
+        cmocka_unit_test(test_rows_and_planes),
+        cmocka_unit_test(test_pack_pairs),
+        cmocka_unit_test(test_read_write_rect),
+        cmocka_unit_test(test_copy_texels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -60,6 +60,35 @@ st_result st_level_clone(const st_level *src, st_level **out, st_error *err);
 /* Checks dimensions before any allocation: powers of two, each ≤ ST_LEVEL_MAX_DIM, product bounded. */
 st_result st_level_check_size(uint64_t width, uint64_t height, st_error *err);
 
+/* ---- reading the planes ------------------------------------------------------------------------------
+ * Code outside src/terrain/ reaches the height and metadata bytes through these, never through the arrays.
+ * A row (width bytes, x = 0 first) is what a hot loop holds a pointer into; where row y + 1 lies is not part of
+ * the contract, except for st_level_planes. */
+
+/* Row y (y < height) of the heights / the metadata: width bytes. */
+static inline const uint8_t *st_level_height_row(const st_level *level, uint32_t y) {
+    return level->heights + (size_t)y * level->width;
+}
+static inline const uint8_t *st_level_meta_row(const st_level *level, uint32_t y) {
+    return level->meta + (size_t)y * level->width;
+}
+/* The whole planes, row-major (row y at y·width), width·height bytes each, for the codecs and checksums that
+ * take a level in one piece (.vmc, .vmp, PNG planes, CRCs). Either out-pointer may be NULL. The writable form
+ * is for loaders filling a level they just created. */
+void st_level_planes(const st_level *level, const uint8_t **heights, const uint8_t **meta);
+void st_level_planes_mut(st_level *level, uint8_t **heights, uint8_t **meta);
+/* Packs the texel pairs covering rect — x widened to whole pairs, [x0/2, (x1+1)/2) — as (h_even, m_even, h_odd,
+ * m_odd), pair after pair and row after row: the GPU terrain texture's texels. Writes ((x1+1)/2 − x0/2)·4·(y1 −
+ * y0) bytes and returns that count; 0 (nothing written) when rect is empty or not inside the level. */
+size_t st_level_pack_pairs(const st_level *level, st_rect rect, uint8_t *dst);
+/* Copies rect's heights into `heights` and its metadata into `meta` (each (x1−x0)·(y1−y0) bytes, rows tightly
+ * packed) or writes them back into the level. False (nothing copied) when rect is empty or not inside. */
+bool st_level_read_rect(const st_level *level, st_rect rect, uint8_t *heights, uint8_t *meta);
+bool st_level_write_rect(st_level *level, st_rect rect, const uint8_t *heights, const uint8_t *meta);
+/* Copies every texel (heights and metadata) of src into dst; the palette, materials, flood and name stay dst's.
+ * False (nothing copied) when the sizes differ. */
+bool st_level_copy_texels(st_level *dst, const st_level *src);
+
 /* Decoding (wraps x and y). */
 uint32_t st_meta_type(const st_level *level, uint8_t meta);
 st_texel st_level_texel(const st_level *level, int x, int y);

@@ -135,9 +135,7 @@ static st_result save_png(const st_edit_desc *d, const char *method, const char 
 }
 
 static void restore(st_level *work, const st_level *original) {
-    size_t n = (size_t)original->width * original->height;
-    memcpy(work->heights, original->heights, n);
-    memcpy(work->meta, original->meta, n);
+    st_level_copy_texels(work, original); /* same size: st_edit_measure checks it */
 }
 
 /* The first repeat also carries the consistency checks: after the timed first frame it builds the fresh

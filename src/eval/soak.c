@@ -84,9 +84,8 @@ static st_result check_frame(st_engine *engine, st_renderer *rn, const st_render
 
 static st_result soak_method(const st_soak_desc *d, st_soak_result *r, st_engine *engine, st_level *work,
                              st_soak_method *sm, soak_buffers *b, st_error *err) {
-    size_t n_level = (size_t)d->level->width * d->level->height;
-    memcpy(work->heights, d->level->heights, n_level);
-    memcpy(work->meta, d->level->meta, n_level);
+    if (!st_level_copy_texels(work, d->level))
+        return st_error_set(err, ST_ERR_INVALID, "soak: the working level differs in size from the original");
     st_result res = st_engine_set_level(engine, work, err);
     if (res) return res;
     uint32_t v0 = st_engine_validation_messages(engine);

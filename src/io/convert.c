@@ -49,10 +49,12 @@ st_result st_level_write_pngs(const st_level *level, const char *dir, st_error *
     r = st_png_write(path, level->width, level->height, 3, 8, rgb, err);
     free(rgb);
     if (r) return r;
+    const uint8_t *heights, *meta;
+    st_level_planes(level, &heights, &meta);
     snprintf(path, sizeof path, "%s/meta.png", dir);
-    if ((r = st_png_write(path, level->width, level->height, 1, 8, level->meta, err))) return r;
+    if ((r = st_png_write(path, level->width, level->height, 1, 8, meta, err))) return r;
     snprintf(path, sizeof path, "%s/height.png", dir);
-    return st_png_write(path, level->width, level->height, 1, 8, level->heights, err);
+    return st_png_write(path, level->width, level->height, 1, 8, heights, err);
 }
 
 static st_result read_plane(const char *path, uint32_t *w, uint32_t *h, uint8_t **plane, st_error *err) {
@@ -84,8 +86,7 @@ st_result st_level_read_pngs(const char *dir, st_level **out, st_error *err) {
     st_level *l = NULL;
     if (!r) r = st_level_create(w, h, &l, err);
     if (!r) {
-        memcpy(l->heights, heights, (size_t)w * h);
-        memcpy(l->meta, meta, (size_t)w * h);
+        st_level_write_rect(l, (st_rect){0, 0, (int32_t)w, (int32_t)h}, heights, meta);
         const char *base = strrchr(dir, '/');
         base = base && base[1] ? base + 1 : dir;
         size_t n = strlen(base) < sizeof l->name - 1 ? strlen(base) : sizeof l->name - 1;

@@ -357,6 +357,8 @@ st_result st_heightmap_to_level(const st_heightmap *hm, const st_heightmap_level
     double step = hi > lo ? (hi - lo) / 255.0 : 1.0;
     double max_err = 0;
     uint64_t water = 0;
+    uint8_t *heights, *meta;
+    st_level_planes_mut(l, &heights, &meta);
     for (size_t i = 0; i < n; i++) {
         long q = lround((v[i] - lo) / step);
         if (q < 0) q = 0;
@@ -365,8 +367,8 @@ st_result st_heightmap_to_level(const st_heightmap *hm, const st_heightmap_level
         if (e > max_err) max_err = e;
         uint8_t type = v[i] <= 0 ? 0 : (uint8_t)(1 + q * 7 / 256);
         water += type == 0;
-        l->heights[i] = (uint8_t)q;
-        l->meta[i] = (uint8_t)(type << ST_META_TYPE_SHIFT8);
+        heights[i] = (uint8_t)q;
+        meta[i] = (uint8_t)(type << ST_META_TYPE_SHIFT8);
     }
     /* Water surface at sea level when the model reaches it. */
     uint8_t sea = 0;

@@ -99,8 +99,10 @@ static st_result load_vangers(const char *ini_path, st_level **out, st_error *er
     r = st_level_create(w, h, &level, err);
     if (r) goto done;
     level->terrain_types = ini.terrain_max;
-    if (ini.compressed) r = st_vmc_decode(map, map_size, w, h, level->heights, level->meta, path, err);
-    else r = st_vmp_decode(map, map_size, w, h, level->heights, level->meta, path, err);
+    uint8_t *heights, *meta;
+    st_level_planes_mut(level, &heights, &meta);
+    if (ini.compressed) r = st_vmc_decode(map, map_size, w, h, heights, meta, path, err);
+    else r = st_vmp_decode(map, map_size, w, h, heights, meta, path, err);
     if (r) goto done;
 
     if ((r = join(path, sizeof path, dir, ini.palette_file, err))) goto done;
@@ -198,12 +200,14 @@ st_result st_world_save_ex(const st_level *level, const char *dir, const st_worl
     st_result r = make_dirs(dir, err);
     if (r) return r;
     /* Encode everything in memory first: a bad level fails before any file is touched. */
+    const uint8_t *heights, *meta;
+    st_level_planes(level, &heights, &meta);
     if (d.vmp) {
-        r = st_vmp_encode(level->heights, level->meta, level->width, level->height, &bufs[F_MAP], &sizes[F_MAP], err);
+        r = st_vmp_encode(heights, meta, level->width, level->height, &bufs[F_MAP], &sizes[F_MAP], err);
         if (info) memset(info, 0, sizeof *info);
     } else {
         st_vmc_encode_desc ed = {.identity = d.identity};
-        r = st_vmc_encode(level->heights, level->meta, level->width, level->height, &ed, &bufs[F_MAP], &sizes[F_MAP],
+        r = st_vmc_encode(heights, meta, level->width, level->height, &ed, &bufs[F_MAP], &sizes[F_MAP],
                           info, err);
     }
     if (r) goto done;

@@ -89,8 +89,8 @@ static bool chunk_fit_init(chunk_fit *f, const st_mesh *mesh) {
 static void extract(chunk_fit *f, const st_level *level, uint32_t cx, uint32_t cy) {
     uint32_t C = f->mesh->chunk_size, n = f->n, wm = level->width - 1, hm = level->height - 1;
     for (uint32_t j = 0; j < n; j++) {
-        size_t row = (size_t)((cy * C + j) & hm) * level->width;
-        const uint8_t *hgt = level->heights + row, *meta = level->meta + row;
+        uint32_t y = (cy * C + j) & hm;
+        const uint8_t *hgt = st_level_height_row(level, y), *meta = st_level_meta_row(level, y);
         size_t s = (size_t)j * n;
         for (uint32_t i = 0; i < n; i++, s++) {
             uint32_t x = (cx * C + i) & wm, even = x & ~1u;

@@ -33,15 +33,17 @@ struct st_reference {
 
 uint32_t st_reference_level_crc32(const st_level *level) {
     size_t n = (size_t)level->width * level->height;
+    const uint8_t *heights, *meta;
+    st_level_planes(level, &heights, &meta);
     uLong crc = crc32(0L, Z_NULL, 0);
     /* zlib takes uInt lengths: feed the planes in 1 GiB pieces */
     for (size_t off = 0; off < n; off += 1u << 30) {
         size_t len = n - off < (1u << 30) ? n - off : (1u << 30);
-        crc = crc32(crc, level->heights + off, (uInt)len);
+        crc = crc32(crc, heights + off, (uInt)len);
     }
     for (size_t off = 0; off < n; off += 1u << 30) {
         size_t len = n - off < (1u << 30) ? n - off : (1u << 30);
-        crc = crc32(crc, level->meta + off, (uInt)len);
+        crc = crc32(crc, meta + off, (uInt)len);
     }
     return (uint32_t)crc;
 }
@@ -56,8 +58,7 @@ static inline uint8_t u8min(uint8_t a, uint8_t b) { return a < b ? a : b; }
 
 /* The block of one texel pair (x even): a dual pair's gap is (low, mid); single texels have air above their
  * heights. The larger height byte bounds both texels' solid tops. */
-static block pair_block(const st_level *level, size_t even) {
-    const uint8_t *h = level->heights + even, *m = level->meta + even;
+static block pair_block(const uint8_t *h, const uint8_t *m) {
     block b = {u8max(h[0], h[1]), 0, 255, 0};
     if (m[0] & ST_META_DUAL) {
         unsigned d = ((m[0] & ST_META_DELTA_MASK) << 2) | (m[1] & ST_META_DELTA_MASK);
@@ -83,9 +84,12 @@ static void build_rows(void *user, size_t begin, size_t end) {
     for (size_t y = begin; y < end; y++) {
         block *dst = ref->max[lv] + y * w;
         if (lv == 1) { /* a 2×2 block is one pair in each of two rows */
-            size_t lw = ref->level->width, r0 = 2 * y * lw, r1 = r0 + lw;
+            const st_level *l = ref->level;
+            uint32_t y0 = (uint32_t)(2 * y);
+            const uint8_t *h0 = st_level_height_row(l, y0), *m0 = st_level_meta_row(l, y0);
+            const uint8_t *h1 = st_level_height_row(l, y0 + 1), *m1 = st_level_meta_row(l, y0 + 1);
             for (uint32_t x = 0; x < w; x++)
-                dst[x] = merge(pair_block(ref->level, r0 + 2 * x), pair_block(ref->level, r1 + 2 * x));
+                dst[x] = merge(pair_block(h0 + 2 * x, m0 + 2 * x), pair_block(h1 + 2 * x, m1 + 2 * x));
         } else {
             uint32_t sw = ref->mw[lv - 1];
             const block *a = ref->max[lv - 1] + 2 * y * sw, *b = a + sw;
@@ -124,8 +128,11 @@ st_result st_reference_create(const st_level *level, st_reference **out, st_erro
         for (size_t i = 0; i < n; i++)
             if (ref->max[levels][i].max > gmax) gmax = ref->max[levels][i].max;
     } else {
-        for (size_t i = 0; i < (size_t)w * h; i++)
-            if (level->heights[i] > gmax) gmax = level->heights[i];
+        for (uint32_t y = 0; y < h; y++) {
+            const uint8_t *row = st_level_height_row(level, y);
+            for (uint32_t x = 0; x < w; x++)
+                if (row[x] > gmax) gmax = row[x];
+        }
     }
     ref->global_max = gmax;
     *out = ref;

@@ -27,26 +27,13 @@ void st_terrain_gpu_destroy(st_terrain_gpu *t) {
 
 VkImageView st_terrain_gpu_view(const st_terrain_gpu *t) { return t->image.view; }
 
-/* Packs pairs [px0, px1) × [y0, y1) of the level into the staging buffer. */
-static void pack_pairs(const st_level *l, uint32_t px0, uint32_t px1, uint32_t y0, uint32_t y1, uint8_t *dst) {
-    for (uint32_t y = y0; y < y1; y++) {
-        const uint8_t *h = l->heights + (size_t)y * l->width, *m = l->meta + (size_t)y * l->width;
-        for (uint32_t p = px0; p < px1; p++) {
-            *dst++ = h[2 * p];
-            *dst++ = m[2 * p];
-            *dst++ = h[2 * p + 1];
-            *dst++ = m[2 * p + 1];
-        }
-    }
-}
-
 static st_result upload_rect(st_terrain_gpu *t, st_rect rect, bool first, st_error *err) {
     uint32_t px0 = (uint32_t)rect.x0 / 2, px1 = ((uint32_t)rect.x1 + 1) / 2; /* widened to whole pairs */
     uint32_t y0 = (uint32_t)rect.y0, y1 = (uint32_t)rect.y1;
     VkDeviceSize bytes = (VkDeviceSize)(px1 - px0) * (y1 - y0) * 4;
     st_result r = st_gpu_staging_reserve(t->gpu, bytes, err);
     if (r) return r;
-    pack_pairs(t->level, px0, px1, y0, y1, t->gpu->staging_mapped);
+    st_level_pack_pairs(t->level, rect, t->gpu->staging_mapped);
     VkCommandBuffer cmd;
     r = st_gpu_once_begin(t->gpu, &cmd, err);
     if (r) return r;
@@ -95,7 +82,7 @@ st_result st_terrain_gpu_record_pending(st_terrain_gpu *t, VkCommandBuffer cmd, 
     uint32_t y0 = (uint32_t)rect.y0, y1 = (uint32_t)rect.y1;
     st_result r = st_gpu_staging_reserve(t->gpu, (VkDeviceSize)(px1 - px0) * (y1 - y0) * 4, err);
     if (r) return r;
-    pack_pairs(t->level, px0, px1, y0, y1, t->gpu->staging_mapped);
+    st_level_pack_pairs(t->level, rect, t->gpu->staging_mapped);
     st_gpu_cmd_upload_rect(cmd, t->gpu, &t->image, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, px0, y0, px1 - px0,
                            y1 - y0, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
     t->pending = (st_rect){0};

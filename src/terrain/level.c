@@ -1,4 +1,5 @@
-/* st_level: allocation, texel-pair decoding, the SOLID predicate, pair encoding and validity. */
+/* st_level: allocation, access to the planes (rows, rectangles, the GPU's pair packing), texel-pair decoding,
+ * the SOLID predicate, pair encoding and validity. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,66 @@ st_result st_level_clone(const st_level *src, st_level **out, st_error *err) {
     uint32_t sections = src->height >> src->section_power ? src->height >> src->section_power : 1;
     memcpy(f, src->flood, sections);
     return ST_OK;
+}
+
+void st_level_planes(const st_level *level, const uint8_t **heights, const uint8_t **meta) {
+    if (heights) *heights = level->heights;
+    if (meta) *meta = level->meta;
+}
+
+void st_level_planes_mut(st_level *level, uint8_t **heights, uint8_t **meta) {
+    if (heights) *heights = level->heights;
+    if (meta) *meta = level->meta;
+}
+
+static bool rect_inside(const st_level *level, st_rect r) {
+    return !st_rect_empty(r) && r.x0 >= 0 && r.y0 >= 0 && r.x1 <= (int32_t)level->width &&
+           r.y1 <= (int32_t)level->height;
+}
+
+size_t st_level_pack_pairs(const st_level *level, st_rect rect, uint8_t *dst) {
+    if (!rect_inside(level, rect)) return 0;
+    uint32_t px0 = (uint32_t)rect.x0 / 2, px1 = ((uint32_t)rect.x1 + 1) / 2;
+    uint8_t *p = dst;
+    for (uint32_t y = (uint32_t)rect.y0; y < (uint32_t)rect.y1; y++) {
+        const uint8_t *h = st_level_height_row(level, y), *m = st_level_meta_row(level, y);
+        for (uint32_t x = 2 * px0; x < 2 * px1; x += 2) {
+            *p++ = h[x];
+            *p++ = m[x];
+            *p++ = h[x + 1];
+            *p++ = m[x + 1];
+        }
+    }
+    return (size_t)(p - dst);
+}
+
+bool st_level_read_rect(const st_level *level, st_rect rect, uint8_t *heights, uint8_t *meta) {
+    if (!rect_inside(level, rect)) return false;
+    size_t w = (size_t)(rect.x1 - rect.x0);
+    for (uint32_t y = (uint32_t)rect.y0; y < (uint32_t)rect.y1; y++, heights += w, meta += w) {
+        memcpy(heights, st_level_height_row(level, y) + rect.x0, w);
+        memcpy(meta, st_level_meta_row(level, y) + rect.x0, w);
+    }
+    return true;
+}
+
+bool st_level_write_rect(st_level *level, st_rect rect, const uint8_t *heights, const uint8_t *meta) {
+    if (!rect_inside(level, rect)) return false;
+    size_t w = (size_t)(rect.x1 - rect.x0);
+    for (uint32_t y = (uint32_t)rect.y0; y < (uint32_t)rect.y1; y++, heights += w, meta += w) {
+        size_t row = (size_t)y * level->width + (size_t)rect.x0;
+        memcpy(level->heights + row, heights, w);
+        memcpy(level->meta + row, meta, w);
+    }
+    return true;
+}
+
+bool st_level_copy_texels(st_level *dst, const st_level *src) {
+    if (dst->width != src->width || dst->height != src->height) return false;
+    size_t n = (size_t)src->width * src->height;
+    memcpy(dst->heights, src->heights, n);
+    memcpy(dst->meta, src->meta, n);
+    return true;
 }
 
 uint32_t st_meta_type(const st_level *level, uint8_t meta) {

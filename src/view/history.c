@@ -52,16 +52,9 @@ void st_edit_history_destroy(st_edit_history *h) {
 
 /* Copies rect's heights then metadata rows out of the level (to_level false) or into it (true). */
 static void copy_rect(st_level *level, st_rect r, uint8_t *bytes, bool to_level) {
-    size_t w = (size_t)(r.x1 - r.x0);
-    uint8_t *p = bytes;
-    for (int plane = 0; plane < 2; plane++) {
-        uint8_t *base = plane ? level->meta : level->heights;
-        for (int32_t y = r.y0; y < r.y1; y++, p += w) {
-            uint8_t *row = base + (size_t)y * level->width + (size_t)r.x0;
-            if (to_level) memcpy(row, p, w);
-            else memcpy(p, row, w);
-        }
-    }
+    size_t plane = (size_t)(r.x1 - r.x0) * (size_t)(r.y1 - r.y0);
+    if (to_level) st_level_write_rect(level, r, bytes, bytes + plane);
+    else st_level_read_rect(level, r, bytes, bytes + plane);
 }
 
 static uint64_t current_id(const st_edit_history *h) {

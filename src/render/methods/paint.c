@@ -53,8 +53,8 @@ static st_result paint_level_updated(st_renderer *r, void *state, st_rect rect, 
         for (uint32_t tx = (uint32_t)rect.x0 / tw; tx <= (uint32_t)(rect.x1 - 1) / tw; tx++) {
             uint8_t hi = 0, dual = 0; /* max of every height byte: a floor, a single column or a slab top */
             for (uint32_t y = ty * th; y < (ty + 1) * th; y++) {
-                const uint8_t *row = l->heights + (size_t)y * l->width + tx * tw;
-                const uint8_t *meta = l->meta + (size_t)y * l->width + tx * tw;
+                const uint8_t *row = st_level_height_row(l, y) + tx * tw;
+                const uint8_t *meta = st_level_meta_row(l, y) + tx * tw;
                 for (uint32_t x = 0; x < tw; x++) hi = row[x] > hi ? row[x] : hi;
                 for (uint32_t x = 0; x < tw; x += 2) dual |= meta[x] & ST_META_DUAL; /* the even texel decides */
             }

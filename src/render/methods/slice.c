@@ -31,7 +31,7 @@ typedef struct slice_state {
 static void tile_stats(slice_state *s, const st_level *l, uint32_t tx, uint32_t ty) {
     uint8_t lo = 255, hi = 0;
     for (uint32_t y = ty * s->tile_h; y < (ty + 1) * s->tile_h; y++) {
-        const uint8_t *row = l->heights + (size_t)y * l->width;
+        const uint8_t *row = st_level_height_row(l, y);
         for (uint32_t x = tx * s->tile_w; x < (tx + 1) * s->tile_w; x++) {
             uint8_t h = row[x];
             lo = h < lo ? h : lo;
