@@ -180,6 +180,18 @@ static st_result pick_device(st_gpu *gpu, const st_gpu_desc *desc, st_error *err
     gpu->timestamps = bits > 0 && gpu->props.limits.timestampPeriod > 0 &&
                       gpu->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
     gpu->timestamp_ns = gpu->props.limits.timestampPeriod;
+    gpu->transfer_family = UINT32_MAX;
+    uint32_t nq = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(gpu->physical, &nq, NULL);
+    VkQueueFamilyProperties q[32];
+    if (nq > 32) nq = 32;
+    vkGetPhysicalDeviceQueueFamilyProperties(gpu->physical, &nq, q);
+    for (uint32_t i = 0; i < nq && gpu->transfer_family == UINT32_MAX; i++)
+        if ((q[i].queueFlags & VK_QUEUE_TRANSFER_BIT) && !(q[i].queueFlags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) &&
+            q[i].queueCount > 0) {
+            gpu->transfer_family = i;
+            gpu->transfer_timestamps = gpu->timestamps && q[i].timestampValidBits > 0;
+        }
     return ST_OK;
 }
 
@@ -207,10 +219,14 @@ static st_result create_device(st_gpu *gpu, bool swapchain, st_error *err) {
     if (swapchain) exts[ext_count++] = swapchain_ext;
     bool budget = device_extension_available(gpu->physical, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
     if (budget) exts[ext_count++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
-    VkDeviceQueueCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-                                  .queueFamilyIndex = gpu->queue_family,
-                                  .queueCount = 1,
-                                  .pQueuePriorities = &priority};
+    VkDeviceQueueCreateInfo qi[2] = {{.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                      .queueFamilyIndex = gpu->queue_family,
+                                      .queueCount = 1,
+                                      .pQueuePriorities = &priority},
+                                     {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                      .queueFamilyIndex = gpu->transfer_family,
+                                      .queueCount = 1,
+                                      .pQueuePriorities = &priority}};
     VkPhysicalDeviceVulkan13Features f13 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
                                             .dynamicRendering = VK_TRUE,
                                             .synchronization2 = VK_TRUE,
@@ -225,14 +241,15 @@ static st_result create_device(st_gpu *gpu, bool swapchain, st_error *err) {
     VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
                                             .pNext = &f13,
                                             .hostQueryReset = VK_TRUE,
+                                            .timelineSemaphore = VK_TRUE, /* upload batches (tile pool) */
                                             .shaderBufferInt64Atomics = int64_atomics};
     VkPhysicalDeviceFeatures2 f = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f12};
     f.features.shaderInt64 = int64_atomics;
     f.features.fillModeNonSolid = non_solid;
     VkDeviceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                              .pNext = &f,
-                             .queueCreateInfoCount = 1,
-                             .pQueueCreateInfos = &qi,
+                             .queueCreateInfoCount = gpu->transfer_family == UINT32_MAX ? 1 : 2,
+                             .pQueueCreateInfos = qi,
                              .enabledExtensionCount = ext_count,
                              .ppEnabledExtensionNames = exts};
     st_result r = st_gpu_check(vkCreateDevice(gpu->physical, &ci, NULL, &gpu->device), "creating the device", err);
@@ -245,6 +262,7 @@ static st_result create_device(st_gpu *gpu, bool swapchain, st_error *err) {
     gpu->fill_mode_non_solid = non_solid;
     gpu->int64_atomics = int64_atomics;
     vkGetDeviceQueue(gpu->device, gpu->queue_family, 0, &gpu->queue);
+    if (gpu->transfer_family != UINT32_MAX) vkGetDeviceQueue(gpu->device, gpu->transfer_family, 0, &gpu->transfer_queue);
     VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                   .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
                                   .queueFamilyIndex = gpu->queue_family};

@@ -1,5 +1,5 @@
-/* The thin Vulkan layer: instance and device (with validation hookup), buffers, images, uploads,
- * readback, shader modules and pipelines, timestamp queries. It knows nothing about terrain. */
+/* The thin Vulkan layer: instance and device (with validation hookup), buffers, images, uploads, the
+ * staging ring, readback, shader modules and pipelines, timestamp queries. It knows nothing about terrain. */
 #ifndef STRATA_GPU_H
 #define STRATA_GPU_H
 
@@ -29,6 +29,11 @@ typedef struct st_gpu {
     VkDevice device;
     VkQueue queue;
     uint32_t queue_family;
+    /* A queue of a transfer-only family (a copy engine), when the adapter has one; VK_NULL_HANDLE otherwise.
+     * Only the bus probe uses it so far: it tells whether a copy engine would upload faster. */
+    VkQueue transfer_queue;
+    uint32_t transfer_family;
+    bool transfer_timestamps; /* its family writes timestamps */
     VkCommandPool pool;
     VkPipelineCache pipeline_cache; /* in memory: renderers rebuilt with the same method compile once */
     bool timestamps;        /* the queue supports timestamps */
@@ -58,11 +63,27 @@ typedef struct st_gpu_buffer {
     VkDeviceMemory memory;
     VkDeviceSize size;
     void *mapped; /* host-visible buffers stay mapped */
+    VkMemoryPropertyFlags memory_flags; /* of the memory type it lives in */
 } st_gpu_buffer;
 
 st_result st_gpu_buffer_create(st_gpu *gpu, VkDeviceSize size, VkBufferUsageFlags usage, bool host_visible,
                                st_gpu_buffer *out, st_error *err);
 void st_gpu_buffer_destroy(st_gpu *gpu, st_gpu_buffer *b);
+
+/* Host memory for staging: the CPU writes it, the GPU reads it across the bus. Both kinds are pinned and
+ * coherent (no flushes); CACHED goes through the CPU caches (the GPU snoops), UNCACHED is write-combined. */
+typedef enum st_gpu_host_memory {
+    ST_GPU_HOST_AUTO = 0,  /* CACHED where the adapter offers it, else UNCACHED */
+    ST_GPU_HOST_CACHED,
+    ST_GPU_HOST_UNCACHED,
+} st_gpu_host_memory;
+/* A persistently mapped, host-visible, coherent buffer of the kind asked for. Memory types that are also
+ * device-local (a BAR window into video memory) are taken only when no other type has the flags; an adapter
+ * without the kind asked for gets the nearest one it has (memory_flags says which). */
+st_result st_gpu_buffer_create_host(st_gpu *gpu, VkDeviceSize size, VkBufferUsageFlags usage,
+                                    st_gpu_host_memory kind, st_gpu_buffer *out, st_error *err);
+/* "host cached coherent", "host coherent", "device-local host coherent", ... for reports. */
+const char *st_gpu_memory_name(VkMemoryPropertyFlags flags);
 
 typedef struct st_gpu_image {
     VkImage image;
@@ -71,12 +92,18 @@ typedef struct st_gpu_image {
     VkFormat format;
     VkImageAspectFlags aspect;
     uint32_t width, height;
+    uint32_t layers; /* array layers (1 for a plain 2D image) */
     uint32_t texel_bytes;
 } st_gpu_image;
 
 st_result st_gpu_image_create(st_gpu *gpu, uint32_t width, uint32_t height, VkFormat format,
                               VkImageUsageFlags usage, st_gpu_image *out, st_error *err);
+/* A 2D array image of `layers` layers with a 2D_ARRAY view over all of them (also for one layer). */
+st_result st_gpu_image_create_array(st_gpu *gpu, uint32_t width, uint32_t height, uint32_t layers, VkFormat format,
+                                    VkImageUsageFlags usage, st_gpu_image *out, st_error *err);
 void st_gpu_image_destroy(st_gpu *gpu, st_gpu_image *img);
+/* Whether optimally tiled images of format support every feature in `features`. */
+bool st_gpu_format_supports(const st_gpu *gpu, VkFormat format, VkFormatFeatureFlags features);
 
 /* One-shot command buffers for uploads and readbacks: begin, record, then submit-and-wait. */
 st_result st_gpu_once_begin(st_gpu *gpu, VkCommandBuffer *cmd, st_error *err);
@@ -90,6 +117,44 @@ void st_gpu_cmd_upload_rect(VkCommandBuffer cmd, st_gpu *gpu, st_gpu_image *img,
                             uint32_t x, uint32_t y, uint32_t w, uint32_t h, VkImageLayout final_layout);
 /* Copies the whole image (in `layout`) to host memory (width·height·texel_bytes bytes), leaving it there. */
 st_result st_gpu_image_read(st_gpu *gpu, st_gpu_image *img, VkImageLayout layout, void *out, st_error *err);
+/* The same for one layer of an array image. Waits for the queue: for tests and tools. */
+st_result st_gpu_image_read_layer(st_gpu *gpu, st_gpu_image *img, uint32_t layer, VkImageLayout layout, void *out,
+                                  st_error *err);
+
+/* ---- the staging ring -------------------------------------------------------------------------------
+ * A persistently mapped host buffer handed out front to back and wrapping around. Bytes are handed out with
+ * alloc, then a mark says that everything handed out so far is read by GPU work that is done once a timeline
+ * value is reached; release(value) gives back the bytes of every mark up to that value. The ring never hands
+ * out a byte that an unreleased mark still covers. */
+#define ST_GPU_RING_MARKS 64
+
+typedef struct st_gpu_ring {
+    st_gpu_buffer buffer;
+    uint8_t *mapped;
+    VkDeviceSize size;
+    uint64_t head, tail; /* offsets counted from the start, never wrapped: [tail, head) is in use */
+    uint64_t marked;     /* head at the latest mark */
+    uint64_t wraps;      /* times allocation went back to the buffer's start */
+    struct {
+        uint64_t value, end;
+    } marks[ST_GPU_RING_MARKS];
+    uint32_t first, count; /* the marks not yet released, oldest first */
+} st_gpu_ring;
+
+st_result st_gpu_ring_create(st_gpu *gpu, VkDeviceSize size, st_gpu_host_memory kind, st_gpu_ring *out,
+                             st_error *err);
+void st_gpu_ring_destroy(st_gpu *gpu, st_gpu_ring *ring);
+/* Hands out n bytes at a multiple of align (a power of two), contiguous in the buffer: *offset is their
+ * buffer offset (write them at ring->mapped + *offset). False, changing nothing, when the free space cannot
+ * hold them (or n > size) or the mark table is full. */
+bool st_gpu_ring_alloc(st_gpu_ring *ring, VkDeviceSize n, VkDeviceSize align, VkDeviceSize *offset);
+/* Every byte handed out since the last mark is read by work that completes at timeline `value` (values
+ * increase from mark to mark). False when the mark table is full (alloc refuses before that happens). */
+bool st_gpu_ring_mark(st_gpu_ring *ring, uint64_t value);
+/* The work of every mark with value ≤ completed is done: its bytes can be handed out again. */
+void st_gpu_ring_release(st_gpu_ring *ring, uint64_t completed);
+/* Bytes handed out and not yet released (marked or not). */
+static inline uint64_t st_gpu_ring_used(const st_gpu_ring *ring) { return ring->head - ring->tail; }
 
 /* A full image memory barrier with synchronization2. */
 void st_gpu_cmd_image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,

@@ -1,4 +1,5 @@
-/* Buffers, images, one-shot command buffers, the staging path for uploads and image readback. */
+/* Buffers (device-local, and host staging memory of a chosen kind), images and array images, one-shot command
+ * buffers, the staging path for uploads and image readback. */
 #include <string.h>
 
 #include "gpu/gpu.h"
@@ -13,11 +14,35 @@ static bool find_memory(const st_gpu *gpu, uint32_t type_bits, VkMemoryPropertyF
     return false;
 }
 
-static st_result allocate(st_gpu *gpu, VkMemoryRequirements req, VkMemoryPropertyFlags want, VkDeviceMemory *out,
-                          st_error *err) {
-    uint32_t type;
-    if (!find_memory(gpu, req.memoryTypeBits, want, &type))
-        return st_error_set(err, ST_ERR_UNSUPPORTED, "no suitable device memory type");
+/* Host staging memory: coherent and mapped; host memory before a device-local BAR window, then the kind asked
+ * for (cached or write-combined). */
+static bool find_host_memory(const st_gpu *gpu, uint32_t type_bits, st_gpu_host_memory kind, uint32_t *index) {
+    const VkMemoryPropertyFlags base = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    bool want_cached = kind != ST_GPU_HOST_UNCACHED;
+    int best = -1;
+    for (uint32_t i = 0; i < gpu->memory_props.memoryTypeCount; i++) {
+        VkMemoryPropertyFlags f = gpu->memory_props.memoryTypes[i].propertyFlags;
+        if (!(type_bits & (1u << i)) || (f & base) != base) continue;
+        int score = (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT ? 0 : 4) +
+                    (!!(f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) == want_cached ? 2 : 0);
+        if (score > best) {
+            best = score;
+            *index = i;
+        }
+    }
+    return best >= 0;
+}
+
+const char *st_gpu_memory_name(VkMemoryPropertyFlags f) {
+    bool local = f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, cached = f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+    if (!(f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)) return "device-local";
+    if (!(f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) return local ? "device-local host non-coherent" : "host non-coherent";
+    if (local) return cached ? "device-local host cached coherent" : "device-local host coherent";
+    return cached ? "host cached coherent" : "host coherent (write-combined)";
+}
+
+static st_result allocate_type(st_gpu *gpu, VkMemoryRequirements req, uint32_t type, VkDeviceMemory *out,
+                               st_error *err) {
     VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                                .allocationSize = req.size,
                                .memoryTypeIndex = type};
@@ -26,7 +51,17 @@ static st_result allocate(st_gpu *gpu, VkMemoryRequirements req, VkMemoryPropert
     return st_gpu_check(vr, "allocating device memory", err);
 }
 
-st_result st_gpu_buffer_create(st_gpu *gpu, VkDeviceSize size, VkBufferUsageFlags usage, bool host_visible,
+static st_result allocate(st_gpu *gpu, VkMemoryRequirements req, VkMemoryPropertyFlags want, VkDeviceMemory *out,
+                          st_error *err) {
+    uint32_t type;
+    if (!find_memory(gpu, req.memoryTypeBits, want, &type))
+        return st_error_set(err, ST_ERR_UNSUPPORTED, "no suitable device memory type");
+    return allocate_type(gpu, req, type, out, err);
+}
+
+/* kind < 0: the first type with the flags (device-local, or host-visible coherent); else host staging memory
+ * of that kind. */
+static st_result buffer_create(st_gpu *gpu, VkDeviceSize size, VkBufferUsageFlags usage, bool host_visible, int kind,
                                st_gpu_buffer *out, st_error *err) {
     memset(out, 0, sizeof *out);
     VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
@@ -39,7 +74,12 @@ st_result st_gpu_buffer_create(st_gpu *gpu, VkDeviceSize size, VkBufferUsageFlag
     vkGetBufferMemoryRequirements(gpu->device, out->buffer, &req);
     VkMemoryPropertyFlags want = host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
                                               : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
-    r = allocate(gpu, req, want, &out->memory, err);
+    uint32_t type = 0;
+    bool found = kind < 0 ? find_memory(gpu, req.memoryTypeBits, want, &type)
+                          : find_host_memory(gpu, req.memoryTypeBits, (st_gpu_host_memory)kind, &type);
+    r = found ? allocate_type(gpu, req, type, &out->memory, err)
+              : st_error_set(err, ST_ERR_UNSUPPORTED, "no suitable device memory type");
+    if (!r) out->memory_flags = gpu->memory_props.memoryTypes[type].propertyFlags;
     if (!r) r = st_gpu_check(vkBindBufferMemory(gpu->device, out->buffer, out->memory, 0), "binding buffer memory", err);
     if (!r && host_visible)
         r = st_gpu_check(vkMapMemory(gpu->device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->mapped), "mapping memory", err);
@@ -49,6 +89,16 @@ st_result st_gpu_buffer_create(st_gpu *gpu, VkDeviceSize size, VkBufferUsageFlag
     }
     out->size = size;
     return ST_OK;
+}
+
+st_result st_gpu_buffer_create(st_gpu *gpu, VkDeviceSize size, VkBufferUsageFlags usage, bool host_visible,
+                               st_gpu_buffer *out, st_error *err) {
+    return buffer_create(gpu, size, usage, host_visible, -1, out, err);
+}
+
+st_result st_gpu_buffer_create_host(st_gpu *gpu, VkDeviceSize size, VkBufferUsageFlags usage,
+                                    st_gpu_host_memory kind, st_gpu_buffer *out, st_error *err) {
+    return buffer_create(gpu, size, usage, true, (int)kind, out, err);
 }
 
 void st_gpu_buffer_destroy(st_gpu *gpu, st_gpu_buffer *b) {
@@ -62,26 +112,36 @@ static uint32_t format_bytes(VkFormat f) {
     switch (f) {
     case VK_FORMAT_R8_UNORM:
     case VK_FORMAT_R8_UINT: return 1;
-    case VK_FORMAT_R16_UINT: return 2;
+    case VK_FORMAT_R16_UINT:
+    case VK_FORMAT_R16_UNORM: return 2;
     case VK_FORMAT_R32G32_UINT: return 8;
     default: return 4; /* RGBA8, R32, D32 */
     }
 }
 
-st_result st_gpu_image_create(st_gpu *gpu, uint32_t width, uint32_t height, VkFormat format,
-                              VkImageUsageFlags usage, st_gpu_image *out, st_error *err) {
+bool st_gpu_format_supports(const st_gpu *gpu, VkFormat format, VkFormatFeatureFlags features) {
+    VkFormatProperties p;
+    vkGetPhysicalDeviceFormatProperties(gpu->physical, format, &p);
+    return (p.optimalTilingFeatures & features) == features;
+}
+
+static st_result image_create(st_gpu *gpu, uint32_t width, uint32_t height, uint32_t layers, VkImageViewType view,
+                              VkFormat format, VkImageUsageFlags usage, st_gpu_image *out, st_error *err) {
     memset(out, 0, sizeof *out);
     uint32_t max_dim = gpu->props.limits.maxImageDimension2D;
     if (width > max_dim || height > max_dim)
         return st_error_set(err, ST_ERR_UNSUPPORTED, "a %ux%u image is past this adapter's %u limit", width, height,
                             max_dim);
+    if (layers < 1 || layers > gpu->props.limits.maxImageArrayLayers)
+        return st_error_set(err, ST_ERR_UNSUPPORTED, "%u array layers: this adapter has 1 to %u", layers,
+                            gpu->props.limits.maxImageArrayLayers);
     bool depth = format == VK_FORMAT_D32_SFLOAT;
     VkImageCreateInfo ii = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
                             .imageType = VK_IMAGE_TYPE_2D,
                             .format = format,
                             .extent = {width, height, 1},
                             .mipLevels = 1,
-                            .arrayLayers = 1,
+                            .arrayLayers = layers,
                             .samples = VK_SAMPLE_COUNT_1_BIT,
                             .tiling = VK_IMAGE_TILING_OPTIMAL,
                             .usage = usage,
@@ -97,9 +157,9 @@ st_result st_gpu_image_create(st_gpu *gpu, uint32_t width, uint32_t height, VkFo
     if (!r) {
         VkImageViewCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
                                     .image = out->image,
-                                    .viewType = VK_IMAGE_VIEW_TYPE_2D,
+                                    .viewType = view,
                                     .format = format,
-                                    .subresourceRange = {out->aspect, 0, 1, 0, 1}};
+                                    .subresourceRange = {out->aspect, 0, 1, 0, layers}};
         r = st_gpu_check(vkCreateImageView(gpu->device, &vi, NULL, &out->view), "creating an image view", err);
     }
     if (r) {
@@ -109,8 +169,19 @@ st_result st_gpu_image_create(st_gpu *gpu, uint32_t width, uint32_t height, VkFo
     out->format = format;
     out->width = width;
     out->height = height;
+    out->layers = layers;
     out->texel_bytes = format_bytes(format);
     return ST_OK;
+}
+
+st_result st_gpu_image_create(st_gpu *gpu, uint32_t width, uint32_t height, VkFormat format,
+                              VkImageUsageFlags usage, st_gpu_image *out, st_error *err) {
+    return image_create(gpu, width, height, 1, VK_IMAGE_VIEW_TYPE_2D, format, usage, out, err);
+}
+
+st_result st_gpu_image_create_array(st_gpu *gpu, uint32_t width, uint32_t height, uint32_t layers, VkFormat format,
+                                    VkImageUsageFlags usage, st_gpu_image *out, st_error *err) {
+    return image_create(gpu, width, height, layers, VK_IMAGE_VIEW_TYPE_2D_ARRAY, format, usage, out, err);
 }
 
 void st_gpu_image_destroy(st_gpu *gpu, st_gpu_image *img) {
@@ -201,24 +272,49 @@ void st_gpu_cmd_upload_rect(VkCommandBuffer cmd, st_gpu *gpu, st_gpu_image *img,
                              VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_SHADER_READ_BIT);
 }
 
-st_result st_gpu_image_read(st_gpu *gpu, st_gpu_image *img, VkImageLayout layout, void *out, st_error *err) {
+/* A barrier on one layer of an image. */
+static void layer_barrier(VkCommandBuffer cmd, const st_gpu_image *img, uint32_t layer, VkImageLayout from,
+                          VkImageLayout to, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                          VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
+    VkImageMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
+                               .srcStageMask = src_stage,
+                               .srcAccessMask = src_access,
+                               .dstStageMask = dst_stage,
+                               .dstAccessMask = dst_access,
+                               .oldLayout = from,
+                               .newLayout = to,
+                               .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                               .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                               .image = img->image,
+                               .subresourceRange = {img->aspect, 0, 1, layer, 1}};
+    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1,
+                           .pImageMemoryBarriers = &b};
+    vkCmdPipelineBarrier2(cmd, &di);
+}
+
+st_result st_gpu_image_read_layer(st_gpu *gpu, st_gpu_image *img, uint32_t layer, VkImageLayout layout, void *out,
+                                  st_error *err) {
+    if (layer >= img->layers)
+        return st_error_set(err, ST_ERR_INVALID, "reading layer %u of an image of %u", layer, img->layers);
     VkDeviceSize size = (VkDeviceSize)img->width * img->height * img->texel_bytes;
     st_result r = st_gpu_staging_reserve(gpu, size, err);
     if (r) return r;
     VkCommandBuffer cmd;
     r = st_gpu_once_begin(gpu, &cmd, err);
     if (r) return r;
+    /* Whatever wrote the image last: a pass (attachment, storage) or a copy (uploads). */
     VkPipelineStageFlags2 writers = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT |
-                                    VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+                                    VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
+                                    VK_PIPELINE_STAGE_2_COPY_BIT;
     VkAccessFlags2 writes = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT |
-                            VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
-    st_gpu_cmd_image_barrier(cmd, img->image, img->aspect, layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, writers,
-                             writes, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-    VkBufferImageCopy region = {.imageSubresource = {img->aspect, 0, 0, 1}, .imageExtent = {img->width, img->height, 1}};
+                            VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    layer_barrier(cmd, img, layer, layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, writers, writes,
+                  VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+    VkBufferImageCopy region = {.imageSubresource = {img->aspect, 0, layer, 1},
+                                .imageExtent = {img->width, img->height, 1}};
     vkCmdCopyImageToBuffer(cmd, img->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, gpu->staging, 1, &region);
-    st_gpu_cmd_image_barrier(cmd, img->image, img->aspect, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, layout,
-                             VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                             VK_ACCESS_2_NONE);
+    layer_barrier(cmd, img, layer, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, layout, VK_PIPELINE_STAGE_2_COPY_BIT,
+                  VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_NONE);
     VkBufferMemoryBarrier2 host = {.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2,
                                    .srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT,
                                    .srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
@@ -235,4 +331,8 @@ st_result st_gpu_image_read(st_gpu *gpu, st_gpu_image *img, VkImageLayout layout
     if (r) return r;
     memcpy(out, gpu->staging_mapped, (size_t)size);
     return ST_OK;
+}
+
+st_result st_gpu_image_read(st_gpu *gpu, st_gpu_image *img, VkImageLayout layout, void *out, st_error *err) {
+    return st_gpu_image_read_layer(gpu, img, 0, layout, out, err);
 }
