@@ -5,6 +5,7 @@
 
 #include "gpu/gpu.h"
 #include "strata/render.h"
+#include "strata/tile_pool.h"
 
 #define ST_MAX_RENDERERS 64
 #define ST_MAX_PASS_STAMPS 32
@@ -41,6 +42,14 @@ st_rect st_terrain_gpu_queue(st_terrain_gpu *t, st_rect rect);
 /* Records the queued upload (if any) into a frame's command buffer, before any pass reads the texture. */
 st_result st_terrain_gpu_record_pending(st_terrain_gpu *t, VkCommandBuffer cmd, st_error *err);
 VkImageView st_terrain_gpu_view(const st_terrain_gpu *t);
+
+/* For methods that read a tile pool (tile_pool.c): its slots as one 2D_ARRAY view, every slot in
+ * ST_TILE_POOL_LAYOUT between batches (the layout the terrain texture keeps too). The image also has the
+ * storage usage where st_tile_pool_storage says so: a pass that binds it as a storage image moves it to GENERAL
+ * and back within its frame. */
+#define ST_TILE_POOL_LAYOUT VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
+VkImageView st_tile_pool_view(const st_tile_pool *pool);
+bool st_tile_pool_storage(const st_tile_pool *pool);
 
 struct st_engine {
     st_gpu *gpu;
