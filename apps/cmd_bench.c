@@ -16,6 +16,7 @@ static const bench_entry benches[] = {
     {"reference", "CPU reference cast of default views at 1280×800 (median per view, target ≤ 2 s)", bench_reference},
     {"decode", "decode the default world's .vmc (2048×16384) from memory, median ms (target ≤ 150 ms)", bench_decode},
     {"mesh", "mesh fit of the default world (tri/s), refit after the r48 crater, bytes/tri, DEM fit", bench_mesh},
+    {"upload", "GPU tile pool: 257² u16/f32 tiles through the pinned staging ring, GiB/s (target >= 20)", bench_upload},
 };
 #define BENCH_COUNT (sizeof benches / sizeof benches[0])
 
