@@ -364,14 +364,14 @@ static st_result build_layer_tile(builder *b, st_tile_key k, st_error *err) {
     float mn = INFINITY, mx = -INFINITY;
     for (uint32_t j = 0; j < b->n; j++) {
         uint32_t y = k.y * b->n + j < l->height ? k.y * b->n + j : l->height - 1;
+        const uint8_t *hr = st_level_height_row(l, y), *mr = st_level_meta_row(l, y);
         for (uint32_t i = 0; i < b->n; i += 2) {
             uint32_t x = k.x * b->n + i < l->width ? k.x * b->n + i : l->width - 2;
-            size_t at = (size_t)y * l->width + x;
             uint8_t *q = p + ((size_t)j * (b->n / 2) + i / 2) * 4;
-            q[0] = l->heights[at];
-            q[1] = l->meta[at];
-            q[2] = l->heights[at + 1];
-            q[3] = l->meta[at + 1];
+            q[0] = hr[x];
+            q[1] = mr[x];
+            q[2] = hr[x + 1];
+            q[3] = mr[x + 1];
             for (int e = 0; e < 2; e++) {
                 st_texel tx = st_level_texel(l, (int)x + e, (int)y);
                 mn = fminf(mn, (float)tx.low);

@@ -320,6 +320,8 @@ st_result st_store_read_level(st_store *s, st_level **out, st_error *err) {
     memcpy(level->palette, in->palette, sizeof level->palette);
     snprintf(level->name, sizeof level->name, "%s", in->name);
     uint32_t n = in->tile_size;
+    uint8_t *heights, *meta;
+    st_level_planes_mut(level, &heights, &meta);
     for (uint32_t ty = 0; ty < s->ny[0] && !r; ty++)
         for (uint32_t tx = 0; tx < s->nx[0] && !r; tx++) {
             st_tile *t = NULL;
@@ -329,10 +331,10 @@ st_result st_store_read_level(st_store *s, st_level **out, st_error *err) {
                 size_t row = ((size_t)ty * n + j) * level->width + (size_t)tx * n;
                 for (uint32_t i = 0; i < n && (uint64_t)tx * n + i < in->width; i += 2) {
                     const uint8_t *q = p + ((size_t)j * (n / 2) + i / 2) * 4;
-                    level->heights[row + i] = q[0];
-                    level->meta[row + i] = q[1];
-                    level->heights[row + i + 1] = q[2];
-                    level->meta[row + i + 1] = q[3];
+                    heights[row + i] = q[0];
+                    meta[row + i] = q[1];
+                    heights[row + i + 1] = q[2];
+                    meta[row + i + 1] = q[3];
                 }
             }
             st_tile_destroy(t);
