@@ -58,7 +58,13 @@ unsigned st_job_threads(void);
 typedef struct st_future st_future;
 typedef void (*st_task_fn)(void *user);
 st_future *st_async(st_task_fn fn, void *user); /* NULL only when out of memory: then fn ran inline */
-void st_future_wait(st_future *f);              /* waits and frees the future */
+void st_future_wait(st_future *f);              /* waits and frees the future (runs it here if still queued) */
+
+/* Fire and forget: queues fn(user) to run once on a worker thread, never on the caller's (a pool of one
+ * thread starts one background worker for these). Nothing waits for it: fn signals its own completion, and
+ * whoever owns user must wait for that before freeing it. False, without running fn, when out of memory or
+ * no thread could be started. */
+bool st_job_submit(st_task_fn fn, void *user);
 
 /* Small helpers used everywhere. */
 static inline bool st_is_pow2(uint32_t v) { return v && !(v & (v - 1)); }

@@ -1,5 +1,6 @@
 /* The job system: one fixed pool of pthreads fed by a FIFO of tasks. parallel_for hands out chunks
- * through an atomic counter and the calling thread works too, so nested use never deadlocks. */
+ * through an atomic counter and the calling thread works too, so nested use never deadlocks; a future's
+ * waiter runs its task itself when no worker has started it, so it never waits behind long unrelated jobs. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@ static struct {
     pthread_cond_t wake;
     task *head, *tail;
     unsigned threads; /* workers + the caller */
+    bool background;  /* a worker started for st_job_submit in a pool of one thread */
 } pool = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 static void *worker_main(void *unused) {
@@ -36,6 +38,17 @@ static void *worker_main(void *unused) {
     return NULL;
 }
 
+/* Workers are detached and live for the process: the pool is process-wide like the heap. */
+static bool worker_start(void) {
+    pthread_t th;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    bool ok = pthread_create(&th, &attr, worker_main, NULL) == 0;
+    pthread_attr_destroy(&attr);
+    return ok;
+}
+
 static void pool_init(void) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     const char *env = getenv("STRATA_THREADS");
@@ -43,15 +56,8 @@ static void pool_init(void) {
     if (cores < 1) cores = 1;
     if (cores > 256) cores = 256;
     pool.threads = 1;
-    /* Workers are detached and live for the process: the pool is process-wide like the heap. */
-    for (long i = 1; i < cores; i++) {
-        pthread_t th;
-        pthread_attr_t attr;
-        pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        if (pthread_create(&th, &attr, worker_main, NULL) == 0) pool.threads++;
-        pthread_attr_destroy(&attr);
-    }
+    for (long i = 1; i < cores; i++)
+        if (worker_start()) pool.threads++;
 }
 
 unsigned st_job_threads(void) {
@@ -72,6 +78,21 @@ static bool pool_push(void (*run)(void *), void *arg) {
     pthread_cond_signal(&pool.wake);
     pthread_mutex_unlock(&pool.lock);
     return true;
+}
+
+/* Takes a task that no worker has started yet back out of the FIFO; false when it has started (or ran). */
+static bool pool_withdraw(void (*run)(void *), void *arg) {
+    pthread_mutex_lock(&pool.lock);
+    task *prev = NULL, *t = pool.head;
+    while (t && !(t->run == run && t->arg == arg)) prev = t, t = t->next;
+    if (t) {
+        if (prev) prev->next = t->next;
+        else pool.head = t->next;
+        if (pool.tail == t) pool.tail = prev;
+    }
+    pthread_mutex_unlock(&pool.lock);
+    free(t);
+    return t != NULL;
 }
 
 /* ---- parallel for ------------------------------------------------------------------------------------
@@ -187,10 +208,25 @@ st_future *st_async(st_task_fn fn, void *user) {
 
 void st_future_wait(st_future *f) {
     if (!f) return;
+    /* Still queued: run it here rather than wait for a worker to reach it. */
+    if (pool_withdraw(future_run, f)) future_run(f);
     pthread_mutex_lock(&f->lock);
     while (!f->finished) pthread_cond_wait(&f->done, &f->lock);
     pthread_mutex_unlock(&f->lock);
     pthread_mutex_destroy(&f->lock);
     pthread_cond_destroy(&f->done);
     free(f);
+}
+
+/* ---- fire and forget ----------------------------------------------------------------------------------- */
+bool st_job_submit(st_task_fn fn, void *user) {
+    st_job_threads();
+    if (pool.threads == 1) {
+        pthread_mutex_lock(&pool.lock);
+        if (!pool.background) pool.background = worker_start();
+        bool have_worker = pool.background;
+        pthread_mutex_unlock(&pool.lock);
+        if (!have_worker) return false;
+    }
+    return pool_push(fn, user);
 }
