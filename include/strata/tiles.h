@@ -11,6 +11,7 @@
 #define ST_STORE_VERSION 1
 #define ST_STORE_MAX_LEVELS 24
 #define ST_TILE_MAX_SIZE 1025u
+#define ST_TILE_NO_SLOT UINT32_MAX /* a tile that holds no GPU slot */
 
 /* ---- tile keys ----------------------------------------------------------------------------------------- */
 
@@ -180,7 +181,10 @@ st_result st_store_build_level(const st_level *level, const char *dir, const st_
 /* The lab's state machine: Unloaded → Queued (needed) → Loading (a job picked it up; includes the GPU upload)
  * → Resident (upload complete) → Evictable (not needed this frame) → Resident (needed again) or Unloaded
  * (cache pressure). Also Queued → Unloaded on cancel, Loading → Evictable when a finished load is no longer
- * wanted, and Failed (with its message) when a load fails, retried with back-off. */
+ * wanted, Evictable → Loading when a tile needed again has lost its GPU slot to another and is uploaded
+ * again, and Failed (with its message) when a load fails, retried with back-off.
+ * Every Resident tile holds its data on the CPU and a GPU slot; an Evictable one holds its data and maybe
+ * still its slot. Requests, cancels, updates and queries all come from one thread, the caller's. */
 typedef enum st_tile_state {
     ST_TILE_UNLOADED = 0,
     ST_TILE_QUEUED,
@@ -208,6 +212,8 @@ typedef struct st_residency_desc {
     st_store *store;                 /* tiles are read from it on the job system (or load/load_user) */
     st_tile_load_fn load;
     void *load_user;
+    uint32_t levels;                 /* levels of the pyramid when there is no store (level levels − 1 is the
+                                        root): pinning and key checks; with a store, the store's */
     uint32_t cpu_tiles;              /* CPU cache capacity in tiles (0 = 256) */
     uint32_t gpu_slots;              /* GPU slots (0 = the CPU capacity); without an uploader slots are notional */
     const st_tile_uploader *uploader;
@@ -222,7 +228,11 @@ typedef struct st_residency st_residency;
 
 typedef struct st_residency_stats {
     uint32_t unloaded_known, queued, loading, resident, evictable, failed; /* tiles in each state now */
-    uint64_t requests, loads_started, loads_done, cancelled, failures, evictions, uploads;
+    uint64_t requests, loads_started, loads_done, failures, uploads;
+    uint64_t cancelled;       /* queued requests dropped: by cancel, or no longer requested at an update */
+    uint64_t evictions;       /* Evictable tiles dropped from the CPU cache or from their GPU slot */
+    uint64_t dropped;         /* requests not recorded because the table was full this frame (it grows at
+                                 the next update; the caller's next request records them) */
     uint64_t bytes_loaded, bytes_uploaded;
     uint64_t frame;
     double upload_ms_frame;   /* CPU time spent in uploads in the last update */
@@ -234,8 +244,8 @@ typedef struct st_residency_stats {
 st_result st_residency_create(const st_residency_desc *desc, st_residency **out, st_error *err);
 /* Cancels queued loads, waits for running ones (they are never waited on anywhere else) and frees all. */
 void st_residency_destroy(st_residency *r);
-/* Marks a tile needed this frame at a priority (larger first, e.g. ρ/τ). Returns its state; never blocks
- * and never loads: it only records. */
+/* Marks a tile needed this frame at a priority (larger first, e.g. ρ/τ). Returns its state; never blocks,
+ * never allocates and never loads: it only records. A key outside the pyramid is Failed at once. */
 st_tile_state st_residency_request(st_residency *r, st_tile_key key, float priority);
 /* Drops a queued request (Queued → Unloaded); a running load finishes as Evictable. */
 void st_residency_cancel(st_residency *r, st_tile_key key);
@@ -247,9 +257,11 @@ void st_residency_update(st_residency *r);
 st_tile_state st_residency_state(const st_residency *r, st_tile_key key);
 /* The failure message of a Failed tile (empty otherwise). */
 const char *st_residency_error(const st_residency *r, st_tile_key key);
-/* A Resident (or Evictable) tile's data and GPU slot; NULL when not resident. Valid until the next update. */
+/* A Resident (or Evictable) tile's data and GPU slot (ST_TILE_NO_SLOT when it holds none); NULL when not
+ * resident. Valid until the next update. */
 const st_tile *st_residency_tile(const st_residency *r, st_tile_key key, uint32_t *slot);
-/* The key itself or its nearest ancestor that is resident; false when none is (not even the root). */
+/* The key itself or its nearest ancestor that can be drawn (Resident, or Evictable still holding its GPU
+ * slot); false when none can (not even the root). */
 bool st_residency_resident_ancestor(const st_residency *r, st_tile_key key, st_tile_key *out);
 st_residency_stats st_residency_get_stats(const st_residency *r);
 /* Checks every invariant (counts agree with states, caches within capacity after update, no pinned or needed
@@ -280,8 +292,11 @@ typedef struct st_tile_selection {
 
 /* Walks the quadtree from the root: a tile splits while its screen-space error ρ = δ·h / (2·d·tan(θ/2)) > τ
  * (d: distance from the eye to the tile's box, from the index's min/max) and the tile is inside the frustum;
- * requests every tile it wants (priority ρ/τ), the children of tiles with ρ > τ/2 (prefetch) and the tiles
- * the eye will want after lookahead_s along its velocity (at lower priority); fills sel with what to draw. */
+ * requests the root, every tile it wants and the path down to it (priority: the ρ/τ of the parent a tile
+ * replaces, > 1; a tile's own ρ is 0 at level 0), the children of tiles with ρ > τ/2 (prefetch, ρ/τ ≤ 1) and
+ * the tiles the eye will want after lookahead_s along its velocity (below 0.5); fills sel with what to draw:
+ * each region in view once, by the wanted tile or, while one of its siblings is missing, by the nearest
+ * drawable ancestor of them all. */
 st_result st_tile_select(st_store *s, st_residency *r, const st_tile_view *v, st_tile_selection *sel,
                          st_error *err);
 void st_tile_selection_free(st_tile_selection *sel);
