@@ -45,6 +45,11 @@ expect_usage_error "mesh: bad fit tile" mesh default --fit-tile 48
 expect_usage_error "mesh: fit tile too small" mesh default --fit-tile 16
 expect_usage_error "mesh: bad quality" mesh default -q 2
 expect_usage_error "mesh: unknown export format" mesh default --export "$tmp/out.stl"
+expect_usage_error "bench tiles: unknown option" bench tiles --bogus
+expect_usage_error "bench tiles: slow-load not a number" bench tiles --slow-load nan
+expect_usage_error "bench tiles: slow-load out of range" bench tiles --slow-load 1e9
+expect_usage_error "bench tiles: zero requests" bench tiles --storm --requests 0
+expect_usage_error "bench tiles: too many levels" bench tiles --storm --levels 25
 
 # a truncated PNG height map: one line, not libpng's own messages too
 head -c 100 "$STRATA_SOURCE/tests/fixtures/tiny16.png" > "$tmp/trunc.png" 2>/dev/null ||
