@@ -36,7 +36,7 @@ clean:
 # Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for FUZZ_TIME seconds from the committed
 # seeds in fuzz/corpus/<target>/; new inputs go to build-fuzz/corpus/<target>/, crashes to build-fuzz/.
 FUZZ_TIME ?= 30
-FUZZ_TARGETS = vmc vmp vpr pal world_ini dem png_heightmap
+FUZZ_TARGETS = vmc vmp vpr pal world_ini dem png_heightmap tile store_meta
 fuzz: setup
 	@CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_FUZZ=ON >/dev/null
 	@cmake --build build-fuzz -j $(JOBS) --target fuzz_all

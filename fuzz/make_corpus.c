@@ -7,7 +7,9 @@
 
 #include "strata/heightmap.h"
 #include "strata/image.h"
+#include "strata/tiles.h"
 #include "strata/vangers.h"
+#include "tiles/tiles_internal.h"
 
 static const char *root;
 
@@ -91,6 +93,43 @@ int main(int argc, char **argv) {
         remove(path);
         put("png_heightmap", depth == 16 ? "grey16.png" : "grey8.png", NULL, 0, buf, got);
     }
+    /* tiles: a small u16 DEM tile raw and compressed, an f32 one, a layer tile */
+    const st_tile_encoding encs[3] = {ST_TILE_U16, ST_TILE_F32, ST_TILE_PAIRS};
+    const char *tile_names[3][2] = {{"u16.tile", "u16-zstd.tile"}, {"f32.tile", "f32-zstd.tile"},
+                                    {"pairs.tile", "pairs-zstd.tile"}};
+    for (int e = 0; e < 3; e++) {
+        st_tile *t = NULL;
+        if (st_tile_create(e == 2 ? ST_TILE_LAYERS : ST_TILE_DEM, encs[e], e == 2 ? 8 : 9, &t, &err))
+            return fprintf(stderr, "%s\n", err.message), 1;
+        for (size_t i = 0; i < t->data_bytes; i++) ((uint8_t *)t->data)[i] = (uint8_t)(i * 13 % 61);
+        if (encs[e] == ST_TILE_F32)
+            for (size_t i = 0; i < 81; i++) ((float *)t->data)[i] = (float)i * 1.5f - 20.0f;
+        t->key = (st_tile_key){1, 2, 3};
+        t->scale = 0.1;
+        t->max_m = 10;
+        t->delta_m = 0.5f;
+        for (int c = 0; c < 2; c++) {
+            if (st_tile_encode(t, c ? ST_TILE_ZSTD : ST_TILE_RAW, &f, &n, &err))
+                return fprintf(stderr, "%s\n", err.message), 1;
+            put("tile", tile_names[e][c], NULL, 0, f, n);
+            free(f);
+        }
+        st_tile_destroy(t);
+    }
+    /* a manifest (first byte odd) and a 2x2 index (first byte even, then the geometry bytes 1, 1) */
+    st_store_info si = {.kind = ST_TILE_DEM, .encoding = ST_TILE_U16, .compression = ST_TILE_ZSTD, .tile_size = 257,
+                        .levels = 2, .width = 300, .height = 200, .spacing_x_m = 10, .spacing_y_m = 10, .scale = 0.1,
+                        .max_m = 100, .tiles = 3, .bytes = 999};
+    snprintf(si.source, sizeof si.source, "seed");
+    if (st_manifest_format(&si, &text, &err)) return fprintf(stderr, "%s\n", err.message), 1;
+    uint8_t odd = 1;
+    put("store_meta", "store.json", &odd, 1, text, strlen(text));
+    free(text);
+    st_tile_meta rec[4] = {{0, 1, 0, 7, 100}, {0, 2, 0, 8, 120}, {1, 3, 0.5f, 9, 0}, {-1, 4, 0, 10, 90}};
+    if (st_index_encode(0, 2, 2, rec, &f, &n, &err)) return fprintf(stderr, "%s\n", err.message), 1;
+    uint8_t idx_prefix[3] = {0, 1, 1};
+    put("store_meta", "2x2.idx", idx_prefix, 3, f, n);
+    free(f);
     printf("seed corpora written under %s\n", root);
     return 0;
 }
