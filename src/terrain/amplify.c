@@ -1,6 +1,6 @@
 /* Amplification: a DEM made N× finer with believable detail below its resolution. The base is interpolated by
- * Catmull-Rom (which passes through its samples), clamped between the samples it lies between so cliffs and coasts
- * do not ring, and fBm detail is added whose amplitude follows the local relief (flat water stays flat, mountains
+ * Catmull-Rom (which passes through its samples), clamped to the range of its four samples per axis so cliffs and
+ * coasts do not ring, and fBm detail is added whose amplitude follows the local relief (flat water stays flat, mountains
  * get rough) and from which the noise's own bilinear interpolant on the base lattice is removed: the detail is exactly zero
  * at every base sample, so the amplified world equals its source there. */
 #include <math.h>
@@ -12,6 +12,7 @@
 
 #define AMP_MAX_FACTOR 64u
 #define AMP_MAX_OCTAVES 8
+#define AMP_RELIEF 0.2 /* detail amplitude per metre of local relief (the 3×3 spread of the base) */
 
 typedef struct amplify {
     st_dem_source *base;
@@ -21,7 +22,7 @@ typedef struct amplify {
     double unit, inv_unit; /* the base's unit grid (0: none): outputs are rounded to it, so u16 stays exact */
     double detail;       /* amplitude relative to the local relief */
     uint32_t seed, octaves;
-    bool wrap_x;
+    double rot[AMP_MAX_OCTAVES][2]; /* each octave's rotation (cos, sin) */
 } amplify;
 
 static inline uint32_t hash3(uint32_t x, uint32_t y, uint32_t s) {
@@ -34,26 +35,47 @@ static inline uint32_t hash3(uint32_t x, uint32_t y, uint32_t s) {
     return h;
 }
 
-static inline float lattice(uint32_t x, uint32_t y, uint32_t seed) {
-    return (float)(hash3(x, y, seed) >> 8) * (2.0f / 16777216.0f) - 1.0f;
+/* 16 unit gradient directions. */
+static const float grad_x[16] = {1.0f, 0.9239f, 0.7071f, 0.3827f, 0.0f, -0.3827f, -0.7071f, -0.9239f,
+                                 -1.0f, -0.9239f, -0.7071f, -0.3827f, 0.0f, 0.3827f, 0.7071f, 0.9239f};
+static const float grad_y[16] = {0.0f, 0.3827f, 0.7071f, 0.9239f, 1.0f, 0.9239f, 0.7071f, 0.3827f,
+                                 0.0f, -0.3827f, -0.7071f, -0.9239f, -1.0f, -0.9239f, -0.7071f, -0.3827f};
+
+/* Gradient noise on a unit lattice with a quintic fade, and its derivatives. With unit gradients |n| ≤ √½, so
+ * the value is scaled by 1.41 into [−1, 1]. */
+static float gradient_noise(double x, double y, uint32_t seed, float *dx, float *dy) {
+    double flx = floor(x), fly = floor(y);
+    uint32_t ix = (uint32_t)(int64_t)flx, iy = (uint32_t)(int64_t)fly;
+    float fx = (float)(x - flx), fy = (float)(y - fly);
+    uint32_t h00 = hash3(ix, iy, seed) & 15, h10 = hash3(ix + 1, iy, seed) & 15;
+    uint32_t h01 = hash3(ix, iy + 1, seed) & 15, h11 = hash3(ix + 1, iy + 1, seed) & 15;
+    float v00 = grad_x[h00] * fx + grad_y[h00] * fy, v10 = grad_x[h10] * (fx - 1) + grad_y[h10] * fy;
+    float v01 = grad_x[h01] * fx + grad_y[h01] * (fy - 1), v11 = grad_x[h11] * (fx - 1) + grad_y[h11] * (fy - 1);
+    float u = fx * fx * fx * (fx * (fx * 6 - 15) + 10), v = fy * fy * fy * (fy * (fy * 6 - 15) + 10);
+    float du = 30 * fx * fx * (fx * (fx - 2) + 1), dv = 30 * fy * fy * (fy * (fy - 2) + 1);
+    float k = v00 - v10 - v01 + v11;
+    float n = v00 + u * (v10 - v00) + v * (v01 - v00) + u * v * k;
+    *dx = 1.41f * (grad_x[h00] + u * (grad_x[h10] - grad_x[h00]) + v * (grad_x[h01] - grad_x[h00]) +
+                   u * v * (grad_x[h00] - grad_x[h10] - grad_x[h01] + grad_x[h11]) + du * ((v10 - v00) + v * k));
+    *dy = 1.41f * (grad_y[h00] + u * (grad_y[h10] - grad_y[h00]) + v * (grad_y[h01] - grad_y[h00]) +
+                   u * v * (grad_y[h00] - grad_y[h10] - grad_y[h01] + grad_y[h11]) + dv * ((v01 - v00) + u * k));
+    return 1.41f * n;
 }
 
-static inline float fade(float t) { return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f); }
-
-/* Detail noise at fine sample (x, y): octaves of value noise with lattices of n/2, n/4 ... 2 fine samples (all
- * finer than the base spacing), amplitude proportional to wavelength. Lattice cells divide the base cell, so the
- * noise is periodic-free but aligned: its value at a base sample is a lattice value. */
-static float detail_noise(const amplify *a, uint64_t x, uint64_t y) {
-    float sum = 0, amp = 0.5f;
-    uint32_t cell = a->n / 2;
-    for (uint32_t o = 0; o < a->octaves; o++, cell /= 2, amp *= 0.5f) {
-        uint64_t ix = x / cell, iy = y / cell;
-        float u = fade((float)(x % cell) / (float)cell), v = fade((float)(y % cell) / (float)cell);
-        uint32_t s = a->seed + 977u * o;
-        float p = lattice((uint32_t)ix, (uint32_t)iy, s), q = lattice((uint32_t)ix + 1, (uint32_t)iy, s);
-        float r = lattice((uint32_t)ix, (uint32_t)iy + 1, s), t = lattice((uint32_t)ix + 1, (uint32_t)iy + 1, s);
-        float pq = p + (q - p) * u, rt = r + (t - r) * u;
-        sum += amp * (pq + (rt - pq) * v);
+/* Detail noise at fine sample (x, y): erosion-like fBm (after the book, from Quilez): octaves of rotated gradient
+ * noise from just under the base spacing down to two fine samples, each added as b·n/(1 + |D|²) where D sums the
+ * octaves' slopes so far — steep flanks stay smoother, crests and gullies sharpen. Rotation keeps the lattices of
+ * different octaves (and of the base) from lining up. |result| ≤ Σ b. */
+static float detail_noise(const amplify *a, double x, double y) {
+    float sum = 0, b = 1.0f, ddx = 0, ddy = 0;
+    double f = 1.0 / (0.75 * a->n);
+    for (uint32_t o = 0; o < a->octaves; o++, b *= 0.5f, f *= 2.0) {
+        double c = a->rot[o][0], sn = a->rot[o][1];
+        double u = (x * c - y * sn) * f + 37.7 * o, v = (x * sn + y * c) * f + 91.3 * o;
+        float gx, gy, n = gradient_noise(u, v, a->seed + 977u * o, &gx, &gy);
+        ddx += gx * b;
+        ddy += gy * b;
+        sum += b * n / (1.0f + ddx * ddx + ddy * ddy);
     }
     return sum;
 }
@@ -63,8 +85,7 @@ static inline float catmull(float p0, float p1, float p2, float p3, float t) {
 }
 
 /* Per-window caches, so each fine sample costs a few lerps: the detail noise at base samples, the clamp range and
- * relief of each base cell, each octave's vertically blended lattice row, and the base's vertical Catmull-Rom per
- * base column for the current fine row. */
+ * relief at each base sample, and the base's vertical Catmull-Rom per base column for the current fine row. */
 typedef struct amp_window {
     int64_t bx0, by0;
     uint32_t bw, bh;      /* base window */
@@ -83,18 +104,16 @@ static st_result amp_read(void *state, int64_t x0, int64_t y0, uint32_t w, uint3
     amp_window W = {.bx0 = cx0 / n - 1, .by0 = cy0 / n - 1};
     W.bw = (uint32_t)(cx1 / n + 2 - W.bx0 + 1);
     W.bh = (uint32_t)(cy1 / n + 2 - W.by0 + 1);
-    size_t cells = (size_t)W.bw * W.bh, fine_cols = (size_t)(cx1 - cx0 + 1);
-    uint32_t lat_cols = (uint32_t)(fine_cols / 2 + 4);
+    size_t cells = (size_t)W.bw * W.bh;
     float *b = malloc(sizeof(float) * cells * 3);
-    float *colv = malloc(sizeof(float) * W.bw);                           /* vertical Catmull-Rom per base column */
-    float *lat = malloc(sizeof(float) * (size_t)lat_cols * AMP_MAX_OCTAVES); /* blended lattice rows */
-    if (!b || !colv || !lat) {
-        free(b), free(colv), free(lat);
+    float *colv = malloc(sizeof(float) * W.bw); /* vertical Catmull-Rom per base column */
+    if (!b || !colv) {
+        free(b), free(colv);
         return st_error_set(err, ST_ERR_NOMEM, "amplify: out of memory for a %ux%u base window", W.bw, W.bh);
     }
     st_result r = st_dem_source_read(a->base, W.bx0, W.by0, W.bw, W.bh, b, err);
     if (r) {
-        free(b), free(colv), free(lat);
+        free(b), free(colv);
         return r;
     }
     W.b = b;
@@ -104,7 +123,7 @@ static st_result amp_read(void *state, int64_t x0, int64_t y0, uint32_t w, uint3
 #define CELL(arr, i, j) arr[(size_t)((j) - W.by0) * W.bw + (size_t)((i) - W.bx0)]
     for (int64_t j = W.by0; j < W.by0 + W.bh; j++)
         for (int64_t i = W.bx0; i < W.bx0 + W.bw; i++) {
-            CELL(W.noise_at_base, i, j) = detail_noise(a, (uint64_t)(i < 0 ? 0 : i) * a->n, (uint64_t)(j < 0 ? 0 : j) * a->n);
+            CELL(W.noise_at_base, i, j) = detail_noise(a, (double)(i < 0 ? 0 : i) * (double)n, (double)(j < 0 ? 0 : j) * (double)n);
             if (i < W.bx0 + 1 || j < W.by0 + 1 || i + 1 >= W.bx0 + W.bw || j + 1 >= W.by0 + W.bh) continue;
             /* local relief at a base sample: the spread of its 3×3 neighbourhood, interpolated between samples so
              * the detail has no seams; water (all at the sea) gets none */
@@ -115,34 +134,25 @@ static st_result amp_read(void *state, int64_t x0, int64_t y0, uint32_t w, uint3
                     rmin = v < rmin ? v : rmin;
                     rmax = v > rmax ? v : rmax;
                 }
-            CELL(W.relief, i, j) = (rmax - rmin) * (float)a->detail * 0.35f;
+            CELL(W.relief, i, j) = (rmax - rmin) * (float)(a->detail * AMP_RELIEF);
         }
-    int64_t fx0 = cx0; /* lattice columns are counted from the clamped window's first fine column */
+    float inv_n = 1.0f / (float)n;
     for (uint32_t jj = 0; jj < h; jj++) {
         int64_t y = CLAMP(y0 + jj, fh), by = y >> a->shift;
         uint32_t fy = (uint32_t)(y & (n - 1));
-        float inv_n = 1.0f / (float)n, ty = (float)fy * inv_n;
-        /* Catmull-Rom down each base column, clamped between the two samples it lies between (no ringing at
-         * cliffs and coasts; the clamp depends on the column only, so neighbouring cells agree on their edge) */
+        float ty = (float)fy * inv_n;
+        /* Catmull-Rom down each base column, clamped to the range of its four samples (no ringing past the
+         * neighbours at cliffs and coasts, while crests between samples stay round; the clamp depends on the
+         * column only, so neighbouring cells agree on their edge) */
         for (int64_t i = W.bx0; i < W.bx0 + W.bw; i++) {
-            float p1 = B(i, by), p2 = by + 1 < W.by0 + W.bh ? B(i, by + 1) : p1;
-            float v = (by - 1 >= W.by0 && by + 2 < W.by0 + W.bh) ? catmull(B(i, by - 1), p1, p2, B(i, by + 2), ty) : p1;
-            float lo = fminf(p1, p2), hi = fmaxf(p1, p2);
-            colv[i - W.bx0] = v < lo ? lo : v > hi ? hi : v;
-        }
-        /* each octave's lattice row, blended vertically for this fine row */
-        for (uint32_t o = 0; o < a->octaves; o++) {
-            uint32_t cs = a->shift - 1 - o, cell = 1u << cs; /* lattice cells of n/2, n/4, ... fine samples */
-            uint64_t iy = (uint64_t)y >> cs;
-            float v = fade((float)((uint64_t)y & (cell - 1)) / (float)cell);
-            uint32_t s = a->seed + 977u * o;
-            uint64_t ix0 = (uint64_t)fx0 >> cs;
-            uint32_t count = (uint32_t)(((uint64_t)cx1 >> cs) - ix0 + 2);
-            float *row = lat + (size_t)o * lat_cols;
-            for (uint32_t k = 0; k < count && k < lat_cols; k++) {
-                float p = lattice((uint32_t)(ix0 + k), (uint32_t)iy, s), q = lattice((uint32_t)(ix0 + k), (uint32_t)iy + 1, s);
-                row[k] = p + (q - p) * v;
+            float p1 = B(i, by), p2 = by + 1 < W.by0 + W.bh ? B(i, by + 1) : p1, v = p1;
+            if (by - 1 >= W.by0 && by + 2 < W.by0 + W.bh) {
+                float p0 = B(i, by - 1), p3 = B(i, by + 2);
+                v = catmull(p0, p1, p2, p3, ty);
+                float lo = fminf(fminf(p0, p1), fminf(p2, p3)), hi = fmaxf(fmaxf(p0, p1), fmaxf(p2, p3));
+                v = v < lo ? lo : v > hi ? hi : v;
             }
+            colv[i - W.bx0] = v;
         }
         for (uint32_t ii = 0; ii < w; ii++) {
             int64_t x = CLAMP(x0 + ii, fw), bx = x >> a->shift;
@@ -153,20 +163,16 @@ static st_result amp_read(void *state, int64_t x0, int64_t y0, uint32_t w, uint3
                 continue;
             }
             float tx = (float)fx * inv_n;
-            float c1 = colv[bx - W.bx0], c2 = colv[bx + 1 - W.bx0];
-            float v = catmull(colv[bx - 1 - W.bx0], c1, c2, colv[bx + 2 - W.bx0], tx);
-            float lo = fminf(c1, c2), hi = fmaxf(c1, c2);
+            float c0 = colv[bx - 1 - W.bx0], c1 = colv[bx - W.bx0], c2 = colv[bx + 1 - W.bx0], c3 = colv[bx + 2 - W.bx0];
+            float v = catmull(c0, c1, c2, c3, tx);
+            float lo = fminf(fminf(c0, c1), fminf(c2, c3)), hi = fmaxf(fmaxf(c0, c1), fmaxf(c2, c3));
             v = v < lo ? lo : v > hi ? hi : v;
-            /* the detail noise (octave rows blended along x) minus its bilinear interpolant through the base cell's
-             * corners: zero at base samples */
-            float d = 0, amp = 0.5f;
-            for (uint32_t k = 0; k < a->octaves; k++, amp *= 0.5f) {
-                uint32_t cs = a->shift - 1 - k;
-                uint64_t ix = ((uint64_t)x >> cs) - ((uint64_t)fx0 >> cs);
-                float u = fade((float)((uint64_t)x & ((1u << cs) - 1)) * (1.0f / (float)(1u << cs)));
-                const float *row = lat + (size_t)k * lat_cols;
-                d += amp * (row[ix] + (row[ix + 1] - row[ix]) * u);
+            if (v <= a->sea) { /* coastlines stay where the source has them: the sea gets no detail */
+                *o = v;
+                continue;
             }
+            /* the detail noise minus its bilinear interpolant through the base cell's corners: zero at base samples */
+            float d = detail_noise(a, (double)x, (double)y);
             float n00 = CELL(W.noise_at_base, bx, by), n10 = CELL(W.noise_at_base, bx + 1, by);
             float n01 = CELL(W.noise_at_base, bx, by + 1), n11 = CELL(W.noise_at_base, bx + 1, by + 1);
             float nb = (n00 * (1 - tx) + n10 * tx) * (1 - ty) + (n01 * (1 - tx) + n11 * tx) * ty;
@@ -174,9 +180,7 @@ static st_result amp_read(void *state, int64_t x0, int64_t y0, uint32_t w, uint3
             float r01 = CELL(W.relief, bx, by + 1), r11 = CELL(W.relief, bx + 1, by + 1);
             float relief = (r00 * (1 - tx) + r10 * tx) * (1 - ty) + (r01 * (1 - tx) + r11 * tx) * ty;
             float hgt = v + relief * (d - nb);
-            /* coastlines stay where the source has them: the sea gets no detail and land is never dug below it */
-            if (v <= a->sea) hgt = v;
-            else if (hgt <= a->sea) hgt = a->sea + (a->unit > 0 ? (float)a->unit : 0.01f);
+            if (hgt <= a->sea) hgt = a->sea + (a->unit > 0 ? (float)a->unit : 0.01f); /* land never dug below it */
             if (a->unit > 0) hgt = (float)(nearbyint((double)hgt * a->inv_unit) * a->unit);
             *o = hgt;
         }
@@ -184,7 +188,7 @@ static st_result amp_read(void *state, int64_t x0, int64_t y0, uint32_t w, uint3
 #undef B
 #undef CELL
 #undef CLAMP
-    free(b), free(colv), free(lat);
+    free(b), free(colv);
     return ST_OK;
 }
 
@@ -194,9 +198,9 @@ static st_result amp_read(void *state, int64_t x0, int64_t y0, uint32_t w, uint3
  * base's unit grid stays possible. */
 static st_result amp_bounds(const amplify *a, double *lo, double *hi, st_error *err) {
     const uint32_t band = 64;
-    double sum = 0, amp = 0.5;
+    double sum = 0, amp = 1.0;
     for (uint32_t o = 0; o < a->octaves; o++, amp *= 0.5) sum += amp;
-    double k = 2.0 * sum * a->detail * 0.35;
+    double k = 2.0 * sum * a->detail * AMP_RELIEF;
     *lo = INFINITY;
     *hi = -INFINITY;
     uint32_t w = (uint32_t)a->bw + 4;
@@ -268,8 +272,14 @@ st_result st_dem_amplify(st_dem_source *base, const st_dem_amplify_desc *desc, s
     a->inv_unit = a->unit > 0 ? 1.0 / a->unit : 0;
     a->detail = desc->detail ? desc->detail : 1.0;
     a->seed = (uint32_t)(desc->seed ^ (desc->seed >> 32)) * 0x85ebca6bu + 7u;
-    for (uint32_t c = a->n / 2; c >= 2 && a->octaves < AMP_MAX_OCTAVES; c /= 2) a->octaves++;
-    if (!a->octaves) a->octaves = 1; /* factor 2: one octave of a one-sample lattice */
+    /* wavelengths 0.75·n, 0.375·n, ... fine samples, down to two (Nyquist); at least one octave */
+    for (double l = 0.75 * a->n; l >= 2.0 && a->octaves < AMP_MAX_OCTAVES; l *= 0.5) a->octaves++;
+    if (!a->octaves) a->octaves = 1;
+    for (uint32_t o = 0; o < a->octaves; o++) {
+        double t = 0.61 + 1.37 * o; /* radians; no two octaves share an orientation */
+        a->rot[o][0] = cos(t);
+        a->rot[o][1] = sin(t);
+    }
     st_dem_info info = *bi;
     info.width = w;
     info.height = h;
