@@ -1,5 +1,6 @@
-/* libFuzzer target: the raw int16 and SRTM .hgt readers, then quantisation into a level (crop or resample).
- * The first byte picks the reader, byte order and fit; raw sizes come from the next two bytes. */
+/* libFuzzer target: the raw (s16, u16, f32: NaN and absurd floats filled as voids by the DEM readers' rule)
+ * and SRTM .hgt readers, then quantisation into a level (crop or resample). The first byte picks the reader,
+ * byte order, sample type and fit; raw sizes come from the next two bytes. */
 #include <stdlib.h>
 
 #include "fuzz_common.h"
@@ -13,12 +14,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     st_heightmap *hm = NULL;
     st_error err = {0};
     if (mode & 1) {
-        st_heightmap_decode_hgt(data, size, "fuzz.hgt", &hm, &err);
+        st_heightmap_decode_hgt(data, size, "N47W122.hgt", &hm, &err);
     } else {
         uint32_t w, h;
         if (!fuzz_take_size(&data, &size, &w, &h)) return 0;
-        st_heightmap_decode_raw(data, size, w, h, (mode & 2) ? ST_ENDIAN_BIG : ST_ENDIAN_LITTLE, "fuzz.raw", &hm,
-                                &err);
+        st_dem_raw_type type = (st_dem_raw_type)((mode >> 3) % 3);
+        st_heightmap_decode_raw(data, size, w, h, type, (mode & 2) ? ST_ENDIAN_BIG : ST_ENDIAN_LITTLE, "fuzz.raw",
+                                &hm, &err);
     }
     if (hm) {
         st_heightmap_level_desc d = {.fit = (mode & 4) ? ST_FIT_RESAMPLE : ST_FIT_CROP};

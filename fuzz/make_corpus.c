@@ -78,6 +78,14 @@ int main(int argc, char **argv) {
     put("dem", "small-le.raw", raw_prefix, 3, raw, sizeof raw);
     raw_prefix[0] = 6; /* big-endian bytes read as such, resample */
     put("dem", "small-be.raw", raw_prefix, 3, raw, sizeof raw);
+    raw_prefix[0] = 8 | 32; /* the same bytes as u16, stretched */
+    put("dem", "small-u16.raw", raw_prefix, 3, raw, sizeof raw);
+    float f32[64];
+    for (int i = 0; i < 64; i++) f32[i] = (float)(i * 9.75 - 100);
+    f32[9] = f32[10] = f32[17] = 0.0f / 0.0f; /* voids: a pair and a diagonal neighbour */
+    f32[40] = 3e38f;
+    uint8_t f32_prefix[3] = {16 | 64, 1, 3}; /* f32 little-endian, auto fit; W = 4, H = 8 (only 32 samples) */
+    put("dem", "voids-f32.raw", f32_prefix, 3, f32, 4 * 32);
     /* PNG seeds through the image writer, read back as bytes. */
     char path[1024];
     uint16_t px16[64];

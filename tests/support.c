@@ -232,3 +232,33 @@ const char *test_json_string(const cJSON *o, const char *name) {
     if (!cJSON_IsString(x)) fail_msg("field '%s' is not a string", name);
     return x->valuestring;
 }
+
+float test_dem_reference_fill(const float *raw, uint32_t w, uint32_t h, uint32_t x, uint32_t y, int radius,
+                              bool integral, float sea_raw, bool *sea) {
+    for (int r = 1; r <= radius; r++) {
+        bool found = false;
+        for (int dy = -r; dy <= r && !found; dy++)
+            for (int dx = -r; dx <= r && !found; dx++) {
+                if (abs(dx) != r && abs(dy) != r) continue;
+                int64_t xx = (int64_t)x + dx, yy = (int64_t)y + dy;
+                if (xx >= 0 && yy >= 0 && xx < w && yy < h && !isnan(raw[yy * w + xx])) found = true;
+            }
+        if (!found) continue;
+        double sw = 0, s = 0;
+        int last = r < radius ? r + 1 : r;
+        for (int dy = -last; dy <= last; dy++)
+            for (int dx = -last; dx <= last; dx++) {
+                int ring = abs(dx) > abs(dy) ? abs(dx) : abs(dy);
+                int64_t xx = (int64_t)x + dx, yy = (int64_t)y + dy;
+                if (ring < r || xx < 0 || yy < 0 || xx >= w || yy >= h || isnan(raw[yy * w + xx])) continue;
+                double wgt = 1.0 / (dx * dx + dy * dy);
+                sw += wgt;
+                s += wgt * raw[yy * w + xx];
+            }
+        *sea = false;
+        double v = s / sw;
+        return (float)(integral ? floor(v + 0.5) : v);
+    }
+    *sea = true;
+    return sea_raw;
+}

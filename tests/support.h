@@ -81,6 +81,15 @@ const cJSON *test_json_field(const cJSON *o, const char *name);
 double test_json_number(const cJSON *o, const char *name);
 const char *test_json_string(const cJSON *o, const char *name);
 
+/* ---- DEM voids ----------------------------------------------------------------------------------------- */
+
+/* The DEM readers' void fill written out the slow, obvious way, to check the fast one against: for the void
+ * at (x, y) of a w×h grid of raw values (NAN = void), the nearest Chebyshev ring r ≤ radius holding a valid
+ * sample, then the inverse-distance-squared mean of the valid samples on rings r and r + 1 (≤ radius),
+ * rounded when integral; *sea and sea_raw when there is none. */
+float test_dem_reference_fill(const float *raw, uint32_t w, uint32_t h, uint32_t x, uint32_t y, int radius,
+                              bool integral, float sea_raw, bool *sea);
+
 /* Asserts a call returned ST_OK and prints its message otherwise. */
 #define assert_st_ok(expr)                                                                             \
     do {                                                                                               \

@@ -1,6 +1,7 @@
-/* Elevation model import (PNG from memory, SRTM .hgt with voids, raw int16 both byte orders), quantisation
- * into levels (crop and resample, error bound, water), the PNG set round trip and the real Puget Sound and
- * ETOPO files when they are present. */
+/* Elevation model import (PNG from memory, SRTM .hgt with voids, raw s16/u16/f32 both byte orders),
+ * quantisation into levels (crop and resample, error bound, water), the PNG set round trip and the real Puget
+ * Sound and ETOPO files. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,18 +83,35 @@ static void test_hgt(void **state) {
     for (size_t y = 100; y < 103; y++)
         for (size_t x = 100; x < 103; x++) put_be(d + 2 * (y * side + x), ST_HGT_VOID);
     put_be(d, ST_HGT_VOID);
+    /* The raw values with voids as NAN, for the reference fill. */
+    float *raw = malloc(sizeof(float) * n);
+    for (size_t i = 0; i < n; i++) {
+        int v = (int16_t)(uint16_t)(d[2 * i] << 8 | d[2 * i + 1]);
+        raw[i] = v == ST_HGT_VOID ? NAN : (float)v;
+    }
     st_heightmap *hm = NULL;
     assert_st_ok(st_heightmap_decode_hgt(d, 2 * n, "N47W122.hgt", &hm, err));
     assert_int_equal(hm->width, 1201);
     assert_int_equal(hm->voids_filled, 11);
-    assert_int_equal(hm->samples[c], 25);
-    /* The corner takes the mean of its two valid neighbours: (1 - 50) and (1 - 50) → -49. */
-    assert_int_equal(hm->samples[0], -49);
+    assert_int_equal(hm->voids_sea_level, 0);
     for (size_t i = 0; i < n; i++) assert_true(hm->samples[i] != ST_HGT_VOID);
-    /* The block's centre was filled in the second wave from filled neighbours, within the local range. */
-    int32_t centre = hm->samples[101 * side + 101];
-    assert_true(centre >= 150 && centre <= 154);
+    /* Every void is the rule's fill from its own neighbourhood: the single one, the corner and the 3×3 block,
+     * whose centre sees only the ring beyond the block (not the fills around it). */
+    const size_t voids[] = {c, 0, 100 * side + 100, 101 * side + 101, 102 * side + 102, 100 * side + 102};
+    for (size_t k = 0; k < sizeof voids / sizeof voids[0]; k++) {
+        bool sea;
+        float want = test_dem_reference_fill(raw, side, side, (uint32_t)(voids[k] % side), (uint32_t)(voids[k] / side),
+                                             64, true, 0, &sea);
+        assert_false(sea);
+        assert_int_equal(hm->samples[voids[k]], (int32_t)want);
+    }
+    /* The single void between 10, 20, 30, 40 (and the ramp's diagonals and second ring) lands between them. */
+    assert_true(hm->samples[c] > 10 && hm->samples[c] < 1000);
+    /* 3″ at 47.5° N: 62.7 m east-west, 92.6 m north-south. */
+    assert_true(fabs(hm->metres_per_sample - 62.77) < 0.05);
+    assert_true(fabs(hm->metres_per_sample_y - 92.63) < 0.05);
     st_heightmap_destroy(hm);
+    free(raw);
     st_error e = {0};
     assert_int_equal(st_heightmap_decode_hgt(d, 2 * n - 2, "bad.hgt", &hm, &e), ST_ERR_FORMAT);
     assert_non_null(strstr(e.message, "bad.hgt"));
@@ -107,20 +125,82 @@ static void test_raw(void **state) {
     (void)state;
     uint8_t le[8] = {0x01, 0x00, 0xFF, 0xFF, 0x00, 0x80, 0x34, 0x12};
     st_heightmap *hm = NULL;
-    assert_st_ok(st_heightmap_decode_raw(le, 8, 2, 2, ST_ENDIAN_LITTLE, "x.raw", &hm, err));
+    assert_st_ok(st_heightmap_decode_raw(le, 8, 2, 2, ST_DEM_RAW_S16, ST_ENDIAN_LITTLE, "x.raw", &hm, err));
     assert_int_equal(hm->samples[0], 1);
     assert_int_equal(hm->samples[1], -1);
     assert_int_equal(hm->samples[2], -32768);
     assert_int_equal(hm->samples[3], 0x1234);
     st_heightmap_destroy(hm);
-    assert_st_ok(st_heightmap_decode_raw(le, 8, 4, 1, ST_ENDIAN_BIG, "x.raw", &hm, err));
+    assert_st_ok(st_heightmap_decode_raw(le, 8, 4, 1, ST_DEM_RAW_S16, ST_ENDIAN_BIG, "x.raw", &hm, err));
     assert_int_equal(hm->samples[0], 256);
     assert_int_equal(hm->samples[3], 0x3412);
     st_heightmap_destroy(hm);
     st_error e = {0};
-    assert_int_equal(st_heightmap_decode_raw(le, 8, 3, 1, ST_ENDIAN_LITTLE, "x.raw", &hm, &e), ST_ERR_FORMAT);
-    assert_int_equal(st_heightmap_decode_raw(le, 8, 100000, 100000, ST_ENDIAN_LITTLE, "x.raw", &hm, &e),
+    assert_int_equal(st_heightmap_decode_raw(le, 8, 3, 1, ST_DEM_RAW_S16, ST_ENDIAN_LITTLE, "x.raw", &hm, &e),
+                     ST_ERR_FORMAT);
+    assert_int_equal(st_heightmap_decode_raw(le, 8, 100000, 100000, ST_DEM_RAW_S16, ST_ENDIAN_LITTLE, "x.raw", &hm, &e),
                      ST_ERR_INVALID);
+    /* f32 takes 4 bytes a sample: 8 bytes are 2 samples, not 4. */
+    assert_int_equal(st_heightmap_decode_raw(le, 8, 2, 2, ST_DEM_RAW_F32, ST_ENDIAN_LITTLE, "x.raw", &hm, &e),
+                     ST_ERR_FORMAT);
+}
+
+/* Unsigned 16-bit raw (.r16): a 0..65535 ramp must read 0..65535, not −32768..32767 with its halves swapped. */
+static void test_raw_u16(void **state) {
+    (void)state;
+    uint8_t *d = malloc(2 * 65536);
+    for (uint32_t i = 0; i < 65536; i++) {
+        d[2 * i] = (uint8_t)i;
+        d[2 * i + 1] = (uint8_t)(i >> 8);
+    }
+    st_heightmap *hm = NULL;
+    assert_st_ok(st_heightmap_decode_raw(d, 2 * 65536, 256, 256, ST_DEM_RAW_U16, ST_ENDIAN_LITTLE, "ramp.r16", &hm, err));
+    for (uint32_t i = 0; i < 65536; i++) assert_int_equal(hm->samples[i], (int32_t)i);
+    assert_int_equal(hm->min, 0);
+    assert_int_equal(hm->max, 65535);
+    assert_true(hm->vertical_scale == 1.0);
+    st_heightmap_destroy(hm);
+    /* The same bytes as s16 are the signed reading, kept for the formats that are signed. */
+    assert_st_ok(st_heightmap_decode_raw(d, 2 * 65536, 256, 256, ST_DEM_RAW_S16, ST_ENDIAN_LITTLE, "ramp", &hm, err));
+    assert_int_equal(hm->samples[40000], 40000 - 65536);
+    st_heightmap_destroy(hm);
+    free(d);
+}
+
+/* f32 raw in both byte orders: millimetres, with NaN and absurd samples filled as voids. */
+static void test_raw_f32(void **state) {
+    (void)state;
+    const float v[6] = {-12.5f, 1234.25f, NAN, 0.001f, 8848.86f, 3e38f};
+    uint8_t le[24], be[24];
+    for (int i = 0; i < 6; i++) {
+        uint32_t u;
+        memcpy(&u, &v[i], 4);
+        for (int b = 0; b < 4; b++) {
+            le[4 * i + b] = (uint8_t)(u >> (8 * b));
+            be[4 * i + b] = (uint8_t)(u >> (8 * (3 - b)));
+        }
+    }
+    st_heightmap *a = NULL, *b = NULL;
+    assert_st_ok(st_heightmap_decode_raw(le, 24, 3, 2, ST_DEM_RAW_F32, ST_ENDIAN_LITTLE, "f.raw", &a, err));
+    assert_st_ok(st_heightmap_decode_raw(be, 24, 3, 2, ST_DEM_RAW_F32, ST_ENDIAN_BIG, "f.raw", &b, err));
+    assert_memory_equal(a->samples, b->samples, 6 * sizeof(int32_t));
+    assert_true(a->vertical_scale == 0.001);
+    assert_int_equal(a->samples[0], -12500);
+    assert_int_equal(a->samples[1], 1234250);
+    assert_int_equal(a->samples[3], 1);
+    assert_int_equal(a->samples[4], 8848860);
+    assert_int_equal(a->voids_filled, 2);
+    /* The NaN at (2, 0) and the 3e38 at (2, 1) see each other as voids: each is filled from the four valid
+     * samples of rings 1 and 2 by inverse distance squared. */
+    float raw[6] = {-12.5f, 1234.25f, NAN, 0.001f, 8848.86f, NAN};
+    for (int k = 2; k < 6; k += 3) {
+        bool sea;
+        float want = test_dem_reference_fill(raw, 3, 2, (uint32_t)(k % 3), (uint32_t)(k / 3), 64, false, 0, &sea);
+        assert_false(sea);
+        assert_true(fabs(a->samples[k] - want * 1000.0) <= 1.0);
+    }
+    st_heightmap_destroy(a);
+    st_heightmap_destroy(b);
 }
 
 static void test_to_level(void **state) {
@@ -133,7 +213,7 @@ static void test_to_level(void **state) {
         raw[2 * i] = (uint8_t)v;
         raw[2 * i + 1] = (uint8_t)((uint16_t)v >> 8);
     }
-    assert_st_ok(st_heightmap_decode_raw(raw, 2 * 1025 * 1030, 1025, 1030, ST_ENDIAN_LITTLE, "ramp", &hm, err));
+    assert_st_ok(st_heightmap_decode_raw(raw, 2 * 1025 * 1030, 1025, 1030, ST_DEM_RAW_S16, ST_ENDIAN_LITTLE, "ramp", &hm, err));
     free(raw);
     hm->vertical_scale = 0.5;
     st_level *l = NULL;
@@ -215,12 +295,19 @@ static void test_real_data(void **state) {
     assert_int_equal(hm->min, -9027);
     assert_int_equal(hm->max, 6229);
     st_heightmap_destroy(hm);
+    /* A missing file says so, instead of guessing at its format. */
+    st_error e = {0};
+    char missing[1100];
+    snprintf(missing, sizeof missing, "%s/data/dem/no-such-dem.tif", src);
+    assert_int_equal(st_heightmap_read(missing, NULL, &hm, &e), ST_ERR_IO);
+    assert_non_null(strstr(e.message, "No such file or directory"));
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_png),      cmocka_unit_test(test_hgt),     cmocka_unit_test(test_raw),
-        cmocka_unit_test(test_to_level), cmocka_unit_test(test_png_set), cmocka_unit_test(test_real_data),
+        cmocka_unit_test(test_png),        cmocka_unit_test(test_hgt),        cmocka_unit_test(test_raw),
+        cmocka_unit_test(test_raw_u16),    cmocka_unit_test(test_raw_f32),    cmocka_unit_test(test_to_level),
+        cmocka_unit_test(test_png_set),    cmocka_unit_test(test_real_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

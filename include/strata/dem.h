@@ -41,6 +41,9 @@ typedef struct st_dem_source_ops {
     st_result (*read_stride)(void *state, int64_t x0, int64_t y0, uint32_t stride, uint32_t w, uint32_t h,
                              float *out, st_error *err);
     void (*destroy)(void *state);
+    /* Optional: how many void samples the reads so far have filled, and how many of those found no valid
+     * sample within the fill radius and took the sea level (a sample read twice counts twice). */
+    void (*void_counts)(void *state, uint64_t *filled, uint64_t *sea_level);
 } st_dem_source_ops;
 
 /* Wraps a reader (ops + state, state owned from now on) into a source. On failure ops->destroy(state) has
@@ -59,10 +62,11 @@ st_result st_dem_source_read_stride(st_dem_source *src, int64_t x0, int64_t y0, 
                                     uint32_t h, float *out, st_error *err);
 /* The source's bound for a level (see level_error), or a negative value when it has none. */
 double st_dem_source_level_error(const st_dem_source *src, uint32_t level);
+/* The source's void counts (see void_counts); both 0 when it keeps none. */
+void st_dem_source_void_counts(const st_dem_source *src, uint64_t *filled, uint64_t *sea_level);
 
 /* ---- real rasters (src/io/) ---------------------------------------------------------------------------- */
 
-typedef enum st_dem_raw_type { ST_DEM_RAW_S16 = 0, ST_DEM_RAW_U16 = 1, ST_DEM_RAW_F32 = 2 } st_dem_raw_type;
 typedef enum st_dem_rgb {
     ST_DEM_RGB_NONE = 0,
     ST_DEM_RGB_TERRARIUM = 1, /* h = 256·R + G + B/256 − 32768 m */
@@ -81,11 +85,22 @@ typedef struct st_dem_open_desc {
 
 /* Opens a raster: one file, several SRTM .hgt tiles joined by their names (N50E009.hgt + N50E010.hgt …, a gap
  * or mismatched sizes is an error), or a z/x/y folder of RGB-encoded tiles (desc->rgb). The reader is picked
- * by content and name: .png (8/16-bit grey), .hgt, raw (desc->raw_width), else GDAL (GeoTIFF and the rest,
- * with georeferencing, nodata read as voids, windowed reads). Only headers are read here. A missing file says
- * "No such file"; a file no reader takes names the readers that refused it. desc may be NULL. */
+ * by content and name: .png (8/16-bit grey), .hgt, raw (desc->raw_width; a .r16 file is u16 and, without a
+ * size, square), else GDAL (GeoTIFF and the rest, with georeferencing, nodata read as voids, windowed reads).
+ * Only headers are read here (a grey PNG, being bounded, is decoded whole). A missing file says "No such file
+ * or directory"; anything but a regular file (a named pipe, a device) is refused without being read; a file
+ * no reader takes names the readers that refused it. Voids are filled by one rule everywhere: the
+ * inverse-distance-squared mean of the valid samples on the nearest ring (and the next) within
+ * ST_DEM_VOID_RADIUS, else the sea level (docs/formats.md). desc may be NULL. */
 st_result st_dem_open(const char *const *paths, size_t count, const st_dem_open_desc *desc, st_dem_source **out,
                       st_error *err);
+
+#define ST_DEM_VOID_RADIUS 64 /* samples: the farthest a void looks for valid neighbours */
+
+/* Reads a whole source into a heightmap (src/io/dem_heightmap.c): integers in the source's own unit when it
+ * has one (unit_m > 0), else millimetres; the spacing and the void counts carried over. A source larger than
+ * ST_HEIGHTMAP_MAX_SAMPLES is an error that says so. */
+st_result st_dem_read_heightmap(st_dem_source *src, st_heightmap **out, st_error *err);
 
 /* ---- procedural sources (src/terrain/) ----------------------------------------------------------------- */
 

@@ -1,6 +1,7 @@
-/* Elevation models (DEMs) and raster images of levels: import of 8/16-bit greyscale PNG, SRTM .hgt and raw
- * int16 grids into st_heightmap; quantisation of a heightmap into a single-layer st_level with power-of-two
- * sides (crop or resample); a level as a PNG set (height.png, meta.png, preview.png) and back. */
+/* Elevation models (DEMs) and raster images of levels: import of 8/16-bit greyscale PNG, SRTM .hgt, raw
+ * s16/u16/f32 grids and (through strata/dem.h) every raster GDAL reads into st_heightmap; quantisation of a
+ * heightmap into a single-layer st_level with power-of-two sides (crop or resample); a level as a PNG set
+ * (height.png, meta.png, preview.png) and back. */
 #ifndef STRATA_HEIGHTMAP_H
 #define STRATA_HEIGHTMAP_H
 
@@ -9,34 +10,51 @@
 #define ST_HEIGHTMAP_MAX_SAMPLES (1u << 27) /* 128 Mi samples: 512 MiB of int32 */
 #define ST_HGT_VOID (-32768)
 
+/* Samples are integers: a sample is vertical_scale metres per unit. Sources whose samples are integers (PNG,
+ * .hgt, s16/u16 raw, integral GDAL bands, Terrarium, Terrain-RGB) keep their own unit, so nothing is rounded;
+ * float sources (f32 raw, float GDAL bands) are held in millimetres of their unit (vertical_scale = 0.001 ×
+ * the unit), which covers ±2,147 km exactly to 1 mm. */
 typedef struct st_heightmap {
     uint32_t width, height;
-    int32_t *samples;         /* row-major, first row = north/top */
-    double metres_per_sample; /* horizontal spacing, 0 when the format does not say */
-    double vertical_scale;    /* metres per sample unit (1 for .hgt and raw; set by the caller for PNG) */
-    int32_t min, max;         /* over all samples after void filling */
-    uint64_t voids_filled;    /* .hgt voids replaced from their neighbours */
+    int32_t *samples;           /* row-major, first row = north/top */
+    double metres_per_sample;   /* horizontal spacing (east-west), 0 when the format does not say */
+    double metres_per_sample_y; /* north-south spacing where it differs (geographic grids); 0 = the same */
+    double vertical_scale;      /* metres per sample unit */
+    int32_t min, max;           /* over all samples after void filling */
+    uint64_t voids_filled;      /* void (nodata) samples filled from their neighbours */
+    uint64_t voids_sea_level;   /* of those, the ones with no valid sample near enough: set to the sea level */
 } st_heightmap;
 
 typedef enum st_endian { ST_ENDIAN_LITTLE = 0, ST_ENDIAN_BIG = 1 } st_endian;
+/* The sample type of a raw grid. */
+typedef enum st_dem_raw_type { ST_DEM_RAW_S16 = 0, ST_DEM_RAW_U16 = 1, ST_DEM_RAW_F32 = 2 } st_dem_raw_type;
 
 /* Greyscale PNG, 8- or 16-bit (grey+alpha accepted, alpha ignored; colour is refused). */
 st_result st_heightmap_decode_png(const uint8_t *data, size_t size, const char *name, st_heightmap **out,
                                   st_error *err);
-/* SRTM .hgt: big-endian int16, 1201² (3″) or 3601² (1″); voids (−32768) filled from the nearest valid
- * samples outward, each the mean of its already-known 4-neighbours. */
+/* SRTM .hgt: big-endian int16, 1201² (3″) or 3601² (1″); voids (−32768) filled by the DEM readers' rule
+ * (docs/formats.md: the inverse-distance-squared mean of the nearest valid samples, each from its own
+ * neighbourhood only). A tile that is all voids is an error. */
 st_result st_heightmap_decode_hgt(const uint8_t *data, size_t size, const char *name, st_heightmap **out,
                                   st_error *err);
-/* Raw int16 rows, no header: size must be exactly 2·W·H. */
+/* Raw rows, no header: size must be exactly W·H samples of the type (2 bytes for s16/u16, 4 for f32). s16 and
+ * u16 samples are kept as they are (vertical_scale 1); f32 ones in millimetres (vertical_scale 0.001), with
+ * non-finite samples and samples beyond ±100 km read as voids and filled as .hgt voids are. */
 st_result st_heightmap_decode_raw(const uint8_t *data, size_t size, uint32_t width, uint32_t height,
-                                  st_endian endian, const char *name, st_heightmap **out, st_error *err);
+                                  st_dem_raw_type type, st_endian endian, const char *name, st_heightmap **out,
+                                  st_error *err);
 void st_heightmap_destroy(st_heightmap *hm);
 
 typedef struct st_heightmap_read_desc {
-    uint32_t raw_width, raw_height; /* non-zero: read as raw int16 of this size, whatever the extension */
+    uint32_t raw_width, raw_height; /* non-zero: read as a raw grid of this size, whatever the extension */
+    st_dem_raw_type raw_type;       /* for raw: s16 (default), u16 or f32 */
     st_endian endian;               /* for raw */
+    double units_m;                 /* metres per sample unit where the format carries none (PNG, raw); 0 = 1 */
+    double spacing_m;               /* metres between samples where the format carries none; 0 = unknown */
 } st_heightmap_read_desc;
-/* Picks the reader by extension (.png, .hgt, else raw when a size is given). desc may be NULL. */
+/* Reads one file of any format st_dem_open takes (PNG, .hgt, raw, .r16, GeoTIFF and every raster GDAL
+ * reads) whole into a heightmap; more than ST_HEIGHTMAP_MAX_SAMPLES samples is an error. A missing file says
+ * "No such file or directory". desc may be NULL. */
 st_result st_heightmap_read(const char *path, const st_heightmap_read_desc *desc, st_heightmap **out,
                             st_error *err);
 

@@ -1,11 +1,14 @@
-/* Elevation models: greyscale PNG (from memory through libpng), SRTM .hgt with void filling, raw int16
- * grids; and their quantisation into a single-layer level with power-of-two sides. */
+/* Elevation models: greyscale PNG (from memory through libpng), SRTM .hgt with void filling, raw s16/u16/f32
+ * grids, files of every DEM format read through st_dem_open; and their quantisation into a single-layer level
+ * with power-of-two sides. */
 #include <math.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/dem_internal.h"
+#include "strata/dem.h"
 #include "strata/heightmap.h"
 #include "strata/vangers.h"
 
@@ -141,66 +144,24 @@ static st_result decode_png(const uint8_t *data, size_t size, const char *name, 
 
 /* ---- SRTM .hgt ------------------------------------------------------------------------------------------ */
 
-/* Fills voids breadth-first from the valid samples: each void takes the rounded mean of its 4-neighbours
- * that were known before its own wave, so the result does not depend on scan order. */
+/* Fills the voids (ST_HGT_VOID) by the DEM readers' one rule (st_dem_fill_voids), so a tile decoded here and
+ * the same tile read in windows through st_dem_open agree sample for sample. */
 static st_result fill_voids(st_heightmap *hm, const char *name, st_error *err) {
-    uint32_t w = hm->width, h = hm->height;
-    size_t n = (size_t)w * h;
-    uint32_t *queue = malloc(sizeof(uint32_t) * n);
-    uint32_t *wave = malloc(sizeof(uint32_t) * n); /* 0 = valid, UINT32_MAX = unreached */
-    if (!queue || !wave) {
-        free(queue);
-        free(wave);
-        return st_error_set(err, ST_ERR_NOMEM, "%s: out of memory", name);
-    }
-    size_t head = 0, tail = 0, voids = 0;
+    size_t n = (size_t)hm->width * hm->height;
+    float *v = malloc(sizeof(float) * n);
+    if (!v) return st_error_set(err, ST_ERR_NOMEM, "%s: out of memory", name);
+    bool any = false;
     for (size_t i = 0; i < n; i++) {
-        wave[i] = hm->samples[i] == ST_HGT_VOID ? UINT32_MAX : 0;
-        voids += hm->samples[i] == ST_HGT_VOID;
+        v[i] = hm->samples[i] == ST_HGT_VOID ? NAN : (float)hm->samples[i];
+        any |= hm->samples[i] == ST_HGT_VOID;
     }
-    if (voids == n) {
-        free(queue);
-        free(wave);
-        return st_error_set(err, ST_ERR_FORMAT, "%s: every sample is a void", name);
-    }
-    static const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
-    for (size_t i = 0; i < n; i++) {
-        if (wave[i] != UINT32_MAX) continue;
-        uint32_t x = (uint32_t)(i % w), y = (uint32_t)(i / w);
-        for (int k = 0; k < 4; k++) {
-            int64_t nx = (int64_t)x + dx[k], ny = (int64_t)y + dy[k];
-            if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
-            if (wave[(size_t)ny * w + (size_t)nx] == 0) {
-                wave[i] = 1;
-                queue[tail++] = (uint32_t)i;
-                break;
-            }
-        }
-    }
-    while (head < tail) {
-        uint32_t i = queue[head++];
-        uint32_t x = i % w, y = i / w;
-        int64_t sum = 0;
-        int cnt = 0;
-        for (int k = 0; k < 4; k++) {
-            int64_t nx = (int64_t)x + dx[k], ny = (int64_t)y + dy[k];
-            if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
-            size_t j = (size_t)ny * w + (size_t)nx;
-            if (wave[j] < wave[i]) {
-                sum += hm->samples[j];
-                cnt++;
-            } else if (wave[j] == UINT32_MAX) {
-                wave[j] = wave[i] + 1;
-                queue[tail++] = (uint32_t)j;
-            }
-        }
-        /* cnt ≥ 1: i was reached from a neighbour of an earlier wave */
-        hm->samples[i] = (int32_t)llround((double)sum / cnt);
-    }
-    hm->voids_filled = voids;
-    free(queue);
-    free(wave);
-    return ST_OK;
+    st_result r = any ? st_dem_fill_voids(v, hm->width, hm->height, true, 0.0, &hm->voids_filled,
+                                          &hm->voids_sea_level, name, err)
+                      : ST_OK;
+    if (!r && any)
+        for (size_t i = 0; i < n; i++) hm->samples[i] = (int32_t)v[i];
+    free(v);
+    return r;
 }
 
 st_result st_heightmap_decode_hgt(const uint8_t *data, size_t size, const char *name, st_heightmap **out,
@@ -221,62 +182,88 @@ st_result st_heightmap_decode_hgt(const uint8_t *data, size_t size, const char *
         st_heightmap_destroy(hm);
         return r;
     }
-    /* 3 or 1 arc-seconds: the spacing along a meridian (east-west spacing shrinks with latitude). */
-    hm->metres_per_sample = side == 1201 ? 92.6 : 30.87;
+    /* 3 or 1 arc-seconds in metres at the tile's centre latitude (the equator when the name gives none). */
+    int lat = 0, lon = 0;
+    double ew, ns;
+    bool named = st_dem_hgt_name(name, &lat, &lon);
+    st_dem_metres_per_degree(named ? lat + 0.5 : 0.0, ST_WGS84_A, ST_WGS84_F, &ew, &ns);
+    hm->metres_per_sample = ew / (side - 1);
+    hm->metres_per_sample_y = ns / (side - 1);
     hm_range(hm);
     *out = hm;
     return ST_OK;
 }
 
 st_result st_heightmap_decode_raw(const uint8_t *data, size_t size, uint32_t width, uint32_t height,
-                                  st_endian endian, const char *name, st_heightmap **out, st_error *err) {
+                                  st_dem_raw_type type, st_endian endian, const char *name, st_heightmap **out,
+                                  st_error *err) {
     if (!name) name = "heightmap.raw";
     *out = NULL;
+    if ((unsigned)type > ST_DEM_RAW_F32) return st_error_set(err, ST_ERR_INVALID, "%s: unknown raw sample type", name);
     if (!width || !height || (uint64_t)width * height > ST_HEIGHTMAP_MAX_SAMPLES)
         return st_error_set(err, ST_ERR_INVALID, "%s: raw size %ux%u is outside 1..%u samples", name, width, height,
                             ST_HEIGHTMAP_MAX_SAMPLES);
-    if ((uint64_t)size != 2ull * width * height)
-        return st_error_set(err, ST_ERR_FORMAT, "%s: %zu bytes, but %ux%u int16 samples are %llu", name, size, width,
-                            height, 2ull * width * height);
+    static const char *const names[] = {"s16", "u16", "f32"};
+    unsigned b = type == ST_DEM_RAW_F32 ? 4 : 2;
+    if ((uint64_t)size != (uint64_t)b * width * height)
+        return st_error_set(err, ST_ERR_FORMAT, "%s: %zu bytes, but %ux%u %s samples are %llu", name, size, width,
+                            height, names[type], (unsigned long long)b * width * height);
     st_heightmap *hm;
     st_result r = hm_alloc(width, height, name, &hm, err);
     if (r) return r;
-    for (size_t i = 0; i < (size_t)width * height; i++) {
-        uint16_t v = endian == ST_ENDIAN_BIG ? (uint16_t)(data[2 * i] << 8 | data[2 * i + 1])
-                                             : (uint16_t)(data[2 * i] | data[2 * i + 1] << 8);
-        hm->samples[i] = (int16_t)v;
+    const size_t n = (size_t)width * height;
+    const bool be = endian == ST_ENDIAN_BIG;
+    if (type != ST_DEM_RAW_F32) {
+        for (size_t i = 0; i < n; i++) {
+            uint16_t v = be ? (uint16_t)(data[2 * i] << 8 | data[2 * i + 1]) : (uint16_t)(data[2 * i] | data[2 * i + 1] << 8);
+            hm->samples[i] = type == ST_DEM_RAW_U16 ? (int32_t)v : (int32_t)(int16_t)v;
+        }
+        hm_range(hm);
+        *out = hm;
+        return ST_OK;
     }
+    /* f32: held in millimetres; non-finite and absurd samples are voids, filled like .hgt voids. */
+    float *v = malloc(sizeof(float) * n);
+    if (!v) {
+        st_heightmap_destroy(hm);
+        return st_error_set(err, ST_ERR_NOMEM, "%s: out of memory", name);
+    }
+    bool any = false;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *p = data + 4 * i;
+        uint32_t u = be ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+                        : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+        memcpy(&v[i], &u, sizeof u);
+        if (!isfinite(v[i]) || fabsf(v[i]) > (float)ST_DEM_ABSURD_M) {
+            v[i] = NAN;
+            any = true;
+        }
+    }
+    if (any) r = st_dem_fill_voids(v, width, height, false, 0.0, &hm->voids_filled, &hm->voids_sea_level, name, err);
+    if (!r)
+        for (size_t i = 0; i < n; i++) hm->samples[i] = (int32_t)lrint((double)v[i] * 1000.0);
+    free(v);
+    if (r) {
+        st_heightmap_destroy(hm);
+        return r;
+    }
+    hm->vertical_scale = 0.001;
     hm_range(hm);
     *out = hm;
     return ST_OK;
 }
 
-static bool ends_with(const char *s, const char *suffix) {
-    size_t n = strlen(s), m = strlen(suffix);
-    if (n < m) return false;
-    for (size_t i = 0; i < m; i++) {
-        char c = s[n - m + i];
-        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
-        if (c != suffix[i]) return false;
-    }
-    return true;
-}
-
 st_result st_heightmap_read(const char *path, const st_heightmap_read_desc *desc, st_heightmap **out,
                             st_error *err) {
     *out = NULL;
-    bool raw = desc && desc->raw_width && desc->raw_height;
-    if (!raw && !ends_with(path, ".png") && !ends_with(path, ".hgt"))
-        return st_error_set(err, ST_ERR_INVALID, "%s: unknown elevation format (.png, .hgt, or raw with a size)", path);
-    uint8_t *data = NULL;
-    size_t size = 0;
-    size_t cap = raw ? 2ull * desc->raw_width * desc->raw_height + 1 : ends_with(path, ".hgt") ? 2u * 3601 * 3601 + 1 : (size_t)1 << 31;
-    st_result r = st_file_read_all(path, cap, &data, &size, err);
+    st_heightmap_read_desc d = desc ? *desc : (st_heightmap_read_desc){0};
+    st_dem_open_desc od = {.raw_width = d.raw_width, .raw_height = d.raw_height, .raw_type = d.raw_type,
+                           .endian = d.endian, .units_m = d.units_m, .spacing_m = d.spacing_m};
+    st_dem_source *src = NULL;
+    st_result r = st_dem_open(&path, 1, &od, &src, err);
     if (r) return r;
-    if (raw) r = st_heightmap_decode_raw(data, size, desc->raw_width, desc->raw_height, desc->endian, path, out, err);
-    else if (ends_with(path, ".hgt")) r = st_heightmap_decode_hgt(data, size, path, out, err);
-    else r = st_heightmap_decode_png(data, size, path, out, err);
-    free(data);
+    r = st_dem_read_heightmap(src, out, err);
+    st_dem_source_destroy(src);
     return r;
 }
 

@@ -73,3 +73,10 @@ st_result st_dem_source_read_stride(st_dem_source *src, int64_t x0, int64_t y0, 
         return st_error_set(err, ST_ERR_INVALID, "%s: bad strided window", src->info.description);
     return src->ops.read_stride(src->state, x0, y0, stride, w, h, out, err);
 }
+
+void st_dem_source_void_counts(const st_dem_source *src, uint64_t *filled, uint64_t *sea_level) {
+    uint64_t f = 0, s = 0;
+    if (src->ops.void_counts) src->ops.void_counts(src->state, &f, &s);
+    if (filled) *filled = f;
+    if (sea_level) *sea_level = s;
+}
