@@ -1,11 +1,14 @@
-/* strata convert IN OUT: Vangers world ⇄ PNG set, and elevation models (PNG, SRTM .hgt, raw int16) into
- * single-layer strata worlds. Every output file is written atomically. */
+/* strata convert IN... OUT: Vangers world ⇄ PNG set, and elevation models (PNG, SRTM .hgt and their mosaics,
+ * raw s16/u16/f32, .r16, GeoTIFF and every raster GDAL reads, Terrarium/Terrain-RGB tile folders) into
+ * single-layer strata worlds at their true vertical scale. Every output file is written atomically. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "strata/dem.h"
 #include "strata/heightmap.h"
 #include "strata/vangers.h"
 #include "strata/world.h"
@@ -13,7 +16,7 @@
 static const char *cmd = "convert";
 
 static int usage(void) {
-    printf("usage: strata convert IN OUT [OPTIONS]\n\n"
+    printf("usage: strata convert IN... OUT [OPTIONS]\n\n"
            "IN is one of:\n"
            "  default             the embedded procedural world\n"
            "  DIR or DIR/world.ini  a Vangers world: world.ini ([Storage] Version 1.4; Map Power X/Y; Section Size\n"
@@ -23,21 +26,33 @@ static int usage(void) {
            "                      Colors)\n"
            "  DIR with height.png   a PNG set: height.png + meta.png, 8-bit grey, equal power-of-two sizes\n"
            "  FILE.png            a greyscale elevation model, 8- or 16-bit (alpha ignored, colour refused)\n"
-           "  FILE.hgt            an SRTM tile: big-endian int16, 1201x1201 or 3601x3601, voids (-32768) filled\n"
-           "  FILE --raw WxH      raw int16 samples, no header, exactly 2*W*H bytes (--endian le|be, default le)\n\n"
+           "  FILE.hgt ...        SRTM tiles: big-endian int16, 1201x1201 or 3601x3601, voids (-32768) filled;\n"
+           "                      several are joined by their names (N50E009.hgt N50E010.hgt ...) into one mosaic\n"
+           "  FILE --raw WxH      raw samples, no header, exactly W*H samples (--type s16|u16|f32, default s16;\n"
+           "                      --endian le|be, default le); FILE.r16 is u16 and, without --raw, square\n"
+           "  FILE (GeoTIFF ...)  any raster GDAL reads: band 1, nodata filled, spacing from the CRS\n"
+           "  DIR --rgb terrarium|mapbox [--zoom Z]  a z/x/y folder of Terrarium or Terrain-RGB PNG tiles\n"
+           "                      (the deepest zoom present unless --zoom)\n\n"
            "OUT is a directory. Worlds become a PNG set (height.png, meta.png, preview.png); everything else\n"
            "becomes a Vangers world (world.ini, output.vmc, harmony.pal, output.vpr).\n\n"
            "options:\n"
            "  --to world|pngs     choose the output kind\n"
            "  --vmp               write the uncompressed .vmp instead of .vmc\n"
            "  --identity          write the .vmc with the identity code instead of Huffman codes\n"
-           "  --fit crop|resample elevation models: crop a centred power-of-two window (default; exact samples)\n"
-           "                      or resample bilinearly to the nearest powers of two (keeps the whole extent)\n"
+           "  --fit auto|crop|resample  elevation models: crop a centred power-of-two window (exact samples),\n"
+           "                      or resample bilinearly to powers of two (keeps the whole extent); auto (the\n"
+           "                      default) crops when the true scale fits, else resamples coarser until it does\n"
            "  --size WxH          elevation models: the level size (powers of two)\n"
-           "  --units M           elevation models: metres per sample unit (default 1; e.g. 0.1 for Puget Sound)\n"
-           "  --raw WxH, --endian le|be   raw int16 input\n"
-           "Elevations are quantised to heights 0..255 spanning the window's min..max; the step, the base and\n"
-           "the largest quantisation error are reported. Material 0 (water) marks elevations <= 0.\n");
+           "  --units M           metres per sample unit where the format has none (default 1; Puget Sound 0.1)\n"
+           "  --spacing M         metres between samples where the format has none (Puget Sound 160)\n"
+           "  --exaggerate E|fit  vertical exaggeration (default 1, the true scale); fit stretches the relief\n"
+           "                      over the 256 height steps whatever the spacing\n"
+           "  --raw WxH, --type s16|u16|f32, --endian le|be   raw input\n"
+           "  --rgb terrarium|mapbox, --zoom Z                 z/x/y tile folders\n"
+           "Elevations keep their true scale: one height step is one texel's width in metres (divided by\n"
+           "--exaggerate); when the relief needs more than 256 steps the error says the largest --exaggerate\n"
+           "that fits. Step 0 is the lowest elevation; material 0 (water) marks elevations <= 0 and the\n"
+           "flood level is the sea-level step.\n");
     return CLI_EXIT_OK;
 }
 
@@ -74,16 +89,86 @@ static int save_world(const st_level *level, const char *out, bool vmp, bool ide
     return CLI_EXIT_OK;
 }
 
+/* Reads the elevation model(s), quantises them into a level and says what was done. */
+static int convert_dem(char **in, size_t count, const st_dem_open_desc *od, const st_heightmap_level_desc *ld,
+                       st_level **level) {
+    st_error err = {0};
+    st_dem_source *src = NULL;
+    if (st_dem_open((const char *const *)in, count, od, &src, &err)) return cli_fail(cmd, &err);
+    const st_dem_info *di = st_dem_source_info(src);
+    if (!ld->stretch && !(di->spacing_x_m > 0)) {
+        st_dem_source_destroy(src);
+        return cli_usage_error(cmd, "%s carries no horizontal spacing, so its true scale is unknown: give --spacing M "
+                                    "(metres between samples) or --exaggerate fit", in[0]);
+    }
+    st_heightmap *hm = NULL;
+    st_result r = st_dem_read_heightmap(src, &hm, &err);
+    char desc[256];
+    snprintf(desc, sizeof desc, "%s", di->description);
+    bool geo = di->georeferenced;
+    char crs[128];
+    snprintf(crs, sizeof crs, "%s", di->crs);
+    st_dem_source_destroy(src);
+    if (r) return cli_fail(cmd, &err);
+    st_heightmap_level_info info;
+    if (st_heightmap_to_level(hm, ld, level, &info, &err)) {
+        st_heightmap_destroy(hm);
+        return cli_fail(cmd, &err);
+    }
+    double vs = hm->vertical_scale;
+    printf("read %s\n  %ux%u samples, %.6g..%.6g m", desc, hm->width, hm->height, hm->min * vs, hm->max * vs);
+    if (hm->metres_per_sample > 0) {
+        double sy = hm->metres_per_sample_y > 0 ? hm->metres_per_sample_y : hm->metres_per_sample;
+        printf(", %.6g x %.6g m apart", hm->metres_per_sample, sy);
+    }
+    printf("%s%s\n", geo && crs[0] ? "; CRS " : "", geo ? crs : "");
+    if (od->spacing_m > 0 && fabs(hm->metres_per_sample - od->spacing_m) > 1e-9 * od->spacing_m)
+        printf("  --spacing %g is not used: the file says how far apart its samples are\n", od->spacing_m);
+    if (hm->voids_filled)
+        printf("  %llu void samples filled from their neighbours (%llu with no valid sample within %d set to the "
+               "sea level)\n", (unsigned long long)hm->voids_filled, (unsigned long long)hm->voids_sea_level,
+               ST_DEM_VOID_RADIUS);
+    if (info.resampled)
+        printf("  resampled (bilinear) %ux%u -> %ux%u\n", hm->width, hm->height, (*level)->width, (*level)->height);
+    else if (info.src_width != hm->width || info.src_height != hm->height)
+        printf("  cropped to %ux%u at (%u,%u) of %ux%u (powers of two; --fit resample keeps the whole extent)\n",
+               info.src_width, info.src_height, info.x0, info.y0, hm->width, hm->height);
+    if (ld->stretch && info.texel_metres > 0)
+        printf("  vertical scale: stretched over 256 steps (--exaggerate fit): %.4gx the true scale\n",
+               info.exaggeration);
+    else if (ld->stretch)
+        printf("  vertical scale: stretched over 256 steps (--exaggerate fit)\n");
+    else if (ld->exaggerate > 0 && ld->exaggerate != 1)
+        printf("  vertical scale: exaggerated %.4gx (1 height step = %.4g m, 1 texel = %.4g m)\n", info.exaggeration,
+               info.step_metres, info.texel_metres);
+    else
+        printf("  vertical scale: true (1 height step = 1 texel = %.4g m)\n", info.texel_metres);
+    if (info.texel_metres > 0 && fabs(info.texel_metres_y / info.texel_metres - 1) > 0.01)
+        printf("  texels are %.4g x %.4g m: the level is stretched %.3gx north-south\n", info.texel_metres,
+               info.texel_metres_y, info.texel_metres / info.texel_metres_y);
+    printf("  quantised: height step = %.4g m, step 0 = %.6g m, %u steps used, max error %.4g m; %llu water texels "
+           "(<= 0 m), flood level %u\n",
+           info.step_metres, info.base_metres, info.steps_used, info.max_error_metres,
+           (unsigned long long)info.water_texels, (*level)->flood[0]);
+    st_heightmap_destroy(hm);
+    return CLI_EXIT_OK;
+}
+
 int cmd_convert(int argc, char **argv) {
     const char *to = NULL;
     bool vmp = false, identity = false;
-    st_heightmap_read_desc rd = {0};
+    st_dem_open_desc od = {0};
     st_heightmap_level_desc ld = {0};
-    float units = 1.0f;
+    float f;
+    uint32_t u;
     static const struct option opts[] = {
-        {"to", required_argument, 0, 't'},   {"vmp", no_argument, 0, 'v'},        {"identity", no_argument, 0, 'i'},
-        {"fit", required_argument, 0, 'f'},  {"size", required_argument, 0, 's'}, {"units", required_argument, 0, 'u'},
-        {"raw", required_argument, 0, 'r'},  {"endian", required_argument, 0, 'e'}, {"help", no_argument, 0, 'h'},
+        {"to", required_argument, 0, 't'},      {"vmp", no_argument, 0, 'v'},
+        {"identity", no_argument, 0, 'i'},      {"fit", required_argument, 0, 'f'},
+        {"size", required_argument, 0, 's'},    {"units", required_argument, 0, 'u'},
+        {"spacing", required_argument, 0, 'p'}, {"exaggerate", required_argument, 0, 'x'},
+        {"raw", required_argument, 0, 'r'},     {"type", required_argument, 0, 'T'},
+        {"endian", required_argument, 0, 'e'},  {"rgb", required_argument, 0, 'g'},
+        {"zoom", required_argument, 0, 'z'},    {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     cli_getopt_reset();
     int c;
@@ -97,68 +182,78 @@ int cmd_convert(int argc, char **argv) {
         case 'v': vmp = true; break;
         case 'i': identity = true; break;
         case 'f':
-            if (!strcmp(optarg, "crop")) ld.fit = ST_FIT_CROP;
+            if (!strcmp(optarg, "auto")) ld.fit = ST_FIT_AUTO;
+            else if (!strcmp(optarg, "crop")) ld.fit = ST_FIT_CROP;
             else if (!strcmp(optarg, "resample")) ld.fit = ST_FIT_RESAMPLE;
-            else return cli_usage_error(cmd, "--fit must be crop or resample, not '%s'", optarg);
+            else return cli_usage_error(cmd, "--fit must be auto, crop or resample, not '%s'", optarg);
             break;
         case 's':
             if (!cli_parse_size(optarg, &ld.width, &ld.height) || !st_is_pow2(ld.width) || !st_is_pow2(ld.height))
                 return cli_usage_error(cmd, "bad --size '%s' (powers of two, like 1024x512)", optarg);
             break;
         case 'u':
-            if (!cli_parse_float(optarg, 1e-6f, 1e6f, &units)) return cli_usage_error(cmd, "bad --units '%s'", optarg);
+            if (!cli_parse_float(optarg, 1e-6f, 1e6f, &f)) return cli_usage_error(cmd, "bad --units '%s'", optarg);
+            od.units_m = f;
+            break;
+        case 'p':
+            if (!cli_parse_float(optarg, 1e-6f, 1e7f, &f))
+                return cli_usage_error(cmd, "bad --spacing '%s' (metres, 1e-6..1e7)", optarg);
+            od.spacing_m = f;
+            break;
+        case 'x':
+            if (!strcmp(optarg, "fit")) ld.stretch = true;
+            else if (cli_parse_float(optarg, 1e-6f, 1e6f, &f)) ld.exaggerate = f;
+            else return cli_usage_error(cmd, "bad --exaggerate '%s' (a factor in 1e-6..1e6, or fit)", optarg);
             break;
         case 'r':
-            if (!cli_parse_size(optarg, &rd.raw_width, &rd.raw_height))
+            if (!cli_parse_size(optarg, &od.raw_width, &od.raw_height))
                 return cli_usage_error(cmd, "bad --raw '%s' (like 1080x540)", optarg);
             break;
+        case 'T':
+            if (!strcmp(optarg, "s16")) od.raw_type = ST_DEM_RAW_S16;
+            else if (!strcmp(optarg, "u16")) od.raw_type = ST_DEM_RAW_U16;
+            else if (!strcmp(optarg, "f32")) od.raw_type = ST_DEM_RAW_F32;
+            else return cli_usage_error(cmd, "--type must be s16, u16 or f32, not '%s'", optarg);
+            break;
         case 'e':
-            if (!strcmp(optarg, "le")) rd.endian = ST_ENDIAN_LITTLE;
-            else if (!strcmp(optarg, "be")) rd.endian = ST_ENDIAN_BIG;
+            if (!strcmp(optarg, "le")) od.endian = ST_ENDIAN_LITTLE;
+            else if (!strcmp(optarg, "be")) od.endian = ST_ENDIAN_BIG;
             else return cli_usage_error(cmd, "--endian must be le or be, not '%s'", optarg);
+            break;
+        case 'g':
+            if (!strcmp(optarg, "terrarium")) od.rgb = ST_DEM_RGB_TERRARIUM;
+            else if (!strcmp(optarg, "mapbox")) od.rgb = ST_DEM_RGB_MAPBOX;
+            else return cli_usage_error(cmd, "--rgb must be terrarium or mapbox, not '%s'", optarg);
+            break;
+        case 'z':
+            if (!cli_parse_uint(optarg, 1, 30, &u)) return cli_usage_error(cmd, "bad --zoom '%s' (1..30)", optarg);
+            od.zoom = u;
             break;
         case 'h': return usage();
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (argc - optind != 2) return cli_usage_error(cmd, "expected IN and OUT");
-    const char *in = argv[optind], *out = argv[optind + 1];
+    if (argc - optind < 2) return cli_usage_error(cmd, "expected IN and OUT");
+    char **ins = argv + optind;
+    size_t n_in = (size_t)(argc - optind - 1);
+    const char *in = ins[0], *out = argv[argc - 1];
     st_error err = {0};
     st_level *level = NULL;
     bool is_world = false;
     double t0 = st_time_ms();
 
-    if (!strcmp(in, "default") || has_suffix(in, ".ini") || (is_dir(in) && exists_in(in, "world.ini"))) {
+    bool world_in = !strcmp(in, "default") || has_suffix(in, ".ini") || (is_dir(in) && exists_in(in, "world.ini"));
+    bool pngs_in = !world_in && !od.rgb && is_dir(in) && exists_in(in, "height.png");
+    if ((world_in || pngs_in) && n_in > 1)
+        return cli_usage_error(cmd, "only SRTM .hgt tiles can be joined; a world is converted alone");
+    if (world_in) {
         if (st_world_load(in, &level, &err)) return cli_fail(cmd, &err);
         is_world = true;
-    } else if (is_dir(in) && exists_in(in, "height.png")) {
+    } else if (pngs_in) {
         if (st_level_read_pngs(in, &level, &err)) return cli_fail(cmd, &err);
-    } else if (rd.raw_width || has_suffix(in, ".png") || has_suffix(in, ".hgt")) {
-        st_heightmap *hm = NULL;
-        if (st_heightmap_read(in, &rd, &hm, &err)) return cli_fail(cmd, &err);
-        hm->vertical_scale = units;
-        st_heightmap_level_info info;
-        st_result r = st_heightmap_to_level(hm, &ld, &level, &info, &err);
-        if (r) {
-            st_heightmap_destroy(hm);
-            return cli_fail(cmd, &err);
-        }
-        printf("read %s: %ux%u samples, %d..%d (x %.4g m)%s\n", in, hm->width, hm->height, hm->min, hm->max,
-               hm->vertical_scale, hm->voids_filled ? ", voids filled" : "");
-        if (hm->voids_filled) printf("  %llu void samples filled from their neighbours\n",
-                                     (unsigned long long)hm->voids_filled);
-        if (info.resampled)
-            printf("  resampled (bilinear) %ux%u -> %ux%u\n", hm->width, hm->height, level->width, level->height);
-        else if (info.src_width != hm->width || info.src_height != hm->height)
-            printf("  cropped to %ux%u at (%u,%u) of %ux%u (powers of two; --fit resample keeps the whole extent)\n",
-                   info.src_width, info.src_height, info.x0, info.y0, hm->width, hm->height);
-        printf("  quantised: height step = %.4g m, step 0 = %.4g m, max error %.4g m; %llu water texels (<= 0 m), "
-               "flood level %u\n",
-               info.step_metres, info.base_metres, info.max_error_metres, (unsigned long long)info.water_texels,
-               level->flood[0]);
-        st_heightmap_destroy(hm);
     } else {
-        return cli_usage_error(cmd, "cannot tell what '%s' is (see --help for what each reader accepts)", in);
+        int status = convert_dem(ins, n_in, &od, &ld, &level);
+        if (status != CLI_EXIT_OK) return status;
     }
     bool pngs = to ? !strcmp(to, "pngs") : is_world;
     int status;

@@ -1,6 +1,7 @@
 /* libFuzzer target: the raw (s16, u16, f32: NaN and absurd floats filled as voids by the DEM readers' rule)
- * and SRTM .hgt readers, then quantisation into a level (crop or resample). The first byte picks the reader,
- * byte order, sample type and fit; raw sizes come from the next two bytes. */
+ * and SRTM .hgt readers, then quantisation into a level (crop, resample or auto; stretched or at the true
+ * scale). The first byte picks the reader, byte order, sample type and fit; raw sizes come from the next two
+ * bytes. */
 #include <stdlib.h>
 
 #include "fuzz_common.h"
@@ -23,7 +24,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                 &hm, &err);
     }
     if (hm) {
-        st_heightmap_level_desc d = {.fit = (mode & 4) ? ST_FIT_RESAMPLE : ST_FIT_CROP};
+        /* bits 2 and 6: the fit; bit 5: stretched, else the true scale at a spacing from bit 7 */
+        st_fit fit = (mode & 4) ? ST_FIT_RESAMPLE : (mode & 64) ? ST_FIT_AUTO : ST_FIT_CROP;
+        st_heightmap_level_desc d = {.fit = fit, .stretch = (mode & 32) != 0, .spacing_m = (mode & 128) ? 0.5 : 30};
         st_level *level = NULL;
         st_heightmap_level_info info;
         if (st_heightmap_to_level(hm, &d, &level, &info, &err) == ST_OK) st_level_destroy(level);

@@ -56,6 +56,44 @@ head -c 100 "$STRATA_SOURCE/tests/fixtures/tiny16.png" > "$tmp/trunc.png" 2>/dev
     printf '\211PNG\r\n\032\n\000\000\000\rIHDR' > "$tmp/trunc.png"
 expect_usage_error "convert: truncated PNG" convert "$tmp/trunc.png" "$tmp/out-world"
 
+# convert: elevation inputs. Each leaves no output world behind.
+expect_convert_error() {
+    local what="$1" want="$2"; shift 2
+    expect_usage_error "convert: $what" convert "$@"
+    if [ -e "$tmp/out-world" ]; then
+        echo "FAIL: convert: $what: left $tmp/out-world"; fails=$((fails + 1)); rm -rf "$tmp/out-world"
+    elif ! grep -q -- "$want" "$tmp/stderr"; then
+        echo "FAIL: convert: $what: stderr lacks '$want': $(head -c 300 "$tmp/stderr")"; fails=$((fails + 1))
+    fi
+}
+expect_convert_error "missing file" "No such file or directory" "$tmp/no-such-dem.tif" "$tmp/out-world"
+printf 'not a raster at all\n' > "$tmp/garbage.tif"
+expect_convert_error ".tif no reader takes" "no reader takes it" "$tmp/garbage.tif" "$tmp/out-world"
+: > "$tmp/empty.tif"
+expect_convert_error "empty .tif" "empty file" "$tmp/empty.tif" "$tmp/out-world"
+expect_convert_error "bad --type" "--type must be" "$tmp/garbage.tif" "$tmp/out-world" --raw 4x4 --type s32
+expect_convert_error "bad --exaggerate" "bad --exaggerate" "$STRATA_SOURCE/data/dem/ps_height_1k.png" "$tmp/out-world" --exaggerate -2
+expect_convert_error "non-finite --exaggerate" "bad --exaggerate" "$STRATA_SOURCE/data/dem/ps_height_1k.png" "$tmp/out-world" --exaggerate nan
+expect_convert_error "bad --spacing" "bad --spacing" "$STRATA_SOURCE/data/dem/ps_height_1k.png" "$tmp/out-world" --spacing 0
+expect_convert_error "no spacing, no true scale" "--spacing M" "$STRATA_SOURCE/data/dem/ps_height_1k.png" "$tmp/out-world" --units 0.1
+expect_convert_error "true scale impossible" "use --exaggerate 0.116 or less" "$STRATA_SOURCE/data/dem/ps_height_1k.png" "$tmp/out-world" --units 0.1 --spacing 2 --fit crop
+expect_convert_error "raw of the wrong size" "truncated" "$STRATA_SOURCE/data/dem/etopo20_global_1080x540_s16le.raw" "$tmp/out-world" --raw 1080x541 --spacing 37000
+expect_convert_error "u16 raw of the wrong size" "u16 samples" "$STRATA_SOURCE/data/dem/etopo20_global_1080x540_s16le.raw" "$tmp/out-world" --raw 1000x540 --type u16
+cp "$STRATA_SOURCE/data/dem/etopo20_global_1080x540_s16le.raw" "$tmp/N50E009.hgt"
+expect_convert_error "lone .hgt of the wrong size" "SRTM tile" "$tmp/N50E009.hgt" "$tmp/out-world"
+expect_convert_error "mosaic of other files" "only SRTM tiles" "$tmp/N50E009.hgt" "$tmp/garbage.tif" "$tmp/out-world"
+expect_convert_error "folder without --rgb" "is a directory" "$tmp" "$tmp/out-world"
+expect_convert_error "bad --rgb" "--rgb must be" "$tmp" "$tmp/out-world" --rgb jpeg
+# a named pipe: refused at once, never read (timeout: a hang fails)
+mkfifo "$tmp/pipe.tif"
+timeout 20 "$strata" convert "$tmp/pipe.tif" "$tmp/out-world" >"$tmp/stdout" 2>"$tmp/stderr"
+status=$?
+if [ "$status" -ne 2 ] || [ "$(wc -l <"$tmp/stderr")" -ne 1 ] || ! grep -q "named pipe" "$tmp/stderr"; then
+    echo "FAIL: convert: named pipe: status $status: $(head -c 300 "$tmp/stderr")"; fails=$((fails + 1))
+else
+    passes=$((passes + 1))
+fi
+
 # and a good render succeeds and writes the file
 "$strata" render --size 64x40 --camera 100,100,200,0,-60 -o "$tmp/good.png" >/dev/null 2>"$tmp/stderr"
 if [ $? -eq 0 ] && [ -s "$tmp/good.png" ]; then passes=$((passes + 1)); else

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cpl_conv.h>
@@ -779,6 +780,63 @@ static void test_refused(void **state) {
     free(dir);
 }
 
+/* ---- the command line: strata convert on a GeoTIFF ------------------------------------------------------------------ */
+
+/* Runs `strata ARGS` with its output in text; fails the test unless it exits 0. */
+static void run_cli(const char *dir, const char *args, char *text, size_t cap) {
+    const char *cli = getenv("STRATA_CLI");
+    assert_non_null(cli);
+    char cmdline[2048], log[600];
+    snprintf(log, sizeof log, "%s/log.txt", dir);
+    snprintf(cmdline, sizeof cmdline, "'%s' %s > '%s' 2>&1", cli, args, log);
+    int status = system(cmdline);
+    size_t n = 0;
+    FILE *fp = fopen(log, "rb");
+    if (fp) {
+        n = fread(text, 1, cap - 1, fp);
+        fclose(fp);
+    }
+    text[n] = 0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("strata %s failed:\n%s", args, text);
+}
+
+static void test_convert_geotiff(void **state) {
+    (void)state;
+    char *dir = temp_dir("convtif"), path[512], args[1200], text[8192];
+    snprintf(path, sizeof path, "%s/dem.tif", dir);
+    float *raw = projected_raw(projected.w, projected.h);
+    write_tif(path, &projected, raw);
+    free(raw);
+    snprintf(args, sizeof args, "convert '%s' '%s/out'", path, dir);
+    run_cli(dir, args, text, sizeof text);
+    assert_non_null(strstr(text, "UTM zone 10N"));
+    assert_non_null(strstr(text, "vertical scale: true (1 height step = 1 texel = 30 m)"));
+    assert_non_null(strstr(text, "void samples filled"));
+    snprintf(path, sizeof path, "%s/out/world.ini", dir);
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    /* A u16 ramp through --type u16 reads 0..65535, not its signed halves. */
+    uint8_t *d = malloc(2 * 65536);
+    for (uint32_t i = 0; i < 65536; i++) {
+        d[2 * i] = (uint8_t)i;
+        d[2 * i + 1] = (uint8_t)(i >> 8);
+    }
+    snprintf(path, sizeof path, "%s/ramp.raw", dir);
+    write_file(path, d, 2 * 65536);
+    free(d);
+    snprintf(args, sizeof args, "convert '%s' '%s/ramp' --raw 256x256 --type u16 --spacing 300", path, dir);
+    run_cli(dir, args, text, sizeof text);
+    assert_non_null(strstr(text, "0..65535 m"));
+    /* --exaggerate scales the steps and says so; 65535 m × 2 over 300 m texels needs 437 steps, so auto
+     * resamples to 600 m texels. */
+    snprintf(args, sizeof args, "convert '%s' '%s/ramp2' --raw 256x256 --type u16 --spacing 300 --exaggerate 2",
+             path, dir);
+    run_cli(dir, args, text, sizeof text);
+    assert_non_null(strstr(text, "resampled (bilinear) 256x256 -> 128x128"));
+    assert_non_null(strstr(text, "exaggerated 2x (1 height step = 300 m, 1 texel = 600 m)"));
+    free(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_geotiff_projected),   cmocka_unit_test(test_windows),
@@ -786,6 +844,7 @@ int main(void) {
         cmocka_unit_test(test_geotiff_globe_wraps), cmocka_unit_test(test_hgt_mosaic),
         cmocka_unit_test(test_raw_grids),           cmocka_unit_test(test_xyz_folders),
         cmocka_unit_test(test_png_source),          cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_convert_geotiff),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /* Elevation model import (PNG from memory, SRTM .hgt with voids, raw s16/u16/f32 both byte orders),
- * quantisation into levels (crop and resample, error bound, water), the PNG set round trip and the real Puget
- * Sound and ETOPO files. */
+ * quantisation into levels (crop and resample, the true vertical scale, exaggeration, error bound, water), the
+ * PNG set round trip and the real Puget Sound and ETOPO files. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,7 +218,9 @@ static void test_to_level(void **state) {
     hm->vertical_scale = 0.5;
     st_level *l = NULL;
     st_heightmap_level_info info;
-    assert_st_ok(st_heightmap_to_level(hm, NULL, &l, &info, err));
+    /* Stretched (no spacing, so no true scale): heights 0..255 over the window's relief, as DEMs were before. */
+    st_heightmap_level_desc d = {.stretch = true};
+    assert_st_ok(st_heightmap_to_level(hm, &d, &l, &info, err));
     assert_int_equal(l->width, 1024);
     assert_int_equal(l->height, 1024);
     assert_int_equal(info.x0, 0);
@@ -235,15 +237,87 @@ static void test_to_level(void **state) {
     assert_true(st_meta_type(l, l->meta[100]) >= 1);
     st_level_destroy(l);
     /* Resample keeps the whole extent: 1025×1030 → 1024×1024, quantisation error at most half a step. */
-    st_heightmap_level_desc d = {.fit = ST_FIT_RESAMPLE};
+    d = (st_heightmap_level_desc){.fit = ST_FIT_RESAMPLE, .stretch = true};
     assert_st_ok(st_heightmap_to_level(hm, &d, &l, &info, err));
     assert_true(info.resampled);
     assert_int_equal(l->width, 1024);
     assert_true(info.max_error_metres <= info.step_metres / 2 + 1e-9);
     st_level_destroy(l);
-    d = (st_heightmap_level_desc){.fit = ST_FIT_CROP, .width = 2048, .height = 1024};
+    d = (st_heightmap_level_desc){.fit = ST_FIT_CROP, .width = 2048, .height = 1024, .stretch = true};
     st_error e = {0};
     assert_int_equal(st_heightmap_to_level(hm, &d, &l, &info, &e), ST_ERR_INVALID);
+    /* Without a spacing the true scale is unknown: an error that says what to give. */
+    assert_int_equal(st_heightmap_to_level(hm, NULL, &l, &info, &e), ST_ERR_INVALID);
+    assert_non_null(strstr(e.message, "--spacing"));
+    st_heightmap_destroy(hm);
+}
+
+/* The true vertical scale: one height step is one texel's width in metres (Puget Sound was 9.3× exaggerated:
+ * 4379.8 m over 255 steps of 17.2 m on 160 m texels). */
+static void test_true_scale(void **state) {
+    (void)state;
+    /* 1025² at 160 m, 0.1 m units, a cone from 0 to 4000 m: 25 steps of 160 m at the true scale. */
+    st_heightmap *hm = NULL;
+    uint8_t *raw = malloc(2 * 1025 * 1025);
+    for (int y = 0; y < 1025; y++)
+        for (int x = 0; x < 1025; x++) {
+            double r = hypot(x - 512, y - 512) / 512.0;
+            int v = (int)(40000 * (r < 1 ? 1 - r : 0));
+            raw[2 * (y * 1025 + x)] = (uint8_t)v;
+            raw[2 * (y * 1025 + x) + 1] = (uint8_t)(v >> 8);
+        }
+    assert_st_ok(st_heightmap_decode_raw(raw, 2 * 1025 * 1025, 1025, 1025, ST_DEM_RAW_U16, ST_ENDIAN_LITTLE, "cone", &hm,
+                                         err));
+    free(raw);
+    hm->vertical_scale = 0.1;
+    hm->metres_per_sample = 160;
+    st_level *l = NULL;
+    st_heightmap_level_info info;
+    assert_st_ok(st_heightmap_to_level(hm, NULL, &l, &info, err));
+    assert_false(info.resampled);
+    assert_int_equal(l->width, 1024);
+    assert_true(fabs(info.step_metres - 160.0) < 1e-9);
+    assert_true(fabs(info.texel_metres - 160.0) < 1e-9);
+    assert_true(fabs(info.exaggeration - 1.0) < 1e-9);
+    assert_int_equal(info.steps_used, 26); /* 4000 m / 160 m = 25 steps above step 0 */
+    assert_int_equal(l->heights[512 * 1024 + 512], 25);
+    st_level_destroy(l);
+    /* Exaggerated 4×: steps of 40 m, 100 of them. */
+    st_heightmap_level_desc d = {.exaggerate = 4};
+    assert_st_ok(st_heightmap_to_level(hm, &d, &l, &info, err));
+    assert_true(fabs(info.step_metres - 40.0) < 1e-9);
+    assert_int_equal(l->heights[512 * 1024 + 512], 100);
+    st_level_destroy(l);
+    /* 2 m spacing: 4000 m needs 2000 steps at 2 m texels. Cropping refuses with the largest exaggeration that
+     * fits (255 · 2 / 4000 = 0.1275 → 0.127), and that figure works. */
+    st_error e = {0};
+    d = (st_heightmap_level_desc){.fit = ST_FIT_CROP, .spacing_m = 2};
+    assert_int_equal(st_heightmap_to_level(hm, &d, &l, &info, &e), ST_ERR_INVALID);
+    assert_non_null(strstr(e.message, "--exaggerate 0.127 or less"));
+    d.exaggerate = 0.127;
+    assert_st_ok(st_heightmap_to_level(hm, &d, &l, &info, err));
+    assert_true(info.steps_used <= 256 && info.steps_used > 250);
+    st_level_destroy(l);
+    /* Auto resamples instead: the finest powers of two whose texels (≥ 4000/255 = 15.7 m) fit, 2050 m / 128 =
+     * 16.0 m, so 128². */
+    d = (st_heightmap_level_desc){.spacing_m = 2};
+    assert_st_ok(st_heightmap_to_level(hm, &d, &l, &info, err));
+    assert_true(info.resampled);
+    assert_int_equal(l->width, 128);
+    assert_int_equal(l->height, 128);
+    assert_true(fabs(info.step_metres - 2050.0 / 128) < 1e-9);
+    assert_true(info.steps_used <= 256);
+    st_level_destroy(l);
+    /* Non-square samples (a geographic grid at 60°: 80 m east-west, 160 m north-south): resampling keeps the
+     * texels square, so the level is twice as tall as the samples would say. */
+    hm->metres_per_sample = 80;
+    hm->metres_per_sample_y = 160;
+    d = (st_heightmap_level_desc){.fit = ST_FIT_RESAMPLE};
+    assert_st_ok(st_heightmap_to_level(hm, &d, &l, &info, err));
+    assert_int_equal(l->width, 1024);
+    assert_int_equal(l->height, 2048);
+    assert_true(fabs(info.texel_metres / info.texel_metres_y - 1) < 0.01);
+    st_level_destroy(l);
     st_heightmap_destroy(hm);
 }
 
@@ -295,6 +369,17 @@ static void test_real_data(void **state) {
     assert_int_equal(hm->min, -9027);
     assert_int_equal(hm->max, 6229);
     st_heightmap_destroy(hm);
+    /* Puget Sound at its true scale: 160 m texels, 160 m steps, 28 of them (4379.8 m). */
+    rd = (st_heightmap_read_desc){.units_m = 0.1, .spacing_m = 160};
+    assert_st_ok(st_heightmap_read(ps, &rd, &hm, err));
+    st_level *l = NULL;
+    st_heightmap_level_info info;
+    assert_st_ok(st_heightmap_to_level(hm, NULL, &l, &info, err));
+    assert_true(fabs(info.step_metres - 160.0) < 1e-9);
+    assert_true(fabs(info.exaggeration - 1.0) < 1e-9);
+    assert_int_equal(info.steps_used, 28);
+    st_level_destroy(l);
+    st_heightmap_destroy(hm);
     /* A missing file says so, instead of guessing at its format. */
     st_error e = {0};
     char missing[1100];
@@ -307,7 +392,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_png),        cmocka_unit_test(test_hgt),        cmocka_unit_test(test_raw),
         cmocka_unit_test(test_raw_u16),    cmocka_unit_test(test_raw_f32),    cmocka_unit_test(test_to_level),
-        cmocka_unit_test(test_png_set),    cmocka_unit_test(test_real_data),
+        cmocka_unit_test(test_true_scale), cmocka_unit_test(test_png_set),    cmocka_unit_test(test_real_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

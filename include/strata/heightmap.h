@@ -1,7 +1,7 @@
 /* Elevation models (DEMs) and raster images of levels: import of 8/16-bit greyscale PNG, SRTM .hgt, raw
  * s16/u16/f32 grids and (through strata/dem.h) every raster GDAL reads into st_heightmap; quantisation of a
- * heightmap into a single-layer st_level with power-of-two sides (crop or resample); a level as a PNG set
- * (height.png, meta.png, preview.png) and back. */
+ * heightmap into a single-layer st_level with power-of-two sides at its true vertical scale; a level as a PNG
+ * set (height.png, meta.png, preview.png) and back. */
 #ifndef STRATA_HEIGHTMAP_H
 #define STRATA_HEIGHTMAP_H
 
@@ -58,12 +58,19 @@ typedef struct st_heightmap_read_desc {
 st_result st_heightmap_read(const char *path, const st_heightmap_read_desc *desc, st_heightmap **out,
                             st_error *err);
 
-typedef enum st_fit { ST_FIT_CROP = 0, ST_FIT_RESAMPLE = 1 } st_fit;
+typedef enum st_fit {
+    ST_FIT_AUTO = 0,     /* crop when the cropped window keeps its true scale in 256 steps, else resample to
+                            the finest powers of two that do */
+    ST_FIT_CROP = 1,     /* centred window of the largest powers of two that fit (exact samples) */
+    ST_FIT_RESAMPLE = 2, /* bilinear to the nearest powers of two (keeps the whole extent) */
+} st_fit;
 
 typedef struct st_heightmap_level_desc {
-    st_fit fit;             /* crop: centred window of the largest powers of two that fit (exact samples);
-                               resample: bilinear to the nearest powers of two (keeps the whole extent) */
-    uint32_t width, height; /* 0 = chosen as above */
+    st_fit fit;
+    uint32_t width, height; /* 0 = chosen as the fit says */
+    double spacing_m;       /* metres between samples; 0 = the heightmap's (an error when it has none either) */
+    double exaggerate;      /* vertical exaggeration; 0 = 1, the true scale */
+    bool stretch;           /* ignore the scale: heights 0..255 span the window's min..max (no spacing needed) */
 } st_heightmap_level_desc;
 
 typedef struct st_heightmap_level_info {
@@ -71,12 +78,19 @@ typedef struct st_heightmap_level_info {
     bool resampled;
     double base_metres;      /* elevation of height step 0 */
     double step_metres;      /* metres per height step */
+    double texel_metres;     /* metres per texel east-west (0 when stretched without a spacing) */
+    double texel_metres_y;   /* and north-south: differs from texel_metres when the samples are not square */
+    double exaggeration;     /* texel_metres / step_metres: 1 at the true scale */
+    uint32_t steps_used;     /* highest height step in use + 1 */
     double max_error_metres; /* largest |quantised − source| over the (resampled) grid */
     uint64_t water_texels;   /* elevation ≤ 0: material 0 */
 } st_heightmap_level_info;
 
-/* A single-layer level: heights 0..255 spanning [min, max] of the window, material 0 at or below sea level
- * (elevation ≤ 0) and 1..7 by height bands above; flood levels at the sea-level step. */
+/* A single-layer level at the true vertical scale: one height step is one texel's width in metres, divided
+ * by desc->exaggerate (desc->stretch instead spans the window's min..max over heights 0..255). Step 0 is the
+ * window's lowest elevation. Material 0 at or below sea level (elevation ≤ 0) and 1..7 by height bands
+ * above; flood levels at the sea-level step. When the relief needs more than 256 steps at the chosen size
+ * the error names the largest --exaggerate that fits. */
 st_result st_heightmap_to_level(const st_heightmap *hm, const st_heightmap_level_desc *desc, st_level **out,
                                 st_heightmap_level_info *info, st_error *err);
 
