@@ -104,5 +104,6 @@ int bench_decode(int argc, char **argv);
 int bench_mesh(int argc, char **argv);
 int bench_upload(int argc, char **argv);
 int bench_tiles(int argc, char **argv);
+int bench_dem(int argc, char **argv);
 
 #endif

@@ -18,6 +18,7 @@ static const bench_entry benches[] = {
     {"mesh", "mesh fit of the default world (tri/s), refit after the r48 crater, bytes/tri, DEM fit", bench_mesh},
     {"upload", "GPU tile pool: 257² u16/f32 tiles through the pinned staging ring, GiB/s (target >= 20)", bench_upload},
     {"tiles", "tile streaming: request storm (median us/request, target <= 1 us), slow-load flatness", bench_tiles},
+    {"dem", "DEM window reads through st_dem_open (GeoTIFF, pooled GDAL handles, raw): windows/s", bench_dem},
 };
 #define BENCH_COUNT (sizeof benches / sizeof benches[0])
 

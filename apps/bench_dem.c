@@ -1,0 +1,227 @@
+/* strata bench dem: windowed reads through st_dem_open (what the tile builder does), as windows per second
+ * from every worker at once: a GeoTIFF with GDAL's dataset handles pooled 1 or N ways, the same raster as a
+ * raw grid, and with voids to fill. Without inputs the rasters are written into a temporary folder first. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cpl_string.h>
+#include <gdal.h>
+#include <ogr_srs_api.h>
+
+#include "cli.h"
+#include "strata/dem.h"
+
+static const char *cmd = "bench dem";
+
+static int usage(void) {
+    printf("usage: strata bench dem [IN...] [--window N] [--reads N] [--repeat N] [--handles N,M,...]\n\n"
+           "Reads --reads windows of N² samples (default 257², 256 reads) at random places (fixed seed) from\n"
+           "every worker at once, --repeat times (default 5), and prints the median windows/s and samples/s.\n"
+           "GDAL rasters are measured once per dataset-handle pool size in --handles (default 1 and one per\n"
+           "thread plus one). Without IN: a 4097² Int16 GeoTIFF (tiled 256², UTM, 30 m) is written with and\n"
+           "without 1 %% nodata, and the same samples as raw s16, into a temporary folder.\n"
+           "Threads: STRATA_THREADS (default: one per core).\n");
+    return CLI_EXIT_OK;
+}
+
+typedef struct bench_reads {
+    st_dem_source *src;
+    uint32_t window, reads;
+    int64_t *xy; /* reads × 2 */
+    int failed;
+    st_error err;
+} bench_reads;
+
+static void do_reads(void *user, size_t begin, size_t end) {
+    bench_reads *b = user;
+    size_t n = (size_t)b->window * b->window;
+    float *buf = malloc(sizeof(float) * n);
+    for (size_t k = begin; k < end && buf; k++) {
+        st_error e = {0};
+        if (st_dem_source_read(b->src, b->xy[2 * k], b->xy[2 * k + 1], b->window, b->window, buf, &e) &&
+            !__atomic_exchange_n(&b->failed, 1, __ATOMIC_RELAXED))
+            b->err = e;
+    }
+    free(buf);
+}
+
+static int compare_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Each run opens the source afresh, so that GDAL's block cache starts empty as a build's would (the OS page
+ * cache stays warm); the open is not timed. */
+static int measure(const char *label, const char *path, const st_dem_open_desc *d, uint32_t window, uint32_t reads,
+                   uint32_t repeat) {
+    st_error err = {0};
+    bench_reads b = {.window = window, .reads = reads};
+    b.xy = malloc(sizeof(int64_t) * 2 * reads);
+    double *runs = malloc(sizeof(double) * repeat);
+    int status = CLI_EXIT_OK;
+    for (uint32_t r = 0; r < repeat && status == CLI_EXIT_OK; r++) {
+        if (st_dem_open(&path, 1, d, &b.src, &err)) {
+            status = cli_fail(cmd, &err);
+            break;
+        }
+        const st_dem_info *in = st_dem_source_info(b.src);
+        uint64_t seed = 12345 + r;
+        for (uint32_t k = 0; k < reads; k++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            uint64_t span_x = in->width > window ? in->width - window : 1;
+            uint64_t span_y = in->height > window ? in->height - window : 1;
+            b.xy[2 * k] = (int64_t)((seed >> 33) % span_x);
+            b.xy[2 * k + 1] = (int64_t)((seed >> 13) % span_y);
+        }
+        double t0 = st_time_ms();
+        st_parallel_for(reads, 1, do_reads, &b);
+        runs[r] = st_time_ms() - t0;
+        st_dem_source_destroy(b.src);
+        if (b.failed) status = cli_fail(cmd, &b.err);
+    }
+    if (status == CLI_EXIT_OK) {
+        qsort(runs, repeat, sizeof *runs, compare_double);
+        double med = runs[repeat / 2];
+        printf("  %-44s %8.0f windows/s  %7.1f Msamples/s  (median of %u, %.1f..%.1f ms for %u reads)\n", label,
+               reads / (med / 1000.0), (double)reads * window * window / (med / 1000.0) / 1e6, repeat, runs[0],
+               runs[repeat - 1], reads);
+    }
+    free(runs);
+    free(b.xy);
+    return status;
+}
+
+/* The synthetic rasters: a smooth field of ridges, 1 % of the samples nodata in `voids`. */
+static int write_rasters(const char *dir, char *tif, char *tif_voids, char *raw, size_t cap) {
+    const int N = 4097;
+    int16_t *v = malloc(sizeof(int16_t) * (size_t)N * N);
+    if (!v) return cli_usage_error(cmd, "out of memory");
+    for (int y = 0; y < N; y++)
+        for (int x = 0; x < N; x++)
+            v[(size_t)y * N + x] = (int16_t)(1000 + 800 * sin(x * 0.01) * cos(y * 0.013) + 200 * sin((x + y) * 0.05));
+    snprintf(raw, cap, "%s/dem.raw", dir);
+    FILE *fp = fopen(raw, "wb");
+    if (!fp || fwrite(v, sizeof(int16_t), (size_t)N * N, fp) != (size_t)N * N) {
+        if (fp) fclose(fp);
+        free(v);
+        return cli_usage_error(cmd, "cannot write %s", raw);
+    }
+    fclose(fp);
+    GDALAllRegister();
+    GDALDriverH drv = GDALGetDriverByName("GTiff");
+    OGRSpatialReferenceH srs = OSRNewSpatialReference(NULL);
+    OSRImportFromEPSG(srs, 32610);
+    char *wkt = NULL;
+    OSRExportToWkt(srs, &wkt);
+    double g[6] = {500000, 30, 0, 5200000, 0, -30};
+    for (int pass = 0; pass < 2; pass++) {
+        char *path = pass ? tif_voids : tif;
+        snprintf(path, cap, "%s/%s.tif", dir, pass ? "dem-voids" : "dem");
+        if (pass)
+            for (size_t i = 0; i < (size_t)N * N; i += 97) v[i] = -9999;
+        char **opt = CSLSetNameValue(NULL, "TILED", "YES");
+        opt = CSLSetNameValue(opt, "BLOCKXSIZE", "256");
+        opt = CSLSetNameValue(opt, "BLOCKYSIZE", "256");
+        GDALDatasetH ds = drv ? GDALCreate(drv, path, N, N, 1, GDT_Int16, opt) : NULL;
+        CSLDestroy(opt);
+        if (!ds) {
+            free(v);
+            return cli_usage_error(cmd, "cannot write %s", path);
+        }
+        GDALSetGeoTransform(ds, g);
+        GDALSetProjection(ds, wkt);
+        GDALRasterBandH band = GDALGetRasterBand(ds, 1);
+        if (pass) GDALSetRasterNoDataValue(band, -9999);
+        CPLErr e = GDALRasterIO(band, GF_Write, 0, 0, N, N, v, N, N, GDT_Int16, 0, 0);
+        GDALClose(ds);
+        if (e != CE_None) {
+            free(v);
+            return cli_usage_error(cmd, "cannot write %s", path);
+        }
+    }
+    CPLFree(wkt);
+    OSRDestroySpatialReference(srs);
+    free(v);
+    return CLI_EXIT_OK;
+}
+
+int bench_dem(int argc, char **argv) {
+    uint32_t window = 257, reads = 256, repeat = 5;
+    unsigned handles[8];
+    size_t nh = 0;
+    static const struct option opts[] = {{"window", required_argument, 0, 'w'}, {"reads", required_argument, 0, 'r'},
+                                         {"repeat", required_argument, 0, 'n'}, {"handles", required_argument, 0, 'H'},
+                                         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    cli_getopt_reset();
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'w':
+            if (!cli_parse_uint(optarg, 1, 8192, &window)) return cli_usage_error(cmd, "bad --window '%s'", optarg);
+            break;
+        case 'r':
+            if (!cli_parse_uint(optarg, 1, 1u << 20, &reads)) return cli_usage_error(cmd, "bad --reads '%s'", optarg);
+            break;
+        case 'n':
+            if (!cli_parse_uint(optarg, 1, 1000, &repeat)) return cli_usage_error(cmd, "bad --repeat '%s'", optarg);
+            break;
+        case 'H': {
+            char *items[8];
+            size_t n = cli_split_list(optarg, items, 8);
+            for (nh = 0; nh < n; nh++)
+                if (!cli_parse_uint(items[nh], 1, 16, &handles[nh]))
+                    return cli_usage_error(cmd, "bad --handles '%s' (1..16 each)", items[nh]);
+            break;
+        }
+        case 'h': return usage();
+        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (!nh) {
+        handles[nh++] = 1;
+        handles[nh++] = st_job_threads() + 1;
+    }
+    printf("DEM window reads: %u² windows, %u threads\n", window, st_job_threads());
+    const char *dir = NULL;
+    char tif[512], tif_voids[512], raw[512], tmp[400];
+    int status = CLI_EXIT_OK;
+    if (optind >= argc) {
+        const char *base = getenv("TMPDIR");
+        snprintf(tmp, sizeof tmp, "%s/strata-bench-dem-XXXXXX", base ? base : "/tmp");
+        dir = mkdtemp(tmp);
+        if (!dir) return cli_usage_error(cmd, "cannot make a temporary folder");
+        if ((status = write_rasters(dir, tif, tif_voids, raw, sizeof tif))) return status;
+    }
+    char label[128];
+    char envbuf[16];
+    for (size_t k = 0; k < nh && status == CLI_EXIT_OK; k++) {
+        snprintf(envbuf, sizeof envbuf, "%u", handles[k]);
+        setenv("STRATA_GDAL_HANDLES", envbuf, 1);
+        if (dir) {
+            snprintf(label, sizeof label, "GeoTIFF 4097² Int16, %u GDAL handle%s", handles[k], handles[k] > 1 ? "s" : "");
+            status = measure(label, tif, NULL, window, reads, repeat);
+            snprintf(label, sizeof label, "GeoTIFF with 1%% nodata, %u handle%s", handles[k], handles[k] > 1 ? "s" : "");
+            if (!status) status = measure(label, tif_voids, NULL, window, reads, repeat);
+        } else {
+            for (int i = optind; i < argc && !status; i++) {
+                snprintf(label, sizeof label, "%.32s, %u handle%s", argv[i], handles[k], handles[k] > 1 ? "s" : "");
+                status = measure(label, argv[i], NULL, window, reads, repeat);
+            }
+        }
+    }
+    unsetenv("STRATA_GDAL_HANDLES");
+    if (dir && !status) {
+        st_dem_open_desc d = {.raw_width = 4097, .raw_height = 4097};
+        status = measure("the same samples as raw s16 (pread)", raw, &d, window, reads, repeat);
+    }
+    if (dir) {
+        unlink(tif);
+        unlink(tif_voids);
+        unlink(raw);
+        rmdir(dir);
+    }
+    return status;
+}
