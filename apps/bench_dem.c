@@ -18,11 +18,12 @@ static const char *cmd = "bench dem";
 
 static int usage(void) {
     printf("usage: strata bench dem [IN...] [--window N] [--reads N] [--repeat N] [--handles N,M,...]\n\n"
+           "IN is one raster, or several SRTM .hgt tiles read as one mosaic.\n"
            "Reads --reads windows of N² samples (default 257², 256 reads) at random places (fixed seed) from\n"
            "every worker at once, --repeat times (default 5), and prints the median windows/s and samples/s.\n"
            "GDAL rasters are measured once per dataset-handle pool size in --handles (default 1 and one per\n"
-           "thread plus one). Without IN: a 4097² Int16 GeoTIFF (tiled 256², UTM, 30 m) is written with and\n"
-           "without 1 %% nodata, and the same samples as raw s16, into a temporary folder.\n"
+           "thread plus one). Without IN: a 4097² Int16 GeoTIFF (tiled 256², UTM, 30 m) is written plain, DEFLATE-\n"
+           "compressed and with 1 %% nodata, and the same samples as raw s16, into a temporary folder.\n"
            "Threads: STRATA_THREADS (default: one per core).\n");
     return CLI_EXIT_OK;
 }
@@ -55,15 +56,15 @@ static int compare_double(const void *a, const void *b) {
 
 /* Each run opens the source afresh, so that GDAL's block cache starts empty as a build's would (the OS page
  * cache stays warm); the open is not timed. */
-static int measure(const char *label, const char *path, const st_dem_open_desc *d, uint32_t window, uint32_t reads,
-                   uint32_t repeat) {
+static int measure(const char *label, const char *const *paths, size_t count, const st_dem_open_desc *d,
+                   uint32_t window, uint32_t reads, uint32_t repeat) {
     st_error err = {0};
     bench_reads b = {.window = window, .reads = reads};
     b.xy = malloc(sizeof(int64_t) * 2 * reads);
     double *runs = malloc(sizeof(double) * repeat);
     int status = CLI_EXIT_OK;
     for (uint32_t r = 0; r < repeat && status == CLI_EXIT_OK; r++) {
-        if (st_dem_open(&path, 1, d, &b.src, &err)) {
+        if (st_dem_open(paths, count, d, &b.src, &err)) {
             status = cli_fail(cmd, &err);
             break;
         }
@@ -95,7 +96,7 @@ static int measure(const char *label, const char *path, const st_dem_open_desc *
 }
 
 /* The synthetic rasters: a smooth field of ridges, 1 % of the samples nodata in `voids`. */
-static int write_rasters(const char *dir, char *tif, char *tif_voids, char *raw, size_t cap) {
+static int write_rasters(const char *dir, char *tif, char *tif_deflate, char *tif_voids, char *raw, size_t cap) {
     const int N = 4097;
     int16_t *v = malloc(sizeof(int16_t) * (size_t)N * N);
     if (!v) return cli_usage_error(cmd, "out of memory");
@@ -117,14 +118,18 @@ static int write_rasters(const char *dir, char *tif, char *tif_voids, char *raw,
     char *wkt = NULL;
     OSRExportToWkt(srs, &wkt);
     double g[6] = {500000, 30, 0, 5200000, 0, -30};
-    for (int pass = 0; pass < 2; pass++) {
-        char *path = pass ? tif_voids : tif;
-        snprintf(path, cap, "%s/%s.tif", dir, pass ? "dem-voids" : "dem");
-        if (pass)
+    for (int pass = 0; pass < 3; pass++) {
+        char *path = pass == 0 ? tif : pass == 1 ? tif_deflate : tif_voids;
+        snprintf(path, cap, "%s/%s.tif", dir, pass == 0 ? "dem" : pass == 1 ? "dem-deflate" : "dem-voids");
+        if (pass == 2)
             for (size_t i = 0; i < (size_t)N * N; i += 97) v[i] = -9999;
         char **opt = CSLSetNameValue(NULL, "TILED", "YES");
         opt = CSLSetNameValue(opt, "BLOCKXSIZE", "256");
         opt = CSLSetNameValue(opt, "BLOCKYSIZE", "256");
+        if (pass == 1) { /* as most published DEMs are: each block inflated inside GDAL's read */
+            opt = CSLSetNameValue(opt, "COMPRESS", "DEFLATE");
+            opt = CSLSetNameValue(opt, "PREDICTOR", "2");
+        }
         GDALDatasetH ds = drv ? GDALCreate(drv, path, N, N, 1, GDT_Int16, opt) : NULL;
         CSLDestroy(opt);
         if (!ds) {
@@ -180,20 +185,20 @@ int bench_dem(int argc, char **argv) {
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (!nh) {
+    if (!nh) { /* one handle, and one per thread (the workers and the caller) */
         handles[nh++] = 1;
-        handles[nh++] = st_job_threads() + 1;
+        handles[nh++] = st_job_threads() + 1 < 16 ? st_job_threads() + 1 : 16;
     }
     printf("DEM window reads: %u² windows, %u threads\n", window, st_job_threads());
     const char *dir = NULL;
-    char tif[512], tif_voids[512], raw[512], tmp[400];
+    char tif[512], tif_deflate[512], tif_voids[512], raw[512], tmp[400];
     int status = CLI_EXIT_OK;
     if (optind >= argc) {
         const char *base = getenv("TMPDIR");
         snprintf(tmp, sizeof tmp, "%s/strata-bench-dem-XXXXXX", base ? base : "/tmp");
         dir = mkdtemp(tmp);
         if (!dir) return cli_usage_error(cmd, "cannot make a temporary folder");
-        if ((status = write_rasters(dir, tif, tif_voids, raw, sizeof tif))) return status;
+        if ((status = write_rasters(dir, tif, tif_deflate, tif_voids, raw, sizeof tif))) return status;
     }
     char label[128];
     char envbuf[16];
@@ -202,23 +207,32 @@ int bench_dem(int argc, char **argv) {
         setenv("STRATA_GDAL_HANDLES", envbuf, 1);
         if (dir) {
             snprintf(label, sizeof label, "GeoTIFF 4097² Int16, %u GDAL handle%s", handles[k], handles[k] > 1 ? "s" : "");
-            status = measure(label, tif, NULL, window, reads, repeat);
+            const char *p = tif;
+            status = measure(label, &p, 1, NULL, window, reads, repeat);
             snprintf(label, sizeof label, "GeoTIFF with 1%% nodata, %u handle%s", handles[k], handles[k] > 1 ? "s" : "");
-            if (!status) status = measure(label, tif_voids, NULL, window, reads, repeat);
+            snprintf(label, sizeof label, "GeoTIFF DEFLATE, %u handle%s", handles[k], handles[k] > 1 ? "s" : "");
+            p = tif_deflate;
+            if (!status) status = measure(label, &p, 1, NULL, window, reads, repeat);
+            snprintf(label, sizeof label, "GeoTIFF with 1%% nodata, %u handle%s", handles[k], handles[k] > 1 ? "s" : "");
+            p = tif_voids;
+            if (!status) status = measure(label, &p, 1, NULL, window, reads, repeat);
         } else {
-            for (int i = optind; i < argc && !status; i++) {
-                snprintf(label, sizeof label, "%.32s, %u handle%s", argv[i], handles[k], handles[k] > 1 ? "s" : "");
-                status = measure(label, argv[i], NULL, window, reads, repeat);
-            }
+            /* Several inputs are one .hgt mosaic; one input is measured per pool size (only GDAL pools). */
+            snprintf(label, sizeof label, "%.32s%s, %u handle%s", argv[optind], argc - optind > 1 ? " (mosaic)" : "",
+                     handles[k], handles[k] > 1 ? "s" : "");
+            status = measure(label, (const char *const *)argv + optind, (size_t)(argc - optind), NULL, window, reads,
+                             repeat);
         }
     }
     unsetenv("STRATA_GDAL_HANDLES");
     if (dir && !status) {
         st_dem_open_desc d = {.raw_width = 4097, .raw_height = 4097};
-        status = measure("the same samples as raw s16 (pread)", raw, &d, window, reads, repeat);
+        const char *p = raw;
+        status = measure("the same samples as raw s16 (pread)", &p, 1, &d, window, reads, repeat);
     }
     if (dir) {
         unlink(tif);
+        unlink(tif_deflate);
         unlink(tif_voids);
         unlink(raw);
         rmdir(dir);
