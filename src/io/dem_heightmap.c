@@ -68,7 +68,7 @@ st_result st_dem_read_heightmap(st_dem_source *src, st_heightmap **out, st_error
     const st_dem_info *in = st_dem_source_info(src);
     if (in->width * in->height > ST_HEIGHTMAP_MAX_SAMPLES)
         return st_error_set(err, ST_ERR_INVALID,
-                            "%s: %llux%llu samples is more than a heightmap holds (%u); read it in windows instead",
+                            "%s: %llux%llu samples is more than a heightmap holds (%u); a tile store reads it in windows",
                             in->description, (unsigned long long)in->width, (unsigned long long)in->height,
                             ST_HEIGHTMAP_MAX_SAMPLES);
     st_heightmap *hm = calloc(1, sizeof *hm);
