@@ -109,6 +109,9 @@ bool st_level_valid(const st_level *level, st_error *err);
 /* Palette: the Vangers default ramps (8 types) and a colour for each type's End entry. */
 void st_level_default_palette(st_level *level);
 st_rgb8 st_level_type_color(const st_level *level, uint32_t type);
+/* The same colour decoded from sRGB to linear RGB: the material's albedo in the shared shading (the GPU's
+ * albedo table and the CPU reference's). */
+void st_level_type_albedo(const st_level *level, uint32_t type, float rgb[3]);
 
 /* Edits. Both return the dirty rectangle (clipped to the level) and keep the level valid.
  * dig: the crater of the paper's edit protocol: inside radius r around (cx, cy), every texel's height

@@ -16,18 +16,24 @@ vec3 gradient_normal(vec3 p, bool upper) {
     return normalize(vec3(-0.5 * gx, -0.5 * gy, 1.0));
 }
 
-// Shades a surface point p of the texel column s with an optional geometric normal (length 0 = use
-// the height-field gradient). Returns linear colour with fog applied.
-vec3 shade_point(vec3 p, Surface s, vec3 geometric_normal) {
+// The formula at point p of column s with unit normal n and the sun's visibility in [0, 1] (C twin:
+// st_shade_lit in src/reference/shading.c, held to this one by tests/test_gpu_shading.c). Linear colour.
+vec3 shade_lit(vec3 p, Surface s, vec3 n, float visibility) {
     bool upper = !s.dual || p.z >= s.mid; // on the slab (or a single column) vs the floor under it
     uint type = upper ? s.high_type : s.low_type;
-    vec3 n = dot(geometric_normal, geometric_normal) > 0.0 ? geometric_normal : gradient_normal(p, upper);
-    float visibility = shadow_lookup(p, n);
     if (s.dual && p.z <= s.low && s.low < s.high) visibility *= 0.25; // the cave floor
     vec3 color = g.albedo[type].rgb * (g.light.w + (1.0 - g.light.w) * visibility * max(0.0, dot(n, g.light.xyz)));
     float d = length(p.xy - g.eye.xy);
     float f = smoothstep(g.eye.w - g.fog.w, g.eye.w, d);
     return mix(color, g.fog.rgb, f);
+}
+
+// Shades a surface point p of the texel column s with an optional geometric normal (length 0 = use
+// the height-field gradient), the sun's visibility from the shadow map. Returns linear colour with fog applied.
+vec3 shade_point(vec3 p, Surface s, vec3 geometric_normal) {
+    bool upper = !s.dual || p.z >= s.mid;
+    vec3 n = dot(geometric_normal, geometric_normal) > 0.0 ? geometric_normal : gradient_normal(p, upper);
+    return shade_lit(p, s, n, shadow_lookup(p, n));
 }
 
 vec3 linear_to_srgb(vec3 c) {

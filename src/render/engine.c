@@ -88,11 +88,6 @@ bool st_engine_has_gpu_timestamps(const st_engine *e) { return e->gpu->timestamp
 
 st_result st_engine_list_devices(char *buf, size_t cap, st_error *err) { return st_gpu_list(buf, cap, err); }
 
-static float srgb_to_linear(uint8_t v) {
-    float c = (float)v / 255.0f;
-    return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
-}
-
 st_result st_engine_set_level(st_engine *e, const st_level *level, st_error *err) {
     for (int i = 0; i < ST_MAX_RENDERERS; i++)
         if (e->renderers[i])
@@ -100,10 +95,7 @@ st_result st_engine_set_level(st_engine *e, const st_level *level, st_error *err
     e->level = level;
     st_result r = st_terrain_gpu_set_level(e->terrain, level, err);
     for (uint32_t t = 0; t < 16; t++) {
-        st_rgb8 c = st_level_type_color(level, t);
-        e->albedo[t][0] = srgb_to_linear(c.r);
-        e->albedo[t][1] = srgb_to_linear(c.g);
-        e->albedo[t][2] = srgb_to_linear(c.b);
+        st_level_type_albedo(level, t, e->albedo[t]);
         e->albedo[t][3] = 1.0f;
     }
     return r;

@@ -6,8 +6,9 @@
 #include <string.h>
 
 #include "render/render_internal.h"
+#include "strata/shading.h"
 
-static const float FOG_LINEAR[3] = {0.1f, 0.2f, 0.3f};
+static const float FOG_LINEAR[3] = {ST_FOG_R, ST_FOG_G, ST_FOG_B};
 
 void st_renderer_stamp(st_renderer *r, VkCommandBuffer cmd, VkPipelineStageFlags2 stage) {
     /* A pass's closing stamp at ALL_COMMANDS waits for every earlier command; adapters whose timestamps do
@@ -239,15 +240,15 @@ static void fill_globals(st_renderer *r, const st_camera *cam) {
     g->level[1] = (float)l->height;
     g->level[2] = v.near_dist;
     g->level[3] = 256.0f;
-    float s = 1.0f / sqrtf(1 + 4 + 16); /* the sun: direction (1, 2, 4) */
-    g->light[0] = s;
-    g->light[1] = 2 * s;
-    g->light[2] = 4 * s;
-    g->light[3] = 0.25f;
+    float s = 1.0f / sqrtf(ST_SUN_X * ST_SUN_X + ST_SUN_Y * ST_SUN_Y + ST_SUN_Z * ST_SUN_Z);
+    g->light[0] = ST_SUN_X * s;
+    g->light[1] = ST_SUN_Y * s;
+    g->light[2] = ST_SUN_Z * s;
+    g->light[3] = ST_AMBIENT;
     g->fog[0] = FOG_LINEAR[0];
     g->fog[1] = FOG_LINEAR[1];
     g->fog[2] = FOG_LINEAR[2];
-    g->fog[3] = 50.0f;
+    g->fog[3] = ST_FOG_BAND;
     g->knobs[0] = r->desc.knobs.ray_steps ? r->desc.knobs.ray_steps : 128;
     g->knobs[1] = l->terrain_types;
     g->knobs[2] = r->frame_index;

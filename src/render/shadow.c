@@ -5,10 +5,11 @@
 #include <math.h>
 
 #include "render/render_internal.h"
+#include "strata/shading.h"
 
 #define SHADOW_DEFAULT_SIZE 1024u
-#define SHADOW_BOX_HALF 600.0f
-#define SHADOW_BOX_AHEAD 300.0f
+#define SHADOW_BOX_HALF ST_SHADOW_BOX_HALF
+#define SHADOW_BOX_AHEAD ST_SHADOW_BOX_AHEAD
 
 static bool shadows_on(const st_renderer *r) { return r->desc.shadows; }
 
@@ -113,13 +114,13 @@ void st_shadow_fill_globals(st_renderer *r, const st_view *v, st_globals_gpu *g)
     g->shadow_u[3] = -lo[0] / (hi[0] - lo[0]);
     g->shadow_v[3] = -lo[1] / (hi[1] - lo[1]);
     g->shadow_d[3] = -lo[2];
-    /* Bias and normal offset scale with the world size of a shadow texel (1.3 units at 1024²): a lit
+    /* Bias and normal offset scale with the world size of a shadow texel (1.57 units at 1024², st_shadow_texel_world): a lit
      * flat floor varies by about that much in light depth across one texel. */
     float texel = fmaxf(hi[0] - lo[0], hi[1] - lo[1]) / (float)shadow_size(r);
     g->shadow_info[0] = (float)shadow_size(r);
     g->shadow_info[1] = 1;
-    g->shadow_info[2] = 0.6f * texel; /* depth bias, world units */
-    g->shadow_info[3] = 0.6f * texel; /* normal offset, world units */
+    g->shadow_info[2] = ST_SHADOW_OFFSET_TEXELS * texel; /* depth bias, world units */
+    g->shadow_info[3] = ST_SHADOW_OFFSET_TEXELS * texel; /* normal offset, world units */
 }
 
 void st_shadow_record(st_renderer *r, VkCommandBuffer cmd) {

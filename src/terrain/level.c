@@ -1,6 +1,7 @@
 /* st_level: allocation, access to the planes (rows, rectangles, the GPU's pair packing), texel-pair decoding,
  * the SOLID predicate, pair encoding and validity. */
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -257,6 +258,15 @@ void st_level_default_palette(st_level *level) {
 
 st_rgb8 st_level_type_color(const st_level *level, uint32_t type) {
     return level->palette[level->end_color[type & 15u]];
+}
+
+void st_level_type_albedo(const st_level *level, uint32_t type, float rgb[3]) {
+    st_rgb8 c = st_level_type_color(level, type);
+    const uint8_t v[3] = {c.r, c.g, c.b};
+    for (int k = 0; k < 3; k++) {
+        float x = (float)v[k] / 255.0f;
+        rgb[k] = x <= 0.04045f ? x / 12.92f : powf((x + 0.055f) / 1.055f, 2.4f);
+    }
 }
 
 st_level_stats st_level_compute_stats(const st_level *level) {
