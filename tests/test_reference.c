@@ -32,6 +32,20 @@ static float cast(const st_reference *ref, float ox, float oy, float oz, float d
     return t;
 }
 
+/* The documented camera: focal 512 px at 800 rows (the paper's 1280×800), the same field of view at every size,
+ * and the one projection the reference and the GPU methods share (the renderer passes view.focal_px on). */
+static void test_default_focal(void **state) {
+    (void)state;
+    st_camera cam = {.position = {0, 0, 100}};
+    st_view v = st_camera_view(&cam, 1280, 800);
+    assert_float_equal(v.focal_px, 512.0f, 1e-3f);
+    assert_float_equal(st_camera_view(&cam, 320, 200).focal_px, 128.0f, 1e-3f);
+    float dir[3], tn;
+    st_view_pixel_ray(&v, 1279, 400, dir, &tn, NULL); /* the right edge: atan(640/512) off the axis */
+    assert_float_equal(acosf(dir[0] * v.forward[0] + dir[1] * v.forward[1] + dir[2] * v.forward[2]),
+                       atanf(639.5f / 512.0f), 1e-5f);
+}
+
 static void test_flat_floor(void **state) {
     (void)state;
     st_level *level = test_flat_level(64, 64, 50);
@@ -230,10 +244,61 @@ static void test_camera_image(void **state) {
             }
         }
     assert_true(sky > 0 && ground > 0);
-    uint8_t *rgba = malloc(64 * 40 * 4);
-    st_ref_image_shade(&img, 300, rgba);
-    assert_int_equal(rgba[3], 255);
-    free(rgba);
+    assert_int_equal(img.rgba[3], 255);
+    st_ref_image_free(&img);
+    st_reference_destroy(ref);
+    st_level_destroy(level);
+}
+
+/* The share of pixels whose colour differs from their 3×3 neighbourhood's median by more than 8 levels in some
+ * channel (edge pixels skipped): speckle. */
+static double speckle_pct(const uint8_t *rgba, uint32_t w, uint32_t h) {
+    size_t bad = 0, n = 0;
+    for (uint32_t j = 1; j + 1 < h; j++)
+        for (uint32_t i = 1; i + 1 < w; i++) {
+            n++;
+            for (int c = 0; c < 3; c++) {
+                int v[9], k = 0;
+                for (int dy = -1; dy <= 1; dy++)
+                    for (int dx = -1; dx <= 1; dx++) v[k++] = rgba[4 * ((j + dy) * w + i + dx) + c];
+                for (int a = 1; a < 9; a++)
+                    for (int b = a; b > 0 && v[b - 1] > v[b]; b--) {
+                        int t = v[b];
+                        v[b] = v[b - 1], v[b - 1] = t;
+                    }
+                if (abs(rgba[4 * (j * w + i) + c] - v[4]) > 8) {
+                    bad++;
+                    break;
+                }
+            }
+        }
+    return 100.0 * (double)bad / (double)n;
+}
+
+/* Rough ground seen from afar is a staircase of texel columns finer than a pixel, so neighbouring pixels hit a top
+ * or a wall at random. Shaded by the face entered, the reference picture was speckled (tops bright, walls dark);
+ * shaded by the shared formula (the gradient normal of the column, as every method) it is as smooth as the
+ * ground: steps of one unit every two texels have one gradient. The shadow rays stay on: the shading's shadow
+ * offsets (those of the map) keep a step from shading the next. */
+static void test_rough_ground_is_not_speckled(void **state) {
+    (void)state;
+    st_level *level = test_flat_level(512, 512, 0);
+    for (int y = 0; y < 512; y++)
+        for (int x = 0; x < 512; x++) level->heights[y * 512 + x] = (uint8_t)(20 + (x % 256) / 2);
+    st_reference *ref = make_ref(level);
+    st_camera cam = {.position = {20, 60, 120}, .yaw_deg = 80, .pitch_deg = -20, .far_dist = 400};
+    st_ref_image img;
+    assert_st_ok(st_ref_image_create(160, 100, &img, err));
+    assert_st_ok(st_reference_cast(ref, &cam, &img, err));
+    int walls = 0, tops = 0;
+    for (int k = 0; k < 160 * 100; k++) {
+        if (img.face[k] == ST_REF_FACE_TOP) tops++;
+        else if (img.face[k] >= ST_REF_FACE_WEST && img.face[k] <= ST_REF_FACE_NORTH) walls++;
+    }
+    double speckle = speckle_pct(img.rgba, 160, 100);
+    printf("  %d top and %d wall hits; speckled pixels %.2f %%\n", tops, walls, speckle);
+    assert_true(walls > 1000 && tops > 1000); /* the staircase is really there */
+    assert_true(speckle < 1.0);
     st_ref_image_free(&img);
     st_reference_destroy(ref);
     st_level_destroy(level);
@@ -251,22 +316,22 @@ static void test_cache(void **state) {
     assert_st_ok(st_ref_image_create(48, 30, &a, err));
     assert_st_ok(st_ref_image_create(48, 30, &b, err));
     bool cached = true;
-    assert_st_ok(st_reference_cast_cached(ref, &cam, cache, &a, &cached, err));
+    assert_st_ok(st_reference_cast_cached(ref, &cam, cache, &a, &cached, NULL, err));
     assert_false(cached);
-    assert_st_ok(st_reference_cast_cached(ref, &cam, cache, &b, &cached, err));
+    assert_st_ok(st_reference_cast_cached(ref, &cam, cache, &b, &cached, NULL, err));
     assert_true(cached);
     assert_memory_equal(a.face, b.face, 48 * 30);
     for (int k = 0; k < 48 * 30; k++) assert_true(a.distance[k] == b.distance[k] || (isnan(a.distance[k]) && isnan(b.distance[k])));
     /* another camera is another key */
     st_camera cam2 = cam;
     cam2.yaw_deg = 91;
-    assert_st_ok(st_reference_cast_cached(ref, &cam2, cache, &b, &cached, err));
+    assert_st_ok(st_reference_cast_cached(ref, &cam2, cache, &b, &cached, NULL, err));
     assert_false(cached);
     /* a corrupted file is detected and recomputed */
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "for f in %s/ref-*.bin; do printf 'XXXX' | dd of=$f bs=1 seek=200 conv=notrunc 2>/dev/null; done", cache);
     assert_int_equal(system(cmd), 0);
-    assert_st_ok(st_reference_cast_cached(ref, &cam, cache, &b, &cached, err));
+    assert_st_ok(st_reference_cast_cached(ref, &cam, cache, &b, &cached, NULL, err));
     assert_false(cached);
     assert_memory_equal(a.face, b.face, 48 * 30);
     /* an edited level changes the CRC and so the key */
@@ -281,11 +346,11 @@ static void test_cache(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_flat_floor),      cmocka_unit_test(test_height_zero_is_hittable),
+        cmocka_unit_test(test_default_focal),   cmocka_unit_test(test_flat_floor),      cmocka_unit_test(test_height_zero_is_hittable),
         cmocka_unit_test(test_thin_wall),       cmocka_unit_test(test_slab_over_cave),
         cmocka_unit_test(test_long_cave),
         cmocka_unit_test(test_random_against_march), cmocka_unit_test(test_camera_image),
-        cmocka_unit_test(test_cache),
+        cmocka_unit_test(test_rough_ground_is_not_speckled), cmocka_unit_test(test_cache),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,9 @@
 
 #include "strata/core.h"
 
-#define ST_DEFAULT_FOVY_DEG 75.96958f /* focal 512 px at 800 rows */
+/* The paper's camera: focal length 512 px for its 1280×800 images, i.e. fovy = 2·atan(400/512). strata keeps
+ * this field of view at every size (the focal scales with the rows), so a 320×200 run sees the same scene. */
+#define ST_DEFAULT_FOVY_DEG 75.997465f
 #define ST_DEFAULT_NEAR 1.0f
 #define ST_DEFAULT_FAR 600.0f
 

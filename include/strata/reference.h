@@ -8,10 +8,12 @@
 #include "strata/level.h"
 
 /* Bumped whenever the cast's output could change: it is part of the cache key. */
-#define ST_REFERENCE_VERSION 1u
+#define ST_REFERENCE_VERSION 2u
 /* Stated accuracy of a hit distance against the analytic answer, in world units (tested). The cast is
  * exact up to float rounding of the ray: the tolerance is the rounding at 1,000 units, not a step size. */
 #define ST_REFERENCE_TOLERANCE 1e-3f
+/* The shadow-map resolution whose offsets the reference's exact shadow rays use: the publication's. */
+#define ST_SHADOW_SIZE_REFERENCE 1024u
 
 /* Which face of a texel column a ray entered: the reference's own cheap normal, for the shaded image. */
 typedef enum st_ref_face {
@@ -26,12 +28,14 @@ typedef enum st_ref_face {
 } st_ref_face;
 
 /* One reference image. distance[j·w + i] is the distance along pixel (i, j)'s normalised ray, NAN for
- * sky (nothing solid between the near and far planes). face and type (the material hit) may be unused. */
+ * sky (nothing solid between the near and far planes); face and type say what was hit; rgba is the hit shaded
+ * by the shared formula (strata/shading.h) with an exact shadow ray, sRGB-encoded like a method's readback. */
 typedef struct st_ref_image {
     uint32_t width, height;
     float *distance;
     uint8_t *face;
     uint8_t *type;
+    uint8_t *rgba;
 } st_ref_image;
 
 /* A reference caster for one level: owns the max-height pyramid built from it. The level must outlive it
@@ -40,6 +44,9 @@ typedef struct st_reference st_reference;
 
 st_result st_reference_create(const st_level *level, st_reference **out, st_error *err);
 void st_reference_destroy(st_reference *ref);
+/* Whether the colour casts shadow rays (default on); off matches a method drawn with --no-shadows. Part of the
+ * cache key. Set before casting, not while a cast runs. */
+void st_reference_set_shadows(st_reference *ref, bool on);
 
 /* The first hit of one ray from origin along the normalised dir with distance in [t_min, t_max]; false on
  * a miss. face/type may be NULL. Exposed for tests and tools. */
@@ -53,16 +60,13 @@ st_result st_reference_cast(const st_reference *ref, const st_camera *camera, st
 
 /* The same through a disk cache: cache_dir/ref-<key>.bin, keyed by the level's CRC-32, the camera, the
  * size and ST_REFERENCE_VERSION; written atomically, validated (header, key and payload CRC) on load, a
- * bad file is recomputed and replaced. cache_dir NULL = no cache. *from_cache may be NULL. */
+ * bad file is recomputed and replaced. cache_dir NULL = no cache. *from_cache may be NULL. A cache that cannot
+ * be written is no failure: the reason goes to cache_err (may be NULL; its code stays ST_OK otherwise). */
 st_result st_reference_cast_cached(const st_reference *ref, const st_camera *camera, const char *cache_dir,
-                                   st_ref_image *img, bool *from_cache, st_error *err);
+                                   st_ref_image *img, bool *from_cache, st_error *cache_err, st_error *err);
 
 /* CRC-32 (zlib) of the level's height and metadata planes, the key the cache and reports use. */
 uint32_t st_reference_crc(const st_reference *ref);
 uint32_t st_reference_level_crc32(const st_level *level);
-
-/* A shaded greyscale-on-colour picture of the reference for reports: faces lit by the sun direction,
- * darkened with distance, sky in the fog colour. rgba = w·h·4 bytes. */
-void st_ref_image_shade(const st_ref_image *img, float far_dist, uint8_t *rgba);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "strata/image.h"
 #include "strata/reference.h"
+#include "strata/shading.h"
 
 #define MAX_LEVELS 7 /* blocks up to 64×64 texels: beyond that a block rarely stays empty */
 
@@ -27,6 +28,7 @@ struct st_reference {
     block *max[MAX_LEVELS + 1];
     uint32_t mw[MAX_LEVELS + 1], mh[MAX_LEVELS + 1];
     uint8_t global_max;
+    bool shadows; /* shade with an exact shadow ray per hit (on unless st_reference_set_shadows) */
 };
 
 /* ---- construction ------------------------------------------------------------------------------------ */
@@ -106,6 +108,7 @@ st_result st_reference_create(const st_level *level, st_reference **out, st_erro
     st_reference *ref = calloc(1, sizeof *ref);
     if (!ref) return st_error_set(err, ST_ERR_NOMEM, "reference: out of memory");
     ref->level = level;
+    ref->shadows = true;
     ref->crc = st_reference_level_crc32(level);
     uint32_t w = level->width, h = level->height;
     int levels = 0;
@@ -147,12 +150,23 @@ void st_reference_destroy(st_reference *ref) {
 
 uint32_t st_reference_crc(const st_reference *ref) { return ref->crc; }
 
+void st_reference_set_shadows(st_reference *ref, bool on) { ref->shadows = on; }
+
 /* ---- one ray ------------------------------------------------------------------------------------------- */
 
 static inline int64_t floor_shift(int64_t v, int lv) { return v >= 0 ? v >> lv : -((-v - 1) >> lv) - 1; }
 
-bool st_reference_ray(const st_reference *ref, const float origin[3], const float dir[3], float t_min, float t_max,
-                      float *t_hit, uint8_t *face_out, uint8_t *type_out) {
+/* What a hit is made of, beyond its distance: the face entered, the material, the texel column (unwrapped,
+ * in the ray's own coordinates) and whether the slab (upper) interval or the floor was hit. */
+typedef struct ray_hit {
+    double t;
+    uint8_t face, type;
+    bool upper;
+    int64_t cx, cy;
+} ray_hit;
+
+static bool cast_ray(const st_reference *ref, const float origin[3], const float dir[3], float t_min, float t_max,
+                     ray_hit *hit) {
     const st_level *level = ref->level;
     const double ox = origin[0], oy = origin[1], oz = origin[2];
     const double dx = dir[0], dy = dir[1], dz = dir[2];
@@ -192,6 +206,7 @@ bool st_reference_ray(const st_reference *ref, const float origin[3], const floa
             double low = tx_.low, mid = tx_.mid, high = tx_.high;
             double best = INFINITY;
             uint8_t face = 0, type = 0;
+            bool upper = false;
             if (za <= low) {
                 best = t, face = entry_face, type = tx_.low_type;
             } else if (dz < 0) {
@@ -200,19 +215,19 @@ bool st_reference_ray(const st_reference *ref, const float origin[3], const floa
             }
             if (tx_.dual && best > t) {
                 if (za >= mid && za <= high) {
-                    best = t, face = entry_face, type = tx_.high_type;
+                    best = t, face = entry_face, type = tx_.high_type, upper = true;
                 } else if (za < mid && dz > 0) {
                     double tm = (mid - oz) / dz;
-                    if (tm <= tb && tm < best) best = tm < t ? t : tm, face = ST_REF_FACE_BOTTOM, type = tx_.high_type;
+                    if (tm <= tb && tm < best)
+                        best = tm < t ? t : tm, face = ST_REF_FACE_BOTTOM, type = tx_.high_type, upper = true;
                 } else if (za > high && dz < 0) {
                     double th = (high - oz) / dz;
-                    if (th <= tb && th < best) best = th < t ? t : th, face = ST_REF_FACE_TOP, type = tx_.high_type;
+                    if (th <= tb && th < best)
+                        best = th < t ? t : th, face = ST_REF_FACE_TOP, type = tx_.high_type, upper = true;
                 }
             }
             if (best <= tb) {
-                if (t_hit) *t_hit = (float)best;
-                if (face_out) *face_out = face;
-                if (type_out) *type_out = type;
+                *hit = (ray_hit){best, face, type, upper, ix, iy};
                 return true;
             }
         }
@@ -239,6 +254,55 @@ bool st_reference_ray(const st_reference *ref, const float origin[3], const floa
     }
 }
 
+bool st_reference_ray(const st_reference *ref, const float origin[3], const float dir[3], float t_min, float t_max,
+                      float *t_hit, uint8_t *face, uint8_t *type) {
+    ray_hit h;
+    if (!cast_ray(ref, origin, dir, t_min, t_max, &h)) return false;
+    if (t_hit) *t_hit = (float)h.t;
+    if (face) *face = h.face;
+    if (type) *type = h.type;
+    return true;
+}
+
+/* ---- shading --------------------------------------------------------------------------------------------- */
+
+/* The colour of a hit by the shared formula (st_shade_lit). The point is put exactly on the layer it hit and
+ * inside its column (as voxel-compute nudges its hits), so the gradient reads that column. The sun's visibility
+ * is an exact shadow ray from the point the GPU methods look up in the shadow map, whose texels are 1.57 units
+ * at 1024² and filtered 2×2 (docs/harness.md). */
+static void shade_hit(const st_reference *ref, const st_shade_env *env, const float eye[3], const float dir[3],
+                      const ray_hit *h, uint8_t rgb8[3]) {
+    st_texel s = st_level_texel(ref->level, (int)((uint64_t)h->cx & (ref->level->width - 1)),
+                                (int)((uint64_t)h->cy & (ref->level->height - 1)));
+    double p[3];
+    for (int k = 0; k < 3; k++) p[k] = (double)eye[k] + (double)dir[k] * h->t;
+    double x0 = (double)h->cx, y0 = (double)h->cy;
+    double z = p[2];
+    if (h->face == ST_REF_FACE_TOP) z = h->upper ? s.high : s.low;
+    else if (h->face == ST_REF_FACE_BOTTOM) z = s.mid;
+    else if (h->upper) z = z < s.mid ? s.mid : z > s.high ? s.high : z;
+    else z = z > s.low ? s.low : z;
+    float q[3] = {(float)(p[0] < x0 + 0.001 ? x0 + 0.001 : p[0] > x0 + 0.999 ? x0 + 0.999 : p[0]),
+                  (float)(p[1] < y0 + 0.001 ? y0 + 0.001 : p[1] > y0 + 0.999 ? y0 + 0.999 : p[1]), (float)z};
+    float n[3];
+    st_shade_gradient_normal(ref->level, q, st_shade_upper(s, q[2]), n);
+    float visibility = 1.0f;
+    if (ref->shadows) {
+        /* The point the shadow map is asked about (shadow.glsl): along the normal by the map's normal offset and
+         * toward the sun by 0.25 + its depth bias, at the publication map's texel size. Below that scale the
+         * shading does not want shadows (a 1-unit step on rough ground would shade the step behind it); above it
+         * the ray is exact where the map has texels and a 2×2 filter. */
+        float off = ST_SHADOW_OFFSET_TEXELS * st_shadow_texel_world(ST_SHADOW_SIZE_REFERENCE);
+        float o[3];
+        for (int k = 0; k < 3; k++) o[k] = q[k] + n[k] * off + env->sun[k] * (ST_SHADOW_TOWARD_SUN + off);
+        ray_hit sh;
+        if (cast_ray(ref, o, env->sun, 0.0f, 1e7f, &sh)) visibility = 0.0f;
+    }
+    float rgb[3];
+    st_shade_lit(env, q, s, n, visibility, rgb);
+    for (int k = 0; k < 3; k++) rgb8[k] = st_shade_srgb8(rgb[k]);
+}
+
 /* ---- images ---------------------------------------------------------------------------------------------- */
 
 st_result st_ref_image_create(uint32_t width, uint32_t height, st_ref_image *out, st_error *err) {
@@ -249,7 +313,8 @@ st_result st_ref_image_create(uint32_t width, uint32_t height, st_ref_image *out
     out->distance = malloc(n * sizeof(float));
     out->face = malloc(n);
     out->type = malloc(n);
-    if (!out->distance || !out->face || !out->type) {
+    out->rgba = malloc(n * 4);
+    if (!out->distance || !out->face || !out->type || !out->rgba) {
         st_ref_image_free(out);
         return st_error_set(err, ST_ERR_NOMEM, "reference image %ux%u: out of memory", width, height);
     }
@@ -263,12 +328,14 @@ void st_ref_image_free(st_ref_image *img) {
     free(img->distance);
     free(img->face);
     free(img->type);
+    free(img->rgba);
     memset(img, 0, sizeof *img);
 }
 
 typedef struct {
     const st_reference *ref;
     st_view view;
+    st_shade_env env;
     st_ref_image *img;
 } cast_job;
 
@@ -277,19 +344,23 @@ static void cast_rows(void *user, size_t begin, size_t end) {
     st_ref_image *img = job->img;
     for (size_t j = begin; j < end; j++) {
         for (uint32_t i = 0; i < img->width; i++) {
-            float dir[3], tn, tf, t;
-            uint8_t face = 0, type = 0;
+            float dir[3], tn, tf;
             st_view_pixel_ray(&job->view, i, (uint32_t)j, dir, &tn, &tf);
             size_t k = j * img->width + i;
-            if (st_reference_ray(job->ref, job->view.eye, dir, tn, tf, &t, &face, &type)) {
-                img->distance[k] = t;
+            ray_hit h;
+            uint8_t *c = img->rgba + 4 * k;
+            if (cast_ray(job->ref, job->view.eye, dir, tn, tf, &h)) {
+                img->distance[k] = (float)h.t;
+                img->face[k] = h.face;
+                img->type[k] = h.type;
+                shade_hit(job->ref, &job->env, job->view.eye, dir, &h, c);
             } else {
                 img->distance[k] = NAN;
-                face = ST_REF_SKY;
-                type = 0;
+                img->face[k] = ST_REF_SKY;
+                img->type[k] = 0;
+                c[0] = st_shade_srgb8(ST_FOG_R), c[1] = st_shade_srgb8(ST_FOG_G), c[2] = st_shade_srgb8(ST_FOG_B);
             }
-            img->face[k] = face;
-            img->type[k] = type;
+            c[3] = 255;
         }
     }
 }
@@ -297,18 +368,20 @@ static void cast_rows(void *user, size_t begin, size_t end) {
 st_result st_reference_cast(const st_reference *ref, const st_camera *camera, st_ref_image *img, st_error *err) {
     if (!img->distance || !img->width)
         return st_error_set(err, ST_ERR_INVALID, "reference: the image is not allocated");
-    cast_job job = {ref, st_camera_view(camera, img->width, img->height), img};
+    cast_job job = {ref, st_camera_view(camera, img->width, img->height), {0}, img};
+    st_shade_env_init(&job.env, ref->level, job.view.eye, job.view.far_dist);
     st_parallel_for(img->height, 4, cast_rows, &job);
     return ST_OK;
 }
 
 /* ---- disk cache --------------------------------------------------------------------------------------- */
 
-#define CACHE_MAGIC "STRREF01"
+#define CACHE_MAGIC "STRREF02"
 
 typedef struct cache_header {
     char magic[8];
     uint32_t version, level_crc, level_w, level_h, width, height;
+    uint32_t shading; /* bit 0: exact shadows */
     float camera[8]; /* position xyz, yaw, pitch, fovy, near, far with defaults resolved */
     uint32_t payload_crc, reserved;
 } cache_header;
@@ -336,6 +409,7 @@ static uint32_t payload_crc(const st_ref_image *img) {
     crc = crc32(crc, (const Bytef *)img->distance, (uInt)(n * sizeof(float)));
     crc = crc32(crc, img->face, (uInt)n);
     crc = crc32(crc, img->type, (uInt)n);
+    crc = crc32(crc, img->rgba, (uInt)(n * 4));
     return (uint32_t)crc;
 }
 
@@ -346,15 +420,15 @@ static bool cache_load(const char *path, const cache_header *want, st_ref_image 
     size_t n = (size_t)img->width * img->height;
     bool ok = fread(&h, sizeof h, 1, fp) == 1 && !memcmp(h.magic, want->magic, 8) && h.version == want->version &&
               h.level_crc == want->level_crc && h.level_w == want->level_w && h.level_h == want->level_h &&
-              h.width == want->width && h.height == want->height && !memcmp(h.camera, want->camera, sizeof h.camera);
+              h.width == want->width && h.height == want->height && h.shading == want->shading && !memcmp(h.camera, want->camera, sizeof h.camera);
     ok = ok && fread(img->distance, sizeof(float), n, fp) == n && fread(img->face, 1, n, fp) == n &&
-         fread(img->type, 1, n, fp) == n && fgetc(fp) == EOF;
+         fread(img->type, 1, n, fp) == n && fread(img->rgba, 4, n, fp) == n && fgetc(fp) == EOF;
     fclose(fp);
     return ok && payload_crc(img) == h.payload_crc;
 }
 
 st_result st_reference_cast_cached(const st_reference *ref, const st_camera *camera, const char *cache_dir,
-                                   st_ref_image *img, bool *from_cache, st_error *err) {
+                                   st_ref_image *img, bool *from_cache, st_error *cache_err, st_error *err) {
     if (from_cache) *from_cache = false;
     if (!cache_dir || !*cache_dir) return st_reference_cast(ref, camera, img, err);
     cache_header want;
@@ -366,6 +440,7 @@ st_result st_reference_cast_cached(const st_reference *ref, const st_camera *cam
     want.level_h = ref->level->height;
     want.width = img->width;
     want.height = img->height;
+    want.shading = ref->shadows ? 1u : 0u;
     camera_key(camera, want.camera);
     uint64_t key = fnv1a(0xcbf29ce484222325ull, &want, offsetof(cache_header, payload_crc));
     char path[1200];
@@ -376,16 +451,16 @@ st_result st_reference_cast_cached(const st_reference *ref, const st_camera *cam
     }
     st_result r = st_reference_cast(ref, camera, img, err);
     if (r) return r;
-    /* A cache that cannot be written costs time, not correctness: warn and go on. */
+    /* A cache that cannot be written costs time, not correctness: say so to the caller and go on. */
     st_error werr = {0};
     if (st_make_dirs(cache_dir, &werr) != ST_OK) {
-        ST_WARN("reference cache: %s", werr.message);
+        if (cache_err) *cache_err = werr;
         return ST_OK;
     }
     want.payload_crc = payload_crc(img);
     st_atomic_file f;
     if (st_atomic_open(&f, path, &werr) != ST_OK) {
-        ST_WARN("reference cache: %s", werr.message);
+        if (cache_err) *cache_err = werr;
         return ST_OK;
     }
     size_t n = (size_t)img->width * img->height;
@@ -393,39 +468,7 @@ st_result st_reference_cast_cached(const st_reference *ref, const st_camera *cam
     fwrite(img->distance, sizeof(float), n, f.fp);
     fwrite(img->face, 1, n, f.fp);
     fwrite(img->type, 1, n, f.fp);
-    if (st_atomic_commit(&f, &werr) != ST_OK) ST_WARN("reference cache: %s", werr.message);
+    fwrite(img->rgba, 4, n, f.fp);
+    if (st_atomic_commit(&f, &werr) != ST_OK && cache_err) *cache_err = werr;
     return ST_OK;
-}
-
-/* ---- shaded picture -------------------------------------------------------------------------------------- */
-
-void st_ref_image_shade(const st_ref_image *img, float far_dist, uint8_t *rgba) {
-    /* Lambert with the shared sun direction normalize(1,2,4) on the face normals, then fog by distance, so
-     * silhouettes, walls and cave mouths read clearly next to the methods' images. */
-    static const float normals[8][3] = {{0, 0, 0}, {0, 0, 1}, {0, 0, -1}, {-1, 0, 0},
-                                        {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, 1}};
-    const float inv = 1.0f / sqrtf(21.0f);
-    const float sun[3] = {1 * inv, 2 * inv, 4 * inv};
-    const float fog[3] = {0.1f, 0.2f, 0.3f};
-    size_t n = (size_t)img->width * img->height;
-    if (!(far_dist > 0)) far_dist = ST_DEFAULT_FAR;
-    for (size_t k = 0; k < n; k++) {
-        float c[3];
-        float d = img->distance[k];
-        if (isnan(d)) {
-            c[0] = fog[0], c[1] = fog[1], c[2] = fog[2];
-        } else {
-            const float *nv = normals[img->face[k] & 7];
-            float l = nv[0] * sun[0] + nv[1] * sun[1] + nv[2] * sun[2];
-            float g = 0.3f + 0.7f * (l > 0 ? l : 0);
-            float f = d / far_dist;
-            f = f < 0 ? 0 : f > 1 ? 1 : f;
-            for (int q = 0; q < 3; q++) c[q] = g * (1 - f) + fog[q] * f;
-        }
-        for (int q = 0; q < 3; q++) {
-            float v = c[q] < 0 ? 0 : c[q] > 1 ? 1 : c[q];
-            rgba[4 * k + q] = (uint8_t)(v * 255.0f + 0.5f);
-        }
-        rgba[4 * k + 3] = 255;
-    }
 }
