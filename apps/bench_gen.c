@@ -38,6 +38,7 @@ int bench_gen(int argc, char **argv) {
         double t0 = st_time_ms();
         st_result r = st_gen_world(NULL, &level, &err);
         ms[i] = st_time_ms() - t0;
+        fprintf(stderr, "bench gen: run %u/%u: %.0f ms\n", i + 1, runs, ms[i]);
         if (r) {
             free(ms);
             return cli_fail(cmd, &err);

@@ -124,6 +124,7 @@ int bench_mesh(int argc, char **argv) {
         st_mesh *m = NULL;
         for (uint32_t k = 0; k < repeat; k++) {
             st_mesh_destroy(m);
+            fprintf(stderr, "bench mesh: %s, fit %u/%u...\n", variants[v].label, k + 1, repeat);
             double s = st_time_ms();
             if (st_mesh_create(level, &desc, &m, &err)) return cli_fail("bench", &err);
             runs[k] = st_time_ms() - s;
@@ -142,6 +143,7 @@ int bench_mesh(int argc, char **argv) {
     uint32_t n = 0, list[64], tiles = 0;
     uint32_t listed = st_mesh_chunks_in_rect(mesh, dirty, list, 64);
     mesh->refit_unchanged = true; /* every run fits the touched tiles (later runs would find them unchanged) */
+    fprintf(stderr, "bench mesh: 15 refits of the crater, then a fresh fit to compare...\n");
     for (int k = 0; k < 15; k++) {
         double s = st_time_ms();
         if (st_mesh_refit(mesh, level, dirty, &n, &err)) return cli_fail("bench", &err);

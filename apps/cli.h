@@ -3,6 +3,7 @@
 #define STRATA_CLI_H
 
 #include <getopt.h>
+#include <signal.h>
 
 #include "strata/core.h"
 #include "strata/eval.h"
@@ -49,6 +50,7 @@ typedef struct cli_measure {
     const char *cache;             /* default out/cache; "" for --cache none */
     char *methods_arg, *views_arg; /* comma lists as given (split in place later) */
     uint32_t width, height, frames, warmup;
+    uint32_t shadow_size; /* --shadow-size; 0 = the run's own */
     float far_dist;
     int device_index; /* -1 unless --device */
     bool device_given, validate, no_shadows, no_progress;
@@ -62,7 +64,7 @@ typedef struct cli_measure {
     {"far", required_argument, 0, 'F'},     {"out", required_argument, 0, 'o'},     \
     {"cache", required_argument, 0, 'c'},   {"device", required_argument, 0, 'd'},  \
     {"validate", no_argument, 0, 'V'},      {"no-shadows", no_argument, 0, 'S'},    \
-    {"no-progress", no_argument, 0, 'P'}
+    {"no-progress", no_argument, 0, 'P'},   {"shadow-size", required_argument, 0, 'Z'}
 
 /* The shared part of a compare or tune run, from the parsed options and the loaded world. */
 st_measure_desc cli_measure_desc(const cli_measure *m, const st_level *level, const st_viewpoint *views,
@@ -81,8 +83,13 @@ const char *cli_measure_methods(const cli_measure *m, char **items, size_t cap, 
  * (room for ST_MAX_VIEWS in all). */
 st_result cli_measure_find_views(const cli_measure *m, const st_level *level, st_viewpoint *views, size_t *count,
                                  st_error *err);
-/* The progress display: on unless --no-progress, and only when stderr is a terminal. */
+/* The progress display: on unless --no-progress; a bar when stderr is a terminal, else one line per step. */
 bool cli_measure_progress(const cli_measure *m);
+bool cli_measure_progress_lines(const cli_measure *m);
+/* SIGINT asks a measurement run to stop: the flag the runs poll (st_measure_desc.cancel), set by the handler
+ * cli_measure_catch_interrupt installs. A signal flag is the one mutable global a signal handler may touch. */
+extern volatile sig_atomic_t cli_interrupted;
+void cli_measure_catch_interrupt(void);
 
 int cmd_gen(int argc, char **argv);
 int cmd_info(int argc, char **argv);

@@ -50,6 +50,10 @@ bool cli_measure_option(cli_measure *m, const char *cmd, int c, char *arg, int *
     case 'V': m->validate = true; break;
     case 'S': m->no_shadows = true; break;
     case 'P': m->no_progress = true; break;
+    case 'Z':
+        if (!cli_parse_uint(arg, 16, 8192, &m->shadow_size))
+            st = cli_usage_error(cmd, "bad --shadow-size '%s' (16..8192)", arg);
+        break;
     default: return false;
     }
     *status = st;
@@ -73,6 +77,23 @@ st_result cli_measure_find_views(const cli_measure *m, const st_level *level, st
 }
 
 bool cli_measure_progress(const cli_measure *m) { return !m->no_progress && isatty(2); }
+bool cli_measure_progress_lines(const cli_measure *m) { return !m->no_progress && !isatty(2); }
+
+volatile sig_atomic_t cli_interrupted = 0;
+
+static void on_interrupt(int sig) {
+    (void)sig;
+    cli_interrupted = 1;
+}
+
+void cli_measure_catch_interrupt(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
 
 st_measure_desc cli_measure_desc(const cli_measure *m, const st_level *level, const st_viewpoint *views,
                                  size_t view_count, char *const *method_items, size_t method_count) {
@@ -88,10 +109,13 @@ st_measure_desc cli_measure_desc(const cli_measure *m, const st_level *level, co
                              .frames = m->frames,
                              .warmup = m->warmup,
                              .no_shadows = m->no_shadows,
+                             .shadow_size = m->shadow_size,
                              .out_dir = m->out,
                              .cache_dir = m->cache,
                              .device_index = m->device_index,
                              .device_given = m->device_given,
                              .validate = m->validate,
-                             .progress = cli_measure_progress(m)};
+                             .progress = cli_measure_progress(m),
+                             .progress_lines = cli_measure_progress_lines(m),
+                             .cancel = &cli_interrupted};
 }

@@ -2,6 +2,7 @@
  * 1280×800, far 600, 3 warm-up and 40 timed frames, shadow map on — scored against the CPU reference into
  * out/compare/<adapter>/. Options narrow it (--quick, --methods, --views, --size, --frames, ...), add the edit
  * protocol (--edits), use tuned knobs (--tuning) or run the soak instead (--soak N). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,10 @@
 static int usage(void) {
     printf("usage: strata compare [OPTIONS]\n\n"
            "Renders every method at every view, times it and scores it against the CPU reference; writes\n"
-           "results.json, results.md, frame-time.svg, grid.png and heatmap-<method>.png into OUT/<adapter>/.\n\n"
-           "  --quick            320x200, one view per pitch, 1 warm-up + 3 timed frames\n"
+           "results.json, results.md, frame-time.svg, grid.png, heatmap-<method>.png and heatmap-color-<method>.png\n"
+           "into a folder of its own, OUT/<adapter>/<UTC time>-<quick|compare>-<settings digest>/, written complete\n"
+           "or not at all; OUT/<adapter>/latest points at the last complete run.\n\n"
+           "  --quick            320x200, one view per pitch, 1 warm-up + 3 timed frames, 256² shadow map\n"
            "  --world W          default (embedded), a world directory or a world.ini (default: default)\n"
            "  --methods a,b      method names (default: every registered method)\n"
            "  --views a,b        view names or specs, or 'paper' for the paper's 12 views (default: the world's 12)\n"
@@ -28,6 +31,7 @@ static int usage(void) {
            "  --validate         Vulkan validation layers on\n"
            "  --no-progress      no progress bar (it is shown only when stderr is a terminal)\n"
            "  --no-shadows       no shadow map (a method-only diagnostic; the protocol casts it for every method)\n"
+           "  --shadow-size N    the shadow map's resolution (default 1024, the publication's; 256 with --quick)\n"
            "  --tuning FILE      knob settings from a 'strata tune' tuning.json\n\n"
            "Edits (spec §4.7): --edits adds the dig protocol for every method to the run (edit_rows in\n"
            "results.json, a table in results.md, edit-<method>-before/after.png):\n"
@@ -70,6 +74,71 @@ static int run_soak(st_level *level, const char *const *methods, size_t method_c
     }
     st_level_destroy(level);
     return res ? cli_fail("compare", &err) : CLI_EXIT_OK;
+}
+
+static void cell(double v, int width, const char *fmt) {
+    if (isfinite(v)) printf(fmt, width, v);
+    else printf("%*s", width, "n/a");
+}
+
+/* The headline: frame time, then every kind of error, so a gross one cannot hide in results.md. */
+static void print_summary(const st_compare_result *res) {
+    printf("%s: %zu methods x %zu views at %ux%u, shadow map %s -> %s/\n", res->adapter, res->method_count,
+           res->view_count, res->width, res->height,
+           res->shadows ? (res->shadow_size == ST_SHADOW_SIZE_PUBLICATION ? "1024² (publication)"
+                                                                          : res->shadow_size == ST_SHADOW_SIZE_PREVIEW
+                                                                                ? "256² (preview)"
+                                                                                : "custom")
+                        : "off",
+           res->out_dir);
+    bool gpu = false;
+    for (size_t k = 0; k < res->method_count * res->view_count; k++) gpu |= res->rows[k].gpu_timing;
+    printf("frame time: %s; errors are means over the views (see-through, coherence, colour visible: %% of pixels; "
+           "depth: world units; colour MAE: 8-bit levels, visible: dE*ab > %g)\n",
+           gpu ? "GPU timestamps" : "CPU submit-and-wait (no GPU timestamps on this adapter)", ST_COLOR_VISIBLE_DE);
+    printf("%-14s %10s %8s %8s %8s %8s %8s %8s %8s\n", "method", "mean ms", "± 95%", "see-thr", "coher", "p50",
+           "p95", "col MAE", "col vis");
+    for (size_t m = 0; m < res->method_count; m++) {
+        double see = 0, coh = 0, p50 = 0, p95 = 0, mae = 0, vis = 0;
+        size_t nd = 0, nv = res->view_count;
+        for (size_t v = 0; v < nv; v++) {
+            const st_metrics *mt = &res->rows[m * nv + v].metrics;
+            see += mt->see_through;
+            coh += mt->coherence;
+            mae += mt->color_mae;
+            vis += mt->color_visible;
+            if (isfinite(mt->depth_p50)) p50 += mt->depth_p50, p95 += mt->depth_p95, nd++;
+        }
+        printf("%-14s", res->methods[m].name);
+        cell(res->methods[m].mean_ms, 11, "%*.3f");
+        cell(res->methods[m].ci95_ms, 9, "%*.3f");
+        printf(" %7.2f%% %7.2f%%", see / (double)nv, coh / (double)nv);
+        cell(nd ? p50 / (double)nd : NAN, 9, "%*.2f");
+        cell(nd ? p95 / (double)nd : NAN, 9, "%*.2f");
+        cell(mae / (double)nv, 9, "%*.2f");
+        printf(" %7.2f%%\n", vis / (double)nv);
+    }
+    if (res->frames < 2) printf("± 95%%: n/a — one timed frame per view gives no interval\n");
+    if (res->edits) {
+        printf("\nedits (ms; CPU0/GPU0 steady on a fresh edited build, CPU1/GPU1 first post-edit frame):\n");
+        printf("%-14s %-20s %8s %8s %8s %8s %12s %9s %10s %9s\n", "method", "update", "CPU0", "CPU1", "GPU0", "GPU1",
+               "match", "changed", "close", "changed");
+        for (size_t m = 0; m < res->method_count; m++) {
+            const st_edit_row *e = &res->edit_rows[m];
+            char match[32];
+            if (e->consistent_after) snprintf(match, sizeof match, "%u frame%s", e->consistent_after,
+                                              e->consistent_after > 1 ? "s" : "");
+            else snprintf(match, sizeof match, "not by 16");
+            printf("%-14s %-20s", e->method, st_update_class_name(e->update));
+            cell(e->steady_cpu_ms, 9, "%*.2f");
+            cell(e->first_cpu_median, 9, "%*.2f");
+            cell(e->steady_gpu_ms, 9, "%*.2f");
+            cell(e->first_gpu_median, 9, "%*.2f");
+            printf(" %12s %8.2f%% %10s %8.2f%%%s\n", match, e->changed_pct, e->close.consistent ? "consistent" : "NOT",
+                   e->close_changed_pct, e->overhead_cpu_noise ? "  (CPU1 − CPU0 within noise)" : "");
+        }
+    }
+    if (res->cache_note[0]) printf("reference cache not written: %s\n", res->cache_note);
 }
 
 int cmd_compare(int argc, char **argv) {
@@ -138,6 +207,7 @@ int cmd_compare(int argc, char **argv) {
         if (!mo.width) mo.width = 320, mo.height = 200;
         if (!mo.frames) mo.frames = 3;
         if (!mo.warmup) mo.warmup = 1;
+        if (!mo.shadow_size) mo.shadow_size = ST_SHADOW_SIZE_PREVIEW;
     }
 
     if (soak && edits) return cli_usage_error(cmd, "--soak and --edits are separate runs");
@@ -199,34 +269,18 @@ int cmd_compare(int argc, char **argv) {
                          .edits = edits,
                          .edit = edit};
     st_compare_result *res = NULL;
+    cli_measure_catch_interrupt();
+    double started = st_time_ms();
     r = st_compare_run(&d, &res, &err);
     st_level_destroy(level);
+    if (r == ST_ERR_CANCELLED) {
+        fprintf(stderr, "strata compare: interrupted after %.0f s: this run kept nothing (its partial folder is "
+                        "removed; %s/<adapter>/latest still names the last complete run); the reference cache keeps "
+                        "the views already cast\n", (st_time_ms() - started) / 1000.0, mo.out);
+        return 130;
+    }
     if (r) return cli_fail(cmd, &err);
-    printf("%s: %zu methods x %zu views at %ux%u -> %s/\n", res->adapter, res->method_count, res->view_count,
-           res->width, res->height, res->out_dir);
-    printf("%-14s %10s %9s %12s %11s\n", "method", "mean ms", "± 95%", "see-through", "coherence");
-    for (size_t m = 0; m < res->method_count; m++) {
-        double see = 0, coh = 0;
-        for (size_t v = 0; v < res->view_count; v++) {
-            see += res->rows[m * res->view_count + v].metrics.see_through;
-            coh += res->rows[m * res->view_count + v].metrics.coherence;
-        }
-        printf("%-14s %10.3f %9.3f %11.2f%% %10.2f%%\n", res->methods[m].name, res->methods[m].mean_ms,
-               res->methods[m].ci95_ms, see / (double)res->view_count, coh / (double)res->view_count);
-    }
-    if (res->edits) {
-        printf("\nedits (ms; CPU0/GPU0 steady on a fresh edited build, CPU1/GPU1 first post-edit frame):\n");
-        printf("%-14s %-20s %8s %8s %8s %8s %12s\n", "method", "update", "CPU0", "CPU1", "GPU0", "GPU1", "match");
-        for (size_t m = 0; m < res->method_count; m++) {
-            const st_edit_row *e = &res->edit_rows[m];
-            char match[32];
-            if (e->consistent_after) snprintf(match, sizeof match, "%u frame%s", e->consistent_after,
-                                              e->consistent_after > 1 ? "s" : "");
-            else snprintf(match, sizeof match, "not by 16");
-            printf("%-14s %-20s %8.2f %8.2f %8.2f %8.2f %12s\n", e->method, st_update_class_name(e->update),
-                   e->steady_cpu_ms, e->first_cpu_median, e->steady_gpu_ms, e->first_gpu_median, match);
-        }
-    }
+    print_summary(res);
     if (res->validation_messages) printf("validation messages: %u\n", res->validation_messages);
     st_compare_result_free(res);
     return CLI_EXIT_OK;

@@ -78,9 +78,13 @@ int cmd_mesh(int argc, char **argv) {
     st_mesh_desc desc = {.tolerance = tolerance > 0 ? tolerance : st_mesh_tolerance(quality), .fit_tile = fit_tile,
                          .no_outline = no_outline};
     st_mesh *mesh = NULL;
+    /* the fit is the long part (tens of seconds on a 2-core machine for the default world): say it is under way */
+    fprintf(stderr, "mesh: fitting %s (%ux%u) on %u threads...\n", level->name, level->width, level->height,
+            st_job_threads());
     double t0 = st_time_ms();
     st_result r = st_mesh_create(level, &desc, &mesh, &err);
     double fit_ms = st_time_ms() - t0;
+    if (!r) fprintf(stderr, "mesh: fitted in %.1f s\n", fit_ms / 1000.0);
     if (r) {
         st_level_destroy(level);
         return cli_fail("mesh", &err);

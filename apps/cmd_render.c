@@ -23,7 +23,8 @@ static void usage(void) {
            "  --size WxH    image size (default 1280x800)\n"
            "  --frames N    timed frames (default 1)\n"
            "  --ray-steps N uniform steps of the ray march (default 128)\n"
-           "  --no-shadows  skip the shared 1024² shadow map (on by default)\n"
+           "  --no-shadows  skip the shared shadow map (on by default)\n"
+           "  --shadow-size N  the shadow map's resolution (default 1024; 'strata run' uses 256 on a CPU adapter)\n"
            "  --device N    Vulkan adapter index (see 'strata devices'); default: discrete > integrated > CPU\n"
            "  -o FILE       output PNG (sRGB)\n"
            "  --depth FILE  distance along each pixel's ray as a PFM (NaN where nothing was hit)\n");
@@ -35,12 +36,12 @@ int cmd_render(int argc, char **argv) {
                                          {"size", required_argument, 0, 's'},   {"frames", required_argument, 0, 'f'},
                                          {"depth", required_argument, 0, 'd'},  {"device", required_argument, 0, 'D'},
                                          {"ray-steps", required_argument, 0, 'r'}, {"output", required_argument, 0, 'o'},
-                                         {"no-shadows", no_argument, 0, 'S'},
+                                         {"no-shadows", no_argument, 0, 'S'},   {"shadow-size", required_argument, 0, 'Z'},
                                          {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     const char *world = "default", *method = "ray", *view_name = NULL, *out_png = NULL, *out_depth = NULL;
     st_camera camera = {0};
     bool have_camera = false;
-    uint32_t width = 1280, height = 800, frames = 1, steps = 0, device = 0;
+    uint32_t width = 1280, height = 800, frames = 1, steps = 0, device = 0, shadow_size = 0;
     bool device_given = false, shadows = true;
     cli_getopt_reset();
     int c;
@@ -69,6 +70,10 @@ int cmd_render(int argc, char **argv) {
             break;
         case 'd': out_depth = optarg; break;
         case 'S': shadows = false; break;
+        case 'Z':
+            if (!cli_parse_uint(optarg, 16, 8192, &shadow_size))
+                return cli_usage_error("render", "bad --shadow-size '%s' (16..8192)", optarg);
+            break;
         case 'o': out_png = optarg; break;
         case 'h': usage(); return CLI_EXIT_OK;
         case ':': return cli_usage_error("render", "option '%s' needs a value", argv[optind - 1]);
@@ -106,7 +111,7 @@ int cmd_render(int argc, char **argv) {
     if (!r) r = st_engine_create(&ed, &engine, &err);
     if (!r) r = st_engine_set_level(engine, level, &err);
     st_render_desc rd = {.method = method, .width = width, .height = height, .knobs.ray_steps = steps,
-                        .shadows = shadows};
+                        .shadows = shadows, .shadow_size = shadow_size};
     if (!r) r = st_renderer_create(engine, &rd, &renderer, &err);
     for (uint32_t i = 0; i < frames && !r; i++) {
         st_frame_timing t;
@@ -134,7 +139,10 @@ int cmd_render(int argc, char **argv) {
     if (!r) {
         st_device_info dev = st_engine_device(engine);
         st_stats g = st_stats_of(gpu_ms, frames), cs = st_stats_of(cpu_ms, frames);
-        printf("%s on %s (%s): %ux%u, %u frame%s\n", method, dev.name, dev.type, width, height, frames, frames > 1 ? "s" : "");
+        printf("%s on %s (%s): %ux%u, %u frame%s, shadow map ", method, dev.name, dev.type, width, height, frames,
+               frames > 1 ? "s" : "");
+        if (shadows) printf("%u²\n", shadow_size ? shadow_size : 1024u);
+        else printf("off\n");
         if (isnan(g.median)) printf("  gpu ms: not available on this adapter\n");
         else printf("  gpu ms: median %.3f  min %.3f  max %.3f%s\n", g.median, g.min, g.max,
                     shadows ? " (shadow pass included)" : "");

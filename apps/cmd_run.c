@@ -14,12 +14,15 @@
 #include "strata/views.h"
 
 static void usage(void) {
-    printf("usage: strata run [--world W] [--out DIR] [--size WxH] [--frames N] [--no-shadows] [--device N]\n\n"
-           "Renders every method from every default view into DIR (default out/) as VIEW-METHOD.png and\n"
-           "prints the median GPU time per frame of each method at each pitch. The default size is\n"
-           "1280x800 on a GPU and 320x200 on a CPU adapter (lavapipe), where the default is 1 timed frame\n"
-           "per view (warm-up on the first view only) and the shared shadow map is cast at 256² instead\n"
-           "of 1024². For the full measurement protocol use 'strata compare'.\n");
+    printf("usage: strata run [--world W] [--out DIR] [--size WxH] [--frames N] [--methods a,b] [--no-shadows]\n"
+           "                  [--shadow-size N] [--device N]\n\n"
+           "Renders every method (or --methods) from every default view into DIR (default out/) as\n"
+           "VIEW-METHOD.png with a labelled contact sheet of them all (contact-sheet.png), and prints the median\n"
+           "GPU time per frame of each method at each pitch. The default size is 1280x800 on a GPU and 320x200\n"
+           "on a CPU adapter (lavapipe), where the default is 1 timed frame per view (warm-up on the first view\n"
+           "only) and the shared shadow map is cast at 256² (the preview size) instead of 1024²; --shadow-size\n"
+           "sets it. 'strata render' with the same view, method, size and --shadow-size draws the same image.\n"
+           "For the full measurement protocol use 'strata compare'.\n");
 }
 
 static int make_dir(const char *path) { return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -1; }
@@ -28,10 +31,12 @@ int cmd_run(int argc, char **argv) {
     static const struct option opts[] = {{"world", required_argument, 0, 'w'}, {"out", required_argument, 0, 'o'},
                                          {"size", required_argument, 0, 's'},  {"frames", required_argument, 0, 'f'},
                                          {"device", required_argument, 0, 'D'}, {"help", no_argument, 0, 'h'},
-                                         {"no-shadows", no_argument, 0, 'S'},
+                                         {"no-shadows", no_argument, 0, 'S'},  {"methods", required_argument, 0, 'm'},
+                                         {"shadow-size", required_argument, 0, 'Z'},
                                          {0, 0, 0, 0}};
     const char *world = "default", *out = "out";
-    uint32_t width = 0, height = 0, frames = 0, device = 0;
+    char *methods_arg = NULL;
+    uint32_t width = 0, height = 0, frames = 0, device = 0, shadow_size = 0;
     bool device_given = false, shadows = true;
     cli_getopt_reset();
     int c;
@@ -51,12 +56,29 @@ int cmd_run(int argc, char **argv) {
             device_given = true;
             break;
         case 'S': shadows = false; break;
+        case 'm': methods_arg = optarg; break;
+        case 'Z':
+            if (!cli_parse_uint(optarg, 16, 8192, &shadow_size))
+                return cli_usage_error("run", "bad --shadow-size '%s' (16..8192)", optarg);
+            break;
         case 'h': usage(); return CLI_EXIT_OK;
         case ':': return cli_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc) return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+    const char *names[64];
+    size_t methods = 0;
+    if (methods_arg) {
+        char *items[64];
+        size_t n = cli_split_list(methods_arg, items, 64);
+        for (size_t i = 0; i < n; i++) {
+            if (!st_method_find(items[i])) return cli_usage_error("run", "unknown method '%s'", items[i]);
+            names[methods++] = items[i];
+        }
+    } else {
+        for (size_t i = 0; i < st_method_count() && i < 64; i++) names[methods++] = st_method_at(i)->name;
+    }
     if (make_dir(out)) {
         fprintf(stderr, "strata run: cannot create %s: %s\n", out, strerror(errno));
         return CLI_EXIT_USAGE;
@@ -87,23 +109,36 @@ int cmd_run(int argc, char **argv) {
         height = cpu ? 200 : 800;
     }
     if (!frames) frames = cpu ? 1 : 10;
-    printf("strata run: world %s (%ux%u, loaded in %.0f ms), %zu views, %zu methods, %ux%u, %u timed frame%s\n",
-           level->name, level->width, level->height, t_load, view_count, st_method_count(), width, height, frames,
-           frames > 1 ? "s" : "");
+    /* One shadow setting per purpose: the publication's 1024² on a GPU, the 256² preview on a CPU adapter. */
+    if (!shadow_size) shadow_size = cpu ? ST_SHADOW_SIZE_PREVIEW : ST_SHADOW_SIZE_PUBLICATION;
+    printf("strata run: world %s (%ux%u, loaded in %.0f ms), %zu views, %zu methods, %ux%u, %u timed frame%s, "
+           "shadow map %s\n", level->name, level->width, level->height, t_load, view_count, methods, width, height,
+           frames, frames > 1 ? "s" : "", !shadows ? "off" : shadow_size == ST_SHADOW_SIZE_PREVIEW ? "256² (preview)"
+                                                   : shadow_size == ST_SHADOW_SIZE_PUBLICATION ? "1024²" : "custom");
     printf("device: %s (%s), driver %s, Vulkan %s\n", dev.name, dev.type, dev.driver, dev.api_version);
 
-    size_t methods = st_method_count();
     bool tty = isatty(2);
     double *median = calloc(methods * view_count, sizeof *median); /* GPU ms per method × view */
     double *samples = calloc(frames, sizeof *samples);
     uint8_t *rgba = malloc((size_t)width * height * 4);
     if (!median || !samples || !rgba) r = st_error_set(&err, ST_ERR_NOMEM, "out of memory");
+    /* the contact sheet: methods in rows, views in columns, tiles at most 160 wide */
+    st_mosaic sheet = {0};
+    uint32_t factor = (width + 159) / 160;
+    int label_w = 0;
+    for (size_t m = 0; m < methods; m++) {
+        int w = st_mosaic_text_width(names[m], 2);
+        label_w = w > label_w ? w : label_w;
+    }
+    st_mosaic_layout sl = {.cols = (uint32_t)view_count, .rows = (uint32_t)methods, .tile_w = width / factor,
+                           .tile_h = height / factor, .left = (uint32_t)label_w + 12, .top = 52};
+    if (!r && (!sl.tile_w || !sl.tile_h)) sl.tile_w = sl.tile_h = 1;
+    if (!r) r = st_mosaic_create_framed(&sl, &sheet, &err);
     for (size_t m = 0; m < methods && !r; m++) {
-        const char *name = st_method_at(m)->name;
+        const char *name = names[m];
         st_renderer *renderer = NULL;
-        /* On a CPU adapter the shadow map is cast at 256² to keep the whole job within minutes. */
         st_render_desc rd = {.method = name, .width = width, .height = height, .shadows = shadows,
-                             .shadow_size = cpu ? 256 : 0};
+                             .shadow_size = shadow_size};
         r = st_renderer_create(engine, &rd, &renderer, &err);
         for (size_t v = 0; v < view_count && !r; v++) {
             st_camera cam = st_viewpoint_camera(level, &views[v]);
@@ -119,6 +154,7 @@ int cmd_run(int argc, char **argv) {
             snprintf(path, sizeof path, "%s/%s-%s.png", out, views[v].name, name);
             r = st_renderer_readback(renderer, rgba, NULL, &err);
             if (!r) r = st_png_write(path, width, height, 4, 8, rgba, &err);
+            if (!r) st_mosaic_put(&sheet, (uint32_t)v, (uint32_t)m, rgba, width, height, factor, false);
             if (tty) fprintf(stderr, "\r%-14s %2zu/%zu views", name, v + 1, view_count);
         }
         if (tty) fprintf(stderr, "\n");
@@ -133,7 +169,7 @@ int cmd_run(int argc, char **argv) {
         for (int p = 0; p < 4; p++) printf(" %9d°", pitches[p]);
         printf(" %10s\n", "all views");
         for (size_t m = 0; m < methods; m++) {
-            printf("%-14s", st_method_at(m)->name);
+            printf("%-14s", names[m]);
             double all = 0;
             for (int p = 0; p < 4; p++) {
                 double sum = 0;
@@ -149,7 +185,21 @@ int cmd_run(int argc, char **argv) {
             for (size_t v = 0; v < view_count; v++) all += median[m * view_count + v];
             printf(" %10.3f\n", view_count ? all / (double)view_count : 0.0);
         }
-        printf("\nimages: %s/VIEW-METHOD.png (%zu files)\n", out, methods * view_count);
+        for (size_t v = 0; v < view_count; v++) {
+            char cap[96];
+            snprintf(cap, sizeof cap, "%s (%.0f)", views[v].name, views[v].pitch_deg);
+            st_mosaic_col_label(&sheet, (uint32_t)v, cap);
+        }
+        for (size_t m = 0; m < methods; m++) st_mosaic_row_label(&sheet, (uint32_t)m, names[m], 2);
+        char title[300], path[1024];
+        snprintf(title, sizeof title, "strata run: %s, %ux%u, shadow map %s; files VIEW-METHOD.png beside this sheet",
+                 dev.name, width, height, shadows ? (shadow_size == ST_SHADOW_SIZE_PREVIEW ? "256" : "1024") : "off");
+        st_mosaic_text(&sheet, 6, 6, title, (const uint8_t[3]){255, 255, 255}, 2);
+        snprintf(path, sizeof path, "%s/contact-sheet.png", out);
+        r = st_png_write(path, sheet.width, sheet.height, 4, 8, sheet.rgba, &err);
+    }
+    if (!r) {
+        printf("\nimages: %s/VIEW-METHOD.png (%zu files) and %s/contact-sheet.png\n", out, methods * view_count, out);
         status = cli_validation_status("run", engine);
     } else {
         status = cli_fail("run", &err);
@@ -157,6 +207,7 @@ int cmd_run(int argc, char **argv) {
     free(median);
     free(samples);
     free(rgba);
+    st_mosaic_free(&sheet);
     st_engine_destroy(engine);
     st_level_destroy(level);
     return status;

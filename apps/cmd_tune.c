@@ -12,7 +12,9 @@ static int usage(void) {
     printf("usage: strata tune [OPTIONS]\n\n"
            "Sweeps every method's quality knob (ray steps 16..256, voxel steps 40..400, slices 32..512, scatter\n"
            "density 1..4, mesh q 0..1) on the world's three horizon views, scores each setting against the CPU\n"
-           "reference (error = see-through + coherence) and picks the cheapest within 1 point of the best.\n\n"
+           "reference (error = see-through + coherence + depth-wrong + colour-visible, %% of pixels) and picks the\n"
+           "cheapest within 1 point of the best: by GPU time, or, on an adapter without GPU timestamps (lavapipe),\n"
+           "by the knob's cost order, since CPU frame times there are noise.\n\n"
            "  --world W          default (embedded), a world directory or a world.ini\n"
            "  --methods a,b      method names (default: every registered method)\n"
            "  --views a,b        view names or specs (default: the default views at pitch 0)\n"
@@ -25,6 +27,7 @@ static int usage(void) {
            "  --device N         the Vulkan adapter\n"
            "  --validate         Vulkan validation layers on\n"
            "  --no-shadows       no shadow map\n"
+           "  --shadow-size N    the shadow map's resolution (default 1024)\n"
            "  --no-progress      no progress line\n");
     return CLI_EXIT_OK;
 }
@@ -86,7 +89,9 @@ int cmd_tune(int argc, char **argv) {
     if (r) return cli_fail(cmd, &err);
     printf("%s: %zu methods on %zu views at %ux%u -> %s/\n", res->adapter, res->method_count, res->view_count,
            res->width, res->height, res->out_dir);
-    printf("%-14s %-16s %8s %10s %9s\n", "method", "knob", "chosen", "ms", "error %");
+    printf("error = see-through + coherence + depth-wrong + colour-visible (%% of pixels); shadow map %s\n",
+           res->shadows ? (res->shadow_size == 1024 ? "1024²" : "custom") : "off");
+    printf("%-14s %-16s %8s %10s %9s  %s\n", "method", "knob", "chosen", "ms", "error %", "ranked by");
     for (size_t m = 0; m < res->method_count; m++) {
         const st_tune_method *tm = &res->methods[m];
         if (tm->chosen >= tm->count) {
@@ -97,7 +102,8 @@ int cmd_tune(int argc, char **argv) {
         char value[32];
         if (tm->knob[0]) snprintf(value, sizeof value, "%g", s->value);
         else snprintf(value, sizeof value, "—");
-        printf("%-14s %-16s %8s %10.3f %9.2f\n", tm->name, tm->knob[0] ? tm->knob : "(no knob)", value, s->ms, s->error);
+        printf("%-14s %-16s %8s %10.3f %9.2f  %s\n", tm->name, tm->knob[0] ? tm->knob : "(no knob)", value, s->ms,
+               s->error, !tm->knob[0] ? "-" : tm->by_time ? "GPU time" : "knob cost order (CPU times are noise here)");
     }
     if (res->validation_messages) printf("validation messages: %u\n", res->validation_messages);
     st_tune_result_free(res);

@@ -209,7 +209,56 @@ static void test_summarize(void **state) {
     st_compare_summarize(r);
     assert_float_equal(r->methods[0].mean_ms, 2.25, 1e-9);
     assert_float_equal(r->methods[0].ci95_ms, 1.96 * sqrt(5.0 / 3.0 / 4.0) / 2.0, 1e-9);
+    /* one frame per view has no spread to speak of: no interval (printed n/a), not ± 0 */
+    for (int v = 0; v < 2; v++) {
+        r->rows[v].frames = 1;
+        r->rows[v].cpu = st_stats_of(a + v, 1);
+        r->rows[v].avg_ms = r->rows[v].cpu.mean;
+    }
+    st_compare_summarize(r);
+    assert_float_equal(r->methods[0].mean_ms, 1.5, 1e-9);
+    assert_true(isnan(r->methods[0].ci95_ms));
     st_compare_result_free(r);
+}
+
+/* ΔE*ab of known colours, and the colour metrics of an image against itself and against one shifted. */
+static void test_color_error(void **state) {
+    (void)state;
+    const uint8_t black[3] = {0, 0, 0}, white[3] = {255, 255, 255}, grey[3] = {119, 119, 119};
+    assert_float_equal(st_eval_delta_e(black, white), 100.0, 0.01);
+    assert_float_equal(st_eval_delta_e(grey, grey), 0.0, 1e-12);
+    assert_float_equal(st_eval_delta_e(black, grey), 50.0, 0.2); /* sRGB 119 is L* 50 */
+    uint8_t a[4 * 4 * 4], b[4 * 4 * 4];
+    for (int k = 0; k < 16; k++) {
+        for (int c = 0; c < 3; c++) a[4 * k + c] = b[4 * k + c] = 100;
+        a[4 * k + 3] = b[4 * k + 3] = 255;
+    }
+    st_metrics m = {0};
+    st_metrics_color(&m, a, b, 4, 4);
+    assert_float_equal(m.color_mae, 0, 1e-12);
+    assert_float_equal(m.color_visible, 0, 1e-12);
+    for (int k = 0; k < 4; k++) b[4 * k] = 160; /* four pixels visibly redder, the rest the same */
+    st_metrics_color(&m, a, b, 4, 4);
+    assert_float_equal(m.color_visible, 25.0, 1e-9);
+    assert_float_equal(m.color_mae, 60.0 * 4 / (3.0 * 16), 1e-9);
+    b[4 * 5] = 102; /* two levels of red: below the threshold */
+    st_metrics_color(&m, a, b, 4, 4);
+    assert_float_equal(m.color_visible, 25.0, 1e-9);
+    uint8_t heat[4 * 16];
+    float de[16];
+    st_eval_color_heatmap(a, b, 4, 4, heat, de);
+    assert_true(de[0] > ST_COLOR_VISIBLE_DE && de[5] < ST_COLOR_VISIBLE_DE);
+    assert_true(heat[0] == 255 && heat[4 * 5] == heat[4 * 5 + 1]); /* ramp vs dimmed grey */
+}
+
+/* Without GPU times the rule ranks by the knob's cost order: the first setting within a point of the best. */
+static void test_tune_by_order(void **state) {
+    (void)state;
+    const double error[5] = {9.0, 3.5, 2.9, 2.5, 2.6};
+    assert_int_equal(st_tune_choose_by_order(error, 5, 1.0, false), 1);
+    assert_int_equal(st_tune_choose_by_order(error, 5, 1.0, true), 4); /* cost falls along the values */
+    const double none[2] = {NAN, NAN};
+    assert_int_equal(st_tune_choose_by_order(none, 2, 1.0, false), SIZE_MAX);
 }
 
 static void write_text(const char *path, const char *text) {
@@ -220,7 +269,7 @@ static void write_text(const char *path, const char *text) {
 }
 
 #define RESULTS_JSON(NAME, SEE1, COH2)                                                                       \
-    "{\"schema\":\"strata-compare\",\"schema_version\":1,\"adapter\":{\"name\":\"" NAME "\"},"               \
+    "{\"schema\":\"strata-compare\",\"schema_version\":1,\"adapter\":{\"name\":\"" NAME "\",\"driver\":\"drv 9\"}," \
     "\"level\":{\"crc32\":\"0000abcd\"},\"protocol\":{\"width\":320,\"height\":200,\"far\":600},"           \
     "\"methods\":[{\"name\":\"ray\",\"mean_ms\":1.5,\"ci95_ms\":0.25,\"timing\":\"gpu\"}],"                \
     "\"rows\":[{\"method\":\"ray\",\"view\":\"v1\",\"see_through\":" SEE1 ",\"coherence\":0.2,"              \
@@ -249,6 +298,8 @@ static void test_merge(void **state) {
     text[n] = 0;
     fclose(fp);
     assert_non_null(strstr(text, "| ray | 1.500 ± 0.250 | 1.500 ± 0.250 |"));
+    /* the adapter table: the driver in its own column, the timing column says where the times come from */
+    assert_non_null(strstr(text, "| GPU A |  | drv 9 | GPU timestamps |"));
     assert_non_null(strstr(text, "ray @ v2 coherence"));
     assert_null(strstr(text, "ray @ v1"));
     /* a tighter tolerance also reports v1 */
@@ -267,7 +318,8 @@ int main(void) {
         cmocka_unit_test(test_coherence),     cmocka_unit_test(test_color_mae),
         cmocka_unit_test(test_depth_to_distance), cmocka_unit_test(test_heatmap),
         cmocka_unit_test(test_slug_and_mosaic), cmocka_unit_test(test_summarize),
-        cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_merge),         cmocka_unit_test(test_color_error),
+        cmocka_unit_test(test_tune_by_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

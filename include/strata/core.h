@@ -15,6 +15,7 @@ typedef enum st_result {
     ST_ERR_NOMEM,       /* an allocation failed or a size is past a sane bound */
     ST_ERR_GPU,         /* Vulkan failed: no device, device lost, out of device memory */
     ST_ERR_UNSUPPORTED, /* the device or build lacks a needed feature */
+    ST_ERR_CANCELLED,   /* the caller asked a long run to stop (the CLI on SIGINT) */
 } st_result;
 
 typedef struct st_error {

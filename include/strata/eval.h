@@ -4,6 +4,7 @@
 #ifndef STRATA_EVAL_H
 #define STRATA_EVAL_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "strata/camera.h"
@@ -19,13 +20,21 @@
 /* Relative tolerance of the coherence test: |d − median3x3| > ST_COHERENCE_REL · max(d, 1). */
 #define ST_COHERENCE_REL 0.04f
 
+/* A pixel's colour is visibly wrong when its CIE76 colour difference ΔE*ab from the reference exceeds this
+ * (sRGB, D65): 2.3 is the just-noticeable difference between large uniform patches, a lone pixel in a textured
+ * frame needs about twice that to be seen (docs/harness.md). */
+#define ST_COLOR_VISIBLE_DE 5.0
+
 typedef struct st_metrics {
     double see_through; /* % of pixels: reference solid, method empty */
     double covers_sky;  /* % of pixels: reference sky, method drawn */
     double depth_p50;   /* world units, over pixels solid in both; NAN when there are none */
     double depth_p95;
     double coherence;   /* % of pixels: method incoherent, reference solid and coherent there */
+    double depth_wrong; /* % of pixels: solid in both, |d − r| > max(1, ST_COHERENCE_REL · r) */
     uint64_t pixels, both_solid;
+    double color_mae;     /* 8-bit sRGB levels, mean over R, G, B of all pixels; NAN until st_metrics_color */
+    double color_visible; /* % of pixels with ΔE*ab > ST_COLOR_VISIBLE_DE */
 } st_metrics;
 
 /* Converts a reverse-Z depth image (0 = miss) to distances with st_view_distance_from_depth. */
@@ -41,6 +50,21 @@ double st_eval_percentile(float *values, size_t n, double p);
 /* Mean absolute difference of the R, G, B channels of two w·h RGBA8 images, in 8-bit levels (alpha is
  * ignored). mask (w·h bytes, may be NULL) restricts it to pixels where mask != 0; NAN if none. */
 double st_eval_color_mae(const uint8_t *a, const uint8_t *b, uint32_t w, uint32_t h, const uint8_t *mask);
+/* The colour part of the metrics: a method's RGBA8 image against the reference's (both sRGB-encoded). */
+void st_metrics_color(st_metrics *m, const uint8_t *rgba, const uint8_t *ref_rgba, uint32_t w, uint32_t h);
+/* CIE76 ΔE*ab between two sRGB-encoded colours (D65 white). */
+double st_eval_delta_e(const uint8_t a[3], const uint8_t b[3]);
+/* The colour-error heat map: pixels within ST_COLOR_VISIBLE_DE show the reference in dim grey (for context),
+ * visibly wrong ones a ramp by ΔE — yellow at the threshold, red at 20, white at ≥ 40. out = w·h·4 bytes;
+ * delta_e (w·h floats, may be NULL) receives each pixel's ΔE, the key that keeps the worst pixel of a block when
+ * the map is scaled down (st_mosaic_put_keyed). */
+void st_eval_color_heatmap(const uint8_t *rgba, const uint8_t *ref_rgba, uint32_t w, uint32_t h, uint8_t *out,
+                           float *delta_e);
+/* The heat-map ramp of ΔE (for the legend). */
+void st_eval_color_ramp(double delta_e, uint8_t rgb[3]);
+/* The depth-error ramp of |d − d_ref| in world units (black → yellow → white at ≥ 16), for the legend. */
+void st_eval_depth_ramp(double error, uint8_t rgb[3]);
+
 /* A heat map of the errors: see-through red, covers-sky blue, counted incoherent pixels magenta, pixels
  * solid in both on a black→yellow→white ramp of |d − d_ref| (log scale, white at ≥ 16 units), sky in both
  * dark grey. rgba = w·h·4 bytes. */
@@ -49,8 +73,10 @@ st_result st_eval_heatmap(const float *distance, const float *ref_distance, uint
 
 /* ---- tuning (src/eval/tune.c) ----------------------------------------------------------------------------
  * Each method's quality knob is swept; the chosen setting is the cheapest within one percentage point of the
- * method's best error (error = see-through + coherence), so no method is charged for a setting that buys
- * nothing. A tuning file (tuning.json) carries the choices into `strata compare --tuning`. */
+ * method's best error (error = see-through + coherence + depth-wrong + colour-visible, docs/harness.md), so no
+ * method is charged for a setting that buys nothing. Cheapest is by GPU time; without GPU timestamps (a CPU
+ * adapter, where a frame's wall time is mostly noise of the shared CPU) it is by the knob's own cost order. A
+ * tuning file (tuning.json) carries the choices into `strata compare --tuning`. */
 
 #define ST_TUNE_MAX_SETTINGS 8
 #define ST_TUNE_TOLERANCE 1.0 /* percentage points of error */
@@ -60,6 +86,7 @@ typedef struct st_tune_knob {
     const char *knob;   /* NULL: the method has no knob */
     size_t count;
     double values[ST_TUNE_MAX_SETTINGS];
+    bool cost_falls;    /* a larger value is less work (the mesh's tolerance q); else more (steps, slices) */
 } st_tune_knob;
 st_tune_knob st_tune_knob_of(const char *method);
 /* Sets one knob by name; false when the name is unknown. */
@@ -68,6 +95,9 @@ bool st_knobs_set(st_method_knobs *knobs, const char *knob, double value);
 /* The rule: index of the cheapest row (ms) whose error is within tolerance points of the smallest error;
  * ties on ms go to the smaller error. Rows with a non-finite ms or error are ignored; SIZE_MAX if none. */
 size_t st_tune_choose(const double *ms, const double *error, size_t n, double tolerance);
+/* The rule without times: the first row in cost order (rows in order of rising cost, or falling when cost_falls)
+ * whose error is within tolerance of the smallest; SIZE_MAX if none is finite. */
+size_t st_tune_choose_by_order(const double *error, size_t n, double tolerance, bool cost_falls);
 
 typedef struct st_tuning_choice {
     char method[32];
@@ -96,12 +126,21 @@ typedef struct st_measure_desc {
     float far_dist;             /* 0 = 600 */
     uint32_t frames, warmup;    /* timed and untimed frames per method and view; 0 = the run's defaults */
     bool no_shadows;            /* method-only diagnostic (the protocols cast the shared shadow map) */
+    uint32_t shadow_size;       /* the shared shadow map's resolution; 0 = ST_SHADOW_SIZE_PUBLICATION */
     const char *out_dir;        /* the adapter folder is created below it; NULL = the run's default */
     const char *cache_dir;      /* reference cache; NULL = "out/cache", "" = none */
     int device_index;           /* as st_engine_desc */
     bool device_given, validate;
-    bool progress;              /* a progress line with ETA on stderr */
+    bool progress;              /* a progress bar with ETA on stderr (a terminal) */
+    bool progress_lines;        /* one plain line per finished step on stderr (not a terminal) */
+    const volatile sig_atomic_t *cancel; /* when it becomes non-zero the run stops with ST_ERR_CANCELLED */
 } st_measure_desc;
+
+/* The shared shadow map's resolution per purpose: the publication protocol (compare, tune, edits, render) casts
+ * it at 1024² like the paper; previews on a CPU adapter (`compare --quick`, `run`) at 256², 16× fewer shadow
+ * rays, so that they finish within minutes on lavapipe. Every report prints the one it used. */
+#define ST_SHADOW_SIZE_PUBLICATION 1024u
+#define ST_SHADOW_SIZE_PREVIEW 256u
 
 /* Tuning: 400×260, 10 timed + 3 warm-up frames per setting and view, into out/tune by default; the views are
  * the horizon views. */
@@ -113,7 +152,7 @@ typedef struct st_tune_setting {
     double value;
     double ms;          /* mean over the views of the GPU mean (CPU mean without timestamps) */
     bool gpu_timing;
-    double see_through, coherence, error; /* means over the views, % */
+    double see_through, coherence, depth_wrong, color_visible, error; /* means over the views, % */
     bool chosen;
 } st_tune_setting;
 
@@ -121,6 +160,7 @@ typedef struct st_tune_method {
     char name[32];
     char knob[32];      /* "" when none: one row with the defaults */
     size_t count, chosen;
+    bool by_time;       /* ranked by GPU time; false: by the knob's cost order (no GPU timestamps) */
     st_tune_setting settings[ST_TUNE_MAX_SETTINGS];
 } st_tune_method;
 
@@ -128,6 +168,7 @@ typedef struct st_tune_result {
     char adapter[256], device_type[16], slug[96], world[256];
     uint32_t width, height, frames, warmup;
     bool shadows;
+    uint32_t shadow_size;
     size_t view_count, method_count;
     st_viewpoint views[ST_MAX_VIEWS];
     st_tune_method methods[32];
@@ -154,6 +195,12 @@ st_result st_tune_write_svg(const st_tune_result *r, const char *path, st_error 
 #define ST_EDIT_MAX_DEPTH_P95 0.1 /* world units */
 #define ST_EDIT_CAMERA_BACK 158.0f
 #define ST_EDIT_EYE_HEIGHT 40.0f
+/* The second, close camera: the paper's timing camera sees the crater behind its ridge in about 1 % of the
+ * frame, so consistency is also judged from (cx, cy + 20), eye 80 above the original surface, yaw 180, pitch −75,
+ * looking down into the crater, which then fills a real share of the image. */
+#define ST_EDIT_CLOSE_BACK 20.0f
+#define ST_EDIT_CLOSE_EYE_HEIGHT 80.0f
+#define ST_EDIT_CLOSE_PITCH -75.0f
 
 /* How a method brings its derived data up to date after an edit. */
 typedef enum st_update_class {
@@ -184,6 +231,7 @@ typedef struct st_edit_desc {
     uint32_t repeats;      /* independent first post-edit frames; 0 = 5 (at most ST_EDIT_MAX_REPEATS) */
     uint32_t steady_frames; /* timed frames of the fresh edited renderer; 0 = 10 */
     bool no_shadows;
+    uint32_t shadow_size;  /* 0 = ST_SHADOW_SIZE_PUBLICATION */
     st_method_knobs knobs;
     const char *image_dir; /* edit-<method>-before.png / -after.png go here; NULL = none */
 } st_edit_desc;
@@ -198,11 +246,17 @@ typedef struct st_edit_row {
                                  refit), part of first_cpu: the edit's CPU work after the dig itself */
     double steady_cpu_ms, steady_gpu_ms;     /* median over the fresh edited renderer's steady frames */
     double overhead_cpu_ms, overhead_gpu_ms; /* first − steady */
+    double steady_cpu_p25, steady_cpu_p75;
+    bool overhead_cpu_noise;                 /* |first − steady| within the frames' own spread (or negative) */
     bool gpu_timing;
     uint32_t check_frames[ST_EDIT_CHECKS];
     st_image_diff checks[ST_EDIT_CHECKS];
     uint32_t consistent_after;               /* frames; 0 = not consistent by 16 */
     st_image_diff final;                     /* at consistent_after, else after 16 frames */
+    double changed_pct;                      /* % of the timing camera's pixels the dig changed (fresh edited image
+                                                against the one before the dig: hit/miss or depth by > 0.1) */
+    st_image_diff close;                     /* the close camera after the timing camera's checks */
+    double close_changed_pct;
     uint64_t gpu_bytes, cpu_bytes;           /* after the edit */
 } st_edit_row;
 
@@ -211,6 +265,9 @@ st_result st_edit_check(const st_level *level, const st_edit_desc *d, st_error *
 /* The dig's centre (the level centre unless given) and the timing camera's viewpoint. */
 void st_edit_centre(const st_level *level, const st_edit_desc *d, int *cx, int *cy);
 st_viewpoint st_edit_viewpoint(const st_level *level, const st_edit_desc *d);
+st_viewpoint st_edit_close_viewpoint(const st_level *level, const st_edit_desc *d);
+/* % of pixels that differ between two distance images of one camera: hit in one only, or by > 0.1 units. */
+double st_image_changed_pct(const float *a, const float *b, uint32_t w, uint32_t h);
 /* Runs the protocol for one method. `work` must hold the same planes as `original`; the engine's level is
  * set to `work` repeatedly (no renderer may be live) and left pointing at `work`, restored to the original. */
 st_result st_edit_measure(st_engine *engine, const st_level *original, st_level *work, const char *method,
@@ -277,8 +334,12 @@ typedef struct st_compare_result {
     double reference_ms[ST_MAX_VIEWS]; /* 0 when it came from the cache */
     st_compare_row *rows;    /* method-major: rows[m·view_count + v] */
     uint32_t validation_messages;
-    char out_dir[1024];      /* where the reports went */
+    char out_dir[1200];      /* where the reports went: OUT/<adapter-slug>/<run name> */
+    char run_name[160];      /* <UTC time>-<quick|compare>-<settings digest> */
+    char settings[1024];     /* the settings the digest is of */
+    char cache_note[512];    /* "" or why the reference cache could not be written */
     bool shadows;
+    uint32_t shadow_size;
     char tuning[512];        /* the tuning file used, "" for none */
     /* memory at the end of the run */
     uint64_t peak_rss_bytes;
@@ -288,7 +349,7 @@ typedef struct st_compare_result {
     bool edits;
     st_edit_desc edit;       /* as run (defaults resolved) */
     int edit_cx, edit_cy;
-    st_viewpoint edit_view;
+    st_viewpoint edit_view, edit_close_view;
     st_camera edit_camera;
     st_rect edit_rect;
     st_edit_row *edit_rows;  /* method_count rows in method order */
@@ -315,19 +376,44 @@ size_t st_compare_pick_per_pitch(const st_viewpoint *in, size_t n, st_viewpoint 
 /* Lower-case letters, digits and single dashes from an adapter name ("NVIDIA H200" → "nvidia-h200"). */
 void st_eval_slug(const char *name, char *slug, size_t cap);
 
-/* A tiled picture: tiles of tile_w×tile_h RGBA placed in a cols×rows grid with a 2-pixel gutter.
- * st_eval_tile_downscale shrinks a w×h RGBA image by an integer factor (box filter). */
+/* A tiled picture: tiles of tile_w×tile_h RGBA placed in a cols×rows grid with a 2-pixel gutter, framed by a
+ * left margin (row labels), a top margin (a title, column labels), a caption strip above every tile and a
+ * bottom strip (a legend). Text is stb_easy_font, drawn as filled rectangles. */
+typedef struct st_mosaic_layout {
+    uint32_t cols, rows, tile_w, tile_h;
+    uint32_t left, top, caption, bottom; /* margins in pixels; 0 = none */
+} st_mosaic_layout;
 typedef struct st_mosaic {
     uint32_t cols, rows, tile_w, tile_h, width, height;
+    uint32_t left, top, caption, bottom;
     uint8_t *rgba;
 } st_mosaic;
+st_result st_mosaic_create_framed(const st_mosaic_layout *layout, st_mosaic *out, st_error *err);
+/* No margins. */
 st_result st_mosaic_create(uint32_t cols, uint32_t rows, uint32_t tile_w, uint32_t tile_h, st_mosaic *out,
                            st_error *err);
 void st_mosaic_free(st_mosaic *m);
+/* Top-left pixel of tile (col, row). */
+void st_mosaic_tile_origin(const st_mosaic *m, uint32_t col, uint32_t row, uint32_t *x, uint32_t *y);
 /* Places a w×h image (scaled down by factor with a box filter, or with priority when `priority`: the
  * first non-black-or-grey colour of the block wins, so single-pixel errors stay visible) at (col, row). */
 void st_mosaic_put(st_mosaic *m, uint32_t col, uint32_t row, const uint8_t *rgba, uint32_t w, uint32_t h,
                    uint32_t factor, bool priority);
+/* The same, each block keeping its pixel of the largest key (w·h floats). */
+void st_mosaic_put_keyed(st_mosaic *m, uint32_t col, uint32_t row, const uint8_t *rgba, const float *key, uint32_t w,
+                         uint32_t h, uint32_t factor);
+/* Text (ASCII) with its top-left at (x, y), each font pixel scale×scale; and its width. */
+void st_mosaic_text(st_mosaic *m, int x, int y, const char *text, const uint8_t rgb[3], int scale);
+int st_mosaic_text_width(const char *text, int scale);
+void st_mosaic_rect(st_mosaic *m, int x, int y, int w, int h, const uint8_t rgb[3]);
+/* Text in the caption strip above tile (col, row); a row label right-aligned in the left margin. */
+void st_mosaic_caption(st_mosaic *m, uint32_t col, uint32_t row, const char *text);
+void st_mosaic_row_label(st_mosaic *m, uint32_t row, const char *text, int scale);
+/* A column label in the top margin, just above the first row (the margin must be at least 20 pixels). */
+void st_mosaic_col_label(st_mosaic *m, uint32_t col, const char *text);
+/* The two heat maps' legends, one line each (about 1100 × 30 pixels), top-left at (x, y). */
+void st_eval_depth_legend(st_mosaic *m, int x, int y);
+void st_eval_color_legend(st_mosaic *m, int x, int y);
 
 /* ---- the soak (src/eval/soak.c) ---------------------------------------------------------------------------
  * A random dig every frame (centre anywhere, radius 4..64, depth 10..90) with the camera following it, checked

@@ -37,6 +37,7 @@ const char *st_result_name(st_result r) {
     case ST_ERR_NOMEM: return "out of memory";
     case ST_ERR_GPU: return "gpu error";
     case ST_ERR_UNSUPPORTED: return "unsupported";
+    case ST_ERR_CANCELLED: return "interrupted";
     }
     return "unknown";
 }

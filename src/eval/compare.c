@@ -30,6 +30,15 @@ st_result st_eval_open_run(const st_engine_desc *ed, const st_level *level, cons
 
 /* ---- progress ---------------------------------------------------------------------------------------------- */
 
+/* A bar on a terminal; one plain line per step otherwise (a log shows the run is alive and where it is). */
+static void progress_lines(bool on, double start, size_t done, size_t total, const char *what) {
+    if (!on) return;
+    double el = (st_time_ms() - start) / 1000.0;
+    double eta = done ? el / (double)done * (double)(total - done) : 0;
+    fprintf(stderr, "compare: %zu/%zu %s (elapsed %.0f s, ETA %.0f s)\n", done, total, what, el, eta);
+    fflush(stderr);
+}
+
 static void progress(bool on, double start, size_t done, size_t total, const char *what) {
     if (!on) return;
     double el = (st_time_ms() - start) / 1000.0;
@@ -50,24 +59,34 @@ typedef struct run_state {
     st_compare_result *r;
     st_engine *engine;
     st_reference *ref;
-    float **ref_dist; /* per view */
+    float **ref_dist;    /* per view */
+    uint8_t **ref_rgba;  /* per view: the reference shaded by the shared formula */
     uint8_t *rgba;
-    float *depth, *dist;
+    float *depth, *dist, *delta_e;
     uint8_t *heat;
-    st_mosaic grid, heatmap;
+    st_mosaic grid, heatmap, colormap;
     uint32_t grid_factor, heat_factor;
+    st_run_dir dir;
 } run_state;
 
+static bool cancelled(const run_state *s) { return s->d->run.cancel && *s->d->run.cancel; }
+
 static void run_state_free(run_state *s) {
-    if (s->ref_dist)
-        for (size_t v = 0; v < s->r->view_count; v++) free(s->ref_dist[v]);
+    for (size_t v = 0; v < s->r->view_count; v++) {
+        if (s->ref_dist) free(s->ref_dist[v]);
+        if (s->ref_rgba) free(s->ref_rgba[v]);
+    }
     free(s->ref_dist);
+    free(s->ref_rgba);
     free(s->rgba);
     free(s->depth);
     free(s->dist);
+    free(s->delta_e);
     free(s->heat);
     st_mosaic_free(&s->grid);
     st_mosaic_free(&s->heatmap);
+    st_mosaic_free(&s->colormap);
+    st_run_dir_abort(&s->dir); /* nothing when the run was committed */
     st_reference_destroy(s->ref);
     st_engine_destroy(s->engine);
 }
@@ -80,6 +99,17 @@ static st_result draw_timed(st_renderer *rn, const st_camera *cam, double *wall_
     return res;
 }
 
+/* Mean frame time of a method's views so far (for the progress line). */
+static double method_mean_ms(const st_compare_result *r, size_t m) {
+    double sum = 0;
+    size_t n = 0;
+    for (size_t v = 0; v < r->view_count; v++) {
+        double x = r->rows[m * r->view_count + v].avg_ms;
+        if (isfinite(x)) sum += x, n++;
+    }
+    return n ? sum / (double)n : NAN;
+}
+
 static st_result run_method(run_state *s, size_t m, double start, size_t *done, st_error *err) {
     const st_compare_desc *d = s->d;
     st_compare_result *r = s->r;
@@ -87,7 +117,7 @@ static st_result run_method(run_state *s, size_t m, double start, size_t *done, 
     /* The publication protocol casts the shared shadow map for every method (a complete terrain frame);
      * --no-shadows is the method-only diagnostic. */
     st_render_desc rd = {.method = cm->name, .width = r->width, .height = r->height, .shadows = r->shadows,
-                         .knobs = cm->knobs};
+                         .shadow_size = r->shadow_size, .knobs = cm->knobs};
     st_renderer *rn = NULL;
     uint64_t usage0 = 0, usage1 = 0;
     bool usage = st_engine_memory_budget(s->engine, NULL, &usage0, NULL) == ST_OK;
@@ -123,7 +153,8 @@ static st_result run_method(run_state *s, size_t m, double start, size_t *done, 
         row->gpu_timing = true;
         double shadow = 0;
         for (uint32_t k = 0; k < r->frames && !res; k++) {
-            res = draw_timed(rn, cam, NULL, &ft, err);
+            if (cancelled(s)) res = st_error_set(err, ST_ERR_CANCELLED, "interrupted");
+            if (!res) res = draw_timed(rn, cam, NULL, &ft, err);
             row->gpu_ms[k] = ft.gpu_ms;
             row->cpu_ms[k] = ft.cpu_ms;
             shadow += ft.shadow_gpu_ms;
@@ -141,20 +172,56 @@ static st_result run_method(run_state *s, size_t m, double start, size_t *done, 
         st_eval_depth_to_distance(&view, s->depth, s->dist);
         res = st_metrics_compute(s->dist, s->ref_dist[v], r->width, r->height, &row->metrics, err);
         if (res) break;
+        st_metrics_color(&row->metrics, s->rgba, s->ref_rgba[v], r->width, r->height);
         st_mosaic_put(&s->grid, (uint32_t)v, (uint32_t)(1 + m), s->rgba, r->width, r->height, s->grid_factor, false);
         res = st_eval_heatmap(s->dist, s->ref_dist[v], r->width, r->height, s->heat, err);
         if (res) break;
-        st_mosaic_put(&s->heatmap, (uint32_t)(v % s->heatmap.cols), (uint32_t)(v / s->heatmap.cols), s->heat,
-                      r->width, r->height, s->heat_factor, true);
+        uint32_t hc = (uint32_t)(v % s->heatmap.cols), hr = (uint32_t)(v / s->heatmap.cols);
+        st_mosaic_put(&s->heatmap, hc, hr, s->heat, r->width, r->height, s->heat_factor, true);
+        st_eval_color_heatmap(s->rgba, s->ref_rgba[v], r->width, r->height, s->heat, s->delta_e);
+        st_mosaic_put_keyed(&s->colormap, hc, hr, s->heat, s->delta_e, r->width, r->height, s->heat_factor);
         char what[80];
         snprintf(what, sizeof what, "%s @ %s", cm->name, r->views[v].name);
         progress(d->run.progress, start, ++*done, r->method_count * r->view_count, what);
     }
     st_renderer_destroy(rn);
-    if (res) return st_error_prefix(err, "method %s", cm->name);
-    char path[1200];
-    snprintf(path, sizeof path, "%s/heatmap-%s.png", r->out_dir, cm->name);
-    return st_png_write(path, s->heatmap.width, s->heatmap.height, 4, 8, s->heatmap.rgba, err);
+    if (res) return res == ST_ERR_CANCELLED ? res : st_error_prefix(err, "method %s", cm->name);
+    char what[160];
+    snprintf(what, sizeof what, "%s done: %zu views, mean %.3f ms per frame", cm->name, r->view_count,
+             method_mean_ms(r, m));
+    progress_lines(d->run.progress_lines, start, *done, r->method_count * r->view_count, what);
+    /* captions and legends on the heat maps: which view, which method, what the colours mean */
+    st_mosaic *maps[2] = {&s->heatmap, &s->colormap};
+    const char *kinds[2] = {"depth and coverage error", "colour error"};
+    for (int k = 0; k < 2; k++) {
+        st_mosaic *hm = maps[k];
+        for (size_t v = 0; v < r->view_count; v++) {
+            const st_metrics *mt = &r->rows[m * r->view_count + v].metrics;
+            char cap[160];
+            if (k == 0)
+                snprintf(cap, sizeof cap, "%s (%.0f deg)  see-through %.2f%%  p95 %.1f", r->views[v].name,
+                         r->views[v].pitch_deg, mt->see_through, mt->depth_p95);
+            else
+                snprintf(cap, sizeof cap, "%s (%.0f deg)  MAE %.2f  visible %.2f%%", r->views[v].name,
+                         r->views[v].pitch_deg, mt->color_mae, mt->color_visible);
+            st_mosaic_caption(hm, (uint32_t)(v % hm->cols), (uint32_t)(v / hm->cols), cap);
+        }
+        char title[200];
+        snprintf(title, sizeof title, "%s: %s against the CPU reference, %ux%u", cm->name, kinds[k], r->width,
+                 r->height);
+        st_mosaic_rect(hm, 0, 0, (int)hm->width, (int)hm->top, (const uint8_t[3]){16, 16, 16});
+        st_mosaic_text(hm, 6, 6, title, (const uint8_t[3]){255, 255, 255}, 2);
+        st_mosaic_rect(hm, 0, (int)(hm->height - hm->bottom), (int)hm->width, (int)hm->bottom,
+                       (const uint8_t[3]){16, 16, 16});
+        if (k == 0) st_eval_depth_legend(hm, 6, (int)(hm->height - hm->bottom) + 6);
+        else st_eval_color_legend(hm, 6, (int)(hm->height - hm->bottom) + 6);
+    }
+    char path[1400];
+    snprintf(path, sizeof path, "%s/heatmap-%s.png", s->dir.work, cm->name);
+    res = st_png_write(path, s->heatmap.width, s->heatmap.height, 4, 8, s->heatmap.rgba, err);
+    snprintf(path, sizeof path, "%s/heatmap-color-%s.png", s->dir.work, cm->name);
+    if (!res) res = st_png_write(path, s->colormap.width, s->colormap.height, 4, 8, s->colormap.rgba, err);
+    return res;
 }
 
 /* The edit protocol for every method, after the main protocol, on a working copy of the level. */
@@ -168,7 +235,11 @@ static st_result run_edits(run_state *s, double start, st_error *err) {
         st_edit_desc ed = r->edit;
         ed.knobs = r->methods[m].knobs;
         progress(d->run.progress, start, m, r->method_count, r->methods[m].name);
-        res = st_edit_measure(s->engine, d->run.level, work, r->methods[m].name, &ed, &r->edit_rows[m], err);
+        if (cancelled(s)) res = st_error_set(err, ST_ERR_CANCELLED, "interrupted");
+        if (!res) res = st_edit_measure(s->engine, d->run.level, work, r->methods[m].name, &ed, &r->edit_rows[m], err);
+        char what[96];
+        snprintf(what, sizeof what, "edits: %s done", r->methods[m].name);
+        if (!res) progress_lines(d->run.progress_lines, start, m + 1, r->method_count, what);
     }
     progress(d->run.progress && !res, start, r->method_count, r->method_count, "edits done");
     /* the engine keeps a pointer to its level: point it back at the caller's before the copy goes */
@@ -194,7 +265,14 @@ static st_result setup(run_state *s, st_error *err) {
         r->device_id = info.device_id;
     }
     if (res) return res;
+    const char *tag = r->quick ? "quick" : "compare";
+    if ((res = st_run_dir_begin(d->run.out_dir ? d->run.out_dir : "out/compare", r->slug, tag, r->settings, &s->dir,
+                                err)))
+        return res;
+    snprintf(r->run_name, sizeof r->run_name, "%s", s->dir.name);
+    snprintf(r->out_dir, sizeof r->out_dir, "%s", s->dir.final);
     if ((res = st_reference_create(d->run.level, &s->ref, err))) return res;
+    st_reference_set_shadows(s->ref, r->shadows);
     r->level_crc = st_reference_crc(s->ref);
 
     size_t n = (size_t)r->width * r->height;
@@ -202,41 +280,72 @@ static st_result setup(run_state *s, st_error *err) {
     s->heat = malloc(n * 4);
     s->depth = malloc(n * sizeof(float));
     s->dist = malloc(n * sizeof(float));
+    s->delta_e = malloc(n * sizeof(float));
     s->ref_dist = calloc(r->view_count, sizeof(float *));
-    if (!s->rgba || !s->heat || !s->depth || !s->dist || !s->ref_dist)
+    s->ref_rgba = calloc(r->view_count, sizeof(uint8_t *));
+    if (!s->rgba || !s->heat || !s->depth || !s->dist || !s->delta_e || !s->ref_dist || !s->ref_rgba)
         return st_error_set(err, ST_ERR_NOMEM, "compare: out of memory for %ux%u images", r->width, r->height);
     s->grid_factor = (r->width + GRID_TILE_MAX_W - 1) / GRID_TILE_MAX_W;
     s->heat_factor = (r->width + HEAT_TILE_MAX_W - 1) / HEAT_TILE_MAX_W;
     uint32_t heat_cols = r->view_count < 4 ? (uint32_t)r->view_count : 4;
     uint32_t heat_rows = (uint32_t)((r->view_count + heat_cols - 1) / heat_cols);
-    if ((res = st_mosaic_create((uint32_t)r->view_count, (uint32_t)(1 + r->method_count), r->width / s->grid_factor,
-                                r->height / s->grid_factor, &s->grid, err)))
-        return res;
-    if ((res = st_mosaic_create(heat_cols, heat_rows, r->width / s->heat_factor, r->height / s->heat_factor,
-                                &s->heatmap, err)))
-        return res;
+    /* the grid: a title, the views' names above the columns, the methods' names left of the rows */
+    int label_w = st_mosaic_text_width("reference (CPU)", 2);
+    for (size_t m = 0; m < r->method_count; m++) {
+        int w = st_mosaic_text_width(r->methods[m].name, 2);
+        if (w > label_w) label_w = w;
+    }
+    st_mosaic_layout gl = {.cols = (uint32_t)r->view_count, .rows = (uint32_t)(1 + r->method_count),
+                           .tile_w = r->width / s->grid_factor, .tile_h = r->height / s->grid_factor,
+                           .left = (uint32_t)label_w + 12, .top = 52};
+    if ((res = st_mosaic_create_framed(&gl, &s->grid, err))) return res;
+    st_mosaic_layout hl = {.cols = heat_cols, .rows = heat_rows, .tile_w = r->width / s->heat_factor,
+                           .tile_h = r->height / s->heat_factor, .top = 30, .caption = 16, .bottom = 40};
+    if ((res = st_mosaic_create_framed(&hl, &s->heatmap, err))) return res;
+    if ((res = st_mosaic_create_framed(&hl, &s->colormap, err))) return res;
 
-    /* the reference of every view: the grid's first row is its shaded picture */
+    /* the reference of every view: the grid's first row is its picture, shaded like the methods */
     const char *cache = d->run.cache_dir ? d->run.cache_dir : "out/cache";
     st_ref_image img;
     if ((res = st_ref_image_create(r->width, r->height, &img, err))) return res;
     for (size_t v = 0; v < r->view_count && !res; v++) {
         bool cached = false;
         double t0 = st_time_ms();
-        res = st_reference_cast_cached(s->ref, &r->cameras[v], cache, &img, &cached, err);
+        st_error cache_err = {0};
+        res = st_reference_cast_cached(s->ref, &r->cameras[v], cache, &img, &cached, &cache_err, err);
         r->reference_ms[v] = cached ? 0 : st_time_ms() - t0;
+        if (cache_err.message[0] && !r->cache_note[0])
+            snprintf(r->cache_note, sizeof r->cache_note, "%s", cache_err.message);
         if (res) break;
+        if (cancelled(s)) {
+            res = st_error_set(err, ST_ERR_CANCELLED, "interrupted");
+            break;
+        }
         s->ref_dist[v] = malloc(n * sizeof(float));
-        if (!s->ref_dist[v]) {
+        s->ref_rgba[v] = malloc(n * 4);
+        if (!s->ref_dist[v] || !s->ref_rgba[v]) {
             res = st_error_set(err, ST_ERR_NOMEM, "compare: out of memory for the reference");
             break;
         }
         memcpy(s->ref_dist[v], img.distance, n * sizeof(float));
-        st_ref_image_shade(&img, r->far_dist, s->rgba);
-        st_mosaic_put(&s->grid, (uint32_t)v, 0, s->rgba, r->width, r->height, s->grid_factor, false);
+        memcpy(s->ref_rgba[v], img.rgba, n * 4);
+        st_mosaic_put(&s->grid, (uint32_t)v, 0, img.rgba, r->width, r->height, s->grid_factor, false);
+        char cap[96];
+        snprintf(cap, sizeof cap, "%s (%.0f deg)", r->views[v].name, r->views[v].pitch_deg);
+        st_mosaic_col_label(&s->grid, (uint32_t)v, cap);
+        char what[120];
+        snprintf(what, sizeof what, "reference %s %s", r->views[v].name, cached ? "(from the cache)" : "cast");
+        progress_lines(d->run.progress_lines, st_time_ms(), v + 1, r->view_count, what);
     }
     st_ref_image_free(&img);
-    return res;
+    if (res) return res;
+    st_mosaic_row_label(&s->grid, 0, "reference (CPU)", 2);
+    for (size_t m = 0; m < r->method_count; m++) st_mosaic_row_label(&s->grid, (uint32_t)(1 + m), r->methods[m].name, 2);
+    char title[300];
+    snprintf(title, sizeof title, "strata compare %s: %s, %ux%u, shadow map %s", r->quick ? "--quick" : "", r->adapter,
+             r->width, r->height, r->shadows ? (r->shadow_size == ST_SHADOW_SIZE_PREVIEW ? "256" : "1024") : "off");
+    st_mosaic_text(&s->grid, 6, 6, title, (const uint8_t[3]){255, 255, 255}, 2);
+    return ST_OK;
 }
 
 st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_error *err) {
@@ -254,6 +363,7 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
     r->fovy_deg = ST_DEFAULT_FOVY_DEG;
     r->quick = d->quick;
     r->shadows = !d->run.no_shadows;
+    r->shadow_size = d->run.shadow_size ? d->run.shadow_size : ST_SHADOW_SIZE_PUBLICATION;
     snprintf(r->tuning, sizeof r->tuning, "%s", d->tuning && d->tuning_path ? d->tuning_path : "");
     snprintf(r->world, sizeof r->world, "%s", d->run.world_name ? d->run.world_name : "default");
     snprintf(r->level_name, sizeof r->level_name, "%s", d->run.level->name);
@@ -298,12 +408,14 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
         r->edit.far_dist = r->far_dist;
         r->edit.warmup = r->warmup;
         r->edit.no_shadows = d->run.no_shadows;
+        r->edit.shadow_size = r->shadow_size;
         if (!r->edit.radius) r->edit.radius = 48;
         if (!r->edit.depth) r->edit.depth = 90;
         if (!r->edit.repeats) r->edit.repeats = 5;
         if (!r->edit.steady_frames) r->edit.steady_frames = 10;
         st_edit_centre(d->run.level, &d->edit, &r->edit_cx, &r->edit_cy);
         r->edit_view = st_edit_viewpoint(d->run.level, &d->edit);
+        r->edit_close_view = st_edit_close_viewpoint(d->run.level, &d->edit);
         r->edit_camera = st_viewpoint_camera(d->run.level, &r->edit_view);
         r->edit_camera.far_dist = r->far_dist;
         /* the dirty rectangle, from a dig on a scratch copy */
@@ -323,6 +435,17 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
         r->cameras[v] = st_viewpoint_camera(d->run.level, &d->run.views[v]);
         r->cameras[v].far_dist = r->far_dist;
     }
+    /* what the run folder's digest is of: everything that changes a number in the reports */
+    char shadow[16];
+    snprintf(shadow, sizeof shadow, "%u", r->shadow_size);
+    int len = snprintf(r->settings, sizeof r->settings, "world=%s size=%ux%u frames=%u warmup=%u far=%g shadows=%s "
+                       "tuning=%s edits=%d methods=", r->world, r->width, r->height, r->frames, r->warmup, r->far_dist,
+                       r->shadows ? shadow : "off", r->tuning[0] ? r->tuning : "none", r->edits);
+    for (size_t m = 0; m < r->method_count && len > 0 && (size_t)len < sizeof r->settings; m++)
+        len += snprintf(r->settings + len, sizeof r->settings - (size_t)len, "%s%s", m ? "," : "", r->methods[m].name);
+    for (size_t v = 0; v < r->view_count && len > 0 && (size_t)len < sizeof r->settings; v++)
+        len += snprintf(r->settings + len, sizeof r->settings - (size_t)len, "%s%s", v ? "," : " views=",
+                        r->views[v].name);
     r->rows = calloc(r->method_count * r->view_count, sizeof *r->rows);
     bool ok = r->rows != NULL;
     for (size_t k = 0; ok && k < r->method_count * r->view_count; k++) {
@@ -345,7 +468,7 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
     progress(d->run.progress && !res, start, 0, r->method_count * r->view_count, "reference done");
     for (size_t m = 0; m < r->method_count && !res; m++) res = run_method(&s, m, start, &done, err);
     if (!res && r->edits) {
-        r->edit.image_dir = r->out_dir;
+        r->edit.image_dir = s.dir.work;
         res = run_edits(&s, st_time_ms(), err);
     }
     if (!res) {
@@ -354,15 +477,17 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
         r->device_budget_known =
             st_engine_memory_budget(s.engine, &r->device_budget_bytes, &r->device_usage_bytes, NULL) == ST_OK;
         st_compare_summarize(r);
-        char path[1200];
-        snprintf(path, sizeof path, "%s/grid.png", r->out_dir);
+        char path[1400];
+        snprintf(path, sizeof path, "%s/grid.png", s.dir.work);
         res = st_png_write(path, s.grid.width, s.grid.height, 4, 8, s.grid.rgba, err);
-        snprintf(path, sizeof path, "%s/results.json", r->out_dir);
+        snprintf(path, sizeof path, "%s/results.json", s.dir.work);
         if (!res) res = st_compare_write_json(r, path, err);
-        snprintf(path, sizeof path, "%s/results.md", r->out_dir);
+        snprintf(path, sizeof path, "%s/results.md", s.dir.work);
         if (!res) res = st_compare_write_markdown(r, path, err);
-        snprintf(path, sizeof path, "%s/frame-time.svg", r->out_dir);
+        snprintf(path, sizeof path, "%s/frame-time.svg", s.dir.work);
         if (!res) res = st_compare_write_svg(r, path, err);
+        /* complete: the folder gets its name and `latest` points at it */
+        if (!res) res = st_run_dir_commit(&s.dir, err);
     }
     run_state_free(&s);
     if (res) {

@@ -50,9 +50,11 @@ void st_compare_summarize(st_compare_result *r) {
     for (size_t m = 0; m < r->method_count; m++) {
         double sum = 0, var = 0;
         size_t k = 0;
+        bool one_frame = false; /* a standard deviation needs two frames: no interval from one */
         for (size_t v = 0; v < r->view_count; v++) {
             const st_compare_row *row = &r->rows[m * r->view_count + v];
             if (!row->frames || !isfinite(row->avg_ms)) continue;
+            if (row->frames < 2) one_frame = true;
             double s = row->gpu_timing ? row->gpu.stddev : row->cpu.stddev;
             sum += row->avg_ms;
             var += s * s / (double)row->frames;
@@ -66,7 +68,7 @@ void st_compare_summarize(st_compare_result *r) {
         }
         r->methods[m].shadow_ms = ks ? shadow / (double)ks : NAN;
         r->methods[m].mean_ms = k ? sum / (double)k : NAN;
-        r->methods[m].ci95_ms = k ? 1.96 * sqrt(var) / (double)k : NAN;
+        r->methods[m].ci95_ms = k && !one_frame ? 1.96 * sqrt(var) / (double)k : NAN;
     }
 }
 

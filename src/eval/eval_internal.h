@@ -2,6 +2,8 @@
 #ifndef STRATA_EVAL_INTERNAL_H
 #define STRATA_EVAL_INTERNAL_H
 
+#include <stdio.h>
+
 #include <cjson/cJSON.h>
 
 #include "strata/eval.h"
@@ -13,6 +15,38 @@
 st_result st_eval_open_run(const st_engine_desc *ed, const st_level *level, const char *out_root,
                            st_engine **engine, st_device_info *info, char *slug, size_t slug_cap, char *out_dir,
                            size_t out_dir_cap, st_error *err);
+
+/* One results folder per run (run_dir.c): files go to `work` while the run lasts; commit renames it to
+ * `final` = root/<UTC time>-<tag>-<digest of settings> and points root/latest at it; abort removes it. */
+typedef struct st_run_dir {
+    char root[1024];  /* OUT/<adapter-slug> */
+    char name[160];
+    char work[1200];  /* root/.partial-<name> */
+    char final[1200]; /* root/<name> */
+    bool open;
+} st_run_dir;
+st_result st_run_dir_begin(const char *out_root, const char *slug, const char *tag, const char *settings,
+                           st_run_dir *d, st_error *err);
+st_result st_run_dir_commit(st_run_dir *d, st_error *err);
+void st_run_dir_abort(st_run_dir *d);
+/* FNV-1a of a text (the settings digest in a run folder's name). */
+uint64_t st_eval_digest(const char *text);
+
+/* SVG chart pieces (report_svg.c). Series i gets its own colour and marker (7 shapes, filled then hollow). */
+const char *st_svg_color(size_t i);
+void st_svg_marker(FILE *fp, size_t i, double x, double y, double r, const char *title);
+#define ST_SVG_MAX_TICKS 32
+typedef struct st_svg_axis {
+    double lo, hi;  /* the axis range */
+    bool log;       /* logarithmic: the values span more than a factor of ten */
+    size_t count;
+    double ticks[ST_SVG_MAX_TICKS];
+} st_svg_axis;
+/* An axis over [lo, hi]: nice linear steps from 0 (or below lo when lo < 0), or 1-2-5 per decade when allow_log
+ * and hi/lo > 10. */
+st_svg_axis st_svg_axis_make(double lo, double hi, bool allow_log);
+/* The position of v along the axis, 0..1. */
+double st_svg_axis_pos(const st_svg_axis *a, double v);
 
 /* Adds name: v, or name: null when v is not finite. */
 void st_eval_json_number(cJSON *o, const char *name, double v);

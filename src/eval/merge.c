@@ -71,6 +71,22 @@ static st_result load(const char *path, cJSON **out, st_error *err) {
     return ST_OK;
 }
 
+/* Where a file's frame times come from: every method's "timing" (gpu, cpu or mixed) in one word. */
+static const char *timing_source(const cJSON *doc) {
+    bool gpu = false, cpu = false;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(doc, "methods")) {
+        const char *t = str(m, "timing");
+        if (!strcmp(t, "gpu")) gpu = true;
+        else if (!strcmp(t, "cpu")) cpu = true;
+        else gpu = cpu = true;
+    }
+    return gpu && cpu ? "mixed (GPU timestamps and CPU submit-and-wait)"
+           : gpu      ? "GPU timestamps"
+           : cpu      ? "CPU submit-and-wait"
+                      : "–";
+}
+
 static void cell(FILE *fp, const char *fmt, double v) {
     if (isfinite(v)) fprintf(fp, fmt, v);
     else fputs("–", fp);
@@ -159,13 +175,14 @@ st_result st_compare_merge(const char *const *paths, size_t count, double tolera
             }
         }
         fprintf(fp, "# strata compare across %zu adapter%s\n\n", count, count == 1 ? "" : "s");
-        fprintf(fp, "| adapter | type | timing | world crc32 | size | file |\n|---|---|---|---|---|---|\n");
+        fprintf(fp, "| adapter | type | driver | timing | world crc32 | size | file |\n|---|---|---|---|---|---|---|\n");
         for (size_t i = 0; i < count; i++) {
             const cJSON *ad = cJSON_GetObjectItemCaseSensitive(docs[i], "adapter");
             const cJSON *pr = cJSON_GetObjectItemCaseSensitive(docs[i], "protocol");
-            fprintf(fp, "| %s | %s | %s | %s | %.0f×%.0f | %s |\n", str(ad, "name"), str(ad, "device_type"),
-                    str(ad, "driver"), str(cJSON_GetObjectItemCaseSensitive(docs[i], "level"), "crc32"),
-                    num(pr, "width"), num(pr, "height"), paths[i]);
+            fprintf(fp, "| %s | %s | %s | %s | %s | %.0f×%.0f | %s |\n", str(ad, "name"), str(ad, "device_type"),
+                    str(ad, "driver"), timing_source(docs[i]),
+                    str(cJSON_GetObjectItemCaseSensitive(docs[i], "level"), "crc32"), num(pr, "width"),
+                    num(pr, "height"), paths[i]);
         }
         fprintf(fp, "\n## Frame time: mean over the views ± 95 %% interval (ms)\n\n");
         fprintf(fp, "Cells marked * come from CPU submit-and-wait (no GPU timestamps): compare them only within "

@@ -96,6 +96,12 @@ static void add_edits(cJSON *root, const st_compare_result *r) {
     double eye[3] = {p[0], p[1], p[2]};
     cJSON_AddItemToObject(v, "eye", num_array(eye, 3));
     cJSON_AddNumberToObject(ep, "pitch", r->edit_view.pitch_deg);
+    cJSON *cv = cJSON_AddObjectToObject(ep, "close_view");
+    cJSON_AddNumberToObject(cv, "x", r->edit_close_view.x);
+    cJSON_AddNumberToObject(cv, "y", r->edit_close_view.y);
+    cJSON_AddNumberToObject(cv, "yaw", r->edit_close_view.yaw_deg);
+    cJSON_AddNumberToObject(cv, "pitch", r->edit_close_view.pitch_deg);
+    cJSON_AddNumberToObject(cv, "eye_height", r->edit_close_view.eye_height);
     double counts[ST_EDIT_CHECKS];
     for (int c = 0; c < ST_EDIT_CHECKS; c++) counts[c] = (double)(1u << c);
     cJSON_AddItemToObject(ep, "tested_frame_counts", num_array(counts, ST_EDIT_CHECKS));
@@ -130,6 +136,10 @@ static void add_edits(cJSON *root, const st_compare_result *r) {
         st_eval_json_number(o, "depth_p95", w->final.depth_p95);
         st_eval_json_number(o, "color_mae_8bit", w->final.color_mae);
         cJSON_AddBoolToObject(o, "consistent", w->consistent_after != 0);
+        st_eval_json_number(o, "changed_pct", w->changed_pct);
+        cJSON *cl = diff_object(&w->close, w->consistent_after ? w->consistent_after + 1 : 17);
+        st_eval_json_number(cl, "changed_pct", w->close_changed_pct);
+        cJSON_AddItemToObject(o, "close", cl);
         cJSON *checks = cJSON_AddArrayToObject(o, "checks");
         for (int c = 0; c < ST_EDIT_CHECKS; c++)
             if (w->check_frames[c]) cJSON_AddItemToArray(checks, diff_object(&w->checks[c], w->check_frames[c]));
@@ -164,6 +174,7 @@ st_result st_compare_write_json(const st_compare_result *r, const char *path, st
     cJSON_AddNumberToObject(ad, "vendor_id", r->vendor_id);
     cJSON_AddNumberToObject(ad, "device_id", r->device_id);
     cJSON_AddNumberToObject(root, "validation_messages", r->validation_messages);
+    cJSON_AddStringToObject(root, "run", r->run_name);
 
     cJSON *lv = cJSON_AddObjectToObject(root, "level");
     cJSON_AddStringToObject(lv, "world", r->world);
@@ -184,6 +195,9 @@ st_result st_compare_write_json(const st_compare_result *r, const char *path, st
     cJSON_AddNumberToObject(pr, "warmup", r->warmup);
     cJSON_AddBoolToObject(pr, "quick", r->quick);
     cJSON_AddBoolToObject(pr, "shadows", r->shadows);
+    cJSON_AddNumberToObject(pr, "shadow_size", r->shadows ? r->shadow_size : 0);
+    cJSON_AddNumberToObject(pr, "color_visible_delta_e", ST_COLOR_VISIBLE_DE);
+    cJSON_AddStringToObject(pr, "settings", r->settings);
     if (r->tuning[0]) cJSON_AddStringToObject(pr, "tuning", r->tuning);
     else cJSON_AddNullToObject(pr, "tuning");
     cJSON *pm = cJSON_AddArrayToObject(pr, "methods");
@@ -208,6 +222,7 @@ st_result st_compare_write_json(const st_compare_result *r, const char *path, st
     cJSON *rf = cJSON_AddObjectToObject(root, "reference");
     cJSON_AddNumberToObject(rf, "version", ST_REFERENCE_VERSION);
     cJSON_AddNumberToObject(rf, "tolerance", ST_REFERENCE_TOLERANCE);
+    cJSON_AddStringToObject(rf, "shadows", r->shadows ? "exact shadow ray per hit" : "off");
     cJSON *cast = cJSON_AddArrayToObject(rf, "cast_ms");
     for (size_t v = 0; v < r->view_count; v++)
         cJSON_AddItemToArray(cast, r->reference_ms[v] > 0 ? cJSON_CreateNumber(r->reference_ms[v]) : cJSON_CreateNull());
@@ -261,6 +276,9 @@ st_result st_compare_write_json(const st_compare_result *r, const char *path, st
         st_eval_json_number(o, "depth_p50", row->metrics.depth_p50);
         st_eval_json_number(o, "depth_p95", row->metrics.depth_p95);
         st_eval_json_number(o, "coherence", row->metrics.coherence);
+        st_eval_json_number(o, "depth_wrong_pct", row->metrics.depth_wrong);
+        st_eval_json_number(o, "color_mae_8bit", row->metrics.color_mae);
+        st_eval_json_number(o, "color_visible_pct", row->metrics.color_visible);
         cJSON_AddNumberToObject(o, "both_solid_pixels", (double)row->metrics.both_solid);
         cJSON_AddItemToArray(rows, o);
     }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "eval/eval_internal.h"
 #include "strata/eval.h"
 #include "strata/image.h"
 
@@ -17,6 +18,8 @@ static double v_sky(const st_compare_row *w) { return w->metrics.covers_sky; }
 static double v_p50(const st_compare_row *w) { return w->metrics.depth_p50; }
 static double v_p95(const st_compare_row *w) { return w->metrics.depth_p95; }
 static double v_ms(const st_compare_row *w) { return w->avg_ms; }
+static double v_cmae(const st_compare_row *w) { return w->metrics.color_mae; }
+static double v_cvis(const st_compare_row *w) { return w->metrics.color_visible; }
 
 /* Arithmetic mean over the views of one pitch (non-finite values skipped; NAN if none). */
 static double pitch_mean(const st_compare_result *r, size_t m, int pitch, row_value f) {
@@ -63,9 +66,12 @@ st_result st_compare_write_markdown(const st_compare_result *r, const char *path
             r->level_crc);
     fprintf(fp, "- protocol: %u×%u, far %.0f, %zu views, %u warm-up + %u timed frames per method and view%s\n",
             r->width, r->height, r->far_dist, r->view_count, r->warmup, r->frames, r->quick ? " (quick)" : "");
-    fprintf(fp, "- shadow map: %s\n", r->shadows ? "on (the shared 1024² map is cast every frame and included in the "
-                                                    "frame time; its own cost is listed below)"
-                                                  : "off (--no-shadows: a method-only diagnostic run)");
+    if (r->shadows)
+        fprintf(fp, "- shadow map: %u² (the shared map is cast every frame and included in the frame time; its own "
+                    "cost is listed below); the reference shades with an exact shadow ray per hit\n", r->shadow_size);
+    else
+        fprintf(fp, "- shadow map: off (--no-shadows: a method-only diagnostic run; the reference is unshadowed too)\n");
+    fprintf(fp, "- run: %s (settings: %s)\n", r->run_name, r->settings);
     if (r->tuning[0]) fprintf(fp, "- knob settings from %s\n", r->tuning);
     fprintf(fp, "- validation messages: %u\n", r->validation_messages);
     fprintf(fp, "- frame time: GPU timestamps summed over the frame's passes; methods marked * had no timestamps "
@@ -95,6 +101,23 @@ st_result st_compare_write_markdown(const st_compare_result *r, const char *path
             fnum(fp, "%.2f", pitch_mean(r, m, pitches[p], v_p50));
             fputs(" / ", fp);
             fnum(fp, "%.1f", pitch_mean(r, m, pitches[p], v_p95));
+            fputs(" |", fp);
+        }
+        fputc('\n', fp);
+    }
+
+    fprintf(fp, "\n## Colour error per pitch: MAE (8-bit sRGB levels) / visibly wrong (%% of pixels, ΔE*ab > %g)\n\n",
+            ST_COLOR_VISIBLE_DE);
+    fprintf(fp, "Against the reference shaded by the same formula (strata/shading.h) with exact shadows; all pixels "
+                "count, sky included.\n\n");
+    header(fp, r, "pitch");
+    for (size_t p = 0; p < np; p++) {
+        fprintf(fp, "| %d° |", pitches[p]);
+        for (size_t m = 0; m < r->method_count; m++) {
+            fputc(' ', fp);
+            fnum(fp, "%.2f", pitch_mean(r, m, pitches[p], v_cmae));
+            fputs(" / ", fp);
+            fnum(fp, "%.1f", pitch_mean(r, m, pitches[p], v_cvis));
             fputs(" |", fp);
         }
         fputc('\n', fp);
@@ -164,7 +187,7 @@ st_result st_compare_write_markdown(const st_compare_result *r, const char *path
 
     fprintf(fp, "\n## Every method × view\n\n");
     fprintf(fp, "| method | view | pitch | ms | timing | see-through %% | covers-sky %% | depth p50 | depth p95 | "
-                "coherence %% |\n|---|---|---:|---:|---|---:|---:|---:|---:|---:|\n");
+                "coherence %% | colour MAE | colour visible %% |\n|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (size_t k = 0; k < r->method_count * r->view_count; k++) {
         const st_compare_row *w = &r->rows[k];
         fprintf(fp, "| %s | %s | %.0f | ", r->methods[w->method].name, r->views[w->view].name,
@@ -175,17 +198,23 @@ st_result st_compare_write_markdown(const st_compare_result *r, const char *path
         fnum(fp, "%.2f", w->metrics.depth_p50);
         fputs(" | ", fp);
         fnum(fp, "%.2f", w->metrics.depth_p95);
-        fprintf(fp, " | %.2f |\n", w->metrics.coherence);
+        fprintf(fp, " | %.2f | ", w->metrics.coherence);
+        fnum(fp, "%.2f", w->metrics.color_mae);
+        fputs(" | ", fp);
+        fnum(fp, "%.2f", w->metrics.color_visible);
+        fputs(" |\n", fp);
     }
 
     fprintf(fp, "\n## Images\n\n- `grid.png`: columns are the views (");
     for (size_t v = 0; v < r->view_count; v++) fprintf(fp, "%s%s", v ? ", " : "", r->views[v].name);
-    fprintf(fp, "); the first row is the CPU reference as a shaded depth image (faces lit by the sun, fogged by "
-                "distance), then one row per method (");
+    fprintf(fp, "); the first row is the CPU reference shaded by the shared formula with exact shadows, then one "
+                "row per method (");
     for (size_t m = 0; m < r->method_count; m++) fprintf(fp, "%s%s", m ? ", " : "", r->methods[m].name);
     fprintf(fp, ").\n- `heatmap-<method>.png`: the views in rows of four; red see-through, blue covers-sky, "
                 "magenta counted incoherence, black→yellow→white depth error (log scale, white ≥ 16 units), grey "
-                "sky in both.\n- `frame-time.svg`: frame time per method per pitch.\n");
+                "sky in both.\n- `heatmap-color-<method>.png`: the colour error; pixels within ΔE*ab %g show the "
+                "reference dimmed, visibly wrong ones yellow (at the threshold) → red (20) → white (≥ 40).\n"
+                "- `frame-time.svg`: frame time per method per pitch.\n", ST_COLOR_VISIBLE_DE);
     return st_atomic_commit(&f, err);
 }
 
@@ -196,13 +225,18 @@ void st_compare_write_edit_table(const st_compare_result *r, FILE *fp) {
                 "built renderers' first post-edit frame (CPU = the methods' update hooks + record + submit + wait; "
                 "the dig itself is not timed). CPU0/GPU0: median of %u frames of a renderer built fresh from the "
                 "edited level. match: frames until the edited renderer agrees with the fresh one (hit/miss ≤ %.2f %%, "
-                "depth p95 ≤ %.1f); the mismatch, p95 and colour MAE are at that point (or after 16 frames).\n\n",
+                "depth p95 ≤ %.1f); the mismatch, p95 and colour MAE are at that point (or after 16 frames). changed: the share of the "
+                "frame the dig changed (against the image before it), the part of the frame the match is judged on. "
+                "close: the same check from a second camera, (%.0f, %.0f) eye %.0f pitch %.0f, where the crater fills "
+                "the frame, one frame after the timing camera's checks.\n\n",
             r->edit.radius, r->edit.depth, r->edit_cx, r->edit_cy, r->edit_rect.x0, r->edit_rect.x1, r->edit_rect.y0,
             r->edit_rect.y1, r->edit_view.x, r->edit_view.y, r->edit_view.eye_height, r->edit_view.yaw_deg,
             r->edit_view.pitch_deg, r->edit.repeats, r->edit.steady_frames, ST_EDIT_MAX_MISMATCH,
-            ST_EDIT_MAX_DEPTH_P95);
+            ST_EDIT_MAX_DEPTH_P95, r->edit_close_view.x, r->edit_close_view.y, r->edit_close_view.eye_height,
+            r->edit_close_view.pitch_deg);
     fprintf(fp, "| method | update | CPU0 | CPU1 | ΔC | GPU0 | GPU1 | ΔG | match | hit/miss %% | p95 | colour MAE "
-                "|\n|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n");
+                "| changed %% | close: consistent | close hit/miss %% | close p95 | close changed %% |\n"
+                "|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---:|---:|\n");
     for (size_t m = 0; m < r->method_count; m++) {
         const st_edit_row *w = &r->edit_rows[m];
         fprintf(fp, "| %s | %s | ", w->method, st_update_class_name(w->update));
@@ -211,6 +245,7 @@ void st_compare_write_edit_table(const st_compare_result *r, FILE *fp) {
         fnum(fp, "%.2f", w->first_cpu_median);
         fputs(" | ", fp);
         fnum(fp, "%+.2f", w->overhead_cpu_ms);
+        if (w->overhead_cpu_noise) fputs(" (within noise)", fp);
         fputs(" | ", fp);
         fnum(fp, "%.2f", w->steady_gpu_ms);
         fputs(" | ", fp);
@@ -219,7 +254,9 @@ void st_compare_write_edit_table(const st_compare_result *r, FILE *fp) {
         fnum(fp, "%+.2f", w->overhead_gpu_ms);
         if (w->consistent_after) fprintf(fp, " | %u frame%s", w->consistent_after, w->consistent_after > 1 ? "s" : "");
         else fputs(" | not by 16", fp);
-        fprintf(fp, " | %.4f | %.3f | %.2f |\n", w->final.mismatch_pct, w->final.depth_p95, w->final.color_mae);
+        fprintf(fp, " | %.4f | %.3f | %.2f | %.2f | %s | %.4f | %.3f | %.2f |\n", w->final.mismatch_pct,
+                w->final.depth_p95, w->final.color_mae, w->changed_pct, w->close.consistent ? "yes" : "**no**",
+                w->close.mismatch_pct, w->close.depth_p95, w->close_changed_pct);
     }
     fprintf(fp, "\nBefore/after images per method: `edit-<method>-before.png` (the last warm-up frame) and "
                 "`edit-<method>-after.png` (the first post-edit frame). Update classes: direct reader (reads the "
@@ -229,63 +266,70 @@ void st_compare_write_edit_table(const st_compare_result *r, FILE *fp) {
 
 /* ---- SVG ------------------------------------------------------------------------------------------------------ */
 
-static double nice_step(double max) {
-    double raw = max / 5, mag = pow(10, floor(log10(raw)));
-    double n = raw / mag;
-    return (n <= 1 ? 1 : n <= 2 ? 2 : n <= 5 ? 5 : 10) * mag;
-}
-
+/* Frame time per method per pitch: one column per pitch, each method a line of its own colour and marker across
+ * the columns, on a log axis when the times span more than a factor of ten (they do: 13 methods from a few to
+ * hundreds of ms). */
 st_result st_compare_write_svg(const st_compare_result *r, const char *path, st_error *err) {
-    static const char *colors[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-                                   "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
     int pitches[MAX_PITCHES];
     size_t np = st_compare_pitches(r, pitches, MAX_PITCHES);
-    double vmax = 0;
+    double vmin = INFINITY, vmax = 0;
     for (size_t m = 0; m < r->method_count; m++)
         for (size_t p = 0; p < np; p++) {
             double v = pitch_mean(r, m, pitches[p], v_ms);
-            if (isfinite(v) && v > vmax) vmax = v;
+            if (isfinite(v) && v > 0) vmin = fmin(vmin, v), vmax = fmax(vmax, v);
         }
-    if (!(vmax > 0)) vmax = 1;
-    double step = nice_step(vmax), top = ceil(vmax / step) * step;
-    const double W = 860, H = 420, L = 60, R = 180, T = 40, B = 50;
-    double pw = W - L - R, ph = H - T - B;
-    double gw = pw / (double)np, bw = gw * 0.8 / (double)r->method_count;
+    if (!(vmax > 0)) vmin = 0.1, vmax = 1;
+    st_svg_axis ax = st_svg_axis_make(vmin, vmax, true);
+    const double W = 900, H = 460, L = 70, R = 230, T = 44, B = 50;
+    double pw = W - L - R, ph = H - T - B, gw = pw / (double)(np ? np : 1);
+    bool gpu = true;
+    for (size_t m = 0; m < r->method_count; m++) gpu &= all_gpu(r, m);
 
     st_atomic_file f;
     st_result res = st_atomic_open(&f, path, err);
     if (res) return res;
     FILE *fp = f.fp;
     fprintf(fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
-                "font-size=\"12\">\n", W, H);
-    fprintf(fp, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-    fprintf(fp, "<text x=\"%.0f\" y=\"22\" font-size=\"15\">Frame time per pitch (ms) — %s, %u×%u</text>\n", L,
-            r->adapter, r->width, r->height);
-    for (double y = 0; y <= top + step * 0.01; y += step) {
-        double py = T + ph - y / top * ph;
-        fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, py, L + pw, py);
-        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", L - 6, py + 4, y);
+                "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W, H);
+    fprintf(fp, "<text x=\"%.0f\" y=\"20\" font-size=\"15\">Frame time per pitch (ms, mean of the views; %s axis) — %s, "
+                "%u×%u</text>\n", L, ax.log ? "log" : "linear", r->adapter, r->width, r->height);
+    fprintf(fp, "<text x=\"%.0f\" y=\"36\" fill=\"#555\">%s; shadow map %s, included</text>\n", L,
+            gpu ? "GPU timestamps" : "CPU submit-and-wait (no GPU timestamps)",
+            r->shadows ? (r->shadow_size == ST_SHADOW_SIZE_PUBLICATION ? "1024²" : "256² (preview)") : "off");
+    for (size_t k = 0; k < ax.count; k++) {
+        double py = T + ph - st_svg_axis_pos(&ax, ax.ticks[k]) * ph;
+        fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e3e3\"/>\n", L, py, L + pw, py);
+        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", L - 6, py + 4, ax.ticks[k]);
     }
-    for (size_t p = 0; p < np; p++) {
-        double gx = L + gw * (double)p + gw * 0.1;
-        for (size_t m = 0; m < r->method_count; m++) {
-            double v = pitch_mean(r, m, pitches[p], v_ms);
-            if (!isfinite(v)) continue;
-            double h = v / top * ph;
-            fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>%s %d°: %.3f "
-                        "ms</title></rect>\n", gx + bw * (double)m, T + ph - h, bw * 0.9, h, colors[m % 10],
-                    r->methods[m].name, pitches[p], v);
-        }
+    fprintf(fp, "<text transform=\"translate(16 %.1f) rotate(-90)\" text-anchor=\"middle\">ms per frame</text>\n",
+            T + ph / 2);
+    for (size_t p = 0; p < np; p++)
         fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%d°</text>\n", L + gw * ((double)p + 0.5),
                 T + ph + 18, pitches[p]);
-    }
-    fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", L, T + ph, L + pw, T + ph);
-    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">pitch</text>\n", L + pw / 2, H - 12);
+    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">pitch</text>\n", L + pw / 2, H - 10);
+    fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"black\"/>\n", L, T, pw,
+            ph);
     for (size_t m = 0; m < r->method_count; m++) {
-        double y = T + 10 + 20 * (double)m;
-        fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", L + pw + 20, y,
-                colors[m % 10]);
-        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\">%s%s</text>\n", L + pw + 38, y + 10, r->methods[m].name,
+        /* a small offset per method inside each column keeps equal times from hiding each other */
+        double off = gw * 0.5 * ((double)m / (double)(r->method_count > 1 ? r->method_count - 1 : 1) - 0.5);
+        fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.2\" stroke-opacity=\"0.6\" points=\"",
+                st_svg_color(m));
+        for (size_t p = 0; p < np; p++) {
+            double v = pitch_mean(r, m, pitches[p], v_ms);
+            if (isfinite(v) && v > 0)
+                fprintf(fp, "%.1f,%.1f ", L + gw * ((double)p + 0.5) + off, T + ph - st_svg_axis_pos(&ax, v) * ph);
+        }
+        fprintf(fp, "\"/>\n");
+        for (size_t p = 0; p < np; p++) {
+            double v = pitch_mean(r, m, pitches[p], v_ms);
+            if (!(isfinite(v) && v > 0)) continue;
+            char title[96];
+            snprintf(title, sizeof title, "%s %d°: %.3f ms", r->methods[m].name, pitches[p], v);
+            st_svg_marker(fp, m, L + gw * ((double)p + 0.5) + off, T + ph - st_svg_axis_pos(&ax, v) * ph, 4.5, title);
+        }
+        double ly = T + 8 + 18 * (double)m;
+        st_svg_marker(fp, m, L + pw + 26, ly, 4.5, NULL);
+        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\">%s%s</text>\n", L + pw + 38, ly + 4, r->methods[m].name,
                 all_gpu(r, m) ? "" : " (CPU)");
     }
     fprintf(fp, "</svg>\n");

@@ -18,17 +18,18 @@ static const struct {
     const char *method, *knob;
     size_t count;
     double values[ST_TUNE_MAX_SETTINGS];
+    bool cost_falls;
 } knob_table[] = {
-    {"ray", "ray_steps", 5, {16, 32, 64, 128, 256}},
-    {"ray-compute", "ray_steps", 5, {16, 32, 64, 128, 256}},
-    {"voxel", "voxel_steps", 4, {40, 100, 200, 400}},
-    {"voxel-compute", "voxel_steps", 4, {40, 100, 200, 400}},
-    {"slice", "slices", 5, {32, 64, 128, 256, 512}},
-    {"slice-plain", "slices", 5, {32, 64, 128, 256, 512}},
-    {"scatter", "scatter_density", 4, {1, 2, 3, 4}},
-    {"scatter-plain", "scatter_density", 4, {1, 2, 3, 4}},
-    {"mesh", "mesh_quality", 5, {0, 0.25, 0.5, 0.75, 1}},
-    {"mesh-compute", "mesh_quality", 5, {0, 0.25, 0.5, 0.75, 1}},
+    {"ray", "ray_steps", 5, {16, 32, 64, 128, 256}, false},
+    {"ray-compute", "ray_steps", 5, {16, 32, 64, 128, 256}, false},
+    {"voxel", "voxel_steps", 4, {40, 100, 200, 400}, false},
+    {"voxel-compute", "voxel_steps", 4, {40, 100, 200, 400}, false},
+    {"slice", "slices", 5, {32, 64, 128, 256, 512}, false},
+    {"slice-plain", "slices", 5, {32, 64, 128, 256, 512}, false},
+    {"scatter", "scatter_density", 4, {1, 2, 3, 4}, false},
+    {"scatter-plain", "scatter_density", 4, {1, 2, 3, 4}, false},
+    {"mesh", "mesh_quality", 5, {0, 0.25, 0.5, 0.75, 1}, true},
+    {"mesh-compute", "mesh_quality", 5, {0, 0.25, 0.5, 0.75, 1}, true},
 };
 
 st_tune_knob st_tune_knob_of(const char *method) {
@@ -38,6 +39,7 @@ st_tune_knob st_tune_knob_of(const char *method) {
             k.knob = knob_table[i].knob;
             k.count = knob_table[i].count;
             memcpy(k.values, knob_table[i].values, sizeof k.values);
+            k.cost_falls = knob_table[i].cost_falls;
         }
     return k;
 }
@@ -65,6 +67,17 @@ size_t st_tune_choose(const double *ms, const double *error, size_t n, double to
         if (pick == SIZE_MAX || ms[i] < ms[pick] || (ms[i] == ms[pick] && error[i] < error[pick])) pick = i;
     }
     return pick;
+}
+
+size_t st_tune_choose_by_order(const double *error, size_t n, double tolerance, bool cost_falls) {
+    double best = INFINITY;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(error[i]) && error[i] < best) best = error[i];
+    for (size_t k = 0; k < n; k++) {
+        size_t i = cost_falls ? n - 1 - k : k;
+        if (isfinite(error[i]) && error[i] <= best + tolerance) return i;
+    }
+    return SIZE_MAX;
 }
 
 /* ---- tuning files ------------------------------------------------------------------------------------------ */
@@ -144,6 +157,8 @@ typedef struct tune_state {
     st_engine *engine;
     st_camera cameras[ST_MAX_VIEWS];
     float *ref[ST_MAX_VIEWS];
+    uint8_t *ref_rgba[ST_MAX_VIEWS];
+    uint8_t *rgba;
     float *depth, *dist;
     double *gpu, *cpu;
 } tune_state;
@@ -153,11 +168,11 @@ static st_result run_setting(tune_state *s, const char *method, const st_method_
                              st_error *err) {
     st_tune_result *r = s->r;
     st_render_desc rd = {.method = method, .width = r->width, .height = r->height, .knobs = *knobs,
-                         .shadows = r->shadows};
+                         .shadows = r->shadows, .shadow_size = r->shadow_size};
     st_renderer *rn = NULL;
     st_result res = st_renderer_create(s->engine, &rd, &rn, err);
     if (res) return res;
-    double ms = 0, see = 0, coh = 0;
+    double ms = 0, see = 0, coh = 0, dw = 0, cv = 0;
     out->gpu_timing = true;
     for (size_t v = 0; v < r->view_count && !res; v++) {
         st_frame_timing ft;
@@ -169,7 +184,7 @@ static st_result run_setting(tune_state *s, const char *method, const st_method_
             s->cpu[k] = ft.cpu_ms;
             if (!isfinite(ft.gpu_ms)) gpu = false;
         }
-        if (!res) res = st_renderer_readback(rn, NULL, s->depth, err);
+        if (!res) res = st_renderer_readback(rn, s->rgba, s->depth, err);
         if (res) break;
         if (!gpu) out->gpu_timing = false;
         ms += st_stats_of(gpu ? s->gpu : s->cpu, r->frames).mean;
@@ -177,8 +192,11 @@ static st_result run_setting(tune_state *s, const char *method, const st_method_
         st_eval_depth_to_distance(&view, s->depth, s->dist);
         st_metrics m;
         res = st_metrics_compute(s->dist, s->ref[v], r->width, r->height, &m, err);
+        st_metrics_color(&m, s->rgba, s->ref_rgba[v], r->width, r->height);
         see += m.see_through;
         coh += m.coherence;
+        dw += m.depth_wrong;
+        cv += m.color_visible;
     }
     st_renderer_destroy(rn);
     if (res) return res;
@@ -186,12 +204,15 @@ static st_result run_setting(tune_state *s, const char *method, const st_method_
     out->ms = ms / k;
     out->see_through = see / k;
     out->coherence = coh / k;
-    out->error = out->see_through + out->coherence;
+    out->depth_wrong = dw / k;
+    out->color_visible = cv / k;
+    out->error = out->see_through + out->coherence + out->depth_wrong + out->color_visible;
     return ST_OK;
 }
 
 static void tune_state_free(tune_state *s) {
-    for (size_t v = 0; v < ST_MAX_VIEWS; v++) free(s->ref[v]);
+    for (size_t v = 0; v < ST_MAX_VIEWS; v++) free(s->ref[v]), free(s->ref_rgba[v]);
+    free(s->rgba);
     free(s->depth);
     free(s->dist);
     free(s->gpu);
@@ -214,21 +235,23 @@ static st_result setup(tune_state *s, st_error *err) {
     size_t n = (size_t)r->width * r->height;
     s->depth = malloc(n * sizeof(float));
     s->dist = malloc(n * sizeof(float));
+    s->rgba = malloc(n * 4);
     s->gpu = malloc(r->frames * sizeof(double));
     s->cpu = malloc(r->frames * sizeof(double));
-    if (!s->depth || !s->dist || !s->gpu || !s->cpu) return st_error_set(err, ST_ERR_NOMEM, "tune: out of memory");
+    if (!s->depth || !s->dist || !s->rgba || !s->gpu || !s->cpu) return st_error_set(err, ST_ERR_NOMEM, "tune: out of memory");
     st_reference *ref = NULL;
     if ((res = st_reference_create(d->run.level, &ref, err))) return res;
+    st_reference_set_shadows(ref, r->shadows);
     st_ref_image img;
     res = st_ref_image_create(r->width, r->height, &img, err);
     const char *cache = d->run.cache_dir ? d->run.cache_dir : "out/cache";
     bool have_img = !res;
     for (size_t v = 0; v < r->view_count && !res; v++) {
         bool cached;
-        res = st_reference_cast_cached(ref, &s->cameras[v], cache, &img, &cached, err);
-        if (!res && !(s->ref[v] = malloc(n * sizeof(float))))
+        res = st_reference_cast_cached(ref, &s->cameras[v], cache, &img, &cached, NULL, err);
+        if (!res && (!(s->ref[v] = malloc(n * sizeof(float))) || !(s->ref_rgba[v] = malloc(n * 4))))
             res = st_error_set(err, ST_ERR_NOMEM, "tune: out of memory for the reference");
-        if (!res) memcpy(s->ref[v], img.distance, n * sizeof(float));
+        if (!res) memcpy(s->ref[v], img.distance, n * sizeof(float)), memcpy(s->ref_rgba[v], img.rgba, n * 4);
     }
     if (have_img) st_ref_image_free(&img);
     st_reference_destroy(ref);
@@ -246,6 +269,7 @@ st_result st_tune_run(const st_tune_desc *d, st_tune_result **out, st_error *err
     r->frames = d->run.frames ? d->run.frames : 10;
     r->warmup = d->run.warmup ? d->run.warmup : 3;
     r->shadows = !d->run.no_shadows;
+    r->shadow_size = d->run.shadow_size ? d->run.shadow_size : ST_SHADOW_SIZE_PUBLICATION;
     snprintf(r->world, sizeof r->world, "%s", d->run.world_name ? d->run.world_name : "default");
     size_t want = d->run.methods ? d->run.method_count : st_method_count();
     for (size_t i = 0; i < want && r->method_count < sizeof r->methods / sizeof r->methods[0]; i++) {
@@ -299,7 +323,13 @@ st_result st_tune_run(const st_tune_desc *d, st_tune_result **out, st_error *err
             }
         }
         if (res) break;
-        tm->chosen = st_tune_choose(ms, error, tm->count, ST_TUNE_TOLERANCE);
+        /* CPU submit-and-wait on a shared CPU ranks by noise (256 ray steps "won" against 32 once): without GPU
+         * timestamps the knob's own cost order decides */
+        tm->by_time = true;
+        for (size_t j = 0; j < tm->count; j++) tm->by_time &= tm->settings[j].gpu_timing;
+        tm->chosen = tm->by_time ? st_tune_choose(ms, error, tm->count, ST_TUNE_TOLERANCE)
+                                 : st_tune_choose_by_order(error, tm->count, ST_TUNE_TOLERANCE,
+                                                           st_tune_knob_of(tm->name).cost_falls);
         if (tm->chosen < tm->count) tm->settings[tm->chosen].chosen = true;
     }
     if (d->run.progress && !res) fputc('\n', stderr);
@@ -338,7 +368,9 @@ st_result st_tune_write_json(const st_tune_result *r, const char *path, st_error
     cJSON_AddNumberToObject(pr, "frames", r->frames);
     cJSON_AddNumberToObject(pr, "warmup", r->warmup);
     cJSON_AddBoolToObject(pr, "shadows", r->shadows);
+    cJSON_AddNumberToObject(pr, "shadow_size", r->shadows ? r->shadow_size : 0);
     cJSON_AddNumberToObject(pr, "tolerance_points", ST_TUNE_TOLERANCE);
+    cJSON_AddStringToObject(pr, "error", "see_through + coherence + depth_wrong + color_visible");
     cJSON *views = cJSON_AddArrayToObject(pr, "views");
     for (size_t v = 0; v < r->view_count; v++) cJSON_AddItemToArray(views, cJSON_CreateString(r->views[v].name));
     cJSON_AddNumberToObject(root, "validation_messages", r->validation_messages);
@@ -352,6 +384,7 @@ st_result st_tune_write_json(const st_tune_result *r, const char *path, st_error
         else cJSON_AddNullToObject(o, "knob");
         if (has && chosen) cJSON_AddNumberToObject(o, "chosen_value", tm->settings[tm->chosen].value);
         else cJSON_AddNullToObject(o, "chosen_value");
+        cJSON_AddStringToObject(o, "ranked_by", tm->by_time ? "gpu time" : "knob cost order");
         cJSON *rows = cJSON_AddArrayToObject(o, "settings");
         for (size_t j = 0; j < tm->count; j++) {
             const st_tune_setting *t = &tm->settings[j];
@@ -362,6 +395,8 @@ st_result st_tune_write_json(const st_tune_result *r, const char *path, st_error
             cJSON_AddStringToObject(x, "timing", t->gpu_timing ? "gpu" : "cpu");
             st_eval_json_number(x, "see_through", t->see_through);
             st_eval_json_number(x, "coherence", t->coherence);
+            st_eval_json_number(x, "depth_wrong", t->depth_wrong);
+            st_eval_json_number(x, "color_visible", t->color_visible);
             st_eval_json_number(x, "error", t->error);
             cJSON_AddBoolToObject(x, "chosen", t->chosen);
             cJSON_AddItemToArray(rows, x);
@@ -381,10 +416,13 @@ st_result st_tune_write_markdown(const st_tune_result *r, const char *path, st_e
     for (size_t v = 0; v < r->view_count; v++) fprintf(fp, "%s %s", v ? "," : "", r->views[v].name);
     fprintf(fp, "\n- %u warm-up + %u timed frames per setting and view; shadow map %s; validation messages: %u\n",
             r->warmup, r->frames, r->shadows ? "on" : "off", r->validation_messages);
-    fprintf(fp, "- error = see-through + coherence (%% of pixels, mean over the views); ms = mean over the views "
-                "(GPU timestamps, * = CPU submit-and-wait)\n");
-    fprintf(fp, "- rule: the cheapest setting whose error is within %.0f percentage point of the method's best\n\n",
+    fprintf(fp, "- error = see-through + coherence + depth-wrong + colour-visible (%% of pixels, mean over the views; "
+                "docs/harness.md); ms = mean over the views (GPU timestamps, * = CPU submit-and-wait)\n");
+    fprintf(fp, "- rule: the cheapest setting whose error is within %.0f percentage point of the method's best; "
+                "cheapest by GPU time, or — without GPU timestamps, where CPU times on a shared CPU are noise — by "
+                "the knob's cost order (fewer steps, slices, density, or a coarser mesh q is less work)\n",
             ST_TUNE_TOLERANCE);
+    fprintf(fp, "- shadow map: %s\n\n", r->shadows ? (r->shadow_size == 1024 ? "1024²" : "custom size") : "off");
     fprintf(fp, "## Summary\n\n| method | knob | swept | chosen | error %% | ms |\n|---|---|---|---:|---:|---:|\n");
     for (size_t m = 0; m < r->method_count; m++) {
         const st_tune_method *tm = &r->methods[m];
@@ -402,74 +440,93 @@ st_result st_tune_write_markdown(const st_tune_result *r, const char *path, st_e
         const st_tune_method *tm = &r->methods[m];
         fprintf(fp, "\n## %s%s%s\n\n", tm->name, tm->knob[0] ? " — " : " — no knob (defaults)",
                 tm->knob[0] ? tm->knob : "");
-        fprintf(fp, "| setting | ms | see-through %% | coherence %% | error %% | chosen |\n|---:|---:|---:|---:|---:|---|\n");
+        fprintf(fp, "Ranked by %s.\n\n", tm->by_time ? "GPU time" : "the knob's cost order (no GPU timestamps)");
+        fprintf(fp, "| setting | ms | see-through %% | coherence %% | depth-wrong %% | colour-visible %% | error %% | "
+                    "chosen |\n|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (size_t j = 0; j < tm->count; j++) {
             const st_tune_setting *t = &tm->settings[j];
             if (tm->knob[0]) fprintf(fp, "| %g | ", t->value);
             else fprintf(fp, "| default | ");
-            fprintf(fp, "%.3f%s | %.2f | %.2f | %.2f | %s |\n", t->ms, t->gpu_timing ? "" : "*", t->see_through,
-                    t->coherence, t->error, t->chosen ? "**chosen**" : "");
+            fprintf(fp, "%.3f%s | %.2f | %.2f | %.2f | %.2f | %.2f | %s |\n", t->ms, t->gpu_timing ? "" : "*",
+                    t->see_through, t->coherence, t->depth_wrong, t->color_visible, t->error,
+                    t->chosen ? "**chosen**" : "");
         }
     }
     fprintf(fp, "\n`tuning.svg`: error against frame time, one line per method, the chosen setting ringed.\n");
     return st_atomic_commit(&f, err);
 }
 
+/* Error against frame time, one line per method with its own colour and marker, every point labelled with its
+ * knob value, the chosen one ringed; nice ticks, a log time axis when the times span more than a factor of ten. */
 st_result st_tune_write_svg(const st_tune_result *r, const char *path, st_error *err) {
-    static const char *colors[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
-                                   "#ff9da7", "#9c755f", "#bab0ac", "#1f77b4", "#d62728", "#2ca02c", "#9467bd"};
-    const size_t ncol = sizeof colors / sizeof colors[0];
-    double xmax = 0, ymax = 0;
+    double xmin = INFINITY, xmax = 0, ymax = 0;
     for (size_t m = 0; m < r->method_count; m++)
         for (size_t j = 0; j < r->methods[m].count; j++) {
             const st_tune_setting *t = &r->methods[m].settings[j];
-            if (isfinite(t->ms) && t->ms > xmax) xmax = t->ms;
+            if (isfinite(t->ms) && t->ms > 0) xmin = fmin(xmin, t->ms), xmax = fmax(xmax, t->ms);
             if (isfinite(t->error) && t->error > ymax) ymax = t->error;
         }
-    if (!(xmax > 0)) xmax = 1;
+    if (!(xmax > 0)) xmin = 0.1, xmax = 1;
     if (!(ymax > 0)) ymax = 1;
-    xmax *= 1.05;
-    ymax *= 1.05;
-    const double W = 860, H = 480, L = 60, R = 200, T = 40, B = 50, pw = W - L - R, ph = H - T - B;
+    st_svg_axis ax = st_svg_axis_make(xmin, xmax, true), ay = st_svg_axis_make(0, ymax, false);
+    const double W = 940, H = 500, L = 64, R = 250, T = 44, B = 50, pw = W - L - R, ph = H - T - B;
+    bool by_time = true;
+    for (size_t m = 0; m < r->method_count; m++) by_time &= r->methods[m].by_time || !r->methods[m].knob[0];
     st_atomic_file f;
     st_result res = st_atomic_open(&f, path, err);
     if (res) return res;
     FILE *fp = f.fp;
     fprintf(fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
                 "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W, H);
-    fprintf(fp, "<text x=\"%.0f\" y=\"22\" font-size=\"15\">Error (see-through + coherence, %%) against frame time "
-                "(ms) — %s, %u×%u</text>\n", L, r->adapter, r->width, r->height);
-    for (int i = 0; i <= 5; i++) {
-        double y = T + ph - ph * i / 5.0, x = L + pw * i / 5.0;
-        fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, y, L + pw, y);
-        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n", L - 6, y + 4, ymax * i / 5.0);
-        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.3g</text>\n", x, T + ph + 16, xmax * i / 5.0);
+    fprintf(fp, "<text x=\"%.0f\" y=\"20\" font-size=\"15\">Error against frame time — %s, %u×%u</text>\n", L,
+            r->adapter, r->width, r->height);
+    fprintf(fp, "<text x=\"%.0f\" y=\"36\" fill=\"#555\">error = see-through + coherence + depth-wrong + "
+                "colour-visible (%% of pixels); labels: knob values; ringed: chosen (%s)</text>\n", L,
+            by_time ? "cheapest by GPU time within 1 point of the best" : "no GPU timestamps: by the knob's cost order");
+    for (size_t k = 0; k < ay.count; k++) {
+        double y = T + ph - st_svg_axis_pos(&ay, ay.ticks[k]) * ph;
+        fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e3e3\"/>\n", L, y, L + pw, y);
+        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", L - 6, y + 4, ay.ticks[k]);
     }
-    fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", L, T + ph, L + pw, T + ph);
-    fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", L, T, L, T + ph);
-    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">frame time (ms)</text>\n", L + pw / 2, H - 12);
+    for (size_t k = 0; k < ax.count; k++) {
+        double x = L + st_svg_axis_pos(&ax, ax.ticks[k]) * pw;
+        fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e3e3\"/>\n", x, T, x, T + ph);
+        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", x, T + ph + 16, ax.ticks[k]);
+    }
+    fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"black\"/>\n", L, T, pw,
+            ph);
+    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">frame time (ms%s%s)</text>\n", L + pw / 2, H - 12,
+            ax.log ? ", log" : "", r->methods[0].settings[0].gpu_timing ? "" : ", CPU submit-and-wait");
+    fprintf(fp, "<text transform=\"translate(16 %.1f) rotate(-90)\" text-anchor=\"middle\">error (%%)</text>\n",
+            T + ph / 2);
     for (size_t m = 0; m < r->method_count; m++) {
         const st_tune_method *tm = &r->methods[m];
-        const char *c = colors[m % ncol];
+        const char *c = st_svg_color(m);
         fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", c);
         for (size_t j = 0; j < tm->count; j++) {
             const st_tune_setting *t = &tm->settings[j];
-            if (isfinite(t->ms) && isfinite(t->error))
-                fprintf(fp, "%.1f,%.1f ", L + t->ms / xmax * pw, T + ph - t->error / ymax * ph);
+            if (isfinite(t->ms) && t->ms > 0 && isfinite(t->error))
+                fprintf(fp, "%.1f,%.1f ", L + st_svg_axis_pos(&ax, t->ms) * pw, T + ph - st_svg_axis_pos(&ay, t->error) * ph);
         }
         fprintf(fp, "\"/>\n");
         for (size_t j = 0; j < tm->count; j++) {
             const st_tune_setting *t = &tm->settings[j];
-            if (!isfinite(t->ms) || !isfinite(t->error)) continue;
-            double x = L + t->ms / xmax * pw, y = T + ph - t->error / ymax * ph;
-            fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\" stroke=\"%s\"><title>%s %s=%g: %.3f ms, "
-                        "%.2f %%</title></circle>\n", x, y, t->chosen ? 6 : 3, t->chosen ? "none" : c, c, tm->name,
-                    tm->knob[0] ? tm->knob : "default", t->value, t->ms, t->error);
-            if (t->chosen) fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", x, y, c);
+            if (!(isfinite(t->ms) && t->ms > 0) || !isfinite(t->error)) continue;
+            double x = L + st_svg_axis_pos(&ax, t->ms) * pw, y = T + ph - st_svg_axis_pos(&ay, t->error) * ph;
+            char title[160];
+            snprintf(title, sizeof title, "%s %s=%g: %.3f ms, %.2f %%", tm->name, tm->knob[0] ? tm->knob : "default",
+                     t->value, t->ms, t->error);
+            st_svg_marker(fp, m, x, y, 4, title);
+            if (t->chosen)
+                fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"9\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>\n", x,
+                        y, c);
+            if (tm->knob[0])
+                fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\">%g</text>\n", x + 6, y - 6, c,
+                        t->value);
         }
-        double ly = T + 10 + 18 * (double)m;
-        fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", L + pw + 20, ly, c);
-        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\">%s%s%s</text>\n", L + pw + 38, ly + 10, tm->name,
+        double ly = T + 8 + 18 * (double)m;
+        st_svg_marker(fp, m, L + pw + 22, ly, 4, NULL);
+        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\">%s%s%s</text>\n", L + pw + 34, ly + 4, tm->name,
                 tm->knob[0] ? " · " : " (no knob)", tm->knob[0] ? tm->knob : "");
     }
     fprintf(fp, "</svg>\n");
