@@ -29,7 +29,7 @@ static int usage(void) {
            "  --cache DIR        reference cache (default out/cache; 'none' disables it)\n"
            "  --device N         the Vulkan adapter to use (see 'strata devices')\n"
            "  --validate         Vulkan validation layers on\n"
-           "  --no-progress      no progress bar (it is shown only when stderr is a terminal)\n"
+           "  --no-progress      no progress (a bar when stderr is a terminal, else one line per method)\n"
            "  --no-shadows       no shadow map (a method-only diagnostic; the protocol casts it for every method)\n"
            "  --shadow-size N    the shadow map's resolution (default 1024, the publication's; 256 with --quick)\n"
            "  --tuning FILE      knob settings from a 'strata tune' tuning.json\n\n"

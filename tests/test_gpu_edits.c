@@ -199,6 +199,12 @@ static void test_edit_protocol(void **state) {
                "p95 %.3f, MAE %.2f\n", e->method, e->first_cpu_median, e->update_cpu_median, e->steady_cpu_ms,
                e->consistent_after, e->final.mismatch_pct, e->final.depth_p95, e->final.color_mae);
         assert_int_equal(e->consistent_after, 1); /* a direct reader matches on the first updated frame */
+        /* the close camera sees the crater fill a real share of its frame, far more than the timing camera */
+        printf("  %-12s changed: timing camera %.2f %%, close camera %.2f %% (consistent %d)\n", e->method,
+               e->changed_pct, e->close_changed_pct, e->close.consistent);
+        assert_true(e->changed_pct > 0);
+        assert_true(e->close_changed_pct > 10.0 && e->close_changed_pct > 3 * e->changed_pct);
+        assert_true(e->close.consistent);
         assert_int_equal(e->update, ST_UPDATE_DIRECT);
         assert_int_equal(e->repeats, 2);
         assert_true(e->first_cpu_median > 0 && e->steady_cpu_ms > 0);
@@ -253,6 +259,10 @@ static void test_edit_protocol(void **state) {
         assert_int_equal(cJSON_GetArraySize(test_json_field(row, "first_post_edit_cpu_samples")), 2);
         assert_int_equal(cJSON_GetArraySize(test_json_field(row, "checks")), 1); /* consistent at the first count */
         assert_string_equal(test_json_field(row, "update_class")->valuestring, "direct reader");
+        assert_true(test_json_number(row, "changed_pct") > 0);
+        const cJSON *close = test_json_field(row, "close");
+        assert_true(test_json_number(close, "changed_pct") > 10.0);
+        assert_true(cJSON_IsTrue(test_json_field(close, "consistent")));
     }
     const cJSON *mo;
     cJSON_ArrayForEach(mo, test_json_field(doc, "methods")) {

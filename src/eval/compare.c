@@ -67,6 +67,7 @@ typedef struct run_state {
     st_mosaic grid, heatmap, colormap;
     uint32_t grid_factor, heat_factor;
     st_run_dir dir;
+    double start; /* the run's start, for the progress lines */
 } run_state;
 
 static bool cancelled(const run_state *s) { return s->d->run.cancel && *s->d->run.cancel; }
@@ -335,7 +336,7 @@ static st_result setup(run_state *s, st_error *err) {
         st_mosaic_col_label(&s->grid, (uint32_t)v, cap);
         char what[120];
         snprintf(what, sizeof what, "reference %s %s", r->views[v].name, cached ? "(from the cache)" : "cast");
-        progress_lines(d->run.progress_lines, st_time_ms(), v + 1, r->view_count, what);
+        progress_lines(d->run.progress_lines, s->start, v + 1, r->view_count, what);
     }
     st_ref_image_free(&img);
     if (res) return res;
@@ -461,8 +462,8 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
         return st_error_set(err, ST_ERR_NOMEM, "compare: out of memory");
     }
 
-    run_state s = {.d = d, .r = r};
     double start = st_time_ms();
+    run_state s = {.d = d, .r = r, .start = start};
     st_result res = setup(&s, err);
     size_t done = 0;
     progress(d->run.progress && !res, start, 0, r->method_count * r->view_count, "reference done");

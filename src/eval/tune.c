@@ -469,7 +469,7 @@ st_result st_tune_write_svg(const st_tune_result *r, const char *path, st_error 
     if (!(xmax > 0)) xmin = 0.1, xmax = 1;
     if (!(ymax > 0)) ymax = 1;
     st_svg_axis ax = st_svg_axis_make(xmin, xmax, true), ay = st_svg_axis_make(0, ymax, false);
-    const double W = 940, H = 500, L = 64, R = 250, T = 44, B = 50, pw = W - L - R, ph = H - T - B;
+    const double W = 940, H = 520, L = 64, R = 250, T = 62, B = 50, pw = W - L - R, ph = H - T - B;
     bool by_time = true;
     for (size_t m = 0; m < r->method_count; m++) by_time &= r->methods[m].by_time || !r->methods[m].knob[0];
     st_atomic_file f;
@@ -481,8 +481,10 @@ st_result st_tune_write_svg(const st_tune_result *r, const char *path, st_error 
     fprintf(fp, "<text x=\"%.0f\" y=\"20\" font-size=\"15\">Error against frame time — %s, %u×%u</text>\n", L,
             r->adapter, r->width, r->height);
     fprintf(fp, "<text x=\"%.0f\" y=\"36\" fill=\"#555\">error = see-through + coherence + depth-wrong + "
-                "colour-visible (%% of pixels); labels: knob values; ringed: chosen (%s)</text>\n", L,
-            by_time ? "cheapest by GPU time within 1 point of the best" : "no GPU timestamps: by the knob's cost order");
+                "colour-visible (%% of pixels); labels: knob values</text>\n", L);
+    fprintf(fp, "<text x=\"%.0f\" y=\"52\" fill=\"#555\">ringed: the chosen setting, %s</text>\n", L,
+            by_time ? "the cheapest by GPU time within 1 point of the best"
+                    : "the first in the knob's cost order within 1 point of the best (no GPU timestamps: times are noise)");
     for (size_t k = 0; k < ay.count; k++) {
         double y = T + ph - st_svg_axis_pos(&ay, ay.ticks[k]) * ph;
         fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e3e3\"/>\n", L, y, L + pw, y);
