@@ -57,12 +57,25 @@ st_svg_axis st_svg_axis_make(double lo, double hi, bool allow_log) {
     if (!(hi > lo)) hi = lo + 1;
     a.log = allow_log && lo > 0 && hi / lo > 10;
     if (a.log) {
-        a.lo = pow(10, floor(log10(lo)));
-        a.hi = pow(10, ceil(log10(hi)));
-        for (double d = a.lo; d <= a.hi * 1.0001 && a.count < ST_SVG_MAX_TICKS; d *= 10)
+        /* the range snaps outward to the 1-2-5 values around the data */
+        static const double steps[3] = {1, 2, 5};
+        double d0 = pow(10, floor(log10(lo))), d1 = pow(10, floor(log10(hi)));
+        a.lo = d0;
+        for (int k = 2; k >= 0; k--)
+            if (d0 * steps[k] <= lo * 1.0001) {
+                a.lo = d0 * steps[k];
+                break;
+            }
+        a.hi = d1 * 10;
+        for (int k = 0; k < 3; k++)
+            if (d1 * steps[k] >= hi * 0.9999) {
+                a.hi = d1 * steps[k];
+                break;
+            }
+        for (double d = d0; d <= a.hi * 1.0001 && a.count < ST_SVG_MAX_TICKS; d *= 10)
             for (int k = 0; k < 3 && a.count < ST_SVG_MAX_TICKS; k++) {
-                double v = d * (k == 0 ? 1 : k == 1 ? 2 : 5);
-                if (v <= a.hi * 1.0001) a.ticks[a.count++] = v;
+                double v = d * steps[k];
+                if (v >= a.lo * 0.9999 && v <= a.hi * 1.0001) a.ticks[a.count++] = v;
             }
     } else {
         double step = nice_step(hi - (lo > 0 ? 0 : lo), 5);
