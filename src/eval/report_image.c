@@ -114,7 +114,9 @@ void st_mosaic_caption(st_mosaic *m, uint32_t col, uint32_t row, const char *tex
 void st_mosaic_col_label(st_mosaic *m, uint32_t col, const char *text) {
     uint32_t x, y;
     st_mosaic_tile_origin(m, col, 0, &x, &y);
-    st_mosaic_text(m, (int)x + 2, (int)(y - m->caption) - 18, text, TEXT_RGB, 2);
+    /* large when it fits over its tile, else small (narrow contact-sheet tiles) so labels never run together */
+    int scale = st_mosaic_text_width(text, 2) <= (int)m->tile_w - 4 ? 2 : 1;
+    st_mosaic_text(m, (int)x + 2, (int)(y - m->caption) - (scale == 2 ? 18 : 12), text, TEXT_RGB, scale);
 }
 
 void st_mosaic_row_label(st_mosaic *m, uint32_t row, const char *text, int scale) {
