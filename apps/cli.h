@@ -32,6 +32,8 @@ void cli_getopt_reset(void);
 bool cli_parse_size(const char *text, uint32_t *w, uint32_t *h);
 bool cli_parse_uint(const char *text, uint32_t min, uint32_t max, uint32_t *out);
 bool cli_parse_float(const char *text, float min, float max, float *out);
+/* A finite number in [min, max] kept in double precision (metres, spacings: 0.1 must stay 0.1). */
+bool cli_parse_double(const char *text, double min, double max, double *out);
 /* Loads "default", a world directory, or a world.ini file. */
 st_result cli_load_world(const char *path, st_level **out, st_error *err);
 /* The verdict on the engine's Vulkan validation: CLI_EXIT_OK when it saw no messages, otherwise
@@ -103,6 +105,7 @@ int cmd_tune(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_mesh(int argc, char **argv);
+int cmd_tile(int argc, char **argv);
 
 /* Benchmarks (strata bench NAME), one bench_*.c file each. */
 int bench_gen(int argc, char **argv);

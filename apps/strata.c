@@ -20,6 +20,7 @@ static const cli_command commands[] = {
     {"convert", "convert worlds, PNG sets and elevation models (PNG, SRTM .hgt, raw int16)", cmd_convert},
     {"view", "the interactive viewer: a window with any method live, a HUD, cameras, edits, screenshots", cmd_view},
     {"mesh", "fit the chunked three-LOD triangle mesh of a world; stats, optional .obj/.ply export", cmd_mesh},
+    {"tile", "build a tile store (terrain bigger than memory) from DEMs, the procedural DEM or a world", cmd_tile},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 
@@ -63,6 +64,15 @@ bool cli_parse_float(const char *text, float min, float max, float *out) {
     double v = strtod(text, &end);
     if (*end || !(v >= min && v <= max)) return false;
     *out = (float)v;
+    return true;
+}
+
+bool cli_parse_double(const char *text, double min, double max, double *out) {
+    if (!text || !*text) return false;
+    char *end;
+    double v = strtod(text, &end);
+    if (*end || !(v >= min && v <= max)) return false;
+    *out = v;
     return true;
 }
 

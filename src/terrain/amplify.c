@@ -22,7 +22,6 @@ typedef struct amplify {
     double unit, inv_unit; /* the base's unit grid (0: none): outputs are rounded to it, so u16 stays exact */
     double detail;       /* amplitude relative to the local relief */
     uint32_t seed, octaves;
-    double rot[AMP_MAX_OCTAVES][2]; /* each octave's rotation (cos, sin) */
 } amplify;
 
 static inline uint32_t hash3(uint32_t x, uint32_t y, uint32_t s) {
@@ -41,44 +40,119 @@ static const float grad_x[16] = {1.0f, 0.9239f, 0.7071f, 0.3827f, 0.0f, -0.3827f
 static const float grad_y[16] = {0.0f, 0.3827f, 0.7071f, 0.9239f, 1.0f, 0.9239f, 0.7071f, 0.3827f,
                                  0.0f, -0.3827f, -0.7071f, -0.9239f, -1.0f, -0.9239f, -0.7071f, -0.3827f};
 
-/* Gradient noise on a unit lattice with a quintic fade, and its derivatives. With unit gradients |n| ≤ √½, so
- * the value is scaled by 1.41 into [−1, 1]. */
-static float gradient_noise(double x, double y, uint32_t seed, float *dx, float *dy) {
-    double flx = floor(x), fly = floor(y);
-    uint32_t ix = (uint32_t)(int64_t)flx, iy = (uint32_t)(int64_t)fly;
-    float fx = (float)(x - flx), fy = (float)(y - fly);
-    uint32_t h00 = hash3(ix, iy, seed) & 15, h10 = hash3(ix + 1, iy, seed) & 15;
-    uint32_t h01 = hash3(ix, iy + 1, seed) & 15, h11 = hash3(ix + 1, iy + 1, seed) & 15;
-    float v00 = grad_x[h00] * fx + grad_y[h00] * fy, v10 = grad_x[h10] * (fx - 1) + grad_y[h10] * fy;
-    float v01 = grad_x[h01] * fx + grad_y[h01] * (fy - 1), v11 = grad_x[h11] * (fx - 1) + grad_y[h11] * (fy - 1);
-    float u = fx * fx * fx * (fx * (fx * 6 - 15) + 10), v = fy * fy * fy * (fy * (fy * 6 - 15) + 10);
-    float du = 30 * fx * fx * (fx * (fx - 2) + 1), dv = 30 * fy * fy * (fy * (fy - 2) + 1);
+static inline float fade(float t) { return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f); }
+static inline float fade_slope(float t) { return 30.0f * t * t * (t * (t - 2.0f) + 1.0f); }
+
+/* One lattice row pair of an octave: the gradients of rows iy and iy + 1 at the lattice columns a window needs. */
+typedef struct grad_row {
+    int64_t ix0;       /* first lattice column */
+    float fy, v, dv;   /* position within the lattice row, its fade and the fade's slope */
+    float *g;          /* per column: gx0, gy0 (row iy), gx1, gy1 (row iy + 1) */
+} grad_row;
+
+/* Gradient noise on a unit lattice with a quintic fade, and its derivatives, at lattice coordinate u of the row
+ * pair r (column ix = floor(u)). With unit gradients |n| ≤ √½, so the value is scaled by 1.41 into [−1, 1]. */
+static inline float gradient_noise_row(const grad_row *r, double u, float *dx, float *dy) {
+    double flu = floor(u);
+    const float *g = r->g + 4 * (size_t)((int64_t)flu - r->ix0);
+    float fx = (float)(u - flu), fy = r->fy;
+    float v00 = g[0] * fx + g[1] * fy, v10 = g[4] * (fx - 1) + g[5] * fy;
+    float v01 = g[2] * fx + g[3] * (fy - 1), v11 = g[6] * (fx - 1) + g[7] * (fy - 1);
+    float uu = fade(fx), du = fade_slope(fx), v = r->v, dv = r->dv;
     float k = v00 - v10 - v01 + v11;
-    float n = v00 + u * (v10 - v00) + v * (v01 - v00) + u * v * k;
-    *dx = 1.41f * (grad_x[h00] + u * (grad_x[h10] - grad_x[h00]) + v * (grad_x[h01] - grad_x[h00]) +
-                   u * v * (grad_x[h00] - grad_x[h10] - grad_x[h01] + grad_x[h11]) + du * ((v10 - v00) + v * k));
-    *dy = 1.41f * (grad_y[h00] + u * (grad_y[h10] - grad_y[h00]) + v * (grad_y[h01] - grad_y[h00]) +
-                   u * v * (grad_y[h00] - grad_y[h10] - grad_y[h01] + grad_y[h11]) + dv * ((v01 - v00) + u * k));
+    float n = v00 + uu * (v10 - v00) + v * (v01 - v00) + uu * v * k;
+    *dx = 1.41f * (g[0] + uu * (g[4] - g[0]) + v * (g[2] - g[0]) + uu * v * (g[0] - g[4] - g[2] + g[6]) +
+                   du * ((v10 - v00) + v * k));
+    *dy = 1.41f * (g[1] + uu * (g[5] - g[1]) + v * (g[3] - g[1]) + uu * v * (g[1] - g[5] - g[3] + g[7]) +
+                   dv * ((v01 - v00) + uu * k));
     return 1.41f * n;
 }
 
-/* Detail noise at fine sample (x, y): erosion-like fBm (after the book, from Quilez): octaves of rotated gradient
- * noise from just under the base spacing down to two fine samples, each added as b·n/(1 + |D|²) where D sums the
- * octaves' slopes so far — steep flanks stay smoother, crests and gullies sharpen. Rotation keeps the lattices of
- * different octaves (and of the base) from lining up. |result| ≤ Σ b. */
-static float detail_noise(const amplify *a, double x, double y) {
+/* Fills r for lattice row coordinate v over lattice columns [floor(u0), floor(u1) + 1]. */
+static void grad_row_setup(grad_row *r, double v, double u0, double u1, uint32_t seed) {
+    double flv = floor(v);
+    uint32_t iy = (uint32_t)(int64_t)flv;
+    r->fy = (float)(v - flv);
+    r->v = fade(r->fy);
+    r->dv = fade_slope(r->fy);
+    r->ix0 = (int64_t)floor(u0);
+    int64_t ix1 = (int64_t)floor(u1) + 1;
+    for (int64_t ix = r->ix0; ix <= ix1; ix++) {
+        uint32_t h0 = hash3((uint32_t)ix, iy, seed) & 15, h1 = hash3((uint32_t)ix, iy + 1, seed) & 15;
+        float *g = r->g + 4 * (size_t)(ix - r->ix0);
+        g[0] = grad_x[h0], g[1] = grad_y[h0], g[2] = grad_x[h1], g[3] = grad_y[h1];
+    }
+}
+
+/* The octaves' lattices: wavelengths 0.75·n, 0.375·n, ... fine samples (never a divisor of the base cell, so no
+ * lattice lines up with the base's), each offset so they do not share an origin either. */
+static inline double octave_freq(const amplify *a, uint32_t o) { return (double)(1u << o) / (0.75 * a->n); }
+static inline double octave_offset(uint32_t o) { return 37.71 + 61.37 * o; }
+
+/* Erosion-like fBm (after the book, from Quilez): each octave added as b·n/(1 + |D|²) where D sums the slopes of
+ * the octaves so far — steep flanks stay smoother, crests and gullies sharpen. |result| ≤ Σ b. rows[o] must hold
+ * fine row y's lattice rows. */
+static inline float detail_at(const amplify *a, grad_row *rows, double x) {
     float sum = 0, b = 1.0f, ddx = 0, ddy = 0;
-    double f = 1.0 / (0.75 * a->n);
-    for (uint32_t o = 0; o < a->octaves; o++, b *= 0.5f, f *= 2.0) {
-        double c = a->rot[o][0], sn = a->rot[o][1];
-        double u = (x * c - y * sn) * f + 37.7 * o, v = (x * sn + y * c) * f + 91.3 * o;
-        float gx, gy, n = gradient_noise(u, v, a->seed + 977u * o, &gx, &gy);
+    for (uint32_t o = 0; o < a->octaves; o++, b *= 0.5f) {
+        float gx, gy, n = gradient_noise_row(&rows[o], x * octave_freq(a, o) + octave_offset(o), &gx, &gy);
         ddx += gx * b;
         ddy += gy * b;
         sum += b * n / (1.0f + ddx * ddx + ddy * ddy);
     }
     return sum;
 }
+
+/* detail_at for every fine column of [x0, x0 + count) of the row the rows hold, into d (count floats), with a
+ * scratch of 5·count floats: octave by octave over the whole row, so the inner loops are plain arithmetic (the
+ * last one vectorises) and a lattice cell's position is one multiply-add, not a floor per octave per sample. */
+static void detail_row(const amplify *a, const grad_row *rows, int64_t x0, uint32_t count, float *d, float *scratch) {
+    float *nv = scratch, *gxv = scratch + count, *gyv = scratch + 2 * (size_t)count, *ddx = scratch + 3 * (size_t)count,
+          *ddy = scratch + 4 * (size_t)count;
+    for (uint32_t k = 0; k < count; k++) d[k] = ddx[k] = ddy[k] = 0;
+    float b = 1.0f;
+    for (uint32_t o = 0; o < a->octaves; o++, b *= 0.5f) {
+        const grad_row *r = &rows[o];
+        double f = octave_freq(a, o), u0 = (double)x0 * f + octave_offset(o);
+        float fy = r->fy, v = r->v, dv = r->dv;
+        for (uint32_t k = 0; k < count; k++) {
+            double u = u0 + (double)k * f;
+            int64_t iu = (int64_t)u; /* u > 0: truncation is floor */
+            const float *g = r->g + 4 * (size_t)(iu - r->ix0);
+            float fx = (float)(u - (double)iu);
+            float v00 = g[0] * fx + g[1] * fy, v10 = g[4] * (fx - 1) + g[5] * fy;
+            float v01 = g[2] * fx + g[3] * (fy - 1), v11 = g[6] * (fx - 1) + g[7] * (fy - 1);
+            float uu = fade(fx), du = fade_slope(fx), kk = v00 - v10 - v01 + v11;
+            nv[k] = 1.41f * (v00 + uu * (v10 - v00) + v * (v01 - v00) + uu * v * kk);
+            gxv[k] = 1.41f * (g[0] + uu * (g[4] - g[0]) + v * (g[2] - g[0]) + uu * v * (g[0] - g[4] - g[2] + g[6]) +
+                              du * ((v10 - v00) + v * kk));
+            gyv[k] = 1.41f * (g[1] + uu * (g[5] - g[1]) + v * (g[3] - g[1]) + uu * v * (g[1] - g[5] - g[3] + g[7]) +
+                              dv * ((v01 - v00) + uu * kk));
+        }
+        for (uint32_t k = 0; k < count; k++) {
+            ddx[k] += gxv[k] * b;
+            ddy[k] += gyv[k] * b;
+            d[k] += b * nv[k] / (1.0f + ddx[k] * ddx[k] + ddy[k] * ddy[k]);
+        }
+    }
+}
+
+/* The same at one sample (x, y), for the base samples' values. */
+static float detail_noise(const amplify *a, double x, double y) {
+    grad_row rows[AMP_MAX_OCTAVES];
+    float g[AMP_MAX_OCTAVES][12];
+    for (uint32_t o = 0; o < a->octaves; o++) {
+        double f = octave_freq(a, o), off = octave_offset(o);
+        rows[o].g = g[o];
+        grad_row_setup(&rows[o], y * f + off * 1.618, x * f + off, x * f + off, a->seed + 977u * o);
+    }
+    return detail_at(a, rows, x);
+}
+
+#define MIN2(p, q) ((p) < (q) ? (p) : (q))
+#define MAX2(p, q) ((p) > (q) ? (p) : (q))
+#define MIN4(p, q, r, t) MIN2(MIN2(p, q), MIN2(r, t))
+#define MAX4(p, q, r, t) MAX2(MAX2(p, q), MAX2(r, t))
 
 static inline float catmull(float p0, float p1, float p2, float p3, float t) {
     return p1 + 0.5f * t * (p2 - p0 + t * (2.0f * p0 - 5.0f * p1 + 4.0f * p2 - p3 + t * (3.0f * (p1 - p2) + p3 - p0)));
@@ -107,13 +181,18 @@ static st_result amp_read(void *state, int64_t x0, int64_t y0, uint32_t w, uint3
     size_t cells = (size_t)W.bw * W.bh;
     float *b = malloc(sizeof(float) * cells * 3);
     float *colv = malloc(sizeof(float) * W.bw); /* vertical Catmull-Rom per base column */
-    if (!b || !colv) {
-        free(b), free(colv);
+    size_t lattice_cols = (size_t)(cx1 - cx0 + 1) + 4; /* lattice columns per octave: at most one per fine sample */
+    float *grads = malloc(sizeof(float) * (4 * lattice_cols * a->octaves + 6 * lattice_cols));
+    float *drow = grads ? grads + 4 * lattice_cols * a->octaves : NULL; /* the row's detail, then scratch */
+    grad_row rows[AMP_MAX_OCTAVES];
+    for (uint32_t o = 0; o < a->octaves; o++) rows[o].g = grads ? grads + 4 * lattice_cols * o : NULL;
+    if (!b || !colv || !grads) {
+        free(b), free(colv), free(grads);
         return st_error_set(err, ST_ERR_NOMEM, "amplify: out of memory for a %ux%u base window", W.bw, W.bh);
     }
     st_result r = st_dem_source_read(a->base, W.bx0, W.by0, W.bw, W.bh, b, err);
     if (r) {
-        free(b), free(colv);
+        free(b), free(colv), free(grads);
         return r;
     }
     W.b = b;
@@ -141,6 +220,11 @@ static st_result amp_read(void *state, int64_t x0, int64_t y0, uint32_t w, uint3
         int64_t y = CLAMP(y0 + jj, fh), by = y >> a->shift;
         uint32_t fy = (uint32_t)(y & (n - 1));
         float ty = (float)fy * inv_n;
+        for (uint32_t o = 0; o < a->octaves; o++) {
+            double f = octave_freq(a, o), off = octave_offset(o);
+            grad_row_setup(&rows[o], (double)y * f + off * 1.618, (double)cx0 * f + off, (double)cx1 * f + off,
+                           a->seed + 977u * o);
+        }
         /* Catmull-Rom down each base column, clamped to the range of its four samples (no ringing past the
          * neighbours at cliffs and coasts, while crests between samples stay round; the clamp depends on the
          * column only, so neighbouring cells agree on their edge) */
@@ -149,11 +233,12 @@ static st_result amp_read(void *state, int64_t x0, int64_t y0, uint32_t w, uint3
             if (by - 1 >= W.by0 && by + 2 < W.by0 + W.bh) {
                 float p0 = B(i, by - 1), p3 = B(i, by + 2);
                 v = catmull(p0, p1, p2, p3, ty);
-                float lo = fminf(fminf(p0, p1), fminf(p2, p3)), hi = fmaxf(fmaxf(p0, p1), fmaxf(p2, p3));
+                float lo = MIN4(p0, p1, p2, p3), hi = MAX4(p0, p1, p2, p3);
                 v = v < lo ? lo : v > hi ? hi : v;
             }
             colv[i - W.bx0] = v;
         }
+        detail_row(a, rows, cx0, (uint32_t)(cx1 - cx0 + 1), drow, drow + lattice_cols);
         for (uint32_t ii = 0; ii < w; ii++) {
             int64_t x = CLAMP(x0 + ii, fw), bx = x >> a->shift;
             uint32_t fx = (uint32_t)(x & (n - 1));
@@ -165,14 +250,14 @@ static st_result amp_read(void *state, int64_t x0, int64_t y0, uint32_t w, uint3
             float tx = (float)fx * inv_n;
             float c0 = colv[bx - 1 - W.bx0], c1 = colv[bx - W.bx0], c2 = colv[bx + 1 - W.bx0], c3 = colv[bx + 2 - W.bx0];
             float v = catmull(c0, c1, c2, c3, tx);
-            float lo = fminf(fminf(c0, c1), fminf(c2, c3)), hi = fmaxf(fmaxf(c0, c1), fmaxf(c2, c3));
+            float lo = MIN4(c0, c1, c2, c3), hi = MAX4(c0, c1, c2, c3);
             v = v < lo ? lo : v > hi ? hi : v;
             if (v <= a->sea) { /* coastlines stay where the source has them: the sea gets no detail */
                 *o = v;
                 continue;
             }
             /* the detail noise minus its bilinear interpolant through the base cell's corners: zero at base samples */
-            float d = detail_noise(a, (double)x, (double)y);
+            float d = drow[x - cx0];
             float n00 = CELL(W.noise_at_base, bx, by), n10 = CELL(W.noise_at_base, bx + 1, by);
             float n01 = CELL(W.noise_at_base, bx, by + 1), n11 = CELL(W.noise_at_base, bx + 1, by + 1);
             float nb = (n00 * (1 - tx) + n10 * tx) * (1 - ty) + (n01 * (1 - tx) + n11 * tx) * ty;
@@ -181,14 +266,17 @@ static st_result amp_read(void *state, int64_t x0, int64_t y0, uint32_t w, uint3
             float relief = (r00 * (1 - tx) + r10 * tx) * (1 - ty) + (r01 * (1 - tx) + r11 * tx) * ty;
             float hgt = v + relief * (d - nb);
             if (hgt <= a->sea) hgt = a->sea + (a->unit > 0 ? (float)a->unit : 0.01f); /* land never dug below it */
-            if (a->unit > 0) hgt = (float)(nearbyint((double)hgt * a->inv_unit) * a->unit);
+            if (a->unit > 0) { /* onto the base's unit grid (|hgt| / unit is far below 2^53) */
+                double q = (double)hgt * a->inv_unit;
+                hgt = (float)((double)(int64_t)(q + (q >= 0 ? 0.5 : -0.5)) * a->unit);
+            }
             *o = hgt;
         }
     }
 #undef B
 #undef CELL
 #undef CLAMP
-    free(b), free(colv);
+    free(b), free(colv), free(grads);
     return ST_OK;
 }
 
@@ -275,11 +363,7 @@ st_result st_dem_amplify(st_dem_source *base, const st_dem_amplify_desc *desc, s
     /* wavelengths 0.75·n, 0.375·n, ... fine samples, down to two (Nyquist); at least one octave */
     for (double l = 0.75 * a->n; l >= 2.0 && a->octaves < AMP_MAX_OCTAVES; l *= 0.5) a->octaves++;
     if (!a->octaves) a->octaves = 1;
-    for (uint32_t o = 0; o < a->octaves; o++) {
-        double t = 0.61 + 1.37 * o; /* radians; no two octaves share an orientation */
-        a->rot[o][0] = cos(t);
-        a->rot[o][1] = sin(t);
-    }
+
     st_dem_info info = *bi;
     info.width = w;
     info.height = h;

@@ -43,6 +43,7 @@ typedef struct builder {
     uint64_t total;
     double t0, last_progress;
     double max_quantisation; /* u16 from a source without a unit grid */
+    bool exact;              /* u16 on the source's own unit grid: no rounding beyond float's */
 } builder;
 
 static void fail(builder *b, const st_error *e) {
@@ -151,7 +152,7 @@ static st_result make_tile(builder *b, st_tile_key k, const float *h, float mn, 
             double e = fabs(b->info.offset + q * b->info.scale - (double)h[i]);
             worst = e > worst ? e : worst;
         }
-        if (worst > 0) {
+        if (worst > 0 && !b->exact) {
             pthread_mutex_lock(&b->lock);
             if (worst > b->max_quantisation) b->max_quantisation = worst;
             pthread_mutex_unlock(&b->lock);
@@ -613,6 +614,7 @@ st_result st_store_build_dem(st_dem_source *src, const char *dir, const st_store
         return st_error_set(err, ST_ERR_FORMAT, "%s: no valid elevation range", si->description);
     bool exact = si->unit_m > 0 && (hi - lo) / si->unit_m < 65535.0 - 2;
     in->encoding = desc->encoding ? desc->encoding : exact ? ST_TILE_U16 : ST_TILE_F32;
+    b.exact = exact && in->encoding == ST_TILE_U16;
     if (in->encoding == ST_TILE_U16) {
         if (exact) {
             in->scale = si->unit_m;
