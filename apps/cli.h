@@ -106,6 +106,12 @@ int cmd_convert(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_mesh(int argc, char **argv);
 int cmd_tile(int argc, char **argv);
+/* True for a tile store: a folder holding store.json, an http(s):// URL, or gen:SEED:WxH. */
+bool cli_is_store(const char *where);
+/* strata info STORE (info_store.c): prints the store; preview: a PNG of level `level` (negative: the coarsest
+ * that fits 2048 pixels, or level 0 with a region), of the region (x, y, w, h) of it when given. */
+int cli_info_store(const char *cmd, const char *where, bool json, const char *preview, int level,
+                   const uint64_t *region);
 
 /* Benchmarks (strata bench NAME), one bench_*.c file each. */
 int bench_gen(int argc, char **argv);

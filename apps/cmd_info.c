@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include "cli.h"
+#include "strata/tiles.h"
 
 static const char *cmd = "info";
 
@@ -14,12 +15,16 @@ static const char *material_names[16] = {"water", "sand/soil", "grass/moss", "ro
                                          "chalk/salt", "rust/metal"};
 
 static int usage(void) {
-    printf("usage: strata info [WORLD] [--json]\n\n"
+    printf("usage: strata info [WORLD | STORE] [--json] [--preview out.png [--level L]]\n\n"
            "WORLD is 'default' (the embedded procedural world, the default), a directory holding world.ini,\n"
            "or a world.ini file. Prints the size, the share of dual (two-layer) texels, the texels per\n"
-           "visible material, the height range and zlib CRC-32s of the height and metadata planes.\n\n"
+           "visible material, the height range and zlib CRC-32s of the height and metadata planes.\n"
+           "STORE is a tile store (a folder with store.json, an http:// URL of one, or gen:SEED:WxH): prints\n"
+           "its size, spacing, levels, tiles, bytes, height range, encoding and source.\n\n"
            "options:\n"
-           "  --json   one JSON object on stdout instead of text\n");
+           "  --json         one JSON object on stdout instead of text\n"
+           "  --preview F    stores: a hillshaded top-down PNG of one level (default: the coarsest that fits\n"
+           "                 2048 pixels; --level L picks one; --region X,Y,W,H a part of it, in its samples)\n");
     return CLI_EXIT_OK;
 }
 
@@ -37,18 +42,43 @@ static unsigned long plane_crc(const uint8_t *p, size_t n) {
 
 int cmd_info(int argc, char **argv) {
     bool json = false;
-    static const struct option opts[] = {{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char *preview = NULL;
+    int preview_level = -1;
+    static const struct option opts[] = {{"json", no_argument, 0, 'j'},        {"help", no_argument, 0, 'h'},
+                                         {"preview", required_argument, 0, 'p'}, {"level", required_argument, 0, 'l'},
+                                         {"region", required_argument, 0, 'r'},  {0, 0, 0, 0}};
+    uint64_t region[4];
+    bool have_region = false;
     cli_getopt_reset();
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
+        case 'p': preview = optarg; break;
+        case 'l': {
+            uint32_t v;
+            if (!cli_parse_uint(optarg, 0, ST_STORE_MAX_LEVELS - 1, &v)) return cli_usage_error(cmd, "bad --level '%s'", optarg);
+            preview_level = (int)v;
+            break;
+        }
+        case 'r': {
+            unsigned long long v[4];
+            int used = 0;
+            if (sscanf(optarg, "%llu,%llu,%llu,%llu%n", &v[0], &v[1], &v[2], &v[3], &used) != 4 || optarg[used] ||
+                optarg[0] == '-' || strchr(optarg, '-') || !v[2] || !v[3] || v[2] > 8192 || v[3] > 8192)
+                return cli_usage_error(cmd, "bad --region '%s' (X,Y,W,H; W and H 1..8192)", optarg);
+            for (int k = 0; k < 4; k++) region[k] = v[k];
+            have_region = true;
+            break;
+        }
         case 'h': return usage();
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (argc - optind > 1) return cli_usage_error(cmd, "expected at most one WORLD");
     const char *path = optind < argc ? argv[optind] : "default";
+    if (cli_is_store(path)) return cli_info_store(cmd, path, json, preview, preview_level, have_region ? region : NULL);
+    if (preview || have_region || preview_level >= 0) return cli_usage_error(cmd, "--preview is for tile stores");
     st_error err = {0};
     st_level *level = NULL;
     if (cli_load_world(path, &level, &err)) return cli_fail(cmd, &err);

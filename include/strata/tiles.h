@@ -128,10 +128,11 @@ void st_store_level_tiles(const st_store *s, uint32_t level, uint32_t *nx, uint3
 bool st_store_tile_meta(const st_store *s, st_tile_key key, st_tile_meta *out);
 /* Fetches, checks (size, CRC, header against the index) and decodes one tile. Thread-safe. */
 st_result st_store_read_tile(st_store *s, st_tile_key key, st_tile **out, st_error *err);
-/* A top-down picture of one level of a DEM store (w×h = the level's samples, at most 8192 a side): hypsometric
- * tint over a hillshade, sea in blues; *rgb (3 bytes a pixel) is malloc'd. */
-st_result st_store_preview(st_store *s, uint32_t level, uint8_t **rgb, uint32_t *width, uint32_t *height,
-                           st_error *err);
+/* A top-down picture of one level of a DEM store, one pixel per sample of that level (at most 8192 a side):
+ * hypsometric tint over a hillshade, the sea in blues. region (x, y, w, h in the level's samples) picks a part;
+ * NULL = the whole level. *rgb (3 bytes a pixel) is malloc'd. */
+st_result st_store_preview(st_store *s, uint32_t level, const uint64_t region[4], uint8_t **rgb, uint32_t *width,
+                           uint32_t *height, st_error *err);
 /* A layer store as one st_level (the whole world in memory: for tests and small worlds). */
 st_result st_store_read_level(st_store *s, st_level **out, st_error *err);
 

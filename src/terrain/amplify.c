@@ -12,7 +12,7 @@
 
 #define AMP_MAX_FACTOR 64u
 #define AMP_MAX_OCTAVES 8
-#define AMP_RELIEF 0.2 /* detail amplitude per metre of local relief (the 3×3 spread of the base) */
+#define AMP_RELIEF 0.06 /* detail amplitude per metre of local relief (the 3×3 spread of the base) */
 
 typedef struct amplify {
     st_dem_source *base;

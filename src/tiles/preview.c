@@ -23,14 +23,24 @@ static void tint(double t, double *rgb) {
         }
 }
 
-st_result st_store_preview(st_store *s, uint32_t level, uint8_t **rgb, uint32_t *width, uint32_t *height,
-                           st_error *err) {
+st_result st_store_preview(st_store *s, uint32_t level, const uint64_t region[4], uint8_t **rgb, uint32_t *width,
+                           uint32_t *height, st_error *err) {
     *rgb = NULL;
     const st_store_info *in = st_store_get_info(s);
     if (in->kind != ST_TILE_DEM) return st_error_set(err, ST_ERR_INVALID, "a preview is of a DEM store");
     if (level >= in->levels) return st_error_set(err, ST_ERR_INVALID, "level %u: the store has %u", level, in->levels);
     uint64_t stride = 1ull << level;
-    uint64_t w = (in->width - 1) / stride + 1, h = (in->height - 1) / stride + 1;
+    uint64_t lw = (in->width - 1) / stride + 1, lh = (in->height - 1) / stride + 1;
+    uint64_t rx = 0, ry = 0, w = lw, h = lh;
+    if (region) {
+        if (!region[2] || !region[3] || region[0] >= lw || region[1] >= lh || region[2] > lw - region[0] ||
+            region[3] > lh - region[1])
+            return st_error_set(err, ST_ERR_INVALID, "region %llu,%llu,%llux%llu is not inside level %u's %llux%llu",
+                                (unsigned long long)region[0], (unsigned long long)region[1],
+                                (unsigned long long)region[2], (unsigned long long)region[3], level,
+                                (unsigned long long)lw, (unsigned long long)lh);
+        rx = region[0], ry = region[1], w = region[2], h = region[3];
+    }
     if (w > PREVIEW_MAX_SIDE || h > PREVIEW_MAX_SIDE)
         return st_error_set(err, ST_ERR_INVALID, "level %u is %llux%llu samples: a preview is at most %u a side (use a "
                             "coarser --level)", level, (unsigned long long)w, (unsigned long long)h, PREVIEW_MAX_SIDE);
@@ -45,17 +55,21 @@ st_result st_store_preview(st_store *s, uint32_t level, uint8_t **rgb, uint32_t 
     uint32_t nx, ny, span = st_tile_span(in->kind, in->tile_size);
     st_store_level_tiles(s, level, &nx, &ny);
     st_result r = ST_OK;
-    for (uint32_t ty = 0; ty < ny && !r; ty++)
-        for (uint32_t tx = 0; tx < nx && !r; tx++) {
+    uint32_t tx0 = (uint32_t)(rx / span), ty0 = (uint32_t)(ry / span);
+    uint32_t tx1 = (uint32_t)((rx + w - 1) / span), ty1 = (uint32_t)((ry + h - 1) / span);
+    for (uint32_t ty = ty0; ty <= ty1 && ty < ny && !r; ty++)
+        for (uint32_t tx = tx0; tx <= tx1 && tx < nx && !r; tx++) {
             st_tile *t = NULL;
             if ((r = st_store_read_tile(s, (st_tile_key){level, tx, ty}, &t, err))) break;
             for (uint32_t j = 0; j <= span; j++) {
                 uint64_t y = (uint64_t)ty * span + j;
-                if (y >= h) break;
+                if (y < ry) continue;
+                if (y >= ry + h) break;
                 for (uint32_t i = 0; i <= span; i++) {
                     uint64_t x = (uint64_t)tx * span + i;
-                    if (x >= w) break;
-                    z[y * w + x] = st_tile_height(t, i, j);
+                    if (x < rx) continue;
+                    if (x >= rx + w) break;
+                    z[(y - ry) * w + (x - rx)] = st_tile_height(t, i, j);
                 }
             }
             st_tile_destroy(t);
