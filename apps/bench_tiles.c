@@ -1,20 +1,20 @@
 /* strata bench tiles: the tile streaming benchmarks, one part per function, chosen by options (all parts when
  * none is named). --storm: the request storm (random requests over a large key space, a small cache, the
  * invariant check every frame) against the target of ≤ 1 µs per request (median); --slow-load MS: the cost of
- * request() and update() with and without a sleep of MS in every load, which must stay flat. */
+ * request() and update() with and without a sleep of MS in every load, which must stay flat; --build, --load and
+ * --generated: the store parts (bench_tiles_store.c). */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
-#include "strata/tiles.h"
+#include "bench_tiles.h"
 
 #define STORM_TARGET_US 1.0
 
 typedef struct tiles_bench {
-    bool storm, slow_load, json;
+    bool storm, slow_load, json, build, load, generated;
     uint32_t frames, requests, cache, levels, slow_frames;
     float slow_ms;
     uint64_t seed;
@@ -302,13 +302,22 @@ int bench_tiles(int argc, char **argv) {
     const char *cmd = "bench tiles";
     tiles_bench b = {.frames = 1000, .requests = 10000, .cache = 64, .levels = 16, .slow_frames = 750,
                      .slow_ms = 50, .seed = 1};
-    enum { O_STORM = 1000, O_SLOW, O_FRAMES, O_REQUESTS, O_CACHE, O_LEVELS, O_SLOW_FRAMES, O_SEED, O_JSON };
+    tiles_store_bench sb = {.dem = "data/dem/ps_height_1k.png", .units = 0.1, .spacing = 160, .amplify = 16,
+                            .load_tiles = 500};
+    enum { O_STORM = 1000, O_SLOW, O_FRAMES, O_REQUESTS, O_CACHE, O_LEVELS, O_SLOW_FRAMES, O_SEED, O_JSON, O_BUILD,
+           O_LOAD, O_GENERATED, O_DEM, O_UNITS, O_SPACING, O_AMPLIFY, O_KEEP, O_LOAD_TILES, O_STORE };
+    const char *load_store = NULL;
     static const struct option opts[] = {
         {"storm", no_argument, 0, O_STORM},         {"slow-load", required_argument, 0, O_SLOW},
         {"frames", required_argument, 0, O_FRAMES}, {"requests", required_argument, 0, O_REQUESTS},
         {"cache", required_argument, 0, O_CACHE},   {"levels", required_argument, 0, O_LEVELS},
         {"slow-frames", required_argument, 0, O_SLOW_FRAMES},
         {"seed", required_argument, 0, O_SEED},     {"json", no_argument, 0, O_JSON},
+        {"build", no_argument, 0, O_BUILD},         {"load", no_argument, 0, O_LOAD},
+        {"generated", no_argument, 0, O_GENERATED}, {"dem", required_argument, 0, O_DEM},
+        {"units", required_argument, 0, O_UNITS},   {"spacing", required_argument, 0, O_SPACING},
+        {"amplify", required_argument, 0, O_AMPLIFY}, {"keep", required_argument, 0, O_KEEP},
+        {"load-tiles", required_argument, 0, O_LOAD_TILES}, {"store", required_argument, 0, O_STORE},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     cli_getopt_reset();
     int c;
@@ -344,9 +353,36 @@ int bench_tiles(int argc, char **argv) {
             b.seed = v;
             break;
         case O_JSON: b.json = true; break;
+        case O_BUILD: b.build = true; break;
+        case O_LOAD: b.load = true; break;
+        case O_GENERATED: b.generated = true; break;
+        case O_DEM: sb.dem = optarg; break;
+        case O_UNITS:
+            if (!cli_parse_double(optarg, 1e-9, 1e6, &sb.units)) return cli_usage_error(cmd, "bad --units '%s'", optarg);
+            break;
+        case O_SPACING:
+            if (!cli_parse_double(optarg, 1e-6, 1e6, &sb.spacing)) return cli_usage_error(cmd, "bad --spacing '%s'", optarg);
+            break;
+        case O_AMPLIFY:
+            if (!cli_parse_uint(optarg, 1, 64, &sb.amplify) || !st_is_pow2(sb.amplify))
+                return cli_usage_error(cmd, "bad --amplify '%s' (1 or a power of two up to 64)", optarg);
+            break;
+        case O_KEEP: sb.keep = optarg; break;
+        case O_LOAD_TILES:
+            if (!cli_parse_uint(optarg, 1, 1000000, &sb.load_tiles)) return cli_usage_error(cmd, "bad --load-tiles '%s'", optarg);
+            break;
+        case O_STORE: load_store = optarg; break;
         case 'h':
-            printf("usage: strata bench tiles [--storm] [--slow-load MS] [--json] [OPTIONS]\n\n"
+            printf("usage: strata bench tiles [--storm] [--slow-load MS] [--build] [--load] [--generated] [--json]\n"
+                   "                          [OPTIONS]\n\n"
                    "Parts (all when none is named):\n"
+                   "  --build          a store of DEM (default data/dem/ps_height_1k.png, --units 0.1 --spacing 160)\n"
+                   "                   amplified --amplify N (16: 16385x16385) on every thread: wall and CPU time\n"
+                   "                   against the target of <= 20 s, samples/s, bytes against uncompressed\n"
+                   "  --load           --load-tiles N (500) random level-0 tiles of that store (or --store DIR) read,\n"
+                   "                   checked and decoded on one thread, against <= 0.5 ms; zstd against raw\n"
+                   "  --generated      the 65536x65536 procedural world: bytes on disk, ms per tile made on demand\n"
+                   "  --keep DIR       build into DIR and keep it (default: a temporary folder, removed)\n"
                    "  --storm          FRAMES frames of REQUESTS random requests, uniform over the keys of a\n"
                    "                   pyramid of LEVELS levels, a cache of CACHE tiles (loads from a cheap\n"
                    "                   callback), the invariant check every frame; the median request cost\n"
@@ -360,11 +396,31 @@ int bench_tiles(int argc, char **argv) {
         }
     }
     if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    if (!b.storm && !b.slow_load) b.storm = b.slow_load = true;
+    if (!b.storm && !b.slow_load && !b.build && !b.load && !b.generated)
+        b.storm = b.slow_load = b.build = b.load = b.generated = true;
+    sb.json = b.json;
     cJSON *json = b.json ? cJSON_CreateObject() : NULL;
     int status = CLI_EXIT_OK;
     if (b.storm) status = part_storm(&b, json);
     if (status == CLI_EXIT_OK && b.slow_load) status = part_slow_load(&b, json);
+    char built[1024] = "";
+    if (status == CLI_EXIT_OK && b.build)
+        status = bench_tiles_build(&sb, json, b.load && !load_store ? built : NULL, sizeof built);
+    if (status == CLI_EXIT_OK && b.load) {
+        if (!load_store && !built[0]) { /* --load alone: a small store of its own (amplified 4x) */
+            tiles_store_bench small = sb;
+            small.amplify = sb.amplify > 4 ? 4 : sb.amplify;
+            small.keep = NULL;
+            status = bench_tiles_build(&small, NULL, built, sizeof built);
+        }
+        if (status == CLI_EXIT_OK) status = bench_tiles_load(&sb, load_store ? load_store : built, json);
+        if (built[0] && !sb.keep) {
+            char rm[1200];
+            snprintf(rm, sizeof rm, "rm -rf '%s'", built);
+            if (system(rm) != 0) fprintf(stderr, "strata bench tiles: could not remove %s\n", built);
+        }
+    }
+    if (status == CLI_EXIT_OK && b.generated) status = bench_tiles_generated(&sb, json);
     if (json) {
         if (status == CLI_EXIT_OK) {
             char *text = cJSON_Print(json);

@@ -163,15 +163,20 @@ static void u16_forward(const uint16_t *v, uint32_t n, uint8_t *out) {
 static void u16_inverse(const uint8_t *in, uint32_t n, uint16_t *v) {
     size_t count = (size_t)n * n;
     const uint8_t *lo = in, *hi = in + count;
-    for (uint32_t j = 0; j < n; j++)
-        for (uint32_t i = 0; i < n; i++) {
-            size_t k = (size_t)j * n + i;
-            uint16_t p;
-            if (j == 0) p = i ? v[k - 1] : 0;
-            else if (i == 0) p = v[k - n];
-            else p = (uint16_t)(v[k - 1] + v[k - n] - v[k - n - 1]);
-            v[k] = (uint16_t)(p + (uint16_t)(lo[k] | hi[k] << 8));
+    /* the first row predicts from the left, every other row's first sample from above: no branch per sample */
+    uint16_t prev = 0;
+    for (uint32_t i = 0; i < n; i++) v[i] = prev = (uint16_t)(prev + (uint16_t)(lo[i] | hi[i] << 8));
+    for (uint32_t j = 1; j < n; j++) {
+        uint16_t *row = v + (size_t)j * n;
+        const uint16_t *up = row - n;
+        const uint8_t *l = lo + (size_t)j * n, *h = hi + (size_t)j * n;
+        uint16_t left = (uint16_t)(up[0] + (uint16_t)(l[0] | h[0] << 8));
+        row[0] = left;
+        for (uint32_t i = 1; i < n; i++) {
+            left = (uint16_t)(left + up[i] - up[i - 1] + (uint16_t)(l[i] | h[i] << 8));
+            row[i] = left;
         }
+    }
 }
 
 /* f32 heights: each bit pattern xor-ed with its left neighbour's (equal sign and exponent cancel), in four byte
