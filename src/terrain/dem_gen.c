@@ -1,7 +1,9 @@
 /* The procedural DEM: a pure function of (seed, x, y) — continents from low octaves, ridged mountain ranges where
  * the continent is high, and fBm detail that is rougher on the heights than in the lowlands (after the book's
  * terrain chapter) — so any window, at any stride, of a world of any size comes out the same, and nothing is
- * held in memory. Its bilinear error at each level has an analytic bound from the noise's derivative bounds. */
+ * held in memory. Its bilinear error at each level has an analytic bound from the noise's derivative bounds.
+ * Octaves are rotated against each other (unrotated value-noise ridges line up with the lattice axes); each keeps
+ * its last lattice cell, so neighbouring samples share the hashes. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -33,11 +35,17 @@ static inline double lattice(int64_t x, int64_t y, uint32_t seed) {
     return (double)(hash3((uint32_t)x, (uint32_t)y, seed) >> 8) * (2.0 / 16777216.0) - 1.0;
 }
 
+/* floor without a libm call (x86-64's baseline has no rounding instruction); exact for |v| < 2^62. */
+static inline int64_t floor_i64(double v) {
+    int64_t i = (int64_t)v;
+    return i - (v < (double)i);
+}
+
 static inline double fade(double t) { return t * t * t * (t * (t * 6.0 - 15.0) + 10.0); }
 
 static double value_noise(double x, double y, uint32_t seed) {
-    double fx = floor(x), fy = floor(y);
-    int64_t ix = (int64_t)fx, iy = (int64_t)fy;
+    int64_t ix = floor_i64(x), iy = floor_i64(y);
+    double fx = (double)ix, fy = (double)iy;
     double u = fade(x - fx), v = fade(y - fy);
     double a = lattice(ix, iy, seed), b = lattice(ix + 1, iy, seed);
     double c = lattice(ix, iy + 1, seed), d = lattice(ix + 1, iy + 1, seed);
@@ -47,7 +55,7 @@ static double value_noise(double x, double y, uint32_t seed) {
 
 typedef struct octave {
     double inv_lambda;   /* lattice cells per metre */
-    double off_x, off_y; /* the octave's own lattice origin, so lattices of different octaves never line up */
+    double cos_r, sin_r; /* the octave's own rotation, so lattices of different octaves never line up */
     double amp;          /* metres (for the base: of the [−1, 1] continent field) */
     uint32_t seed;
 } octave;
@@ -62,48 +70,35 @@ typedef struct dem_gen {
 } dem_gen;
 
 static octave make_octave(double lambda, double amp, uint32_t seed, uint32_t k) {
-    return (octave){1.0 / lambda, 1000.5 + 0.618034 * 37 * k, 1000.5 + 0.414214 * 53 * k, amp, seed};
+    double r = 0.7 + 1.1 * k; /* radians */
+    return (octave){1.0 / lambda, cos(r), sin(r), amp, seed};
 }
 
 static inline double oct_noise(const octave *o, double x, double y) {
-    return value_noise(x * o->inv_lambda + o->off_x, y * o->inv_lambda + o->off_y, o->seed);
+    double u = (x * o->cos_r - y * o->sin_r) * o->inv_lambda, v = (x * o->sin_r + y * o->cos_r) * o->inv_lambda;
+    return value_noise(u + 1000.5, v + 1000.5, o->seed);
 }
 
-/* One octave along one row of samples: the lattice rows above and below blended by the row's fade, at every
- * lattice column the row crosses, so a sample costs one horizontal lerp instead of four hashes. Only worth it
- * when the row crosses fewer lattice columns than it has samples (else `direct` and the noise is evaluated). */
-typedef struct octave_row {
-    const octave *o;
-    double y;        /* metres */
-    int64_t ix0;
-    bool direct;
-    double *col;     /* blended lattice values from column ix0 */
-} octave_row;
+/* An octave's last lattice cell and its four corner values: consecutive samples of a row mostly fall in the
+ * same cell of every octave coarser than the sample spacing, so they share its four hashes. */
+typedef struct octave_memo {
+    int64_t iu, iv;
+    double a, b, c, d;
+    bool valid;
+} octave_memo;
 
-static void octave_row_prepare(octave_row *r, const octave *o, double y, double x_first, double x_last,
-                               uint32_t samples, double *scratch) {
-    r->o = o;
-    r->y = y;
-    double u0 = x_first * o->inv_lambda + o->off_x, u1 = x_last * o->inv_lambda + o->off_x;
-    int64_t cols = (int64_t)floor(u1) - (int64_t)floor(u0) + 2;
-    r->direct = cols > (int64_t)samples + 2;
-    if (r->direct) return;
-    double v = y * o->inv_lambda + o->off_y, fly = floor(v);
-    int64_t iy = (int64_t)fly;
-    double fv = fade(v - fly);
-    r->ix0 = (int64_t)floor(u0);
-    r->col = scratch;
-    for (int64_t c = 0; c < cols; c++) {
-        double a = lattice(r->ix0 + c, iy, o->seed), b = lattice(r->ix0 + c, iy + 1, o->seed);
-        r->col[c] = a + (b - a) * fv;
+static inline double oct_noise_memo(const octave *o, octave_memo *m, double x, double y) {
+    double u = (x * o->cos_r - y * o->sin_r) * o->inv_lambda + 1000.5, v = (x * o->sin_r + y * o->cos_r) * o->inv_lambda + 1000.5;
+    int64_t iu = floor_i64(u), iv = floor_i64(v);
+    double fu = (double)iu, fv = (double)iv;
+    if (!m->valid || iu != m->iu || iv != m->iv) {
+        m->a = lattice(iu, iv, o->seed), m->b = lattice(iu + 1, iv, o->seed);
+        m->c = lattice(iu, iv + 1, o->seed), m->d = lattice(iu + 1, iv + 1, o->seed);
+        m->iu = iu, m->iv = iv, m->valid = true;
     }
-}
-
-static inline double octave_row_at(const octave_row *r, double x) {
-    if (r->direct) return oct_noise(r->o, x, r->y);
-    double u = x * r->o->inv_lambda + r->o->off_x, flu = floor(u);
-    const double *c = r->col + ((int64_t)flu - r->ix0);
-    return c[0] + (c[1] - c[0]) * fade(u - flu);
+    double s = fade(u - fu), t = fade(v - fv);
+    double ab = m->a + (m->b - m->a) * s, cd = m->c + (m->d - m->c) * s;
+    return ab + (cd - ab) * t;
 }
 
 static inline double smoothstep(double e0, double e1, double v) {
@@ -112,57 +107,41 @@ static inline double smoothstep(double e0, double e1, double v) {
     return t * t * (3 - 2 * t);
 }
 
-#define GEN_OCTAVES_MAX (GEN_BASE_OCTAVES + GEN_RIDGE_OCTAVES + GEN_MAX_OCTAVES)
-
-/* Elevation in metres at x metres along the row the octave rows were prepared for (base, ridge, detail). */
-static double gen_height_row(const dem_gen *g, const octave_row *rows, double x) {
+/* Elevation in metres at (x, y) metres; memo holds each octave's last cell (base, ridge, detail in order). */
+static double gen_height(const dem_gen *g, octave_memo *memo, double x, double y) {
     double e = 0;
-    for (int k = 0; k < GEN_BASE_OCTAVES; k++) e += g->base[k].amp * octave_row_at(&rows[k], x);
+    for (int k = 0; k < GEN_BASE_OCTAVES; k++) e += g->base[k].amp * oct_noise_memo(&g->base[k], &memo[k], x, y);
     e = e * g->base_norm + g->sea_bias; /* roughly [−1, 1] */
     double m = smoothstep(0.05, 0.6, e); /* mountains grow where the continent is high */
     double ridges = 0;
+    octave_memo *rm = memo + GEN_BASE_OCTAVES, *dm = rm + GEN_RIDGE_OCTAVES;
     for (int k = 0; k < GEN_RIDGE_OCTAVES; k++) {
-        double r = 1.0 - fabs(octave_row_at(&rows[GEN_BASE_OCTAVES + k], x));
+        double r = 1.0 - fabs(oct_noise_memo(&g->ridge[k], &rm[k], x, y));
         ridges += g->ridge[k].amp * r * r;
     }
     ridges *= g->ridge_norm; /* [0, 1] */
     double rough = 0.25 + 0.75 * m; /* lowlands smoother than the heights, as erosion leaves them */
     double detail = 0;
-    for (uint32_t k = 0; k < g->detail_count; k++)
-        detail += g->detail[k].amp * octave_row_at(&rows[GEN_BASE_OCTAVES + GEN_RIDGE_OCTAVES + k], x);
-    return g->d.relief_m * (0.35 * e + 0.65 * m * ridges) + rough * detail;
+    for (uint32_t k = 0; k < g->detail_count; k++) detail += g->detail[k].amp * oct_noise_memo(&g->detail[k], &dm[k], x, y);
+    double relief = g->d.relief_m;
+    return relief * (0.35 * e + 0.65 * m * ridges) + rough * detail;
 }
 
 static st_result gen_read_stride(void *state, int64_t x0, int64_t y0, uint32_t stride, uint32_t w, uint32_t h,
                                  float *out, st_error *err) {
+    (void)err;
     const dem_gen *g = state;
     int64_t wmax = (int64_t)g->d.width - 1, hmax = (int64_t)g->d.height - 1;
-    const octave *all[GEN_OCTAVES_MAX];
-    uint32_t count = 0;
-    for (int k = 0; k < GEN_BASE_OCTAVES; k++) all[count++] = &g->base[k];
-    for (int k = 0; k < GEN_RIDGE_OCTAVES; k++) all[count++] = &g->ridge[k];
-    for (uint32_t k = 0; k < g->detail_count; k++) all[count++] = &g->detail[k];
-    size_t per = (size_t)w + 4; /* lattice columns an octave row may cache */
-    double *scratch = malloc(sizeof(double) * per * count);
-    double *xs = malloc(sizeof(double) * w);
-    if (!scratch || !xs) {
-        free(scratch);
-        free(xs);
-        return st_error_set(err, ST_ERR_NOMEM, "generator: out of memory for a %u-sample row", w);
-    }
-    for (uint32_t i = 0; i < w; i++) {
-        int64_t x = x0 + (int64_t)i * stride;
-        xs[i] = (double)(x < 0 ? 0 : x > wmax ? wmax : x) * g->d.spacing_m;
-    }
-    octave_row rows[GEN_OCTAVES_MAX];
+    octave_memo memo[GEN_BASE_OCTAVES + GEN_RIDGE_OCTAVES + GEN_MAX_OCTAVES] = {{0}};
     for (uint32_t j = 0; j < h; j++) {
-        int64_t yi = y0 + (int64_t)j * stride;
-        double y = (double)(yi < 0 ? 0 : yi > hmax ? hmax : yi) * g->d.spacing_m;
-        for (uint32_t k = 0; k < count; k++) octave_row_prepare(&rows[k], all[k], y, xs[0], xs[w - 1], w, scratch + per * k);
-        for (uint32_t i = 0; i < w; i++) out[(size_t)j * w + i] = (float)gen_height_row(g, rows, xs[i]);
+        int64_t y = y0 + (int64_t)j * stride;
+        y = y < 0 ? 0 : y > hmax ? hmax : y;
+        for (uint32_t i = 0; i < w; i++) {
+            int64_t x = x0 + (int64_t)i * stride;
+            x = x < 0 ? 0 : x > wmax ? wmax : x;
+            out[(size_t)j * w + i] = (float)gen_height(g, memo, (double)x * g->d.spacing_m, (double)y * g->d.spacing_m);
+        }
     }
-    free(scratch);
-    free(xs);
     return ST_OK;
 }
 
