@@ -7,9 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#if STRATA_HAVE_GDAL
 #include <cpl_string.h>
 #include <gdal.h>
 #include <ogr_srs_api.h>
+#endif
 
 #include "cli.h"
 #include "strata/dem.h"
@@ -96,6 +98,7 @@ static int measure(const char *label, const char *const *paths, size_t count, co
 }
 
 /* The synthetic rasters: a smooth field of ridges, 1 % of the samples nodata in `voids`. */
+#if STRATA_HAVE_GDAL
 static int write_rasters(const char *dir, char *tif, char *tif_deflate, char *tif_voids, char *raw, size_t cap) {
     const int N = 4097;
     int16_t *v = malloc(sizeof(int16_t) * (size_t)N * N);
@@ -152,6 +155,13 @@ static int write_rasters(const char *dir, char *tif, char *tif_deflate, char *ti
     free(v);
     return CLI_EXIT_OK;
 }
+#else
+static int write_rasters(const char *dir, char *tif, char *tif_deflate, char *tif_voids, char *raw, size_t cap) {
+    (void)dir, (void)tif, (void)tif_deflate, (void)tif_voids, (void)raw, (void)cap;
+    fprintf(stderr, "strata bench dem: this strata was built without GDAL: name the DEM files to read\n");
+    return CLI_EXIT_USAGE;
+}
+#endif
 
 int bench_dem(int argc, char **argv) {
     uint32_t window = 257, reads = 256, repeat = 5;

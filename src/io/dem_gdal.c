@@ -2,6 +2,7 @@
  * voids, scale/offset and the vertical unit applied, the spacing in metres from the geotransform and the
  * CRS. GDAL datasets are not thread-safe, so reads share a small pool of dataset handles behind a mutex; GDAL
  * prints nothing: its messages are caught per call and land in st_error. */
+#if STRATA_HAVE_GDAL
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -298,3 +299,13 @@ st_result st_dem_open_gdal(const char *path, const st_dem_open_desc *desc, st_de
     static const st_dem_source_ops ops = {.read = gdal_read, .destroy = gdal_destroy, .void_counts = gdal_counts};
     return st_dem_source_create(&ops, s, &info, out, err);
 }
+
+#else /* built without GDAL */
+#include "dem_internal.h"
+
+st_result st_dem_open_gdal(const char *path, const st_dem_open_desc *desc, st_dem_source **out, st_error *err) {
+    (void)desc;
+    *out = NULL;
+    return st_error_set(err, ST_ERR_UNSUPPORTED, "%s: this strata was built without GDAL (-DSTRATA_WITH_GDAL=OFF)", path);
+}
+#endif
