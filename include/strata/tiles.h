@@ -151,7 +151,7 @@ typedef struct st_store_build_desc {
     bool raw;                        /* no compression */
     uint32_t shard_index, shard_count; /* build only this share of the tiles (count 0 = all) */
     const char *source_label;        /* recorded in the manifest */
-    void (*progress)(void *user, const st_store_progress *p); /* called from the building thread */
+    void (*progress)(void *user, const st_store_progress *p); /* from any worker, one call at a time, ≥ 100 ms apart */
     void *progress_user;
 } st_store_build_desc;
 

@@ -65,7 +65,7 @@ static void progress(builder *b, bool final) {
     pthread_mutex_unlock(&b->lock);
 }
 
-static bool tile_exists(const builder *b, st_tile_key k) {
+static bool key_in_pyramid(const builder *b, st_tile_key k) {
     return k.level < b->info.levels && k.x < b->nx[k.level] && k.y < b->ny[k.level];
 }
 
@@ -296,7 +296,7 @@ static st_result complete_subtree(builder *b, st_tile_key k, st_error *err) {
     st_result r = ST_OK;
     for (int c = 0; c < 4 && !r; c++) {
         st_tile_key ck = {k.level - 1, 2 * k.x + ((uint32_t)c & 1), 2 * k.y + ((uint32_t)c >> 1)};
-        if (!tile_exists(b, ck)) continue;
+        if (!key_in_pyramid(b, ck)) continue;
         if (tile_file_present(b, ck)) {
             atomic_fetch_add(&b->done, 1);
             r = complete_subtree(b, ck, err);
@@ -327,7 +327,7 @@ static st_result build_node(builder *b, st_tile_key k, node_out *out, st_error *
         size_t count = (size_t)b->n * b->n;
         for (int c = 0; c < 4 && !r; c++) {
             cj->key[c] = (st_tile_key){k.level - 1, 2 * k.x + ((uint32_t)c & 1), 2 * k.y + ((uint32_t)c >> 1)};
-            cj->present[c] = tile_exists(b, cj->key[c]);
+            cj->present[c] = key_in_pyramid(b, cj->key[c]);
             if (cj->present[c] && !(cj->out[c].h = malloc(count * sizeof(float))))
                 r = st_error_set(err, ST_ERR_NOMEM, "out of memory");
         }
@@ -575,7 +575,7 @@ static uint64_t subtree_tiles(const builder *b, st_tile_key k) {
     if (!k.level) return count;
     for (int c = 0; c < 4; c++) {
         st_tile_key ck = {k.level - 1, 2 * k.x + ((uint32_t)c & 1), 2 * k.y + ((uint32_t)c >> 1)};
-        if (tile_exists(b, ck)) count += subtree_tiles(b, ck);
+        if (key_in_pyramid(b, ck)) count += subtree_tiles(b, ck);
     }
     return count;
 }
