@@ -106,33 +106,48 @@ static inline float detail_at(const amplify *a, grad_row *rows, double x) {
 /* detail_at for every fine column of [x0, x0 + count) of the row the rows hold, into d (count floats), with a
  * scratch of 5·count floats: octave by octave over the whole row, so the inner loops are plain arithmetic (the
  * last one vectorises) and a lattice cell's position is one multiply-add, not a floor per octave per sample. */
-static void detail_row(const amplify *a, const grad_row *rows, int64_t x0, uint32_t count, float *d, float *scratch) {
-    float *nv = scratch, *gxv = scratch + count, *gyv = scratch + 2 * (size_t)count, *ddx = scratch + 3 * (size_t)count,
-          *ddy = scratch + 4 * (size_t)count;
+static void detail_row(const amplify *a, const grad_row *rows, int64_t x0, uint32_t count, float *restrict d,
+                       float *restrict scratch) {
+    float *restrict nv = scratch, *restrict gxv = scratch + count, *restrict gyv = scratch + 2 * (size_t)count;
+    float *restrict ddx = scratch + 3 * (size_t)count, *restrict ddy = scratch + 4 * (size_t)count;
     for (uint32_t k = 0; k < count; k++) d[k] = ddx[k] = ddy[k] = 0;
     float b = 1.0f;
     for (uint32_t o = 0; o < a->octaves; o++, b *= 0.5f) {
         const grad_row *r = &rows[o];
-        double f = octave_freq(a, o), u0 = (double)x0 * f + octave_offset(o);
+        double f = octave_freq(a, o), off = octave_offset(o);
         float fy = r->fy, v = r->v, dv = r->dv;
-        for (uint32_t k = 0; k < count; k++) {
-            double u = u0 + (double)k * f;
+        /* lattice cell by lattice cell: within one the eight gradient components are constants, so the inner loop
+         * has no gather and vectorises. u is computed from the sample's own x alone (never accumulated from the
+         * window's start), so windows that overlap compute the same samples bit for bit. */
+        uint32_t k = 0;
+        while (k < count) {
+            double u = (double)(x0 + k) * f + off;
             int64_t iu = (int64_t)u; /* u > 0: truncation is floor */
+            /* the cell's last sample: estimated, then settled with the same formula (pure in x) */
+            int64_t xe = (int64_t)ceil(((double)(iu + 1) - off) / f);
+            while (xe > x0 + (int64_t)k + 1 && (int64_t)((double)(xe - 1) * f + off) > iu) xe--;
+            while ((int64_t)((double)xe * f + off) <= iu) xe++;
+            uint32_t end = xe - x0 > (int64_t)count ? count : (uint32_t)(xe - x0);
+            if (end <= k) end = k + 1;
             const float *g = r->g + 4 * (size_t)(iu - r->ix0);
-            float fx = (float)(u - (double)iu);
-            float v00 = g[0] * fx + g[1] * fy, v10 = g[4] * (fx - 1) + g[5] * fy;
-            float v01 = g[2] * fx + g[3] * (fy - 1), v11 = g[6] * (fx - 1) + g[7] * (fy - 1);
-            float uu = fade(fx), du = fade_slope(fx), kk = v00 - v10 - v01 + v11;
-            nv[k] = 1.41f * (v00 + uu * (v10 - v00) + v * (v01 - v00) + uu * v * kk);
-            gxv[k] = 1.41f * (g[0] + uu * (g[4] - g[0]) + v * (g[2] - g[0]) + uu * v * (g[0] - g[4] - g[2] + g[6]) +
-                              du * ((v10 - v00) + v * kk));
-            gyv[k] = 1.41f * (g[1] + uu * (g[5] - g[1]) + v * (g[3] - g[1]) + uu * v * (g[1] - g[5] - g[3] + g[7]) +
-                              dv * ((v01 - v00) + uu * kk));
+            const float g0 = g[0], g1 = g[1], g2 = g[2], g3 = g[3], g4 = g[4], g5 = g[5], g6 = g[6], g7 = g[7];
+            const float cx = g0 - g4 - g2 + g6, cy = g1 - g5 - g3 + g7;
+            const double cell = (double)iu;
+            for (uint32_t q = k; q < end; q++) {
+                float fx = (float)((double)(x0 + q) * f + off - cell);
+                float v00 = g0 * fx + g1 * fy, v10 = g4 * (fx - 1) + g5 * fy;
+                float v01 = g2 * fx + g3 * (fy - 1), v11 = g6 * (fx - 1) + g7 * (fy - 1);
+                float uu = fade(fx), du = fade_slope(fx), kk = v00 - v10 - v01 + v11;
+                nv[q] = 1.41f * (v00 + uu * (v10 - v00) + v * (v01 - v00) + uu * v * kk);
+                gxv[q] = 1.41f * (g0 + uu * (g4 - g0) + v * (g2 - g0) + uu * v * cx + du * ((v10 - v00) + v * kk));
+                gyv[q] = 1.41f * (g1 + uu * (g5 - g1) + v * (g3 - g1) + uu * v * cy + dv * ((v01 - v00) + uu * kk));
+            }
+            k = end;
         }
-        for (uint32_t k = 0; k < count; k++) {
-            ddx[k] += gxv[k] * b;
-            ddy[k] += gyv[k] * b;
-            d[k] += b * nv[k] / (1.0f + ddx[k] * ddx[k] + ddy[k] * ddy[k]);
+        for (uint32_t q = 0; q < count; q++) {
+            ddx[q] += gxv[q] * b;
+            ddy[q] += gyv[q] * b;
+            d[q] += b * nv[q] / (1.0f + ddx[q] * ddx[q] + ddy[q] * ddy[q]);
         }
     }
 }
