@@ -81,9 +81,9 @@ static void check_error_bound(const st_tin *tin, const grid *g, double tol, bool
                     if (fabs(z - L[l][s]) > tol + 1e-9)
                         fail_msg("layer %d sample (%u,%u): error %.3f > %.3f", l, x, y, fabs(z - L[l][s]), tol);
                 }
-                /* the slab covers the dual region to within one texel: a single sample under a slab
-                 * triangle lies within 1 of its edges; a dual sample under another triangle is a corner or
-                 * within 1 of an edge joining two dual corners */
+                /* the slab covers every dual sample and reaches past the dual region by at most a texel: a
+                 * single sample under a slab triangle lies within 1 of its edges; a dual sample under
+                 * another triangle is a corner or lies on an edge joining two dual corners */
                 bool near[3];
                 for (int k = 0; k < 3; k++) {
                     const st_tin_vertex *a = v[(k + 1) % 3], *b = v[(k + 2) % 3];
@@ -95,7 +95,7 @@ static void check_error_bound(const st_tin *tin, const grid *g, double tol, bool
                 if (outline && !all_dual && g->dual[s]) {
                     bool ok = s == vs[0] || s == vs[1] || s == vs[2];
                     for (int k = 0; k < 3; k++)
-                        if (near[k] && g->dual[vs[(k + 1) % 3]] && g->dual[vs[(k + 2) % 3]]) ok = true;
+                        if (wgt[k] == 0 && g->dual[vs[(k + 1) % 3]] && g->dual[vs[(k + 2) % 3]]) ok = true;
                     if (!ok) fail_msg("dual sample (%u,%u) left under a non-slab triangle", x, y);
                 }
             }

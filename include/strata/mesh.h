@@ -66,9 +66,10 @@ typedef struct st_tin_desc {
     st_tin_snapshot_fn snapshot;
     void *user;
     /* The outline metric: mid and high are fitted only inside the dual region (triangles with three dual
-     * corners); a single sample inside such a triangle, or a dual sample off the dual edges of any other
-     * triangle, farther than a texel from them, is an outline sample, and the deepest one is inserted first.
-     * Without it, single samples count mid = high = low (the paper's metric). */
+     * corners); a single sample inside such a triangle farther than a texel from its edges, or a dual
+     * sample of any other triangle not on an edge joining two dual corners, is an outline sample, and the
+     * deepest one is inserted first: the slab covers every dual sample. Without it, single samples count
+     * mid = high = low (the paper's metric). */
     bool outline;
     uint32_t max_insertions; /* 0 = unlimited; stop after this many interior insertions (tests) */
 } st_tin_desc;

@@ -398,7 +398,8 @@ __attribute__((target("avx2"))) static scan_result scan_avx2(const scan_setup *S
     for (int i = 0; i < 3; i++) {
         aw[i] = _mm256_mullo_epi32(_mm256_set1_epi32((int32_t)S->al[i]), lane);
         dw[i] = _mm256_set1_epi32((int32_t)(8 * S->al[i]));
-        n2[i] = _mm256_set1_epi32((int32_t)S->len2[i]);
+        /* within a texel of a slab triangle's edge; exactly on a dual edge of another triangle */
+        n2[i] = _mm256_set1_epi32(S->slab ? (int32_t)S->len2[i] : 0);
         nearm[i] = _mm256_set1_epi32((S->slab || S->dd[i]) ? -1 : 0);
     }
     const __m256i dl = _mm256_set1_epi32((int32_t)S->dNl), dm = _mm256_set1_epi32((int32_t)S->dNm),
@@ -648,14 +649,15 @@ static void scan_triangle(tin_ctx *c, uint32_t t) {
                 if (eh > e) e = eh;
             } else if (slab || du[s]) {
                 /* A single sample under a slab triangle, or a dual one under any other triangle: the slab
-                 * would cover what is not there or miss what is. Within one texel of the right edge (any
-                 * edge of the slab triangle; an edge joining two dual corners otherwise) that is the
-                 * outline's own raggedness and is let pass; farther, the outline must pass through the
-                 * sample. Corners are exempt; the first such sample wins. Exact: w² ≤ |edge|² ⇔ d ≤ 1. */
+                 * would cover what is not there or miss what is. A single sample within one texel of an
+                 * edge of the slab triangle is the outline's own raggedness and is let pass (exact:
+                 * w² ≤ |edge|² ⇔ d ≤ 1); a dual sample must lie on an edge joining two dual corners (then
+                 * the slab, shifted onto texel edges when emitted, covers its texel). Otherwise the outline
+                 * must pass through the sample. Corners are exempt. */
                 int64_t w0 = al[0] * x + k[0], w1 = al[1] * x + k[1], w2 = al[2] * x + k[2];
                 int zeros = (w0 == 0) + (w1 == 0) + (w2 == 0);
-                bool n0 = w0 * w0 <= len2[0], n1 = w1 * w1 <= len2[1], n2 = w2 * w2 <= len2[2];
-                bool near = slab ? (n0 || n1 || n2) : ((n0 && dd[0]) || (n1 && dd[1]) || (n2 && dd[2]));
+                bool near = slab ? (w0 * w0 <= len2[0] || w1 * w1 <= len2[1] || w2 * w2 <= len2[2])
+                                 : ((w0 == 0 && dd[0]) || (w1 == 0 && dd[1]) || (w2 == 0 && dd[2]));
                 if (zeros < 2 && !near) {
                     int64_t w[3] = {w0, w1, w2};
                     float depth = outline_depth(w, inv_len2);
