@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "support.h"
+#include "strata/reference.h"
 
 st_level *test_flat_level(uint32_t w, uint32_t h, uint8_t floor) {
     st_level *l = NULL;
@@ -133,6 +134,20 @@ float test_centre_hit(st_engine *e, const char *method, st_camera cam, uint32_t 
     float d = test_pixel_hit(&v, depth, w / 2, h / 2, hit);
     free(depth);
     free(rgba);
+    return d;
+}
+
+float *test_reference_distances(const st_level *level, st_camera cam, uint32_t w, uint32_t h) {
+    st_reference *ref = NULL;
+    st_ref_image img;
+    assert_st_ok(st_reference_create(level, &ref, err));
+    assert_st_ok(st_ref_image_create(w, h, &img, err));
+    assert_st_ok(st_reference_cast(ref, &cam, &img, err));
+    float *d = malloc((size_t)w * h * sizeof *d);
+    assert_non_null(d);
+    memcpy(d, img.distance, (size_t)w * h * sizeof *d);
+    st_ref_image_free(&img);
+    st_reference_destroy(ref);
     return d;
 }
 

@@ -1,6 +1,6 @@
 /* Helpers shared by the tests: analytic levels, a GPU engine with validation on, one-frame renders read
- * back as depth or distances, the checks every method must pass on the analytic scenes, temp directories,
- * JSON reports read back. */
+ * back as depth or distances, the CPU reference's distances, the checks every method must pass on the
+ * analytic scenes, temp directories, JSON reports read back. */
 #ifndef STRATA_TEST_SUPPORT_H
 #define STRATA_TEST_SUPPORT_H
 
@@ -50,6 +50,9 @@ float test_pixel_hit(const st_view *v, const float *depth, uint32_t i, uint32_t 
 /* One frame of `method` (colour read back too): the centre pixel's distance and hit point; NAN on a miss. */
 float test_centre_hit(st_engine *e, const char *method, st_camera cam, uint32_t w, uint32_t h,
                       const st_method_knobs *knobs, float hit[3]);
+
+/* The CPU reference's distances for the same frame (NAN = sky); the caller frees them. */
+float *test_reference_distances(const st_level *level, st_camera cam, uint32_t w, uint32_t h);
 
 /* The top-down camera over (128, 128) from z = 200 that watches the crater of test_dig_crater. */
 st_camera test_crater_camera(void);

@@ -36,8 +36,9 @@ static void test_flat_floor(void **state) {
     test_engine_finish(e, l);
 }
 
-/* The slab over a cave with a back wall (test_slab_cave_level). Mesh vertices sit at texel centres, so
- * the cliff face slopes from x = 159.5 to 160.5. */
+/* The slab over a cave with a back wall (test_slab_cave_level). Floor vertices sit at texel centres, so
+ * the cliff face slopes from x = 159.5 to 160.5; the slab's outline lies on its texels' outer edges, so its
+ * side wall stands at y = 96. */
 static void test_slab_and_cave(void **state) {
     (void)state;
     st_level *l = test_slab_cave_level();
@@ -48,7 +49,45 @@ static void test_slab_and_cave(void **state) {
         float hit[3];
         st_camera wall = {.position = {128, 40, 95}, .yaw_deg = 0, .pitch_deg = 0};
         test_centre_hit(e, methods[m], wall, W, H, NULL, hit);
-        if (!(fabsf(hit[1] - 96.5f) < 0.75f)) fail_msg("%s: slab wall hit at y=%.3f", methods[m], hit[1]);
+        if (!(fabsf(hit[1] - 96.0f) < 0.05f)) fail_msg("%s: slab wall hit at y=%.3f, want 96", methods[m], hit[1]);
+    }
+    test_engine_finish(e, l);
+}
+
+/* A dual texel's slab fills its texel square: seen from just above the slab's edge, every pixel agrees with
+ * the exact reference cast. With the outline at texel centres the strip y ∈ [96, 96.5) of the top was
+ * missing, and those rays fell 90 units to the floor. */
+static void test_slab_edge(void **state) {
+    (void)state;
+    enum { EW = 96, EH = 60 };
+    st_level *l = test_slab_level();
+    st_engine *e = test_engine(l);
+    const st_camera cams[] = {
+        {.position = {128, 91, 104}, .yaw_deg = 0, .pitch_deg = -55},   /* over the edge y = 96 */
+        {.position = {165, 130, 103}, .yaw_deg = 270, .pitch_deg = -45}, /* over the corner edge x = 160 */
+    };
+    for (size_t c = 0; c < sizeof cams / sizeof cams[0]; c++) {
+        float *ref = test_reference_distances(l, cams[c], EW, EH);
+        for (int m = 0; m < 2; m++) {
+            float *d = test_render_distances(e, methods[m], cams[c], EW, EH, NULL, NULL);
+            int wrong = 0, top = 0;
+            st_view v = st_camera_view(&cams[c], EW, EH);
+            for (uint32_t j = 0; j < EH; j++)
+                for (uint32_t i = 0; i < EW; i++) {
+                    float r = ref[j * EW + i], x = d[j * EW + i];
+                    float dir[3];
+                    st_view_pixel_ray(&v, i, j, dir, NULL, NULL);
+                    top += !isnan(r) && fabsf(v.eye[2] + dir[2] * r - 100.0f) < 0.01f;
+                    if (isnan(r) != isnan(x) || fabsf(x - r) > 5.0f) wrong++;
+                }
+            printf("%s camera %zu: %d of %d pixels more than 5 units off the reference\n", methods[m], c, wrong, EW * EH);
+            if (top < EW * EH / 8) fail_msg("camera %zu: the slab top fills only %d pixels", c, top);
+            /* the outline is exact: at most the pixels whose centre falls within rounding of the edge */
+            if (wrong > EW / 16) fail_msg("%s camera %zu: %d of %d pixels more than 5 units off the reference", methods[m], c,
+                                          wrong, EW * EH);
+            free(d);
+        }
+        free(ref);
     }
     test_engine_finish(e, l);
 }
@@ -318,6 +357,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flat_floor),
         cmocka_unit_test(test_slab_and_cave),
+        cmocka_unit_test(test_slab_edge),
         cmocka_unit_test(test_crack_free),
         cmocka_unit_test(test_edit_matches_fresh),
         cmocka_unit_test(test_edits_outgrow_buffers),

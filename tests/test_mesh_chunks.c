@@ -52,7 +52,7 @@ static uint32_t side_sequence(const st_mesh *m, const st_mesh_chunk *c, uint32_t
     const st_mesh_lod *L = &c->lods[lod];
     for (uint32_t k = 0; k < 3 * L->part_triangles[ST_MESH_PART_FLOOR]; k++) {
         const st_mesh_vertex *v = &c->vertices[c->indices[L->first_index + k]];
-        assert_int_equal(v->layer, ST_MESH_LAYER_FLOOR);
+        assert_int_equal(v->layer, ST_MESH_LAYER_FLOOR); /* floor vertices are never shifted */
         bool on = side == 0 ? v->x == 0 : side == 1 ? v->x == C : side == 2 ? v->y == 0 : v->y == C;
         if (on) used[side < 2 ? v->y : v->x] = 1, used[129 + (side < 2 ? v->y : v->x)] = v->z;
     }
@@ -74,9 +74,10 @@ static void vertex_heights_match_the_level(void **state) {
             for (uint32_t i = 0; i < c->vertex_count; i++) {
                 const st_mesh_vertex *v = &c->vertices[i];
                 st_texel t = st_level_texel(l, (int)(c->cx * m->chunk_size + v->x), (int)(c->cy * m->chunk_size + v->y));
-                uint8_t z = v->layer == ST_MESH_LAYER_FLOOR ? t.low : v->layer == ST_MESH_LAYER_CEILING ? t.mid : t.high;
+                st_mesh_layer layer = st_mesh_vertex_layer(v);
+                uint8_t z = layer == ST_MESH_LAYER_FLOOR ? t.low : layer == ST_MESH_LAYER_CEILING ? t.mid : t.high;
                 assert_int_equal(v->z, z);
-                slab_vertices += v->layer != ST_MESH_LAYER_FLOOR;
+                slab_vertices += layer != ST_MESH_LAYER_FLOOR;
             }
         }
         assert_true(slab_vertices > 0);
@@ -306,7 +307,7 @@ static void emit_rules(void **state) {
                 }
             for (uint32_t k = 0; k < 3 * L->part_triangles[1]; k++) {
                 const st_mesh_vertex *v = &c->vertices[c->indices[L->first_index + 3 * L->part_triangles[0] + k]];
-                assert_int_equal(v->layer, ST_MESH_LAYER_TOP);
+                assert_int_equal(st_mesh_vertex_layer(v), ST_MESH_LAYER_TOP);
                 assert_int_equal(v->z, 90);
             }
             /* walls: two triangles (mid→high) along every outline edge, nothing more */
@@ -314,7 +315,7 @@ static void emit_rules(void **state) {
             for (uint32_t t = 0; t < L->part_triangles[3]; t++) {
                 const uint16_t *ix = c->indices + first + 3 * t;
                 const st_mesh_vertex *a = &c->vertices[ix[0]], *b = &c->vertices[ix[1]];
-                assert_int_equal(a->layer, ST_MESH_LAYER_CEILING);
+                assert_int_equal(st_mesh_vertex_layer(a), ST_MESH_LAYER_CEILING);
                 assert_int_equal(a->z, 62);
                 if (t % 2 == 0) wall_len += hypot((double)b->x - a->x, (double)b->y - a->y);
             }
@@ -338,6 +339,88 @@ static void emit_rules(void **state) {
     assert_int_equal(t.insertions[ST_TIN_DRIVER_SLAB] + t.insertions[ST_TIN_DRIVER_OUTLINE], 0);
     st_mesh_destroy(m);
     st_level_destroy(flat);
+}
+
+/* Area and outline length of the slab tops of one LOD over every chunk, at the vertices' shifted positions. */
+static void slab_top_extent(const st_mesh *m, uint32_t lod, double *area, double *wall_len) {
+    *area = 0, *wall_len = 0;
+    for (uint32_t ci = 0; ci < m->chunks_x * m->chunks_y; ci++) {
+        const st_mesh_chunk *c = &m->chunks[ci];
+        const st_mesh_lod *L = &c->lods[lod];
+        uint32_t first = L->first_index + 3 * L->part_triangles[ST_MESH_PART_FLOOR];
+        for (uint32_t t = 0; t < L->part_triangles[ST_MESH_PART_TOP]; t++) {
+            float p[3][3];
+            for (int i = 0; i < 3; i++) st_mesh_vertex_local(&c->vertices[c->indices[first + 3 * t + (uint32_t)i]], p[i]);
+            *area += 0.5 * (((double)p[1][0] - p[0][0]) * ((double)p[2][1] - p[0][1]) -
+                            ((double)p[1][1] - p[0][1]) * ((double)p[2][0] - p[0][0]));
+        }
+        first += 3 * (L->part_triangles[ST_MESH_PART_TOP] + L->part_triangles[ST_MESH_PART_CEILING]);
+        for (uint32_t t = 0; t < L->part_triangles[ST_MESH_PART_WALL]; t++) {
+            float a[3], b[3];
+            st_mesh_vertex_local(&c->vertices[c->indices[first + 3 * t]], a);
+            st_mesh_vertex_local(&c->vertices[c->indices[first + 3 * t + 1]], b);
+            if (t % 2 == 0) *wall_len += hypot((double)b[0] - a[0], (double)b[1] - a[1]); /* one per quad */
+        }
+    }
+}
+
+/* A dual texel's slab fills its whole texel square (SOLID), so a rectangular slab's top covers exactly its
+ * texels and its walls stand on their outer edges — also where the slab starts on a chunk side or ends on
+ * one (there the chunk must know the samples just outside its own). */
+static void slab_covers_its_texels(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(64, 64, 30);
+    for (int y = 6; y < 18; y++) /* 16 × 12 texels inside chunk (0, 0), across its inner tile sides */
+        for (int x = 8; x < 24; x += 2) st_level_set_dual(l, x, y, 30, 62, 90, 1, 3);
+    for (int y = 20; y < 33; y++) /* 16 × 13 texels starting on the side x = 32, ending on the side row 32 */
+        for (int x = 32; x < 48; x += 2) st_level_set_dual(l, x, y, 30, 62, 90, 1, 3);
+    for (int no_outline = 0; no_outline < 2; no_outline++) {
+        st_mesh *m = fit(l, 1, 32, no_outline);
+        /* Without the shift every slab would lose half a texel all round (341.5 of 400 texels²); with the
+         * outline metric's old rule, that let a dual sample within a texel of the slab's edge fall outside
+         * it, convex corners were cut (394.4). */
+        for (uint32_t lod = 0; lod < ST_MESH_LODS; lod++) {
+            double area, wall_len;
+            slab_top_extent(m, lod, &area, &wall_len);
+            if (fabs(area - 400) > 1e-6 || fabs(wall_len - 114) > 1e-6)
+                fail_msg("LOD %u (%s metric): slab top area %.3f (want 400), wall length %.3f (want 114)", lod,
+                         no_outline ? "paper" : "outline", area, wall_len);
+        }
+        /* every slab vertex lies on the slab's texels, at most on their outer edges */
+        for (uint32_t ci = 0; ci < m->chunks_x * m->chunks_y; ci++) {
+            const st_mesh_chunk *c = &m->chunks[ci];
+            for (uint32_t k = 0; k < c->vertex_count; k++) {
+                if (st_mesh_vertex_layer(&c->vertices[k]) == ST_MESH_LAYER_FLOOR) continue;
+                float p[3];
+                st_mesh_vertex_local(&c->vertices[k], p);
+                float x = p[0] + (float)(c->cx * 32), y = p[1] + (float)(c->cy * 32);
+                bool in_a = x >= 8 && x <= 24 && y >= 6 && y <= 18, in_b = x >= 32 && x <= 48 && y >= 20 && y <= 33;
+                if (!in_a && !in_b) fail_msg("slab vertex at (%.1f, %.1f) off the slab's texels", x, y);
+            }
+        }
+        st_mesh_destroy(m);
+    }
+    st_level_destroy(l);
+}
+
+/* Widening a slab across a chunk side changes only the ring of samples just outside the neighbouring chunk:
+ * the refit must reach that chunk too (its side vertices lose their shift) and equal a fresh fit. */
+static void refit_follows_the_ring(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(64, 64, 30);
+    for (int y = 20; y < 33; y++)
+        for (int x = 32; x < 48; x += 2) st_level_set_dual(l, x, y, 30, 62, 90, 1, 3);
+    st_mesh *m = fit(l, 1, 32, false);
+    for (int y = 20; y < 33; y++) st_level_set_dual(l, 30, y, 30, 62, 90, 1, 3);
+    st_rect dirty = {30, 20, 32, 33};
+    uint32_t n = 0;
+    assert_st_ok(st_mesh_refit(m, l, dirty, &n, err));
+    assert_int_equal(n, 4); /* chunks (0, 0) and (0, 1) hold the samples; (1, 0) and (1, 1) see them in their ring */
+    st_mesh *fresh = fit(l, 1, 32, false);
+    assert_meshes_equal(m, fresh);
+    st_mesh_destroy(fresh);
+    st_mesh_destroy(m);
+    st_level_destroy(l);
 }
 
 static void totals_and_memory(void **state) {
@@ -368,7 +451,7 @@ static void lod_selection(void **state) {
     assert_int_equal(st_mesh_lod_for_distance(1024), 2);
     assert_int_equal(st_mesh_lod_for_distance(1e9f), 2);
     st_mesh mesh = {.width = 4096, .height = 4096, .chunk_size = 128};
-    st_mesh_chunk c = {.aabb_min = {0.5f, 0.5f, 0}};
+    st_mesh_chunk c = {.cx = 0, .cy = 0};
     assert_int_equal(st_mesh_select_lod(&mesh, &c, 64, 64), 0);
     assert_int_equal(st_mesh_select_lod(&mesh, &c, 4096 - 100, 64), 0); /* near across the wrap */
     assert_int_equal(st_mesh_select_lod(&mesh, &c, 800, 64), 1);
@@ -414,7 +497,8 @@ int main(void) {
         cmocka_unit_test(emit_rules),              cmocka_unit_test(totals_and_memory),
         cmocka_unit_test(lod_selection),           cmocka_unit_test(export_files),
         cmocka_unit_test(vertex_heights_match_the_level), cmocka_unit_test(tiles_are_crack_free),
-        cmocka_unit_test(random_edits_equal_fresh_fits),
+        cmocka_unit_test(random_edits_equal_fresh_fits), cmocka_unit_test(slab_covers_its_texels),
+        cmocka_unit_test(refit_follows_the_ring),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -95,7 +95,9 @@ bool st_tin_check_delaunay(const st_tin *tin, st_error *err);
  * LODs at τ, 2τ, 4τ with the sides always at τ, so neighbours at any two LODs share their side vertices.
  * Each chunk is fitted as fit tiles (64×64 by default, 2×2 per chunk), each an independent TIN whose sides
  * are simplified like the chunk's: an edit refits only the tiles whose samples changed and re-emits the
- * chunk from the others' previous triangles, so the refit costs a quarter of a chunk fit per touched tile. */
+ * chunk from the others' previous triangles, so the refit costs a quarter of a chunk fit per touched tile.
+ * A chunk's mesh is a function of its own samples and of the dual flags of the ring of samples around them
+ * (see st_mesh_vertex). */
 #define ST_MESH_CHUNK 128u
 #define ST_MESH_LODS 3u
 #define ST_MESH_MAX_TILES 16u /* fit tiles per chunk: the tile is at least a quarter of the chunk's side */
@@ -109,12 +111,37 @@ typedef enum st_mesh_part {
     ST_MESH_PART_COUNT
 } st_mesh_part;
 
-/* 4 bytes, VK_FORMAT_R8G8B8A8_UINT: chunk-local sample position, height and layer (material lookup). */
+/* 4 bytes, VK_FORMAT_R8G8B8A8_UINT: chunk-local sample position, height, layer (material lookup) and, for
+ * slab vertices, a half-texel shift. A sample stands for its texel's centre, but a dual texel's slab fills
+ * the whole texel square (SOLID): a slab vertex whose texel ends the dual region along an axis (the
+ * neighbour on one side single, on the other dual) moves half a texel toward the single one, so the slab's
+ * outline lies on texel edges instead of texel centres. */
 typedef struct st_mesh_vertex {
-    uint8_t x, y; /* 0..chunk size; world position = chunk origin + (x, y) + 0.5 (texel centres) */
+    uint8_t x, y; /* 0..chunk size; world position = chunk origin + (x, y) + 0.5 + shift (texel centres) */
     uint8_t z;    /* height 0..255 */
-    uint8_t layer;/* st_mesh_layer */
+    uint8_t layer;/* st_mesh_layer in the bits of ST_MESH_LAYER_MASK, ST_MESH_SHIFT_* above them */
 } st_mesh_vertex;
+
+#define ST_MESH_LAYER_MASK 3u
+#define ST_MESH_SHIFT_X_NEG 4u  /* x − 0.5 */
+#define ST_MESH_SHIFT_X_POS 8u  /* x + 0.5 */
+#define ST_MESH_SHIFT_Y_NEG 16u /* y − 0.5 */
+#define ST_MESH_SHIFT_Y_POS 32u /* y + 0.5 */
+
+/* The vertex's st_mesh_layer. */
+static inline st_mesh_layer st_mesh_vertex_layer(const st_mesh_vertex *v) {
+    return (st_mesh_layer)(v->layer & ST_MESH_LAYER_MASK);
+}
+
+/* The vertex's position relative to the chunk origin (sample (0, 0) is at 0.5, 0.5): texel centre plus
+ * its shift, and height. */
+static inline void st_mesh_vertex_local(const st_mesh_vertex *v, float out[3]) {
+    out[0] = (float)v->x + 0.5f - ((v->layer & ST_MESH_SHIFT_X_NEG) ? 0.5f : 0.0f) +
+             ((v->layer & ST_MESH_SHIFT_X_POS) ? 0.5f : 0.0f);
+    out[1] = (float)v->y + 0.5f - ((v->layer & ST_MESH_SHIFT_Y_NEG) ? 0.5f : 0.0f) +
+             ((v->layer & ST_MESH_SHIFT_Y_POS) ? 0.5f : 0.0f);
+    out[2] = (float)v->z;
+}
 
 typedef struct st_mesh_lod {
     uint32_t first_index;                    /* into the chunk's u16 index buffer */
@@ -146,6 +173,8 @@ typedef struct st_mesh_chunk {
     float fit_ms;                             /* CPU time of the last fit (or of the check that skipped it) */
     uint32_t tiles_fitted;                    /* by the last fit; the others were re-emitted as they were */
     uint32_t version;                         /* bumped whenever the buffers change: what a renderer uploads */
+    uint64_t ring_hash;                       /* of the dual flags of the samples just outside the chunk's,
+                                               * which decide the shifts of its slab vertices on its sides */
 } st_mesh_chunk;
 
 typedef struct st_mesh_desc {
@@ -186,10 +215,11 @@ double st_mesh_tolerance(double quality);
 /* Fits every chunk on the job system. */
 st_result st_mesh_create(const st_level *level, const st_mesh_desc *desc, st_mesh **out, st_error *err);
 void st_mesh_destroy(st_mesh *mesh);
-/* Refits every chunk whose samples intersect the dirty rectangle (a side's samples belong to both of its
- * chunks, so a changed side refits both), on the job system: within a chunk only the fit tiles whose
- * samples changed are fitted again, the others are re-emitted from the chunk's buffers. The result equals
- * a fresh st_mesh_create of the edited level. Chunks whose buffers changed get a new `version`. */
+/* Refits every chunk whose samples, or the ring of samples just outside them (their dual flags decide the
+ * shifts of slab vertices on the chunk's sides), intersect the dirty rectangle (a side's samples belong to
+ * both of its chunks, so a changed side refits both), on the job system: within a chunk only the fit tiles
+ * whose samples changed are fitted again, the others are re-emitted from the chunk's buffers. The result
+ * equals a fresh st_mesh_create of the edited level. Chunks whose buffers changed get a new `version`. */
 st_result st_mesh_refit(st_mesh *mesh, const st_level *level, st_rect dirty, uint32_t *chunks_refit,
                         st_error *err);
 /* The chunks st_mesh_refit refits for `dirty`, in the order it fits them: writes up to cap indices into

@@ -2,6 +2,8 @@
 // (mesh_raster.comp, mesh_big.comp) and the resolve (mesh_resolve.comp). Requires globals.glsl,
 // camera.glsl and GL_EXT_shader_explicit_arithmetic_types_int64.
 
+#include "mesh_vertex.glsl"
+
 // Mirror of mesh_record in src/render/methods/mesh.c: one visible chunk copy at one LOD.
 struct MeshRecord {
     vec2 origin;    // world position of the chunk's sample (0, 0) in this copy (texel centre)
@@ -55,9 +57,9 @@ void mesh_fetch(uint tri, out vec3 rel[3], out uint layer) {
     uint k = r.ib_first + 3u * (tri - r.tri_first);
     for (int i = 0; i < 3; i++) {
         uint raw = mesh_vertices[r.vb_first + mesh_index(k + uint(i))];
-        vec3 p = vec3(r.origin + vec2(float(raw & 255u), float((raw >> 8) & 255u)), float((raw >> 16) & 255u));
+        vec3 p = vec3(r.origin, 0.0) + mesh_vertex_offset(raw);
         rel[i] = p - g.eye.xyz;
-        if (i == 0) layer = raw >> 24;
+        if (i == 0) layer = mesh_vertex_layer(raw);
     }
 }
 

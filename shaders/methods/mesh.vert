@@ -1,9 +1,10 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
-// Mesh: one indexed draw per visible chunk copy. The 4-byte vertices (chunk-local x, y, height, layer;
-// src/mesh/chunks.c) are read from a storage buffer by gl_VertexIndex (which includes the draw's vertex
-// offset), so no vertex input state is needed; the copy's world origin comes as a push constant.
+// Mesh: one indexed draw per visible chunk copy. The 4-byte vertices (chunk-local x, y, height, layer and
+// slab shift; mesh_vertex.glsl) are read from a storage buffer by gl_VertexIndex (which includes the draw's
+// vertex offset), so no vertex input state is needed; the copy's world origin comes as a push constant.
 #include "globals.glsl"
+#include "mesh_vertex.glsl"
 
 layout(set = 1, binding = 0, std430) readonly buffer MeshVertices { uint mesh_vertices[]; };
 
@@ -17,7 +18,7 @@ layout(location = 1) flat out uint layer;
 
 void main() {
     uint raw = mesh_vertices[gl_VertexIndex];
-    world = vec3(pc.origin.xy + vec2(float(raw & 255u), float((raw >> 8) & 255u)), float((raw >> 16) & 255u));
-    layer = raw >> 24;
+    world = vec3(pc.origin.xy, 0.0) + mesh_vertex_offset(raw);
+    layer = mesh_vertex_layer(raw);
     gl_Position = g.view_proj * vec4(world, 1.0);
 }

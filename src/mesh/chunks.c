@@ -1,6 +1,7 @@
 /* The chunked mesh of a level: per-chunk sample extraction, one greedy fit per chunk that yields all
  * three LODs (coarser LODs are prefixes of the finer fit), emission of floor, slab top, ceiling and walls
- * into compact per-chunk buffers, exact refits after edits, totals, and LOD selection. */
+ * into compact per-chunk buffers (slab outlines moved onto texel edges), exact refits after edits, totals,
+ * and LOD selection. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@ typedef struct chunk_fit {
     uint32_t tn; /* tile samples a side: fit_tile + 1 */
     uint16_t *low, *mid, *high;     /* the chunk's samples */
     uint8_t *dual;
+    uint8_t *ring;                  /* dual flags of the samples around them: [side · n + i], side 0 at x = −1,
+                                     * 1 at x = n, 2 at y = −1, 3 at y = n (corners are never needed) */
     uint16_t *tlow, *tmid, *thigh;  /* the tile being fitted */
     uint8_t *tdual;
     uint32_t tile, tx0, ty0;        /* its index and origin in chunk samples */
@@ -49,6 +52,7 @@ static void chunk_fit_free(chunk_fit *f) {
     free(f->mid);
     free(f->high);
     free(f->dual);
+    free(f->ring);
     free(f->tlow);
     free(f->tmid);
     free(f->thigh);
@@ -72,22 +76,35 @@ static bool chunk_fit_init(chunk_fit *f, const st_mesh *mesh) {
     f->mid = malloc(ns * sizeof *f->mid);
     f->high = malloc(ns * sizeof *f->high);
     f->dual = malloc(ns);
+    f->ring = malloc(4 * (size_t)f->n);
     f->tlow = malloc(ts * sizeof *f->tlow);
     f->tmid = malloc(ts * sizeof *f->tmid);
     f->thigh = malloc(ts * sizeof *f->thigh);
     f->tdual = malloc(ts);
     f->slot = malloc(3 * ns * sizeof *f->slot);
     f->vb = malloc(3 * ns * sizeof *f->vb); /* every sample in every layer at most */
-    return f->low && f->mid && f->high && f->dual && f->tlow && f->tmid && f->thigh && f->tdual && f->slot && f->vb;
+    return f->low && f->mid && f->high && f->dual && f->ring && f->tlow && f->tmid && f->thigh && f->tdual && f->slot && f->vb;
+}
+
+static inline uint8_t texel_dual(const st_level *level, uint32_t x, uint32_t y) {
+    return (st_level_meta_row(level, y)[x & ~1u] & ST_META_DUAL) ? 1 : 0; /* the even texel decides */
 }
 
 /* Samples of chunk (cx, cy), wrapping at the level's edges so the last chunk shares its side with the
- * first. A chunk reads nothing outside its own (n)² samples: that is what makes refits exact. The heights
- * are decoded here as st_level_texel decodes them (the even texel's dual flag decides; mid = min(low +
+ * first. A chunk reads nothing outside its own (n)² samples but the dual flags of the ring around them
+ * (for the shifts of slab vertices on its sides): that is what makes refits exact. The heights are decoded
+ * here as st_level_texel decodes them (the even texel's dual flag decides; mid = min(low +
  * (D << ST_DELTA_POWER), high)), without the material types the fit never reads; a test checks that
  * every vertex height agrees with st_level_texel. */
 static void extract(chunk_fit *f, const st_level *level, uint32_t cx, uint32_t cy) {
     uint32_t C = f->mesh->chunk_size, n = f->n, wm = level->width - 1, hm = level->height - 1;
+    uint32_t x0 = cx * C, y0 = cy * C;
+    for (uint32_t i = 0; i < n; i++) {
+        f->ring[0 * n + i] = texel_dual(level, (x0 - 1) & wm, (y0 + i) & hm);
+        f->ring[1 * n + i] = texel_dual(level, (x0 + n) & wm, (y0 + i) & hm);
+        f->ring[2 * n + i] = texel_dual(level, (x0 + i) & wm, (y0 - 1) & hm);
+        f->ring[3 * n + i] = texel_dual(level, (x0 + i) & wm, (y0 + n) & hm);
+    }
     for (uint32_t j = 0; j < n; j++) {
         uint32_t y = (cy * C + j) & hm;
         const uint8_t *hgt = st_level_height_row(level, y), *meta = st_level_meta_row(level, y);
@@ -276,7 +293,7 @@ static void reuse_tile(chunk_fit *f, const st_mesh_chunk *ch, uint32_t t) {
                 uint32_t key[3];
                 for (int i = 0; i < 3; i++) {
                     const st_mesh_vertex *v = &ch->vertices[ch->indices[at + 3 * k + (uint32_t)i]];
-                    key[i] = ((uint32_t)v->y * f->n + v->x) * 3u + v->layer;
+                    key[i] = ((uint32_t)v->y * f->n + v->x) * 3u + (uint32_t)st_mesh_vertex_layer(v);
                 }
                 /* hull walls are derived again from the slab top when the chunk is assembled */
                 if (p == ST_MESH_PART_WALL && along_side(f, t, key[0] / 3, key[1] / 3)) continue;
@@ -299,12 +316,40 @@ static bool push_index(chunk_fit *f, uint32_t a) {
     return true;
 }
 
+/* The dual flag of chunk sample (i, j), i and j in [−1, n]: the ring outside the chunk's own samples. */
+static uint8_t dual_at(const chunk_fit *f, int32_t i, int32_t j) {
+    int32_t n = (int32_t)f->n;
+    if (i < 0) return f->ring[0 * f->n + (uint32_t)j];
+    if (i >= n) return f->ring[1 * f->n + (uint32_t)j];
+    if (j < 0) return f->ring[2 * f->n + (uint32_t)i];
+    if (j >= n) return f->ring[3 * f->n + (uint32_t)i];
+    return f->dual[(uint32_t)j * f->n + (uint32_t)i];
+}
+
+/* The half-texel shift of a slab vertex at `sample` (ST_MESH_SHIFT_*): along each axis, toward the single
+ * neighbour when the other one is dual, so the slab reaches the edge of its last texel. Where both
+ * neighbours are single (a one-texel-wide run) it stays. A function of the sample's four neighbours only,
+ * so two chunks sharing a side give its vertices the same shift, and no two dual neighbours ever move
+ * toward each other (slab triangles keep their orientation along the axis joining them). */
+static uint8_t shift_of(const chunk_fit *f, uint32_t sample) {
+    int32_t i = (int32_t)(sample % f->n), j = (int32_t)(sample / f->n);
+    uint8_t l = dual_at(f, i - 1, j), r = dual_at(f, i + 1, j), b = dual_at(f, i, j - 1), t = dual_at(f, i, j + 1);
+    uint8_t s = 0;
+    if (!l && r) s |= ST_MESH_SHIFT_X_NEG;
+    if (l && !r) s |= ST_MESH_SHIFT_X_POS;
+    if (!b && t) s |= ST_MESH_SHIFT_Y_NEG;
+    if (b && !t) s |= ST_MESH_SHIFT_Y_POS;
+    return s;
+}
+
 static uint32_t slot_of(chunk_fit *f, uint32_t key) {
     int32_t *s = &f->slot[key];
     if (*s < 0) {
         uint32_t sample = key / 3, layer = key % 3;
         uint16_t z = layer == ST_MESH_LAYER_FLOOR ? f->low[sample] : layer == ST_MESH_LAYER_CEILING ? f->mid[sample] : f->high[sample];
-        f->vb[f->vcount] = (st_mesh_vertex){(uint8_t)(sample % f->n), (uint8_t)(sample / f->n), (uint8_t)z, (uint8_t)layer};
+        uint8_t tag = (uint8_t)layer;
+        if (layer != ST_MESH_LAYER_FLOOR) tag |= shift_of(f, sample); /* the floor stays on texel centres */
+        f->vb[f->vcount] = (st_mesh_vertex){(uint8_t)(sample % f->n), (uint8_t)(sample / f->n), (uint8_t)z, tag};
         *s = (int32_t)f->vcount++;
     }
     return (uint32_t)*s;
@@ -417,6 +462,13 @@ static uint64_t hash_tile(const chunk_fit *f, uint32_t t) {
     return h;
 }
 
+/* 64-bit hash of the ring's dual flags (the same mixing as hash_tile). */
+static uint64_t hash_ring(const chunk_fit *f) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ f->n;
+    for (uint32_t i = 0; i < 4 * f->n; i++) h = (h ^ f->ring[i]) * 0x94D049BB133111EBull;
+    return h ^ (h >> 29);
+}
+
 /* Whether samples [s0, s0 + count) of an axis of `size` texels (the last one wrapping to 0) meet texels
  * [t0, t1). */
 static bool span_meets(uint32_t s0, uint32_t count, uint32_t size, int32_t t0, int32_t t1) {
@@ -452,7 +504,8 @@ static st_result fit_chunk(st_mesh *mesh, const st_level *level, uint32_t ci, co
                    (mesh->refit_unchanged && dirty && tile_meets(mesh, cx, cy, t, dirty));
         fitted += refit[t];
     }
-    if (!fitted) { /* same samples, same fit: nothing to do */
+    uint64_t ring = hash_ring(f);
+    if (!fitted && ring == ch->ring_hash) { /* same samples, same fit: nothing to do */
         ch->tiles_fitted = 0;
         ch->fit_ms = (float)(st_time_ms() - t0);
         return ST_OK;
@@ -510,17 +563,19 @@ static st_result fit_chunk(st_mesh *mesh, const st_level *level, uint32_t ci, co
     memcpy(ch->lods, f->lods, sizeof ch->lods);
     ch->tiles = tl;
     memcpy(ch->tiles, f->tiles, tiles * sizeof *tl);
-    /* bounds: the floor spans the whole chunk; heights from the vertices (triangles interpolate them) */
+    /* bounds: the floor spans the whole chunk, a slab vertex on a side may be shifted half a texel past it;
+     * heights from the vertices (triangles interpolate them) */
     uint8_t zlo = 255, zhi = 0;
     for (uint32_t i = 0; i < f->vcount; i++) {
         zlo = vb[i].z < zlo ? vb[i].z : zlo;
         zhi = vb[i].z > zhi ? vb[i].z : zhi;
     }
-    float ox = (float)(cx * mesh->chunk_size) + 0.5f, oy = (float)(cy * mesh->chunk_size) + 0.5f;
+    float ox = (float)(cx * mesh->chunk_size), oy = (float)(cy * mesh->chunk_size);
     ch->aabb_min[0] = ox, ch->aabb_min[1] = oy, ch->aabb_min[2] = zlo;
-    ch->aabb_max[0] = ox + (float)mesh->chunk_size, ch->aabb_max[1] = oy + (float)mesh->chunk_size;
+    ch->aabb_max[0] = ox + (float)mesh->chunk_size + 1.0f, ch->aabb_max[1] = oy + (float)mesh->chunk_size + 1.0f;
     ch->aabb_max[2] = zhi;
     ch->tiles_fitted = fitted;
+    ch->ring_hash = ring;
     ch->version++;
     ch->fit_ms = (float)(st_time_ms() - t0);
     return ST_OK;
@@ -630,10 +685,11 @@ void st_mesh_destroy(st_mesh *mesh) {
     free(mesh);
 }
 
-/* Chunk c spans samples [c·C, c·C + C]; it meets texels [t0, t1) when c ≥ ceil(t0/C) − 1 and
- * c ≤ (t1 − 1)/C. The range may start at −1: the last chunk's far side is the first column, wrapped. */
+/* Chunk c reads samples [c·C − 1, c·C + C + 1] (its own and the ring around them); it meets texels
+ * [t0, t1) when c ≥ ceil((t0 − 1)/C) − 1 and c ≤ t1/C. The range may start at −1 or end past the last chunk:
+ * the map wraps. */
 static uint32_t chunk_range(int32_t t0, int32_t t1, uint32_t C, uint32_t chunks, uint32_t *first) {
-    int32_t lo = (t0 + (int32_t)C - 1) / (int32_t)C - 1, hi = (t1 - 1) / (int32_t)C;
+    int32_t lo = (t0 - 1 + 2 * (int32_t)C - 1) / (int32_t)C - 2, hi = t1 / (int32_t)C;
     uint32_t n = (uint32_t)(hi - lo + 1);
     if (n > chunks) n = chunks;
     *first = (uint32_t)((lo % (int32_t)chunks + (int32_t)chunks) % (int32_t)chunks);
@@ -709,8 +765,9 @@ uint32_t st_mesh_lod_for_distance(float dist) {
 }
 
 uint32_t st_mesh_select_lod(const st_mesh *mesh, const st_mesh_chunk *chunk, float cam_x, float cam_y) {
-    float half = 0.5f * (float)mesh->chunk_size;
-    float dx = (chunk->aabb_min[0] + half) - cam_x, dy = (chunk->aabb_min[1] + half) - cam_y;
+    /* the centre of the chunk's texel centres */
+    float half = 0.5f * (float)mesh->chunk_size + 0.5f;
+    float dx = ((float)(chunk->cx * mesh->chunk_size) + half) - cam_x, dy = ((float)(chunk->cy * mesh->chunk_size) + half) - cam_y;
     float w = (float)mesh->width, h = (float)mesh->height;
     dx -= w * floorf(dx / w + 0.5f); /* shortest way round the wrap */
     dy -= h * floorf(dy / h + 0.5f);

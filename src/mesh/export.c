@@ -1,6 +1,7 @@
-/* Mesh export for colliders and other tools: one LOD of every chunk in world units (texel centres, heights)
- * as Wavefront .obj (groups floor, top, ceiling, wall) or binary little-endian .ply (a per-face part),
- * written atomically. Vertices stay per chunk (sides are duplicated, not welded), which colliders accept. */
+/* Mesh export for colliders and other tools: one LOD of every chunk in world units (texel centres, slab
+ * outlines on texel edges; heights) as Wavefront .obj (groups floor, top, ceiling, wall) or binary
+ * little-endian .ply (a per-face part), written atomically. Vertices stay per chunk (sides are duplicated,
+ * not welded), which colliders accept. */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -11,9 +12,9 @@
 static const char *const part_names[ST_MESH_PART_COUNT] = {"floor", "top", "ceiling", "wall"};
 
 static void world_pos(const st_mesh *mesh, const st_mesh_chunk *c, const st_mesh_vertex *v, float p[3]) {
-    p[0] = (float)(c->cx * mesh->chunk_size + v->x) + 0.5f;
-    p[1] = (float)(c->cy * mesh->chunk_size + v->y) + 0.5f;
-    p[2] = (float)v->z;
+    st_mesh_vertex_local(v, p);
+    p[0] += (float)(c->cx * mesh->chunk_size);
+    p[1] += (float)(c->cy * mesh->chunk_size);
 }
 
 /* First index of part p of a LOD inside the chunk's index buffer. */

@@ -387,9 +387,10 @@ static void select_draws(st_renderer *r, mesh_state *s) {
     for (int ty = ty0; ty <= ty1; ty++)
         for (int tx = tx0; tx <= tx1; tx++) {
             float ox = (float)tx * W, oy = (float)ty * H;
-            /* the chunks of this copy within [eye − far, eye + far] (a chunk spans [c·C + 0.5, (c+1)·C + 0.5]) */
-            int cx0 = (int)floorf((v.eye[0] - far - ox - 0.5f) / C), cx1 = (int)floorf((v.eye[0] + far - ox - 0.5f) / C);
-            int cy0 = (int)floorf((v.eye[1] - far - oy - 0.5f) / C), cy1 = (int)floorf((v.eye[1] + far - oy - 0.5f) / C);
+            /* the chunks of this copy within [eye − far, eye + far] (chunk c's box spans [c·C, (c+1)·C + 1]:
+             * texel centres from c·C + 0.5, slab outlines half a texel past them) */
+            int cx0 = (int)floorf((v.eye[0] - far - ox - 1.0f) / C), cx1 = (int)floorf((v.eye[0] + far - ox) / C);
+            int cy0 = (int)floorf((v.eye[1] - far - oy - 1.0f) / C), cy1 = (int)floorf((v.eye[1] + far - oy) / C);
             if (cx0 < 0) cx0 = 0;
             if (cy0 < 0) cy0 = 0;
             if (cx1 >= (int)m->chunks_x) cx1 = (int)m->chunks_x - 1;
