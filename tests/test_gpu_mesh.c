@@ -92,6 +92,46 @@ static void test_slab_edge(void **state) {
     test_engine_finish(e, l);
 }
 
+/* Mean RGB of the centre 4×4 pixels of one frame of `method`, with or without the shared shadow map. */
+static double centre_colour(st_engine *e, const char *method, bool shadows, st_camera cam) {
+    enum { CW = 32, CH = 20 };
+    st_renderer *r = NULL;
+    st_render_desc d = {.method = method, .width = CW, .height = CH, .shadows = shadows, .shadow_size = 512};
+    assert_st_ok(st_renderer_create(e, &d, &r, err));
+    assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
+    uint8_t *rgba = malloc(CW * CH * 4);
+    assert_st_ok(st_renderer_readback(r, rgba, NULL, err));
+    double sum = 0;
+    for (int y = CH / 2 - 2; y < CH / 2 + 2; y++)
+        for (int x = CW / 2 - 2; x < CW / 2 + 2; x++)
+            for (int c = 0; c < 3; c++) sum += rgba[(y * CW + x) * 4 + c];
+    free(rgba);
+    st_renderer_destroy(r);
+    return sum / 48.0;
+}
+
+/* A cliff face under a roof is in the roof's shadow: the mesh looks the shadow map up on the face at the
+ * point's own height, as the ray method does (it once looked it up on top of the cliff, in the sun, so the
+ * face came out lit with or without shadows). */
+static void test_wall_under_roof_in_shadow(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(256, 256, 10);
+    for (int y = 100; y < 108; y++) /* a wall 100 high whose face looks toward +y (and the sun) at y = 108 */
+        for (int x = 0; x < 256; x++) st_level_set_single(l, x, y, 100, 2);
+    for (int y = 108; y < 170; y++) /* a roof from the wall's top: ceiling 80, top 100 */
+        for (int x = 40; x < 216; x += 2) st_level_set_dual(l, x, y, 10, 80, 100, 1, 3);
+    st_engine *e = test_engine(l);
+    st_camera cam = {.position = {128, 150, 40}, .yaw_deg = 180, .pitch_deg = 0}; /* under the roof, at the face */
+    double ray = centre_colour(e, "ray-compute", true, cam);
+    for (int m = 0; m < 2; m++) {
+        double shadowed = centre_colour(e, methods[m], true, cam), lit = centre_colour(e, methods[m], false, cam);
+        printf("%s: wall under the roof %.1f with shadows (ray %.1f), %.1f without\n", methods[m], shadowed, ray, lit);
+        if (!(fabs(shadowed - ray) < 3.0)) fail_msg("%s: face %.1f with shadows, ray %.1f", methods[m], shadowed, ray);
+        if (!(lit > shadowed + 10.0)) fail_msg("%s: face %.1f without shadows, %.1f with", methods[m], lit, shadowed);
+    }
+    test_engine_finish(e, l);
+}
+
 static st_level *rough_level(void) {
     st_gen_desc gd = {.width = 512, .height = 512, .seed = 11};
     st_level *l = NULL;
@@ -358,6 +398,7 @@ int main(void) {
         cmocka_unit_test(test_flat_floor),
         cmocka_unit_test(test_slab_and_cave),
         cmocka_unit_test(test_slab_edge),
+        cmocka_unit_test(test_wall_under_roof_in_shadow),
         cmocka_unit_test(test_crack_free),
         cmocka_unit_test(test_edit_matches_fresh),
         cmocka_unit_test(test_edits_outgrow_buffers),
