@@ -5,26 +5,6 @@
 // height data. The pyramid only skips known-empty space; hits always come from the height field.
 // Requires globals.glsl, surface.glsl, camera.glsl, shading.glsl, voxel_grid.glsl.
 
-// The first t in [u0, u1] at which the ray (height oz + dz*t) is SOLID in column s, or -1: the interval
-// form of surface_solid (z <= low, or dual and mid <= z <= high), so a column is never stepped over.
-float column_entry(Surface s, float oz, float dz, float u0, float u1) {
-    float z0 = oz + dz * u0;
-    if (surface_solid(s, z0)) return u0;
-    float best = -1.0;
-    if (dz < 0.0) { // descending: reaches the floor top, or the slab top from above
-        float th = (s.low - oz) / dz;
-        if (th <= u1) best = max(th, u0);
-        if (s.dual && z0 > s.high) {
-            th = (s.high - oz) / dz;
-            if (th <= u1 && (best < 0.0 || th < best)) best = max(th, u0);
-        }
-    } else if (dz > 0.0 && s.dual && z0 < s.mid) { // rising under a slab: reaches its ceiling
-        float th = (s.mid - oz) / dz;
-        if (th <= u1) best = max(th, u0);
-    }
-    return best;
-}
-
 struct VoxelResult {
     float t;       // distance of the hit, -1 on a miss
     ivec2 texel;   // the column that was hit
