@@ -178,6 +178,68 @@ static void test_paint_culling_and_lod(void **state) {
     test_engine_finish(e, l);
 }
 
+/* Painted shades the surface the pixel's ray meets, as the ray method does: compared with ray-compute's
+ * colour wherever ray-compute's distance agrees with the exact reference, a cave ceiling and a cave floor
+ * seen at a slant (whose faces lie exactly on mid and low: interpolated heights fell on both sides of the
+ * layer tests, giving stripes and bands of another material, normal and cave factor) and terraces whose
+ * lips are not aligned with the far blocks that merge 2×2 and 4×4 cells (the texel under a merged face was
+ * often a lower cell of another material). */
+static void test_paint_shades_the_surface_hit(void **state) {
+    (void)state;
+    enum { PW = 96, PH = 60 };
+    st_level *cave = test_slab_level();
+    /* terraces 20 high every 16 rows from row 2: a rock lip two rows deep, grass behind */
+    st_level *terraces = test_flat_level(256, 256, 0);
+    for (int y = 0; y < 256; y++)
+        for (int x = 0; x < 256; x++) {
+            int k = (y + 14) / 16, row = (y + 14) % 16;
+            st_level_set_single(terraces, x, y, (uint8_t)(20 + 12 * k), row < 2 ? 3 : 2);
+        }
+    struct {
+        st_level *level;
+        st_camera cam;
+        const char *what;
+    } scenes[] = {
+        {cave, {.position = {128, 100, 50}, .yaw_deg = 0, .pitch_deg = 45}, "cave ceiling"},
+        {cave, {.position = {128, 100, 50}, .yaw_deg = 0, .pitch_deg = -40}, "cave floor"},
+        {terraces, {.position = {128, 8, 230}, .yaw_deg = 0, .pitch_deg = -25, .far_dist = 400}, "far terraces"},
+    };
+    for (size_t c = 0; c < sizeof scenes / sizeof scenes[0]; c++) {
+        st_engine *e = test_engine(scenes[c].level);
+        float *ref = test_reference_distances(scenes[c].level, scenes[c].cam, PW, PH);
+        uint8_t *ray_rgba = malloc(PW * PH * 4), *rgba = malloc(PW * PH * 4);
+        st_method_knobs fine = {.ray_steps = 2048}; /* steps of 0.3 units at most: exact up to a few pixels */
+        float *ray = test_render_distances(e, "ray-compute", scenes[c].cam, PW, PH, &fine, ray_rgba);
+        for (size_t m = 2; m < METHOD_COUNT; m++) { /* paint, paint-plain */
+            float *d = test_render_distances(e, methods[m].name, scenes[c].cam, PW, PH, NULL, rgba);
+            int compared = 0, differ = 0;
+            for (uint32_t k = 0; k < PW * PH; k++) {
+                if (isnan(ref[k]) || !(fabsf(ray[k] - ref[k]) < 0.25f)) continue; /* ray-compute is right here */
+                compared++;
+                int worst = 0;
+                for (int q = 0; q < 3; q++) {
+                    int dq = abs((int)rgba[4 * k + q] - (int)ray_rgba[4 * k + q]);
+                    worst = dq > worst ? dq : worst;
+                }
+                differ += worst > 8;
+            }
+            print_message("%s, %s: %d of %d pixels differ from ray-compute by more than 8 levels\n", methods[m].name,
+                          scenes[c].what, differ, compared);
+            if (compared < PW * PH / 3) fail_msg("%s: only %d pixels to compare", scenes[c].what, compared);
+            if (differ > compared / 50) fail_msg("%s, %s: %d of %d pixels shaded unlike ray-compute", methods[m].name,
+                                                 scenes[c].what, differ, compared);
+            free(d);
+        }
+        free(ray);
+        free(ray_rgba);
+        free(rgba);
+        free(ref);
+        test_engine_finish(e, NULL);
+    }
+    st_level_destroy(cave);
+    st_level_destroy(terraces);
+}
+
 /* st_view_matrix projects world points to the pixels whose st_view_pixel_dir rays pass through them,
  * with the reverse-Z depth of st_view_depth_from_z. */
 static void test_view_matrix(void **state) {
@@ -216,6 +278,7 @@ int main(void) {
         cmocka_unit_test(test_edit_next_frame),
         cmocka_unit_test(test_grazing_accuracy),
         cmocka_unit_test(test_paint_culling_and_lod),
+        cmocka_unit_test(test_paint_shades_the_surface_hit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
