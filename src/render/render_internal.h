@@ -103,6 +103,11 @@ struct st_renderer {
     VkDescriptorSetLayout shadow_set_layout;
     VkDescriptorSet shadow_set;
     double shadow_ms; /* GPU time of the last frame's shadow pass */
+    /* the near-plane cap (src/render/near_cap.c) */
+    VkPipelineLayout near_layout;
+    VkPipeline near_pipeline;
+    VkDescriptorSetLayout near_set_layout; /* storage targets only: the colour and depth images */
+    VkDescriptorSet near_set;
 };
 
 /* The shadow map: created with the renderer (a 1×1 stand-in when shadows are off), cast each frame in
@@ -111,6 +116,13 @@ st_result st_shadow_create(st_renderer *r, st_error *err);
 void st_shadow_destroy(st_renderer *r);
 void st_shadow_fill_globals(st_renderer *r, const st_view *v, st_globals_gpu *g);
 void st_shadow_record(st_renderer *r, VkCommandBuffer cmd);
+
+/* The near plane inside solid is a hit there (docs/harness.md): created with the renderer; recorded after
+ * the method's passes, it writes the near depth and a hit's shading wherever the near-plane point of a
+ * pixel's ray is SOLID, and records nothing when no texel under the near plane can be. */
+st_result st_near_cap_create(st_renderer *r, st_error *err);
+void st_near_cap_destroy(st_renderer *r);
+void st_near_cap_record(st_renderer *r, VkCommandBuffer cmd);
 
 const st_method_ops *st_method_ops_find(const char *name);
 

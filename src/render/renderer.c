@@ -1,6 +1,7 @@
 /* The renderer: one method at one size. Owns the colour and reverse-Z depth targets, the per-frame
- * globals, a command buffer and a timestamp query pool. A frame is recorded, submitted and waited on
- * (serial latency, not throughput); GPU time is the sum of the method's timestamped passes. */
+ * globals, a command buffer and a timestamp query pool. A frame (the shadow map, the method's passes, the
+ * near-plane cap) is recorded, submitted and waited on (serial latency, not throughput); GPU time is the sum
+ * of the frame's timestamped passes. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +161,7 @@ st_result st_renderer_create(st_engine *e, const st_render_desc *desc, st_render
     }
     if (!res) res = st_renderer_alloc_set(r, e->globals_layout, &r->globals_set, err);
     if (!res) res = st_shadow_create(r, err);
+    if (!res) res = st_near_cap_create(r, err);
     if (!res) {
         VkDescriptorBufferInfo bi = {.buffer = r->globals.buffer, .range = sizeof(st_globals_gpu)};
         VkDescriptorImageInfo ii = {.imageView = st_terrain_gpu_view(e->terrain), .imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
@@ -213,6 +215,7 @@ void st_renderer_destroy(st_renderer *r) {
     if (r->fence) vkDestroyFence(dev, r->fence, NULL);
     if (r->cmd) vkFreeCommandBuffers(dev, e->gpu->pool, 1, &r->cmd);
     st_shadow_destroy(r);
+    st_near_cap_destroy(r);
     if (r->pool) vkDestroyDescriptorPool(dev, r->pool, NULL);
     st_gpu_buffer_destroy(e->gpu, &r->globals);
     st_gpu_image_destroy(e->gpu, &r->color);
@@ -297,6 +300,7 @@ st_result st_renderer_draw(st_renderer *r, const st_camera *cam, st_frame_timing
     }
     st_shadow_record(r, cmd);
     r->ops->record(r, r->state, cmd);
+    st_near_cap_record(r, cmd);
     res = st_gpu_check(vkEndCommandBuffer(cmd), "ending the frame", err);
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
     if (!res) res = st_gpu_check(vkQueueSubmit(gpu->queue, 1, &si, r->fence), "submitting the frame", err);
