@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "strata/dem.h"
+#include "terrain/noise.h"
 
 #define AMP_MAX_FACTOR 64u
 #define AMP_MAX_OCTAVES 8
@@ -24,15 +25,6 @@ typedef struct amplify {
     uint32_t seed, octaves;
 } amplify;
 
-static inline uint32_t hash3(uint32_t x, uint32_t y, uint32_t s) {
-    uint32_t h = x * 0x8da6b343u ^ (y * 0xd8163841u + 0x9e3779b9u) ^ (s * 0xcb1ab31fu);
-    h ^= h >> 16;
-    h *= 0x7feb352du;
-    h ^= h >> 15;
-    h *= 0x846ca68bu;
-    h ^= h >> 16;
-    return h;
-}
 
 /* 16 unit gradient directions. */
 static const float grad_x[16] = {1.0f, 0.9239f, 0.7071f, 0.3827f, 0.0f, -0.3827f, -0.7071f, -0.9239f,
@@ -40,7 +32,6 @@ static const float grad_x[16] = {1.0f, 0.9239f, 0.7071f, 0.3827f, 0.0f, -0.3827f
 static const float grad_y[16] = {0.0f, 0.3827f, 0.7071f, 0.9239f, 1.0f, 0.9239f, 0.7071f, 0.3827f,
                                  0.0f, -0.3827f, -0.7071f, -0.9239f, -1.0f, -0.9239f, -0.7071f, -0.3827f};
 
-static inline float fade(float t) { return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f); }
 static inline float fade_slope(float t) { return 30.0f * t * t * (t * (t - 2.0f) + 1.0f); }
 
 /* One lattice row pair of an octave: the gradients of rows iy and iy + 1 at the lattice columns a window needs. */
@@ -58,7 +49,7 @@ static inline float gradient_noise_row(const grad_row *r, double u, float *dx, f
     float fx = (float)(u - flu), fy = r->fy;
     float v00 = g[0] * fx + g[1] * fy, v10 = g[4] * (fx - 1) + g[5] * fy;
     float v01 = g[2] * fx + g[3] * (fy - 1), v11 = g[6] * (fx - 1) + g[7] * (fy - 1);
-    float uu = fade(fx), du = fade_slope(fx), v = r->v, dv = r->dv;
+    float uu = st_noise_fade(fx), du = fade_slope(fx), v = r->v, dv = r->dv;
     float k = v00 - v10 - v01 + v11;
     float n = v00 + uu * (v10 - v00) + v * (v01 - v00) + uu * v * k;
     *dx = 1.41f * (g[0] + uu * (g[4] - g[0]) + v * (g[2] - g[0]) + uu * v * (g[0] - g[4] - g[2] + g[6]) +
@@ -73,12 +64,12 @@ static void grad_row_setup(grad_row *r, double v, double u0, double u1, uint32_t
     double flv = floor(v);
     uint32_t iy = (uint32_t)(int64_t)flv;
     r->fy = (float)(v - flv);
-    r->v = fade(r->fy);
+    r->v = st_noise_fade(r->fy);
     r->dv = fade_slope(r->fy);
     r->ix0 = (int64_t)floor(u0);
     int64_t ix1 = (int64_t)floor(u1) + 1;
     for (int64_t ix = r->ix0; ix <= ix1; ix++) {
-        uint32_t h0 = hash3((uint32_t)ix, iy, seed) & 15, h1 = hash3((uint32_t)ix, iy + 1, seed) & 15;
+        uint32_t h0 = st_noise_hash((uint32_t)ix, iy, seed) & 15, h1 = st_noise_hash((uint32_t)ix, iy + 1, seed) & 15;
         float *g = r->g + 4 * (size_t)(ix - r->ix0);
         g[0] = grad_x[h0], g[1] = grad_y[h0], g[2] = grad_x[h1], g[3] = grad_y[h1];
     }
@@ -137,7 +128,7 @@ static void detail_row(const amplify *a, const grad_row *rows, int64_t x0, uint3
                 float fx = (float)((double)(x0 + q) * f + off - cell);
                 float v00 = g0 * fx + g1 * fy, v10 = g4 * (fx - 1) + g5 * fy;
                 float v01 = g2 * fx + g3 * (fy - 1), v11 = g6 * (fx - 1) + g7 * (fy - 1);
-                float uu = fade(fx), du = fade_slope(fx), kk = v00 - v10 - v01 + v11;
+                float uu = st_noise_fade(fx), du = fade_slope(fx), kk = v00 - v10 - v01 + v11;
                 nv[q] = 1.41f * (v00 + uu * (v10 - v00) + v * (v01 - v00) + uu * v * kk);
                 gxv[q] = 1.41f * (g0 + uu * (g4 - g0) + v * (g2 - g0) + uu * v * cx + du * ((v10 - v00) + v * kk));
                 gyv[q] = 1.41f * (g1 + uu * (g5 - g1) + v * (g3 - g1) + uu * v * cy + dv * ((v01 - v00) + uu * kk));

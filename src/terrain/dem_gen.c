@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "strata/dem.h"
+#include "terrain/noise.h"
 
 #define GEN_BASE_OCTAVES 3
 #define GEN_RIDGE_OCTAVES 4
@@ -21,18 +22,9 @@
 #define NOISE_SLOPE 3.75
 #define NOISE_CURVE (11.548 + 14.0625)
 
-static inline uint32_t hash3(uint32_t x, uint32_t y, uint32_t s) {
-    uint32_t h = x * 0x8da6b343u ^ (y * 0xd8163841u + 0x9e3779b9u) ^ (s * 0xcb1ab31fu);
-    h ^= h >> 16;
-    h *= 0x7feb352du;
-    h ^= h >> 15;
-    h *= 0x846ca68bu;
-    h ^= h >> 16;
-    return h;
-}
 
 static inline double lattice(int64_t x, int64_t y, uint32_t seed) {
-    return (double)(hash3((uint32_t)x, (uint32_t)y, seed) >> 8) * (2.0 / 16777216.0) - 1.0;
+    return (double)(st_noise_hash((uint32_t)x, (uint32_t)y, seed) >> 8) * (2.0 / 16777216.0) - 1.0;
 }
 
 /* floor without a libm call (x86-64's baseline has no rounding instruction); exact for |v| < 2^62. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "strata/gen.h"
+#include "terrain/noise.h"
 
 /* Materials (the default palette's ramps). */
 enum { M_WATER, M_SAND, M_GRASS, M_ROCK, M_CLAY, M_BASALT, M_CHALK, M_METAL };
@@ -20,15 +21,6 @@ enum { M_WATER, M_SAND, M_GRASS, M_ROCK, M_CLAY, M_BASALT, M_CHALK, M_METAL };
 
 /* ---- noise: integer hash of lattice coordinates, so every texel is a pure function of (x, y, seed) -- */
 
-static inline uint32_t hash3(uint32_t x, uint32_t y, uint32_t s) {
-    uint32_t h = x * 0x8da6b343u ^ (y * 0xd8163841u + 0x9e3779b9u) ^ (s * 0xcb1ab31fu);
-    h ^= h >> 16;
-    h *= 0x7feb352du;
-    h ^= h >> 15;
-    h *= 0x846ca68bu;
-    h ^= h >> 16;
-    return h;
-}
 
 /* A uniform value in [-1, 1) from a hash. */
 static inline float hash_signed(uint32_t h) { return (float)(h >> 8) * (2.0f / 16777216.0f) - 1.0f; }
@@ -60,19 +52,18 @@ static noise2 noise_make(uint32_t cell, uint32_t w, uint32_t h, float fs, uint32
     return n;
 }
 
-static inline float fade(float t) { return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f); }
 
 /* x, y are texel coordinates inside the level. Roughly [-1, 1]. */
 static inline float noise_at(const noise2 *n, uint32_t x, uint32_t y) {
     uint32_t ix = x >> n->shift, iy = y >> n->shift;
     float fx = ((float)(x & n->cell_mask) + 0.5f) * n->inv_cell, fy = ((float)(y & n->cell_mask) + 0.5f) * n->inv_cell;
     uint32_t x0 = ix & n->px_mask, x1 = (ix + 1) & n->px_mask, y0 = iy & n->py_mask, y1 = (iy + 1) & n->py_mask;
-    uint32_t h00 = hash3(x0, y0, n->seed) & 7, h10 = hash3(x1, y0, n->seed) & 7;
-    uint32_t h01 = hash3(x0, y1, n->seed) & 7, h11 = hash3(x1, y1, n->seed) & 7;
+    uint32_t h00 = st_noise_hash(x0, y0, n->seed) & 7, h10 = st_noise_hash(x1, y0, n->seed) & 7;
+    uint32_t h01 = st_noise_hash(x0, y1, n->seed) & 7, h11 = st_noise_hash(x1, y1, n->seed) & 7;
     float v00 = grad_x[h00] * fx + grad_y[h00] * fy, v10 = grad_x[h10] * (fx - 1.0f) + grad_y[h10] * fy;
     float v01 = grad_x[h01] * fx + grad_y[h01] * (fy - 1.0f);
     float v11 = grad_x[h11] * (fx - 1.0f) + grad_y[h11] * (fy - 1.0f);
-    float u = fade(fx), v = fade(fy);
+    float u = st_noise_fade(fx), v = st_noise_fade(fy);
     float a = v00 + (v10 - v00) * u, b = v01 + (v11 - v01) * u;
     return a + (b - a) * v;
 }
@@ -90,11 +81,11 @@ static void noise_row_setup(noise_row *r, const noise2 *n, uint32_t y, uint32_t 
     uint32_t y0 = iy & n->py_mask, y1 = (iy + 1) & n->py_mask;
     r->n = n;
     r->fy = ((float)(y & n->cell_mask) + 0.5f) * n->inv_cell;
-    r->v = fade(r->fy);
+    r->v = st_noise_fade(r->fy);
     for (uint32_t i = 0; i <= cols; i++) {
         uint32_t xi = i & n->px_mask;
-        r->g0[i] = (uint8_t)(hash3(xi, y0, n->seed) & 7);
-        r->g1[i] = (uint8_t)(hash3(xi, y1, n->seed) & 7);
+        r->g0[i] = (uint8_t)(st_noise_hash(xi, y0, n->seed) & 7);
+        r->g1[i] = (uint8_t)(st_noise_hash(xi, y1, n->seed) & 7);
     }
 }
 
@@ -106,7 +97,7 @@ static inline float noise_row_at(const noise_row *r, uint32_t x) {
     float v00 = grad_x[h00] * fx + grad_y[h00] * fy, v10 = grad_x[h10] * (fx - 1.0f) + grad_y[h10] * fy;
     float v01 = grad_x[h01] * fx + grad_y[h01] * (fy - 1.0f);
     float v11 = grad_x[h11] * (fx - 1.0f) + grad_y[h11] * (fy - 1.0f);
-    float u = fade(fx);
+    float u = st_noise_fade(fx);
     float a = v00 + (v10 - v00) * u, b = v01 + (v11 - v01) * u;
     return a + (b - a) * r->v;
 }
@@ -248,7 +239,7 @@ static void coarse_eval(const gen_ctx *g, uint32_t x, uint32_t y, float *f) {
 
 static uint8_t material_for(const texel_info *t, uint32_t x, uint32_t y, uint32_t seed) {
     if (t->water) return M_WATER;
-    float dither = hash_signed(hash3(x, y, seed ^ 0x51ed27u)) * 6.0f;
+    float dither = hash_signed(st_noise_hash(x, y, seed ^ 0x51ed27u)) * 6.0f;
     if (t->H < 7.0f + dither * 0.5f) return M_SAND; /* beaches and banks */
     if (t->k >= 1 && t->fr < 0.07f) return t->biome > 0.75f ? M_BASALT : M_ROCK; /* cliff lips */
     float hgt = (float)t->h + dither;
@@ -299,7 +290,7 @@ static inline void set_single(pair_out *p, int k, int h, uint8_t type) {
 }
 
 static inline int grain(uint32_t x, uint32_t y, uint32_t seed) {
-    return (int)(hash3(x, y, seed ^ 0x2c1b3c6du) % 3u) - 1;
+    return (int)(st_noise_hash(x, y, seed ^ 0x2c1b3c6du) % 3u) - 1;
 }
 
 /* Elevation changes applied before terracing (so they are terraced like everything else). */
@@ -429,7 +420,7 @@ static void lm_apply(const gen_ctx *g, const landmark *l, const row_ctx *r, uint
             float fx = (dx + half) / cell, fy = (dy + half) / cell;
             uint32_t cx = (uint32_t)fx, cy = (uint32_t)fy;
             float lx = (fx - (float)cx - 0.5f) * 32.0f, ly = (fy - (float)cy - 0.5f) * 32.0f; /* default units */
-            uint32_t hh = hash3(cx, cy, s ^ 0x0b57u);
+            uint32_t hh = st_noise_hash(cx, cy, s ^ 0x0b57u);
             float bx = 5.0f + (float)(hh & 7u), by = 5.0f + (float)((hh >> 3) & 7u);
             int bh = 10 + (int)((hh >> 6) % 31u);
             if (fabsf(dx) > half - 4.0f * fs || fabsf(dy) > half - 4.0f * fs) set_single(p, k, G + 24, M_METAL);
@@ -484,7 +475,7 @@ static void eval_texel(const gen_ctx *g, const row_ctx *r, const float *cf, uint
         return;
     }
     float ts = cf[F_TS];
-    float hv = (float)k * S + fr * S * (1.0f - ts) + 1.2f * n8 + 0.3f * hash_signed(hash3(x, y, g->seed));
+    float hv = (float)k * S + fr * S * (1.0f - ts) + 1.2f * n8 + 0.3f * hash_signed(st_noise_hash(x, y, g->seed));
     int hi = (int)lrintf(hv);
     if (hi < 1) hi = 1;
     if (hi > GEN_MAX_HEIGHT) hi = GEN_MAX_HEIGHT;
@@ -499,7 +490,7 @@ static void overhang_candidate(const gen_ctx *g, uint32_t x, uint32_t y, const t
     int high = (int)lrintf((float)(t->k + 1) * t->S);
     if (high > GEN_MAX_HEIGHT) return;
     int low = t->h;
-    uint32_t hh = hash3(x >> 3, y >> 3, g->seed ^ 0x7a3du);
+    uint32_t hh = st_noise_hash(x >> 3, y >> 3, g->seed ^ 0x7a3du);
     int thick = 7 + (int)(hh % 7u);
     int d = (high - thick - low) / 8;
     if (d > 15) d = 15;

@@ -34,21 +34,6 @@ void st_index_path(uint32_t level, char *out, size_t cap) { snprintf(out, cap, "
 
 /* ---- indices --------------------------------------------------------------------------------------------- */
 
-static void put32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
-static uint32_t get32(const uint8_t *p) {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static void putf(uint8_t *p, float v) {
-    uint32_t u;
-    memcpy(&u, &v, 4);
-    put32(p, u);
-}
-static float getf(const uint8_t *p) {
-    uint32_t u = get32(p);
-    float v;
-    memcpy(&v, &u, 4);
-    return v;
-}
 
 st_result st_index_encode(uint32_t level, uint32_t nx, uint32_t ny, const st_tile_meta *records, uint8_t **data,
                           size_t *size, st_error *err) {
@@ -57,19 +42,19 @@ st_result st_index_encode(uint32_t level, uint32_t nx, uint32_t ny, const st_til
     if (!buf) return st_error_set(err, ST_ERR_NOMEM, "out of memory for the index of level %u", level);
     uint8_t *rec = buf + ST_INDEX_HEADER_BYTES;
     for (size_t i = 0; i < count; i++, rec += ST_INDEX_RECORD_BYTES) {
-        putf(rec, records[i].min_m);
-        putf(rec + 4, records[i].max_m);
-        putf(rec + 8, records[i].delta_m);
-        put32(rec + 12, records[i].crc);
-        put32(rec + 16, records[i].bytes);
+        st_le_putf(rec, records[i].min_m);
+        st_le_putf(rec + 4, records[i].max_m);
+        st_le_putf(rec + 8, records[i].delta_m);
+        st_le_put32(rec + 12, records[i].crc);
+        st_le_put32(rec + 16, records[i].bytes);
     }
     memcpy(buf, INDEX_MAGIC, 8);
     buf[8] = ST_STORE_VERSION;
     buf[10] = (uint8_t)level;
-    put32(buf + 12, nx);
-    put32(buf + 16, ny);
-    put32(buf + 20, ST_INDEX_RECORD_BYTES);
-    put32(buf + 24, (uint32_t)crc32(0L, buf + ST_INDEX_HEADER_BYTES, (uInt)(count * ST_INDEX_RECORD_BYTES)));
+    st_le_put32(buf + 12, nx);
+    st_le_put32(buf + 16, ny);
+    st_le_put32(buf + 20, ST_INDEX_RECORD_BYTES);
+    st_le_put32(buf + 24, (uint32_t)crc32(0L, buf + ST_INDEX_HEADER_BYTES, (uInt)(count * ST_INDEX_RECORD_BYTES)));
     *data = buf;
     *size = n;
     return ST_OK;
@@ -81,16 +66,16 @@ st_result st_index_decode(const uint8_t *data, size_t size, const char *name, ui
     if (size < ST_INDEX_HEADER_BYTES || memcmp(data, INDEX_MAGIC, 8))
         return st_error_set(err, ST_ERR_FORMAT, "%s: not a strata tile index", name);
     if (data[8] != ST_STORE_VERSION) return st_error_set(err, ST_ERR_FORMAT, "%s: index version %u", name, data[8]);
-    if (data[10] != level || get32(data + 12) != nx || get32(data + 16) != ny ||
-        get32(data + 20) != ST_INDEX_RECORD_BYTES)
+    if (data[10] != level || st_le_get32(data + 12) != nx || st_le_get32(data + 16) != ny ||
+        st_le_get32(data + 20) != ST_INDEX_RECORD_BYTES)
         return st_error_set(err, ST_ERR_FORMAT, "%s: describes a different level than the manifest (%ux%u tiles)", name,
-                            get32(data + 12), get32(data + 16));
+                            st_le_get32(data + 12), st_le_get32(data + 16));
     if (size != n) return st_error_set(err, ST_ERR_FORMAT, "%s: %zu bytes where %zu are expected", name, size, n);
-    if ((uint32_t)crc32(0L, data + ST_INDEX_HEADER_BYTES, (uInt)(count * ST_INDEX_RECORD_BYTES)) != get32(data + 24))
+    if ((uint32_t)crc32(0L, data + ST_INDEX_HEADER_BYTES, (uInt)(count * ST_INDEX_RECORD_BYTES)) != st_le_get32(data + 24))
         return st_error_set(err, ST_ERR_FORMAT, "%s: checksum mismatch (the index is damaged)", name);
     const uint8_t *rec = data + ST_INDEX_HEADER_BYTES;
     for (size_t i = 0; i < count; i++, rec += ST_INDEX_RECORD_BYTES) {
-        st_tile_meta m = {getf(rec), getf(rec + 4), getf(rec + 8), get32(rec + 12), get32(rec + 16)};
+        st_tile_meta m = {st_le_getf(rec), st_le_getf(rec + 4), st_le_getf(rec + 8), st_le_get32(rec + 12), st_le_get32(rec + 16)};
         if (m.bytes && (m.bytes > ST_STORE_MAX_FILE || !isfinite(m.min_m) || !isfinite(m.max_m) || m.min_m > m.max_m ||
                         !isfinite(m.delta_m) || m.delta_m < 0))
             return st_error_set(err, ST_ERR_FORMAT, "%s: bad record for tile %zu", name, i);

@@ -8,10 +8,9 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "strata/tiles.h"
+#include "tiles/tiles_internal.h"
 
 #define TILE_MAGIC "STRATILE"
-#define TILE_HEADER_BYTES 80u
 #define TILE_ZSTD_LEVEL 1 /* level 3 compresses 5 % better at 1.4× the build time (measured on amplified Puget Sound) */
 
 /* ---- tiles in memory --------------------------------------------------------------------------------- */
@@ -66,67 +65,34 @@ float st_tile_height(const st_tile *t, uint32_t i, uint32_t j) {
     return ((const float *)t->data)[k];
 }
 
-/* ---- little-endian header fields ---------------------------------------------------------------------- */
-
-static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8); }
-static void put32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
-static void put64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i)); }
-static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static uint32_t get32(const uint8_t *p) {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32; }
-static void putf(uint8_t *p, float v) {
-    uint32_t u;
-    memcpy(&u, &v, 4);
-    put32(p, u);
-}
-static float getf(const uint8_t *p) {
-    uint32_t u = get32(p);
-    float v;
-    memcpy(&v, &u, 4);
-    return v;
-}
-static void putd(uint8_t *p, double v) {
-    uint64_t u;
-    memcpy(&u, &v, 8);
-    put64(p, u);
-}
-static double getd(const uint8_t *p) {
-    uint64_t u = get64(p);
-    double v;
-    memcpy(&v, &u, 8);
-    return v;
-}
-
 /* Header layout (docs/formats.md): 0 magic[8], 8 version u16, 10 kind u8, 11 encoding u8, 12 compression u8,
  * 13 level u8, 14 reserved u16, 16 x u32, 20 y u32, 24 size u32, 28 payload bytes u32, 32 data bytes u32,
  * 36 crc u32, 40 min f32, 44 max f32, 48 delta f32, 52 reserved u32, 56 scale f64, 64 offset f64, 72 reserved. */
 static void header_write(uint8_t *h, const st_tile *t, st_tile_compression c, uint32_t payload) {
-    memset(h, 0, TILE_HEADER_BYTES);
+    memset(h, 0, ST_TILE_HEADER_BYTES);
     memcpy(h, TILE_MAGIC, 8);
-    put16(h + 8, ST_STORE_VERSION);
+    st_le_put16(h + 8, ST_STORE_VERSION);
     h[10] = (uint8_t)t->kind;
     h[11] = (uint8_t)t->encoding;
     h[12] = (uint8_t)c;
     h[13] = (uint8_t)t->key.level;
-    put32(h + 16, t->key.x);
-    put32(h + 20, t->key.y);
-    put32(h + 24, t->size);
-    put32(h + 28, payload);
-    put32(h + 32, (uint32_t)t->data_bytes);
-    putf(h + 40, t->min_m);
-    putf(h + 44, t->max_m);
-    putf(h + 48, t->delta_m);
-    putd(h + 56, t->scale);
-    putd(h + 64, t->offset);
+    st_le_put32(h + 16, t->key.x);
+    st_le_put32(h + 20, t->key.y);
+    st_le_put32(h + 24, t->size);
+    st_le_put32(h + 28, payload);
+    st_le_put32(h + 32, (uint32_t)t->data_bytes);
+    st_le_putf(h + 40, t->min_m);
+    st_le_putf(h + 44, t->max_m);
+    st_le_putf(h + 48, t->delta_m);
+    st_le_putd(h + 56, t->scale);
+    st_le_putd(h + 64, t->offset);
 }
 
 /* CRC-32 of the header (its CRC field taken as zero) and the decoded samples. */
 static uint32_t tile_crc(const uint8_t *header, const void *data, size_t bytes) {
-    uint8_t h[TILE_HEADER_BYTES];
+    uint8_t h[ST_TILE_HEADER_BYTES];
     memcpy(h, header, sizeof h);
-    put32(h + 36, 0);
+    st_le_put32(h + 36, 0);
     uLong c = crc32(0L, Z_NULL, 0);
     c = crc32(c, h, sizeof h);
     /* zlib takes uInt lengths: feed in pieces so any size is fine */
@@ -247,7 +213,7 @@ st_result st_tile_encode(const st_tile *t, st_tile_compression c, uint8_t **data
     if (c != ST_TILE_RAW && c != ST_TILE_ZSTD) return st_error_set(err, ST_ERR_INVALID, "unknown compression %d", c);
     if (t->key.level > 255) return st_error_set(err, ST_ERR_INVALID, "tile level %u past 255", t->key.level);
     size_t n = t->data_bytes;
-    size_t cap = TILE_HEADER_BYTES + (c == ST_TILE_ZSTD ? ZSTD_compressBound(n) : n);
+    size_t cap = ST_TILE_HEADER_BYTES + (c == ST_TILE_ZSTD ? ZSTD_compressBound(n) : n);
     uint8_t *buf = malloc(cap);
     uint8_t *planes = c == ST_TILE_ZSTD ? malloc(n) : NULL;
     if (!buf || (c == ST_TILE_ZSTD && !planes)) {
@@ -258,19 +224,19 @@ st_result st_tile_encode(const st_tile *t, st_tile_compression c, uint8_t **data
     size_t payload = n;
     if (c == ST_TILE_ZSTD) {
         predict(t, planes);
-        payload = ZSTD_compress(buf + TILE_HEADER_BYTES, cap - TILE_HEADER_BYTES, planes, n, TILE_ZSTD_LEVEL);
+        payload = ZSTD_compress(buf + ST_TILE_HEADER_BYTES, cap - ST_TILE_HEADER_BYTES, planes, n, TILE_ZSTD_LEVEL);
         free(planes);
         if (ZSTD_isError(payload)) {
             free(buf);
             return st_error_set(err, ST_ERR_NOMEM, "zstd: %s", ZSTD_getErrorName(payload));
         }
     } else {
-        memcpy(buf + TILE_HEADER_BYTES, t->data, n);
+        memcpy(buf + ST_TILE_HEADER_BYTES, t->data, n);
     }
     header_write(buf, t, c, (uint32_t)payload);
-    put32(buf + 36, tile_crc(buf, t->data, n));
+    st_le_put32(buf + 36, tile_crc(buf, t->data, n));
     *data = buf;
-    *size = TILE_HEADER_BYTES + payload;
+    *size = ST_TILE_HEADER_BYTES + payload;
     return ST_OK;
 }
 
@@ -278,31 +244,31 @@ st_result st_tile_decode(const uint8_t *data, size_t size, const char *name, con
                          st_tile **out, st_error *err) {
     *out = NULL;
     if (!name) name = "tile";
-    if (size < TILE_HEADER_BYTES) return st_error_set(err, ST_ERR_FORMAT, "%s: truncated (%zu bytes)", name, size);
+    if (size < ST_TILE_HEADER_BYTES) return st_error_set(err, ST_ERR_FORMAT, "%s: truncated (%zu bytes)", name, size);
     if (memcmp(data, TILE_MAGIC, 8)) return st_error_set(err, ST_ERR_FORMAT, "%s: not a strata tile", name);
-    uint16_t version = get16(data + 8);
+    uint16_t version = st_le_get16(data + 8);
     if (version != ST_STORE_VERSION)
         return st_error_set(err, ST_ERR_FORMAT, "%s: tile format version %u (this strata reads %u)", name, version,
                             ST_STORE_VERSION);
     st_tile_kind kind = (st_tile_kind)data[10];
     st_tile_encoding enc = (st_tile_encoding)data[11];
     st_tile_compression c = (st_tile_compression)data[12];
-    st_tile_key key = {data[13], get32(data + 16), get32(data + 20)};
-    uint32_t n = get32(data + 24), payload = get32(data + 28), raw = get32(data + 32);
+    st_tile_key key = {data[13], st_le_get32(data + 16), st_le_get32(data + 20)};
+    uint32_t n = st_le_get32(data + 24), payload = st_le_get32(data + 28), raw = st_le_get32(data + 32);
     size_t want = data_bytes_for(kind, enc, n);
     if (!want) return st_error_set(err, ST_ERR_FORMAT, "%s: bad kind, encoding or size (%u)", name, n);
     if (c != ST_TILE_RAW && c != ST_TILE_ZSTD) return st_error_set(err, ST_ERR_FORMAT, "%s: unknown compression", name);
     if (raw != want) return st_error_set(err, ST_ERR_FORMAT, "%s: %u data bytes where a %u² tile has %zu", name, raw, n, want);
-    if ((uint64_t)payload != size - TILE_HEADER_BYTES)
+    if ((uint64_t)payload != size - ST_TILE_HEADER_BYTES)
         return st_error_set(err, ST_ERR_FORMAT, "%s: %s (payload of %u bytes, file holds %zu)", name,
-                            payload > size - TILE_HEADER_BYTES ? "truncated" : "trailing bytes", payload,
-                            size - TILE_HEADER_BYTES);
+                            payload > size - ST_TILE_HEADER_BYTES ? "truncated" : "trailing bytes", payload,
+                            size - ST_TILE_HEADER_BYTES);
     if (c == ST_TILE_RAW && payload != raw) return st_error_set(err, ST_ERR_FORMAT, "%s: raw payload size mismatch", name);
     if (expect && !st_tile_key_equal(*expect, key))
         return st_error_set(err, ST_ERR_FORMAT, "%s: holds tile %u/%u/%u, not %u/%u/%u", name, key.level, key.x, key.y,
                             expect->level, expect->x, expect->y);
-    float mn = getf(data + 40), mx = getf(data + 44), delta = getf(data + 48);
-    double scale = getd(data + 56), offset = getd(data + 64);
+    float mn = st_le_getf(data + 40), mx = st_le_getf(data + 44), delta = st_le_getf(data + 48);
+    double scale = st_le_getd(data + 56), offset = st_le_getd(data + 64);
     if (!isfinite(mn) || !isfinite(mx) || mn > mx || !isfinite(delta) || delta < 0 || !isfinite(offset) ||
         !isfinite(scale) || (enc == ST_TILE_U16 && !(scale > 0)))
         return st_error_set(err, ST_ERR_FORMAT, "%s: bad min/max/delta/scale in the header", name);
@@ -316,7 +282,7 @@ st_result st_tile_decode(const uint8_t *data, size_t size, const char *name, con
     t->delta_m = delta;
     t->scale = scale;
     t->offset = offset;
-    const uint8_t *body = data + TILE_HEADER_BYTES;
+    const uint8_t *body = data + ST_TILE_HEADER_BYTES;
     if (c == ST_TILE_ZSTD) {
         unsigned long long content = ZSTD_getFrameContentSize(body, payload);
         uint8_t *planes = content == raw ? malloc(raw) : NULL;
@@ -331,7 +297,7 @@ st_result st_tile_decode(const uint8_t *data, size_t size, const char *name, con
     } else {
         memcpy(t->data, body, raw);
     }
-    if (tile_crc(data, t->data, raw) != get32(data + 36)) {
+    if (tile_crc(data, t->data, raw) != st_le_get32(data + 36)) {
         st_tile_destroy(t);
         return st_error_set(err, ST_ERR_FORMAT, "%s: checksum mismatch (the tile is damaged)", name);
     }
@@ -339,4 +305,4 @@ st_result st_tile_decode(const uint8_t *data, size_t size, const char *name, con
     return ST_OK;
 }
 
-uint32_t st_tile_file_crc(const uint8_t *data, size_t size) { return size >= TILE_HEADER_BYTES ? get32(data + 36) : 0; }
+uint32_t st_tile_file_crc(const uint8_t *data, size_t size) { return size >= ST_TILE_HEADER_BYTES ? st_le_get32(data + 36) : 0; }

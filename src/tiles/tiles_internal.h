@@ -3,11 +3,49 @@
 #ifndef STRATA_TILES_INTERNAL_H
 #define STRATA_TILES_INTERNAL_H
 
+#include <string.h>
+
 #include "strata/tiles.h"
 
 #define ST_TILE_HEADER_BYTES 80u
 #define ST_STORE_MANIFEST "store.json"
 #define ST_STORE_MAX_FILE (64u << 20) /* no tile, index or manifest is larger than this */
+
+/* Little-endian fields of the tile files and indices, whatever the host's byte order. */
+static inline void st_le_put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8); }
+static inline void st_le_put32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void st_le_put64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline uint16_t st_le_get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint32_t st_le_get32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t st_le_get64(const uint8_t *p) { return (uint64_t)st_le_get32(p) | (uint64_t)st_le_get32(p + 4) << 32; }
+static inline void st_le_putf(uint8_t *p, float v) {
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    st_le_put32(p, u);
+}
+static inline float st_le_getf(const uint8_t *p) {
+    uint32_t u = st_le_get32(p);
+    float v;
+    memcpy(&v, &u, 4);
+    return v;
+}
+static inline void st_le_putd(uint8_t *p, double v) {
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    st_le_put64(p, u);
+}
+static inline double st_le_getd(const uint8_t *p) {
+    uint64_t u = st_le_get64(p);
+    double v;
+    memcpy(&v, &u, 8);
+    return v;
+}
 
 /* The CRC a tile file's header records (0 for a buffer too short to hold a header). */
 uint32_t st_tile_file_crc(const uint8_t *data, size_t size);
