@@ -606,7 +606,8 @@ static VkResult create_surface(VkInstance instance, void *user, VkSurfaceKHR *su
 /* ---- the run ------------------------------------------------------------------------------------------- */
 static st_result setup(viewer *v, st_error *err) {
     view_opts *o = &v->o;
-    st_result r = cli_load_world(o->world, &v->level, err);
+    st_result r = o->path_file ? st_cam_path_load(o->path_file, &v->path, err) : ST_OK;
+    if (!r) r = cli_load_world(o->world, &v->level, err);
     if (!r) r = st_views_default(v->level, v->views, ST_MAX_VIEWS, &v->view_count, err);
     st_camera start = o->camera;
     if (!r && !o->have_camera) {
@@ -616,7 +617,6 @@ static st_result setup(viewer *v, st_error *err) {
         else r = st_error_set(err, ST_ERR_INVALID, "the world has no default views: give --camera");
         if (!r) start = st_viewpoint_camera(v->level, &vp);
     }
-    if (!r && o->path_file) r = st_cam_path_load(o->path_file, &v->path, err);
     if (r) return r;
     if (o->path_file) {
         start = st_cam_path_at(&v->path, 0, &start);
@@ -850,7 +850,9 @@ static int run_headless(const view_opts *o) {
     double *gpu = NULL, *cpu = NULL;
     uint8_t *rgba = NULL;
     st_camera start = o->camera;
-    st_result r = cli_load_world(o->world, &level, &err);
+    /* the small path file before the world, which may take seconds to generate */
+    st_result r = o->path_file ? st_cam_path_load(o->path_file, &path, &err) : ST_OK;
+    if (!r) r = cli_load_world(o->world, &level, &err);
     if (!r && !o->have_camera) {
         st_viewpoint vp;
         r = st_views_default(level, views, ST_MAX_VIEWS, &view_count, &err);
@@ -859,7 +861,6 @@ static int run_headless(const view_opts *o) {
         else if (!r) r = st_error_set(&err, ST_ERR_INVALID, "the world has no default views: give --camera");
         if (!r) start = st_viewpoint_camera(level, &vp);
     }
-    if (!r && o->path_file) r = st_cam_path_load(o->path_file, &path, &err);
     uint32_t frames = o->frames;
     if (!r && o->record_dir && !frames) frames = (uint32_t)(st_cam_path_duration(&path) * (float)o->fps) + 1;
     if (!r && o->record_dir && mkdir(o->record_dir, 0777) != 0 && errno != EEXIST)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The CLI's bad-input cases: each gives one line on stderr, exit status 2, and no output file.
+# The CLI's bad-input cases: each gives one line on stderr, exit status 2, and no output file, within a
+# minute (a hang, say on a named pipe, is killed and counted as a failure).
 set -u
 strata="$1"
 tmp=$(mktemp -d)
@@ -11,7 +12,7 @@ expect_usage_error() {
     local what="$1"; shift
     local out="$tmp/out.png"
     rm -f "$out" "$tmp"/*.tmp* 2>/dev/null
-    "$strata" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+    timeout -k 5 "${CLI_TEST_TIMEOUT:-60}" "$strata" "$@" >"$tmp/stdout" 2>"$tmp/stderr" </dev/null
     local status=$?
     local lines
     lines=$(wc -l <"$tmp/stderr")
@@ -92,6 +93,47 @@ if [ "$status" -ne 2 ] || [ "$(wc -l <"$tmp/stderr")" -ne 1 ] || ! grep -q "name
     echo "FAIL: convert: named pipe: status $status: $(head -c 300 "$tmp/stderr")"; fails=$((fails + 1))
 else
     passes=$((passes + 1))
+fi
+
+# Named pipes (and other non-regular files) where a file is expected: refused at once, never opened for
+# reading (which would wait for a writer forever). A small world gives each file of a world in turn.
+"$strata" gen --size 256x256 -o "$tmp/w" >/dev/null 2>&1 || { echo "FAIL: gen of the test world"; fails=$((fails + 1)); }
+for f in world.ini output.vmc harmony.pal output.vpr; do
+    rm -rf "$tmp/fifo-$f"
+    cp -r "$tmp/w" "$tmp/fifo-$f"
+    rm "$tmp/fifo-$f/$f"
+    mkfifo "$tmp/fifo-$f/$f"
+    expect_usage_error "info: $f is a named pipe" info "$tmp/fifo-$f"
+done
+fifo_world="$tmp/fifo-world.ini"
+expect_usage_error "render: world is a named pipe" render --world "$fifo_world" -o "$tmp/out.png"
+expect_usage_error "mesh: world is a named pipe" mesh "$fifo_world"
+expect_usage_error "convert: world is a named pipe" convert "$fifo_world" "$tmp/out-world"
+expect_usage_error "view: world is a named pipe" view --headless --world "$fifo_world" --frames 1
+expect_usage_error "compare: world is a named pipe" compare --quick --world "$fifo_world" --out "$tmp/cmp"
+expect_usage_error "tune: world is a named pipe" tune --world "$fifo_world" --out "$tmp/tune"
+expect_usage_error "info: world.ini itself is a named pipe" info "$fifo_world/world.ini"
+mkfifo "$tmp/pipe.png" "$tmp/pipe.hgt" "$tmp/pipe.raw" "$tmp/pipe.txt" "$tmp/pipe.json"
+expect_usage_error "convert: PNG height map is a named pipe" convert "$tmp/pipe.png" "$tmp/out-world"
+expect_usage_error "convert: .hgt is a named pipe" convert "$tmp/pipe.hgt" "$tmp/out-world"
+expect_usage_error "convert: raw is a named pipe" convert "$tmp/pipe.raw" "$tmp/out-world" --raw 2x2
+mkdir -p "$tmp/pngset"
+mkfifo "$tmp/pngset/height.png" "$tmp/pngset/meta.png"
+expect_usage_error "convert: PNG set of named pipes" convert "$tmp/pngset" "$tmp/out-world"
+expect_usage_error "view: --path is a named pipe" view --headless --world "$tmp/w" --path "$tmp/pipe.txt" --frames 1
+expect_usage_error "compare: --tuning is a named pipe" compare --quick --tuning "$tmp/pipe.json" --out "$tmp/cmp"
+expect_usage_error "merge: results file is a named pipe" merge "$tmp/pipe.json"
+# a reference-cache entry that is a named pipe is a cache miss, not a hang: fill a cache, turn every entry
+# into a pipe, run again
+cmp_args=(compare --quick --world "$tmp/w" --methods ray --size 16x10 --no-shadows --cache "$tmp/cache"
+          --out "$tmp/cmp")
+if timeout -k 5 120 "$strata" "${cmp_args[@]}" >/dev/null 2>"$tmp/stderr" && ls "$tmp/cache"/ref-*.bin >/dev/null 2>&1; then
+    for c in "$tmp/cache"/ref-*.bin; do rm "$c"; mkfifo "$c"; done
+    if timeout -k 5 120 "$strata" "${cmp_args[@]}" >/dev/null 2>"$tmp/stderr"; then passes=$((passes + 1)); else
+        echo "FAIL: compare with a named pipe in the reference cache: status $?: $(head -c 300 "$tmp/stderr")"
+        fails=$((fails + 1)); fi
+else
+    echo "FAIL: compare to fill the reference cache: $(head -c 300 "$tmp/stderr")"; fails=$((fails + 1))
 fi
 
 # and a good render succeeds and writes the file

@@ -88,8 +88,6 @@ typedef struct st_world_save_desc {
 /* st_world_save with options; info (may be NULL) reports the .vmc coding. */
 st_result st_world_save_ex(const st_level *level, const char *dir, const st_world_save_desc *desc,
                            st_vmc_encode_info *info, st_error *err);
-/* Reads a whole file into memory (bounded by max_size); *data is malloc'd. */
-st_result st_file_read_all(const char *path, size_t max_size, uint8_t **data, size_t *size, st_error *err);
 /* Writes a buffer atomically (temporary + rename). */
 st_result st_file_write_atomic(const char *path, const void *data, size_t size, st_error *err);
 

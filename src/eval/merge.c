@@ -40,8 +40,9 @@ static const cJSON *find_method(const cJSON *doc, const char *name) {
 }
 
 static st_result load(const char *path, cJSON **out, st_error *err) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return st_error_set(err, ST_ERR_IO, "%s: cannot open", path);
+    FILE *fp = NULL;
+    st_result opened = st_file_open_read(path, &fp, err);
+    if (opened) return opened;
     fseek(fp, 0, SEEK_END);
     long size = ftell(fp);
     fseek(fp, 0, SEEK_SET);

@@ -84,8 +84,9 @@ size_t st_tune_choose_by_order(const double *error, size_t n, double tolerance, 
 
 st_result st_tuning_read(const char *path, st_tuning *out, st_error *err) {
     memset(out, 0, sizeof *out);
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return st_error_set(err, ST_ERR_IO, "%s: %s", path, strerror(errno));
+    FILE *fp = NULL;
+    st_result opened = st_file_open_read(path, &fp, err);
+    if (opened) return opened;
     fseek(fp, 0, SEEK_END);
     long n = ftell(fp);
     fseek(fp, 0, SEEK_SET);

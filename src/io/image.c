@@ -108,8 +108,9 @@ st_result st_png_write(const char *path, uint32_t width, uint32_t height, int ch
 st_result st_png_read(const char *path, uint32_t *width, uint32_t *height, int *channels, int *bit_depth,
                       void **pixels, st_error *err) {
     *pixels = NULL;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return st_error_set(err, ST_ERR_IO, "%s: %s", path, strerror(errno));
+    FILE *fp = NULL;
+    st_result opened = st_file_open_read(path, &fp, err);
+    if (opened) return opened;
     unsigned char sig[8];
     if (fread(sig, 1, 8, fp) != 8 || png_sig_cmp(sig, 0, 8)) {
         fclose(fp);

@@ -13,39 +13,6 @@
 #include "strata/vangers.h"
 #include "strata/world.h"
 
-st_result st_file_read_all(const char *path, size_t max_size, uint8_t **data, size_t *size, st_error *err) {
-    *data = NULL;
-    *size = 0;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return st_error_set(err, errno == ENOENT ? ST_ERR_IO : ST_ERR_IO, "%s: %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fileno(fp), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        fclose(fp);
-        return st_error_set(err, ST_ERR_IO, "%s: not a regular file", path);
-    }
-    if ((uint64_t)sb.st_size > max_size) {
-        fclose(fp);
-        return st_error_set(err, ST_ERR_FORMAT, "%s: %lld bytes is more than the %zu this file can hold", path,
-                            (long long)sb.st_size, max_size);
-    }
-    size_t n = (size_t)sb.st_size;
-    uint8_t *buf = malloc(n ? n : 1);
-    if (!buf) {
-        fclose(fp);
-        return st_error_set(err, ST_ERR_NOMEM, "%s: cannot allocate %zu bytes", path, n);
-    }
-    size_t got = fread(buf, 1, n, fp);
-    int bad = ferror(fp);
-    fclose(fp);
-    if (got != n || bad) {
-        free(buf);
-        return st_error_set(err, ST_ERR_IO, "%s: read failed", path);
-    }
-    *data = buf;
-    *size = n;
-    return ST_OK;
-}
-
 st_result st_file_write_atomic(const char *path, const void *data, size_t size, st_error *err) {
     st_atomic_file f;
     st_result r = st_atomic_open(&f, path, err);
@@ -126,9 +93,8 @@ static st_result load_vangers(const char *ini_path, st_level **out, st_error *er
     snprintf(map_name, sizeof map_name, "%s.vpr", ini.file_name);
     if ((r = join(path, sizeof path, dir, map_name, err))) goto done;
     uint64_t want_vpr = st_vpr_size(w, h, ini.geonet_power, ini.section_power);
-    FILE *probe = fopen(path, "rb");
-    if (probe) {
-        fclose(probe);
+    struct stat vpr_stat;
+    if (stat(path, &vpr_stat) == 0 || errno != ENOENT) { /* present (or unreadable: say why) */
         r = st_file_read_all(path, (size_t)(want_vpr + 1), &vpr, &vpr_size, err);
         if (r) goto done;
         r = st_vpr_decode(vpr, vpr_size, w, h, ini.geonet_power, ini.section_power, level->flood, path, err);

@@ -414,8 +414,8 @@ static uint32_t payload_crc(const st_ref_image *img) {
 }
 
 static bool cache_load(const char *path, const cache_header *want, st_ref_image *img) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return false;
+    FILE *fp = NULL;
+    if (st_file_open_read(path, &fp, NULL)) return false; /* missing, or not a regular file: a miss */
     cache_header h;
     size_t n = (size_t)img->width * img->height;
     bool ok = fread(&h, sizeof h, 1, fp) == 1 && !memcmp(h.magic, want->magic, 8) && h.version == want->version &&

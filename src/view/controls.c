@@ -166,27 +166,17 @@ st_result st_cam_path_parse(const char *text, st_cam_path *out, st_error *err) {
 
 st_result st_cam_path_load(const char *file, st_cam_path *out, st_error *err) {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(file, "rb");
-    if (!f) return st_error_set(err, ST_ERR_IO, "%s: %s", file, strerror(errno));
-    char *text = NULL;
+    uint8_t *data = NULL;
     size_t size = 0;
-    st_result r = ST_OK;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long len = ftell(f);
-        if (len < 0 || len > (16l << 20)) r = st_error_set(err, ST_ERR_FORMAT, "%s: not a path file (size)", file);
-        else size = (size_t)len;
+    st_result r = st_file_read_all(file, 16u << 20, &data, &size, err);
+    if (r) return r;
+    char *text = realloc(data, size + 1);
+    if (!text) {
+        free(data);
+        return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     }
-    if (!r) {
-        rewind(f);
-        text = malloc(size + 1);
-        if (!text) r = st_error_set(err, ST_ERR_NOMEM, "out of memory");
-        else if (fread(text, 1, size, f) != size) r = st_error_set(err, ST_ERR_IO, "%s: read failed", file);
-    }
-    fclose(f);
-    if (!r) {
-        text[size] = 0;
-        if (strlen(text) != size) r = st_error_set(err, ST_ERR_FORMAT, "%s: not a text file", file);
-    }
+    text[size] = 0;
+    if (strlen(text) != size) r = st_error_set(err, ST_ERR_FORMAT, "%s: not a text file", file);
     if (!r && st_cam_path_parse(text, out, err)) r = st_error_prefix(err, "%s", file);
     free(text);
     return r;
