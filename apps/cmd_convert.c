@@ -42,7 +42,7 @@ static int usage(void) {
            "  --fit auto|crop|resample  elevation models: crop a centred power-of-two window (exact samples),\n"
            "                      or resample bilinearly to powers of two (keeps the whole extent); auto (the\n"
            "                      default) crops when the true scale fits, else resamples coarser until it does\n"
-           "  --size WxH          elevation models: the level size (powers of two)\n"
+           "  --size WxH          elevation models: the level size (powers of two, at most 2^27 texels in all)\n"
            "  --units M           metres per sample unit where the format has none (default 1; Puget Sound 0.1)\n"
            "  --spacing M         metres between samples where the format has none (Puget Sound 160)\n"
            "  --exaggerate E|fit  vertical exaggeration (default 1, the true scale); fit stretches the relief\n"
@@ -190,6 +190,10 @@ int cmd_convert(int argc, char **argv) {
         case 's':
             if (!cli_parse_size(optarg, &ld.width, &ld.height) || !st_is_pow2(ld.width) || !st_is_pow2(ld.height))
                 return cli_usage_error(cmd, "bad --size '%s' (powers of two, like 1024x512)", optarg);
+            /* the quantiser holds a double per texel: the height-map bound keeps that within 1 GiB */
+            if ((uint64_t)ld.width * ld.height > ST_HEIGHTMAP_MAX_SAMPLES)
+                return cli_usage_error(cmd, "--size %s is past the limit of 2^27 texels for an elevation model's "
+                                            "level (like 16384x8192)", optarg);
             break;
         case 'u':
             if (!cli_parse_float(optarg, 1e-6f, 1e6f, &f)) return cli_usage_error(cmd, "bad --units '%s'", optarg);

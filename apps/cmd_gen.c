@@ -17,7 +17,8 @@ static int usage(void) {
            "output.vmc, harmony.pal and output.vpr into DIR (created when missing; files replaced atomically).\n\n"
            "options:\n"
            "  --seed N      any non-zero 64-bit integer (default %u); the same seed gives the same bytes\n"
-           "  --size WxH    powers of two, each at least 256 (default %ux%u); landmarks and views scale with it\n"
+           "  --size WxH    powers of two, each at least 256, at most 2^30 texels in all (default %ux%u);\n"
+           "                landmarks and views scale with it\n"
            "  --dual PCT    share of texels with two layers, 0 < PCT <= 30, or 'none' (default %g);\n"
            "                the result lands within 1 point of it\n"
            "  -o, --out DIR the output directory\n",
@@ -48,6 +49,9 @@ int cmd_gen(int argc, char **argv) {
             if (!cli_parse_size(optarg, &desc.width, &desc.height) || !st_is_pow2(desc.width) ||
                 !st_is_pow2(desc.height) || desc.width < 256 || desc.height < 256)
                 return cli_usage_error(cmd, "bad --size '%s' (powers of two, each at least 256, like 2048x16384)",
+                                       optarg);
+            if ((uint64_t)desc.width * desc.height > ST_LEVEL_MAX_TEXELS)
+                return cli_usage_error(cmd, "--size %s is past the 2^30-texel limit of a level (like 32768x32768)",
                                        optarg);
             break;
         case 'd':

@@ -57,7 +57,8 @@ st_rect st_rect_union(st_rect a, st_rect b);
 st_result st_level_create(uint32_t width, uint32_t height, st_level **out, st_error *err);
 void st_level_destroy(st_level *level);
 st_result st_level_clone(const st_level *src, st_level **out, st_error *err);
-/* Checks dimensions before any allocation: powers of two, each ≤ ST_LEVEL_MAX_DIM, product bounded. */
+/* Checks dimensions before any allocation: powers of two, each ≤ ST_LEVEL_MAX_DIM, at most ST_LEVEL_MAX_TEXELS
+ * in all; ST_ERR_INVALID (an impossible size is bad input) naming the limit otherwise. */
 st_result st_level_check_size(uint64_t width, uint64_t height, st_error *err);
 
 /* ---- reading the planes ------------------------------------------------------------------------------

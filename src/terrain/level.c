@@ -22,7 +22,7 @@ st_result st_level_check_size(uint64_t width, uint64_t height, st_error *err) {
                             "level size %llux%llu: each side must be a power of two from 2 to %u",
                             (unsigned long long)width, (unsigned long long)height, ST_LEVEL_MAX_DIM);
     if (width * height > ST_LEVEL_MAX_TEXELS)
-        return st_error_set(err, ST_ERR_NOMEM, "level size %llux%llu is past the %llu-texel limit",
+        return st_error_set(err, ST_ERR_INVALID, "level size %llux%llu is past the 2^30-texel limit (%llu texels)",
                             (unsigned long long)width, (unsigned long long)height,
                             (unsigned long long)ST_LEVEL_MAX_TEXELS);
     return ST_OK;
