@@ -123,6 +123,29 @@ expect_usage_error "convert: PNG set of named pipes" convert "$tmp/pngset" "$tmp
 expect_usage_error "view: --path is a named pipe" view --headless --world "$tmp/w" --path "$tmp/pipe.txt" --frames 1
 expect_usage_error "compare: --tuning is a named pipe" compare --quick --tuning "$tmp/pipe.json" --out "$tmp/cmp"
 expect_usage_error "merge: results file is a named pipe" merge "$tmp/pipe.json"
+# Impossible sizes are bad input (exit 2), refused up front with the limit named; PNG headers are judged
+# before anything is decoded.
+sed -e 's/^Map Power X = .*/Map Power X = 16/' -e 's/^Map Power Y = .*/Map Power Y = 16/' "$tmp/w/world.ini" > "$tmp/w16.ini"
+mkdir -p "$tmp/w16" && cp "$tmp/w"/* "$tmp/w16/" && cp "$tmp/w16.ini" "$tmp/w16/world.ini"
+expect_usage_error "info: world.ini powers 16/16" info "$tmp/w16"
+expect_usage_error "gen: size past 2^30 texels" gen --size 65536x65536 -o "$tmp/out-world"
+"$strata" convert "$tmp/w" "$tmp/pngs" --to pngs >/dev/null 2>&1
+expect_usage_error "convert: size past the limit" convert "$tmp/pngs/height.png" "$tmp/out-world" --fit resample \
+    --size 65536x65536
+expect_usage_error "convert: resample size past the limit" convert "$tmp/pngs/height.png" "$tmp/out-world" \
+    --fit resample --size 32768x32768
+grep -q "2^27" "$tmp/stderr" || { echo "FAIL: the --size limit is not named: $(cat "$tmp/stderr")"; fails=$((fails + 1)); }
+mkdir -p "$tmp/hugeset"
+# signature, IHDR of 65536x32768 8-bit grey, and the start of its image data
+huge_png='\211\120\116\107\015\012\032\012\000\000\000\015\111\110\104\122\000\001\000\000\000\000\200\000\010\000\000\000\000\015\123\205\123\000\000\000\014\111\104\101\124\170\234\143\140\240\014\000\000\000\100\000\001\267\064\174\357'
+printf "$huge_png" > "$tmp/hugeset/height.png"
+printf "$huge_png" > "$tmp/hugeset/meta.png"
+expect_usage_error "convert: a 65536x32768 PNG set" convert "$tmp/hugeset" "$tmp/out-world"
+grep -q "texel limit" "$tmp/stderr" || { echo "FAIL: the PNG set's size is not refused by its header: $(cat "$tmp/stderr")"; fails=$((fails + 1)); }
+text_png='\211\120\116\107\015\012\032\012\000\000\000\015\111\110\104\122\000\000\000\002\000\000\000\002\010\000\000\000\000\127\335\122\370\177\377\377\377\164\105\130\164\103\157\155\155\145\156\164\000\150\145\154\154\157\346\377\256\044'
+{ printf "$text_png"; head -c 83 /dev/zero; } > "$tmp/claims.png"
+expect_usage_error "convert: a text chunk claiming 2 GiB" convert "$tmp/claims.png" "$tmp/out-world"
+
 # a reference-cache entry that is a named pipe is a cache miss, not a hang: fill a cache, turn every entry
 # into a pipe, run again
 cmp_args=(compare --quick --world "$tmp/w" --methods ray --size 16x10 --no-shadows --cache "$tmp/cache"

@@ -98,8 +98,13 @@ st_result st_heightmap_to_level(const st_heightmap *hm, const st_heightmap_level
  * colour through the palette: each texel's visible material ramp at its height). Each file is atomic. */
 st_result st_level_write_pngs(const st_level *level, const char *dir, st_error *err);
 /* Reads dir/height.png and dir/meta.png (8-bit grey, equal power-of-two sizes) into a level with the
- * default palette and 8 material types. */
+ * default palette and 8 material types (st_level_decode_pngs of the two files). */
 st_result st_level_read_pngs(const char *dir, st_level **out, st_error *err);
+/* The same from memory: both headers are checked (layout, equal sizes, st_level_check_size) before either
+ * plane is decoded. The names label messages (NULL: height.png, meta.png). */
+st_result st_level_decode_pngs(const uint8_t *height_png, size_t height_size, const uint8_t *meta_png,
+                               size_t meta_size, const char *height_name, const char *meta_name, st_level **out,
+                               st_error *err);
 /* The preview colours (W×H RGB) used by st_level_write_pngs; *rgb is malloc'd. */
 st_result st_level_preview(const st_level *level, uint8_t **rgb, st_error *err);
 

@@ -57,18 +57,44 @@ st_result st_level_write_pngs(const st_level *level, const char *dir, st_error *
     return st_png_write(path, level->width, level->height, 1, 8, heights, err);
 }
 
-static st_result read_plane(const char *path, uint32_t *w, uint32_t *h, uint8_t **plane, st_error *err) {
-    int ch = 0, bd = 0;
-    void *px = NULL;
-    st_result r = st_png_read(path, w, h, &ch, &bd, &px, err);
+/* A plane's header: 8-bit grey, or an error naming what it is instead. */
+static st_result check_plane(const uint8_t *data, size_t size, const char *name, st_png_info *info, st_error *err) {
+    st_result r = st_png_probe(data, size, name, info, err);
     if (r) return r;
-    if (ch != 1 || bd != 8) {
-        free(px);
+    if (info->channels != 1 || info->bit_depth != 8)
         return st_error_set(err, ST_ERR_FORMAT, "%s: a plane must be an 8-bit greyscale PNG (this one has %d channel%s "
-                                                "of %d bits)", path, ch, ch == 1 ? "" : "s", bd);
-    }
-    *plane = px;
+                                                "of %d bits)", name, info->channels, info->channels == 1 ? "" : "s",
+                            info->bit_depth);
     return ST_OK;
+}
+
+st_result st_level_decode_pngs(const uint8_t *height_png, size_t height_size, const uint8_t *meta_png,
+                               size_t meta_size, const char *height_name, const char *meta_name, st_level **out,
+                               st_error *err) {
+    *out = NULL;
+    if (!height_name) height_name = "height.png";
+    if (!meta_name) meta_name = "meta.png";
+    /* Both headers, the layout and the size first: nothing is decoded for a set that cannot be a level. */
+    st_png_info hi, mi;
+    st_result r = check_plane(height_png, height_size, height_name, &hi, err);
+    if (!r) r = check_plane(meta_png, meta_size, meta_name, &mi, err);
+    if (r) return r;
+    if (hi.width != mi.width || hi.height != mi.height)
+        return st_error_set(err, ST_ERR_FORMAT, "%s is %ux%u but %s is %ux%u", height_name, hi.width, hi.height,
+                            meta_name, mi.width, mi.height);
+    if (st_level_check_size(hi.width, hi.height, err)) return st_error_prefix(err, "%s", height_name);
+    void *heights = NULL, *meta = NULL;
+    st_level *l = NULL;
+    r = st_png_decode(height_png, height_size, height_name, ST_LEVEL_MAX_TEXELS, &hi, &heights, err);
+    if (!r) r = st_png_decode(meta_png, meta_size, meta_name, ST_LEVEL_MAX_TEXELS, &mi, &meta, err);
+    if (!r) r = st_level_create(hi.width, hi.height, &l, err);
+    if (!r) {
+        st_level_write_rect(l, (st_rect){0, 0, (int32_t)hi.width, (int32_t)hi.height}, heights, meta);
+        *out = l;
+    }
+    free(heights);
+    free(meta);
+    return r;
 }
 
 st_result st_level_read_pngs(const char *dir, st_level **out, st_error *err) {
@@ -76,25 +102,21 @@ st_result st_level_read_pngs(const char *dir, st_level **out, st_error *err) {
     char hp[1100], mp[1100];
     snprintf(hp, sizeof hp, "%s/height.png", dir);
     snprintf(mp, sizeof mp, "%s/meta.png", dir);
-    uint32_t w = 0, h = 0, w2 = 0, h2 = 0;
-    uint8_t *heights = NULL, *meta = NULL;
-    st_result r = read_plane(hp, &w, &h, &heights, err);
-    if (!r) r = read_plane(mp, &w2, &h2, &meta, err);
-    if (!r && (w != w2 || h != h2))
-        r = st_error_set(err, ST_ERR_FORMAT, "%s is %ux%u but %s is %ux%u", hp, w, h, mp, w2, h2);
-    if (!r && (r = st_level_check_size(w, h, err))) st_error_prefix(err, "%s", hp);
-    st_level *l = NULL;
-    if (!r) r = st_level_create(w, h, &l, err);
-    if (!r) {
-        st_level_write_rect(l, (st_rect){0, 0, (int32_t)w, (int32_t)h}, heights, meta);
-        const char *base = strrchr(dir, '/');
-        base = base && base[1] ? base + 1 : dir;
-        size_t n = strlen(base) < sizeof l->name - 1 ? strlen(base) : sizeof l->name - 1;
-        memcpy(l->name, base, n);
-        l->name[n] = 0;
-        *out = l;
-    }
-    free(heights);
-    free(meta);
-    return r;
+    uint8_t *hd = NULL, *md = NULL;
+    size_t hs = 0, ms = 0;
+    /* A compressed plane is at most a little larger than the raw one (deflate's stored blocks). */
+    size_t cap = (size_t)ST_LEVEL_MAX_TEXELS + (64u << 20);
+    st_result r = st_file_read_all(hp, cap, &hd, &hs, err);
+    if (!r) r = st_file_read_all(mp, cap, &md, &ms, err);
+    if (!r) r = st_level_decode_pngs(hd, hs, md, ms, hp, mp, out, err);
+    free(hd);
+    free(md);
+    if (r) return r;
+    st_level *l = *out;
+    const char *base = strrchr(dir, '/');
+    base = base && base[1] ? base + 1 : dir;
+    size_t n = strlen(base) < sizeof l->name - 1 ? strlen(base) : sizeof l->name - 1;
+    memcpy(l->name, base, n);
+    l->name[n] = 0;
+    return ST_OK;
 }

@@ -9,6 +9,7 @@
 
 #include "io/dem_internal.h"
 #include "strata/dem.h"
+#include "png_limits.h"
 #include "strata/heightmap.h"
 #include "strata/vangers.h"
 
@@ -100,11 +101,15 @@ static st_result decode_png(const uint8_t *data, size_t size, const char *name, 
         if (r) return r;
         return st_error_set(err, ST_ERR_FORMAT, "%s: corrupt or truncated PNG", name);
     }
-    png_set_user_limits(png, 65536, 65536);
-    png_set_chunk_malloc_max(png, 8u << 20);
+    st_png_set_read_limits(png);
     png_set_read_fn(png, &mem, png_mem_read);
     png_read_info(png, info);
     png_uint_32 w = png_get_image_width(png, info), h = png_get_image_height(png, info);
+    if ((uint64_t)w * h > ST_HEIGHTMAP_MAX_SAMPLES) { /* from the header, before anything is allocated */
+        r = st_error_set(err, ST_ERR_INVALID, "%s: %ux%u samples is more than the %u a height map may have", name, w,
+                         h, ST_HEIGHTMAP_MAX_SAMPLES);
+        png_error(png, "size");
+    }
     int depth = png_get_bit_depth(png, info), ctype = png_get_color_type(png, info);
     if (ctype != PNG_COLOR_TYPE_GRAY && ctype != PNG_COLOR_TYPE_GRAY_ALPHA) {
         r = st_error_set(err, ST_ERR_FORMAT, "%s: a heightmap must be a greyscale PNG (this one has colour)", name);

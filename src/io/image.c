@@ -9,7 +9,7 @@
 
 #include "strata/image.h"
 
-#define ST_PNG_MAX_DIM 65536u
+#include "png_limits.h"
 
 /* libpng's default handlers print to stderr; ours keep its message for our one-line error instead. */
 static void png_quiet_error(png_structp png, png_const_charp msg) {
@@ -22,7 +22,7 @@ static void png_quiet_warning(png_structp png, png_const_charp msg) {
     (void)png;
     (void)msg;
 }
-#define ST_PNG_MAX_BYTES (1ull << 31)
+#define ST_PNG_MAX_FILE_BYTES ((size_t)1 << 31)
 
 st_result st_atomic_open(st_atomic_file *f, const char *path, st_error *err) {
     memset(f, 0, sizeof *f);
@@ -105,52 +105,111 @@ st_result st_png_write(const char *path, uint32_t width, uint32_t height, int ch
     return st_atomic_commit(&f, err);
 }
 
-st_result st_png_read(const char *path, uint32_t *width, uint32_t *height, int *channels, int *bit_depth,
-                      void **pixels, st_error *err) {
-    *pixels = NULL;
-    FILE *fp = NULL;
-    st_result opened = st_file_open_read(path, &fp, err);
-    if (opened) return opened;
-    unsigned char sig[8];
-    if (fread(sig, 1, 8, fp) != 8 || png_sig_cmp(sig, 0, 8)) {
-        fclose(fp);
-        return st_error_set(err, ST_ERR_FORMAT, "%s: not a PNG file", path);
-    }
-    char why[128] = "";
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, why, png_quiet_error, png_quiet_warning);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    unsigned char *volatile data = NULL;
-    if (!info || setjmp(png_jmpbuf(png))) {
-        png_destroy_read_struct(&png, &info, NULL);
-        free(data);
-        fclose(fp);
-        return st_error_set(err, ST_ERR_FORMAT, "%s: corrupt or truncated PNG%s%s", path, why[0] ? ": " : "", why);
-    }
-    png_set_user_limits(png, ST_PNG_MAX_DIM, ST_PNG_MAX_DIM);
-    png_init_io(png, fp);
-    png_set_sig_bytes(png, 8);
+/* ---- reading ------------------------------------------------------------------------------------------ */
+
+typedef struct png_source {
+    const uint8_t *data;
+    size_t size, pos;
+} png_source;
+
+static void png_source_read(png_structp png, png_bytep out, png_size_t n) {
+    png_source *m = png_get_io_ptr(png);
+    if (n > m->size - m->pos) png_error(png, "truncated");
+    memcpy(out, m->data + m->pos, n);
+    m->pos += n;
+}
+
+/* Sets up a read struct on data and reads the header with the transforms strata always applies (palette to
+ * RGB, tRNS to alpha, grey below 8 bits to 8, 16-bit samples to native order); info gets the result. */
+static void read_header(png_structp png, png_infop info, png_source *src, st_png_info *out) {
+    st_png_set_read_limits(png);
+    png_set_read_fn(png, src, png_source_read);
     png_read_info(png, info);
-    png_uint_32 w = png_get_image_width(png, info), h = png_get_image_height(png, info);
     int depth = png_get_bit_depth(png, info), ctype = png_get_color_type(png, info);
     if (ctype == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
     if (ctype == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(png);
     if (png_get_valid(png, info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(png);
     if (depth == 16) png_set_swap(png);
     png_read_update_info(png, info);
-    int ch = png_get_channels(png, info), bd = png_get_bit_depth(png, info);
+    out->width = png_get_image_width(png, info);
+    out->height = png_get_image_height(png, info);
+    out->channels = png_get_channels(png, info);
+    out->bit_depth = png_get_bit_depth(png, info);
+}
+
+/* Kept apart so no argument is reassigned in the function that calls setjmp. */
+static st_result decode(const uint8_t *data, size_t size, const char *name, uint64_t max_pixels, st_png_info *out,
+                        void **pixels, st_error *err) {
+    if (size < 8 || png_sig_cmp(data, 0, 8)) return st_error_set(err, ST_ERR_FORMAT, "%s: not a PNG file", name);
+    char why[128] = "";
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, why, png_quiet_error, png_quiet_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    unsigned char *volatile buf = NULL;
+    st_result volatile r = ST_OK;
+    png_source src = {data, size, 0};
+    if (!info) {
+        png_destroy_read_struct(&png, NULL, NULL);
+        return st_error_set(err, ST_ERR_NOMEM, "%s: out of memory", name);
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_read_struct(&png, &info, NULL);
+        free(buf);
+        if (r) return r;
+        return st_error_set(err, ST_ERR_FORMAT, "%s: corrupt or truncated PNG%s%s", name, why[0] ? ": " : "", why);
+    }
+    st_png_info pi;
+    read_header(png, info, &src, &pi);
+    if (!pixels) { /* the header is all that was asked for */
+        png_destroy_read_struct(&png, &info, NULL);
+        *out = pi;
+        return ST_OK;
+    }
+    /* Bounded before a single row is decoded or allocated. */
+    if ((uint64_t)pi.width * pi.height > max_pixels) {
+        r = st_error_set(err, ST_ERR_INVALID, "%s: %ux%u pixels is more than the %llu this reader takes", name,
+                         pi.width, pi.height, (unsigned long long)max_pixels);
+        png_error(png, "too large");
+    }
     size_t stride = png_get_rowbytes(png, info);
-    if ((unsigned long long)stride * h > ST_PNG_MAX_BYTES) png_error(png, "too large");
-    data = malloc(stride * h);
-    if (!data) png_error(png, "out of memory");
-    for (png_uint_32 y = 0; y < h; y++) png_read_row(png, data + stride * y, NULL);
+    buf = malloc(stride * pi.height);
+    if (!buf) {
+        r = st_error_set(err, ST_ERR_NOMEM, "%s: cannot allocate %ux%u pixels", name, pi.width, pi.height);
+        png_error(png, "out of memory");
+    }
+    for (png_uint_32 y = 0; y < pi.height; y++) png_read_row(png, buf + stride * y, NULL);
     png_read_end(png, NULL);
     png_destroy_read_struct(&png, &info, NULL);
-    fclose(fp);
-    *width = w;
-    *height = h;
-    *channels = ch;
-    *bit_depth = bd;
-    *pixels = data;
+    *out = pi;
+    *pixels = buf;
+    return ST_OK;
+}
+
+st_result st_png_probe(const uint8_t *data, size_t size, const char *name, st_png_info *info, st_error *err) {
+    return decode(data, size, name ? name : "image.png", 0, info, NULL, err);
+}
+
+st_result st_png_decode(const uint8_t *data, size_t size, const char *name, uint64_t max_pixels, st_png_info *info,
+                        void **pixels, st_error *err) {
+    *pixels = NULL;
+    return decode(data, size, name ? name : "image.png", max_pixels ? max_pixels : ST_PNG_MAX_PIXELS, info, pixels,
+                  err);
+}
+
+st_result st_png_read(const char *path, uint32_t *width, uint32_t *height, int *channels, int *bit_depth,
+                      void **pixels, st_error *err) {
+    *pixels = NULL;
+    uint8_t *data = NULL;
+    size_t size = 0;
+    st_result r = st_file_read_all(path, ST_PNG_MAX_FILE_BYTES, &data, &size, err);
+    if (r) return r;
+    st_png_info info;
+    r = st_png_decode(data, size, path, 0, &info, pixels, err);
+    free(data);
+    if (r) return r;
+    *width = info.width;
+    *height = info.height;
+    *channels = info.channels;
+    *bit_depth = info.bit_depth;
     return ST_OK;
 }
 
