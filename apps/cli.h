@@ -34,6 +34,9 @@ bool cli_parse_uint(const char *text, uint32_t min, uint32_t max, uint32_t *out)
 bool cli_parse_float(const char *text, float min, float max, float *out);
 /* A finite number in [min, max] kept in double precision (metres, spacings: 0.1 must stay 0.1). */
 bool cli_parse_double(const char *text, double min, double max, double *out);
+/* Parses 1..cap comma-separated integers, each in [min, max] (min, max within int); returns how many, or 0
+ * when the text is malformed, a value is out of range or there are more than cap. */
+size_t cli_parse_ints(const char *text, long min, long max, int *out, size_t cap);
 /* Loads "default", a world directory, or a world.ini file. */
 st_result cli_load_world(const char *path, st_level **out, st_error *err);
 /* The verdict on the engine's Vulkan validation: CLI_EXIT_OK when it saw no messages, otherwise

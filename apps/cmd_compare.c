@@ -169,9 +169,8 @@ int cmd_compare(int argc, char **argv) {
         case 'T': tuning_path = optarg; break;
         case 'E': edits = true; break;
         case 'D': {
-            char extra;
-            dig_n = sscanf(optarg, "%d,%d,%d,%d%c", &dig[0], &dig[1], &dig[2], &dig[3], &extra);
-            if (dig_n < 2 || dig_n > 4) return cli_usage_error(cmd, "bad --dig '%s' (X,Y[,R[,D]])", optarg);
+            dig_n = (int)cli_parse_ints(optarg, -(long)ST_LEVEL_MAX_DIM, ST_LEVEL_MAX_DIM, dig, 4);
+            if (dig_n < 2) return cli_usage_error(cmd, "bad --dig '%s' (X,Y[,R[,D]])", optarg);
             /* zero would mean "the default" in the descriptor: a given radius must be a real one */
             if (dig_n > 2 && dig[2] < 1) return cli_usage_error(cmd, "bad --dig radius %d (at least 1)", dig[2]);
             if (dig_n > 3 && (dig[3] < 1 || dig[3] > 255))

@@ -1,5 +1,6 @@
 /* strata gen: generates the procedural multi-layer world (seed, size, dual share) and writes it as a
  * Vangers world directory. Options are all checked before anything is generated or written. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +40,11 @@ int cmd_gen(int argc, char **argv) {
         case 's': {
             char *end;
             if (!*optarg || *optarg == '-' || *optarg == '+')
-                return cli_usage_error(cmd, "bad --seed '%s' (a positive integer)", optarg);
+                return cli_usage_error(cmd, "bad --seed '%s' (an integer from 1 to 2^64-1)", optarg);
+            errno = 0;
             unsigned long long v = strtoull(optarg, &end, 10);
-            if (*end || v == 0) return cli_usage_error(cmd, "bad --seed '%s' (a positive integer)", optarg);
+            if (*end || v == 0 || errno == ERANGE)
+                return cli_usage_error(cmd, "bad --seed '%s' (an integer from 1 to 2^64-1)", optarg);
             desc.seed = v;
             break;
         }

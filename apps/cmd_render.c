@@ -51,7 +51,7 @@ int cmd_render(int argc, char **argv) {
         case 'm': method = optarg; break;
         case 'v': view_name = optarg; break;
         case 'c':
-            if (!st_camera_parse(optarg, &camera)) return cli_usage_error("render", "malformed camera '%s' (want x,y,z,yaw,pitch)", optarg);
+            if (!st_camera_parse(optarg, &camera)) return cli_usage_error("render", "malformed or out-of-range camera '%s' (want x,y,z,yaw,pitch: positions within 1e6, yaw -360..360, pitch -90..90)", optarg);
             have_camera = true;
             break;
         case 's':

@@ -86,6 +86,23 @@ typedef struct view_opts {
     bool headless; /* no window: the scripted frames are rendered offscreen (machines without a display) */
 } view_opts;
 
+#define MAX_FRAMES 1000000u /* --frames, and what a --record of a whole path may write */
+
+/* The frames a scripted run draws: --frames N, and with --record the whole path at --fps when that is fewer
+ * (or when --frames is not given, within MAX_FRAMES). */
+static st_result scripted_frames(const view_opts *o, const st_cam_path *path, uint64_t *frames, st_error *err) {
+    *frames = o->frames;
+    if (!o->record_dir) return ST_OK;
+    double seconds = (double)st_cam_path_duration(path); /* at most ST_CAM_PATH_MAX_SECONDS */
+    uint64_t along = (uint64_t)floor(seconds * o->fps) + 1;
+    if (!o->frames && along > MAX_FRAMES)
+        return st_error_set(err, ST_ERR_INVALID,
+                            "recording the %.0f s path at %u fps is %llu frames, more than %u: give --frames N or a "
+                            "lower --fps", seconds, o->fps, (unsigned long long)along, MAX_FRAMES);
+    if (!*frames || along < *frames) *frames = along;
+    return ST_OK;
+}
+
 typedef struct ring {
     double v[RING];
     size_t n, next;
@@ -530,7 +547,7 @@ static int parse(int argc, char **argv, view_opts *o) {
         case 'v': o->view_name = optarg; break;
         case 'c':
             if (!st_camera_parse(optarg, &o->camera))
-                return cli_usage_error("view", "malformed camera '%s' (want x,y,z,yaw,pitch)", optarg);
+                return cli_usage_error("view", "malformed or out-of-range camera '%s' (want x,y,z,yaw,pitch: positions within 1e6, yaw -360..360, pitch -90..90)", optarg);
             o->have_camera = true;
             break;
         case 's':
@@ -538,7 +555,8 @@ static int parse(int argc, char **argv, view_opts *o) {
                 return cli_usage_error("view", "bad size '%s' (want WxH, each 1..16384)", optarg);
             break;
         case 'f':
-            if (!cli_parse_uint(optarg, 1, 1000000, &o->frames)) return cli_usage_error("view", "bad frame count '%s'", optarg);
+            if (!cli_parse_uint(optarg, 1, MAX_FRAMES, &o->frames))
+                return cli_usage_error("view", "bad frame count '%s' (1..%u)", optarg, MAX_FRAMES);
             break;
         case 'o': o->screenshot = optarg; break;
         case 'p': o->path_file = optarg; break;
@@ -547,10 +565,11 @@ static int parse(int argc, char **argv, view_opts *o) {
             if (!cli_parse_uint(optarg, 1, 1000, &o->fps)) return cli_usage_error("view", "bad --fps '%s' (1..1000)", optarg);
             break;
         case 'g': {
-            char extra;
-            if (sscanf(optarg, "%d,%d,%d%c", &o->dig_x, &o->dig_y, &o->dig_r, &extra) != 3 || o->dig_x < 0 ||
-                o->dig_y < 0 || o->dig_r < 1 || o->dig_r > 4096)
-                return cli_usage_error("view", "bad --dig '%s' (want x,y,r with r in 1..4096)", optarg);
+            int d[3];
+            if (cli_parse_ints(optarg, 0, ST_LEVEL_MAX_DIM - 1, d, 3) != 3 || d[2] < 1 || d[2] > 4096)
+                return cli_usage_error("view", "bad --dig '%s' (want x,y,r: texels 0..%u, r in 1..4096)", optarg,
+                                       ST_LEVEL_MAX_DIM - 1);
+            o->dig_x = d[0], o->dig_y = d[1], o->dig_r = d[2];
             o->dig = true;
             break;
         }
@@ -728,10 +747,10 @@ static st_result frame_loop(viewer *v, st_error *err) {
     view_opts *o = &v->o;
     bool scripted = o->frames || o->record_dir;
     float step = 1.0f / (float)o->fps;
-    uint64_t limit = o->frames;
+    uint64_t limit = 0;
+    st_result fr = scripted_frames(o, &v->path, &limit, err);
+    if (fr) return fr;
     if (o->record_dir) {
-        uint64_t path_frames = (uint64_t)floorf(st_cam_path_duration(&v->path) * (float)o->fps) + 1;
-        if (!limit || path_frames < limit) limit = path_frames;
         if (mkdir(o->record_dir, 0777) != 0 && errno != EEXIST)
             return st_error_set(err, ST_ERR_IO, "%s: %s", o->record_dir, strerror(errno));
     }
@@ -861,8 +880,9 @@ static int run_headless(const view_opts *o) {
         else if (!r) r = st_error_set(&err, ST_ERR_INVALID, "the world has no default views: give --camera");
         if (!r) start = st_viewpoint_camera(level, &vp);
     }
-    uint32_t frames = o->frames;
-    if (!r && o->record_dir && !frames) frames = (uint32_t)(st_cam_path_duration(&path) * (float)o->fps) + 1;
+    uint64_t scripted = 0;
+    if (!r) r = scripted_frames(o, &path, &scripted, &err);
+    uint32_t frames = (uint32_t)scripted; /* at most MAX_FRAMES */
     if (!r && o->record_dir && mkdir(o->record_dir, 0777) != 0 && errno != EEXIST)
         r = st_error_set(&err, ST_ERR_IO, "%s: %s", o->record_dir, strerror(errno));
     st_engine_desc ed = {.device_index = (int)o->device, .device_given = o->device_given};

@@ -1,4 +1,5 @@
 /* strata: the command line. Dispatches to one subcommand per file (cmd_*.c). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,22 @@ bool cli_parse_double(const char *text, double min, double max, double *out) {
     if (*end || !(v >= min && v <= max)) return false;
     *out = v;
     return true;
+}
+
+size_t cli_parse_ints(const char *text, long min, long max, int *out, size_t cap) {
+    size_t n = 0;
+    const char *p = text;
+    while (p && *p && n < cap) {
+        char *end;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        if (end == p || errno == ERANGE || v < min || v > max) return 0;
+        out[n++] = (int)v;
+        if (*end == 0) return n;
+        if (*end != ',') return 0;
+        p = end + 1;
+    }
+    return 0; /* empty, a trailing comma, or more than cap values */
 }
 
 bool cli_parse_size(const char *text, uint32_t *w, uint32_t *h) {

@@ -30,6 +30,17 @@ expect_usage_error "unknown method" render --method nonsense -o "$tmp/out.png"
 expect_usage_error "malformed camera" render --camera 1,2,three,4,5 -o "$tmp/out.png"
 expect_usage_error "camera with too few fields" render --camera 1,2,3 -o "$tmp/out.png"
 expect_usage_error "pitch out of range" render --camera 1,2,3,0,-120 -o "$tmp/out.png"
+expect_usage_error "camera past float range" render --camera 1e300,100,100,0,-30 -o "$tmp/out.png"
+expect_usage_error "camera yaw huge" render --camera 100,100,100,1e300,-30 -o "$tmp/out.png"
+expect_usage_error "camera infinite" render --camera 100,inf,100,0,-30 -o "$tmp/out.png"
+expect_usage_error "camera nan" render --camera 100,100,nan,0,-30 -o "$tmp/out.png"
+expect_usage_error "view spec yaw huge" render --view "v:100,100:1e300:-30" -o "$tmp/out.png"
+expect_usage_error "view spec x past float" render --view "v:1e39,100:0:-30" -o "$tmp/out.png"
+expect_usage_error "view: camera past float range" view --headless --camera 1e300,1,1,0,0 --frames 1
+expect_usage_error "view: dig past int" view --headless --dig 99999999999,1,2 --frames 1
+expect_usage_error "compare: dig past int" compare --dig 1,2,99999999999
+expect_usage_error "gen: seed past 2^64-1" gen --seed 18446744073709551616 -o "$tmp/out-world"
+expect_usage_error "gen: seed far past 2^64-1" gen --seed 99999999999999999999999999 -o "$tmp/out-world"
 expect_usage_error "size zero" render --size 0x0 -o "$tmp/out.png"
 expect_usage_error "size malformed" render --size 640 -o "$tmp/out.png"
 expect_usage_error "missing output" render --size 64x64
@@ -145,6 +156,16 @@ grep -q "texel limit" "$tmp/stderr" || { echo "FAIL: the PNG set's size is not r
 text_png='\211\120\116\107\015\012\032\012\000\000\000\015\111\110\104\122\000\000\000\002\000\000\000\002\010\000\000\000\000\127\335\122\370\177\377\377\377\164\105\130\164\103\157\155\155\145\156\164\000\150\145\154\154\157\346\377\256\044'
 { printf "$text_png"; head -c 83 /dev/zero; } > "$tmp/claims.png"
 expect_usage_error "convert: a text chunk claiming 2 GiB" convert "$tmp/claims.png" "$tmp/out-world"
+
+# Camera paths: times bounded (0..3600 s) and the frames a recording writes bounded (1000000).
+printf '0 100 100 120 0 -30\n1e7 140 160 110 45 -40\n' > "$tmp/long.path"
+expect_usage_error "view: path time 1e7" view --headless --world "$tmp/w" --path "$tmp/long.path" --record "$tmp/rec"
+printf '0 100 100 120 0 -30\n1e30 140 160 110 45 -40\n' > "$tmp/huge.path"
+expect_usage_error "view: path time 1e30" view --headless --world "$tmp/w" --path "$tmp/huge.path" --record "$tmp/rec"
+printf '0 100 100 120 0 -30\n3600 140 160 110 45 -40\n' > "$tmp/hour.path"
+expect_usage_error "view: recording past 1000000 frames" view --headless --world "$tmp/w" --path "$tmp/hour.path" \
+    --fps 1000 --record "$tmp/rec"
+[ -e "$tmp/rec" ] && { echo "FAIL: a refused recording created its folder"; fails=$((fails + 1)); }
 
 # a reference-cache entry that is a named pipe is a cache miss, not a hang: fill a cache, turn every entry
 # into a pipe, run again

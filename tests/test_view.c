@@ -147,6 +147,17 @@ static void test_path_parse_and_interpolate(void **state) {
     assert_int_equal(st_cam_path_parse("0 0 0 0 0 -100\n", &p, &e), ST_ERR_FORMAT);
     assert_int_equal(st_cam_path_parse("# nothing\n", &p, &e), ST_ERR_FORMAT);
     assert_int_equal(st_cam_path_parse("0 0 0 0 0 0 7\n", &p, &e), ST_ERR_FORMAT);
+    /* times and positions within bounds: a last keyframe at 1e7 s would queue 3e8 frames at 30 fps, one at
+     * 1e30 s overflows the frame count; 1e30 texels is no position */
+    assert_st_ok(st_cam_path_parse("0 0 0 0 0 0\n3600 1 1 1 0 0\n", &p, err));
+    st_cam_path_free(&p);
+    assert_int_equal(st_cam_path_parse("0 0 0 0 0 0\n3600.5 1 1 1 0 0\n", &p, &e), ST_ERR_FORMAT);
+    assert_int_equal(st_cam_path_parse("0 0 0 0 0 0\n1e7 1 1 1 0 0\n", &p, &e), ST_ERR_FORMAT);
+    assert_non_null(strstr(e.message, "3600"));
+    assert_int_equal(st_cam_path_parse("0 0 0 0 0 0\n1e30 1 1 1 0 0\n", &p, &e), ST_ERR_FORMAT);
+    assert_int_equal(st_cam_path_parse("0 1e30 0 0 0 0\n", &p, &e), ST_ERR_FORMAT);
+    assert_int_equal(st_cam_path_parse("0 0 0 0 1e30 0\n", &p, &e), ST_ERR_FORMAT);
+    assert_null(p.keys);
 }
 
 static void test_controllers(void **state) {

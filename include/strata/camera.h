@@ -52,7 +52,11 @@ void st_view_matrix(const st_view *v, float view_proj[16]);
  * rectangle is then the eye's point). */
 bool st_view_ground_bounds(const st_view *v, float z_lo, float z_hi, float bounds[4]);
 
-/* Parses "x,y,z,yaw,pitch"; returns false on malformed text or non-finite values. */
+/* The range st_camera_parse accepts: positions within a million texels (height units) of the origin, yaw
+ * -360..360, pitch -90..90. Past that a float loses the precision a frame needs, or becomes infinite. */
+#define ST_CAMERA_MAX_COORD 1e6
+#define ST_CAMERA_MAX_YAW 360.0
+/* Parses "x,y,z,yaw,pitch"; returns false on malformed text or on values outside the range above. */
 bool st_camera_parse(const char *text, st_camera *cam);
 
 #endif

@@ -114,6 +114,10 @@ typedef struct st_cam_path {
     size_t count;
 } st_cam_path;
 
+#define ST_CAM_PATH_MAX_SECONDS 3600.0f /* keyframe times run 0..1 hour */
+
+/* Parses a path: six finite numbers a line, t in 0..ST_CAM_PATH_MAX_SECONDS and increasing, positions and
+ * yaw within st_camera_parse's range, pitch -90..90; at most 100000 keyframes. */
 st_result st_cam_path_parse(const char *text, st_cam_path *out, st_error *err);
 st_result st_cam_path_load(const char *file, st_cam_path *out, st_error *err);
 void st_cam_path_free(st_cam_path *path);

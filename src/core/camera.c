@@ -145,6 +145,9 @@ bool st_camera_parse(const char *text, st_camera *cam) {
         }
     }
     if (*p) return false;
+    for (int k = 0; k < 3; k++)
+        if (fabs(vals[k]) > ST_CAMERA_MAX_COORD) return false;
+    if (fabs(vals[3]) > ST_CAMERA_MAX_YAW) return false;
     if (vals[4] < -90.0 || vals[4] > 90.0) return false;
     cam->position[0] = (float)vals[0];
     cam->position[1] = (float)vals[1];

@@ -114,7 +114,7 @@ static bool parse_float(const char *text, float *out) {
     if (!*text) return false;
     char *end;
     double v = strtod(text, &end);
-    if (*end || !isfinite(v)) return false;
+    if (*end || !isfinite(v) || fabs(v) > 3.0e38) return false; /* and it must stay finite as a float */
     *out = (float)v;
     return true;
 }
@@ -145,9 +145,11 @@ static st_result parse_spec(const st_level *level, const char *spec, st_viewpoin
     snprintf(v.name, sizeof v.name, "%s", fields[0]);
     char *comma = strchr(fields[1], ',');
     if (comma) *comma = 0;
-    if (!comma || !parse_float(fields[1], &v.x) || !parse_float(comma + 1, &v.y))
+    if (!comma || !parse_float(fields[1], &v.x) || !parse_float(comma + 1, &v.y) ||
+        fabsf(v.x) > (float)ST_CAMERA_MAX_COORD || fabsf(v.y) > (float)ST_CAMERA_MAX_COORD)
         return st_error_set(err, ST_ERR_INVALID, "view '%s': position must be x,y", spec);
-    if (!parse_float(fields[2], &v.yaw_deg)) return st_error_set(err, ST_ERR_INVALID, "view '%s': bad yaw", spec);
+    if (!parse_float(fields[2], &v.yaw_deg) || fabsf(v.yaw_deg) > (float)ST_CAMERA_MAX_YAW)
+        return st_error_set(err, ST_ERR_INVALID, "view '%s': yaw must be a number from -360 to 360", spec);
     if (!parse_float(fields[3], &v.pitch_deg) || v.pitch_deg < -90.0f || v.pitch_deg > 90.0f)
         return st_error_set(err, ST_ERR_INVALID, "view '%s': pitch must be a number from -90 to 90", spec);
     bool have_height = false;

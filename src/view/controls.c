@@ -137,9 +137,16 @@ st_result st_cam_path_parse(const char *text, st_cam_path *out, st_error *err) {
             st_cam_path_free(out);
             return st_error_set(err, ST_ERR_FORMAT, "path line %d: want 't x y z yaw pitch' (six numbers)", line_no);
         }
-        if (k.pitch < -90.0f || k.pitch > 90.0f || k.t < 0) {
+        if (k.pitch < -90.0f || k.pitch > 90.0f || k.t < 0 || k.t > ST_CAM_PATH_MAX_SECONDS) {
             st_cam_path_free(out);
-            return st_error_set(err, ST_ERR_FORMAT, "path line %d: t must be >= 0 and pitch in -90..90", line_no);
+            return st_error_set(err, ST_ERR_FORMAT, "path line %d: t must be 0..%g s and pitch in -90..90", line_no,
+                                (double)ST_CAM_PATH_MAX_SECONDS);
+        }
+        if (fabsf(k.x) > (float)ST_CAMERA_MAX_COORD || fabsf(k.y) > (float)ST_CAMERA_MAX_COORD ||
+            fabsf(k.z) > (float)ST_CAMERA_MAX_COORD || fabsf(k.yaw) > (float)ST_CAMERA_MAX_YAW) {
+            st_cam_path_free(out);
+            return st_error_set(err, ST_ERR_FORMAT, "path line %d: positions must be within %g and yaw in -%g..%g",
+                                line_no, ST_CAMERA_MAX_COORD, ST_CAMERA_MAX_YAW, ST_CAMERA_MAX_YAW);
         }
         if (out->count && k.t <= out->keys[out->count - 1].t) {
             st_cam_path_free(out);
