@@ -26,6 +26,8 @@ typedef struct cli_command {
 int cli_fail(const char *cmd, const st_error *err);
 /* Prints "strata CMD: <formatted>" and returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Whether name ends in suffix, ignoring case (".png"). */
+bool cli_has_suffix(const char *name, const char *suffix);
 /* Resets getopt so a subcommand can parse its own argv. */
 void cli_getopt_reset(void);
 /* getopt_long with the common error handling: unknown option or missing argument → usage error. */

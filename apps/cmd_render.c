@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "strata/image.h"
@@ -35,7 +36,8 @@ int cmd_render(int argc, char **argv) {
                                          {"view", required_argument, 0, 'v'},   {"camera", required_argument, 0, 'c'},
                                          {"size", required_argument, 0, 's'},   {"frames", required_argument, 0, 'f'},
                                          {"depth", required_argument, 0, 'd'},  {"device", required_argument, 0, 'D'},
-                                         {"ray-steps", required_argument, 0, 'r'}, {"output", required_argument, 0, 'o'},
+                                         {"ray-steps", required_argument, 0, 'r'}, {"out", required_argument, 0, 'o'},
+                                         {"output", required_argument, 0, 'o'},
                                          {"no-shadows", no_argument, 0, 'S'},   {"shadow-size", required_argument, 0, 'Z'},
                                          {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     const char *world = "default", *method = "ray", *view_name = NULL, *out_png = NULL, *out_depth = NULL;
@@ -82,6 +84,13 @@ int cmd_render(int argc, char **argv) {
     }
     if (optind < argc) return cli_usage_error("render", "unexpected argument '%s'", argv[optind]);
     if (!out_png) return cli_usage_error("render", "missing -o out.png");
+    struct stat out_stat; /* a directory gets its own message when the output is opened */
+    bool out_is_dir = stat(out_png, &out_stat) == 0 && S_ISDIR(out_stat.st_mode);
+    if (!out_is_dir && !cli_has_suffix(out_png, ".png"))
+        return cli_usage_error("render", "-o '%s': the image is written as PNG, so its name must end in .png", out_png);
+    if (out_depth && !cli_has_suffix(out_depth, ".pfm"))
+        return cli_usage_error("render", "--depth '%s': the depth is written as PFM, so its name must end in .pfm",
+                               out_depth);
     if (!st_method_find(method)) return cli_usage_error("render", "unknown method '%s'", method);
     if (view_name && have_camera) return cli_usage_error("render", "give --view or --camera, not both");
 
@@ -94,6 +103,14 @@ int cmd_render(int argc, char **argv) {
     double *gpu_ms = calloc(frames, sizeof *gpu_ms), *cpu_ms = calloc(frames, sizeof *cpu_ms);
     int status = CLI_EXIT_OK;
     st_result r = gpu_ms && cpu_ms ? ST_OK : st_error_set(&err, ST_ERR_NOMEM, "out of memory");
+    /* Every output is opened (as its temporary) before any work, so a bad path costs nothing and a failure
+     * leaves none of them. */
+    st_atomic_file outs[2];
+    size_t out_count = 0;
+    if (!r) r = st_atomic_open(&outs[out_count], out_png, &err);
+    if (!r) out_count++;
+    if (!r && out_depth) r = st_atomic_open(&outs[out_count], out_depth, &err);
+    if (!r && out_depth) out_count++;
     if (!r) r = cli_load_world(world, &level, &err);
     if (!r && !have_camera) {
         st_viewpoint vp;
@@ -126,7 +143,7 @@ int cmd_render(int argc, char **argv) {
         if (!rgba || (out_depth && !depth)) r = st_error_set(&err, ST_ERR_NOMEM, "out of memory");
     }
     if (!r) r = st_renderer_readback(renderer, rgba, depth, &err);
-    if (!r) r = st_png_write(out_png, width, height, 4, 8, rgba, &err);
+    if (!r) r = st_png_write_to(&outs[0], width, height, 4, 8, rgba, &err);
     if (!r && out_depth) {
         st_view v = st_camera_view(&camera, width, height);
         for (uint32_t y = 0; y < height; y++)
@@ -134,8 +151,10 @@ int cmd_render(int argc, char **argv) {
                 size_t i = (size_t)y * width + x;
                 depth[i] = st_view_distance_from_depth(&v, x, y, depth[i]);
             }
-        r = st_pfm_write(out_depth, width, height, depth, &err);
+        r = st_pfm_write_to(&outs[1], width, height, depth, &err);
     }
+    if (!r) r = st_atomic_commit_all(outs, out_count, &err);
+    else st_atomic_abort_all(outs, out_count);
     if (!r) {
         st_device_info dev = st_engine_device(engine);
         st_stats g = st_stats_of(gpu_ms, frames), cs = st_stats_of(cpu_ms, frames);

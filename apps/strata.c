@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "strata/world.h"
@@ -43,6 +44,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
     va_end(ap);
     fprintf(stderr, "strata %s: %s (see 'strata %s --help')\n", cmd, line, cmd);
     return CLI_EXIT_USAGE;
+}
+
+bool cli_has_suffix(const char *name, const char *suffix) {
+    size_t n = strlen(name), m = strlen(suffix);
+    return n >= m && !strcasecmp(name + n - m, suffix);
 }
 
 void cli_getopt_reset(void) {
@@ -115,21 +121,21 @@ st_result cli_load_world(const char *path, st_level **out, st_error *err) {
     return st_world_load(path, out, err);
 }
 
-static void print_help(void) {
-    printf("strata — real-time rendering of editable multi-layer height-field terrain\n\n"
-           "usage: strata COMMAND [OPTIONS]\n\ncommands:\n");
-    for (size_t i = 0; i < COMMAND_COUNT; i++) printf("  %-10s %s\n", commands[i].name, commands[i].summary);
-    printf("\n'strata COMMAND --help' describes a command. Worlds: 'default' (the embedded procedural world),\n"
-           "a directory holding world.ini, or a world.ini file.\n");
+static void print_help(FILE *to) {
+    fprintf(to, "strata — real-time rendering of editable multi-layer height-field terrain\n\n"
+                "usage: strata COMMAND [OPTIONS]\n\ncommands:\n");
+    for (size_t i = 0; i < COMMAND_COUNT; i++) fprintf(to, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(to, "\n'strata COMMAND --help' describes a command. Worlds: 'default' (the embedded procedural world),\n"
+                "a directory holding world.ini, or a world.ini file.\n");
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        print_help();
+    if (argc < 2) { /* a usage error: the usage goes where errors go */
+        print_help(stderr);
         return CLI_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-        print_help();
+        print_help(stdout);
         return CLI_EXIT_OK;
     }
     if (!strcmp(argv[1], "--version")) {

@@ -32,29 +32,33 @@ st_result st_level_preview(const st_level *level, uint8_t **rgb, st_error *err) 
     return ST_OK;
 }
 
-static st_result ensure_dir(const char *dir, st_error *err) {
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) return st_error_set(err, ST_ERR_IO, "%s: %s", dir, strerror(errno));
-    struct stat sb;
-    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) return st_error_set(err, ST_ERR_IO, "%s: not a directory", dir);
-    return ST_OK;
-}
-
 st_result st_level_write_pngs(const st_level *level, const char *dir, st_error *err) {
-    st_result r = ensure_dir(dir, err);
+    char created[1024];
+    st_result r = st_make_dirs_tracked(dir, created, sizeof created, err);
     if (r) return r;
-    char path[1100];
+    /* The three files appear together or not at all: each is opened (as a temporary) before any is written,
+     * and committed only when all are complete. */
+    static const char *const names[3] = {"preview.png", "meta.png", "height.png"};
+    st_atomic_file files[3];
+    size_t opened = 0;
     uint8_t *rgb = NULL;
-    if ((r = st_level_preview(level, &rgb, err))) return r;
-    snprintf(path, sizeof path, "%s/preview.png", dir);
-    r = st_png_write(path, level->width, level->height, 3, 8, rgb, err);
-    free(rgb);
-    if (r) return r;
+    for (; opened < 3 && !r; opened++) {
+        char path[1100];
+        snprintf(path, sizeof path, "%s/%s", dir, names[opened]);
+        r = st_atomic_open(&files[opened], path, err);
+        if (r) break;
+    }
     const uint8_t *heights, *meta;
     st_level_planes(level, &heights, &meta);
-    snprintf(path, sizeof path, "%s/meta.png", dir);
-    if ((r = st_png_write(path, level->width, level->height, 1, 8, meta, err))) return r;
-    snprintf(path, sizeof path, "%s/height.png", dir);
-    return st_png_write(path, level->width, level->height, 1, 8, heights, err);
+    if (!r) r = st_level_preview(level, &rgb, err);
+    if (!r) r = st_png_write_to(&files[0], level->width, level->height, 3, 8, rgb, err);
+    if (!r) r = st_png_write_to(&files[1], level->width, level->height, 1, 8, meta, err);
+    if (!r) r = st_png_write_to(&files[2], level->width, level->height, 1, 8, heights, err);
+    free(rgb);
+    if (!r) r = st_atomic_commit_all(files, 3, err);
+    else st_atomic_abort_all(files, opened);
+    if (r) st_remove_dirs(dir, created);
+    return r;
 }
 
 /* A plane's header: 8-bit grey, or an error naming what it is instead. */

@@ -1,5 +1,7 @@
-/* PNG through libpng and PFM, both committed atomically; and the atomic-file helper itself. */
+/* PNG through libpng and PFM, both committed atomically; the atomic-file helpers (one file, or a set that
+ * appears whole or not at all) and mkdir -p that remembers what it created. */
 #include <errno.h>
+#include <fcntl.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdlib.h>
@@ -26,27 +28,43 @@ static void png_quiet_warning(png_structp png, png_const_charp msg) {
 
 st_result st_atomic_open(st_atomic_file *f, const char *path, st_error *err) {
     memset(f, 0, sizeof *f);
+    if (!path[0]) return st_error_set(err, ST_ERR_INVALID, "an empty output file name");
     if (strlen(path) >= sizeof f->final_path)
         return st_error_set(err, ST_ERR_INVALID, "%s: path too long", path);
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return st_error_set(err, ST_ERR_INVALID, "%s: is a directory (a file name is wanted here)", path);
     snprintf(f->final_path, sizeof f->final_path, "%s", path);
     snprintf(f->temp_path, sizeof f->temp_path, "%s.tmp%ld", path, (long)getpid());
-    f->fp = fopen(f->temp_path, "wb");
-    if (!f->fp) return st_error_set(err, ST_ERR_IO, "%s: %s", path, strerror(errno));
+    /* A temporary of this PID is a leftover of a dead process that had it (PIDs are reused): replace it, and
+     * create it exclusively so nothing already there (a named pipe) is opened. */
+    unlink(f->temp_path);
+    int fd = open(f->temp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
+    f->fp = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!f->fp) {
+        int e = errno;
+        if (fd >= 0) {
+            close(fd);
+            unlink(f->temp_path);
+        }
+        f->temp_path[0] = 0;
+        return st_error_set(err, ST_ERR_IO, "%s: %s", path, strerror(e));
+    }
     return ST_OK;
 }
 
 st_result st_atomic_commit(st_atomic_file *f, st_error *err) {
     int failed = ferror(f->fp);
-    failed |= fflush(f->fp) != 0;
-    failed |= fclose(f->fp) != 0;
+    int e = errno;
+    if (!failed && fflush(f->fp) != 0) failed = 1, e = errno;
+    if (fclose(f->fp) != 0 && !failed) failed = 1, e = errno;
     f->fp = NULL;
     if (failed) {
-        int e = errno;
         unlink(f->temp_path);
         return st_error_set(err, ST_ERR_IO, "%s: write failed: %s", f->final_path, strerror(e));
     }
     if (rename(f->temp_path, f->final_path) != 0) {
-        int e = errno;
+        e = errno;
         unlink(f->temp_path);
         return st_error_set(err, ST_ERR_IO, "%s: %s", f->final_path, strerror(e));
     }
@@ -57,42 +75,109 @@ void st_atomic_abort(st_atomic_file *f) {
     if (f->fp) fclose(f->fp);
     f->fp = NULL;
     if (f->temp_path[0]) unlink(f->temp_path);
+    f->temp_path[0] = 0;
 }
 
-st_result st_make_dirs(const char *path, st_error *err) {
+st_result st_atomic_commit_all(st_atomic_file *files, size_t count, st_error *err) {
+    for (size_t i = 0; i < count; i++) {
+        st_result r = st_atomic_commit(&files[i], err);
+        if (!r) continue;
+        for (size_t k = 0; k < i; k++) unlink(files[k].final_path); /* this run's, now in place */
+        for (size_t k = i + 1; k < count; k++) st_atomic_abort(&files[k]);
+        return r;
+    }
+    return ST_OK;
+}
+
+void st_atomic_abort_all(st_atomic_file *files, size_t count) {
+    for (size_t i = 0; i < count; i++) st_atomic_abort(&files[i]);
+}
+
+st_result st_make_dirs_tracked(const char *path, char *created, size_t cap, st_error *err) {
+    if (created && cap) created[0] = 0;
     char buf[1024];
+    if (!path[0]) return st_error_set(err, ST_ERR_INVALID, "an empty folder name");
     if (strlen(path) >= sizeof buf) return st_error_set(err, ST_ERR_INVALID, "%s: path too long", path);
     snprintf(buf, sizeof buf, "%s", path);
     for (char *p = buf + 1;; p++) {
         if (*p == '/' || !*p) {
             char c = *p;
             *p = 0;
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return st_error_set(err, ST_ERR_IO, "%s: %s", buf, strerror(errno));
+            if (mkdir(buf, 0777) == 0) {
+                if (created && cap && !created[0]) snprintf(created, cap, "%s", buf);
+            } else if (errno != EEXIST) {
+                int e = errno;
+                if (created && created[0]) st_remove_dirs(buf, created);
+                return st_error_set(err, ST_ERR_IO, "%s: %s", buf, strerror(e));
+            }
             *p = c;
             if (!c) break;
         }
     }
+    struct stat sb;
+    if (stat(buf, &sb) != 0 || !S_ISDIR(sb.st_mode)) return st_error_set(err, ST_ERR_IO, "%s: not a directory", buf);
     return ST_OK;
 }
 
-st_result st_png_write(const char *path, uint32_t width, uint32_t height, int channels, int bit_depth,
-                       const void *pixels, st_error *err) {
+st_result st_make_dirs(const char *path, st_error *err) { return st_make_dirs_tracked(path, NULL, 0, err); }
+
+void st_remove_dirs(const char *path, const char *top) {
+    if (!top || !top[0]) return;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", path);
+    size_t n = strlen(top);
+    while (strlen(buf) >= n && !strncmp(buf, top, n)) {
+        if (rmdir(buf) != 0) return; /* not empty (or not ours): stop */
+        if (strlen(buf) == n) return;
+        char *slash = strrchr(buf, '/');
+        if (!slash || slash == buf) return;
+        *slash = 0;
+    }
+}
+
+/* ---- writing PNG and PFM ------------------------------------------------------------------------------ */
+
+/* libpng writes through this so a failed write keeps its errno (a full disk says so). */
+typedef struct png_sink {
+    FILE *fp;
+    int error; /* errno of the first failed write */
+} png_sink;
+
+static void png_sink_write(png_structp png, png_bytep data, png_size_t n) {
+    png_sink *s = png_get_io_ptr(png);
+    if (fwrite(data, 1, n, s->fp) != n) {
+        s->error = errno ? errno : EIO;
+        png_error(png, "write failed");
+    }
+}
+
+static void png_sink_flush(png_structp png) {
+    png_sink *s = png_get_io_ptr(png);
+    if (fflush(s->fp) != 0) {
+        s->error = errno ? errno : EIO;
+        png_error(png, "write failed");
+    }
+}
+
+/* Kept apart so no argument is reassigned in the function that calls setjmp. */
+static st_result png_encode(FILE *fp, const char *path, uint32_t width, uint32_t height, int channels, int bit_depth,
+                            const void *pixels, st_error *err) {
     static const int color_types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
                                        PNG_COLOR_TYPE_RGBA};
-    if (channels < 1 || channels > 4 || (bit_depth != 8 && bit_depth != 16) || !width || !height)
-        return st_error_set(err, ST_ERR_INVALID, "%s: unsupported image layout", path);
-    st_atomic_file f;
-    st_result r = st_atomic_open(&f, path, err);
-    if (r) return r;
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, png_quiet_error, png_quiet_warning);
+    char why[128] = "";
+    png_sink sink = {fp, 0};
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, why, png_quiet_error, png_quiet_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!info || setjmp(png_jmpbuf(png))) {
+    if (!info) {
         png_destroy_write_struct(&png, &info);
-        st_atomic_abort(&f);
-        return st_error_set(err, ST_ERR_IO, "%s: PNG encoding failed", path);
+        return st_error_set(err, ST_ERR_NOMEM, "%s: out of memory", path);
     }
-    png_init_io(png, f.fp);
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        if (sink.error) return st_error_set(err, ST_ERR_IO, "%s: write failed: %s", path, strerror(sink.error));
+        return st_error_set(err, ST_ERR_IO, "%s: PNG encoding failed%s%s", path, why[0] ? ": " : "", why);
+    }
+    png_set_write_fn(png, &sink, png_sink_write, png_sink_flush);
     png_set_compression_level(png, 3); /* fast: images are many and large */
     png_set_IHDR(png, info, width, height, bit_depth, color_types[channels], PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
@@ -102,6 +187,46 @@ st_result st_png_write(const char *path, uint32_t width, uint32_t height, int ch
     for (uint32_t y = 0; y < height; y++) png_write_row(png, (png_const_bytep)pixels + stride * y);
     png_write_end(png, NULL);
     png_destroy_write_struct(&png, &info);
+    return ST_OK;
+}
+
+st_result st_png_write_to(st_atomic_file *f, uint32_t width, uint32_t height, int channels, int bit_depth,
+                          const void *pixels, st_error *err) {
+    if (channels < 1 || channels > 4 || (bit_depth != 8 && bit_depth != 16) || !width || !height)
+        return st_error_set(err, ST_ERR_INVALID, "%s: unsupported image layout", f->final_path);
+    return png_encode(f->fp, f->final_path, width, height, channels, bit_depth, pixels, err);
+}
+
+st_result st_png_write(const char *path, uint32_t width, uint32_t height, int channels, int bit_depth,
+                       const void *pixels, st_error *err) {
+    st_atomic_file f;
+    st_result r = st_atomic_open(&f, path, err);
+    if (r) return r;
+    r = st_png_write_to(&f, width, height, channels, bit_depth, pixels, err);
+    if (r) {
+        st_atomic_abort(&f);
+        return r;
+    }
+    return st_atomic_commit(&f, err);
+}
+
+st_result st_pfm_write_to(st_atomic_file *f, uint32_t width, uint32_t height, const float *values, st_error *err) {
+    fprintf(f->fp, "Pf\n%u %u\n-1.0\n", width, height);
+    for (uint32_t y = height; y-- > 0;)
+        if (fwrite(values + (size_t)y * width, sizeof(float), width, f->fp) != width)
+            return st_error_set(err, ST_ERR_IO, "%s: write failed: %s", f->final_path, strerror(errno));
+    return ST_OK;
+}
+
+st_result st_pfm_write(const char *path, uint32_t width, uint32_t height, const float *values, st_error *err) {
+    st_atomic_file f;
+    st_result r = st_atomic_open(&f, path, err);
+    if (r) return r;
+    r = st_pfm_write_to(&f, width, height, values, err);
+    if (r) {
+        st_atomic_abort(&f);
+        return r;
+    }
     return st_atomic_commit(&f, err);
 }
 
@@ -213,11 +338,3 @@ st_result st_png_read(const char *path, uint32_t *width, uint32_t *height, int *
     return ST_OK;
 }
 
-st_result st_pfm_write(const char *path, uint32_t width, uint32_t height, const float *values, st_error *err) {
-    st_atomic_file f;
-    st_result r = st_atomic_open(&f, path, err);
-    if (r) return r;
-    fprintf(f.fp, "Pf\n%u %u\n-1.0\n", width, height);
-    for (uint32_t y = height; y-- > 0;) fwrite(values + (size_t)y * width, sizeof(float), width, f.fp);
-    return st_atomic_commit(&f, err);
-}
