@@ -106,6 +106,20 @@ else
     passes=$((passes + 1))
 fi
 
+# Outputs: every path is checked before anything is written, so a bad second output leaves no first one.
+expect_usage_error "render: depth into a missing folder" render --size 16x10 --camera 100,100,200,0,-60 \
+    -o "$tmp/out.png" --depth "$tmp/nodir/d.pfm"
+expect_usage_error "render: -o a directory" render --size 16x10 -o "$tmp"
+grep -q "is a directory" "$tmp/stderr" || { echo "FAIL: -o DIR: $(cat "$tmp/stderr")"; fails=$((fails + 1)); }
+expect_usage_error "render: -o .jpg" render --size 16x10 -o "$tmp/out.jpg"
+expect_usage_error "render: --depth not .pfm" render --size 16x10 -o "$tmp/out.png" --depth "$tmp/d.png"
+
+# No arguments: the usage, on stderr, exit 2.
+"$strata" >"$tmp/stdout" 2>"$tmp/stderr"
+status=$?
+if [ "$status" -eq 2 ] && [ ! -s "$tmp/stdout" ] && grep -q "usage: strata COMMAND" "$tmp/stderr"; then
+    passes=$((passes + 1)); else echo "FAIL: strata with no arguments: status $status"; fails=$((fails + 1)); fi
+
 # Named pipes (and other non-regular files) where a file is expected: refused at once, never opened for
 # reading (which would wait for a writer forever). A small world gives each file of a world in turn.
 "$strata" gen --size 256x256 -o "$tmp/w" >/dev/null 2>&1 || { echo "FAIL: gen of the test world"; fails=$((fails + 1)); }
@@ -116,6 +130,11 @@ for f in world.ini output.vmc harmony.pal output.vpr; do
     mkfifo "$tmp/fifo-$f/$f"
     expect_usage_error "info: $f is a named pipe" info "$tmp/fifo-$f"
 done
+# A world.ini that cannot be read is not "no world.ini" (a link loop stands in for a permission error,
+# which root would not see)
+mkdir -p "$tmp/loop" && ln -sf world.ini "$tmp/loop/world.ini"
+expect_usage_error "info: world.ini is a link loop" info "$tmp/loop"
+grep -q "no world.ini" "$tmp/stderr" && { echo "FAIL: an unreadable world.ini reads as missing"; fails=$((fails + 1)); }
 fifo_world="$tmp/fifo-world.ini"
 expect_usage_error "render: world is a named pipe" render --world "$fifo_world" -o "$tmp/out.png"
 expect_usage_error "mesh: world is a named pipe" mesh "$fifo_world"

@@ -1,10 +1,17 @@
 /* Whole worlds on disk: st_world_save then st_world_load returns the same level (.vmc Huffman, .vmc
- * identity, .vmp), the palette survives its 6-bit quantisation exactly, failures leave no files behind. */
+ * identity, .vmp), the palette survives its 6-bit quantisation exactly, failures leave no files behind; a save
+ * stopped by SIGKILL at any step leaves the old or the new world, a second writer is refused, leftovers of dead
+ * saves are removed, a save in place keeps world.ini's other keys and file names, the map's CRC-32 is checked. */
 #include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "strata/vangers.h"
 #include "strata/world.h"
@@ -154,10 +161,272 @@ static void test_load_errors(void **state) {
     st_level_destroy(l);
 }
 
+/* The directory's entries (but . and ..), sorted, space-separated. */
+static void list_names(const char *dir, char *out, size_t cap) {
+    char names[64][256];
+    int n = 0;
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 64)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) snprintf(names[n++], 256, "%s", e->d_name);
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+    out[0] = 0;
+    for (int i = 0; i < n; i++) snprintf(out + strlen(out), cap - strlen(out), "%s%s", i ? " " : "", names[i]);
+}
+
+static const char *const plain_world = "harmony.pal output.vmc output.vpr world.ini";
+
+static void kill_at(void *user, int step, const char *what) {
+    (void)what;
+    if (step == *(const int *)user) raise(SIGKILL);
+}
+
+/* A dead process's PID: a child that has exited and been reaped. */
+static long dead_pid(void) {
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) _exit(0);
+    waitpid(pid, NULL, 0);
+    return (long)pid;
+}
+
+/* A save of a different size is killed after each of its steps in turn; every time the world loads as the
+ * old one (before the journal is written, step 3) or the new one (after it), and the next save cleans up. */
+static void test_save_killed_at_every_step(void **state) {
+    (void)state;
+    st_level *a = make_level(), *b = test_flat_level(256, 128, 77);
+    memcpy(b->palette, a->palette, sizeof a->palette); /* on the 6-bit grid, so it comes back exactly */
+    char dir[512], names[2048];
+    snprintf(dir, sizeof dir, "%s/w", test_temp_dir("worldkill"));
+    for (int step = 0; step <= 8; step++) {
+        assert_st_ok(st_world_save(a, dir, err));
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            st_world_save_desc d = {.on_step = kill_at, .step_user = &step};
+            _exit(st_world_save_ex(b, dir, &d, NULL, NULL) == ST_OK ? 0 : 1);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        if (step < 8) assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+        else assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        st_level *back = NULL;
+        assert_st_ok(st_world_load(dir, &back, err));
+        check_same(step < 3 ? a : b, back);
+        st_level_destroy(back);
+        /* the next save finishes or discards what the killed one left, and leaves only the world */
+        assert_st_ok(st_world_save(a, dir, err));
+        list_names(dir, names, sizeof names);
+        assert_string_equal(names, plain_world);
+        assert_st_ok(st_world_load(dir, &back, err));
+        check_same(a, back);
+        st_level_destroy(back);
+    }
+    st_level_destroy(a);
+    st_level_destroy(b);
+}
+
+/* A writer holding world.lock makes a second one fail without writing; a lock file left by a dead process is
+ * taken over. */
+static void test_one_writer(void **state) {
+    (void)state;
+    st_level *l = make_level();
+    char dir[512], lock[600], names[2048];
+    snprintf(dir, sizeof dir, "%s/w", test_temp_dir("worldlock"));
+    assert_st_ok(st_world_save(l, dir, err));
+    snprintf(lock, sizeof lock, "%s/world.lock", dir);
+    int fd = open(lock, O_RDWR | O_CREAT, 0666);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_EX), 0);
+    dprintf(fd, "%ld\n", (long)getpid());
+    st_level *other = test_flat_level(256, 128, 5);
+    st_error e = {0};
+    assert_int_equal(st_world_save(other, dir, &e), ST_ERR_IO);
+    char want[64];
+    snprintf(want, sizeof want, "being saved by process %ld", (long)getpid());
+    assert_non_null(strstr(e.message, want));
+    close(fd); /* the holder is gone */
+    st_level *back = NULL;
+    assert_st_ok(st_world_load(dir, &back, err));
+    check_same(l, back);
+    st_level_destroy(back);
+    /* a stale lock file: a dead PID, no lock held */
+    FILE *fp = fopen(lock, "w");
+    fprintf(fp, "%ld\n", dead_pid());
+    fclose(fp);
+    assert_st_ok(st_world_save(other, dir, err));
+    list_names(dir, names, sizeof names);
+    assert_string_equal(names, plain_world);
+    st_level_destroy(other);
+    st_level_destroy(l);
+}
+
+static void touch(const char *dir, const char *name) {
+    char path[800];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    write_file(path, "x", 1);
+}
+
+/* Temporaries of dead processes and uncommitted .new files go; a live process's temporary and the user's own
+ * files stay. */
+static void test_leftovers_removed(void **state) {
+    (void)state;
+    st_level *l = make_level();
+    char dir[512], names[2048], name[128];
+    snprintf(dir, sizeof dir, "%s/w", test_temp_dir("worldleft"));
+    assert_st_ok(st_world_save(l, dir, err));
+    long gone = dead_pid();
+    snprintf(name, sizeof name, "output.vmc.tmp%ld", gone);
+    touch(dir, name);
+    snprintf(name, sizeof name, "world.ini.tmp%ld", gone);
+    touch(dir, name);
+    snprintf(name, sizeof name, "screenshot-0000.png.tmp%ld", gone);
+    touch(dir, name);
+    snprintf(name, sizeof name, "live.png.tmp%ld", (long)getppid());
+    touch(dir, name);
+    touch(dir, "output.vmc.new"); /* no journal: never committed */
+    touch(dir, "notes.txt");
+    assert_st_ok(st_world_save(l, dir, err));
+    list_names(dir, names, sizeof names);
+    char want[2048];
+    snprintf(want, sizeof want, "harmony.pal %s notes.txt output.vmc output.vpr world.ini", name);
+    assert_string_equal(names, want);
+    st_level_destroy(l);
+}
+
+static char *read_text(const char *path) {
+    uint8_t *d = NULL;
+    size_t n = 0;
+    assert_st_ok(st_file_read_all(path, 1u << 20, &d, &n, err));
+    char *t = realloc(d, n + 1);
+    t[n] = 0;
+    return t;
+}
+
+/* Saving over a world keeps what strata does not write: other keys, comments, the file names, the .vpr's
+ * path tables; a change of map format removes the old map. */
+static void test_save_in_place_keeps_the_rest(void **state) {
+    (void)state;
+    st_level *l = make_level();
+    char dir[512], path[700], names[2048];
+    snprintf(dir, sizeof dir, "%s/fostral", test_temp_dir("worldkeep"));
+    assert_st_ok(st_world_save(l, dir, err));
+    /* a hand-made world.ini with the original's extra keys and its own file names */
+    const char *ini =
+        "; a world made by hand\r\n"
+        "[Global Parameters]\r\nMap Power X = 7\r\nMap Power Y = 8\r\nGeoNet Power = 5\r\nSection Size Power = 7\r\n"
+        "Minimal Square Power = 4\r\n\r\n"
+        "[Storage]\r\nFile Name = fostral\r\nPalette File = fostral.pal\r\nCompressed Format Using = 1\r\n"
+        "Version = 1.4\r\n\r\n"
+        "[Rendering Parameters]\r\nTerrain Max = 8\r\n"
+        "Begin Colors = 1 32 40 72 88 104 112 120\r\nEnd Colors = 31 63 50 87 103 111 119 127\r\n"
+        "Shadow Offsets = 1 2 3 4 5 6 7 8\r\nHeight Shifts = 8 7 6 5 4 3 2 1\r\n\r\n"
+        "[Dynamic Palette]\r\nWave Terrain = 3\r\nTerrain Offset = 17\r\n\r\n"
+        "[Creation Parameters]\r\nNoise Level = 42  ; kept\r\n";
+    snprintf(path, sizeof path, "%s/world.ini", dir);
+    write_file(path, ini, strlen(ini));
+    char from[700], to[700];
+    const char *moves[3][2] = {{"output.vmc", "fostral.vmc"}, {"harmony.pal", "fostral.pal"}, {"output.vpr", "fostral.vpr"}};
+    for (int i = 0; i < 3; i++) {
+        snprintf(from, sizeof from, "%s/%s", dir, moves[i][0]);
+        snprintf(to, sizeof to, "%s/%s", dir, moves[i][1]);
+        assert_int_equal(rename(from, to), 0);
+    }
+    /* GeoNet tables the writer would zero: mark them */
+    snprintf(path, sizeof path, "%s/fostral.vpr", dir);
+    uint8_t *vpr = NULL;
+    size_t vpr_size = 0;
+    assert_st_ok(st_file_read_all(path, 1u << 20, &vpr, &vpr_size, err));
+    memset(vpr + 44, 0x5a, 64);
+    write_file(path, vpr, vpr_size);
+    free(vpr);
+    st_level *w = NULL;
+    assert_st_ok(st_world_load(dir, &w, err));
+    st_rect dirty;
+    assert_st_ok(st_level_dig(w, 64, 128, 10, 10, &dirty, err));
+    w->flood[1] = 99;
+    assert_st_ok(st_world_save(w, dir, err));
+
+    list_names(dir, names, sizeof names);
+    assert_string_equal(names, "fostral.pal fostral.vmc fostral.vpr world.ini");
+    snprintf(path, sizeof path, "%s/world.ini", dir);
+    char *text = read_text(path);
+    static const char *const kept[] = {
+        "; a world made by hand\r\n", "GeoNet Power = 5\r\n", "File Name = fostral\r\n",
+        "Palette File = fostral.pal\r\n", "Shadow Offsets = 1 2 3 4 5 6 7 8\r\n",
+        "Height Shifts = 8 7 6 5 4 3 2 1\r\n", "[Dynamic Palette]\r\nWave Terrain = 3\r\nTerrain Offset = 17\r\n",
+        "Noise Level = 42  ; kept\r\n", "Begin Colors = 1 32 40 72", "[Strata]\r\nMap CRC32 = 0x"};
+    for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++)
+        if (!strstr(text, kept[i])) fail_msg("world.ini lost '%s':\n%s", kept[i], text);
+    free(text);
+    snprintf(path, sizeof path, "%s/fostral.vpr", dir);
+    assert_st_ok(st_file_read_all(path, 1u << 20, &vpr, &vpr_size, err));
+    for (int i = 0; i < 64; i++) assert_int_equal(vpr[44 + i], 0x5a);
+    free(vpr);
+    st_level *back = NULL;
+    assert_st_ok(st_world_load(dir, &back, err));
+    check_same(w, back);
+    st_level_destroy(back);
+
+    /* as .vmp: the .vmc is no longer named, so it goes */
+    st_world_save_desc vmp = {.vmp = true};
+    assert_st_ok(st_world_save_ex(w, dir, &vmp, NULL, err));
+    list_names(dir, names, sizeof names);
+    assert_string_equal(names, "fostral.pal fostral.vmp fostral.vpr world.ini");
+    snprintf(path, sizeof path, "%s/world.ini", dir);
+    text = read_text(path);
+    assert_non_null(strstr(text, "Compressed Format Using = 0\r\n"));
+    assert_non_null(strstr(text, "Wave Terrain = 3\r\n"));
+    free(text);
+    assert_st_ok(st_world_load(dir, &back, err));
+    check_same(w, back);
+    st_level_destroy(back);
+    st_level_destroy(w);
+    st_level_destroy(l);
+}
+
+/* The map's CRC-32 in world.ini catches a flipped bit that would decode to another valid map. */
+static void test_map_checksum(void **state) {
+    (void)state;
+    st_level *l = make_level();
+    char dir[512], path[700];
+    snprintf(dir, sizeof dir, "%s/w", test_temp_dir("worldcrc"));
+    st_world_save_desc identity = {.identity = true}; /* every byte of an identity-coded row is a symbol */
+    assert_st_ok(st_world_save_ex(l, dir, &identity, NULL, err));
+    snprintf(path, sizeof path, "%s/output.vmc", dir);
+    uint8_t *map = NULL;
+    size_t n = 0;
+    assert_st_ok(st_file_read_all(path, 1u << 24, &map, &n, err));
+    map[n - 100] ^= 0x10;
+    write_file(path, map, n);
+    st_level *back = NULL;
+    st_error e = {0};
+    assert_int_equal(st_world_load(dir, &back, &e), ST_ERR_FORMAT);
+    assert_non_null(strstr(e.message, "CRC-32"));
+    assert_non_null(strstr(e.message, "output.vmc"));
+    /* without the record the same bytes load (with a warning): the flip is not detectable then */
+    snprintf(path, sizeof path, "%s/world.ini", dir);
+    char *text = read_text(path);
+    *strstr(text, "[Strata]") = 0;
+    write_file(path, text, strlen(text));
+    free(text);
+    assert_st_ok(st_world_load(dir, &back, err));
+    st_level_destroy(back);
+    free(map);
+    st_level_destroy(l);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip_variants),
         cmocka_unit_test(test_load_errors),
+        cmocka_unit_test(test_save_killed_at_every_step),
+        cmocka_unit_test(test_one_writer),
+        cmocka_unit_test(test_leftovers_removed),
+        cmocka_unit_test(test_save_in_place_keeps_the_rest),
+        cmocka_unit_test(test_map_checksum),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

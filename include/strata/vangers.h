@@ -18,6 +18,10 @@ typedef struct st_world_ini {
     uint32_t terrain_max;              /* 8 or 16 */
     bool has_colors;                   /* Begin Colors and End Colors were present */
     uint8_t begin_color[16], end_color[16];
+    /* [Strata] Map CRC32: the CRC-32 of the whole map file, written by strata (the original game reads
+     * world.ini by section and key, so it ignores the section); checked on load when present. */
+    bool has_map_crc;
+    uint32_t map_crc;
 } st_world_ini;
 
 /* Parses the text of a world.ini. `name` only labels error messages. Missing optional keys get the
@@ -27,6 +31,12 @@ st_result st_world_ini_parse(const char *text, size_t size, const char *name, st
 void st_world_ini_from_level(const st_level *level, bool compressed, st_world_ini *out);
 /* Formats ini as text into a malloc'd NUL-terminated string. */
 st_result st_world_ini_format(const st_world_ini *ini, char **text, size_t *size, st_error *err);
+/* An existing world.ini's text with the keys strata writes set to ini's values (map and GeoNet powers,
+ * section power, File Name, Palette File, Compressed Format Using, Version, Terrain Max, Begin/End Colors,
+ * [Strata] Map CRC32), every other line (Shadow Offsets, Height Shifts, Dynamic Palette, comments, ...) kept
+ * as it was; keys it lacks are added to their section. *text is malloc'd. */
+st_result st_world_ini_update(const char *old_text, size_t old_size, const st_world_ini *ini, char **text,
+                              size_t *size, st_error *err);
 
 /* ---- .vmc ------------------------------------------------------------------------------------------- */
 #define ST_VMC_TREE_SIZE 512
@@ -35,7 +45,13 @@ st_result st_world_ini_format(const st_world_ini *ini, char **text, size_t *size
 /* Checks a 512-entry decode tree: entries reachable from node 1 are node links (1..255) or leaves (≤ 0);
  * a link out of range or a cycle is rejected. */
 st_result st_vmc_tree_check(const int32_t tree[ST_VMC_TREE_SIZE], const char *name, st_error *err);
-/* Decodes a whole .vmc of a W×H level into heights and meta (each W*H bytes), rows in parallel. */
+/* Checks a .vmc's header against a W×H level without decoding: the row table and trees fit, every row lies
+ * inside the file and is long enough for its symbols. Cheap (one pass over H table entries), so a loader can
+ * run it before it allocates the level. */
+st_result st_vmc_check(const uint8_t *data, size_t size, uint32_t width, uint32_t height, const char *name,
+                       st_error *err);
+/* Decodes a whole .vmc of a W×H level into heights and meta (each W*H bytes), rows in parallel (after
+ * st_vmc_check). */
 st_result st_vmc_decode(const uint8_t *data, size_t size, uint32_t width, uint32_t height, uint8_t *heights,
                         uint8_t *meta, const char *name, st_error *err);
 
@@ -83,7 +99,24 @@ void st_pal_encode(const st_rgb8 palette[256], uint8_t out[ST_PAL_SIZE]);
 typedef struct st_world_save_desc {
     bool vmp;         /* write the uncompressed .vmp instead of .vmc */
     bool identity;    /* .vmc with the identity code */
+    /* Called after each durable step of the save (tests stop a save there); NULL = none. Steps: each data
+     * file written as NAME.new, the journal world.ini.new written (the commit point), each rename. */
+    void (*on_step)(void *user, int step, const char *what);
+    void *step_user;
 } st_world_save_desc;
+
+/* The bytes of a world's files, for st_world_decode; vpr may be NULL (absent: flood levels 0). The names label
+ * messages (NULL: generic ones). */
+typedef struct st_world_files {
+    const uint8_t *ini, *map, *pal, *vpr;
+    size_t ini_size, map_size, pal_size, vpr_size;
+    const char *ini_name, *map_name, *pal_name, *vpr_name;
+} st_world_files;
+
+/* A level from a world's files in memory: world.ini parsed, then every size checked against it (map header,
+ * palette, .vpr) and the map's CRC-32 against [Strata] Map CRC32 (a warning when world.ini has none) before
+ * the level is allocated. */
+st_result st_world_decode(const st_world_files *files, st_level **out, st_error *err);
 
 /* st_world_save with options; info (may be NULL) reports the .vmc coding. */
 st_result st_world_save_ex(const st_level *level, const char *dir, const st_world_save_desc *desc,

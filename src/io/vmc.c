@@ -204,8 +204,8 @@ static void decode_rows(void *user, size_t begin, size_t end) {
     }
 }
 
-st_result st_vmc_decode(const uint8_t *data, size_t size, uint32_t width, uint32_t height, uint8_t *heights,
-                        uint8_t *meta, const char *name, st_error *err) {
+st_result st_vmc_check(const uint8_t *data, size_t size, uint32_t width, uint32_t height, const char *name,
+                       st_error *err) {
     if (!name) name = ".vmc";
     if (width < 2 || height < 1 || width > ST_LEVEL_MAX_DIM || height > ST_LEVEL_MAX_DIM)
         return st_error_set(err, ST_ERR_INVALID, "%s: bad level size %ux%u", name, width, height);
@@ -226,6 +226,14 @@ st_result st_vmc_decode(const uint8_t *data, size_t size, uint32_t width, uint32
                                 "%s: row %u at offset %u size %d lies outside the data (%llu..%zu)", name, y, off,
                                 len, (unsigned long long)header, size);
     }
+    return ST_OK;
+}
+
+st_result st_vmc_decode(const uint8_t *data, size_t size, uint32_t width, uint32_t height, uint8_t *heights,
+                        uint8_t *meta, const char *name, st_error *err) {
+    if (!name) name = ".vmc";
+    st_result checked = st_vmc_check(data, size, width, height, name, err);
+    if (checked) return checked;
     vmc_code *codes = malloc(2 * sizeof *codes);
     if (!codes) return st_error_set(err, ST_ERR_NOMEM, "%s: out of memory", name);
     for (int t = 0; t < 2; t++) {

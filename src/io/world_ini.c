@@ -131,6 +131,15 @@ st_result st_world_ini_parse(const char *text, size_t size, const char *name, st
         } else if (!strcmp(section, "rendering parameters") && !strcmp(key, "end colors")) {
             snprintf(seen.end_text, sizeof seen.end_text, "%s", value);
             seen.end = true;
+        } else if (!strcmp(section, "strata") && !strcmp(key, "map crc32")) {
+            char *stop;
+            const char *digits = !strncasecmp(value, "0x", 2) ? value + 2 : value;
+            unsigned long long crc = strtoull(digits, &stop, 16);
+            if (!*digits || *stop || crc > 0xFFFFFFFFull || !isxdigit((unsigned char)*digits))
+                return st_error_set(err, ST_ERR_FORMAT, "%s:%u: 'Map CRC32' must be a 32-bit hex number", name,
+                                    line_no);
+            out->map_crc = (uint32_t)crc;
+            out->has_map_crc = true;
         }
         /* Every other key (Shadow Offsets, Height Shifts, Dynamic Palette, ...) is unused. */
     }
@@ -236,7 +245,165 @@ st_result st_world_ini_format(const st_world_ini *ini, char **text, size_t *size
         len += (size_t)snprintf(buf + len, cap - len, "\n");
     }
     len += (size_t)snprintf(buf + len, cap - len, "\n[Dynamic Palette]\nWave Terrain = 0\n");
+    if (ini->has_map_crc)
+        len += (size_t)snprintf(buf + len, cap - len, "\n[Strata]\nMap CRC32 = 0x%08x\n", (unsigned)ini->map_crc);
     *text = buf;
     *size = len;
+    return ST_OK;
+}
+
+/* ---- updating an existing world.ini in place ---------------------------------------------------------- */
+
+typedef struct managed_key {
+    const char *section, *key; /* lower case, as the parser compares them */
+    const char *label;         /* as written when the key is added */
+    char value[256];
+    bool present;
+} managed_key;
+
+typedef struct text_buf {
+    char *p;
+    size_t n, cap;
+    bool failed;
+} text_buf;
+
+static void buf_insert(text_buf *b, size_t at, const char *s, size_t n) {
+    if (b->failed) return;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = (b->n + n + 1) * 2;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            b->failed = true;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memmove(b->p + at + n, b->p + at, b->n - at);
+    memcpy(b->p + at, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
+}
+
+/* Adds the keys of `section` that the old text lacked at `at` (after the section's last non-blank line). */
+static void add_missing(text_buf *b, size_t at, managed_key *keys, size_t count, const char *section, const char *eol) {
+    char line[400];
+    for (size_t i = 0; i < count; i++) {
+        if (keys[i].present || strcmp(keys[i].section, section)) continue;
+        int n = snprintf(line, sizeof line, "%s = %s%s", keys[i].label, keys[i].value, eol);
+        buf_insert(b, at, line, (size_t)n);
+        at += (size_t)n;
+        keys[i].present = true;
+    }
+}
+
+st_result st_world_ini_update(const char *old_text, size_t old_size, const st_world_ini *ini, char **text,
+                              size_t *size, st_error *err) {
+    *text = NULL;
+    *size = 0;
+    if (old_size > INI_MAX_BYTES) return st_error_set(err, ST_ERR_FORMAT, "world.ini: %zu bytes is too long", old_size);
+    managed_key keys[] = {
+        {"global parameters", "map power x", "Map Power X", "", false},
+        {"global parameters", "map power y", "Map Power Y", "", false},
+        {"global parameters", "geonet power", "GeoNet Power", "", false},
+        {"global parameters", "section size power", "Section Size Power", "", false},
+        {"storage", "file name", "File Name", "", false},
+        {"storage", "palette file", "Palette File", "", false},
+        {"storage", "compressed format using", "Compressed Format Using", "", false},
+        {"storage", "version", "Version", "1.4", false},
+        {"rendering parameters", "terrain max", "Terrain Max", "", false},
+        {"rendering parameters", "begin colors", "Begin Colors", "", false},
+        {"rendering parameters", "end colors", "End Colors", "", false},
+        {"strata", "map crc32", "Map CRC32", "", false},
+    };
+    const size_t count = sizeof keys / sizeof keys[0];
+    snprintf(keys[0].value, sizeof keys[0].value, "%u", ini->map_power_x);
+    snprintf(keys[1].value, sizeof keys[1].value, "%u", ini->map_power_y);
+    snprintf(keys[2].value, sizeof keys[2].value, "%u", ini->geonet_power);
+    snprintf(keys[3].value, sizeof keys[3].value, "%u", ini->section_power);
+    snprintf(keys[4].value, sizeof keys[4].value, "%s", ini->file_name);
+    snprintf(keys[5].value, sizeof keys[5].value, "%s", ini->palette_file);
+    snprintf(keys[6].value, sizeof keys[6].value, "%d", ini->compressed ? 1 : 0);
+    snprintf(keys[8].value, sizeof keys[8].value, "%u", ini->terrain_max);
+    for (int k = 0; k < 2; k++) {
+        size_t len = 0;
+        for (uint32_t i = 0; i < ini->terrain_max && i < 16; i++)
+            len += (size_t)snprintf(keys[9 + k].value + len, sizeof keys[9 + k].value - len, "%s%u", i ? " " : "",
+                                    k ? ini->end_color[i] : ini->begin_color[i]);
+    }
+    snprintf(keys[11].value, sizeof keys[11].value, "0x%08x", (unsigned)ini->map_crc);
+    if (!ini->has_map_crc) keys[11].present = true; /* nothing to add; an old value is replaced below */
+
+    const char *eol = old_size && memchr(old_text, '\r', old_size) ? "\r\n" : "\n";
+    text_buf b = {malloc(old_size + 1024), 0, old_size + 1024, false};
+    if (!b.p) return st_error_set(err, ST_ERR_NOMEM, "world.ini: out of memory");
+    b.p[0] = 0;
+    char section[64] = "";
+    size_t section_end = 0; /* where keys missing from the current section go */
+    size_t pos = 0;
+    while (pos < old_size && !b.failed) {
+        size_t start = pos;
+        while (pos < old_size && old_text[pos] != '\n') pos++;
+        size_t end = pos;
+        if (pos < old_size) pos++;
+        const char *line = old_text + start;
+        size_t len = end - start, with_eol = pos - start;
+        char trimmed[512];
+        copy_trim(line, line + len, trimmed, sizeof trimmed, false);
+        if (trimmed[0] == '[' && strchr(trimmed, ']')) {
+            add_missing(&b, section_end, keys, count, section, eol);
+            copy_trim(trimmed + 1, strchr(trimmed, ']'), section, sizeof section, true);
+            buf_insert(&b, b.n, line, with_eol);
+            section_end = b.n;
+            continue;
+        }
+        char *eq = trimmed[0] && trimmed[0] != ';' && trimmed[0] != '#' ? strchr(trimmed, '=') : NULL;
+        managed_key *mk = NULL;
+        if (eq) {
+            char key[64];
+            copy_trim(trimmed, eq, key, sizeof key, true);
+            for (size_t i = 0; i < count && !mk; i++)
+                if (!strcmp(keys[i].section, section) && !strcmp(keys[i].key, key)) mk = &keys[i];
+        }
+        if (mk && !(mk == &keys[11] && !ini->has_map_crc)) {
+            /* the key as it was spelled, the new value, the line's own ending */
+            const char *raw_eq = memchr(line, '=', len);
+            size_t keep = (size_t)(raw_eq - line) + 1;
+            buf_insert(&b, b.n, line, keep);
+            char value[300];
+            int n = snprintf(value, sizeof value, " %s", mk->value);
+            buf_insert(&b, b.n, value, (size_t)n);
+            buf_insert(&b, b.n, end > start && line[len - 1] == '\r' ? "\r" : "", end > start && line[len - 1] == '\r');
+            if (pos > end) buf_insert(&b, b.n, "\n", 1);
+            mk->present = true;
+        } else if (!(mk == &keys[11] && !ini->has_map_crc)) {
+            buf_insert(&b, b.n, line, with_eol);
+        }
+        if (trimmed[0] && trimmed[0] != ';' && trimmed[0] != '#') {
+            if (b.n && b.p[b.n - 1] != '\n') buf_insert(&b, b.n, eol, strlen(eol)); /* a last line without one */
+            section_end = b.n;
+        }
+    }
+    add_missing(&b, section_end, keys, count, section, eol);
+    /* sections the old text did not have at all */
+    static const char *const sections[4][2] = {{"global parameters", "Global Parameters"},
+                                               {"storage", "Storage"},
+                                               {"rendering parameters", "Rendering Parameters"},
+                                               {"strata", "Strata"}};
+    for (int s = 0; s < 4 && !b.failed; s++) {
+        bool missing = false;
+        for (size_t i = 0; i < count; i++) missing |= !keys[i].present && !strcmp(keys[i].section, sections[s][0]);
+        if (!missing) continue;
+        char header[80];
+        int n = snprintf(header, sizeof header, "%s[%s]%s", b.n ? eol : "", sections[s][1], eol);
+        buf_insert(&b, b.n, header, (size_t)n);
+        add_missing(&b, b.n, keys, count, sections[s][0], eol);
+    }
+    if (b.failed) {
+        free(b.p);
+        return st_error_set(err, ST_ERR_NOMEM, "world.ini: out of memory");
+    }
+    *text = b.p;
+    *size = b.n;
     return ST_OK;
 }
