@@ -23,7 +23,7 @@
 
 static void usage(void) {
     printf("usage: strata view [--world W] [--method M] [--view NAME | --camera x,y,z,yaw,pitch] [--size WxH]\n"
-           "                   [--frames N] [--screenshot FILE] [--path FILE] [--record DIR] [--fps N]\n"
+           "                   [--frames N] [--screenshot FILE] [--path FILE] [--record DIR] [--fps N] [--headless]\n"
            "                   [--dig x,y,r] [--save DIR] [--vsync on|off] [--no-shadows] [--ray-steps N] [--device N]\n\n"
            "Opens a window showing the world with one method live, with a HUD. Keys (docs/viewer.md):\n"
            "  WASD move, Q/E down/up, Shift faster, wheel speed/zoom, right mouse button held: look\n"
@@ -45,8 +45,10 @@ static void usage(void) {
            "  --record DIR    with --path: write every frame of the path as DIR/frame-00000.png ... and exit\n"
            "  --fps N         frames per second of path time for --frames and --record (default 30)\n"
            "  --headless      no window: render the scripted frames (--frames or --record) offscreen and\n"
-           "                  report their times (for machines without a display)\n"
-           "  --dig x,y,r     with --frames: dig a crater of radius r at texel (x, y) before frame N/2\n"
+           "                  report their times (for machines without a display); --dig, --save and\n"
+           "                  --screenshot work as with a window\n"
+           "  --dig x,y,r     with --frames: dig a crater of radius r (depth r, at most 255) at texel (x, y)\n"
+           "                  before frame N/2\n"
            "  --save DIR      where Ctrl+S saves (default: the world's directory; ./edited-world for 'default');\n"
            "                  with --frames, the edited world is saved there at the end\n"
            "  --vsync on|off  FIFO presentation (default on; off with --frames/--record)\n"
@@ -509,20 +511,27 @@ static void build_hud(viewer *v, const float *cursor_hit) {
         st_hud_rect(h, 0, my - 2 * s, wl + 2 * x, line + 2 * s, BACK);
         st_hud_text(h, x, my, s, YELLOW, v->message);
     }
-    /* frame-time graph, bottom left: one bar per frame, lines at 16.7 and 33.3 ms */
+    /* frame-time graph, bottom left: one bar per frame on a scale that holds the slowest frame (33.3 ms
+     * at least), lines at 16.7 and 33.3 ms while they fit, the scale at the top */
     float gw = 2 * s, gh = 60 * s, gx = x, gy = (float)H - gh - 6 * s;
+    double scale = st_hud_graph_scale_ms(v->graph, GRAPH);
     st_hud_rect(h, gx - 2 * s, gy - 2 * s, GRAPH * gw + 4 * s, gh + 4 * s, BACK);
     for (size_t i = 0; i < GRAPH; i++) {
         double ms = v->graph[(v->graph_next + i) % GRAPH];
         if (!(ms > 0)) continue;
-        float bh = (float)(ms / 33.3 * 0.5 * gh);
-        if (bh > gh) bh = gh;
+        float bh = (float)(ms / scale * gh);
         st_hud_rect(h, gx + (float)i * gw, gy + gh - bh, gw, bh, ms < 16.7 ? GREEN : ms < 33.3 ? YELLOW : RED);
     }
-    st_hud_rect(h, gx, gy + gh * 0.75f, GRAPH * gw, 1, DIM);
-    st_hud_rect(h, gx, gy + gh * 0.5f, GRAPH * gw, 1, DIM);
-    st_hud_text(h, gx + GRAPH * gw + 4 * s, gy + gh * 0.5f - 3 * s, s, DIM, "33 ms");
-    st_hud_text(h, gx + GRAPH * gw + 4 * s, gy + gh * 0.75f - 3 * s, s, DIM, "17 ms");
+    char label[32];
+    snprintf(label, sizeof label, "%.0f ms", scale);
+    st_hud_text(h, gx + GRAPH * gw + 4 * s, gy - 3 * s, s, DIM, label);
+    static const double marks[2] = {100.0 / 3.0, 50.0 / 3.0};
+    for (int m = 0; m < 2; m++) {
+        float my = gy + gh * (float)(1.0 - marks[m] / scale);
+        if (gy + gh - my < 8 * s) continue; /* too close to the floor to read at this scale */
+        st_hud_rect(h, gx, my, GRAPH * gw, 1, DIM);
+        if (marks[m] < scale) st_hud_text(h, gx + GRAPH * gw + 4 * s, my - 3 * s, s, DIM, m ? "17 ms" : "33 ms");
+    }
 }
 
 /* ---- options ------------------------------------------------------------------------------------------ */
@@ -814,8 +823,10 @@ static st_result frame_loop(viewer *v, st_error *err) {
         st_frame_timing timing;
         r = st_renderer_draw(v->renderer, &v->cam.camera, &timing, err);
         if (r) break;
-        double shadow = v->desc.shadows ? timing.shadow_gpu_ms : NAN;
-        ring_push(&v->method_ms, timing.gpu_ms - (v->desc.shadows ? timing.shadow_gpu_ms : 0));
+        /* no timestamps (a CPU adapter): every GPU figure is n/a, not the 0 the timing holds */
+        bool stamps = st_engine_has_gpu_timestamps(v->engine);
+        double shadow = v->desc.shadows && stamps ? timing.shadow_gpu_ms : NAN;
+        ring_push(&v->method_ms, stamps ? timing.gpu_ms - (v->desc.shadows ? timing.shadow_gpu_ms : 0) : NAN);
         ring_push(&v->shadow_ms, shadow);
         ring_push(&v->render_ms, timing.cpu_ms);
         float hit[3];
@@ -895,8 +906,17 @@ static int run_headless(const view_opts *o) {
     cpu = calloc(frames ? frames : 1, sizeof *cpu);
     rgba = o->record_dir ? malloc((size_t)o->width * o->height * 4) : NULL;
     if (!r && (!gpu || !cpu || (o->record_dir && !rgba))) r = st_error_set(&err, ST_ERR_NOMEM, "out of memory");
+    bool edited = false;
     for (uint32_t i = 0; i < frames && !r; i++) {
         st_camera cam = o->path_file ? st_cam_path_at(&path, (float)i / (float)o->fps, &start) : start;
+        if (o->dig && i == frames / 2) { /* as with a window: a crater as deep as its radius, before frame N/2 */
+            st_rect dirty;
+            r = st_level_dig(level, st_wrap(o->dig_x, (int)level->width), st_wrap(o->dig_y, (int)level->height),
+                             o->dig_r, o->dig_r > 255 ? 255 : o->dig_r, &dirty, &err);
+            if (!r) r = st_engine_update_level(engine, dirty, &err);
+            edited = !r;
+            if (r) break;
+        }
         st_frame_timing t;
         r = st_renderer_draw(renderer, &cam, &t, &err);
         gpu[i] = t.gpu_ms;
@@ -914,6 +934,13 @@ static int run_headless(const view_opts *o) {
         if (!r) r = st_png_write(o->screenshot, o->width, o->height, 4, 8, shot, &err);
         free(shot);
     }
+    double save_ms = 0;
+    if (!r && o->save_dir && edited) { /* edits of a scripted run are saved only where --save says */
+        double t0 = st_time_ms();
+        r = st_world_save(level, o->save_dir, &err);
+        if (r) st_error_prefix(&err, "saving to %s", o->save_dir);
+        save_ms = st_time_ms() - t0;
+    }
     int status = CLI_EXIT_OK;
     if (!r) {
         st_device_info dev = st_engine_device(engine);
@@ -924,6 +951,10 @@ static int run_headless(const view_opts *o) {
             printf("  gpu ms: median %.3f  min %.3f  max %.3f\n", g.median, g.min, g.max);
         printf("  cpu ms: median %.3f  min %.3f  max %.3f (record + submit + wait)\n", c.median, c.min, c.max);
         if (o->record_dir) printf("  wrote %u frames to %s/\n", frames, o->record_dir);
+        if (o->dig) printf("  dug a crater of radius %d at (%d, %d) before frame %u\n", o->dig_r, o->dig_x, o->dig_y,
+                           frames / 2);
+        if (o->screenshot) printf("  wrote %s\n", o->screenshot);
+        if (o->save_dir && edited) printf("  saved the world to %s (%.0f ms)\n", o->save_dir, save_ms);
         status = cli_validation_status("view", engine);
     } else {
         status = cli_fail("view", &err);
@@ -967,7 +998,8 @@ int cmd_view(int argc, char **argv) {
     if (!glfwInit()) {
         const char *why = NULL;
         glfwGetError(&why);
-        fprintf(stderr, "strata view: cannot open a window: %s (no X server? run under xvfb-run or set DISPLAY)\n",
+        fprintf(stderr, "strata view: cannot open a window: %s (no X server? set DISPLAY, run under xvfb-run, or "
+                        "render the scripted frames offscreen with --headless)\n",
                 why ? why : "GLFW failed to initialise");
         free(v);
         return CLI_EXIT_RUNTIME;

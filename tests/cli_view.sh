@@ -23,8 +23,10 @@ done
 # No X server: one clear line, status 1.
 env -u DISPLAY -u WAYLAND_DISPLAY "$strata" view --frames 1 >"$tmp/out" 2>"$tmp/err"
 status=$?
-if [ "$status" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "cannot open a window" "$tmp/err"; then pass; else
+if [ "$status" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "cannot open a window" "$tmp/err" &&
+    grep -q -- "--headless" "$tmp/err"; then pass; else
     fail "no display: status $status, stderr: $(head -c 300 "$tmp/err")"; fi
+"$strata" view --help | head -3 | grep -q -- "--headless" && pass || fail "--headless is not in the usage line"
 
 if ! command -v xvfb-run >/dev/null; then
     echo "xvfb-run is not installed (Debian: xvfb): the window cases are skipped"
@@ -80,6 +82,9 @@ fi
 # (its exact cast costs about a second per frame on lavapipe: two frames)
 if run_view c --frames 2 --method ray-compute; then
     terrain_c=$(share c 1)
+    # shadows are on: a CPU adapter has no GPU timestamps, so its shadow time is n/a, not 0
+    if grep -q "^view: .*(cpu)" "$tmp/c.out" && ! grep -q "shadow n/a" "$tmp/c.out"; then
+        fail "the summary gives a shadow time on a CPU adapter: $(grep 'gpu ms' "$tmp/c.out")"; else pass; fi
     if [ -n "$terrain_c" ] && awk -v a="${terrain:-0}" -v c="$terrain_c" 'BEGIN { d = a - c; exit !(d < 1 && d > -1) }'
     then pass; else fail "ray-compute terrain share $terrain_c% differs from ray's ${terrain:-?}%"; fi
 fi
@@ -90,6 +95,28 @@ if DISPLAY= "$strata" view --headless --world "$tmp/world" --path "$tmp/path.txt
         --no-shadows --record "$tmp/rec" >"$tmp/headless.out" 2>&1 && [ "$(ls "$tmp/rec" | wc -l)" -eq 3 ] &&
         grep -q "3 frames along the path" "$tmp/headless.out"; then pass
 else fail "headless path recording: $(tail -2 "$tmp/headless.out")"; fi
+
+# headless --dig and --save work as with a window: the crater under a top-down camera changes the screenshot,
+# the run says what it wrote, and the saved world keeps the world.ini keys strata does not write
+cp -r "$tmp/world" "$tmp/edit"
+sed -i 's/^Height Shifts = .*/Height Shifts = 3 3 3 3 3 3 3 3/' "$tmp/edit/world.ini"
+printf '\n[Creation Parameters]\nNoise Level = 42\n' >> "$tmp/edit/world.ini"
+top=(--headless --world "$tmp/edit" --camera 200,1000,250,0,-90 --size 64x40 --no-shadows --frames 2)
+if DISPLAY= "$strata" view "${top[@]}" --screenshot "$tmp/h1.png" >"$tmp/h1.out" 2>&1 &&
+    DISPLAY= "$strata" view "${top[@]}" --screenshot "$tmp/h2.png" --dig 200,1000,30 --save "$tmp/edit" \
+        >"$tmp/h2.out" 2>&1; then
+    grep -q "wrote $tmp/h1.png" "$tmp/h1.out" && pass || fail "headless --screenshot does not say it wrote the file"
+    cmp -s "$tmp/h1.png" "$tmp/h2.png" && fail "headless --dig did not change the picture" || pass
+    grep -q "saved the world to $tmp/edit" "$tmp/h2.out" && pass || fail "headless --save: $(cat "$tmp/h2.out")"
+    before=$("$strata" info --json "$tmp/world" | grep crc32)
+    after=$("$strata" info --json "$tmp/edit" 2>&1 | grep crc32)
+    [ -n "$after" ] && [ "$before" != "$after" ] && pass || fail "the saved world does not hold the dig: $after"
+    grep -q "^Height Shifts = 3 3 3 3 3 3 3 3" "$tmp/edit/world.ini" && grep -q "^Noise Level = 42" "$tmp/edit/world.ini" &&
+        pass || fail "the save in place lost world.ini keys: $(cat "$tmp/edit/world.ini")"
+    [ "$(ls "$tmp/edit" | wc -l)" -eq 4 ] && pass || fail "the save left extra files: $(ls "$tmp/edit")"
+else
+    fail "headless dig and save: $(tail -2 "$tmp/h1.out" "$tmp/h2.out")"
+fi
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -160,6 +160,22 @@ static void test_path_parse_and_interpolate(void **state) {
     assert_null(p.keys);
 }
 
+/* The frame graph's scale holds the slowest frame: a 2.6 s frame on a CPU adapter is a bar, not a red box. */
+static void test_graph_scale(void **state) {
+    (void)state;
+    const double fast[3] = {10, 20, NAN}, s50[2] = {50, 1}, s80[1] = {80}, s150[1] = {150}, s700[1] = {700},
+                 s1500[1] = {1500}, s2600[1] = {2600}, s60k[1] = {60000};
+    assert_float_equal(st_hud_graph_scale_ms(fast, 3), 100.0 / 3.0, 1e-9);
+    assert_float_equal(st_hud_graph_scale_ms(s50, 2), 200.0 / 3.0, 1e-9);
+    assert_float_equal(st_hud_graph_scale_ms(s80, 1), 100, 1e-9);
+    assert_float_equal(st_hud_graph_scale_ms(s150, 1), 200, 1e-9);
+    assert_float_equal(st_hud_graph_scale_ms(s700, 1), 1000, 1e-9);
+    assert_float_equal(st_hud_graph_scale_ms(s1500, 1), 2000, 1e-9);
+    assert_float_equal(st_hud_graph_scale_ms(s2600, 1), 5000, 1e-9);
+    assert_float_equal(st_hud_graph_scale_ms(s60k, 1), 100000, 1e-9);
+    assert_float_equal(st_hud_graph_scale_ms(NULL, 0), 100.0 / 3.0, 1e-9);
+}
+
 static void test_controllers(void **state) {
     (void)state;
     st_camera start = {.position = {100, 100, 50}, .yaw_deg = 90, .pitch_deg = 0};
@@ -203,6 +219,7 @@ int main(void) {
         cmocka_unit_test(test_pick_flat_floor),
         cmocka_unit_test(test_path_parse_and_interpolate),
         cmocka_unit_test(test_controllers),
+        cmocka_unit_test(test_graph_scale),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

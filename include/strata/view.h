@@ -29,6 +29,9 @@ void st_hud_measure(const char *text, float scale, float *width, float *height);
 void st_hud_rect(st_hud *hud, float x, float y, float w, float h, const uint8_t rgba[4]);
 /* The triangles so far (three vertices each). */
 const st_hud_vertex *st_hud_vertices(const st_hud *hud, size_t *count);
+/* The full scale of a frame-time graph of these times: 33.3 ms, or the next of 66.7, 100, 200, 500, 1000, 2000,
+ * ... ms that holds the largest finite time, so a slow adapter's frames show as bars, not a full red box. */
+double st_hud_graph_scale_ms(const double *ms, size_t count);
 
 /* ---- presenting to a window ---------------------------------------------------------------------------- */
 typedef struct st_presenter st_presenter;

@@ -2,6 +2,7 @@
  * filled rectangles, both turned into coloured triangles in window pixels that the presenter draws over the
  * frame. No textures, no font files. */
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 /* stb_easy_font is a single header of static functions: not every one is used here, and it is not ours to
@@ -117,4 +118,16 @@ float st_hud_text(st_hud *h, float x, float y, float scale, const uint8_t rgba[4
         push_quad(h, xs, ys, rgba);
     }
     return (float)stb_easy_font_width(copy) * scale;
+}
+
+double st_hud_graph_scale_ms(const double *ms, size_t count) {
+    double top = 0;
+    for (size_t i = 0; i < count; i++)
+        if (isfinite(ms[i]) && ms[i] > top) top = ms[i];
+    static const double steps[] = {100.0 / 3.0, 200.0 / 3.0, 100, 200, 500};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (top <= steps[i]) return steps[i];
+    double scale = 1000; /* then 1, 2, 5 × 10^k seconds */
+    for (int k = 0; top > scale && k < 40; k++) scale *= (k % 3 == 1) ? 2.5 : 2;
+    return scale;
 }
