@@ -86,7 +86,8 @@ bool cli_measure_option(cli_measure *m, const char *cmd, int c, char *arg, int *
 /* Splits --methods into items (at most cap, *count of them; none without --methods) and returns the first
  * name that is no registered method, or NULL when all are. */
 const char *cli_measure_methods(const cli_measure *m, char **items, size_t cap, size_t *count);
-/* With --views: the views it names (names or specs), looked up in level and appended to views[*count]
+/* With --views: the views it names (names or specs, comma-separated; a spec's own x,y comma is kept), looked
+ * up in level and appended to views[*count]
  * (room for ST_MAX_VIEWS in all). */
 st_result cli_measure_find_views(const cli_measure *m, const st_level *level, st_viewpoint *views, size_t *count,
                                  st_error *err);

@@ -67,10 +67,26 @@ const char *cli_measure_methods(const cli_measure *m, char **items, size_t cap, 
     return NULL;
 }
 
+/* Splits a --views list in place at its commas, except the one inside a spec's x,y: a spec is
+ * name:x,y:yaw:pitch[...], so an item that has one ':' before a comma goes on to the next comma. */
+static size_t split_views(char *text, char **items, size_t cap) {
+    size_t n = 0;
+    for (char *p = text; *p && n < cap;) {
+        char *item = p, *comma = strchr(p, ',');
+        size_t colons = 0;
+        for (char *c = p; *c && c != comma; c++) colons += *c == ':';
+        if (comma && colons == 1) comma = strchr(comma + 1, ',');
+        p = comma ? comma + 1 : p + strlen(p);
+        if (comma) *comma = 0;
+        items[n++] = item;
+    }
+    return n;
+}
+
 st_result cli_measure_find_views(const cli_measure *m, const st_level *level, st_viewpoint *views, size_t *count,
                                  st_error *err) {
     char *items[ST_MAX_VIEWS];
-    size_t n = cli_split_list(m->views_arg, items, ST_MAX_VIEWS);
+    size_t n = split_views(m->views_arg, items, ST_MAX_VIEWS);
     st_result r = ST_OK;
     for (size_t i = 0; i < n && !r; i++) r = st_views_find(level, items[i], &views[(*count)++], err);
     return r;
