@@ -41,70 +41,115 @@ static void print_fit(const char *label, const st_mesh *m, double ms, double gri
            100.0 * (double)t.insertions[2] / (double)ins, 100.0 * (double)t.insertions[3] / (double)ins);
 }
 
-static int dem_control(const char *path) {
+static const char *cmd = "bench mesh";
+
+static int usage(void) {
+    printf("usage: strata bench mesh [--repeat N] [-q Q] [--sweep] [--dem FILE.png [--units M] | --no-dem]\n\n"
+           "On the default world (2048x16384): the full fit of every chunk and LOD (median of N runs, default 3)\n"
+           "with the outline metric in 64² tiles, in whole chunks and with the paper's metric; the exact refit\n"
+           "after the edit protocol's r48 depth-90 crater (median of 15); then a single-layer TIN of a DEM.\n"
+           "Verdicts on the targets (at q = 0.5): full fit >= 2 M stored triangles/s, GPU <= 8 bytes per\n"
+           "stored triangle, refit <= 3 ms CPU.\n\n"
+           "  --repeat N     full fits per variant (default 3)\n"
+           "  -q, --quality Q  0..1 (default 0.5)\n"
+           "  --sweep        also one fit at each of q = 0, 0.25, 0.5, 0.75, 1 with both metrics\n"
+           "  --dem FILE     the DEM of the single-layer control: a 16-bit grey PNG up to %u a side\n"
+           "                 (default data/dem/ps_height_1k.png, Puget Sound, 0.1 m units)\n"
+           "  --units M      metres per sample unit of --dem FILE (default 1)\n"
+           "  --no-dem       skip the DEM control\n",
+           ST_TIN_MAX_SIDE);
+    return CLI_EXIT_OK;
+}
+
+typedef struct dem_samples {
     uint32_t w, h;
+    void *px; /* 16-bit grey */
+} dem_samples;
+
+/* Read before the long fits, so a bad --dem fails at once. */
+static int dem_read(const char *path, dem_samples *d) {
     int ch, bits;
-    void *px = NULL;
     st_error err = {0};
-    if (st_png_read(path, &w, &h, &ch, &bits, &px, &err)) return cli_fail("bench", &err);
-    if (ch != 1 || bits != 16 || w > ST_TIN_MAX_SIDE || h > ST_TIN_MAX_SIDE) {
-        free(px);
-        fprintf(stderr, "strata bench: %s: want a 16-bit grey PNG up to %u a side\n", path, ST_TIN_MAX_SIDE);
-        return CLI_EXIT_USAGE;
+    if (st_png_read(path, &d->w, &d->h, &ch, &bits, &d->px, &err)) return cli_fail(cmd, &err);
+    if (ch != 1 || bits != 16 || d->w > ST_TIN_MAX_SIDE || d->h > ST_TIN_MAX_SIDE) {
+        free(d->px);
+        d->px = NULL;
+        return cli_usage_error(cmd, "%s: want a 16-bit grey PNG up to %u a side", path, ST_TIN_MAX_SIDE);
     }
+    return CLI_EXIT_OK;
+}
+
+static int dem_control(const char *path, const dem_samples *dem, double units) {
+    uint32_t w = dem->w, h = dem->h;
+    void *px = dem->px;
+    st_error err = {0};
     st_tin *tin = NULL;
-    if (st_tin_create(&tin, &err)) return cli_fail("bench", &err);
-    printf("DEM control %s: %ux%u samples of 0.1 m, one single-layer TIN (one thread)\n", path, w, h);
+    if (st_tin_create(&tin, &err)) return cli_fail(cmd, &err);
+    printf("DEM control %s: %ux%u samples of %g m, one single-layer TIN (one thread)\n", path, w, h, units);
     const double metres[] = {1, 4, 16};
     for (int i = 0; i < 3; i++) {
-        st_tin_desc d = {.width = w, .height = h, .low = px, .tolerance = metres[i] * 10.0};
+        st_tin_desc d = {.width = w, .height = h, .low = px, .tolerance = metres[i] / units};
         double runs[3];
         for (int k = 0; k < 3; k++) {
             double t0 = st_time_ms();
-            if (st_tin_fit(tin, &d, &err)) return cli_fail("bench", &err);
+            if (st_tin_fit(tin, &d, &err)) {
+                st_tin_destroy(tin);
+                return cli_fail(cmd, &err);
+            }
             runs[k] = st_time_ms() - t0;
         }
         printf("  tolerance %4.0f m: %8.1f ms  %8u vertices %8u triangles  reduction %6.1fx  max error %.2f m\n",
                metres[i], median(runs, 3), tin->vertex_count, tin->triangle_count,
-               2.0 * (double)(w - 1) * (double)(h - 1) / (double)tin->triangle_count, tin->stats.max_error / 10.0);
+               2.0 * (double)(w - 1) * (double)(h - 1) / (double)tin->triangle_count, tin->stats.max_error * units);
     }
     st_tin_destroy(tin);
-    free(px);
     return CLI_EXIT_OK;
 }
 
 int bench_mesh(int argc, char **argv) {
     static const struct option opts[] = {{"repeat", required_argument, 0, 'r'}, {"quality", required_argument, 0, 'q'},
                                          {"sweep", no_argument, 0, 's'},        {"dem", required_argument, 0, 'd'},
-                                         {"no-dem", no_argument, 0, 'D'},       {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+                                         {"units", required_argument, 0, 'u'},  {"no-dem", no_argument, 0, 'D'},
+                                         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     uint32_t repeat = 3;
-    float quality = 0.5f;
+    float quality = 0.5f, units = 0;
     bool sweep = false, dem = true;
     const char *dem_path = "data/dem/ps_height_1k.png";
+    bool dem_given = false;
     cli_getopt_reset();
     int c;
     while ((c = getopt_long(argc, argv, ":r:q:h", opts, NULL)) != -1) {
         switch (c) {
         case 'r':
-            if (!cli_parse_uint(optarg, 1, 100, &repeat)) return cli_usage_error("bench", "bad repeat '%s'", optarg);
+            if (!cli_parse_uint(optarg, 1, 100, &repeat)) return cli_usage_error(cmd, "bad --repeat '%s' (1..100)", optarg);
             break;
         case 'q':
-            if (!cli_parse_float(optarg, 0, 1, &quality)) return cli_usage_error("bench", "bad quality '%s'", optarg);
+            if (!cli_parse_float(optarg, 0, 1, &quality)) return cli_usage_error(cmd, "bad quality '%s' (0..1)", optarg);
             break;
         case 's': sweep = true; break;
-        case 'd': dem_path = optarg; break;
+        case 'd': dem_path = optarg, dem_given = true; break;
+        case 'u':
+            if (!cli_parse_float(optarg, 1e-6f, 1e6f, &units)) return cli_usage_error(cmd, "bad --units '%s'", optarg);
+            break;
         case 'D': dem = false; break;
-        case 'h':
-            printf("usage: strata bench mesh [--repeat N] [-q Q] [--sweep] [--dem FILE.png | --no-dem]\n");
-            return CLI_EXIT_OK;
-        default: return cli_usage_error("bench", "bad option '%s'", argv[optind - 1]);
+        case 'h': return usage();
+        case ':': return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
+    }
+    if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (units && !dem_given) return cli_usage_error(cmd, "--units is for --dem FILE");
+    /* the shipped Puget Sound model is in decimetres; any other file says its own unit (default metres) */
+    double dem_units = units ? units : dem_given ? 1.0 : 0.1;
+    dem_samples samples = {0};
+    if (dem) {
+        int status = dem_read(dem_path, &samples);
+        if (status) return status;
     }
     st_error err = {0};
     st_level *level = NULL;
     double t0 = st_time_ms();
-    if (st_gen_world(NULL, &level, &err)) return cli_fail("bench", &err);
+    if (st_gen_world(NULL, &level, &err)) return cli_fail(cmd, &err);
     double grid_tris = 2.0 * (double)level->width * (double)level->height;
     printf("default world %ux%u generated in %.0f ms; %u threads; q=%.2f (tolerance %.2f)\n", level->width,
            level->height, st_time_ms() - t0, st_job_threads(), quality, st_mesh_tolerance(quality));
@@ -112,6 +157,7 @@ int bench_mesh(int argc, char **argv) {
     /* full fit: every chunk, all three LODs; the outline metric in 64² fit tiles (the default), in whole
      * 128² chunks, and the paper's metric */
     st_mesh *mesh = NULL;
+    double fit_rate = 0, bytes_per_tri = 0;
     const struct {
         const char *label;
         uint32_t fit_tile;
@@ -126,10 +172,16 @@ int bench_mesh(int argc, char **argv) {
             st_mesh_destroy(m);
             fprintf(stderr, "bench mesh: %s, fit %u/%u...\n", variants[v].label, k + 1, repeat);
             double s = st_time_ms();
-            if (st_mesh_create(level, &desc, &m, &err)) return cli_fail("bench", &err);
+            if (st_mesh_create(level, &desc, &m, &err)) return cli_fail(cmd, &err);
             runs[k] = st_time_ms() - s;
         }
-        print_fit(variants[v].label, m, median(runs, repeat), grid_tris);
+        double fit_ms = median(runs, repeat);
+        print_fit(variants[v].label, m, fit_ms, grid_tris);
+        if (v == 0) {
+            st_mesh_totals t = st_mesh_compute_totals(m);
+            fit_rate = (double)t.triangles / fit_ms / 1000.0;
+            bytes_per_tri = (double)t.gpu_bytes / (double)(t.triangles ? t.triangles : 1);
+        }
         free(runs);
         if (v == 0) mesh = m;
         else st_mesh_destroy(m);
@@ -138,7 +190,7 @@ int bench_mesh(int argc, char **argv) {
     /* the edit protocol's crater (spec §4.7): centre (1024, 8192), r = 48, depth 90 */
     st_rect dirty;
     int cx = (int)level->width / 2, cy = (int)level->height / 2;
-    if (st_level_dig(level, cx, cy, 48, 90, &dirty, &err)) return cli_fail("bench", &err);
+    if (st_level_dig(level, cx, cy, 48, 90, &dirty, &err)) return cli_fail(cmd, &err);
     double refit[15], cpu[15];
     uint32_t n = 0, list[64], tiles = 0;
     uint32_t listed = st_mesh_chunks_in_rect(mesh, dirty, list, 64);
@@ -146,7 +198,7 @@ int bench_mesh(int argc, char **argv) {
     fprintf(stderr, "bench mesh: 15 refits of the crater, then a fresh fit to compare...\n");
     for (int k = 0; k < 15; k++) {
         double s = st_time_ms();
-        if (st_mesh_refit(mesh, level, dirty, &n, &err)) return cli_fail("bench", &err);
+        if (st_mesh_refit(mesh, level, dirty, &n, &err)) return cli_fail(cmd, &err);
         refit[k] = st_time_ms() - s;
         cpu[k] = 0;
         tiles = 0;
@@ -157,25 +209,30 @@ int bench_mesh(int argc, char **argv) {
     }
     st_mesh *fresh = NULL;
     st_mesh_desc desc = {.tolerance = st_mesh_tolerance(quality)};
-    if (st_mesh_create(level, &desc, &fresh, &err)) return cli_fail("bench", &err);
+    if (st_mesh_create(level, &desc, &fresh, &err)) return cli_fail(cmd, &err);
     printf("refit after the r48 depth-90 crater at (%d,%d): %u chunks, %u of their %u fit tiles fitted, median "
            "%.2f ms wall, %.2f ms CPU (sum of chunk fits), min %.2f ms wall; identical to a fresh fit: %s\n",
            cx, cy, n, tiles, n * mesh->tiles_x * mesh->tiles_x, median(refit, 15), median(cpu, 15),
            st_stats_of(refit, 15).min, meshes_equal(mesh, fresh) ? "yes" : "NO");
     st_mesh_destroy(fresh);
     st_mesh_destroy(mesh);
+    /* the targets are for q = 0.5 (tolerance 4) on the default world */
+    const char *off = quality == 0.5f ? NULL : "the targets are for q = 0.5";
+    cli_bench_verdict("full fit (outline metric, 64² tiles)", ">=", 2, "M stored triangles/s", fit_rate, off);
+    cli_bench_verdict("GPU memory", "<=", 8, "bytes per stored triangle", bytes_per_tri, off);
+    cli_bench_verdict("refit after the r48 crater", "<=", 3, "ms CPU", median(cpu, 15), off);
 
     if (sweep) {
         printf("quality sweep (one fit each):\n");
         static const float qs[] = {0, 0.25f, 0.5f, 0.75f, 1};
         st_level_destroy(level);
-        if (st_gen_world(NULL, &level, &err)) return cli_fail("bench", &err);
+        if (st_gen_world(NULL, &level, &err)) return cli_fail(cmd, &err);
         for (int i = 0; i < 5; i++)
             for (int outline = 1; outline >= 0; outline--) {
                 st_mesh_desc d = {.tolerance = st_mesh_tolerance(qs[i]), .no_outline = !outline};
                 st_mesh *m = NULL;
                 double s = st_time_ms();
-                if (st_mesh_create(level, &d, &m, &err)) return cli_fail("bench", &err);
+                if (st_mesh_create(level, &d, &m, &err)) return cli_fail(cmd, &err);
                 char label[32];
                 snprintf(label, sizeof label, "q=%.2f %s", (double)qs[i], outline ? "outline" : "paper");
                 print_fit(label, m, st_time_ms() - s, grid_tris);
@@ -183,5 +240,7 @@ int bench_mesh(int argc, char **argv) {
             }
     }
     st_level_destroy(level);
-    return dem ? dem_control(dem_path) : CLI_EXIT_OK;
+    int status = dem ? dem_control(dem_path, &samples, dem_units) : CLI_EXIT_OK;
+    free(samples.px);
+    return status;
 }

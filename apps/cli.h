@@ -119,6 +119,12 @@ bool cli_is_store(const char *where);
 int cli_info_store(const char *cmd, const char *where, bool json, const char *preview, int level,
                    const uint64_t *region);
 
+/* A benchmark's verdict, one line in one form for every bench: "target: WHAT CMP LIMIT UNIT: met|MISSED
+ * (measured M UNIT)", or "n/a for this run (CONDITION)" when the run is not what the target is about (a
+ * condition is given). cmp is "<=" or ">=". Returns whether the target was met. */
+bool cli_bench_verdict(const char *what, const char *cmp, double limit, const char *unit, double measured,
+                       const char *not_applicable);
+
 /* Benchmarks (strata bench NAME), one bench_*.c file each. */
 int bench_gen(int argc, char **argv);
 int bench_reference(int argc, char **argv);

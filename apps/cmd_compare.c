@@ -26,7 +26,7 @@ static int usage(void) {
            "  --frames N         timed frames per method and view (default 40)\n"
            "  --warmup N         warm-up frames per method and view, at least 1 (default 3)\n"
            "  --far F            far distance (default 600)\n"
-           "  --out DIR          output folder (default out/compare)\n"
+           "  -o, --out DIR      output folder (default out/compare)\n"
            "  --cache DIR        reference cache (default out/cache; 'none' disables it)\n"
            "  --device N         the Vulkan adapter to use (see 'strata devices')\n"
            "  --validate         Vulkan validation layers on\n"
@@ -159,7 +159,7 @@ int cmd_compare(int argc, char **argv) {
         {"seed", required_argument, 0, 'e'},    {0, 0, 0, 0}};
     cli_getopt_reset();
     int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
         int status;
         if (cli_measure_option(&mo, cmd, c, optarg, &status)) {
             if (status) return status;

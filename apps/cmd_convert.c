@@ -16,7 +16,7 @@
 static const char *cmd = "convert";
 
 static int usage(void) {
-    printf("usage: strata convert IN... OUT [OPTIONS]\n\n"
+    printf("usage: strata convert IN... OUT [OPTIONS]   (or IN... -o OUT)\n\n"
            "IN is one of:\n"
            "  default             the embedded procedural world\n"
            "  DIR or DIR/world.ini  a Vangers world: world.ini ([Storage] Version 1.4; Map Power X/Y; Section Size\n"
@@ -169,10 +169,11 @@ int cmd_convert(int argc, char **argv) {
         {"raw", required_argument, 0, 'r'},     {"type", required_argument, 0, 'T'},
         {"endian", required_argument, 0, 'e'},  {"rgb", required_argument, 0, 'g'},
         {"zoom", required_argument, 0, 'z'},    {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"out", required_argument, 0, 'o'},     {0, 0, 0, 0}};
+    const char *out_opt = NULL;
     cli_getopt_reset();
     int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
         switch (c) {
         case 't':
             if (strcmp(optarg, "world") && strcmp(optarg, "pngs"))
@@ -233,14 +234,16 @@ int cmd_convert(int argc, char **argv) {
             if (!cli_parse_uint(optarg, 1, 30, &u)) return cli_usage_error(cmd, "bad --zoom '%s' (1..30)", optarg);
             od.zoom = u;
             break;
+        case 'o': out_opt = optarg; break;
         case 'h': return usage();
+        case ':': return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (argc - optind < 2) return cli_usage_error(cmd, "expected IN and OUT");
+    if (argc - optind < (out_opt ? 1 : 2)) return cli_usage_error(cmd, "expected IN and OUT (or IN -o OUT)");
     char **ins = argv + optind;
-    size_t n_in = (size_t)(argc - optind - 1);
-    const char *in = ins[0], *out = argv[argc - 1];
+    size_t n_in = (size_t)(argc - optind - (out_opt ? 0 : 1));
+    const char *in = ins[0], *out = out_opt ? out_opt : argv[argc - 1];
     st_error err = {0};
     st_level *level = NULL;
     bool is_world = false;

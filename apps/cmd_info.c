@@ -1,12 +1,12 @@
-/* strata info: a world's size, dual share, material histogram, height range and plane checksums, as text
- * or JSON. */
+/* strata info: a world's size, dual share, material histogram, height range and identity (the CRC-32 that
+ * results.json records), as text or JSON; or a tile store's description. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "cli.h"
+#include "strata/reference.h"
 #include "strata/tiles.h"
 
 static const char *cmd = "info";
@@ -15,43 +15,35 @@ static const char *material_names[16] = {"water", "sand/soil", "grass/moss", "ro
                                          "chalk/salt", "rust/metal"};
 
 static int usage(void) {
-    printf("usage: strata info [WORLD | STORE] [--json] [--preview out.png [--level L]]\n\n"
-           "WORLD is 'default' (the embedded procedural world, the default), a directory holding world.ini,\n"
-           "or a world.ini file. Prints the size, the share of dual (two-layer) texels, the texels per\n"
-           "visible material, the height range and zlib CRC-32s of the height and metadata planes.\n"
+    printf("usage: strata info [--world W | W | STORE] [--json] [--preview out.png [--level L]]\n\n"
+           "W is 'default' (the embedded procedural world, the default), a directory holding world.ini,\n"
+           "or a world.ini file (given as the one argument or as --world W). Prints the size, the share of dual\n"
+           "(two-layer) texels, the texels per visible material, the height range and the world's identity: the\n"
+           "CRC-32 (zlib) of the height plane followed by the metadata plane, in hex, the value results.json\n"
+           "gives as level.crc32.\n"
            "STORE is a tile store (a folder with store.json, an http:// URL of one, or gen:SEED:WxH): prints\n"
            "its size, spacing, levels, tiles, bytes, height range, encoding and source.\n\n"
            "options:\n"
+           "  --world W      the world (or give it as the one argument)\n"
            "  --json         one JSON object on stdout instead of text\n"
            "  --preview F    stores: a hillshaded top-down PNG of one level (default: the coarsest that fits\n"
            "                 2048 pixels; --level L picks one; --region X,Y,W,H a part of it, in its samples)\n");
     return CLI_EXIT_OK;
 }
 
-/* crc32 over a plane larger than uInt can count at once */
-static unsigned long plane_crc(const uint8_t *p, size_t n) {
-    unsigned long c = crc32(0L, Z_NULL, 0);
-    while (n) {
-        uInt k = n > (1u << 30) ? (1u << 30) : (uInt)n;
-        c = crc32(c, p, k);
-        p += k;
-        n -= k;
-    }
-    return c;
-}
-
 int cmd_info(int argc, char **argv) {
     bool json = false;
-    const char *preview = NULL;
+    const char *preview = NULL, *world = NULL;
     int preview_level = -1;
     static const struct option opts[] = {{"json", no_argument, 0, 'j'},        {"help", no_argument, 0, 'h'},
                                          {"preview", required_argument, 0, 'p'}, {"level", required_argument, 0, 'l'},
-                                         {"region", required_argument, 0, 'r'},  {0, 0, 0, 0}};
+                                         {"region", required_argument, 0, 'r'},  {"world", required_argument, 0, 'w'},
+                                         {0, 0, 0, 0}};
     uint64_t region[4];
     bool have_region = false;
     cli_getopt_reset();
     int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
         case 'p': preview = optarg; break;
@@ -71,12 +63,15 @@ int cmd_info(int argc, char **argv) {
             have_region = true;
             break;
         }
+        case 'w': world = optarg; break;
         case 'h': return usage();
+        case ':': return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (argc - optind > 1) return cli_usage_error(cmd, "expected at most one WORLD");
-    const char *path = optind < argc ? argv[optind] : "default";
+    if (world && optind < argc) return cli_usage_error(cmd, "give the world once (--world W or W)");
+    const char *path = world ? world : optind < argc ? argv[optind] : "default";
     if (cli_is_store(path)) return cli_info_store(cmd, path, json, preview, preview_level, have_region ? region : NULL);
     if (preview || have_region || preview_level >= 0) return cli_usage_error(cmd, "--preview is for tile stores");
     st_error err = {0};
@@ -84,9 +79,8 @@ int cmd_info(int argc, char **argv) {
     if (cli_load_world(path, &level, &err)) return cli_fail(cmd, &err);
     st_level_stats s = st_level_compute_stats(level);
     size_t n = (size_t)level->width * level->height;
-    const uint8_t *heights, *meta;
-    st_level_planes(level, &heights, &meta);
-    unsigned long crc_h = plane_crc(heights, n), crc_m = plane_crc(meta, n);
+    char crc[16]; /* the identity results.json records */
+    snprintf(crc, sizeof crc, "%08x", (unsigned)st_reference_level_crc32(level));
     uint32_t types = level->terrain_types == 16 ? 16 : 8;
 
     if (json) {
@@ -101,9 +95,7 @@ int cmd_info(int argc, char **argv) {
         cJSON_AddNumberToObject(o, "max_height", s.max_height);
         cJSON *hist = cJSON_AddArrayToObject(o, "material_texels");
         for (uint32_t t = 0; t < types; t++) cJSON_AddItemToArray(hist, cJSON_CreateNumber((double)s.type_histogram[t]));
-        /* CRC-32 (zlib) of each plane, as unsigned decimal */
-        cJSON_AddNumberToObject(o, "crc32_height", (double)crc_h);
-        cJSON_AddNumberToObject(o, "crc32_meta", (double)crc_m);
+        cJSON_AddStringToObject(o, "crc32", crc); /* heights then meta, as results.json's level.crc32 */
         char *text = cJSON_Print(o);
         cJSON_Delete(o);
         if (!text) {
@@ -125,7 +117,7 @@ int cmd_info(int argc, char **argv) {
             printf("  %2u %-11s %12llu  %6.2f%%\n", t, t < 8 && types == 8 ? material_names[t] : "",
                    (unsigned long long)s.type_histogram[t], 100.0 * (double)s.type_histogram[t] / (double)n);
         }
-        printf("crc32      height %lu, meta %lu\n", crc_h, crc_m);
+        printf("crc32      %s (height plane then metadata plane; results.json: level.crc32)\n", crc);
     }
     st_level_destroy(level);
     return CLI_EXIT_OK;

@@ -7,8 +7,8 @@
 #include "strata/eval.h"
 
 static int usage(void) {
-    printf("usage: strata merge [--out FILE] [--tolerance P] RESULTS.json [RESULTS.json ...]\n\n"
-           "Merges 'strata compare' results of several adapters into one Markdown report (stdout unless --out):\n"
+    printf("usage: strata merge [-o FILE] [--tolerance P] RESULTS.json [RESULTS.json ...]\n\n"
+           "Merges 'strata compare' results of several adapters into one Markdown report (stdout unless -o/--out):\n"
            "frame time per method per adapter, then every method x view whose see-through, coherence or\n"
            "covers-sky differs from the first file by more than P percentage points (default 0.05) as a finding.\n");
     return CLI_EXIT_OK;
@@ -23,7 +23,7 @@ int cmd_merge(int argc, char **argv) {
                                          {0, 0, 0, 0}};
     cli_getopt_reset();
     int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case 't':

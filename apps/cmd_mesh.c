@@ -7,12 +7,14 @@
 #include "strata/mesh.h"
 
 static void usage(void) {
-    printf("usage: strata mesh WORLD [-q QUALITY] [--tolerance T] [--export FILE.obj|FILE.ply] [--lod N]\n"
-           "                        [--no-outline] [--fit-tile N]\n\n"
-           "  WORLD            'default' (the procedural world), a world directory or a world.ini\n"
+    printf("usage: strata mesh [--world W | W] [-q QUALITY] [--tolerance T] [-o FILE.obj|FILE.ply] [--lod N]\n"
+           "                   [--no-outline] [--fit-tile N]\n\n"
+           "  --world W        'default' (the procedural world), a world directory or a world.ini (or give it\n"
+           "                   as the one argument)\n"
            "  -q, --quality Q  0..1, tolerance 2^(4(1-q)) height units (default 0.5: 4 units)\n"
            "  --tolerance T    LOD 0 tolerance in height units (overrides -q)\n"
-           "  --export FILE    write one LOD (default 0) as .obj groups or .ply with a per-face part\n"
+           "  -o, --out FILE   write one LOD (default 0) as .obj groups or .ply with a per-face part\n"
+           "                   (--export FILE is the same)\n"
            "  --lod N          the LOD to export, 0..2\n"
            "  --no-outline     the paper's metric: mid/high fitted across the single/dual boundary\n"
            "  --fit-tile N     fit each 128² chunk as N² tiles: 32, 64 (default) or 128; an edit refits\n"
@@ -34,6 +36,8 @@ int cmd_mesh(int argc, char **argv) {
     static const struct option opts[] = {{"quality", required_argument, 0, 'q'},
                                          {"tolerance", required_argument, 0, 't'},
                                          {"export", required_argument, 0, 'e'},
+                                         {"out", required_argument, 0, 'e'},
+                                         {"world", required_argument, 0, 'w'},
                                          {"lod", required_argument, 0, 'l'},
                                          {"no-outline", no_argument, 0, 'n'},
                                          {"fit-tile", required_argument, 0, 'f'},
@@ -41,11 +45,11 @@ int cmd_mesh(int argc, char **argv) {
                                          {0, 0, 0, 0}};
     float quality = 0.5f, tolerance = 0;
     uint32_t lod = 0, fit_tile = 0;
-    const char *export_path = NULL;
+    const char *export_path = NULL, *world = NULL;
     bool no_outline = false;
     cli_getopt_reset();
     int c;
-    while ((c = getopt_long(argc, argv, ":q:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":q:o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'q':
             if (!cli_parse_float(optarg, 0, 1, &quality)) return cli_usage_error("mesh", "bad quality '%s' (want 0..1)", optarg);
@@ -54,7 +58,9 @@ int cmd_mesh(int argc, char **argv) {
             if (!cli_parse_float(optarg, 0.001f, 65535, &tolerance))
                 return cli_usage_error("mesh", "bad tolerance '%s' (want 0.001..65535)", optarg);
             break;
-        case 'e': export_path = optarg; break;
+        case 'e':
+        case 'o': export_path = optarg; break;
+        case 'w': world = optarg; break;
         case 'l':
             if (!cli_parse_uint(optarg, 0, ST_MESH_LODS - 1, &lod)) return cli_usage_error("mesh", "bad LOD '%s' (want 0..2)", optarg);
             break;
@@ -68,12 +74,14 @@ int cmd_mesh(int argc, char **argv) {
         default: return cli_usage_error("mesh", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind != argc - 1) return cli_usage_error("mesh", "expected one WORLD argument");
+    if (world ? optind != argc : optind != argc - 1)
+        return cli_usage_error("mesh", world ? "give the world once (--world W or W)" : "expected one WORLD argument");
+    if (!world) world = argv[optind];
     if (export_path && !st_mesh_export_format_known(export_path)) /* before the fit, not after it */
         return cli_usage_error("mesh", "export file '%s' must end in .obj or .ply", export_path);
     st_error err = {0};
     st_level *level = NULL;
-    if (cli_load_world(argv[optind], &level, &err)) return cli_fail("mesh", &err);
+    if (cli_load_world(world, &level, &err)) return cli_fail("mesh", &err);
 
     st_mesh_desc desc = {.tolerance = tolerance > 0 ? tolerance : st_mesh_tolerance(quality), .fit_tile = fit_tile,
                          .no_outline = no_outline};

@@ -11,23 +11,26 @@
 #include "strata/views.h"
 
 static void usage(void) {
-    printf("usage: strata render [--world W] [--method M] [--view NAME | --camera x,y,z,yaw,pitch]\n"
+    printf("usage: strata render [--world W] [--method M] [--view NAME | --camera x,y,z,yaw,pitch] [--far F]\n"
            "                     [--size WxH] [--frames N] [--ray-steps N] [--no-shadows] [--device N] -o out.png\n"
            "                     [--depth out.pfm]\n\n"
-           "Renders one image and prints the GPU time per frame (median, min, max over --frames).\n"
+           "Renders one image and prints the time per frame (median, min, max over --frames): GPU time from\n"
+           "timestamps where the adapter has them, and always the CPU's record + submit + wait time, which is\n"
+           "the only figure on CPU adapters such as lavapipe.\n"
            "  --world W     'default' (the embedded procedural world; the default), a world directory or world.ini\n"
            "  --method M    one of:");
     for (size_t i = 0; i < st_method_count(); i++) printf(" %s", st_method_at(i)->name);
     printf(" (default ray)\n"
            "  --view NAME   a named view of the world's catalogue, or name:x,y:yaw:pitch[:height][:under]\n"
            "  --camera C    eye position and angles: x,y,z,yaw,pitch (yaw 0 = +y, clockwise; pitch -90..90)\n"
+           "  --far F       far distance in texels, 2..100000 (default 600; fog reaches full at far)\n"
            "  --size WxH    image size (default 1280x800)\n"
            "  --frames N    timed frames (default 1)\n"
            "  --ray-steps N uniform steps of the ray march (default 128)\n"
            "  --no-shadows  skip the shared shadow map (on by default)\n"
            "  --shadow-size N  the shadow map's resolution (default 1024; 'strata run' uses 256 on a CPU adapter)\n"
            "  --device N    Vulkan adapter index (see 'strata devices'); default: discrete > integrated > CPU\n"
-           "  -o FILE       output PNG (sRGB)\n"
+           "  -o, --out FILE  output image, a .png (sRGB)\n"
            "  --depth FILE  distance along each pixel's ray as a PFM (NaN where nothing was hit)\n");
 }
 
@@ -39,11 +42,13 @@ int cmd_render(int argc, char **argv) {
                                          {"ray-steps", required_argument, 0, 'r'}, {"out", required_argument, 0, 'o'},
                                          {"output", required_argument, 0, 'o'},
                                          {"no-shadows", no_argument, 0, 'S'},   {"shadow-size", required_argument, 0, 'Z'},
+                                         {"far", required_argument, 0, 'F'},
                                          {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     const char *world = "default", *method = "ray", *view_name = NULL, *out_png = NULL, *out_depth = NULL;
     st_camera camera = {0};
     bool have_camera = false;
     uint32_t width = 1280, height = 800, frames = 1, steps = 0, device = 0, shadow_size = 0;
+    float far_dist = 0;
     bool device_given = false, shadows = true;
     cli_getopt_reset();
     int c;
@@ -75,6 +80,10 @@ int cmd_render(int argc, char **argv) {
         case 'Z':
             if (!cli_parse_uint(optarg, 16, 8192, &shadow_size))
                 return cli_usage_error("render", "bad --shadow-size '%s' (16..8192)", optarg);
+            break;
+        case 'F':
+            if (!cli_parse_float(optarg, 2.0f, 100000.0f, &far_dist))
+                return cli_usage_error("render", "bad --far '%s' (2..100000)", optarg);
             break;
         case 'o': out_png = optarg; break;
         case 'h': usage(); return CLI_EXIT_OK;
@@ -124,6 +133,7 @@ int cmd_render(int argc, char **argv) {
         }
         if (!r) camera = st_viewpoint_camera(level, &vp);
     }
+    if (far_dist > 0) camera.far_dist = far_dist;
     st_engine_desc ed = {.device_index = (int)device, .device_given = device_given};
     if (!r) r = st_engine_create(&ed, &engine, &err);
     if (!r) r = st_engine_set_level(engine, level, &err);

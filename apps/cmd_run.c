@@ -14,9 +14,9 @@
 #include "strata/views.h"
 
 static void usage(void) {
-    printf("usage: strata run [--world W] [--out DIR] [--size WxH] [--frames N] [--methods a,b] [--no-shadows]\n"
+    printf("usage: strata run [--world W] [-o DIR] [--size WxH] [--frames N] [--methods a,b] [--no-shadows]\n"
            "                  [--shadow-size N] [--device N]\n\n"
-           "Renders every method (or --methods) from every default view into DIR (default out/) as\n"
+           "Renders every method (or --methods) from every default view into DIR (-o/--out; default out/) as\n"
            "VIEW-METHOD.png with a labelled contact sheet of them all (contact-sheet.png), and prints the median\n"
            "GPU time per frame of each method at each pitch. The default size is 1280x800 on a GPU and 320x200\n"
            "on a CPU adapter (lavapipe), where the default is 1 timed frame per view (warm-up on the first view\n"

@@ -23,7 +23,7 @@ static int usage(void) {
            "  --frames N         timed frames per setting and view (default 10)\n"
            "  --warmup N         warm-up frames per setting and view (default 3)\n"
            "  --far F            far distance (default 600)\n"
-           "  --out DIR          output folder (default out/tune)\n"
+           "  -o, --out DIR      output folder (default out/tune)\n"
            "  --cache DIR        reference cache (default out/cache; 'none' disables it)\n"
            "  --device N         the Vulkan adapter\n"
            "  --validate         Vulkan validation layers on\n"
@@ -39,7 +39,7 @@ int cmd_tune(int argc, char **argv) {
     static const struct option opts[] = {CLI_MEASURE_OPTIONS, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     cli_getopt_reset();
     int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
         int status;
         if (cli_measure_option(&mo, cmd, c, optarg, &status)) {
             if (status) return status;

@@ -16,17 +16,76 @@ pass() { passes=$((passes + 1)); }
 # --views with specs (their x,y has a comma of its own) and a name, in compare and in tune.
 specs="up:100,100:0:-30,down:150.5,120:90:-90:40"
 if "$strata" compare --world "$tmp/w" --methods ray --views "$specs" --size 16x10 --frames 1 --warmup 1 \
-        --no-shadows --cache none --out "$tmp/cmp" >"$tmp/cmp.out" 2>"$tmp/cmp.err"; then
+        --no-shadows --cache none -o "$tmp/cmp" >"$tmp/cmp.out" 2>"$tmp/cmp.err"; then
     json=$(find "$tmp/cmp" -name results.json | head -1)
     if [ -n "$json" ] && grep -q '"up"' "$json" && grep -q '"down"' "$json" && grep -q "1 methods x 2 views" "$tmp/cmp.out"
     then pass; else fail "compare --views specs: $(cat "$tmp/cmp.out")"; fi
 else fail "compare --views '$specs': $(cat "$tmp/cmp.err")"; fi
 if "$strata" tune --world "$tmp/w" --methods ray --views "$specs" --size 16x10 --frames 1 --warmup 1 --no-shadows \
-        --cache none --out "$tmp/tune" >"$tmp/tune.out" 2>"$tmp/tune.err"; then
+        --cache none -o "$tmp/tune" >"$tmp/tune.out" 2>"$tmp/tune.err"; then
     grep -q "1 methods on 2 views" "$tmp/tune.out" && pass || fail "tune --views specs: $(cat "$tmp/tune.out")"
 else fail "tune --views '$specs': $(cat "$tmp/tune.err")"; fi
 "$strata" compare --world "$tmp/w" --methods ray --views "up:100" --cache none --out "$tmp/cmp" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "view 'up:100'" "$tmp/err" && pass || fail "a broken spec: $(cat "$tmp/err")"
+
+# --world in every command that reads one (info, mesh and bench decode keep their positional form too)
+"$strata" info --world "$tmp/w" >"$tmp/i1" 2>&1 && "$strata" info "$tmp/w" >"$tmp/i2" 2>&1 && cmp -s "$tmp/i1" "$tmp/i2" &&
+    pass || fail "info --world: $(head -3 "$tmp/i1")"
+"$strata" mesh --world "$tmp/w" >"$tmp/m1" 2>&1 && grep -q "^world w: 256x256" "$tmp/m1" && pass ||
+    fail "mesh --world: $(head -3 "$tmp/m1")"
+"$strata" bench decode --world "$tmp/w" --repeat 1 >"$tmp/b1" 2>&1 && grep -q "^decode 256x256" "$tmp/b1" && pass ||
+    fail "bench decode --world: $(head -3 "$tmp/b1")"
+
+# one output option: -o/--out FILE for one file, -o/--out DIR for several
+"$strata" mesh "$tmp/w" -o "$tmp/m.obj" >/dev/null 2>&1 && [ -s "$tmp/m.obj" ] && pass || fail "mesh -o FILE.obj"
+"$strata" convert "$tmp/w" -o "$tmp/pngs" >/dev/null 2>&1 && [ -s "$tmp/pngs/height.png" ] && pass ||
+    fail "convert IN -o OUT"
+json=$(find "$tmp/cmp" -name results.json | head -1)
+"$strata" merge -o "$tmp/merged.md" "$json" >/dev/null 2>&1 && [ -s "$tmp/merged.md" ] && pass || fail "merge -o FILE"
+"$strata" render --world "$tmp/w" --size 16x10 --no-shadows --out "$tmp/r.png" >/dev/null 2>&1 && [ -s "$tmp/r.png" ] &&
+    pass || fail "render --out FILE"
+# run --methods, into -o DIR: one image per default view of the named method only
+if "$strata" run --world "$tmp/w" --methods ray --size 16x10 --frames 1 --no-shadows -o "$tmp/run" >"$tmp/run.out" 2>&1
+then
+    n=$(ls "$tmp/run" | wc -l)
+    others=$(ls "$tmp/run" | grep -v -e '-ray\.png$' -e '^contact-sheet\.png$')
+    [ "$n" -ge 1 ] && [ -z "$others" ] && pass || fail "run --methods ray wrote $n files: $others"
+else fail "run --methods: $(tail -2 "$tmp/run.out")"; fi
+"$strata" run --methods nonsense -o "$tmp/run2" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "unknown method 'nonsense'" "$tmp/err" && [ ! -e "$tmp/run2" ] && pass ||
+    fail "run --methods nonsense: $(cat "$tmp/err")"
+
+# info prints the identity results.json records
+crc_json=$(sed -n 's/.*"crc32":[[:space:]]*"\([0-9a-f]*\)".*/\1/p' "$json" | head -1)
+"$strata" info "$tmp/w" | grep -q "^crc32      $crc_json " && [ -n "$crc_json" ] && pass ||
+    fail "info's crc32 is not results.json's $crc_json: $("$strata" info "$tmp/w" | grep crc32)"
+"$strata" info --json "$tmp/w" | grep -q "\"crc32\":[[:space:]]*\"$crc_json\"" && pass || fail "info --json crc32"
+
+# render --far: from z = 800 straight down the ground is past the default far (600) and comes into view
+cam=(--world "$tmp/w" --size 16x10 --camera 128,128,800,0,-90 --no-shadows)
+"$strata" render "${cam[@]}" -o "$tmp/near.png" >/dev/null 2>&1 &&
+    "$strata" render "${cam[@]}" --far 2000 -o "$tmp/far.png" >/dev/null 2>&1 && ! cmp -s "$tmp/near.png" "$tmp/far.png" &&
+    pass || fail "render --far"
+"$strata" render --help | grep -q "CPU adapters" && pass || fail "render --help says nothing of CPU adapters"
+
+# benches: --repeat everywhere, a verdict line on each target, bench mesh's own usage and error prefix
+grep -q "^target: median decode of a 2048x16384 .vmc ≤ 150 ms: n/a for this run" "$tmp/b1" && pass ||
+    fail "bench decode's verdict: $(cat "$tmp/b1")"
+"$strata" bench reference --world "$tmp/w" --size 32x20 --views 1 --repeat 1 >"$tmp/b2" 2>&1 &&
+    grep -q "^target: median reference cast of a 1280x800 view ≤ 2000 ms: n/a for this run" "$tmp/b2" && pass ||
+    fail "bench reference's verdict: $(tail -2 "$tmp/b2")"
+"$strata" bench gen --repeat 1 >"$tmp/b3" 2>&1 &&
+    grep -E -q "^target: median generation of the default world ≤ 3000 ms: (met|MISSED) \(measured" "$tmp/b3" && pass ||
+    fail "bench gen --repeat: $(cat "$tmp/b3")"
+"$strata" bench gen --runs 0 >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] && pass || fail "bench gen --runs is no longer read"
+[ "$("$strata" bench mesh --help | wc -l)" -gt 5 ] && "$strata" bench mesh --help | grep -q -- "--units" && pass ||
+    fail "bench mesh --help is not a usage"
+"$strata" bench mesh --frobnicate >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] && grep -q "^strata bench mesh: " "$tmp/err" &&
+    pass || fail "bench mesh's errors: $(cat "$tmp/err")"
+"$strata" bench mesh --dem "$tmp/w/output.vmc" >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] &&
+    grep -q "^strata bench mesh: " "$tmp/err" && pass || fail "bench mesh --dem of a non-PNG: $(cat "$tmp/err")"
+"$strata" bench mesh --dem "$tmp/pngs/height.png" --units nope >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] &&
+    grep -q "bad --units" "$tmp/err" && pass || fail "bench mesh --units: $(cat "$tmp/err")"
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
