@@ -29,6 +29,7 @@ test-asan: setup
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSTRATA_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build build-asan -j $(JOBS)
 	@cd build-asan && STRATA_VALIDATE=1 ctest --output-on-failure -j $(JOBS) -LE gpu
+	@cd build-asan && STRATA_VALIDATE=1 ctest --output-on-failure -j $(JOBS) -L cli
 
 clean:
 	rm -rf $(BUILD) build-asan out
