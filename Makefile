@@ -37,12 +37,15 @@ clean:
 # Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for FUZZ_TIME seconds from the committed
 # seeds in fuzz/corpus/<target>/; new inputs go to build-fuzz/corpus/<target>/, crashes to build-fuzz/.
 FUZZ_TIME ?= 30
-FUZZ_TARGETS = vmc vmp vpr pal world_ini dem png_heightmap tile store_meta
+# Inputs are at most 8 KiB, but 256 KiB for the PNG set and 1 MiB for whole worlds, whose seeds are 512x256
+# levels: large enough for the size checks against real headers and tables.
+FUZZ_TARGETS = vmc vmp vpr pal world_ini dem png_heightmap tile store_meta png_set world
 fuzz: setup
 	@CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_FUZZ=ON >/dev/null
 	@cmake --build build-fuzz -j $(JOBS) --target fuzz_all
 	@for t in $(FUZZ_TARGETS); do \
+	  case $$t in png_set) len=262144;; world) len=1048576;; *) len=8192;; esac; \
 	  mkdir -p build-fuzz/corpus/$$t && \
-	  (cd build-fuzz && ./fuzz_$$t -max_total_time=$(FUZZ_TIME) -max_len=8192 -print_final_stats=1 \
+	  (cd build-fuzz && ./fuzz_$$t -max_total_time=$(FUZZ_TIME) -max_len=$$len -print_final_stats=1 \
 	     corpus/$$t ../fuzz/corpus/$$t) || exit 1; \
 	done

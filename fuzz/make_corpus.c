@@ -1,5 +1,6 @@
-/* Writes the seed corpora of the fuzz targets into fuzz/corpus/<target>/: small valid inputs made by the
- * library's own writers (a Huffman .vmc, an identity .vmc, .vmp, .vpr, .pal, world.ini, raw, PNG). */
+/* Writes the seed corpora of the fuzz targets into fuzz/corpus/<target>/: valid inputs made by the library's
+ * own writers (a Huffman .vmc, an identity .vmc, .vmp, .vpr, .pal, world.ini, raw, PNG, a PNG set and whole
+ * worlds of 512x256). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,17 @@
 #include "tiles/tiles_internal.h"
 
 static const char *root;
+
+/* An 8-bit grey w×h PNG's bytes, through the image writer and a temporary file under dir. */
+static int png_bytes(const char *dir, uint32_t w, uint32_t h, const uint8_t *plane, uint8_t **out, size_t *n) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/plane.png.tmpseed", dir);
+    st_error err = {0};
+    if (st_png_write(path, w, h, 1, 8, plane, &err)) return fprintf(stderr, "%s\n", err.message), 1;
+    int r = st_file_read_all(path, 1u << 26, out, n, &err) != ST_OK;
+    remove(path);
+    return r;
+}
 
 static void put(const char *target, const char *name, const uint8_t *prefix, size_t np, const void *data,
                 size_t n) {
@@ -138,6 +150,67 @@ int main(int argc, char **argv) {
     uint8_t idx_prefix[3] = {0, 1, 1};
     put("store_meta", "2x2.idx", idx_prefix, 3, f, n);
     free(f);
+    /* The PNG set and whole worlds at sizes that reach the size-driven paths: a 512x256 level (terraces,
+     * slabs) as PNG planes, and as a world with a Huffman .vmc, with a .vmp, and without a .vpr. */
+    {
+        const uint32_t bw = 512, bh = 256;
+        st_level *big = NULL;
+        if (st_level_create(bw, bh, &big, &err)) return fprintf(stderr, "%s\n", err.message), 1;
+        for (uint32_t y = 0; y < bh; y++)
+            for (uint32_t x = 0; x < bw; x += 2) {
+                if ((x / 32 + y / 32) % 3 == 0) st_level_set_dual(big, (int)x, (int)y, 20, 60, 90, 2, 5);
+                else {
+                    st_level_set_single(big, (int)x, (int)y, (uint8_t)((x / 64) * 24 + y / 16), (uint8_t)(x / 80));
+                    st_level_set_single(big, (int)x + 1, (int)y, (uint8_t)((x / 64) * 24 + y / 16), (uint8_t)(x / 80));
+                }
+            }
+        const uint8_t *heights, *meta;
+        st_level_planes(big, &heights, &meta);
+        uint8_t *hp = NULL, *mp = NULL;
+        size_t hn = 0, mn = 0;
+        if (png_bytes(root, bw, bh, heights, &hp, &hn) || png_bytes(root, bw, bh, meta, &mp, &mn))
+            return fprintf(stderr, "PNG seeds failed\n"), 1;
+        uint8_t len[4] = {(uint8_t)hn, (uint8_t)(hn >> 8), (uint8_t)(hn >> 16), (uint8_t)(hn >> 24)};
+        uint8_t *set = malloc(4 + hn + mn);
+        memcpy(set, len, 4);
+        memcpy(set + 4, hp, hn);
+        memcpy(set + 4 + hn, mp, mn);
+        put("png_set", "terraces-512x256.bin", NULL, 0, set, 4 + hn + mn);
+        free(set);
+        free(hp);
+        free(mp);
+        for (int variant = 0; variant < 3; variant++) {
+            st_world_ini wi;
+            st_world_ini_from_level(big, variant != 1, &wi);
+            uint8_t *map = NULL, *vpr = NULL, palette[ST_PAL_SIZE];
+            size_t map_n = 0, vpr_n = 0, ini_n = 0;
+            if (variant == 1) st_vmp_encode(heights, meta, bw, bh, &map, &map_n, &err);
+            else st_vmc_encode(heights, meta, bw, bh, NULL, &map, &map_n, NULL, &err);
+            wi.has_map_crc = variant != 2;
+            wi.map_crc = st_crc32(map, map_n);
+            st_pal_encode(big->palette, palette);
+            st_vpr_encode(bw, bh, wi.geonet_power, wi.section_power, big->flood, &vpr, &vpr_n, &err);
+            char *ini_text = NULL;
+            st_world_ini_format(&wi, &ini_text, &ini_n, &err);
+            size_t total = 8 + ini_n + ST_PAL_SIZE + (variant == 2 ? 0 : vpr_n) + map_n;
+            uint8_t *world = malloc(total), *p = world;
+            uint32_t vl = variant == 2 ? 0xFFFFFFFFu : (uint32_t)vpr_n;
+            uint8_t head[8] = {(uint8_t)ini_n, (uint8_t)(ini_n >> 8), ST_PAL_SIZE & 255, ST_PAL_SIZE >> 8,
+                               (uint8_t)vl, (uint8_t)(vl >> 8), (uint8_t)(vl >> 16), (uint8_t)(vl >> 24)};
+            memcpy(p, head, 8), p += 8;
+            memcpy(p, ini_text, ini_n), p += ini_n;
+            memcpy(p, palette, ST_PAL_SIZE), p += ST_PAL_SIZE;
+            if (variant != 2) memcpy(p, vpr, vpr_n), p += vpr_n;
+            memcpy(p, map, map_n);
+            static const char *const names[3] = {"vmc-512x256.bin", "vmp-512x256.bin", "vmc-no-vpr-no-crc.bin"};
+            put("world", names[variant], NULL, 0, world, total);
+            free(world);
+            free(map);
+            free(vpr);
+            free(ini_text);
+        }
+        st_level_destroy(big);
+    }
     printf("seed corpora written under %s\n", root);
     return 0;
 }
