@@ -28,6 +28,10 @@ int cli_fail(const char *cmd, const st_error *err);
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Whether name ends in suffix, ignoring case (".png"). */
 bool cli_has_suffix(const char *name, const char *suffix);
+/* Checks, before any work, that an output file can be created where path says (its folder exists and path is
+ * no directory) by opening and removing its temporary; prints "strata CMD: ..." and returns CLI_EXIT_USAGE
+ * when not, CLI_EXIT_OK when it can. */
+int cli_check_output_file(const char *cmd, const char *path);
 /* Resets getopt so a subcommand can parse its own argv. */
 void cli_getopt_reset(void);
 /* getopt_long with the common error handling: unknown option or missing argument → usage error. */

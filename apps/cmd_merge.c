@@ -34,6 +34,7 @@ int cmd_merge(int argc, char **argv) {
         }
     }
     if (optind >= argc) return cli_usage_error("merge", "give at least one results.json");
+    if (out && cli_check_output_file("merge", out)) return CLI_EXIT_USAGE;
     st_error err = {0};
     size_t findings = 0;
     if (st_compare_merge((const char *const *)argv + optind, (size_t)(argc - optind), tol, out, &findings, &err))

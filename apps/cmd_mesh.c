@@ -79,6 +79,7 @@ int cmd_mesh(int argc, char **argv) {
     if (!world) world = argv[optind];
     if (export_path && !st_mesh_export_format_known(export_path)) /* before the fit, not after it */
         return cli_usage_error("mesh", "export file '%s' must end in .obj or .ply", export_path);
+    if (export_path && cli_check_output_file("mesh", export_path)) return CLI_EXIT_USAGE;
     st_error err = {0};
     st_level *level = NULL;
     if (cli_load_world(world, &level, &err)) return cli_fail("mesh", &err);

@@ -606,6 +606,7 @@ static int parse(int argc, char **argv, view_opts *o) {
     if (o->view_name && o->have_camera) return cli_usage_error("view", "give --view or --camera, not both");
     if (o->record_dir && !o->path_file) return cli_usage_error("view", "--record needs --path FILE");
     if (o->screenshot && !o->frames) return cli_usage_error("view", "--screenshot needs --frames N");
+    if (o->screenshot && cli_check_output_file("view", o->screenshot)) return CLI_EXIT_USAGE; /* before --record */
     if (o->dig && !o->frames) return cli_usage_error("view", "--dig needs --frames N");
     if (o->headless && !o->frames && !o->record_dir)
         return cli_usage_error("view", "--headless needs --frames N or --record DIR");

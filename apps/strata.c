@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "strata/image.h"
 #include "strata/world.h"
 
 static const cli_command commands[] = {
@@ -49,6 +50,17 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
 bool cli_has_suffix(const char *name, const char *suffix) {
     size_t n = strlen(name), m = strlen(suffix);
     return n >= m && !strcasecmp(name + n - m, suffix);
+}
+
+int cli_check_output_file(const char *cmd, const char *path) {
+    st_atomic_file f;
+    st_error err = {0};
+    if (st_atomic_open(&f, path, &err)) {
+        fprintf(stderr, "strata %s: %s\n", cmd, err.message);
+        return CLI_EXIT_USAGE;
+    }
+    st_atomic_abort(&f);
+    return CLI_EXIT_OK;
 }
 
 void cli_getopt_reset(void) {
