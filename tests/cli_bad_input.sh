@@ -24,6 +24,9 @@ expect_usage_error() {
     fi
 }
 
+# a small world keeps the cases that load one fast (the default world takes seconds to generate)
+"$strata" gen --size 256x256 -o "$tmp/w" >/dev/null 2>&1 || { echo "FAIL: gen of the test world"; fails=$((fails + 1)); }
+
 expect_usage_error "unknown command" frobnicate
 expect_usage_error "unknown option" render --frobnicate -o "$tmp/out.png"
 expect_usage_error "unknown method" render --method nonsense -o "$tmp/out.png"
@@ -34,8 +37,8 @@ expect_usage_error "camera past float range" render --camera 1e300,100,100,0,-30
 expect_usage_error "camera yaw huge" render --camera 100,100,100,1e300,-30 -o "$tmp/out.png"
 expect_usage_error "camera infinite" render --camera 100,inf,100,0,-30 -o "$tmp/out.png"
 expect_usage_error "camera nan" render --camera 100,100,nan,0,-30 -o "$tmp/out.png"
-expect_usage_error "view spec yaw huge" render --view "v:100,100:1e300:-30" -o "$tmp/out.png"
-expect_usage_error "view spec x past float" render --view "v:1e39,100:0:-30" -o "$tmp/out.png"
+expect_usage_error "view spec yaw huge" render --world "$tmp/w" --view "v:100,100:1e300:-30" -o "$tmp/out.png"
+expect_usage_error "view spec x past float" render --world "$tmp/w" --view "v:1e39,100:0:-30" -o "$tmp/out.png"
 expect_usage_error "view: camera past float range" view --headless --camera 1e300,1,1,0,0 --frames 1
 expect_usage_error "view: dig past int" view --headless --dig 99999999999,1,2 --frames 1
 expect_usage_error "compare: dig past int" compare --dig 1,2,99999999999
@@ -48,7 +51,7 @@ expect_usage_error "option without value" render -o
 expect_usage_error "missing world" render --world "$tmp/no-such-world" -o "$tmp/out.png"
 expect_usage_error "unreadable world" render --world /dev/null -o "$tmp/out.png"
 expect_usage_error "frames zero" render --frames 0 -o "$tmp/out.png"
-expect_usage_error "unknown view" render --view no-such-view -o "$tmp/out.png"
+expect_usage_error "unknown view" render --world "$tmp/w" --view no-such-view -o "$tmp/out.png"
 expect_usage_error "run: unknown option" run --bogus
 expect_usage_error "gen: bad size" gen --size 100x100 -o "$tmp/world"
 expect_usage_error "gen: bad dual" gen --dual 150 -o "$tmp/world"
@@ -113,6 +116,12 @@ expect_usage_error "render: -o a directory" render --size 16x10 -o "$tmp"
 grep -q "is a directory" "$tmp/stderr" || { echo "FAIL: -o DIR: $(cat "$tmp/stderr")"; fails=$((fails + 1)); }
 expect_usage_error "render: -o .jpg" render --size 16x10 -o "$tmp/out.jpg"
 expect_usage_error "render: --depth not .pfm" render --size 16x10 -o "$tmp/out.png" --depth "$tmp/d.png"
+printf '0 100 100 120 0 -30\n1 140 160 110 45 -40\n' > "$tmp/early.path"
+expect_usage_error "view: screenshot into a missing folder" view --headless --frames 2 --record "$tmp/rec-early" \
+    --path "$tmp/early.path" --size 16x10 --screenshot "$tmp/nodir/s.png"
+[ -e "$tmp/rec-early" ] && { echo "FAIL: a refused view run wrote its recording"; fails=$((fails + 1)); }
+expect_usage_error "mesh: export into a missing folder" mesh default -o "$tmp/nodir/m.obj"
+expect_usage_error "merge: -o a directory" merge -o "$tmp" "$tmp/none.json"
 
 # No arguments: the usage, on stderr, exit 2.
 "$strata" >"$tmp/stdout" 2>"$tmp/stderr"
@@ -122,7 +131,6 @@ if [ "$status" -eq 2 ] && [ ! -s "$tmp/stdout" ] && grep -q "usage: strata COMMA
 
 # Named pipes (and other non-regular files) where a file is expected: refused at once, never opened for
 # reading (which would wait for a writer forever). A small world gives each file of a world in turn.
-"$strata" gen --size 256x256 -o "$tmp/w" >/dev/null 2>&1 || { echo "FAIL: gen of the test world"; fails=$((fails + 1)); }
 for f in world.ini output.vmc harmony.pal output.vpr; do
     rm -rf "$tmp/fifo-$f"
     cp -r "$tmp/w" "$tmp/fifo-$f"
