@@ -25,11 +25,14 @@ run: build
 test: build
 	@cd $(BUILD) && STRATA_VALIDATE=1 ctest --output-on-failure -j $(JOBS)
 
+# The unit tests without a GPU, then the CLI tests, under ASan and UBSan. cli_results is left out: its
+# interrupted 100000-frame compare did not end within 40 minutes under the sanitizers (12 GB resident when
+# stopped), against 103 s for the whole test in the Release build.
 test-asan: setup
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSTRATA_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build build-asan -j $(JOBS)
 	@cd build-asan && STRATA_VALIDATE=1 ctest --output-on-failure -j $(JOBS) -LE gpu
-	@cd build-asan && STRATA_VALIDATE=1 ctest --output-on-failure -j $(JOBS) -L cli
+	@cd build-asan && STRATA_VALIDATE=1 ctest --output-on-failure -j $(JOBS) -L cli -E '^cli_results$$'
 
 clean:
 	rm -rf $(BUILD) build-asan out
