@@ -29,6 +29,17 @@ st_result st_png_probe(const uint8_t *data, size_t size, const char *name, st_pn
  * the header before anything is allocated; ancillary chunks other than tRNS are skipped; *pixels is malloc'd. */
 st_result st_png_decode(const uint8_t *data, size_t size, const char *name, uint64_t max_pixels, st_png_info *info,
                         void **pixels, st_error *err);
+/* A PNG tEXt chunk: a keyword of 1..79 printable Latin-1 characters and its text. */
+typedef struct st_png_text {
+    const char *key, *text;
+} st_png_text;
+/* st_png_write with `count` (at most 16) tEXt chunks ahead of the image data (none: the same file st_png_write
+ * makes). */
+st_result st_png_write_texts(const char *path, uint32_t width, uint32_t height, int channels, int bit_depth,
+                             const void *pixels, const st_png_text *texts, size_t count, st_error *err);
+/* The text of tEXt chunk `key` among those ahead of a PNG's image data: *found, and the text in out (cut to
+ * cap - 1 bytes, NUL-terminated) when it is there. Reads the file through st_file_read_all's bounds. */
+st_result st_png_read_text(const char *path, const char *key, char *out, size_t cap, bool *found, st_error *err);
 /* Little-endian greyscale PFM ("Pf"), rows bottom to top as the format says; NAN allowed. */
 st_result st_pfm_write(const char *path, uint32_t width, uint32_t height, const float *values, st_error *err);
 

@@ -161,7 +161,7 @@ static void png_sink_flush(png_structp png) {
 
 /* Kept apart so no argument is reassigned in the function that calls setjmp. */
 static st_result png_encode(FILE *fp, const char *path, uint32_t width, uint32_t height, int channels, int bit_depth,
-                            const void *pixels, st_error *err) {
+                            const void *pixels, png_text *texts, int count, st_error *err) {
     static const int color_types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
                                        PNG_COLOR_TYPE_RGBA};
     char why[128] = "";
@@ -181,6 +181,7 @@ static st_result png_encode(FILE *fp, const char *path, uint32_t width, uint32_t
     png_set_compression_level(png, 3); /* fast: images are many and large */
     png_set_IHDR(png, info, width, height, bit_depth, color_types[channels], PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (count) png_set_text(png, info, texts, count);
     png_write_info(png, info);
     if (bit_depth == 16) png_set_swap(png); /* native little-endian uint16 → PNG big-endian */
     size_t stride = (size_t)width * (size_t)channels * (size_t)(bit_depth / 8);
@@ -194,15 +195,31 @@ st_result st_png_write_to(st_atomic_file *f, uint32_t width, uint32_t height, in
                           const void *pixels, st_error *err) {
     if (channels < 1 || channels > 4 || (bit_depth != 8 && bit_depth != 16) || !width || !height)
         return st_error_set(err, ST_ERR_INVALID, "%s: unsupported image layout", f->final_path);
-    return png_encode(f->fp, f->final_path, width, height, channels, bit_depth, pixels, err);
+    return png_encode(f->fp, f->final_path, width, height, channels, bit_depth, pixels, NULL, 0, err);
 }
 
 st_result st_png_write(const char *path, uint32_t width, uint32_t height, int channels, int bit_depth,
                        const void *pixels, st_error *err) {
+    return st_png_write_texts(path, width, height, channels, bit_depth, pixels, NULL, 0, err);
+}
+
+st_result st_png_write_texts(const char *path, uint32_t width, uint32_t height, int channels, int bit_depth,
+                             const void *pixels, const st_png_text *texts, size_t count, st_error *err) {
+    if (channels < 1 || channels > 4 || (bit_depth != 8 && bit_depth != 16) || !width || !height)
+        return st_error_set(err, ST_ERR_INVALID, "%s: unsupported image layout", path);
+    if (count > 16) return st_error_set(err, ST_ERR_INVALID, "%s: at most 16 text chunks", path);
+    png_text chunks[16];
+    for (size_t i = 0; i < count; i++) {
+        size_t n = texts[i].key ? strlen(texts[i].key) : 0;
+        if (n < 1 || n > 79 || !texts[i].text)
+            return st_error_set(err, ST_ERR_INVALID, "%s: a PNG text keyword has 1..79 characters", path);
+        chunks[i] = (png_text){.compression = PNG_TEXT_COMPRESSION_NONE, .key = (png_charp)texts[i].key,
+                               .text = (png_charp)texts[i].text, .text_length = strlen(texts[i].text)};
+    }
     st_atomic_file f;
     st_result r = st_atomic_open(&f, path, err);
     if (r) return r;
-    r = st_png_write_to(&f, width, height, channels, bit_depth, pixels, err);
+    r = png_encode(f.fp, path, width, height, channels, bit_depth, pixels, chunks, (int)count, err);
     if (r) {
         st_atomic_abort(&f);
         return r;
@@ -318,6 +335,49 @@ st_result st_png_decode(const uint8_t *data, size_t size, const char *name, uint
     *pixels = NULL;
     return decode(data, size, name ? name : "image.png", max_pixels ? max_pixels : ST_PNG_MAX_PIXELS, info, pixels,
                   err);
+}
+
+/* Kept apart so no argument is reassigned in the function that calls setjmp. */
+static st_result find_text(const uint8_t *data, size_t size, const char *name, const char *key, char *out, size_t cap,
+                           bool *found, st_error *err) {
+    if (size < 8 || png_sig_cmp(data, 0, 8)) return st_error_set(err, ST_ERR_FORMAT, "%s: not a PNG file", name);
+    char why[128] = "";
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, why, png_quiet_error, png_quiet_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    png_source src = {data, size, 0};
+    if (!info) {
+        png_destroy_read_struct(&png, NULL, NULL);
+        return st_error_set(err, ST_ERR_NOMEM, "%s: out of memory", name);
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_read_struct(&png, &info, NULL);
+        return st_error_set(err, ST_ERR_FORMAT, "%s: corrupt or truncated PNG%s%s", name, why[0] ? ": " : "", why);
+    }
+    st_png_set_read_limits(png);
+    png_set_read_fn(png, &src, png_source_read);
+    png_read_info(png, info);
+    png_textp text = NULL;
+    int n = png_get_text(png, info, &text, NULL);
+    for (int i = 0; i < n; i++) {
+        if (strcmp(text[i].key, key)) continue;
+        if (cap) snprintf(out, cap, "%s", text[i].text ? text[i].text : "");
+        *found = true;
+        break;
+    }
+    png_destroy_read_struct(&png, &info, NULL);
+    return ST_OK;
+}
+
+st_result st_png_read_text(const char *path, const char *key, char *out, size_t cap, bool *found, st_error *err) {
+    *found = false;
+    if (cap) out[0] = 0;
+    uint8_t *data = NULL;
+    size_t size = 0;
+    st_result r = st_file_read_all(path, ST_PNG_MAX_FILE_BYTES, &data, &size, err);
+    if (r) return r;
+    r = find_text(data, size, path, key, out, cap, found, err);
+    free(data);
+    return r;
 }
 
 st_result st_png_read(const char *path, uint32_t *width, uint32_t *height, int *channels, int *bit_depth,
