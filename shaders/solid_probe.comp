@@ -1,7 +1,7 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 // Evaluates the GLSL SOLID predicate and surface decode at given points, so tests can hold the GPU
-// twin of st_level_solid/st_level_texel to the C definition.
+// twin of st_level_solid/st_level_texel to the C definition, outside a bounded level's edges too.
 #include "globals.glsl"
 #include "surface.glsl"
 
@@ -15,6 +15,7 @@ void main() {
     if (i >= push.count) return;
     vec3 p = points[i].xyz;
     Surface s = surface_at(ivec2(floor(p.xy)));
-    uint packed = uint(s.low) | (uint(s.mid) << 8) | (uint(s.high) << 16) | (s.dual ? 1u << 24 : 0u);
-    results[i] = uvec4(solid(p) ? 1u : 0u, packed, s.low_type | (s.high_type << 8), 0u);
+    // an outside column's heights (−1 in GLSL) are reported as C's 0
+    uint packed = s.outside ? 0u : uint(s.low) | (uint(s.mid) << 8) | (uint(s.high) << 16) | (s.dual ? 1u << 24 : 0u);
+    results[i] = uvec4(solid(p) ? 1u : 0u, packed, s.low_type | (s.high_type << 8), s.outside ? 1u : 0u);
 }

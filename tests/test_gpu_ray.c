@@ -104,6 +104,47 @@ static void test_solid_c_vs_glsl(void **state) {
     free(pts);
 }
 
+/* The same on a level that does not wrap along one axis or both: outside its edges the two agree that there is
+ * nothing (no SOLID at any height, the texel `outside`), and inside they agree as before. */
+static void test_solid_c_vs_glsl_bounded(void **state) {
+    (void)state;
+    const bool wraps[3][2] = {{false, false}, {false, true}, {true, false}};
+    for (int c = 0; c < 3; c++) {
+        st_level *l = test_random_level(64, 32, 11 + (unsigned)c);
+        l->wrap_x = wraps[c][0];
+        l->wrap_y = wraps[c][1];
+        enum { N = 20000 };
+        float (*pts)[3] = malloc(sizeof(float[3]) * N);
+        for (int i = 0; i < N; i++) {
+            pts[i][0] = (float)(rand() % 2000) / 10.0f - 70.0f; /* past every edge */
+            pts[i][1] = (float)(rand() % 2000) / 10.0f - 70.0f;
+            pts[i][2] = (i & 1) ? (float)(rand() % 262 - 20) : (float)(rand() % 2620) / 10.0f - 20.0f; /* z < 0 too */
+        }
+        st_engine *e = test_engine(l);
+        st_probe_result *res = malloc(sizeof *res * N);
+        assert_st_ok(st_engine_probe_solid(e, (const float(*)[3])pts, N, res, err));
+        int outside = 0;
+        for (int i = 0; i < N; i++) {
+            int x = (int)floorf(pts[i][0]), y = (int)floorf(pts[i][1]);
+            bool c_solid = st_level_solid(l, pts[i][0], pts[i][1], pts[i][2]);
+            st_texel t = st_level_texel(l, x, y);
+            bool out = !st_level_contains(l, x, y);
+            outside += out;
+            if (t.outside != out || (out && c_solid)) fail_msg("C: (%d,%d) outside=%d solid=%d", x, y, t.outside, c_solid);
+            if (c_solid != res[i].solid || t.outside != res[i].outside || t.low != res[i].low || t.mid != res[i].mid ||
+                t.high != res[i].high || t.dual != res[i].dual || t.low_type != res[i].low_type ||
+                t.high_type != res[i].high_type)
+                fail_msg("wrap %d/%d, point (%.1f,%.1f,%.1f): C solid=%d outside=%d (%u,%u,%u), GLSL solid=%d outside=%d "
+                         "(%u,%u,%u)", l->wrap_x, l->wrap_y, pts[i][0], pts[i][1], pts[i][2], c_solid, t.outside, t.low,
+                         t.mid, t.high, res[i].solid, res[i].outside, res[i].low, res[i].mid, res[i].high);
+        }
+        if (outside < N / 4) fail_msg("only %d of the points fell outside", outside);
+        test_engine_finish(e, l);
+        free(res);
+        free(pts);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flat_floor),
@@ -111,6 +152,7 @@ int main(void) {
         cmocka_unit_test(test_slab_and_cave),
         cmocka_unit_test(test_edit_next_frame),
         cmocka_unit_test(test_solid_c_vs_glsl),
+        cmocka_unit_test(test_solid_c_vs_glsl_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,6 +70,54 @@ static void test_shading_matches_c(void **state) {
     test_engine_finish(e, level);
 }
 
+/* At the edge of a level that does not wrap a column has one neighbour along that axis: the gradient normal is
+ * the one-sided difference with the column itself (never the opposite edge's heights), the same on the GPU and
+ * in C. */
+static void test_gradient_at_a_bounded_edge(void **state) {
+    (void)state;
+    st_level *level = test_random_level(64, 32, 5);
+    level->wrap_x = level->wrap_y = false;
+    st_engine *e = test_engine(level);
+    enum { M = 512 };
+    st_shade_probe_in *in = calloc(M, sizeof *in);
+    st_shade_probe_out *out = calloc(M, sizeof *out);
+    srand(3);
+    for (int i = 0; i < M; i++) { /* half of them in the edge columns and rows */
+        float x = frand(0, 64), y = frand(0, 32);
+        if (i % 4 == 1) x = frand(0, 1);
+        if (i % 4 == 2) x = frand(63, 64);
+        if (i % 4 == 3) y = (i & 8) ? frand(0, 1) : frand(31, 32);
+        in[i].p[0] = x, in[i].p[1] = y, in[i].p[2] = 255; /* above everything: the upper layer */
+        in[i].visibility = 1;
+    }
+    assert_st_ok(st_engine_probe_shade(e, in, M, out, err));
+    int bad = 0;
+    for (int i = 0; i < M; i++) {
+        const float *p = in[i].p;
+        int cx = (int)floorf(p[0]), cy = (int)floorf(p[1]);
+        float grad[3];
+        st_shade_gradient_normal(level, p, true, grad);
+        /* the one-sided difference written out: the missing neighbour is the column itself, at full weight */
+        float h = st_level_texel(level, cx, cy).high, d[2];
+        for (int a = 0; a < 2; a++) {
+            int ex = a == 0, ey = a == 1;
+            bool lo_in = st_level_contains(level, cx - ex, cy - ey), hi_in = st_level_contains(level, cx + ex, cy + ey);
+            float lo = lo_in ? st_level_texel(level, cx - ex, cy - ey).high : h;
+            float hi = hi_in ? st_level_texel(level, cx + ex, cy + ey).high : h;
+            d[a] = (lo_in && hi_in ? 0.5f : 1.0f) * (hi - lo);
+        }
+        float l = sqrtf(d[0] * d[0] + d[1] * d[1] + 1), want[3] = {-d[0] / l, -d[1] / l, 1 / l};
+        for (int k = 0; k < 3; k++)
+            if ((fabsf(grad[k] - want[k]) > TOL || fabsf(out[i].gradient[k] - want[k]) > TOL) && bad++ < 5)
+                printf("  (%.2f, %.2f) axis %d: C %.5f GPU %.5f, one-sided %.5f\n", p[0], p[1], k, grad[k],
+                       out[i].gradient[k], want[k]);
+    }
+    assert_int_equal(bad, 0);
+    free(in);
+    free(out);
+    test_engine_finish(e, level);
+}
+
 /* End to end on a flat floor (nothing shadows anything, so the map and the exact ray agree): the reference's
  * colour equals the GPU ray method's, with and without the shadow pass. */
 static void test_reference_colour_matches_ray(void **state) {
@@ -132,6 +180,7 @@ static void test_reference_colour_matches_ray(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shading_matches_c),
+        cmocka_unit_test(test_gradient_at_a_bounded_edge),
         cmocka_unit_test(test_reference_colour_matches_ray),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -343,8 +343,34 @@ static void test_copy_texels(void **state) {
     st_level_destroy(c);
 }
 
+/* Past the edge of an axis that does not wrap there is nothing: no SOLID at any height (not even below 0), the
+ * texel `outside`; along a wrapping axis the level repeats. A clone keeps the flags. */
+static void test_bounded_axes(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(32, 16, 40);
+    assert_true(l->wrap_x && l->wrap_y); /* a new level wraps, as every Vangers world */
+    assert_true(st_level_solid(l, 40.5f, 3.5f, 20) && st_level_solid(l, -3.5f, -20.5f, -100));
+    l->wrap_x = false;
+    const float xs[4] = {-0.5f, -100.0f, 32.0f, 70.25f};
+    for (int i = 0; i < 4; i++)
+        for (float z = -300; z <= 300; z += 0.5f)
+            if (st_level_solid(l, xs[i], 3.5f, z)) fail_msg("solid at (%g, 3.5, %g) past the x edge", xs[i], z);
+    assert_true(st_level_texel(l, 32, 3).outside && !st_level_texel(l, 31, 3).outside);
+    assert_false(st_level_contains(l, -1, 0));
+    assert_true(st_level_contains(l, 0, -1)); /* y still wraps */
+    assert_true(st_level_solid(l, 3.5f, -20.5f, 40) && st_level_solid(l, 31.9f, 0, 0));
+    st_level *c = NULL;
+    assert_st_ok(st_level_clone(l, &c, err));
+    assert_true(!c->wrap_x && c->wrap_y);
+    c->wrap_y = false;
+    assert_false(st_level_solid(c, 3.5f, 16.0f, 0));
+    st_level_destroy(c);
+    st_level_destroy(l);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bounded_axes),
         cmocka_unit_test(test_dual_pair_decodes_both_texels),
         cmocka_unit_test(test_delta_split_and_clamps),
         cmocka_unit_test(test_wrap_x_and_y),

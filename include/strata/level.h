@@ -1,5 +1,7 @@
 /* st_level: the multi-layer height field. W×H texels (powers of two), one height byte and one
- * metadata byte per texel, wrapping in x and y. Texels pair as (2k, 2k+1) in a row; a dual pair stores
+ * metadata byte per texel, wrapping in x and y where the level says so (a Vangers world wraps in both; a DEM
+ * wraps in x only when it is a whole globe, else in neither) — outside an axis that does not wrap there is
+ * nothing, solid at no height. Texels pair as (2k, 2k+1) in a row; a dual pair stores
  * the floor (low) in the even texel, the slab top (high) in the odd one and the cave ceiling (mid) as a
  * 4-bit delta split over both — the Vangers encoding (see docs/level-format.md). */
 #ifndef STRATA_LEVEL_H
@@ -36,13 +38,19 @@ typedef struct st_level {
     uint32_t section_power;   /* flood sections of 2^section_power rows */
     uint8_t *flood;           /* height >> section_power flood levels, may be all zero */
     char name[64];
+    /* The map repeats along x / y: true for Vangers worlds and the generator (st_level_create's default). Along
+     * an axis that does not wrap, texels outside [0, W) (or [0, H)) hold nothing: no SOLID at any height, in
+     * every method, the reference, the shadow and the edits. */
+    bool wrap_x, wrap_y;
 } st_level;
 
-/* One decoded texel. For a single texel low == mid == high and the types agree. */
+/* One decoded texel. For a single texel low == mid == high and the types agree. A texel past the edge of an
+ * axis that does not wrap is `outside`: nothing is there (all fields 0, SOLID nowhere). */
 typedef struct st_texel {
     uint8_t low, mid, high;
     uint8_t low_type, high_type;
     bool dual;
+    bool outside;
 } st_texel;
 
 /* A dirty rectangle in texels: [x0, x1) × [y0, y1), inside the level (no wrap). */
@@ -53,7 +61,7 @@ typedef struct st_rect {
 static inline bool st_rect_empty(st_rect r) { return r.x1 <= r.x0 || r.y1 <= r.y0; }
 st_rect st_rect_union(st_rect a, st_rect b);
 
-/* Creates a flat level (all heights `fill`, single, type 1) with the default palette. */
+/* Creates a flat level (all heights 0, single, type 0) with the default palette, wrapping in x and y. */
 st_result st_level_create(uint32_t width, uint32_t height, st_level **out, st_error *err);
 void st_level_destroy(st_level *level);
 st_result st_level_clone(const st_level *src, st_level **out, st_error *err);
@@ -90,13 +98,20 @@ bool st_level_write_rect(st_level *level, st_rect rect, const uint8_t *heights, 
  * False (nothing copied) when the sizes differ. */
 bool st_level_copy_texels(st_level *dst, const st_level *src);
 
-/* Decoding (wraps x and y). */
+/* Whether texel (x, y) exists: inside [0, W) × [0, H) along every axis that does not wrap (any x along a
+ * wrapping one). */
+static inline bool st_level_contains(const st_level *level, int64_t x, int64_t y) {
+    return (level->wrap_x || (x >= 0 && x < (int64_t)level->width)) &&
+           (level->wrap_y || (y >= 0 && y < (int64_t)level->height));
+}
+
+/* Decoding: wraps x and y where the level wraps; a texel st_level_contains refuses decodes as `outside`. */
 uint32_t st_meta_type(const st_level *level, uint8_t meta);
 st_texel st_level_texel(const st_level *level, int x, int y);
-/* SOLID(p) := z <= low || (dual && mid <= z && z <= high); height 0 is hittable. */
+/* SOLID(p) := inside && (z <= low || (dual && mid <= z && z <= high)); height 0 is hittable. */
 bool st_level_solid(const st_level *level, float x, float y, float z);
 static inline bool st_texel_solid(st_texel t, float z) {
-    return z <= (float)t.low || (t.dual && (float)t.mid <= z && z <= (float)t.high);
+    return !t.outside && (z <= (float)t.low || (t.dual && (float)t.mid <= z && z <= (float)t.high));
 }
 
 /* Encoding a pair: writes a dual pair (low, mid, high with mid - low a multiple of 8 up to 120) or two

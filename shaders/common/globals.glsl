@@ -8,13 +8,16 @@ layout(set = 0, binding = 0, std140) uniform Globals {
     vec4 level_info;   // W, H, near distance, top (nothing is solid above)
     vec4 light;        // direction toward the sun, ambient term
     vec4 fog;          // linear rgb, fog band width
-    uvec4 knobs;       // ray steps, terrain types (8|16), frame index, flags
+    uvec4 knobs;       // ray steps, terrain types (8|16), frame index, bounded axes (bit 0 x, bit 1 y)
     vec4 albedo[16];   // linear albedo of each material
     vec4 shadow_u;     // shadow map: u = dot(p, xyz) + w
     vec4 shadow_v;     // v = dot(p, xyz) + w
     vec4 shadow_d;     // depth along the light = dot(p, xyz) + w
     vec4 shadow_info;  // resolution, enabled, depth bias, normal offset
 } g;
+
+// knobs.w: the axes along which the level does not wrap (st_level.wrap_x/wrap_y; surface.glsl says what lies past them)
+const uint LEVEL_BOUNDED_X = 1u, LEVEL_BOUNDED_Y = 2u;
 
 // (h_even, m_even, h_odd, m_odd) per texel pair
 layout(set = 0, binding = 1) uniform usampler2D terrain;

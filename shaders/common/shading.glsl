@@ -9,11 +9,25 @@ float layer_height(ivec2 cell, bool upper) {
     return upper ? s.high : s.low;
 }
 
+// Central differences of the layer's heights; at the edge of a bounded axis, where a neighbour is missing, the
+// one-sided difference with the column itself (twin: st_shade_gradient_normal).
 vec3 gradient_normal(vec3 p, bool upper) {
     ivec2 c = ivec2(floor(p.xy));
-    float gx = layer_height(c + ivec2(1, 0), upper) - layer_height(c - ivec2(1, 0), upper);
-    float gy = layer_height(c + ivec2(0, 1), upper) - layer_height(c - ivec2(0, 1), upper);
-    return normalize(vec3(-0.5 * gx, -0.5 * gy, 1.0));
+    if (!level_bounded()) {
+        float gx = layer_height(c + ivec2(1, 0), upper) - layer_height(c - ivec2(1, 0), upper);
+        float gy = layer_height(c + ivec2(0, 1), upper) - layer_height(c - ivec2(0, 1), upper);
+        return normalize(vec3(-0.5 * gx, -0.5 * gy, 1.0));
+    }
+    vec2 grad;
+    for (int a = 0; a < 2; a++) {
+        ivec2 e = a == 0 ? ivec2(1, 0) : ivec2(0, 1);
+        ivec2 lo = c - e, hi = c + e;
+        float k = 0.5;
+        if (!level_contains(lo)) lo = c, k = 1.0;
+        if (!level_contains(hi)) hi = c, k = k == 1.0 ? 0.0 : 1.0;
+        grad[a] = k * (layer_height(hi, upper) - layer_height(lo, upper));
+    }
+    return normalize(vec3(-grad, 1.0));
 }
 
 // The formula at point p of column s with unit normal n and the sun's visibility in [0, 1] (C twin:

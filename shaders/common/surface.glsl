@@ -1,17 +1,60 @@
 // Decoding a texel of the level and the SOLID predicate: the GLSL twin of st_level_texel/st_texel_solid
 // (src/terrain/level.c), tested against each other, and its interval form along a ray within one column
-// (column_entry, shared by the exact column walks). Requires globals.glsl.
+// (column_entry, shared by the exact column walks). The level wraps in x and y unless g.knobs.w says an axis
+// is bounded (bit 0: x, bit 1: y; st_level.wrap_x/wrap_y): past such an edge there is nothing. Requires
+// globals.glsl.
 struct Surface {
     float low, mid, high;
     uint low_type, high_type;
     bool dual;
+    bool outside; // past the edge of a bounded axis: nothing there, SOLID at no height
 };
+
+// Whether any axis of the level is bounded (a uniform: wrapping worlds take none of the edge paths).
+bool level_bounded() {
+    return g.knobs.w != 0u;
+}
+
+// Whether texel column `cell` exists: inside the level along every bounded axis (twin of st_level_contains).
+bool level_contains(ivec2 cell) {
+    uvec2 size = uvec2(g.level_info.xy);
+    return !(((g.knobs.w & LEVEL_BOUNDED_X) != 0u && uint(cell.x) >= size.x) ||
+             ((g.knobs.w & LEVEL_BOUNDED_Y) != 0u && uint(cell.y) >= size.y));
+}
+
+// The nearest existing column: `cell` clamped into the level along its bounded axes.
+ivec2 level_clamp(ivec2 cell) {
+    ivec2 last = ivec2(g.level_info.xy) - 1;
+    if ((g.knobs.w & LEVEL_BOUNDED_X) != 0u) cell.x = clamp(cell.x, 0, last.x);
+    if ((g.knobs.w & LEVEL_BOUNDED_Y) != 0u) cell.y = clamp(cell.y, 0, last.y);
+    return cell;
+}
+
+// Clips the ray o + dir·t, t in [t0, t1], to the level's extent along its bounded axes (the box
+// [0, W] × [0, H]); false when nothing of it is left. Unchanged in a wrapping world.
+bool level_clip_ray(vec3 o, vec3 dir, inout float t0, inout float t1) {
+    for (int a = 0; a < 2; a++) {
+        if ((g.knobs.w & (LEVEL_BOUNDED_X << uint(a))) == 0u) continue; // x, then y
+        float size = g.level_info[a];
+        if (abs(dir[a]) < 1e-12) {
+            if (o[a] < 0.0 || o[a] >= size) return false;
+            continue;
+        }
+        float ta = (0.0 - o[a]) / dir[a], tb = (size - o[a]) / dir[a];
+        t0 = max(t0, min(ta, tb));
+        t1 = min(t1, max(ta, tb));
+    }
+    return t0 <= t1;
+}
 
 uint terrain_type(uint meta) {
     return g.knobs.y == 16u ? (meta >> 2) & 15u : (meta >> 3) & 7u;
 }
 
 Surface surface_at(ivec2 cell) {
+    // Outside: heights −1, below every height a method meets (z ≥ 0), so even a test that forgot the flag
+    // would find no floor there; every consumer checks the flag all the same.
+    if (level_bounded() && !level_contains(cell)) return Surface(-1.0, -1.0, -1.0, 0u, 0u, false, true);
     ivec2 size = ivec2(g.level_info.xy);
     ivec2 c = cell & (size - 1); // power-of-two wrap (two's complement handles negatives)
     uvec4 pair = texelFetch(terrain, ivec2(c.x >> 1, c.y), 0);
@@ -34,14 +77,15 @@ Surface surface_at(ivec2 cell) {
         s.high_type = s.low_type;
         s.dual = false;
     }
+    s.outside = false;
     return s;
 }
 
 bool surface_solid(Surface s, float z) {
-    return z <= s.low || (s.dual && s.mid <= z && z <= s.high);
+    return !s.outside && (z <= s.low || (s.dual && s.mid <= z && z <= s.high));
 }
 
-// SOLID(p) := z <= low || (dual && mid <= z && z <= high); height 0 is hittable.
+// SOLID(p) := inside && (z <= low || (dual && mid <= z && z <= high)); height 0 is hittable.
 bool solid(vec3 p) {
     return surface_solid(surface_at(ivec2(floor(p.xy))), p.z);
 }
@@ -49,6 +93,7 @@ bool solid(vec3 p) {
 // The first t in [u0, u1] at which the ray (height oz + dz*t) is SOLID in column s, or -1: the interval
 // form of surface_solid (z <= low, or dual and mid <= z <= high), so a column is never stepped over.
 float column_entry(Surface s, float oz, float dz, float u0, float u1) {
+    if (s.outside) return -1.0;
     float z0 = oz + dz * u0;
     if (surface_solid(s, z0)) return u0;
     float best = -1.0;

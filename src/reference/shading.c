@@ -24,11 +24,20 @@ static float layer_height(const st_level *level, int x, int y, bool upper) {
     return upper ? (float)t.high : (float)t.low;
 }
 
+/* Central differences; at the edge of an axis that does not wrap, the one-sided difference with the column
+ * itself (the GLSL twin does the same). */
 void st_shade_gradient_normal(const st_level *level, const float p[3], bool upper, float n[3]) {
     int cx = (int)floorf(p[0]), cy = (int)floorf(p[1]);
-    float gx = layer_height(level, cx + 1, cy, upper) - layer_height(level, cx - 1, cy, upper);
-    float gy = layer_height(level, cx, cy + 1, upper) - layer_height(level, cx, cy - 1, upper);
-    float v[3] = {-0.5f * gx, -0.5f * gy, 1.0f};
+    float grad[2];
+    for (int a = 0; a < 2; a++) {
+        int ex = a == 0, ey = a == 1;
+        int lx = cx - ex, ly = cy - ey, hx = cx + ex, hy = cy + ey;
+        float k = 0.5f;
+        if (!st_level_contains(level, lx, ly)) lx = cx, ly = cy, k = 1.0f;
+        if (!st_level_contains(level, hx, hy)) hx = cx, hy = cy, k = k == 1.0f ? 0.0f : 1.0f;
+        grad[a] = k * (layer_height(level, hx, hy, upper) - layer_height(level, lx, ly, upper));
+    }
+    float v[3] = {-grad[0], -grad[1], 1.0f};
     float inv = 1.0f / sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     for (int k = 0; k < 3; k++) n[k] = v[k] * inv;
 }

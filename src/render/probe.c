@@ -101,6 +101,7 @@ st_result st_engine_probe_solid(st_engine *e, const float (*points)[3], uint32_t
             out[i].dual = (q[4 * i + 1] >> 24) & 1;
             out[i].low_type = (uint8_t)(q[4 * i + 2] & 0xFF);
             out[i].high_type = (uint8_t)((q[4 * i + 2] >> 8) & 0xFF);
+            out[i].outside = q[4 * i + 3] != 0;
         }
     free(in);
     free(q);

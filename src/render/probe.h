@@ -5,7 +5,7 @@
 #include "render/render_internal.h"
 
 typedef struct st_probe_result {
-    bool solid, dual;
+    bool solid, dual, outside;
     uint8_t low, mid, high, low_type, high_type;
 } st_probe_result;
 

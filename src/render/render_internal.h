@@ -20,7 +20,7 @@ typedef struct st_globals_gpu {
     float level[4];        /* W, H, near, top (nothing solid above) */
     float light[4];        /* direction toward the sun, ambient */
     float fog[4];          /* linear rgb, fog band width */
-    uint32_t knobs[4];     /* ray steps, terrain types, frame index, flags */
+    uint32_t knobs[4];     /* ray steps, terrain types, frame index, bounded axes (bit 0 x, bit 1 y) */
     float albedo[16][4];   /* linear albedo of each material (its End colour) */
     float shadow_u[4];     /* shadow map: u = dot(p, xyz) + w */
     float shadow_v[4];     /* v = dot(p, xyz) + w */

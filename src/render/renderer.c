@@ -255,7 +255,7 @@ static void fill_globals(st_renderer *r, const st_camera *cam) {
     g->knobs[0] = r->desc.knobs.ray_steps ? r->desc.knobs.ray_steps : 128;
     g->knobs[1] = l->terrain_types;
     g->knobs[2] = r->frame_index;
-    g->knobs[3] = 0;
+    g->knobs[3] = (l->wrap_x ? 0u : 1u) | (l->wrap_y ? 0u : 2u); /* the bounded axes (surface.glsl) */
     memcpy(g->albedo, r->engine->albedo, sizeof g->albedo);
     st_shadow_fill_globals(r, &v, g);
 }

@@ -47,6 +47,7 @@ st_result st_level_create(uint32_t width, uint32_t height, st_level **out, st_er
     }
     l->width = width;
     l->height = height;
+    l->wrap_x = l->wrap_y = true;
     l->terrain_types = 8;
     snprintf(l->name, sizeof l->name, "untitled");
     st_level_default_palette(l);
@@ -145,6 +146,7 @@ uint32_t st_meta_type(const st_level *level, uint8_t meta) {
 }
 
 st_texel st_level_texel(const st_level *level, int x, int y) {
+    if (!st_level_contains(level, x, y)) return (st_texel){.outside = true}; /* past a non-wrapping edge */
     uint32_t w = level->width, h = level->height;
     uint32_t xi = (uint32_t)x & (w - 1), yi = (uint32_t)y & (h - 1); /* power-of-two wrap */
     size_t row = (size_t)yi * w;
@@ -167,6 +169,7 @@ st_texel st_level_texel(const st_level *level, int x, int y) {
         t.low_type = t.high_type = (uint8_t)st_meta_type(level, level->meta[i]);
         t.dual = false;
     }
+    t.outside = false;
     return t;
 }
 
