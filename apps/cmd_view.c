@@ -248,8 +248,10 @@ static void select_method(viewer *v, size_t index) {
 static st_result edit(viewer *v, st_edit_kind kind, int x, int y, int radius, st_error *err) {
     st_rect dirty;
     int amount = radius > 255 ? 255 : radius; /* a crater as deep as its radius */
-    x = st_wrap(x, (int)v->level->width);
-    y = st_wrap(y, (int)v->level->height);
+    /* a pick on a copy of a wrapping level edits the level itself; along an axis that does not wrap there are
+     * no copies (a centre past the edge is refused by the edit) */
+    if (v->level->wrap_x) x = st_wrap(x, (int)v->level->width);
+    if (v->level->wrap_y) y = st_wrap(y, (int)v->level->height);
     st_result r = st_edit_history_apply(v->history, v->level, kind, x, y, radius, amount, &dirty, err);
     if (!r) r = st_engine_update_level(v->engine, dirty, err);
     return r;

@@ -26,8 +26,9 @@ void main() {
     vec3 o = plane_point(uv);
     float top = g.level_info.w;
     float t = o.z > top ? (o.z - top) / -dir.z : 0.0;
-    float t_end = o.z / -dir.z; // z = 0 is always solid
-    float hit = t_end;
+    float t_end = o.z / -dir.z; // z = 0 is solid wherever the level is
+    // past the edge of a bounded axis there is nothing: a ray that ends there meets no ground (lit)
+    float hit = level_bounded() && !level_contains(ivec2(floor((o + dir * t_end).xy))) ? 3.0e38 : t_end;
     // DDA over texel cells in xy
     vec3 p = o + dir * t;
     ivec2 cell = ivec2(floor(p.xy));
@@ -39,7 +40,8 @@ void main() {
         float z_in = o.z + dir.z * t, z_out = o.z + dir.z * t_out; // z_in >= z_out
         Surface s = surface_at(cell);
         float h = -1.0;
-        if (z_out <= s.low) h = z_in <= s.low ? t : t + (z_in - s.low) / -dir.z;
+        // (past a bounded edge there is nothing: no copy of the level casts a shadow there)
+        if (!s.outside && z_out <= s.low) h = z_in <= s.low ? t : t + (z_in - s.low) / -dir.z;
         if (s.dual && z_out <= s.high && z_in >= s.mid) {
             float hs = z_in <= s.high ? t : t + (z_in - s.high) / -dir.z;
             h = h < 0.0 ? hs : min(h, hs);

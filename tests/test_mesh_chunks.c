@@ -491,8 +491,58 @@ static void export_files(void **state) {
     st_level_destroy(l);
 }
 
+/* A level that does not wrap: the last chunks' far side repeats the edge texels instead of taking the first
+ * column (row) from the opposite edge, so a dig at the west edge leaves the east chunks as they were, and the
+ * refit still equals a fresh fit. */
+static void bounded_edges_sample_their_own_side(void **state) {
+    (void)state;
+    st_level *l = hand_made_level(128, 64);
+    l->wrap_x = l->wrap_y = false;
+    st_mesh *m = fit(l, 2, 32, false);
+    uint32_t C = m->chunk_size, far = 0;
+    for (uint32_t ci = 0; ci < m->chunks_x * m->chunks_y; ci++) {
+        const st_mesh_chunk *c = &m->chunks[ci];
+        for (uint32_t i = 0; i < c->vertex_count; i++) {
+            const st_mesh_vertex *v = &c->vertices[i];
+            uint32_t x = c->cx * C + v->x, y = c->cy * C + v->y;
+            far += x == l->width || y == l->height;
+            st_texel t = st_level_texel(l, (int)(x < l->width ? x : l->width - 1), (int)(y < l->height ? y : l->height - 1));
+            st_mesh_layer layer = st_mesh_vertex_layer(v);
+            uint8_t z = layer == ST_MESH_LAYER_FLOOR ? t.low : layer == ST_MESH_LAYER_CEILING ? t.mid : t.high;
+            if (v->z != z) fail_msg("chunk (%u,%u) vertex at texel (%u,%u): height %u, the edge texel has %u", c->cx, c->cy, x, y, v->z, z);
+        }
+    }
+    assert_true(far > 0);
+    /* the east column of chunks, before a dig at the west edge */
+    uint32_t east = m->chunks_x - 1, rows = m->chunks_y;
+    st_mesh_vertex *before[8];
+    uint32_t counts[8];
+    assert_true(rows <= 8);
+    for (uint32_t cy = 0; cy < rows; cy++) {
+        const st_mesh_chunk *c = &m->chunks[cy * m->chunks_x + east];
+        counts[cy] = c->vertex_count;
+        before[cy] = malloc(c->vertex_count * sizeof *before[cy]);
+        memcpy(before[cy], c->vertices, c->vertex_count * sizeof *before[cy]);
+    }
+    st_rect dirty;
+    assert_st_ok(st_level_dig(l, 1, 30, 9, 60, &dirty, err));
+    assert_st_ok(st_mesh_refit(m, l, dirty, NULL, err));
+    for (uint32_t cy = 0; cy < rows; cy++) {
+        const st_mesh_chunk *c = &m->chunks[cy * m->chunks_x + east];
+        if (c->vertex_count != counts[cy] || memcmp(c->vertices, before[cy], counts[cy] * sizeof *before[cy]))
+            fail_msg("east chunk (%u,%u) changed after a dig at the west edge", east, cy);
+        free(before[cy]);
+    }
+    st_mesh *fresh = fit(l, 2, 32, false);
+    assert_meshes_equal(m, fresh);
+    st_mesh_destroy(fresh);
+    st_mesh_destroy(m);
+    st_level_destroy(l);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(bounded_edges_sample_their_own_side),
         cmocka_unit_test(sides_match_across_lods), cmocka_unit_test(refit_equals_fresh_fit),
         cmocka_unit_test(emit_rules),              cmocka_unit_test(totals_and_memory),
         cmocka_unit_test(lod_selection),           cmocka_unit_test(export_files),

@@ -124,6 +124,23 @@ static void test_pick_flat_floor(void **state) {
     st_level_destroy(l);
 }
 
+/* Picking past the edge of a level that does not wrap finds nothing (not the copy, not the ground at 0); the
+ * same ray on the wrapping level lands on the copy's floor. */
+static void test_pick_past_a_bounded_edge(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(64, 64, 30);
+    st_camera cam = {.position = {60, 32, 40}, .yaw_deg = 90, .pitch_deg = -20}; /* the floor past x = 64 */
+    float hit[3];
+    assert_true(st_viewer_pick(l, &cam, 320, 200, 160, 100, hit));
+    assert_true(hit[0] > 64);
+    l->wrap_x = false;
+    assert_false(st_viewer_pick(l, &cam, 320, 200, 160, 100, hit));
+    st_camera near = {.position = {30, 32, 40}, .yaw_deg = 90, .pitch_deg = -20}; /* the floor inside */
+    assert_true(st_viewer_pick(l, &near, 320, 200, 160, 100, hit));
+    assert_true(hit[0] < 64);
+    st_level_destroy(l);
+}
+
 static void test_path_parse_and_interpolate(void **state) {
     (void)state;
     st_cam_path p;
@@ -214,6 +231,7 @@ static void test_controllers(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_undo_redo_are_exact),
+        cmocka_unit_test(test_pick_past_a_bounded_edge),
         cmocka_unit_test(test_edits_at_the_border_and_bad_input),
         cmocka_unit_test(test_budget_forgets_oldest),
         cmocka_unit_test(test_pick_flat_floor),

@@ -12,7 +12,7 @@
 // column solid at p.z (the lowest such top; the texel under p when it is), else the highest; for the slab
 // layers, a dual texel (the one under p when it is dual).
 ivec2 mesh_texel(vec3 p, bool upper) {
-    ivec2 under = ivec2(floor(p.xy));
+    ivec2 under = level_clamp(ivec2(floor(p.xy))); // (a bounded level's mesh reaches its edge x = W: texel W − 1)
     Surface s = surface_at(under);
     if (upper ? s.dual : s.low >= p.z - 0.5) return under;
     ivec2 base = ivec2(floor(p.xy - 0.5));
@@ -22,6 +22,7 @@ ivec2 mesh_texel(vec3 p, bool upper) {
     for (int i = 0; i < 4; i++) {
         ivec2 c = base + ivec2(i & 1, i >> 1);
         Surface t = surface_at(c);
+        if (t.outside) continue; // past a bounded edge: nothing to meet
         if (upper) {
             if (t.dual) return c;
             continue;

@@ -57,7 +57,7 @@ void mesh_fetch(uint tri, out vec3 rel[3], out uint layer) {
     uint k = r.ib_first + 3u * (tri - r.tri_first);
     for (int i = 0; i < 3; i++) {
         uint raw = mesh_vertices[r.vb_first + mesh_index(k + uint(i))];
-        vec3 p = vec3(r.origin, 0.0) + mesh_vertex_offset(raw);
+        vec3 p = mesh_vertex_world(r.origin, raw);
         rel[i] = p - g.eye.xyz;
         if (i == 0) layer = mesh_vertex_layer(raw);
     }

@@ -1,12 +1,14 @@
 // The height-field ray march shared by `ray` and `ray-compute`: uniform steps over the segment from the
 // near to the far plane (clipped to the terrain's z range, so the end lies on z = 0 for downward rays),
-// then four bisection steps; misses return the far depth (0) and the fog colour.
+// then four bisection steps; misses return the far depth (0) and the fog colour. In a level bounded along an
+// axis the segment is clipped to the level first: past its edge there is nothing, not even the ground.
 // Requires globals.glsl, surface.glsl, camera.glsl, shading.glsl.
 
 // Distance of the first hit along the normalised ray, or -1.
 float ray_march(vec3 o, vec3 dir, float t0, float t1, uint steps) {
+    if (level_bounded() && !level_clip_ray(o, dir, t0, t1)) return -1.0;
     float top = g.level_info.w;
-    bool ends_on_ground = false; // the segment ends on the plane z = 0, which is always solid
+    bool ends_on_ground = false; // the segment ends on the plane z = 0, solid wherever the level is
     if (dir.z < -1e-5) {
         float t_ground = o.z / -dir.z;
         ends_on_ground = t_ground <= t1;

@@ -17,6 +17,8 @@ struct VoxelResult {
 // point as the hit (it is at or above the surface it was about to reach), a rising one misses.
 VoxelResult voxel_trace(vec3 o, vec3 dir, float t0, float t1, uint outer_budget, uint inner_budget) {
     VoxelResult res = VoxelResult(-1.0, ivec2(0), 0u, 0u);
+    // past the edge of a bounded axis there is nothing: trace only the part of the ray over the level
+    if (level_bounded() && !level_clip_ray(o, dir, t0, t1)) return res;
     float top = g.level_info.w; // nothing is solid above
     if (dir.z < -1e-5) {
         t1 = min(t1, o.z / -dir.z);                        // z = 0: height 0 is solid
@@ -114,9 +116,10 @@ VoxelResult voxel_trace(vec3 o, vec3 dir, float t0, float t1, uint outer_budget,
     res.outer = outer;
     res.inner = inner;
     if (exhausted) {
-        if (dir.z < 0.0) {
+        ivec2 at = ivec2(floor((o + d * t).xy));
+        if (dir.z < 0.0 && level_contains(at)) { // (on a bounded level's edge the point may lie just past it)
             res.t = t;
-            res.texel = ivec2(floor((o + d * t).xy));
+            res.texel = at;
         }
         return res;
     }

@@ -18,7 +18,7 @@ layout(location = 1) flat out uint layer;
 
 void main() {
     uint raw = mesh_vertices[gl_VertexIndex];
-    world = vec3(pc.origin.xy, 0.0) + mesh_vertex_offset(raw);
+    world = mesh_vertex_world(pc.origin.xy, raw);
     layer = mesh_vertex_layer(raw);
     gl_Position = g.view_proj * vec4(world, 1.0);
 }

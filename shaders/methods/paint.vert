@@ -48,9 +48,12 @@ void main() {
     // The bars of the block: the highest floor, and the slab spanning every slab in it (conservative for
     // coverage; a block is merged only where it projects under about a pixel).
     float low = 0.0, mid = 256.0, high = -1.0;
+    bool present = false; // some cell of the block exists (past a bounded level's edge there is nothing)
     for (int y = 0; y < size; y++)
         for (int x = 0; x < size; x++) {
             Surface s = surface_at(origin + ivec2(x, y));
+            if (s.outside) continue;
+            present = true;
             low = max(low, s.low);
             if (s.dual) {
                 mid = min(mid, s.mid);
@@ -58,7 +61,7 @@ void main() {
             }
         }
     block = ivec4(origin, size, bar);
-    if (bar == 1 && high < 0.0) { // no slab in this block
+    if (!present || (bar == 1 && high < 0.0)) { // nothing here, or no slab in this block
         world = vec3(0.0);
         gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
         return;
@@ -71,7 +74,9 @@ void main() {
         // above the eye, so the bar's bottom face stays one the eye cannot see.
         ivec2 nx = origin + ivec2(g.eye.x >= float(origin.x) + 0.5 ? 1 : -1, 0);
         ivec2 ny = origin + ivec2(0, g.eye.y >= float(origin.y) + 0.5 ? 1 : -1);
-        zb = min(min(surface_at(nx).low, surface_at(ny).low), min(low, g.eye.z));
+        // (a missing neighbour past a bounded edge hides nothing: the side runs down to 0 there)
+        Surface sx = surface_at(nx), sy = surface_at(ny);
+        zb = min(min(sx.outside ? 0.0 : sx.low, sy.outside ? 0.0 : sy.low), min(low, g.eye.z));
     }
     vec3 lo = vec3(vec2(origin), zb), hi = vec3(vec2(origin + size), zt);
     bvec3 camera_high = bvec3(g.eye.x >= 0.5 * (lo.x + hi.x), g.eye.y >= 0.5 * (lo.y + hi.y),

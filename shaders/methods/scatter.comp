@@ -100,12 +100,16 @@ void main() {
     // The block's column: exact for one texel; for k×k texels the highest floor and the widest slab, so
     // the coarse column contains every texel column it stands for.
     Surface s = surface_at(b);
+    if (k == 1 && s.outside) return; // past a bounded level's edge there is nothing
     if (k > 1) {
         float floor_h = -1.0, mid = 1e9, high = -1.0;
         uint floor_type = 0u, high_type = 0u;
+        bool present = false;
         for (int y = 0; y < k; y++)
             for (int x = 0; x < k; x++) {
                 Surface c = surface_at(b + ivec2(x, y));
+                if (c.outside) continue; // (a block wider than a bounded level reaches past its edge)
+                present = true;
                 if (c.low > floor_h) {
                     floor_h = c.low;
                     floor_type = c.low_type;
@@ -118,6 +122,8 @@ void main() {
                     }
                 }
             }
+        if (!present) return;
+        s.outside = false;
         s.low = floor_h;
         s.low_type = floor_type;
         s.dual = high > floor_h;

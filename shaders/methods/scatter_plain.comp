@@ -50,6 +50,7 @@ void main() {
     vec2 pos = footprint_point();
     float t = float(gl_GlobalInvocationID.z) / float(max(pc.layers, 1u));
     Surface s = surface_at(ivec2(floor(pos)));
+    if (s.outside) return; // past a bounded level's edge there is nothing
     float base = 0.0;
     if (s.dual) {
         splat_point(vec3(pos, mix(s.low, 0.0, t)), scatter_material(s.low_type, false, SCATTER_FACE_TOP));

@@ -4,6 +4,7 @@
 // level (16 per tile, 4 tiles along x per group). The 8 children of a parent cell are one byte of the child
 // tile (their Morton index shares the parent's upper bits), so a parent word is "which bytes are non-zero"
 // over half a child tile (8 words).
+#include "globals.glsl"
 #define VOXEL_GRID_WRITABLE
 #include "voxel_grid.glsl"
 

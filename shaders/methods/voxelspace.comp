@@ -39,7 +39,8 @@ Sample sample_at(float lam, float h_guess) {
     Sample r;
     vec2 q = ground_point(lam, h_guess);
     r.s = surface_at(ivec2(floor(q)));
-    if (r.s.high != h_guess && shift_per_drop != 0.0) { // the line moves with the height: sample again
+    // the line moves with the height: sample again (not past a bounded edge, where there is no height to move to)
+    if (!r.s.outside && r.s.high != h_guess && shift_per_drop != 0.0) {
         q = ground_point(lam, r.s.high);
         r.s = surface_at(ivec2(floor(q)));
     }
@@ -105,8 +106,13 @@ void main() {
     for (int k = 0; k < MAX_STEPS && top > 0; k++) {
         float lam_next = lam + next_step(prev);
         Sample s = sample_at(lam_next, h);
-        h = s.p.z;
         if (s.view_z > far) break;
+        if (s.s.outside) { // past a bounded level's edge: nothing to draw, the march goes on (it may come back)
+            lam = lam_next;
+            prev = s;
+            continue;
+        }
+        h = s.p.z;
         if (s.view_z >= near) {
             int j = max(int(ceil(s.row - 0.5)), 0);
             if (j < top) {
@@ -124,8 +130,13 @@ void main() {
     for (int k = 0; k < MAX_STEPS && bottom < H; k++) {
         float lam_next = lam - next_step(prev);
         Sample s = sample_at(lam_next, h);
-        h = s.p.z;
         if (s.view_z < near || s.view_z > far) break;
+        if (s.s.outside) {
+            lam = lam_next;
+            prev = s;
+            continue;
+        }
+        h = s.p.z;
         int j = min(int(ceil(s.row - 0.5)) - 1, H - 1);
         if (j >= bottom) {
             draw_span(bottom, j, lam, s, lam_next);

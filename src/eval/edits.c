@@ -83,9 +83,10 @@ st_result st_edit_check(const st_level *level, const st_edit_desc *d, st_error *
 st_viewpoint st_edit_viewpoint(const st_level *level, const st_edit_desc *d) {
     int cx, cy;
     st_edit_centre(level, d, &cx, &cy);
+    float y = (float)cy + ST_EDIT_CAMERA_BACK;
     st_viewpoint v = {.x = (float)cx,
-                      /* south of the crater, wrapped like the map */
-                      .y = fmodf((float)cy + ST_EDIT_CAMERA_BACK, (float)level->height),
+                      /* south of the crater, wrapped where the map wraps (else past its edge, looking in) */
+                      .y = level->wrap_y ? fmodf(y, (float)level->height) : y,
                       .yaw_deg = 180.0f,
                       .pitch_deg = -30.0f,
                       .eye_height = ST_EDIT_EYE_HEIGHT};
@@ -95,7 +96,8 @@ st_viewpoint st_edit_viewpoint(const st_level *level, const st_edit_desc *d) {
 
 st_viewpoint st_edit_close_viewpoint(const st_level *level, const st_edit_desc *d) {
     st_viewpoint v = st_edit_viewpoint(level, d);
-    v.y = fmodf(v.y - ST_EDIT_CAMERA_BACK + ST_EDIT_CLOSE_BACK + (float)level->height, (float)level->height);
+    v.y = v.y - ST_EDIT_CAMERA_BACK + ST_EDIT_CLOSE_BACK;
+    if (level->wrap_y) v.y = fmodf(v.y + (float)level->height, (float)level->height);
     v.pitch_deg = ST_EDIT_CLOSE_PITCH;
     v.eye_height = ST_EDIT_CLOSE_EYE_HEIGHT;
     snprintf(v.name, sizeof v.name, "edit-close");

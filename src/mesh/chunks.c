@@ -90,27 +90,46 @@ static inline uint8_t texel_dual(const st_level *level, uint32_t x, uint32_t y) 
     return (st_level_meta_row(level, y)[x & ~1u] & ST_META_DUAL) ? 1 : 0; /* the even texel decides */
 }
 
+/* The texel that sample coordinate v reads along an axis of `size` texels: wrapped where the level wraps;
+ * clamped to the edge where it does not, so the last chunk's far side copies the last texel instead of taking
+ * the first one from the opposite edge. */
+static inline uint32_t sample_texel(int64_t v, uint32_t size, bool wrap) {
+    if (wrap) return (uint32_t)v & (size - 1);
+    return v < 0 ? 0 : v >= (int64_t)size ? size - 1 : (uint32_t)v;
+}
+
+/* The dual flag of the ring sample at (x, y): past the edge of an axis that does not wrap there is nothing,
+ * which is not dual. */
+static inline uint8_t ring_dual(const st_level *level, int64_t x, int64_t y) {
+    if (!st_level_contains(level, x, y)) return 0;
+    return texel_dual(level, sample_texel(x, level->width, level->wrap_x), sample_texel(y, level->height, level->wrap_y));
+}
+
 /* Samples of chunk (cx, cy), wrapping at the level's edges so the last chunk shares its side with the
- * first. A chunk reads nothing outside its own (n)² samples but the dual flags of the ring around them
+ * first (along an axis that does not wrap, its far side repeats the last texel). A chunk reads nothing outside
+ * its own (n)² samples but the dual flags of the ring around them
  * (for the shifts of slab vertices on its sides): that is what makes refits exact. The heights are decoded
  * here as st_level_texel decodes them (the even texel's dual flag decides; mid = min(low +
  * (D << ST_DELTA_POWER), high)), without the material types the fit never reads; a test checks that
  * every vertex height agrees with st_level_texel. */
 static void extract(chunk_fit *f, const st_level *level, uint32_t cx, uint32_t cy) {
-    uint32_t C = f->mesh->chunk_size, n = f->n, wm = level->width - 1, hm = level->height - 1;
-    uint32_t x0 = cx * C, y0 = cy * C;
+    uint32_t C = f->mesh->chunk_size, n = f->n, W = level->width, H = level->height;
+    bool wx = level->wrap_x, wy = level->wrap_y;
+    int64_t x0 = (int64_t)cx * C, y0 = (int64_t)cy * C;
     for (uint32_t i = 0; i < n; i++) {
-        f->ring[0 * n + i] = texel_dual(level, (x0 - 1) & wm, (y0 + i) & hm);
-        f->ring[1 * n + i] = texel_dual(level, (x0 + n) & wm, (y0 + i) & hm);
-        f->ring[2 * n + i] = texel_dual(level, (x0 + i) & wm, (y0 - 1) & hm);
-        f->ring[3 * n + i] = texel_dual(level, (x0 + i) & wm, (y0 + n) & hm);
+        /* the ring beside a repeated far-side sample is what lies beside the texel it repeats */
+        int64_t xi = sample_texel(x0 + i, W, wx), yi = sample_texel(y0 + i, H, wy);
+        f->ring[0 * n + i] = ring_dual(level, x0 - 1, yi);
+        f->ring[1 * n + i] = ring_dual(level, x0 + n, yi);
+        f->ring[2 * n + i] = ring_dual(level, xi, y0 - 1);
+        f->ring[3 * n + i] = ring_dual(level, xi, y0 + n);
     }
     for (uint32_t j = 0; j < n; j++) {
-        uint32_t y = (cy * C + j) & hm;
+        uint32_t y = sample_texel(y0 + j, H, wy);
         const uint8_t *hgt = st_level_height_row(level, y), *meta = st_level_meta_row(level, y);
         size_t s = (size_t)j * n;
         for (uint32_t i = 0; i < n; i++, s++) {
-            uint32_t x = (cx * C + i) & wm, even = x & ~1u;
+            uint32_t x = sample_texel(x0 + i, W, wx), even = x & ~1u;
             uint8_t me = meta[even];
             if (me & ST_META_DUAL) {
                 unsigned d = ((me & ST_META_DELTA_MASK) << 2) | (meta[even + 1] & ST_META_DELTA_MASK);

@@ -165,6 +165,14 @@ typedef struct ray_hit {
     int64_t cx, cy;
 } ray_hit;
 
+/* Past the edge of an axis that does not wrap there is nothing: a ray in cell (ix, iy) out there that moves away
+ * from the level (or along its edge) meets nothing more. */
+static inline bool left_for_good(const st_level *l, int64_t ix, int64_t iy, double dx, double dy) {
+    const int64_t W = l->width, H = l->height;
+    return (!l->wrap_x && ((ix < 0 && dx <= 0) || (ix >= W && dx >= 0))) ||
+           (!l->wrap_y && ((iy < 0 && dy <= 0) || (iy >= H && dy >= 0)));
+}
+
 static bool cast_ray(const st_reference *ref, const float origin[3], const float dir[3], float t_min, float t_max,
                      ray_hit *hit) {
     const st_level *level = ref->level;
@@ -177,6 +185,7 @@ static bool cast_ray(const st_reference *ref, const float origin[3], const float
     if (dz >= 0 && oz + dz * t > gmax) return false; /* above everything and not coming down */
     int64_t ix = (int64_t)floor(ox + dx * t), iy = (int64_t)floor(oy + dy * t);
     const uint32_t wmask = level->width - 1, hmask = level->height - 1;
+    if (left_for_good(level, ix, iy, dx, dy)) return false;
     uint8_t entry_face = ST_REF_FACE_INSIDE; /* the first cell is entered at the near plane, not a face */
     const uint8_t face_x = dx > 0 ? ST_REF_FACE_WEST : ST_REF_FACE_EAST;
     const uint8_t face_y = dy > 0 ? ST_REF_FACE_SOUTH : ST_REF_FACE_NORTH;
@@ -190,7 +199,10 @@ static bool cast_ray(const st_reference *ref, const float origin[3], const float
         double te = tx < ty ? tx : ty;
         if (te < t) te = t; /* rounding at a corner: never step backwards */
         double tb = te < tmax ? te : tmax;
-        if (lv > 0) {
+        /* a block past a non-wrapping edge is all air (blocks never straddle an edge: they are aligned and no
+         * larger than the level) */
+        bool outside = !st_level_contains(level, x0, y0);
+        if (!outside && lv > 0) {
             double za = oz + dz * t, zb = oz + dz * tb;
             double zmin = za < zb ? za : zb, zmax = za < zb ? zb : za;
             uint32_t bx = (uint32_t)(x0 >> lv) & (ref->mw[lv] - 1), by = (uint32_t)(y0 >> lv) & (ref->mh[lv] - 1);
@@ -200,7 +212,7 @@ static bool cast_ray(const st_reference *ref, const float origin[3], const float
                 lv--; /* something in this block may be hit: look closer */
                 continue;
             }
-        } else {
+        } else if (!outside) {
             st_texel tx_ = st_level_texel(level, (int)((uint32_t)ix & wmask), (int)((uint32_t)iy & hmask));
             double za = oz + dz * t;
             double low = tx_.low, mid = tx_.mid, high = tx_.high;
@@ -250,6 +262,7 @@ static bool cast_ray(const st_reference *ref, const float origin[3], const float
         }
         t = te;
         if (dz >= 0 && oz + dz * t > gmax) return false;
+        if (left_for_good(level, ix, iy, dx, dy)) return false;
         if (lv < ref->levels) lv++;
     }
 }
@@ -381,7 +394,7 @@ st_result st_reference_cast(const st_reference *ref, const st_camera *camera, st
 typedef struct cache_header {
     char magic[8];
     uint32_t version, level_crc, level_w, level_h, width, height;
-    uint32_t shading; /* bit 0: exact shadows */
+    uint32_t shading; /* bit 0: exact shadows; bits 1, 2: x, y do not wrap */
     float camera[8]; /* position xyz, yaw, pitch, fovy, near, far with defaults resolved */
     uint32_t payload_crc, reserved;
 } cache_header;
@@ -440,7 +453,8 @@ st_result st_reference_cast_cached(const st_reference *ref, const st_camera *cam
     want.level_h = ref->level->height;
     want.width = img->width;
     want.height = img->height;
-    want.shading = ref->shadows ? 1u : 0u;
+    /* the planes' CRC does not say where the level wraps: the bounded axes are part of the key */
+    want.shading = (ref->shadows ? 1u : 0u) | (ref->level->wrap_x ? 0u : 2u) | (ref->level->wrap_y ? 0u : 4u);
     camera_key(camera, want.camera);
     uint64_t key = fnv1a(0xcbf29ce484222325ull, &want, offsetof(cache_header, payload_crc));
     char path[1200];

@@ -52,11 +52,12 @@ static bool near_plane_may_meet_solid(const st_renderer *r) {
         }
     }
     if (!(lo[2] <= 255.0f)) return false; /* above every solid top (also when the view is not finite) */
-    if (lo[2] <= 0.0f) return true;      /* below height 0, all of it is solid */
+    if (lo[2] <= 0.0f) return true;      /* below height 0, all of the level is solid: let the pass decide */
     double x0 = floor(lo[0]), x1 = floor(hi[0]), y0 = floor(lo[1]), y1 = floor(hi[1]);
     if (x1 - x0 > 64 || y1 - y0 > 64) return true; /* a far-off near plane: let the pass decide */
     for (double y = y0; y <= y1; y++)
         for (double x = x0; x <= x1; x++) {
+            if (!st_level_contains(l, (int64_t)x, (int64_t)y)) continue; /* past a non-wrapping edge: nothing */
             int tx = (int)((int64_t)x & (int64_t)(l->width - 1)), ty = (int)((int64_t)y & (int64_t)(l->height - 1));
             st_texel t = st_level_texel(l, tx, ty);
             if (lo[2] <= (float)t.low || (t.dual && lo[2] <= (float)t.high && hi[2] >= (float)t.mid)) return true;

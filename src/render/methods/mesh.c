@@ -365,8 +365,8 @@ static int cmp_draw(const void *a, const void *b) {
 
 /* Chunk copies within the frustum's reach that meet the frustum, each with its LOD, near to far. The far
  * plane lies along the view axis, so the frustum reaches past the far distance toward its corners: the disc
- * that bounds it has the radius of a corner ray cut at the far plane. The level wraps, so every copy of the
- * level (tile) that disc reaches is considered. */
+ * that bounds it has the radius of a corner ray cut at the far plane. Where the level wraps, every copy of the
+ * level (tile) that disc reaches is considered; along an axis that does not, only the level itself. */
 static void select_draws(st_renderer *r, mesh_state *s) {
     st_view v = r->view;
     if (r->desc.freeze_culling) {
@@ -383,6 +383,10 @@ static void select_draws(st_renderer *r, mesh_state *s) {
     int ty0 = (int)floorf((v.eye[1] - far) / H), ty1 = (int)floorf((v.eye[1] + far) / H);
     if (tx1 - tx0 >= MESH_MAX_TILES) tx0 = (int)floorf(v.eye[0] / W) - MESH_MAX_TILES / 2, tx1 = tx0 + MESH_MAX_TILES - 1;
     if (ty1 - ty0 >= MESH_MAX_TILES) ty0 = (int)floorf(v.eye[1] / H) - MESH_MAX_TILES / 2, ty1 = ty0 + MESH_MAX_TILES - 1;
+    /* along an axis that does not wrap there is the level itself and no copy of it */
+    const st_level *level = r->engine->level;
+    if (!level->wrap_x) tx0 = tx1 = 0;
+    if (!level->wrap_y) ty0 = ty1 = 0;
     uint32_t n = 0;
     for (int ty = ty0; ty <= ty1; ty++)
         for (int tx = tx0; tx <= tx1; tx++) {

@@ -231,6 +231,11 @@ static void paint_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         const float T = (float)PAINT_TILE;
         int64_t tx0 = (int64_t)floorf(b[0] / T), tx1 = (int64_t)floorf(b[2] / T);
         int64_t ty0 = (int64_t)floorf(b[1] / T), ty1 = (int64_t)floorf(b[3] / T);
+        /* along an axis that does not wrap, only the level's own tiles: past its edge there is nothing */
+        const st_level *l = r->engine->level;
+        if (!l->wrap_x) tx0 = tx0 < 0 ? 0 : tx0, tx1 = tx1 >= (int64_t)s->tiles_x ? (int64_t)s->tiles_x - 1 : tx1;
+        if (!l->wrap_y) ty0 = ty0 < 0 ? 0 : ty0, ty1 = ty1 >= (int64_t)s->tiles_y ? (int64_t)s->tiles_y - 1 : ty1;
+        if (tx1 < tx0 || ty1 < ty0) any = false, tx1 = tx0 - 1, ty1 = ty0 - 1; /* the view misses the level */
         uint64_t total = (uint64_t)(tx1 - tx0 + 1) * (uint64_t)(ty1 - ty0 + 1);
         st_error err = {0};
         if (total > (1u << 26) || ensure_tiles(r, s, (uint32_t)total, &err)) {

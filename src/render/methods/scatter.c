@@ -163,6 +163,11 @@ static void record_levels(st_renderer *r, scatter_state *s, VkCommandBuffer cmd)
     st_view v = r->view;
     float b[4];
     if (!st_view_ground_bounds(&v, 0.0f, SCATTER_TOP, b)) return;
+    /* along an axis that does not wrap, only the level's own blocks: past its edge there is nothing */
+    const st_level *l = r->engine->level;
+    if (!l->wrap_x) b[0] = fmaxf(b[0], 0.0f), b[2] = fminf(b[2], (float)l->width);
+    if (!l->wrap_y) b[1] = fmaxf(b[1], 0.0f), b[3] = fminf(b[3], (float)l->height);
+    if (!(b[0] < b[2] && b[1] < b[3])) return;
     float density = r->desc.knobs.scatter_density ? (float)r->desc.knobs.scatter_density : SCATTER_DEFAULT_DENSITY;
     float lod = v.focal_px * density;
     float rmax = 0.0f;

@@ -98,10 +98,13 @@ static st_result slice_plain_create(st_renderer *r, void **out, st_error *err) {
     return create_common(r, out, true, err);
 }
 
-/* Lowest floor and highest top over the tiles that meet the bounds (wrapping). */
-static void height_range(const slice_state *s, const float b[4], float *lo, float *hi) {
+/* Lowest floor and highest top over the tiles that meet the bounds (wrapping where the level does; along an
+ * axis that does not, the bounds are already cut to the level). */
+static void height_range(const slice_state *s, const st_level *level, const float b[4], float *lo, float *hi) {
     int64_t tx0 = (int64_t)floorf(b[0] / (float)s->tile_w), tx1 = (int64_t)floorf(b[2] / (float)s->tile_w);
     int64_t ty0 = (int64_t)floorf(b[1] / (float)s->tile_h), ty1 = (int64_t)floorf(b[3] / (float)s->tile_h);
+    if (!level->wrap_x && tx1 >= (int64_t)s->tiles_x) tx1 = s->tiles_x - 1; /* the bounds' far edge is W */
+    if (!level->wrap_y && ty1 >= (int64_t)s->tiles_y) ty1 = s->tiles_y - 1;
     /* a view wider than the level meets every tile: no need to visit any twice */
     if (tx1 - tx0 >= (int64_t)s->tiles_x) tx0 = 0, tx1 = s->tiles_x - 1;
     if (ty1 - ty0 >= (int64_t)s->tiles_y) ty0 = 0, ty1 = s->tiles_y - 1;
@@ -118,12 +121,21 @@ static void height_range(const slice_state *s, const float b[4], float *lo, floa
     *hi = (float)h;
 }
 
+/* The bounds cut to the level along its axes that do not wrap (past the edge there is nothing to draw);
+ * false when nothing is left. */
+static bool clip_to_level(const st_level *l, float b[4]) {
+    if (!l->wrap_x) b[0] = fmaxf(b[0], 0.0f), b[2] = fminf(b[2], (float)l->width);
+    if (!l->wrap_y) b[1] = fmaxf(b[1], 0.0f), b[3] = fminf(b[3], (float)l->height);
+    return b[0] < b[2] && b[1] < b[3];
+}
+
 static void slice_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     slice_state *s = state;
     st_view v = r->view;
+    const st_level *l = r->engine->level;
     uint32_t n = r->desc.knobs.slices ? r->desc.knobs.slices : 512;
     slice_push pc = {.max_steps = SLICE_MAX_STEPS};
-    bool any = st_view_ground_bounds(&v, 0.0f, SLICE_TOP, pc.bounds);
+    bool any = st_view_ground_bounds(&v, 0.0f, SLICE_TOP, pc.bounds) && clip_to_level(l, pc.bounds);
     if (any && s->plain) {
         /* z = Z − (k+1)·Z/N, k = 0..N−1, top first */
         pc.dz = SLICE_TOP / (float)n;
@@ -131,8 +143,8 @@ static void slice_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         pc.n_below = n;
     } else if (any) {
         float lo, hi;
-        height_range(s, pc.bounds, &lo, &hi);
-        any = st_view_ground_bounds(&v, lo, hi, pc.bounds);
+        height_range(s, l, pc.bounds, &lo, &hi);
+        any = st_view_ground_bounds(&v, lo, hi, pc.bounds) && clip_to_level(l, pc.bounds);
         pc.dz = fmaxf(hi - lo, 1.0f) / (float)n;
         /* Planes run away from the eye's height in both directions; the first sits just off the eye, where
          * it is seen edge-on and its band starts at once, so no stretch of a ray goes unsampled. */
