@@ -48,6 +48,10 @@ static int usage(void) {
            "  --exaggerate E|fit  vertical exaggeration (default 1, the true scale); fit stretches the relief\n"
            "                      over the 256 height steps whatever the spacing\n"
            "  --raw WxH, --type s16|u16|f32, --endian le|be   raw input\n"
+           "  --wrap-x            the raster is a whole globe east-west (ETOPO): the world wraps in x. A raw grid\n"
+           "                      or a PNG carries no georeferencing to say so; a geographic GDAL raster spanning\n"
+           "                      360 degrees is found to wrap without it. Other elevation models, and a crop of\n"
+           "                      part of a globe's width, wrap in neither axis: past their edge there is nothing\n"
            "  --rgb terrarium|mapbox, --zoom Z                 z/x/y tile folders\n"
            "Elevations keep their true scale: one height step is one texel's width in metres (divided by\n"
            "--exaggerate); when the relief needs more than 256 steps the error says the largest --exaggerate\n"
@@ -150,6 +154,9 @@ static int convert_dem(char **in, size_t count, const st_dem_open_desc *od, cons
            "(<= 0 m), flood level %u\n",
            info.step_metres, info.base_metres, info.steps_used, info.max_error_metres,
            (unsigned long long)info.water_texels, (*level)->flood[0]);
+    if ((*level)->wrap_x) printf("  wraps in x (a whole globe), not in y\n");
+    else if (hm->wrap_x) printf("  wraps in neither axis: the crop keeps part of the globe's width (--fit resample keeps all)\n");
+    else printf("  wraps in neither axis: past the model's edge there is nothing (--wrap-x for a whole globe)\n");
     st_heightmap_destroy(hm);
     return CLI_EXIT_OK;
 }
@@ -168,8 +175,9 @@ int cmd_convert(int argc, char **argv) {
         {"spacing", required_argument, 0, 'p'}, {"exaggerate", required_argument, 0, 'x'},
         {"raw", required_argument, 0, 'r'},     {"type", required_argument, 0, 'T'},
         {"endian", required_argument, 0, 'e'},  {"rgb", required_argument, 0, 'g'},
-        {"zoom", required_argument, 0, 'z'},    {"help", no_argument, 0, 'h'},
-        {"out", required_argument, 0, 'o'},     {0, 0, 0, 0}};
+        {"zoom", required_argument, 0, 'z'},    {"wrap-x", no_argument, 0, 'W'},
+        {"help", no_argument, 0, 'h'},          {"out", required_argument, 0, 'o'},
+        {0, 0, 0, 0}};
     const char *out_opt = NULL;
     cli_getopt_reset();
     int c;
@@ -235,6 +243,7 @@ int cmd_convert(int argc, char **argv) {
             od.zoom = u;
             break;
         case 'o': out_opt = optarg; break;
+        case 'W': od.wrap_x = true; break;
         case 'h': return usage();
         case ':': return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
@@ -253,6 +262,8 @@ int cmd_convert(int argc, char **argv) {
     bool pngs_in = !world_in && !od.rgb && is_dir(in) && exists_in(in, "height.png");
     if ((world_in || pngs_in) && n_in > 1)
         return cli_usage_error(cmd, "only SRTM .hgt tiles can be joined; a world is converted alone");
+    if ((world_in || pngs_in) && od.wrap_x)
+        return cli_usage_error(cmd, "--wrap-x is for elevation models; a world keeps its own wrap flags");
     if (world_in) {
         if (st_world_load(in, &level, &err)) return cli_fail(cmd, &err);
         is_world = true;

@@ -17,10 +17,10 @@ static const char *material_names[16] = {"water", "sand/soil", "grass/moss", "ro
 static int usage(void) {
     printf("usage: strata info [--world W | W | STORE] [--json] [--preview out.png [--level L]]\n\n"
            "W is 'default' (the embedded procedural world, the default), a directory holding world.ini,\n"
-           "or a world.ini file (given as the one argument or as --world W). Prints the size, the share of dual\n"
-           "(two-layer) texels, the texels per visible material, the height range and the world's identity: the\n"
-           "CRC-32 (zlib) of the height plane followed by the metadata plane, in hex, the value results.json\n"
-           "gives as level.crc32.\n"
+           "or a world.ini file (given as the one argument or as --world W). Prints the size, where it wraps,\n"
+           "the share of dual (two-layer) texels, the texels per visible material, the height range and the\n"
+           "world's identity: the CRC-32 (zlib) of the height plane followed by the metadata plane, in hex, the\n"
+           "value results.json gives as level.crc32.\n"
            "STORE is a tile store (a folder with store.json, an http:// URL of one, or gen:SEED:WxH): prints\n"
            "its size, spacing, levels, tiles, bytes, height range, encoding and source.\n\n"
            "options:\n"
@@ -90,6 +90,8 @@ int cmd_info(int argc, char **argv) {
         cJSON_AddNumberToObject(o, "width", level->width);
         cJSON_AddNumberToObject(o, "height", level->height);
         cJSON_AddNumberToObject(o, "terrain_types", types);
+        cJSON_AddBoolToObject(o, "wrap_x", level->wrap_x);
+        cJSON_AddBoolToObject(o, "wrap_y", level->wrap_y);
         cJSON_AddNumberToObject(o, "dual_fraction", s.dual_fraction);
         cJSON_AddNumberToObject(o, "min_height", s.min_height);
         cJSON_AddNumberToObject(o, "max_height", s.max_height);
@@ -109,6 +111,10 @@ int cmd_info(int argc, char **argv) {
     } else {
         printf("world      %s (%s)\n", path, level->name);
         printf("size       %u x %u texels, %u material types\n", level->width, level->height, types);
+        printf("wraps      %s\n", level->wrap_x && level->wrap_y ? "in x and y"
+                                  : level->wrap_x               ? "in x only (nothing past the y edges)"
+                                  : level->wrap_y               ? "in y only (nothing past the x edges)"
+                                                                : "in neither axis (nothing past its edges)");
         printf("dual       %.3f%% of texels\n", s.dual_fraction * 100.0);
         printf("heights    %u..%u\n", s.min_height, s.max_height);
         printf("materials  (visible top layer)\n");

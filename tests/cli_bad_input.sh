@@ -98,6 +98,8 @@ cp "$STRATA_SOURCE/data/dem/etopo20_global_1080x540_s16le.raw" "$tmp/N50E009.hgt
 expect_convert_error "lone .hgt of the wrong size" "SRTM tile" "$tmp/N50E009.hgt" "$tmp/out-world"
 expect_convert_error "mosaic of other files" "only SRTM tiles" "$tmp/N50E009.hgt" "$tmp/garbage.tif" "$tmp/out-world"
 expect_convert_error "folder without --rgb" "is a directory" "$tmp" "$tmp/out-world"
+expect_convert_error "--wrap-x on an .hgt tile" "whole globe" "$tmp/N50E009.hgt" "$tmp/out-world" --wrap-x
+expect_convert_error "--wrap-x on a world" "--wrap-x is for elevation models" default "$tmp/out-world" --wrap-x
 expect_convert_error "bad --rgb" "--rgb must be" "$tmp" "$tmp/out-world" --rgb jpeg
 # a named pipe: refused at once, never read (timeout: a hang fails)
 mkfifo "$tmp/pipe.tif"

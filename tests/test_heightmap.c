@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "strata/heightmap.h"
 #include "strata/image.h"
@@ -342,8 +343,71 @@ static void test_png_set(void **state) {
     uint32_t idx = l->begin_color[4] + (l->end_color[4] - l->begin_color[4]) * 200u / 255u;
     assert_int_equal(rgb[3 * (5 * 64 + 10) + 1], l->palette[idx].g);
     free(rgb);
+    assert_true(back->wrap_x && back->wrap_y); /* a set that says nothing wraps, as before */
     st_level_destroy(back);
+    /* the wrap flags ride along in height.png */
+    for (int k = 0; k < 3; k++) {
+        l->wrap_x = k == 1;
+        l->wrap_y = k == 2;
+        char sub[600];
+        snprintf(sub, sizeof sub, "%s/w%d", dir, k);
+        assert_st_ok(st_level_write_pngs(l, sub, err));
+        assert_st_ok(st_level_read_pngs(sub, &back, err));
+        if (back->wrap_x != l->wrap_x || back->wrap_y != l->wrap_y)
+            fail_msg("PNG set: wrap %d/%d came back as %d/%d", l->wrap_x, l->wrap_y, back->wrap_x, back->wrap_y);
+        st_level_destroy(back);
+    }
     st_level_destroy(l);
+    /* A hostile text chunk: 37 bytes of file whose tEXt claims almost 2 GiB is refused before it is buffered. */
+    uint8_t png[64] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R',
+                       0, 0, 0, 4, 0, 0, 0, 4, 8, 0, 0, 0, 0};
+    uLong crc = crc32(0, png + 12, 17);
+    for (int i = 0; i < 4; i++) png[29 + i] = (uint8_t)(crc >> (24 - 8 * i));
+    static const uint8_t text[] = {0x7f, 0xff, 0xf0, 0x00, 't', 'E', 'X', 't', 'S', 't', 'r', 'a', 't', 'a', ' ',
+                                   'W', 'r', 'a', 'p', 0, 'x', 'y'};
+    memcpy(png + 33, text, sizeof text);
+    char found_text[16];
+    bool found = true;
+    st_error e = {0};
+    assert_int_equal(st_png_find_text(png, 33 + sizeof text, "h.png", "Strata Wrap", found_text, sizeof found_text,
+                                      &found, &e),
+                     ST_ERR_FORMAT);
+    assert_false(found);
+    assert_non_null(strstr(e.message, "too large"));
+}
+
+/* A DEM becomes a level that wraps in x only when it is a whole globe and keeps its whole width, never in y; the
+ * resampled globe is interpolated across its seam (the first column blends with the last one). */
+static void test_dem_wrap(void **state) {
+    (void)state;
+    st_heightmap *hm = NULL;
+    uint8_t raw[2 * 6 * 4];
+    for (int i = 0; i < 24; i++) { /* 6x4 s16: 0, 100, 200, 300, 400, 1000 along each row */
+        int v = i % 6 == 5 ? 1000 : (i % 6) * 100;
+        raw[2 * i] = (uint8_t)v;
+        raw[2 * i + 1] = (uint8_t)(v >> 8);
+    }
+    assert_st_ok(st_heightmap_decode_raw(raw, sizeof raw, 6, 4, ST_DEM_RAW_S16, ST_ENDIAN_LITTLE, "ramp", &hm, err));
+    st_heightmap_level_desc d = {.fit = ST_FIT_RESAMPLE, .width = 8, .height = 4, .stretch = true};
+    st_level *l = NULL;
+    assert_st_ok(st_heightmap_to_level(hm, &d, &l, NULL, err));
+    assert_false(l->wrap_x || l->wrap_y); /* a plain DEM */
+    /* texel 0's centre samples x = −0.125: clamped, sample 0 (0 m), below texel 1 (0.625·100 m) */
+    assert_true(st_level_texel(l, 0, 1).low < st_level_texel(l, 1, 1).low);
+    st_level_destroy(l);
+    hm->wrap_x = true;
+    assert_st_ok(st_heightmap_to_level(hm, &d, &l, NULL, err));
+    assert_true(l->wrap_x && !l->wrap_y); /* a globe, resampled whole */
+    /* across the seam: 0.875·0 + 0.125·1000 m, above texel 1 */
+    if (!(st_level_texel(l, 0, 1).low > st_level_texel(l, 1, 1).low))
+        fail_msg("the globe's first column (%u) does not blend with its last one (texel 1: %u)", st_level_texel(l, 0, 1).low,
+                 st_level_texel(l, 1, 1).low);
+    st_level_destroy(l);
+    d = (st_heightmap_level_desc){.fit = ST_FIT_CROP, .width = 4, .height = 4, .stretch = true};
+    assert_st_ok(st_heightmap_to_level(hm, &d, &l, NULL, err));
+    assert_false(l->wrap_x || l->wrap_y); /* part of the globe's width: its edges are edges */
+    st_level_destroy(l);
+    st_heightmap_destroy(hm);
 }
 
 static void test_real_data(void **state) {
@@ -393,6 +457,7 @@ int main(void) {
         cmocka_unit_test(test_png),        cmocka_unit_test(test_hgt),        cmocka_unit_test(test_raw),
         cmocka_unit_test(test_raw_u16),    cmocka_unit_test(test_raw_f32),    cmocka_unit_test(test_to_level),
         cmocka_unit_test(test_true_scale), cmocka_unit_test(test_png_set),    cmocka_unit_test(test_real_data),
+        cmocka_unit_test(test_dem_wrap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

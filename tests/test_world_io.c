@@ -418,6 +418,53 @@ static void test_map_checksum(void **state) {
     st_level_destroy(l);
 }
 
+/* The wrap flags through world.ini's [Strata] section: every combination comes back; a wrapping world's ini
+ * has no wrap keys (its section holds the map's checksum alone); a save in place adds and removes them; a bad
+ * value is one clear error. */
+static void test_wrap_flags_roundtrip(void **state) {
+    (void)state;
+    st_level *l = make_level();
+    const char *base = test_temp_dir("worldwrap");
+    char dir[512], path[600];
+    for (int c = 0; c < 8; c++) {
+        /* c 0..3: a fresh folder each; c 4..7: the same folder saved over in place, wrap flags changing */
+        l->wrap_x = (c & 1) != 0;
+        l->wrap_y = (c & 2) != 0;
+        if (c < 4) snprintf(dir, sizeof dir, "%s/w%d", base, c);
+        else snprintf(dir, sizeof dir, "%s/in_place", base);
+        assert_st_ok(st_world_save(l, dir, err));
+        snprintf(path, sizeof path, "%s/world.ini", dir);
+        char *ini = read_text(path);
+        bool keys = strstr(ini, "Wrap X") != NULL, keys_y = strstr(ini, "Wrap Y") != NULL;
+        bool want = !(l->wrap_x && l->wrap_y);
+        if (keys != want || keys_y != want)
+            fail_msg("wrap %d/%d (save %d): wrap keys %s", l->wrap_x, l->wrap_y, c, keys ? "written" : "missing");
+        if (!strstr(ini, "Map CRC32")) fail_msg("save %d: no map checksum", c);
+        free(ini);
+        st_level *back = NULL;
+        assert_st_ok(st_world_load(dir, &back, err));
+        check_same(l, back);
+        if (back->wrap_x != l->wrap_x || back->wrap_y != l->wrap_y)
+            fail_msg("wrap %d/%d came back as %d/%d", l->wrap_x, l->wrap_y, back->wrap_x, back->wrap_y);
+        st_level_destroy(back);
+    }
+    /* What a world.ini without the keys means (every stock world): wrapping in x and y. */
+    st_world_ini ini;
+    const char *stock = "[Global Parameters]\nMap Power X = 7\nMap Power Y = 8\nSection Size Power = 7\n"
+                        "[Storage]\nVersion = 1.4\nFile Name = output\nPalette File = harmony.pal\n";
+    assert_st_ok(st_world_ini_parse(stock, strlen(stock), NULL, &ini, err));
+    assert_true(ini.wrap_x && ini.wrap_y);
+    char text[1024];
+    snprintf(text, sizeof text, "%s[strata]\nwrap x = 0 ; a comment\n", stock);
+    assert_st_ok(st_world_ini_parse(text, strlen(text), NULL, &ini, err));
+    assert_true(!ini.wrap_x && ini.wrap_y);
+    snprintf(text, sizeof text, "%s[Strata]\nWrap Y = 2\n", stock);
+    st_error e = {0};
+    assert_int_equal(st_world_ini_parse(text, strlen(text), "w.ini", &ini, &e), ST_ERR_FORMAT);
+    assert_non_null(strstr(e.message, "Wrap Y"));
+    st_level_destroy(l);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip_variants),
@@ -427,6 +474,7 @@ int main(void) {
         cmocka_unit_test(test_leftovers_removed),
         cmocka_unit_test(test_save_in_place_keeps_the_rest),
         cmocka_unit_test(test_map_checksum),
+        cmocka_unit_test(test_wrap_flags_roundtrip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

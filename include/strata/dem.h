@@ -81,6 +81,10 @@ typedef struct st_dem_open_desc {
     double spacing_m;               /* metres between samples where the format carries none; 0 = unknown */
     st_dem_rgb rgb;                 /* a z/x/y folder of Terrarium or Terrain-RGB PNG tiles */
     uint32_t zoom;                  /* the zoom level of that folder to read (0 = the deepest one present) */
+    bool wrap_x;                    /* the raster is a whole globe east-west (st_dem_info.wrap_x): for raw grids,
+                                     * PNGs and GDAL rasters, whose files may carry no georeferencing to say so
+                                     * (a geographic GDAL raster spanning 360° is found to wrap anyway); refused
+                                     * for .hgt tiles and z/x/y folders */
 } st_dem_open_desc;
 
 /* Opens a raster: one file, several SRTM .hgt tiles joined by their names (N50E009.hgt + N50E010.hgt …, a gap

@@ -23,6 +23,7 @@ typedef struct st_heightmap {
     int32_t min, max;           /* over all samples after void filling */
     uint64_t voids_filled;      /* void (nodata) samples filled from their neighbours */
     uint64_t voids_sea_level;   /* of those, the ones with no valid sample near enough: set to the sea level */
+    bool wrap_x;                /* a whole globe east-west: the samples repeat along x (st_dem_info.wrap_x) */
 } st_heightmap;
 
 typedef enum st_endian { ST_ENDIAN_LITTLE = 0, ST_ENDIAN_BIG = 1 } st_endian;
@@ -89,19 +90,23 @@ typedef struct st_heightmap_level_info {
 /* A single-layer level at the true vertical scale: one height step is one texel's width in metres, divided
  * by desc->exaggerate (desc->stretch instead spans the window's min..max over heights 0..255). Step 0 is the
  * window's lowest elevation. Material 0 at or below sea level (elevation ≤ 0) and 1..7 by height bands
- * above; flood levels at the sea-level step. When the relief needs more than 256 steps at the chosen size
+ * above; flood levels at the sea-level step. The level wraps in x only when the heightmap does (a whole globe)
+ * and the level keeps its whole width (resampled across the seam); it never wraps in y: past a DEM's edge
+ * there is nothing. When the relief needs more than 256 steps at the chosen size
  * the error names the largest --exaggerate that fits. */
 st_result st_heightmap_to_level(const st_heightmap *hm, const st_heightmap_level_desc *desc, st_level **out,
                                 st_heightmap_level_info *info, st_error *err);
 
 /* The PNG set of a level: dir/height.png and dir/meta.png (8-bit grey planes) and dir/preview.png (top-down
- * colour through the palette: each texel's visible material ramp at its height). Each file is atomic. */
+ * colour through the palette: each texel's visible material ramp at its height). Each file is atomic. A level
+ * that does not wrap along an axis says so in height.png's tEXt chunk "Strata Wrap" ("x", "y" or "none"). */
 st_result st_level_write_pngs(const st_level *level, const char *dir, st_error *err);
 /* Reads dir/height.png and dir/meta.png (8-bit grey, equal power-of-two sizes) into a level with the
- * default palette and 8 material types (st_level_decode_pngs of the two files). */
+ * default palette and 8 material types, wrapping as height.png's "Strata Wrap" says (in x and y without it;
+ * st_level_decode_pngs of the two files). */
 st_result st_level_read_pngs(const char *dir, st_level **out, st_error *err);
 /* The same from memory: both headers are checked (layout, equal sizes, st_level_check_size) before either
- * plane is decoded. The names label messages (NULL: height.png, meta.png). */
+ * plane is decoded; the wrap flags come from height.png's "Strata Wrap" chunk. The names label messages (NULL: height.png, meta.png). */
 st_result st_level_decode_pngs(const uint8_t *height_png, size_t height_size, const uint8_t *meta_png,
                                size_t meta_size, const char *height_name, const char *meta_name, st_level **out,
                                st_error *err);

@@ -37,9 +37,11 @@ typedef struct st_png_text {
  * makes). */
 st_result st_png_write_texts(const char *path, uint32_t width, uint32_t height, int channels, int bit_depth,
                              const void *pixels, const st_png_text *texts, size_t count, st_error *err);
-/* The text of tEXt chunk `key` among those ahead of a PNG's image data: *found, and the text in out (cut to
- * cap - 1 bytes, NUL-terminated) when it is there. Reads the file through st_file_read_all's bounds. */
-st_result st_png_read_text(const char *path, const char *key, char *out, size_t cap, bool *found, st_error *err);
+/* The text of tEXt chunk `key` among those ahead of the image data of a PNG in memory: *found, and the text in
+ * out (cut to cap - 1 bytes, NUL-terminated) when it is there. Reads the header chunks only; name labels
+ * messages. */
+st_result st_png_find_text(const uint8_t *data, size_t size, const char *name, const char *key, char *out, size_t cap,
+                           bool *found, st_error *err);
 /* Little-endian greyscale PFM ("Pf"), rows bottom to top as the format says; NAN allowed. */
 st_result st_pfm_write(const char *path, uint32_t width, uint32_t height, const float *values, st_error *err);
 
@@ -62,6 +64,9 @@ void st_atomic_abort_all(st_atomic_file *files, size_t count);
 /* PNG or PFM into an open atomic file (st_png_write and st_pfm_write open and commit their own). */
 st_result st_png_write_to(st_atomic_file *f, uint32_t width, uint32_t height, int channels, int bit_depth,
                           const void *pixels, st_error *err);
+/* st_png_write_to with `count` (at most 16) tEXt chunks ahead of the image data. */
+st_result st_png_write_texts_to(st_atomic_file *f, uint32_t width, uint32_t height, int channels, int bit_depth,
+                                const void *pixels, const st_png_text *texts, size_t count, st_error *err);
 st_result st_pfm_write_to(st_atomic_file *f, uint32_t width, uint32_t height, const float *values, st_error *err);
 
 /* Creates the folder path and its missing parents (mkdir -p); an existing one is fine. */

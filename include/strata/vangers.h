@@ -22,14 +22,18 @@ typedef struct st_world_ini {
      * world.ini by section and key, so it ignores the section); checked on load when present. */
     bool has_map_crc;
     uint32_t map_crc;
+    bool wrap_x, wrap_y;               /* [Strata] Wrap X / Wrap Y: the map repeats along that axis (default) */
 } st_world_ini;
 
 /* Parses the text of a world.ini. `name` only labels error messages. Missing optional keys get the
- * Fostral defaults (Terrain Max 8, the standard colour ramps); missing required keys are errors. */
+ * Fostral defaults (Terrain Max 8, the standard colour ramps, wrapping in x and y); missing required keys are
+ * errors. The [Strata] section (Wrap X, Wrap Y: 0 or 1) is strata's own; the original game ignores it. */
 st_result st_world_ini_parse(const char *text, size_t size, const char *name, st_world_ini *out, st_error *err);
-/* Fills an ini describing level (file name "output", palette "harmony.pal", GeoNet Power 5 or less). */
+/* Fills an ini describing level (file name "output", palette "harmony.pal", GeoNet Power 5 or less, its wrap
+ * flags). */
 void st_world_ini_from_level(const st_level *level, bool compressed, st_world_ini *out);
-/* Formats ini as text into a malloc'd NUL-terminated string. */
+/* Formats ini as text into a malloc'd NUL-terminated string; a [Strata] section only when an axis does not
+ * wrap, so a wrapping world's ini is the stock layout. */
 st_result st_world_ini_format(const st_world_ini *ini, char **text, size_t *size, st_error *err);
 /* An existing world.ini's text with the keys strata writes set to ini's values (map and GeoNet powers,
  * section power, File Name, Palette File, Compressed Format Using, Version, Terrain Max, Begin/End Colors,

@@ -1,5 +1,5 @@
-/* A level as a PNG set: height.png and meta.png (the two byte planes, 8-bit grey) and preview.png (a
- * top-down colour picture through the palette), and the reverse import of the two planes. */
+/* A level as a PNG set: height.png and meta.png (the two byte planes, 8-bit grey; height.png also says where
+ * the level wraps) and preview.png (a top-down colour picture through the palette), and the reverse import. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +8,8 @@
 
 #include "strata/heightmap.h"
 #include "strata/image.h"
+
+#define ST_PNG_WRAP_KEY "Strata Wrap" /* height.png's tEXt keyword for the wrap flags */
 
 st_result st_level_preview(const st_level *level, uint8_t **rgb, st_error *err) {
     uint32_t w = level->width, h = level->height;
@@ -53,12 +55,30 @@ st_result st_level_write_pngs(const st_level *level, const char *dir, st_error *
     if (!r) r = st_level_preview(level, &rgb, err);
     if (!r) r = st_png_write_to(&files[0], level->width, level->height, 3, 8, rgb, err);
     if (!r) r = st_png_write_to(&files[1], level->width, level->height, 1, 8, meta, err);
-    if (!r) r = st_png_write_to(&files[2], level->width, level->height, 1, 8, heights, err);
+    /* Where the level wraps rides along in height.png, only when an axis does not (the planes alone say
+     * nothing about it; a set without the chunk wraps in x and y, as every set made before it). */
+    st_png_text wrap = {ST_PNG_WRAP_KEY, level->wrap_x ? "x" : level->wrap_y ? "y" : "none"};
+    bool both = level->wrap_x && level->wrap_y;
+    if (!r) r = st_png_write_texts_to(&files[2], level->width, level->height, 1, 8, heights, &wrap, both ? 0 : 1, err);
     free(rgb);
     if (!r) r = st_atomic_commit_all(files, 3, err);
     else st_atomic_abort_all(files, opened);
     if (r) st_remove_dirs(dir, created);
     return r;
+}
+
+/* The wrap flags of a PNG set from height.png's text chunk: "x", "y", "xy" or "none"; none at all = both. */
+static st_result read_wrap(const uint8_t *data, size_t size, const char *path, st_level *l, st_error *err) {
+    char text[16];
+    bool found;
+    st_result r = st_png_find_text(data, size, path, ST_PNG_WRAP_KEY, text, sizeof text, &found, err);
+    if (r || !found) return r;
+    if (!strcmp(text, "xy")) l->wrap_x = l->wrap_y = true;
+    else if (!strcmp(text, "x")) l->wrap_x = true, l->wrap_y = false;
+    else if (!strcmp(text, "y")) l->wrap_x = false, l->wrap_y = true;
+    else if (!strcmp(text, "none")) l->wrap_x = l->wrap_y = false;
+    else return st_error_set(err, ST_ERR_FORMAT, "%s: '%s' is '%s', not x, y, xy or none", path, ST_PNG_WRAP_KEY, text);
+    return ST_OK;
 }
 
 /* A plane's header: 8-bit grey, or an error naming what it is instead. */
@@ -92,6 +112,10 @@ st_result st_level_decode_pngs(const uint8_t *height_png, size_t height_size, co
     r = st_png_decode(height_png, height_size, height_name, ST_LEVEL_MAX_TEXELS, &hi, &heights, err);
     if (!r) r = st_png_decode(meta_png, meta_size, meta_name, ST_LEVEL_MAX_TEXELS, &mi, &meta, err);
     if (!r) r = st_level_create(hi.width, hi.height, &l, err);
+    if (!r && (r = read_wrap(height_png, height_size, height_name, l, err))) {
+        st_level_destroy(l);
+        l = NULL;
+    }
     if (!r) {
         st_level_write_rect(l, (st_rect){0, 0, (int32_t)hi.width, (int32_t)hi.height}, heights, meta);
         *out = l;

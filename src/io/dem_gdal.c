@@ -282,6 +282,7 @@ st_result st_dem_open_gdal(const char *path, const st_dem_open_desc *desc, st_de
         } else {
             info.spacing_x_m = info.spacing_y_m = desc->spacing_m;
         }
+        info.wrap_x = info.wrap_x || desc->wrap_x; /* or the caller says so, for a raster without a CRS */
         s->grid = (st_dem_grid){.width = info.width, .height = info.height, .wrap_x = info.wrap_x, .scale = scale,
                                 .offset = offset, .integral = integral, .name = s->path, .fetch = gdal_fetch,
                                 .state = s};

@@ -82,6 +82,7 @@ st_result st_dem_read_heightmap(st_dem_source *src, st_heightmap **out, st_error
     hm->vertical_scale = in->unit_m > 0 ? in->unit_m : 0.001;
     hm->metres_per_sample = in->spacing_x_m;
     hm->metres_per_sample_y = in->spacing_y_m != in->spacing_x_m ? in->spacing_y_m : 0;
+    hm->wrap_x = in->wrap_x;
     uint64_t filled0, sea0, filled1, sea1;
     st_dem_source_void_counts(src, &filled0, &sea0);
     read_job j = {.src = src, .hm = hm, .unit = hm->vertical_scale,

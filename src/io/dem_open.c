@@ -114,6 +114,10 @@ st_result st_dem_open(const char *const *paths, size_t count, const st_dem_open_
     const char *path = paths[0];
     struct stat sb;
 
+    if (d.wrap_x && (d.rgb || count > 1 || (!d.raw_width && st_dem_name_ends(path, ".hgt"))))
+        return st_error_set(err, ST_ERR_INVALID,
+                            "%s: only a raw grid, a PNG or a GDAL raster can be declared a whole globe (wrap in x)",
+                            path);
     if (d.rgb) {
         if (count != 1) return st_error_set(err, ST_ERR_INVALID, "a z/x/y tile folder is read one at a time");
         if (stat(path, &sb) != 0) return st_error_set(err, ST_ERR_IO, "%s: %s", path, strerror(errno));

@@ -56,10 +56,10 @@ st_result st_dem_open_png(const char *path, int fd, uint64_t size, const st_dem_
         return r;
     }
     double units = desc->units_m > 0 ? desc->units_m : 1.0;
-    s->grid = (st_dem_grid){.width = s->hm->width, .height = s->hm->height, .scale = units, .integral = true,
-                            .name = s->name, .fetch = png_fetch, .state = s};
+    s->grid = (st_dem_grid){.width = s->hm->width, .height = s->hm->height, .wrap_x = desc->wrap_x, .scale = units,
+                            .integral = true, .name = s->name, .fetch = png_fetch, .state = s};
     st_dem_info info = {.width = s->hm->width, .height = s->hm->height, .spacing_x_m = desc->spacing_m,
-                        .spacing_y_m = desc->spacing_m, .unit_m = units};
+                        .spacing_y_m = desc->spacing_m, .unit_m = units, .wrap_x = desc->wrap_x};
     st_dem_bound(s->hm->min * units, s->hm->max * units, false, &info);
     snprintf(info.description, sizeof info.description, "%s: %d-bit grey PNG, %ux%u", st_dem_base_name(path),
              depth == 16 ? 16 : 8, s->hm->width, s->hm->height);

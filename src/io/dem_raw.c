@@ -114,9 +114,10 @@ st_result st_dem_open_raw(const char *path, int fd, uint64_t size, const st_dem_
     s->endian = desc->endian;
     snprintf(s->name, sizeof s->name, "%s", path);
     double units = desc->units_m > 0 ? desc->units_m : 1.0;
-    s->grid = (st_dem_grid){.width = w, .height = h, .scale = units, .integral = type != ST_DEM_RAW_F32,
-                            .name = s->name, .fetch = raw_fetch, .state = s};
-    st_dem_info info = {.width = w, .height = h, .spacing_x_m = desc->spacing_m, .spacing_y_m = desc->spacing_m};
+    s->grid = (st_dem_grid){.width = w, .height = h, .wrap_x = desc->wrap_x, .scale = units,
+                            .integral = type != ST_DEM_RAW_F32, .name = s->name, .fetch = raw_fetch, .state = s};
+    st_dem_info info = {.width = w, .height = h, .spacing_x_m = desc->spacing_m, .spacing_y_m = desc->spacing_m,
+                        .wrap_x = desc->wrap_x}; /* a raw grid carries no georeferencing: the caller says */
     info.unit_m = type == ST_DEM_RAW_F32 ? 0 : units;
     double lo = type == ST_DEM_RAW_S16 ? -32768.0 : 0.0, hi = type == ST_DEM_RAW_S16 ? 32767.0 : 65535.0;
     info.has_voids = type == ST_DEM_RAW_F32; /* NaN and absurd floats read as voids */

@@ -294,7 +294,7 @@ static double max_exaggeration(double texel_m, double relief_m) {
 }
 
 /* Values of the level's grid in sample units: the cropped window as it is, or the whole heightmap resampled
- * bilinearly (sample centres aligned, edges clamped). */
+ * bilinearly (sample centres aligned, edges clamped; wrapped in x for a whole globe). */
 static double *level_values(const st_heightmap *hm, uint32_t tw, uint32_t th, const st_heightmap_level_info *inf) {
     double *v = malloc(sizeof(double) * (size_t)tw * th);
     if (!v) return NULL;
@@ -305,6 +305,18 @@ static double *level_values(const st_heightmap *hm, uint32_t tw, uint32_t th, co
             double s;
             if (!inf->resampled) {
                 s = S[(size_t)(y + inf->y0) * W + x + inf->x0];
+            } else if (hm->wrap_x) { /* a whole globe: the seam is interpolated across, not clamped */
+                double fx = ((double)x + 0.5) * hm->width / tw - 0.5, fy = ((double)y + 0.5) * hm->height / th - 0.5;
+                if (fy < 0) fy = 0;
+                double bx = floor(fx);
+                uint32_t x0 = (uint32_t)(((int64_t)bx % (int64_t)W + (int64_t)W) % (int64_t)W), x1 = (x0 + 1) % (uint32_t)W;
+                uint32_t y0 = (uint32_t)fy;
+                if (y0 >= hm->height) y0 = hm->height - 1;
+                uint32_t y1 = y0 + 1 < hm->height ? y0 + 1 : y0;
+                double ax = fx - bx, ay = fy - y0;
+                if (ay > 1) ay = 1;
+                s = (1 - ay) * ((1 - ax) * S[y0 * W + x0] + ax * S[y0 * W + x1]) +
+                    ay * ((1 - ax) * S[y1 * W + x0] + ax * S[y1 * W + x1]);
             } else {
                 double fx = ((double)x + 0.5) * hm->width / tw - 0.5, fy = ((double)y + 0.5) * hm->height / th - 0.5;
                 if (fx < 0) fx = 0;
@@ -467,6 +479,9 @@ st_result st_heightmap_to_level(const st_heightmap *hm, const st_heightmap_level
     inf.max_error_metres = max_err * vs;
     inf.water_texels = water;
     snprintf(l->name, sizeof l->name, "dem");
+    /* Past a DEM's edge there is nothing; a whole globe wraps in x when the level keeps its whole width. */
+    l->wrap_x = hm->wrap_x && inf.src_width == hm->width;
+    l->wrap_y = false;
     if (info) *info = inf;
     return ST_OK;
 }

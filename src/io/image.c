@@ -191,11 +191,33 @@ static st_result png_encode(FILE *fp, const char *path, uint32_t width, uint32_t
     return ST_OK;
 }
 
+/* Checks a layout and turns texts into libpng's chunks (at most 16). */
+static st_result png_texts(const char *path, uint32_t width, uint32_t height, int channels, int bit_depth,
+                           const st_png_text *texts, size_t count, png_text chunks[16], st_error *err) {
+    if (channels < 1 || channels > 4 || (bit_depth != 8 && bit_depth != 16) || !width || !height)
+        return st_error_set(err, ST_ERR_INVALID, "%s: unsupported image layout", path);
+    if (count > 16) return st_error_set(err, ST_ERR_INVALID, "%s: at most 16 text chunks", path);
+    for (size_t i = 0; i < count; i++) {
+        size_t n = texts[i].key ? strlen(texts[i].key) : 0;
+        if (n < 1 || n > 79 || !texts[i].text)
+            return st_error_set(err, ST_ERR_INVALID, "%s: a PNG text keyword has 1..79 characters", path);
+        chunks[i] = (png_text){.compression = PNG_TEXT_COMPRESSION_NONE, .key = (png_charp)texts[i].key,
+                               .text = (png_charp)texts[i].text, .text_length = strlen(texts[i].text)};
+    }
+    return ST_OK;
+}
+
+st_result st_png_write_texts_to(st_atomic_file *f, uint32_t width, uint32_t height, int channels, int bit_depth,
+                                const void *pixels, const st_png_text *texts, size_t count, st_error *err) {
+    png_text chunks[16];
+    st_result r = png_texts(f->final_path, width, height, channels, bit_depth, texts, count, chunks, err);
+    if (r) return r;
+    return png_encode(f->fp, f->final_path, width, height, channels, bit_depth, pixels, chunks, (int)count, err);
+}
+
 st_result st_png_write_to(st_atomic_file *f, uint32_t width, uint32_t height, int channels, int bit_depth,
                           const void *pixels, st_error *err) {
-    if (channels < 1 || channels > 4 || (bit_depth != 8 && bit_depth != 16) || !width || !height)
-        return st_error_set(err, ST_ERR_INVALID, "%s: unsupported image layout", f->final_path);
-    return png_encode(f->fp, f->final_path, width, height, channels, bit_depth, pixels, NULL, 0, err);
+    return st_png_write_texts_to(f, width, height, channels, bit_depth, pixels, NULL, 0, err);
 }
 
 st_result st_png_write(const char *path, uint32_t width, uint32_t height, int channels, int bit_depth,
@@ -205,20 +227,11 @@ st_result st_png_write(const char *path, uint32_t width, uint32_t height, int ch
 
 st_result st_png_write_texts(const char *path, uint32_t width, uint32_t height, int channels, int bit_depth,
                              const void *pixels, const st_png_text *texts, size_t count, st_error *err) {
-    if (channels < 1 || channels > 4 || (bit_depth != 8 && bit_depth != 16) || !width || !height)
-        return st_error_set(err, ST_ERR_INVALID, "%s: unsupported image layout", path);
-    if (count > 16) return st_error_set(err, ST_ERR_INVALID, "%s: at most 16 text chunks", path);
     png_text chunks[16];
-    for (size_t i = 0; i < count; i++) {
-        size_t n = texts[i].key ? strlen(texts[i].key) : 0;
-        if (n < 1 || n > 79 || !texts[i].text)
-            return st_error_set(err, ST_ERR_INVALID, "%s: a PNG text keyword has 1..79 characters", path);
-        chunks[i] = (png_text){.compression = PNG_TEXT_COMPRESSION_NONE, .key = (png_charp)texts[i].key,
-                               .text = (png_charp)texts[i].text, .text_length = strlen(texts[i].text)};
-    }
-    st_atomic_file f;
-    st_result r = st_atomic_open(&f, path, err);
+    st_result r = png_texts(path, width, height, channels, bit_depth, texts, count, chunks, err);
     if (r) return r;
+    st_atomic_file f;
+    if ((r = st_atomic_open(&f, path, err))) return r;
     r = png_encode(f.fp, path, width, height, channels, bit_depth, pixels, chunks, (int)count, err);
     if (r) {
         st_atomic_abort(&f);
@@ -337,9 +350,11 @@ st_result st_png_decode(const uint8_t *data, size_t size, const char *name, uint
                   err);
 }
 
-/* Kept apart so no argument is reassigned in the function that calls setjmp. */
-static st_result find_text(const uint8_t *data, size_t size, const char *name, const char *key, char *out, size_t cap,
+/* No argument is reassigned after setjmp. */
+st_result st_png_find_text(const uint8_t *data, size_t size, const char *name, const char *key, char *out, size_t cap,
                            bool *found, st_error *err) {
+    *found = false;
+    if (cap) out[0] = 0;
     if (size < 8 || png_sig_cmp(data, 0, 8)) return st_error_set(err, ST_ERR_FORMAT, "%s: not a PNG file", name);
     char why[128] = "";
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, why, png_quiet_error, png_quiet_warning);
@@ -354,6 +369,10 @@ static st_result find_text(const uint8_t *data, size_t size, const char *name, c
         return st_error_set(err, ST_ERR_FORMAT, "%s: corrupt or truncated PNG%s%s", name, why[0] ? ": " : "", why);
     }
     st_png_set_read_limits(png);
+    /* tEXt is the one chunk read here; a label of ours is short, so a longer chunk is an error before libpng
+     * buffers it. */
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_AS_DEFAULT, (png_const_bytep) "tEXt", 1);
+    png_set_chunk_malloc_max(png, 4096);
     png_set_read_fn(png, &src, png_source_read);
     png_read_info(png, info);
     png_textp text = NULL;
@@ -366,18 +385,6 @@ static st_result find_text(const uint8_t *data, size_t size, const char *name, c
     }
     png_destroy_read_struct(&png, &info, NULL);
     return ST_OK;
-}
-
-st_result st_png_read_text(const char *path, const char *key, char *out, size_t cap, bool *found, st_error *err) {
-    *found = false;
-    if (cap) out[0] = 0;
-    uint8_t *data = NULL;
-    size_t size = 0;
-    st_result r = st_file_read_all(path, ST_PNG_MAX_FILE_BYTES, &data, &size, err);
-    if (r) return r;
-    r = find_text(data, size, path, key, out, cap, found, err);
-    free(data);
-    return r;
 }
 
 st_result st_png_read(const char *path, uint32_t *width, uint32_t *height, int *channels, int *bit_depth,

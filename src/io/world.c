@@ -84,6 +84,8 @@ st_result st_world_decode(const st_world_files *f, st_level **out, st_error *err
     r = st_level_create(w, h, &level, err);
     if (r) return r;
     level->terrain_types = ini.terrain_max;
+    level->wrap_x = ini.wrap_x;
+    level->wrap_y = ini.wrap_y;
     uint8_t *heights, *meta;
     st_level_planes_mut(level, &heights, &meta);
     if (ini.compressed) r = st_vmc_decode(f->map, f->map_size, w, h, heights, meta, map_name, err);

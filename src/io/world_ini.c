@@ -52,6 +52,7 @@ st_result st_world_ini_parse(const char *text, size_t size, const char *name, st
     out->terrain_max = 8;
     out->geonet_power = 5;
     out->minimal_square_power = 4;
+    out->wrap_x = out->wrap_y = true;
     if (size > INI_MAX_BYTES) return st_error_set(err, ST_ERR_FORMAT, "%s: %zu bytes is not a world.ini", name, size);
     ini_seen seen;
     memset(&seen, 0, sizeof seen);
@@ -125,6 +126,12 @@ st_result st_world_ini_parse(const char *text, size_t size, const char *name, st
             if (!parse_ints(value, 1, 16, &v) || (v != 8 && v != 16))
                 return st_error_set(err, ST_ERR_FORMAT, "%s:%u: 'Terrain Max' must be 8 or 16", name, line_no);
             out->terrain_max = v;
+        } else if (!strcmp(section, "strata") && (!strcmp(key, "wrap x") || !strcmp(key, "wrap y"))) {
+            if (!parse_ints(value, 1, 1, &v))
+                return st_error_set(err, ST_ERR_FORMAT, "%s:%u: '[Strata] %s' must be 0 or 1", name, line_no,
+                                    key[5] == 'x' ? "Wrap X" : "Wrap Y");
+            if (key[5] == 'x') out->wrap_x = v == 1;
+            else out->wrap_y = v == 1;
         } else if (!strcmp(section, "rendering parameters") && !strcmp(key, "begin colors")) {
             snprintf(seen.begin_text, sizeof seen.begin_text, "%s", value);
             seen.begin = true;
@@ -211,6 +218,8 @@ void st_world_ini_from_level(const st_level *level, bool compressed, st_world_in
     out->has_colors = true;
     memcpy(out->begin_color, level->begin_color, 16);
     memcpy(out->end_color, level->end_color, 16);
+    out->wrap_x = level->wrap_x;
+    out->wrap_y = level->wrap_y;
 }
 
 st_result st_world_ini_format(const st_world_ini *ini, char **text, size_t *size, st_error *err) {
@@ -245,8 +254,14 @@ st_result st_world_ini_format(const st_world_ini *ini, char **text, size_t *size
         len += (size_t)snprintf(buf + len, cap - len, "\n");
     }
     len += (size_t)snprintf(buf + len, cap - len, "\n[Dynamic Palette]\nWave Terrain = 0\n");
-    if (ini->has_map_crc)
-        len += (size_t)snprintf(buf + len, cap - len, "\n[Strata]\nMap CRC32 = 0x%08x\n", (unsigned)ini->map_crc);
+    /* strata's own keys, in a section the original game does not read: the map's checksum, and where the map
+     * does not wrap (only then, so a wrapping world's ini is the stock layout plus its checksum) */
+    bool bounded = !ini->wrap_x || !ini->wrap_y;
+    if (ini->has_map_crc || bounded) len += (size_t)snprintf(buf + len, cap - len, "\n[Strata]\n");
+    if (ini->has_map_crc) len += (size_t)snprintf(buf + len, cap - len, "Map CRC32 = 0x%08x\n", (unsigned)ini->map_crc);
+    if (bounded)
+        len += (size_t)snprintf(buf + len, cap - len, "Wrap X = %d\nWrap Y = %d\n", ini->wrap_x ? 1 : 0,
+                                ini->wrap_y ? 1 : 0);
     *text = buf;
     *size = len;
     return ST_OK;
@@ -259,6 +274,7 @@ typedef struct managed_key {
     const char *label;         /* as written when the key is added */
     char value[256];
     bool present;
+    bool drop; /* the key is not to be written: an old line of it is removed, none is added */
 } managed_key;
 
 typedef struct text_buf {
@@ -303,18 +319,20 @@ st_result st_world_ini_update(const char *old_text, size_t old_size, const st_wo
     *size = 0;
     if (old_size > INI_MAX_BYTES) return st_error_set(err, ST_ERR_FORMAT, "world.ini: %zu bytes is too long", old_size);
     managed_key keys[] = {
-        {"global parameters", "map power x", "Map Power X", "", false},
-        {"global parameters", "map power y", "Map Power Y", "", false},
-        {"global parameters", "geonet power", "GeoNet Power", "", false},
-        {"global parameters", "section size power", "Section Size Power", "", false},
-        {"storage", "file name", "File Name", "", false},
-        {"storage", "palette file", "Palette File", "", false},
-        {"storage", "compressed format using", "Compressed Format Using", "", false},
-        {"storage", "version", "Version", "1.4", false},
-        {"rendering parameters", "terrain max", "Terrain Max", "", false},
-        {"rendering parameters", "begin colors", "Begin Colors", "", false},
-        {"rendering parameters", "end colors", "End Colors", "", false},
-        {"strata", "map crc32", "Map CRC32", "", false},
+        {"global parameters", "map power x", "Map Power X", "", false, false},
+        {"global parameters", "map power y", "Map Power Y", "", false, false},
+        {"global parameters", "geonet power", "GeoNet Power", "", false, false},
+        {"global parameters", "section size power", "Section Size Power", "", false, false},
+        {"storage", "file name", "File Name", "", false, false},
+        {"storage", "palette file", "Palette File", "", false, false},
+        {"storage", "compressed format using", "Compressed Format Using", "", false, false},
+        {"storage", "version", "Version", "1.4", false, false},
+        {"rendering parameters", "terrain max", "Terrain Max", "", false, false},
+        {"rendering parameters", "begin colors", "Begin Colors", "", false, false},
+        {"rendering parameters", "end colors", "End Colors", "", false, false},
+        {"strata", "map crc32", "Map CRC32", "", false, false},
+        {"strata", "wrap x", "Wrap X", "", false, false},
+        {"strata", "wrap y", "Wrap Y", "", false, false},
     };
     const size_t count = sizeof keys / sizeof keys[0];
     snprintf(keys[0].value, sizeof keys[0].value, "%u", ini->map_power_x);
@@ -332,7 +350,11 @@ st_result st_world_ini_update(const char *old_text, size_t old_size, const st_wo
                                     k ? ini->end_color[i] : ini->begin_color[i]);
     }
     snprintf(keys[11].value, sizeof keys[11].value, "0x%08x", (unsigned)ini->map_crc);
-    if (!ini->has_map_crc) keys[11].present = true; /* nothing to add; an old value is replaced below */
+    keys[11].drop = !ini->has_map_crc;
+    snprintf(keys[12].value, sizeof keys[12].value, "%d", ini->wrap_x ? 1 : 0);
+    snprintf(keys[13].value, sizeof keys[13].value, "%d", ini->wrap_y ? 1 : 0);
+    keys[12].drop = keys[13].drop = ini->wrap_x && ini->wrap_y; /* as st_world_ini_format writes them */
+    for (size_t i = 0; i < count; i++) keys[i].present |= keys[i].drop; /* nothing to add */
 
     const char *eol = old_size && memchr(old_text, '\r', old_size) ? "\r\n" : "\n";
     text_buf b = {malloc(old_size + 1024), 0, old_size + 1024, false};
@@ -365,7 +387,7 @@ st_result st_world_ini_update(const char *old_text, size_t old_size, const st_wo
             for (size_t i = 0; i < count && !mk; i++)
                 if (!strcmp(keys[i].section, section) && !strcmp(keys[i].key, key)) mk = &keys[i];
         }
-        if (mk && !(mk == &keys[11] && !ini->has_map_crc)) {
+        if (mk && !mk->drop) {
             /* the key as it was spelled, the new value, the line's own ending */
             const char *raw_eq = memchr(line, '=', len);
             size_t keep = (size_t)(raw_eq - line) + 1;
@@ -376,7 +398,7 @@ st_result st_world_ini_update(const char *old_text, size_t old_size, const st_wo
             buf_insert(&b, b.n, end > start && line[len - 1] == '\r' ? "\r" : "", end > start && line[len - 1] == '\r');
             if (pos > end) buf_insert(&b, b.n, "\n", 1);
             mk->present = true;
-        } else if (!(mk == &keys[11] && !ini->has_map_crc)) {
+        } else if (!mk) {
             buf_insert(&b, b.n, line, with_eol);
         }
         if (trimmed[0] && trimmed[0] != ';' && trimmed[0] != '#') {
