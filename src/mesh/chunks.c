@@ -21,8 +21,9 @@ typedef struct chunk_fit {
     uint32_t tn; /* tile samples a side: fit_tile + 1 */
     uint16_t *low, *mid, *high;     /* the chunk's samples */
     uint8_t *dual;
-    uint8_t *ring;                  /* dual flags of the samples around them: [side · n + i], side 0 at x = −1,
-                                     * 1 at x = n, 2 at y = −1, 3 at y = n (corners are never needed) */
+    uint16_t *ring_low, *ring_mid, *ring_high; /* the samples around them: [side · n + i], side 0 at x = −1, */
+    uint8_t *ring;                  /* 1 at x = n, 2 at y = −1, 3 at y = n (corners are never needed); ring =
+                                     * their dual flags */
     uint16_t *tlow, *tmid, *thigh;  /* the tile being fitted */
     uint8_t *tdual;
     uint32_t tile, tx0, ty0;        /* its index and origin in chunk samples */
@@ -53,6 +54,9 @@ static void chunk_fit_free(chunk_fit *f) {
     free(f->high);
     free(f->dual);
     free(f->ring);
+    free(f->ring_low);
+    free(f->ring_mid);
+    free(f->ring_high);
     free(f->tlow);
     free(f->tmid);
     free(f->thigh);
@@ -77,17 +81,36 @@ static bool chunk_fit_init(chunk_fit *f, const st_mesh *mesh) {
     f->high = malloc(ns * sizeof *f->high);
     f->dual = malloc(ns);
     f->ring = malloc(4 * (size_t)f->n);
+    f->ring_low = malloc(4 * (size_t)f->n * sizeof *f->ring_low);
+    f->ring_mid = malloc(4 * (size_t)f->n * sizeof *f->ring_mid);
+    f->ring_high = malloc(4 * (size_t)f->n * sizeof *f->ring_high);
     f->tlow = malloc(ts * sizeof *f->tlow);
     f->tmid = malloc(ts * sizeof *f->tmid);
     f->thigh = malloc(ts * sizeof *f->thigh);
     f->tdual = malloc(ts);
     f->slot = malloc(3 * ns * sizeof *f->slot);
     f->vb = malloc(3 * ns * sizeof *f->vb); /* every sample in every layer at most */
-    return f->low && f->mid && f->high && f->dual && f->ring && f->tlow && f->tmid && f->thigh && f->tdual && f->slot && f->vb;
+    return f->low && f->mid && f->high && f->dual && f->ring && f->ring_low && f->ring_mid && f->ring_high && f->tlow && f->tmid && f->thigh && f->tdual && f->slot && f->vb;
 }
 
-static inline uint8_t texel_dual(const st_level *level, uint32_t x, uint32_t y) {
-    return (st_level_meta_row(level, y)[x & ~1u] & ST_META_DUAL) ? 1 : 0; /* the even texel decides */
+/* Texel x of a level row as the fit sees it: low, mid, high and whether it is dual. Decoded as
+ * st_level_texel decodes it (the even texel's dual flag decides; mid = min(low + (D << ST_DELTA_POWER),
+ * high)), without the material types the fit never reads; a test checks that every vertex height agrees
+ * with st_level_texel. */
+static inline uint8_t decode_texel(const uint8_t *hgt, const uint8_t *meta, uint32_t x, uint16_t *low, uint16_t *mid,
+                                   uint16_t *high) {
+    uint32_t even = x & ~1u;
+    uint8_t me = meta[even];
+    if (me & ST_META_DUAL) {
+        unsigned d = ((me & ST_META_DELTA_MASK) << 2) | (meta[even + 1] & ST_META_DELTA_MASK);
+        unsigned lo = hgt[even], hi = hgt[even + 1], m = lo + (d << ST_DELTA_POWER);
+        *low = (uint16_t)lo;
+        *mid = (uint16_t)(m < hi ? m : hi);
+        *high = (uint16_t)hi;
+        return 1;
+    }
+    *low = *mid = *high = hgt[x];
+    return 0;
 }
 
 /* The texel that sample coordinate v reads along an axis of `size` texels: wrapped where the level wraps;
@@ -98,20 +121,19 @@ static inline uint32_t sample_texel(int64_t v, uint32_t size, bool wrap) {
     return v < 0 ? 0 : v >= (int64_t)size ? size - 1 : (uint32_t)v;
 }
 
-/* The dual flag of the ring sample at (x, y): past the edge of an axis that does not wrap there is nothing,
- * which is not dual. */
-static inline uint8_t ring_dual(const st_level *level, int64_t x, int64_t y) {
-    if (!st_level_contains(level, x, y)) return 0;
-    return texel_dual(level, sample_texel(x, level->width, level->wrap_x), sample_texel(y, level->height, level->wrap_y));
+/* Ring entry k <- the sample at (x, y). Past the edge of an axis that does not wrap there is nothing, which
+ * is not dual; its heights repeat the edge texel's, as the chunk's own far side does. */
+static void ring_sample(chunk_fit *f, const st_level *level, uint32_t k, int64_t x, int64_t y) {
+    uint32_t tx = sample_texel(x, level->width, level->wrap_x), ty = sample_texel(y, level->height, level->wrap_y);
+    f->ring[k] = decode_texel(st_level_height_row(level, ty), st_level_meta_row(level, ty), tx, &f->ring_low[k],
+                              &f->ring_mid[k], &f->ring_high[k]);
+    if (!st_level_contains(level, x, y)) f->ring[k] = 0;
 }
 
 /* Samples of chunk (cx, cy), wrapping at the level's edges so the last chunk shares its side with the
  * first (along an axis that does not wrap, its far side repeats the last texel). A chunk reads nothing outside
- * its own (n)² samples but the dual flags of the ring around them
- * (for the shifts of slab vertices on its sides): that is what makes refits exact. The heights are decoded
- * here as st_level_texel decodes them (the even texel's dual flag decides; mid = min(low +
- * (D << ST_DELTA_POWER), high)), without the material types the fit never reads; a test checks that
- * every vertex height agrees with st_level_texel. */
+ * its own (n)² samples but the ring of samples around them (their dual flags decide the shifts of slab vertices
+ * on its sides): that is what makes refits exact. */
 static void extract(chunk_fit *f, const st_level *level, uint32_t cx, uint32_t cy) {
     uint32_t C = f->mesh->chunk_size, n = f->n, W = level->width, H = level->height;
     bool wx = level->wrap_x, wy = level->wrap_y;
@@ -119,30 +141,17 @@ static void extract(chunk_fit *f, const st_level *level, uint32_t cx, uint32_t c
     for (uint32_t i = 0; i < n; i++) {
         /* the ring beside a repeated far-side sample is what lies beside the texel it repeats */
         int64_t xi = sample_texel(x0 + i, W, wx), yi = sample_texel(y0 + i, H, wy);
-        f->ring[0 * n + i] = ring_dual(level, x0 - 1, yi);
-        f->ring[1 * n + i] = ring_dual(level, x0 + n, yi);
-        f->ring[2 * n + i] = ring_dual(level, xi, y0 - 1);
-        f->ring[3 * n + i] = ring_dual(level, xi, y0 + n);
+        ring_sample(f, level, 0 * n + i, x0 - 1, yi);
+        ring_sample(f, level, 1 * n + i, x0 + n, yi);
+        ring_sample(f, level, 2 * n + i, xi, y0 - 1);
+        ring_sample(f, level, 3 * n + i, xi, y0 + n);
     }
     for (uint32_t j = 0; j < n; j++) {
         uint32_t y = sample_texel(y0 + j, H, wy);
         const uint8_t *hgt = st_level_height_row(level, y), *meta = st_level_meta_row(level, y);
         size_t s = (size_t)j * n;
-        for (uint32_t i = 0; i < n; i++, s++) {
-            uint32_t x = sample_texel(x0 + i, W, wx), even = x & ~1u;
-            uint8_t me = meta[even];
-            if (me & ST_META_DUAL) {
-                unsigned d = ((me & ST_META_DELTA_MASK) << 2) | (meta[even + 1] & ST_META_DELTA_MASK);
-                unsigned lo = hgt[even], hi = hgt[even + 1], mid = lo + (d << ST_DELTA_POWER);
-                f->low[s] = (uint16_t)lo;
-                f->mid[s] = (uint16_t)(mid < hi ? mid : hi);
-                f->high[s] = (uint16_t)hi;
-                f->dual[s] = 1;
-            } else {
-                f->low[s] = f->mid[s] = f->high[s] = hgt[x];
-                f->dual[s] = 0;
-            }
-        }
+        for (uint32_t i = 0; i < n; i++, s++)
+            f->dual[s] = decode_texel(hgt, meta, sample_texel(x0 + i, W, wx), &f->low[s], &f->mid[s], &f->high[s]);
     }
 }
 
