@@ -423,6 +423,104 @@ static void refit_follows_the_ring(void **state) {
     st_level_destroy(l);
 }
 
+/* Ridges at 160 over flat ground at 40 whose faces lie one row beside fit-tile sides — inside the tile
+ * across an inner tile side (y = 17 beside y = 16), in the next chunk across a chunk side (y = 33 beside
+ * y = 32, known to the chunk below only through its ring) and across the wrap (x = 1 beside x = 0 = 64),
+ * each cut by channels at ground height (tunnel mouths). A side simplified on its own samples is flat
+ * ground there and keeps only its ends, and the triangle on such a long side edge takes a ridge corner one
+ * row in as its third corner: a sheet from the ground to the ridge top across the channel, holding no
+ * sample but its corners. Every floor triangle standing on a tile side with its third corner on the row
+ * beside it, above the edge, must stay within the tolerance of the surface interpolated between the two
+ * rows at the half-row points it covers — at every LOD (the sides are fitted at τ for all of them). */
+static void tile_sides_follow_the_rows_beside_them(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(64, 64, 40);
+    for (int y = 0; y < 64; y++)
+        for (int x = 0; x < 64; x++) {
+            bool ridge = (y >= 17 && y <= 24) || (y >= 33 && y <= 40) || (x >= 1 && x <= 8);
+            bool channel = (x >= 20 && x <= 27) || (x >= 38 && x <= 46 && y < 30) || (y >= 48 && y <= 55 && x < 12);
+            if (ridge && !channel) st_level_set_single(l, x, y, 160, 2);
+        }
+    for (int no_outline = 0; no_outline < 2; no_outline++) {
+        const double tol = 4;
+        st_mesh *m = fit(l, tol, 32, no_outline);
+        uint32_t C = m->chunk_size, T = m->fit_tile, points = 0, long_edges = 0;
+        for (uint32_t ci = 0; ci < m->chunks_x * m->chunks_y; ci++) {
+            const st_mesh_chunk *c = &m->chunks[ci];
+            int ox = (int)(c->cx * C), oy = (int)(c->cy * C);
+            for (uint32_t lod = 0; lod < ST_MESH_LODS; lod++) {
+                const st_mesh_lod *L = &c->lods[lod];
+                for (uint32_t t = 0; t < L->part_triangles[ST_MESH_PART_FLOOR]; t++) {
+                    const st_mesh_vertex *v[3];
+                    for (int k = 0; k < 3; k++) v[k] = &c->vertices[c->indices[L->first_index + 3 * t + (uint32_t)k]];
+                    for (int k = 0; k < 3; k++) {
+                        const st_mesh_vertex *a = v[k], *b = v[(k + 1) % 3], *p = v[(k + 2) % 3];
+                        /* a–b along a tile side, p on the row beside it, above the edge */
+                        int vertical = a->x == b->x && a->x % T == 0, horizontal = a->y == b->y && a->y % T == 0;
+                        if (!vertical && !horizontal) continue;
+                        int line = vertical ? a->x : a->y, dir = (vertical ? p->x : p->y) - line;
+                        int lo = vertical ? (a->y < b->y ? a->y : b->y) : (a->x < b->x ? a->x : b->x);
+                        int hi = vertical ? (a->y > b->y ? a->y : b->y) : (a->x > b->x ? a->x : b->x);
+                        int along = vertical ? p->y : p->x;
+                        if ((dir != 1 && dir != -1) || along < lo || along > hi) continue;
+                        long_edges += hi - lo >= 8;
+                        const st_mesh_vertex *at_lo = (vertical ? a->y : a->x) == lo ? a : b, *at_hi = at_lo == a ? b : a;
+                        for (int i = lo; i <= hi; i++) {
+                            /* the half-row point at position i lies in the triangle between its edges from the
+                             * ends of a–b to p; the plane there is the mean of p and of the edge at 2i − along */
+                            if (2 * i < lo + along || 2 * i > hi + along) continue;
+                            double base = 2.0 * i - along;
+                            double edge = at_lo->z + ((double)at_hi->z - at_lo->z) * (base - lo) / (double)(hi - lo);
+                            double z = 0.5 * (edge + p->z);
+                            int sx = vertical ? line : i, sy = vertical ? i : line;
+                            double zs = st_level_texel(l, ox + sx, oy + sy).low;
+                            double zr = st_level_texel(l, ox + sx + (vertical ? dir : 0), oy + sy + (vertical ? 0 : dir)).low;
+                            if (!(fabs(z - 0.5 * (zs + zr)) <= tol + 1e-9))
+                                fail_msg("%s metric, chunk (%u,%u) LOD %u: floor %.2f halfway from (%d, %d) to the row "
+                                         "beside it, the rows' mean %.1f",
+                                         no_outline ? "paper" : "outline", c->cx, c->cy, lod, z, ox + sx, oy + sy,
+                                         0.5 * (zs + zr));
+                            points++;
+                        }
+                    }
+                }
+            }
+        }
+        printf("%s metric: %u half-row points under %u long side triangles checked\n", no_outline ? "paper" : "outline",
+               points, long_edges);
+        assert_true(points > 200 && long_edges > 0);
+        st_mesh_destroy(m);
+    }
+    st_level_destroy(l);
+}
+
+/* A tile's sides are simplified against the rows beside them, so an edit of the row just outside a tile
+ * (in the tile across an inner side, or in the next chunk's samples that the chunk sees as its ring) must
+ * refit that tile too, and the result equal a fresh fit. */
+static void refit_follows_the_rows_beside_tiles(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(64, 64, 40);
+    for (int y = 18; y < 25; y++)
+        for (int x = 0; x < 64; x++) st_level_set_single(l, x, y, 160, 2);
+    st_mesh *m = fit(l, 4, 32, false); /* 16² fit tiles */
+    const int rows[] = {17,  /* beside the inner tile side y = 16 of chunk (0, 0) */
+                        33}; /* beside the chunk side y = 32: chunk (0, 0) sees it in its ring */
+    for (int k = 0; k < 2; k++) {
+        for (int x = 2; x < 13; x++) st_level_set_single(l, x, rows[k], 160, 2);
+        st_rect dirty = {2, rows[k], 13, rows[k] + 1};
+        assert_st_ok(st_mesh_refit(m, l, dirty, NULL, err));
+        st_mesh *fresh = fit(l, 4, 32, false);
+        assert_meshes_equal(m, fresh);
+        st_mesh_destroy(fresh);
+        /* the tile holding the row, and the tile below it, whose top side has the row beside it */
+        uint32_t list[8], fitted = 0, n = st_mesh_chunks_in_rect(m, dirty, list, 8);
+        for (uint32_t i = 0; i < n; i++) fitted += m->chunks[list[i]].tiles_fitted;
+        assert_int_equal(fitted, 2);
+    }
+    st_mesh_destroy(m);
+    st_level_destroy(l);
+}
+
 static void totals_and_memory(void **state) {
     (void)state;
     st_level *l = hand_made_level(128, 128);
@@ -548,7 +646,8 @@ int main(void) {
         cmocka_unit_test(lod_selection),           cmocka_unit_test(export_files),
         cmocka_unit_test(vertex_heights_match_the_level), cmocka_unit_test(tiles_are_crack_free),
         cmocka_unit_test(random_edits_equal_fresh_fits), cmocka_unit_test(slab_covers_its_texels),
-        cmocka_unit_test(refit_follows_the_ring),
+        cmocka_unit_test(refit_follows_the_ring),  cmocka_unit_test(tile_sides_follow_the_rows_beside_them),
+        cmocka_unit_test(refit_follows_the_rows_beside_tiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -340,6 +340,91 @@ static void side_keeps_the_ends_of_dual_runs(void **state) {
     st_tin_destroy(tin);
 }
 
+/* The fitted low surface at (px, py): barycentric in the (closed) triangle holding the point. */
+static double surface_at(const st_tin *tin, const uint16_t *low, uint32_t w, double px, double py) {
+    for (uint32_t t = 0; t < tin->triangle_count; t++) {
+        const st_tin_vertex *v[3];
+        for (int k = 0; k < 3; k++) v[k] = &tin->vertices[tin->triangles[t].v[k]];
+        double A = ((double)v[1]->x - v[0]->x) * ((double)v[2]->y - v[0]->y) - ((double)v[1]->y - v[0]->y) * ((double)v[2]->x - v[0]->x);
+        double wgt[3], z = 0;
+        bool inside = true;
+        for (int k = 0; k < 3; k++) {
+            const st_tin_vertex *a = v[(k + 1) % 3], *b = v[(k + 2) % 3];
+            wgt[k] = ((double)b->x - a->x) * (py - a->y) - ((double)b->y - a->y) * (px - a->x);
+            if (wgt[k] < -1e-9) inside = false;
+        }
+        if (!inside) continue;
+        for (int k = 0; k < 3; k++) z += wgt[k] * low[(size_t)v[k]->y * w + v[k]->x];
+        return z / A;
+    }
+    fail_msg("(%.2f, %.2f) lies in no triangle", px, py);
+    return 0;
+}
+
+/* A flat road along the bottom side and a ridge from the row above it, cut by a channel at road height (a
+ * tunnel mouth on the side). The side itself is flat, so Douglas-Peucker alone keeps only its ends; a
+ * triangle on that long side edge then takes a ridge corner one row up as its third corner, holds no
+ * sample but its corners and stands as a sheet from the road to the ridge top across the channel. The side
+ * must keep vertices where the row beside it does not follow it: halfway between the side and the row
+ * beside it the surface stays within the tolerance of the two rows' mean — beside all four sides, with
+ * the rows across them given as the grid's outside or not. */
+static void side_follows_the_rows_beside_it(void **state) {
+    (void)state;
+    enum { W = 65, H = 33 };
+    uint16_t low[W * H], across[4][W];
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) low[y * W + x] = y == 0 || (x >= 24 && x <= 40) ? 47 : 160;
+    for (int x = 0; x < W; x++) {
+        across[0][x] = x >= 30 && x <= 34 ? 47 : 120; /* below the bottom side: another cut */
+        across[2][x] = 160;
+    }
+    for (int y = 0; y < H; y++) across[1][y] = across[3][y] = (uint16_t)(y < 8 ? 47 : 160);
+    st_tin *tin;
+    assert_st_ok(st_tin_create(&tin, err));
+    for (int variant = 0; variant < 2; variant++) {
+        st_tin_desc d = {.width = W, .height = H, .low = low, .tolerance = 4};
+        if (variant)
+            for (int k = 0; k < 4; k++) d.outside[k].low = across[k];
+        assert_st_ok(st_tin_fit(tin, &d, err));
+        assert_true(st_tin_check_delaunay(tin, NULL));
+        for (int side = 0; side < 4; side++) {
+            bool horiz = side == 0 || side == 2;
+            int n = horiz ? W : H, fixed = side == 0 ? 0 : side == 1 ? W - 1 : side == 2 ? H - 1 : 0;
+            int in = side == 0 || side == 3 ? 1 : -1; /* toward the grid's inside */
+            for (int i = 0; i < n; i++) {
+                int x = horiz ? i : fixed, y = horiz ? fixed : i;
+                double zs = low[y * W + x], zr = low[(horiz ? y + in : y) * W + (horiz ? x : x + in)];
+                double px = x + (horiz ? 0 : 0.5 * in), py = y + (horiz ? 0.5 * in : 0);
+                double z = surface_at(tin, low, W, px, py), want = 0.5 * (zs + zr);
+                if (fabs(z - want) > 4 + 1e-9)
+                    fail_msg("variant %d side %d: surface %.2f at (%.1f, %.1f), the rows' mean %.1f", variant, side, z,
+                             px, py, want);
+            }
+        }
+    }
+    /* the row across a side counts as much as the row inside: the grid below the bottom side (its top side
+     * is that side, its row inside is `across[0]`, the row across its top is the grid's row 1) keeps the
+     * same vertices on the side they share */
+    uint16_t below[W * H];
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) below[y * W + x] = y == H - 1 ? low[x] : y == H - 2 ? across[0][x] : 120;
+    uint16_t above_row[W];
+    for (int x = 0; x < W; x++) above_row[x] = low[W + x];
+    uint8_t kept[2][W] = {{0}};
+    for (int g = 0; g < 2; g++) {
+        st_tin_desc d = {.width = W, .height = H, .low = g ? below : low, .tolerance = 4};
+        d.outside[g ? 2 : 0].low = g ? above_row : across[0];
+        assert_st_ok(st_tin_fit(tin, &d, err));
+        for (uint32_t v = 0; v < tin->vertex_count; v++)
+            if (tin->vertices[v].y == (g ? H - 1 : 0)) kept[g][tin->vertices[v].x] = 1;
+    }
+    assert_memory_equal(kept[0], kept[1], W);
+    uint32_t on_side = 0;
+    for (int x = 0; x < W; x++) on_side += kept[0][x];
+    assert_true(on_side >= 6); /* both ends and both edges of both cuts at least */
+    st_tin_destroy(tin);
+}
+
 static void bad_descriptors(void **state) {
     (void)state;
     st_tin *tin;
@@ -353,6 +438,14 @@ static void bad_descriptors(void **state) {
     assert_int_equal(st_tin_fit(tin, &d, &e), ST_ERR_INVALID);
     d = (st_tin_desc){.width = 2, .height = 2, .low = z, .mid = z, .tolerance = 1};
     assert_int_equal(st_tin_fit(tin, &d, &e), ST_ERR_INVALID);
+    /* the samples across a side come with the grid's layers */
+    uint8_t du[4] = {0};
+    d = (st_tin_desc){.width = 2, .height = 2, .low = z, .mid = z, .high = z, .dual = du, .tolerance = 1};
+    d.outside[1].low = z;
+    assert_int_equal(st_tin_fit(tin, &d, &e), ST_ERR_INVALID);
+    assert_non_null(strstr(e.message, "side 1"));
+    d.outside[1] = (st_tin_outside){z, z, z, du};
+    assert_st_ok(st_tin_fit(tin, &d, err));
     st_tin_destroy(tin);
 }
 
@@ -365,6 +458,7 @@ int main(void) {
         cmocka_unit_test(vector_and_64bit_scans_agree),
         cmocka_unit_test(deepest_outline_sample_first),
         cmocka_unit_test(side_keeps_the_ends_of_dual_runs),
+        cmocka_unit_test(side_follows_the_rows_beside_it),
         cmocka_unit_test(bad_descriptors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,8 +18,9 @@ int st_tin_incircle(int32_t ax, int32_t ay, int32_t bx, int32_t by, int32_t cx, 
 /* ---- the TIN fitter -------------------------------------------------------------------------------------
  * Greedy insertion after Garland and Heckbert: every triangle caches its worst sample, a max-heap pops the
  * worst, the sample is inserted and the Delaunay property restored by edge flips, until every sample is
- * within tolerance. The four sides are simplified first by Douglas-Peucker (ties to the lowest index) and
- * never refined afterwards, so two grids sharing a side get the same side vertices. The result is a pure
+ * within tolerance. The four sides are simplified first by Douglas-Peucker (ties to the lowest index), also
+ * against the rows beside them, and never refined afterwards, so two grids sharing a side (and each given
+ * the other's row beside it) get the same side vertices. The result is a pure
  * function of the inputs: the same samples give the same triangulation, bit for bit. */
 #define ST_TIN_MAX_SIDE 4097u
 #define ST_TIN_NONE 0xFFFFFFFFu
@@ -51,6 +52,14 @@ typedef struct st_tin_triangle {
 struct st_tin;
 typedef void (*st_tin_snapshot_fn)(void *user, const struct st_tin *tin, uint32_t index);
 
+/* The samples just across one side of the grid (what a neighbouring grid holds there), one per side sample
+ * in the side's grid direction, with the grid's layers: mid and high when it has them, dual when it has it. */
+typedef struct st_tin_outside {
+    const uint16_t *low;        /* NULL = nothing is known across this side */
+    const uint16_t *mid, *high;
+    const uint8_t *dual;
+} st_tin_outside;
+
 typedef struct st_tin_desc {
     uint32_t width, height;     /* samples, 2..ST_TIN_MAX_SIDE each; sample (x, y) at index y*width + x */
     const uint16_t *low;        /* required */
@@ -71,6 +80,12 @@ typedef struct st_tin_desc {
      * deepest one is inserted first: the slab covers every dual sample. Without it, single samples count
      * mid = high = low (the paper's metric). */
     bool outline;
+    /* Sides 0 (y = −1, along +x), 1 (x = width, along +y), 2 (y = height, along +x), 3 (x = −1, along +y).
+     * A side also keeps a vertex where the row beside it (just inside the grid, and this one when given)
+     * departs from the side's line by an amount that varies along a segment by more than the border
+     * tolerance: a triangle on a side whose third corner lies on that row holds no sample but its corners.
+     * Two grids sharing a side, each given the other's row, get the same side vertices. */
+    st_tin_outside outside[4];
     uint32_t max_insertions; /* 0 = unlimited; stop after this many interior insertions (tests) */
 } st_tin_desc;
 
@@ -96,8 +111,9 @@ bool st_tin_check_delaunay(const st_tin *tin, st_error *err);
  * Each chunk is fitted as fit tiles (64×64 by default, 2×2 per chunk), each an independent TIN whose sides
  * are simplified like the chunk's: an edit refits only the tiles whose samples changed and re-emits the
  * chunk from the others' previous triangles, so the refit costs a quarter of a chunk fit per touched tile.
- * A chunk's mesh is a function of its own samples and of the dual flags of the ring of samples around them
- * (see st_mesh_vertex). */
+ * A chunk's mesh is a function of its own samples and of the ring of samples around them (their heights
+ * for the simplification of its sides, st_tin_desc.outside; their dual flags for the shifts of
+ * st_mesh_vertex). */
 #define ST_MESH_CHUNK 128u
 #define ST_MESH_LODS 3u
 #define ST_MESH_MAX_TILES 16u /* fit tiles per chunk: the tile is at least a quarter of the chunk's side */
@@ -155,7 +171,8 @@ typedef struct st_mesh_lod {
 /* What a chunk keeps of one fit tile: enough to find its triangles in the chunk's buffers (within each
  * LOD and part, tiles follow each other in row-major order) and to skip its refit while its samples stay. */
 typedef struct st_mesh_tile {
-    uint64_t sample_hash;                          /* of the tile's samples (64-bit: a false match is 2^-64) */
+    uint64_t sample_hash;                          /* of the tile's samples and of the rows just outside its
+                                                    * sides (64-bit: a false match is 2^-64) */
     uint32_t part_triangles[ST_MESH_LODS][ST_MESH_PART_COUNT];
     uint32_t tin_vertices[ST_MESH_LODS];
     uint32_t insertions[ST_TIN_DRIVER_COUNT];      /* LOD 0 fit (sides counted in both tiles) */
@@ -215,10 +232,11 @@ double st_mesh_tolerance(double quality);
 /* Fits every chunk on the job system. */
 st_result st_mesh_create(const st_level *level, const st_mesh_desc *desc, st_mesh **out, st_error *err);
 void st_mesh_destroy(st_mesh *mesh);
-/* Refits every chunk whose samples, or the ring of samples just outside them (their dual flags decide the
- * shifts of slab vertices on the chunk's sides), intersect the dirty rectangle (a side's samples belong to
- * both of its chunks, so a changed side refits both), on the job system: within a chunk only the fit tiles
- * whose samples changed are fitted again, the others are re-emitted from the chunk's buffers. The result
+/* Refits every chunk whose samples, or the ring of samples just outside them (they decide the chunk's side
+ * vertices and the shifts of its slab vertices there), intersect the dirty rectangle (a side's samples
+ * belong to both of its chunks, so a changed side refits both), on the job system: within a chunk only the
+ * fit tiles whose samples or the rows just outside their sides changed are fitted again, the others are
+ * re-emitted from the chunk's buffers. The result
  * equals a fresh st_mesh_create of the edited level. Chunks whose buffers changed get a new `version`. */
 st_result st_mesh_refit(st_mesh *mesh, const st_level *level, st_rect dirty, uint32_t *chunks_refit,
                         st_error *err);

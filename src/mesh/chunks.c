@@ -26,6 +26,8 @@ typedef struct chunk_fit {
                                      * their dual flags */
     uint16_t *tlow, *tmid, *thigh;  /* the tile being fitted */
     uint8_t *tdual;
+    uint16_t *olow, *omid, *ohigh;  /* the samples just outside its four sides, [side · tn + i] in st_tin_desc's */
+    uint8_t *odual;                 /* side order (from the neighbouring tile or the ring) */
     uint32_t tile, tx0, ty0;        /* its index and origin in chunk samples */
     uint8_t *slab;                  /* per triangle */
     uint32_t slab_cap;
@@ -61,6 +63,10 @@ static void chunk_fit_free(chunk_fit *f) {
     free(f->tmid);
     free(f->thigh);
     free(f->tdual);
+    free(f->olow);
+    free(f->omid);
+    free(f->ohigh);
+    free(f->odual);
     free(f->slab);
     for (uint32_t t = 0; t < ST_MESH_MAX_TILES; t++)
         for (uint32_t l = 0; l < ST_MESH_LODS; l++)
@@ -88,9 +94,15 @@ static bool chunk_fit_init(chunk_fit *f, const st_mesh *mesh) {
     f->tmid = malloc(ts * sizeof *f->tmid);
     f->thigh = malloc(ts * sizeof *f->thigh);
     f->tdual = malloc(ts);
+    f->olow = malloc(4 * (size_t)f->tn * sizeof *f->olow);
+    f->omid = malloc(4 * (size_t)f->tn * sizeof *f->omid);
+    f->ohigh = malloc(4 * (size_t)f->tn * sizeof *f->ohigh);
+    f->odual = malloc(4 * (size_t)f->tn);
     f->slot = malloc(3 * ns * sizeof *f->slot);
     f->vb = malloc(3 * ns * sizeof *f->vb); /* every sample in every layer at most */
-    return f->low && f->mid && f->high && f->dual && f->ring && f->ring_low && f->ring_mid && f->ring_high && f->tlow && f->tmid && f->thigh && f->tdual && f->slot && f->vb;
+    return f->low && f->mid && f->high && f->dual && f->ring && f->ring_low && f->ring_mid && f->ring_high &&
+           f->tlow && f->tmid && f->thigh && f->tdual && f->olow && f->omid && f->ohigh && f->odual && f->slot &&
+           f->vb;
 }
 
 /* Texel x of a level row as the fit sees it: low, mid, high and whether it is dual. Decoded as
@@ -132,8 +144,8 @@ static void ring_sample(chunk_fit *f, const st_level *level, uint32_t k, int64_t
 
 /* Samples of chunk (cx, cy), wrapping at the level's edges so the last chunk shares its side with the
  * first (along an axis that does not wrap, its far side repeats the last texel). A chunk reads nothing outside
- * its own (n)² samples but the ring of samples around them (their dual flags decide the shifts of slab vertices
- * on its sides): that is what makes refits exact. */
+ * its own (n)² samples but the ring of samples around them (its side vertices follow their heights, and their
+ * dual flags decide the shifts of slab vertices on its sides): that is what makes refits exact. */
 static void extract(chunk_fit *f, const st_level *level, uint32_t cx, uint32_t cy) {
     uint32_t C = f->mesh->chunk_size, n = f->n, W = level->width, H = level->height;
     bool wx = level->wrap_x, wy = level->wrap_y;
@@ -155,7 +167,31 @@ static void extract(chunk_fit *f, const st_level *level, uint32_t cx, uint32_t c
     }
 }
 
-/* Copies tile t's samples out of the chunk's. */
+/* Where chunk sample (i, j) is kept, i and j in [−1, n] and not both outside: the chunk's arrays or the
+ * ring around them. */
+static size_t sample_ref(const chunk_fit *f, int32_t i, int32_t j, const uint16_t **low, const uint16_t **mid,
+                         const uint16_t **high, const uint8_t **dual) {
+    int32_t n = (int32_t)f->n;
+    int side = i < 0 ? 0 : i >= n ? 1 : j < 0 ? 2 : j >= n ? 3 : -1;
+    if (side < 0) {
+        *low = f->low, *mid = f->mid, *high = f->high, *dual = f->dual;
+        return (size_t)j * f->n + (size_t)i;
+    }
+    *low = f->ring_low, *mid = f->ring_mid, *high = f->ring_high, *dual = f->ring;
+    return (size_t)side * f->n + (size_t)(side < 2 ? j : i);
+}
+
+/* The chunk coordinates of sample k of the row just outside side `side` of tile t (st_tin_desc's side
+ * order: 0 below, 1 right, 2 above, 3 left). */
+static void outside_of_tile(const chunk_fit *f, uint32_t t, int side, uint32_t k, int32_t *i, int32_t *j) {
+    int32_t T = (int32_t)f->mesh->fit_tile, x0 = (int32_t)((t % f->mesh->tiles_x) * f->mesh->fit_tile),
+            y0 = (int32_t)((t / f->mesh->tiles_x) * f->mesh->fit_tile);
+    *i = side == 1 ? x0 + T + 1 : side == 3 ? x0 - 1 : x0 + (int32_t)k;
+    *j = side == 0 ? y0 - 1 : side == 2 ? y0 + T + 1 : y0 + (int32_t)k;
+}
+
+/* Copies tile t's samples out of the chunk's, and the rows just outside its sides (its fit simplifies each
+ * side against the rows on both of its sides, as the tile across does). */
 static void extract_tile(chunk_fit *f, uint32_t t) {
     uint32_t T = f->mesh->fit_tile, tn = f->tn;
     f->tile = t;
@@ -168,6 +204,15 @@ static void extract_tile(chunk_fit *f, uint32_t t) {
         memcpy(f->thigh + dst, f->high + src, tn * sizeof *f->thigh);
         memcpy(f->tdual + dst, f->dual + src, tn);
     }
+    for (int side = 0; side < 4; side++)
+        for (uint32_t k = 0; k < tn; k++) {
+            int32_t i, j;
+            const uint16_t *lo, *mi, *hi;
+            const uint8_t *du;
+            outside_of_tile(f, t, side, k, &i, &j);
+            size_t at = sample_ref(f, i, j, &lo, &mi, &hi, &du), o = (size_t)side * tn + k;
+            f->olow[o] = lo[at], f->omid[o] = mi[at], f->ohigh[o] = hi[at], f->odual[o] = du[at];
+        }
 }
 
 static bool push_key3(chunk_fit *f, key_list *k, uint32_t a, uint32_t b, uint32_t c) {
@@ -463,8 +508,8 @@ static void assemble(chunk_fit *f) {
     }
 }
 
-/* 64-bit hash of tile t's samples, read in place from the chunk's (multiply–xorshift over 8-byte words of
- * each row of each layer and of the flags). */
+/* 64-bit hash of tile t's samples and of the rows just outside its sides, read in place from the chunk's
+ * and the ring (multiply–xorshift over 8-byte words of each row of each layer and of the flags). */
 static uint64_t hash_tile(const chunk_fit *f, uint32_t t) {
     uint32_t T = f->mesh->fit_tile, tn = f->tn;
     size_t first = (size_t)(t / f->mesh->tiles_x) * T * f->n + (size_t)(t % f->mesh->tiles_x) * T;
@@ -487,6 +532,17 @@ static uint64_t hash_tile(const chunk_fit *f, uint32_t t) {
         }
         h ^= h >> 29;
     }
+    for (int side = 0; side < 4; side++) /* the rows just outside the tile's sides: its sides depend on them */
+        for (uint32_t k = 0; k < tn; k++) {
+            int32_t i, j;
+            const uint16_t *lo, *mi, *hi;
+            const uint8_t *du;
+            outside_of_tile(f, t, side, k, &i, &j);
+            size_t at = sample_ref(f, i, j, &lo, &mi, &hi, &du);
+            uint64_t v = (uint64_t)lo[at] | (uint64_t)mi[at] << 16 | (uint64_t)hi[at] << 32 | (uint64_t)du[at] << 48;
+            h = (h ^ v) * 0xBF58476D1CE4E5B9ull;
+            h ^= h >> 31;
+        }
     return h;
 }
 
@@ -510,8 +566,9 @@ static bool span_meets(uint32_t s0, uint32_t count, uint32_t size, int32_t t0, i
 static bool tile_meets(const st_mesh *mesh, uint32_t cx, uint32_t cy, uint32_t t, const st_rect *dirty) {
     uint32_t T = mesh->fit_tile;
     uint32_t x0 = cx * mesh->chunk_size + (t % mesh->tiles_x) * T, y0 = cy * mesh->chunk_size + (t / mesh->tiles_x) * T;
-    return span_meets(x0, T + 1, mesh->width, dirty->x0, dirty->x1) &&
-           span_meets(y0, T + 1, mesh->height, dirty->y0, dirty->y1);
+    /* its samples and the rows just outside them */
+    return span_meets(x0 + mesh->width - 1, T + 3, mesh->width, dirty->x0, dirty->x1) &&
+           span_meets(y0 + mesh->height - 1, T + 3, mesh->height, dirty->y0, dirty->y1);
 }
 
 static st_result fit_chunk(st_mesh *mesh, const st_level *level, uint32_t ci, const st_rect *dirty, st_tin *tin,
@@ -524,8 +581,8 @@ static st_result fit_chunk(st_mesh *mesh, const st_level *level, uint32_t ci, co
     uint32_t fitted = 0;
     uint64_t hashes[ST_MESH_MAX_TILES];
     bool refit[ST_MESH_MAX_TILES];
-    /* a tile is fitted again unless its samples hash as before and its triangles can be read back from the
-     * chunk's buffers (a renderer may have dropped them) */
+    /* a tile is fitted again unless its samples (and the rows just outside its sides) hash as before and
+     * its triangles can be read back from the chunk's buffers (a renderer may have dropped them) */
     for (uint32_t t = 0; t < tiles; t++) {
         hashes[t] = hash_tile(f, t);
         refit[t] = !ch->version || !ch->vertices || ch->tiles[t].sample_hash != hashes[t] ||
@@ -559,6 +616,9 @@ static st_result fit_chunk(st_mesh *mesh, const st_level *level, uint32_t ci, co
             .user = f,
             .outline = mesh->outline,
         };
+        for (int side = 0; side < 4; side++)
+            d.outside[side] = (st_tin_outside){f->olow + side * f->tn, f->omid + side * f->tn,
+                                               f->ohigh + side * f->tn, f->odual + side * f->tn};
         st_result r = st_tin_fit(tin, &d, err);
         if (r) return st_error_prefix(err, "chunk (%u,%u) tile %u", cx, cy, t);
         emit_tile_lod(f, tin, 0);

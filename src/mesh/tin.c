@@ -747,8 +747,72 @@ static void heap_update(st_tin_work *w, uint32_t t) {
 
 /* ---- Douglas-Peucker sides ----------------------------------------------------------------------------- */
 
-/* Simplifies the n samples at grid indices idx[0..n) (a straight side). Marks kept points in keep[]. */
-static double simplify_side(tin_ctx *c, const uint32_t *idx, uint32_t n, uint8_t *keep, double tol) {
+/* A row of samples beside a side, at the side's n positions: the grid's row just inside it (idx gives the
+ * grid index of position i) or the one just outside it (st_tin_outside, position i at index i). */
+typedef struct side_row {
+    const uint16_t *layer[3]; /* low, mid, high (mid and high NULL for a one-layer grid) */
+    const uint8_t *dual;      /* NULL = no dual sample */
+    const uint32_t *idx;      /* NULL = position i is index i */
+} side_row;
+
+static inline uint32_t row_at(const side_row *r, uint32_t i) { return r->idx ? r->idx[i] : i; }
+
+/* Whether the side segment [i0, i1] (within tolerance itself) also stands for the rows beside it, and if
+ * not, where to split it. A triangle on the segment whose third corner P lies on a row beside the side
+ * holds no sample but its corners, so no error test bounds it between the two rows (a Delaunay fit puts
+ * that corner on the nearest row, and nothing inside the grid can remove the triangle). At (x, t), t the
+ * fraction of the way from the side toward the row, it departs from the surface interpolated between the
+ * two rows by (1 − t)·e(x) + t·(d(P) − d(x)), e the side's own error against the segment's line and d the
+ * row minus that line: so it is within the tolerance if d varies by at most the tolerance over the
+ * segment, whichever sample P is. Layers as the fit measures them: low always; mid and high where a slab
+ * triangle could stand on the segment (every layer under the paper's metric; under the outline metric a
+ * segment with dual ends, against the row's dual samples only, since only they can be a slab corner).
+ * Returns −1 when d stays within the tolerance; else the sample farthest from the chord of d between the
+ * segment's ends (a step in d, such as a cliff one row inside, is cut at the step; ties to the lowest
+ * index), or the middle one when d is close to linear (a twist, halved until it is flat enough). The
+ * rule is symmetric in the rows, so the grids on either side of the side give the same answer. */
+static int64_t beside_split(const tin_ctx *c, const uint32_t *idx, const side_row *rows, uint32_t row_count,
+                            uint32_t i0, uint32_t i1, double tol) {
+    const st_tin_desc *d = c->d;
+    const uint16_t *side[3] = {d->low, d->mid, d->high};
+    int64_t L = (int64_t)i1 - i0;
+    uint32_t s0 = idx[i0], s1 = idx[i1];
+    bool slab = c->layers3 && (!d->outline || (d->dual && d->dual[s0] && d->dual[s1]));
+    int layers = slab ? 3 : 1;
+    bool varies = false;
+    int64_t best = -1, split = -1;
+    for (uint32_t r = 0; r < row_count; r++) {
+        const side_row *row = &rows[r];
+        for (int l = 0; l < layers; l++) {
+            const uint16_t *z = row->layer[l];
+            int64_t e0 = (int64_t)side[l][s0], e1 = (int64_t)side[l][s1];
+            /* D = d·L at every position; D0, D1 at the ends for the chord */
+            int64_t D0 = (int64_t)z[row_at(row, i0)] * L - e0 * L, D1 = (int64_t)z[row_at(row, i1)] * L - e1 * L;
+            int64_t lo = INT64_MAX, hi = INT64_MIN;
+            for (uint32_t i = i0; i <= i1; i++) {
+                uint32_t k = row_at(row, i);
+                if (l > 0 && d->outline && !(row->dual && row->dual[k])) continue;
+                int64_t a = (int64_t)i1 - i, b = (int64_t)i - i0;
+                int64_t D = (int64_t)z[k] * L - (e0 * a + e1 * b);
+                lo = D < lo ? D : lo;
+                hi = D > hi ? D : hi;
+                if (i == i0 || i == i1) continue;
+                int64_t dev = D * L - (D0 * a + D1 * b);
+                if (dev < 0) dev = -dev;
+                if (dev > best || (dev == best && (int64_t)i < split)) best = dev, split = i;
+            }
+            if (hi > lo && (double)(hi - lo) > tol * (double)L) varies = true;
+        }
+    }
+    if (!varies || L < 2) return -1;
+    if (2.0 * (double)best <= tol * (double)L * (double)L) split = (int64_t)(i0 + i1) / 2;
+    return split;
+}
+
+/* Simplifies the n samples at grid indices idx[0..n) (a straight side), against itself and the rows beside
+ * it (beside_split). Marks kept points in keep[]. */
+static double simplify_side(tin_ctx *c, const uint32_t *idx, uint32_t n, const side_row *rows, uint32_t row_count,
+                            uint8_t *keep, double tol) {
     const st_tin_desc *d = c->d;
     memset(keep, 0, n);
     keep[0] = keep[n - 1] = 1;
@@ -800,9 +864,12 @@ static double simplify_side(tin_ctx *c, const uint32_t *idx, uint32_t n, uint8_t
             if (e > best) best = e, split = i;
         }
         if (!forced && (split < 0 || (double)best <= tol * (double)L)) {
-            double m = (double)best / (double)L;
-            if (m > max_err) max_err = m;
-            continue;
+            split = beside_split(c, idx, rows, row_count, i0, i1, tol);
+            if (split < 0) {
+                double m = (double)best / (double)L;
+                if (m > max_err) max_err = m;
+                continue;
+            }
         }
         keep[split] = 1;
         stack[sp++] = i0, stack[sp++] = (uint32_t)split;
@@ -825,6 +892,12 @@ static st_result check_desc(const st_tin_desc *d, st_error *err) {
         return st_error_set(err, ST_ERR_INVALID, "TIN fit: tolerance %g must be positive", d->tolerance);
     if (d->border_tolerance < 0)
         return st_error_set(err, ST_ERR_INVALID, "TIN fit: negative border tolerance");
+    for (int k = 0; k < 4; k++) {
+        const st_tin_outside *o = &d->outside[k];
+        if (o->low && ((o->mid == NULL) != (d->mid == NULL) || (o->high == NULL) != (d->high == NULL) ||
+                       (o->dual == NULL) != (d->dual == NULL)))
+            return st_error_set(err, ST_ERR_INVALID, "TIN fit: the samples across side %d need the grid's layers", k);
+    }
     return ST_OK;
 }
 
@@ -895,13 +968,13 @@ st_result st_tin_fit(st_tin *tin, const st_tin_desc *desc, st_error *err) {
     /* sides: bottom (+x), right (+y), top (+x), left (+y); the direction is the grid's, never the
      * triangle's, so a neighbour simplifying the same samples keeps the same ones */
     uint32_t side_max = (uint32_t)(W > H ? W : H);
-    if (side_max * 3 > w->dp_cap) {
-        uint32_t *dp = realloc(w->dp, (size_t)side_max * 3 * sizeof *dp);
+    if (side_max * 4 > w->dp_cap) { /* side indices, the segment stack (2n), the row inside */
+        uint32_t *dp = realloc(w->dp, (size_t)side_max * 4 * sizeof *dp);
         if (dp) w->dp = dp;
         uint8_t *keep = realloc(w->dp_keep, side_max);
         if (keep) w->dp_keep = keep;
         if (!dp || !keep) return nomem(err);
-        w->dp_cap = side_max * 3;
+        w->dp_cap = side_max * 4;
     }
     double btol = desc->border_tolerance > 0 ? desc->border_tolerance : desc->tolerance;
     if (!(btol > 0)) btol = INFINITY;
@@ -911,9 +984,18 @@ st_result st_tin_fit(st_tin *tin, const st_tin_desc *desc, st_error *err) {
         bool horiz = side == 0 || side == 2;
         uint32_t n = (uint32_t)(horiz ? W : H);
         int fixed = side == 0 ? 0 : side == 1 ? W - 1 : side == 2 ? H - 1 : 0;
-        for (uint32_t i = 0; i < n; i++)
+        /* the row just inside the side, and the one across it when the caller knows it */
+        int inner = side == 0 ? 1 : side == 1 ? W - 2 : side == 2 ? H - 2 : 1;
+        uint32_t *inner_idx = w->dp + 3 * (size_t)n;
+        for (uint32_t i = 0; i < n; i++) {
             w->dp[i] = horiz ? (uint32_t)fixed * (uint32_t)W + i : i * (uint32_t)W + (uint32_t)fixed;
-        double e = simplify_side(&c, w->dp, n, w->dp_keep, btol);
+            inner_idx[i] = horiz ? (uint32_t)inner * (uint32_t)W + i : i * (uint32_t)W + (uint32_t)inner;
+        }
+        side_row rows[2] = {{{desc->low, desc->mid, desc->high}, desc->dual, inner_idx}};
+        uint32_t row_count = 1;
+        const st_tin_outside *o = &desc->outside[side];
+        if (o->low) rows[row_count++] = (side_row){{o->low, o->mid, o->high}, o->dual, NULL};
+        double e = simplify_side(&c, w->dp, n, rows, row_count, w->dp_keep, btol);
         if (e > max_err) max_err = e;
         for (uint32_t i = 1; i + 1 < n; i++) {
             if (!w->dp_keep[i]) continue;
