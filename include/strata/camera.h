@@ -14,16 +14,27 @@
 #define ST_DEFAULT_NEAR 1.0f
 #define ST_DEFAULT_FAR 600.0f
 
+/* The eye is origin + position. Levels (a few thousand units across) leave origin at 0 and move position;
+ * tile stores, whose metres reach hundreds of kilometres, keep the eye in origin in double precision
+ * (st_camera_set_eye) and position small, so nothing is lost to float rounding: a renderer of a store draws
+ * everything relative to the eye (camera-relative rendering), the eye itself staying in double on the CPU. */
 typedef struct st_camera {
     float position[3];
     float yaw_deg, pitch_deg;
     float fovy_deg; /* 0 = default */
     float near_dist, far_dist; /* 0 = defaults */
+    double origin[3];          /* added to position; 0 = the world's origin */
 } st_camera;
+
+/* The eye in double precision: origin + position. */
+void st_camera_eye(const st_camera *cam, double eye[3]);
+/* Puts the eye at `eye` (double): origin = eye, position = 0. */
+void st_camera_set_eye(st_camera *cam, const double eye[3]);
 
 /* Everything a shader or the reference needs about the camera for one image size. */
 typedef struct st_view {
-    float eye[3];
+    float eye[3];   /* the eye as float: (float)(origin + position); 0 in a camera-relative view */
+    double origin[3]; /* the eye in double precision (st_camera_eye), for camera-relative drawing */
     float forward[3], screen_right[3], screen_up[3];
     float focal_px; /* (height/2) / tan(fovy/2) */
     float width, height;
@@ -31,6 +42,9 @@ typedef struct st_view {
 } st_view;
 
 st_view st_camera_view(const st_camera *cam, uint32_t width, uint32_t height);
+/* The same view with the eye at 0 (origin kept): what a camera-relative renderer's shaders see, positions
+ * being world − origin. */
+st_view st_view_relative(const st_view *v);
 /* Unnormalised direction through pixel position (px, py) (pixel centres at +0.5, y down). Its
  * component along forward is focal_px, so a point at view depth z is eye + dir·(z/focal_px). */
 void st_view_pixel_dir(const st_view *v, float px, float py, float dir[3]);
@@ -58,5 +72,11 @@ bool st_view_ground_bounds(const st_view *v, float z_lo, float z_hi, float bound
 #define ST_CAMERA_MAX_YAW 360.0
 /* Parses "x,y,z,yaw,pitch"; returns false on malformed text or on values outside the range above. */
 bool st_camera_parse(const char *text, st_camera *cam);
+/* Positions st_camera_parse_precise accepts: within 10⁸ m (a planet's circumference twice over) of the origin;
+ * doubles keep them to a micrometre and their float eye stays finite. */
+#define ST_CAMERA_MAX_METRES 1e8
+/* The same with x, y, z kept in double precision in origin (position = 0): for tile stores; positions within
+ * ST_CAMERA_MAX_METRES, yaw and pitch as above. */
+bool st_camera_parse_precise(const char *text, st_camera *cam);
 
 #endif

@@ -13,7 +13,8 @@ st_view st_camera_view(const st_camera *cam, uint32_t width, uint32_t height) {
     double fovy = (cam->fovy_deg > 0 ? cam->fovy_deg : ST_DEFAULT_FOVY_DEG) * DEG2RAD;
     double hx = sin(yaw), hy = cos(yaw); /* flat heading */
     double cp = cos(pitch), sp = sin(pitch);
-    for (int k = 0; k < 3; k++) v.eye[k] = cam->position[k];
+    st_camera_eye(cam, v.origin);
+    for (int k = 0; k < 3; k++) v.eye[k] = (float)v.origin[k];
     v.forward[0] = (float)(hx * cp);
     v.forward[1] = (float)(hy * cp);
     v.forward[2] = (float)sp;
@@ -30,6 +31,23 @@ st_view st_camera_view(const st_camera *cam, uint32_t width, uint32_t height) {
     v.near_dist = cam->near_dist > 0 ? cam->near_dist : ST_DEFAULT_NEAR;
     v.far_dist = cam->far_dist > 0 ? cam->far_dist : ST_DEFAULT_FAR;
     return v;
+}
+
+void st_camera_eye(const st_camera *cam, double eye[3]) {
+    for (int k = 0; k < 3; k++) eye[k] = cam->origin[k] + (double)cam->position[k];
+}
+
+void st_camera_set_eye(st_camera *cam, const double eye[3]) {
+    for (int k = 0; k < 3; k++) {
+        cam->origin[k] = eye[k];
+        cam->position[k] = 0.0f;
+    }
+}
+
+st_view st_view_relative(const st_view *v) {
+    st_view r = *v;
+    r.eye[0] = r.eye[1] = r.eye[2] = 0.0f;
+    return r;
 }
 
 void st_view_pixel_dir(const st_view *v, float px, float py, float dir[3]) {
@@ -131,8 +149,7 @@ bool st_view_ground_bounds(const st_view *v, float z_lo, float z_hi, float bound
     return any;
 }
 
-bool st_camera_parse(const char *text, st_camera *cam) {
-    double vals[5];
+static bool parse_values(const char *text, double vals[5], double max_coord) {
     const char *p = text;
     for (int k = 0; k < 5; k++) {
         char *end;
@@ -146,12 +163,26 @@ bool st_camera_parse(const char *text, st_camera *cam) {
     }
     if (*p) return false;
     for (int k = 0; k < 3; k++)
-        if (fabs(vals[k]) > ST_CAMERA_MAX_COORD) return false;
+        if (fabs(vals[k]) > max_coord) return false;
     if (fabs(vals[3]) > ST_CAMERA_MAX_YAW) return false;
-    if (vals[4] < -90.0 || vals[4] > 90.0) return false;
+    return vals[4] >= -90.0 && vals[4] <= 90.0;
+}
+
+bool st_camera_parse(const char *text, st_camera *cam) {
+    double vals[5];
+    if (!parse_values(text, vals, ST_CAMERA_MAX_COORD)) return false;
     cam->position[0] = (float)vals[0];
     cam->position[1] = (float)vals[1];
     cam->position[2] = (float)vals[2];
+    cam->yaw_deg = (float)vals[3];
+    cam->pitch_deg = (float)vals[4];
+    return true;
+}
+
+bool st_camera_parse_precise(const char *text, st_camera *cam) {
+    double vals[5];
+    if (!parse_values(text, vals, ST_CAMERA_MAX_METRES)) return false;
+    st_camera_set_eye(cam, vals);
     cam->yaw_deg = (float)vals[3];
     cam->pitch_deg = (float)vals[4];
     return true;
