@@ -1,0 +1,505 @@
+/* The CDLOD quadtree selection on the CPU: each level's distance range from τ and the LOD ratio, the morph
+ * bands, Strugar's recursive selection of nodes and quadrants with frustum culling and the one-level check,
+ * skirt sides, the vertex morph's C twin, and the binding of a tile store (index bounds, residency). */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strata/lod.h"
+
+#define MAX_VISITS (1u << 22)  /* nodes one selection may visit: far more than any sane τ needs */
+#define ONE_LEVEL_MARGIN 1.5   /* range_l + 1.5 × a level-l node's diagonal must not pass morph_start_{l+1} */
+#define MORPH_END_PULL 0.01    /* CDLOD pulls the morph's end 1 % toward its start */
+
+static double param(double v, double def) { return v > 0 ? v : def; }
+
+st_lod_view st_lod_view_of(const st_view *v) {
+    st_lod_view o;
+    for (int k = 0; k < 3; k++) {
+        o.eye[k] = v->origin[k];
+        o.forward[k] = v->forward[k];
+        o.right[k] = v->screen_right[k];
+        o.up[k] = v->screen_up[k];
+    }
+    o.focal_px = v->focal_px;
+    o.width_px = v->width;
+    o.height_px = v->height;
+    o.near_m = v->near_dist;
+    o.far_m = v->far_dist;
+    return o;
+}
+
+static double node_size_x(const st_lod_world *w, uint32_t level) {
+    return ldexp((double)w->grid * w->spacing_x, (int)level);
+}
+static double node_size_y(const st_lod_world *w, uint32_t level) {
+    return ldexp((double)w->grid * w->spacing_y, (int)level);
+}
+
+void st_lod_bands(const st_lod_world *w, const st_lod_params *p, double focal_px, double far_m,
+                  st_lod_band bands[ST_LOD_MAX_LEVELS]) {
+    uint32_t L = w->levels;
+    double tau = param(p->tau_px, 1.0), r = param(p->lod_ratio, ST_LOD_DEFAULT_RATIO);
+    double m = param(p->morph_ratio, ST_LOD_DEFAULT_MORPH);
+    double need[ST_LOD_MAX_LEVELS + 1] = {0}, diag[ST_LOD_MAX_LEVELS];
+    /* need[l]: the distance from which a level-l node's error δ_l projects to at most τ pixels */
+    for (uint32_t l = 0; l < L; l++) {
+        need[l] = focal_px * w->delta[l] / tau;
+        diag[l] = hypot(node_size_x(w, l), node_size_y(w, l));
+    }
+    double base = 0;
+    for (int iter = 0; iter < 400; iter++) {
+        double prev = 0;
+        for (uint32_t l = 0; l < L; l++) {
+            double range;
+            if (l == 0) range = fmax(l + 1 < L ? need[1] : 0, base);
+            else range = fmax(l + 1 < L ? need[l + 1] : 0, r * bands[l - 1].range);
+            if (l + 1 == L) range = fmax(range, far_m);
+            bands[l].range = range;
+            bands[l].morph_start = prev + (range - prev) * m;
+            bands[l].morph_end = range - MORPH_END_PULL * (range - bands[l].morph_start);
+            prev = bands[l].morph_start;
+        }
+        /* the coarsest level has no coarser grid to morph into */
+        bands[L - 1].morph_start = bands[L - 1].morph_end = INFINITY;
+        bool ok = true;
+        for (uint32_t l = 0; l + 1 < L && ok; l++)
+            ok = bands[l].range + ONE_LEVEL_MARGIN * diag[l] <= bands[l + 1].morph_start;
+        if (ok) break;
+        base = base > 0 ? base * 1.25 : diag[0];
+    }
+}
+
+double st_lod_morph_k(const st_lod_band *b, double d) {
+    double span = b->morph_end - b->morph_start;
+    if (!(span > 0)) return d >= b->morph_end ? 1.0 : 0.0;
+    double k = (d - b->morph_start) / span;
+    return k < 0 ? 0 : k > 1 ? 1 : k;
+}
+
+double st_lod_skirt_depth(const st_lod_world *w, uint32_t level) {
+    uint32_t coarser = level + 1 < w->levels ? level + 1 : level;
+    return 2.0 * w->delta[coarser] + ldexp(fmax(w->spacing_x, w->spacing_y), (int)level);
+}
+
+void st_lod_node_corner(const st_lod_world *w, const st_lod_node *n, double corner[2], double *cell_x,
+                        double *cell_y) {
+    corner[0] = (double)n->x * node_size_x(w, n->level);
+    corner[1] = (double)n->y * node_size_y(w, n->level);
+    *cell_x = ldexp(w->spacing_x, (int)n->level);
+    *cell_y = ldexp(w->spacing_y, (int)n->level);
+}
+
+st_result st_lod_check(const st_lod_world *w, const st_lod_params *p, st_error *err) {
+    if (!w->levels || w->levels > ST_LOD_MAX_LEVELS)
+        return st_error_set(err, ST_ERR_INVALID, "lod: %u levels (1..%u)", w->levels, ST_LOD_MAX_LEVELS);
+    if (!st_is_pow2(w->tile_intervals) || !st_is_pow2(w->grid) || w->grid < 4 || w->grid > w->tile_intervals)
+        return st_error_set(err, ST_ERR_INVALID, "lod: a grid of %u quads per node in tiles of %u intervals (want a "
+                            "power of two from 4 to the tile's)", w->grid, w->tile_intervals);
+    if (w->width < 2 || w->height < 2 || !(w->spacing_x > 0) || !(w->spacing_y > 0) || !w->bounds)
+        return st_error_set(err, ST_ERR_INVALID, "lod: a world of %llux%llu samples %g x %g m apart", 
+                            (unsigned long long)w->width, (unsigned long long)w->height, w->spacing_x, w->spacing_y);
+    for (uint32_t l = 0; l < w->levels; l++)
+        if (!(w->delta[l] >= 0 && isfinite(w->delta[l])))
+            return st_error_set(err, ST_ERR_INVALID, "lod: level %u has δ %g", l, w->delta[l]);
+    if (p->tau_px != 0 && !(p->tau_px > 0 && p->tau_px <= 1e4))
+        return st_error_set(err, ST_ERR_INVALID, "lod: τ %g px is outside (0, 10000]", p->tau_px);
+    if (p->lod_ratio != 0 && !(p->lod_ratio >= 1.5 && p->lod_ratio <= 16))
+        return st_error_set(err, ST_ERR_INVALID, "lod: LOD ratio %g is outside 1.5..16", p->lod_ratio);
+    if (p->morph_ratio != 0 && !(p->morph_ratio >= 0.05 && p->morph_ratio <= 0.95))
+        return st_error_set(err, ST_ERR_INVALID, "lod: morph start ratio %g is outside 0.05..0.95", p->morph_ratio);
+    return ST_OK;
+}
+
+/* ---- the walk --------------------------------------------------------------------------------------------- */
+
+typedef struct walk {
+    const st_lod_world *w;
+    const st_lod_params *p;
+    st_lod_selection *sel;
+    double eye[3];
+    double planes[6][4]; /* inward: n·p + d ≥ 0 */
+    double extent[2];    /* the world in metres */
+    uint64_t nodes_x[ST_LOD_MAX_LEVELS], nodes_y[ST_LOD_MAX_LEVELS];
+    double diag[ST_LOD_MAX_LEVELS];
+    bool failed;
+    st_result why;
+} walk;
+
+typedef struct box {
+    double lo[3], hi[3];
+} box;
+
+enum { OUTSIDE = -1 /* handled: nothing in view */, NOT_HANDLED = 0, HANDLED = 1 };
+
+static void set_plane(walk *k, int i, const double n[3], const double eye[3], double offset) {
+    k->planes[i][0] = n[0], k->planes[i][1] = n[1], k->planes[i][2] = n[2];
+    k->planes[i][3] = -(n[0] * eye[0] + n[1] * eye[1] + n[2] * eye[2]) + offset;
+}
+
+/* The four sides through the eye and the image's edges (pixel rays all pass inside them), near and far. */
+static void build_frustum(walk *k, const st_lod_view *v) {
+    const double *f = v->forward, *r = v->right, *u = v->up;
+    double hw = 0.5 * v->width_px, hh = 0.5 * v->height_px, fo = v->focal_px, n[3];
+    for (int s = -1, i = 0; s <= 1; s += 2, i++) {
+        for (int a = 0; a < 3; a++) n[a] = hw * f[a] + s * fo * r[a];
+        set_plane(k, i, n, v->eye, 0);
+        for (int a = 0; a < 3; a++) n[a] = hh * f[a] + s * fo * u[a];
+        set_plane(k, 2 + i, n, v->eye, 0);
+    }
+    set_plane(k, 4, f, v->eye, -v->near_m);
+    for (int a = 0; a < 3; a++) n[a] = -f[a];
+    set_plane(k, 5, n, v->eye, v->far_m);
+}
+
+/* -1: wholly outside one plane; 1: wholly inside all; 0: crossing. */
+static int box_frustum(const walk *k, const box *b) {
+    bool inside = true;
+    for (int i = 0; i < 6; i++) {
+        const double *p = k->planes[i];
+        double hi = p[3], lo = p[3];
+        for (int a = 0; a < 3; a++) {
+            hi += p[a] * (p[a] >= 0 ? b->hi[a] : b->lo[a]);
+            lo += p[a] * (p[a] >= 0 ? b->lo[a] : b->hi[a]);
+        }
+        if (hi < 0) return -1;
+        if (lo < 0) inside = false;
+    }
+    return inside ? 1 : 0;
+}
+
+static double box_distance(const double eye[3], const box *b) {
+    double s = 0;
+    for (int a = 0; a < 3; a++) {
+        double d = eye[a] < b->lo[a] ? b->lo[a] - eye[a] : eye[a] > b->hi[a] ? eye[a] - b->hi[a] : 0;
+        s += d * d;
+    }
+    return sqrt(s);
+}
+
+static double box_farthest(const double eye[3], const box *b) {
+    double s = 0;
+    for (int a = 0; a < 3; a++) {
+        double d = fmax(fabs(eye[a] - b->lo[a]), fabs(eye[a] - b->hi[a]));
+        s += d * d;
+    }
+    return sqrt(s);
+}
+
+/* The node's footprint in metres, clamped to the world, and its heights; false when the bounds are unknown. */
+static bool node_box(const walk *k, uint32_t level, uint64_t x, uint64_t y, box *b) {
+    const st_lod_world *w = k->w;
+    float mn, mx;
+    if (!w->bounds(w, level, x, y, &mn, &mx)) return false;
+    double sx = node_size_x(w, level), sy = node_size_y(w, level);
+    b->lo[0] = fmin((double)x * sx, k->extent[0]), b->hi[0] = fmin((double)(x + 1) * sx, k->extent[0]);
+    b->lo[1] = fmin((double)y * sy, k->extent[1]), b->hi[1] = fmin((double)(y + 1) * sy, k->extent[1]);
+    b->lo[2] = mn, b->hi[2] = mx;
+    return true;
+}
+
+static bool push_node(walk *k, const st_lod_node *n) {
+    st_lod_selection *s = k->sel;
+    if (s->count == s->cap) {
+        uint32_t cap = s->cap ? 2 * s->cap : 512;
+        st_lod_node *nodes = realloc(s->nodes, (size_t)cap * sizeof *nodes);
+        if (!nodes) {
+            k->failed = true;
+            k->why = ST_ERR_NOMEM;
+            return false;
+        }
+        s->nodes = nodes;
+        s->cap = cap;
+    }
+    s->nodes[s->count++] = *n;
+    return true;
+}
+
+/* Skirt sides of the drawn quadrants: the node's outer sides except on the world's edge, and inner sides
+ * facing a quadrant drawn by finer nodes (bit 4·q + side; side 0 low y, 1 high x, 2 high y, 3 low x). */
+static uint16_t skirt_sides(const walk *k, uint32_t level, uint64_t x, uint64_t y, uint8_t quads) {
+    const st_lod_world *w = k->w;
+    double sx = node_size_x(w, level), sy = node_size_y(w, level);
+    uint16_t sides = 0;
+    for (uint32_t q = 0; q < ST_LOD_QUADRANTS; q++) {
+        if (!(quads & (1u << q))) continue;
+        uint32_t qx = q & 1, qy = q >> 1;
+        double x0 = ((double)x + 0.5 * qx) * sx, x1 = x0 + 0.5 * sx;
+        double y0 = ((double)y + 0.5 * qy) * sy, y1 = y0 + 0.5 * sy;
+        /* side 0 (low y): outer when qy = 0; inner faces quadrant q − 2 */
+        bool s0 = qy == 0 ? y0 > 0 : !(quads & (1u << (q - 2)));
+        bool s1 = qx == 1 ? x1 < k->extent[0] : !(quads & (1u << (q + 1)));
+        bool s2 = qy == 1 ? y1 < k->extent[1] : !(quads & (1u << (q + 2)));
+        bool s3 = qx == 0 ? x0 > 0 : !(quads & (1u << (q - 1)));
+        /* sides past the world's end collapse onto it: no skirt there either */
+        s1 = s1 && x1 <= k->extent[0];
+        s2 = s2 && y1 <= k->extent[1];
+        sides |= (uint16_t)((s0 ? 1u : 0u) | (s1 ? 2u : 0u) | (s2 ? 4u : 0u) | (s3 ? 8u : 0u)) << (4 * q);
+    }
+    return sides;
+}
+
+/* Draws quadrants `quads` of node (level, x, y): finds its tile (or an ancestor's), pads its box, counts. */
+static void emit(walk *k, uint32_t level, uint64_t x, uint64_t y, uint8_t quads, const box *b, int frustum) {
+    const st_lod_world *w = k->w;
+    st_lod_selection *s = k->sel;
+    /* quadrants that lie wholly past the world's end are not drawn */
+    double sx = node_size_x(w, level), sy = node_size_y(w, level);
+    for (uint32_t q = 0; q < ST_LOD_QUADRANTS; q++) {
+        double qx0 = ((double)x + 0.5 * (q & 1)) * sx, qy0 = ((double)y + 0.5 * (q >> 1)) * sy;
+        if (qx0 >= k->extent[0] || qy0 >= k->extent[1]) quads &= (uint8_t)~(1u << q);
+    }
+    if (!quads) return;
+    st_lod_node n = {.level = level, .x = x, .y = y, .quadrants = quads};
+    st_tile_key own = st_lod_node_tile(w, level, x, y), drawn = own;
+    if (w->drawable && !w->drawable(w, own, &drawn)) {
+        s->missing++;
+        return;
+    }
+    n.tile = drawn;
+    n.fallback = !st_tile_key_equal(drawn, own);
+    box pb = *b;
+    float mn, mx;
+    if (n.fallback && w->tile_bounds && w->tile_bounds(w, drawn, &mn, &mx)) {
+        pb.lo[2] = fmin(pb.lo[2], mn);
+        pb.hi[2] = fmax(pb.hi[2], mx);
+    }
+    if (k->p->skirts) {
+        n.skirts = skirt_sides(k, level, x, y, quads);
+        pb.lo[2] -= st_lod_skirt_depth(w, level);
+    }
+    /* a fallback's heights or its skirts may reach outside the box the walk culled with */
+    if (frustum != 1 && !k->p->no_cull && box_frustum(k, &pb) < 0) {
+        s->culled++;
+        return;
+    }
+    memcpy(n.lo, pb.lo, sizeof n.lo);
+    memcpy(n.hi, pb.hi, sizeof n.hi);
+    n.distance = box_distance(k->eye, b);
+    /* The one-level rule: every point this node draws must lie inside the next level's morph start, so that
+     * no neighbour two levels coarser can touch it and a coarser neighbour is not yet morphing where they meet. */
+    if (level + 1 < w->levels) {
+        box qb = *b;
+        double lo0 = INFINITY, hi0 = -INFINITY, lo1 = INFINITY, hi1 = -INFINITY;
+        for (uint32_t q = 0; q < ST_LOD_QUADRANTS; q++) {
+            if (!(quads & (1u << q))) continue;
+            double qx0 = ((double)x + 0.5 * (q & 1)) * sx, qy0 = ((double)y + 0.5 * (q >> 1)) * sy;
+            lo0 = fmin(lo0, qx0), hi0 = fmax(hi0, fmin(qx0 + 0.5 * sx, k->extent[0]));
+            lo1 = fmin(lo1, qy0), hi1 = fmax(hi1, fmin(qy0 + 0.5 * sy, k->extent[1]));
+        }
+        qb.lo[0] = lo0, qb.hi[0] = hi0, qb.lo[1] = lo1, qb.hi[1] = hi1;
+        double over = box_farthest(k->eye, &qb) - s->bands[level + 1].morph_start;
+        if (over > 0) {
+            s->one_level_violations++;
+            if (over > s->worst_violation_m) s->worst_violation_m = over;
+        }
+    }
+    if (!push_node(k, &n)) return;
+    uint32_t nq = (uint32_t)__builtin_popcount(quads), half = w->grid / 2;
+    s->per_level[level] += nq;
+    s->quadrants += nq;
+    s->triangles += (uint64_t)nq * 2 * half * half;
+    uint64_t skirt = (uint64_t)__builtin_popcount(n.skirts) * 2 * half;
+    s->skirt_triangles += skirt;
+    s->triangles += skirt;
+    if (n.fallback) s->fallback++;
+}
+
+/* The request of a visited node's tile: coarse levels first (every fallback ends there), near first. */
+static void request(walk *k, uint32_t level, uint64_t x, uint64_t y, double distance, bool prefetch) {
+    const st_lod_world *w = k->w;
+    if (!w->request) return;
+    /* wanted tiles: level + 1 + closeness (≥ 1, coarse first); prefetched ones below 0.5 */
+    double close = 1.0 / (1.0 + distance / k->diag[level]);
+    float pri = (float)(prefetch ? 0.5 * close : (double)(level + 1) + close);
+    w->request(w, st_lod_node_tile(w, level, x, y), pri);
+}
+
+static int visit(walk *k, uint32_t level, uint64_t x, uint64_t y, int parent_frustum) {
+    if (k->failed) return HANDLED;
+    if (++k->sel->visits > MAX_VISITS) {
+        k->failed = true;
+        k->why = ST_ERR_INVALID;
+        return HANDLED;
+    }
+    box b;
+    if (!node_box(k, level, x, y, &b)) return HANDLED; /* no data there */
+    int frustum = parent_frustum;
+    if (frustum != 1 && !k->p->no_cull) {
+        box cb = b;
+        if (k->p->skirts) cb.lo[2] -= st_lod_skirt_depth(k->w, level);
+        frustum = box_frustum(k, &cb);
+        if (frustum < 0) {
+            k->sel->culled++;
+            return OUTSIDE;
+        }
+    }
+    double d = box_distance(k->eye, &b);
+    const st_lod_band *bands = k->sel->bands;
+    if (!(d < bands[level].range)) return NOT_HANDLED;
+    request(k, level, x, y, d, false);
+    if (level == 0 || !(d < bands[level - 1].range)) {
+        emit(k, level, x, y, 0xF, &b, frustum);
+        /* prefetch: the children of a node about to split */
+        if (level > 0 && d < 1.5 * bands[level - 1].range && k->w->request)
+            for (uint32_t c = 0; c < ST_LOD_QUADRANTS; c++) {
+                uint64_t cx = 2 * x + (c & 1), cy = 2 * y + (c >> 1);
+                if (cx < k->nodes_x[level - 1] && cy < k->nodes_y[level - 1])
+                    request(k, level - 1, cx, cy, d, true);
+            }
+        return HANDLED;
+    }
+    uint8_t quads = 0;
+    for (uint32_t c = 0; c < ST_LOD_QUADRANTS; c++) {
+        uint64_t cx = 2 * x + (c & 1), cy = 2 * y + (c >> 1);
+        if (cx >= k->nodes_x[level - 1] || cy >= k->nodes_y[level - 1]) continue; /* past the world */
+        if (visit(k, level - 1, cx, cy, frustum) == NOT_HANDLED) quads |= (uint8_t)(1u << c);
+    }
+    if (quads) emit(k, level, x, y, quads, &b, frustum);
+    return HANDLED;
+}
+
+static bool finite3(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
+
+st_result st_lod_select(const st_lod_world *w, const st_lod_params *p, const st_lod_view *v, st_lod_selection *sel,
+                        st_error *err) {
+    st_result res = st_lod_check(w, p, err);
+    if (res) return res;
+    if (!finite3(v->eye) || !finite3(v->forward) || !(v->focal_px > 0) || !(v->width_px >= 1) ||
+        !(v->height_px >= 1) || !(v->near_m > 0) || !(v->far_m > v->near_m) || !isfinite(v->far_m))
+        return st_error_set(err, ST_ERR_INVALID, "lod: a view with a non-finite eye or bad planes (near %g, far %g)",
+                            v->near_m, v->far_m);
+    sel->count = 0;
+    sel->levels = w->levels;
+    sel->grid = w->grid;
+    memset(sel->per_level, 0, sizeof sel->per_level);
+    sel->quadrants = sel->triangles = sel->skirt_triangles = 0;
+    sel->fallback = sel->missing = sel->culled = sel->visits = sel->one_level_violations = 0;
+    sel->worst_violation_m = 0;
+    st_lod_bands(w, p, v->focal_px, v->far_m, sel->bands);
+    walk k = {.w = w, .p = p, .sel = sel};
+    memcpy(k.eye, v->eye, sizeof k.eye);
+    build_frustum(&k, v);
+    k.extent[0] = (double)(w->width - 1) * w->spacing_x;
+    k.extent[1] = (double)(w->height - 1) * w->spacing_y;
+    for (uint32_t l = 0; l < w->levels; l++) {
+        uint64_t span = (uint64_t)w->grid << l;
+        k.nodes_x[l] = (w->width - 1 + span - 1) / span;
+        k.nodes_y[l] = (w->height - 1 + span - 1) / span;
+        k.diag[l] = hypot(node_size_x(w, l), node_size_y(w, l));
+    }
+    uint32_t top = w->levels - 1;
+    for (uint64_t y = 0; y < k.nodes_y[top] && !k.failed; y++)
+        for (uint64_t x = 0; x < k.nodes_x[top] && !k.failed; x++) {
+            /* a root out of range has no parent to draw it: it is drawn itself (its range reaches the far plane,
+             * so only a root beyond the far plane, culled anyway, gets here) */
+            if (visit(&k, top, x, y, 0) == NOT_HANDLED) {
+                box b;
+                if (node_box(&k, top, x, y, &b) && (p->no_cull || box_frustum(&k, &b) >= 0))
+                    emit(&k, top, x, y, 0xF, &b, 0);
+            }
+        }
+    if (k.failed && k.why == ST_ERR_INVALID)
+        return st_error_set(err, ST_ERR_INVALID, "lod: the view visits more than %u nodes (τ %g px is too small for "
+                            "this world)", MAX_VISITS, param(p->tau_px, 1));
+    if (k.failed) return st_error_set(err, ST_ERR_NOMEM, "lod: out of memory for the selection");
+    return ST_OK;
+}
+
+void st_lod_selection_free(st_lod_selection *sel) {
+    if (!sel) return;
+    free(sel->nodes);
+    memset(sel, 0, sizeof *sel);
+}
+
+/* ---- the vertex ------------------------------------------------------------------------------------------- */
+
+void st_lod_vertex(const double eye[3], const st_lod_band *band, const double corner[2], double cell_x,
+                   double cell_y, const double tex0[2], double tex_step, const double limit[2], double i, double j,
+                   st_lod_height_fn height, void *user, double out[3], double *morph_k) {
+    double gx = fmin(i, limit[0]), gy = fmin(j, limit[1]);
+    double x = corner[0] + gx * cell_x, y = corner[1] + gy * cell_y;
+    double z = height(user, tex0[0] + gx * tex_step, tex0[1] + gy * tex_step);
+    double d = sqrt((x - eye[0]) * (x - eye[0]) + (y - eye[1]) * (y - eye[1]) + (z - eye[2]) * (z - eye[2]));
+    double k = st_lod_morph_k(band, d);
+    /* odd grid coordinates slide toward their even neighbour below: at k = 1 the grid is the coarser one */
+    double mx = i - (i * 0.5 - floor(i * 0.5)) * 2.0 * k, my = j - (j * 0.5 - floor(j * 0.5)) * 2.0 * k;
+    gx = fmin(mx, limit[0]), gy = fmin(my, limit[1]);
+    out[0] = corner[0] + gx * cell_x;
+    out[1] = corner[1] + gy * cell_y;
+    out[2] = height(user, tex0[0] + gx * tex_step, tex0[1] + gy * tex_step);
+    if (morph_k) *morph_k = k;
+}
+
+/* ---- a store as a quadtree -------------------------------------------------------------------------------- */
+
+static uint32_t log2u(uint32_t v) { return (uint32_t)__builtin_ctz(v); }
+
+static bool store_bounds(const st_lod_world *w, uint32_t level, uint64_t x, uint64_t y, float *mn, float *mx) {
+    uint32_t t = log2u(st_lod_nodes_per_tile(w));
+    st_tile_key key;
+    if (level >= t) key = (st_tile_key){level - t, (uint32_t)x, (uint32_t)y};
+    else key = (st_tile_key){0, (uint32_t)(x >> (t - level)), (uint32_t)(y >> (t - level))};
+    st_tile_meta m;
+    if (!st_store_tile_meta(w->store, key, &m)) return false;
+    *mn = m.min_m, *mx = m.max_m;
+    return true;
+}
+
+static bool store_drawable(const st_lod_world *w, st_tile_key tile, st_tile_key *drawn) {
+    if (!w->residency) {
+        *drawn = tile;
+        return true;
+    }
+    return st_residency_resident_ancestor(w->residency, tile, drawn);
+}
+
+static void store_request(const st_lod_world *w, st_tile_key tile, float priority) {
+    if (w->residency) st_residency_request(w->residency, tile, priority);
+}
+
+static bool store_tile_bounds(const st_lod_world *w, st_tile_key tile, float *mn, float *mx) {
+    st_tile_meta m;
+    if (!st_store_tile_meta(w->store, tile, &m)) return false;
+    *mn = m.min_m, *mx = m.max_m;
+    return true;
+}
+
+st_result st_lod_world_of_store(st_store *store, st_residency *r, uint32_t grid, st_lod_world *out, st_error *err) {
+    memset(out, 0, sizeof *out);
+    const st_store_info *in = st_store_get_info(store);
+    if (in->kind != ST_TILE_DEM) return st_error_set(err, ST_ERR_INVALID, "lod: a layer store has no heights to draw");
+    if (!in->levels || in->levels > ST_LOD_MAX_LEVELS)
+        return st_error_set(err, ST_ERR_INVALID, "lod: a store of %u levels", in->levels);
+    uint32_t s = in->tile_size - 1;
+    if (!grid) grid = ST_LOD_DEFAULT_GRID < s ? ST_LOD_DEFAULT_GRID : s;
+    out->levels = in->levels;
+    out->tile_intervals = s;
+    out->grid = grid;
+    out->width = in->width;
+    out->height = in->height;
+    out->spacing_x = in->spacing_x_m;
+    out->spacing_y = in->spacing_y_m;
+    out->bounds = store_bounds;
+    out->drawable = store_drawable;
+    out->request = store_request;
+    out->tile_bounds = store_tile_bounds;
+    out->store = store;
+    out->residency = r;
+    /* each level's δ: the largest of its tiles' (a bound everywhere on that level), made monotone */
+    for (uint32_t l = 0; l < in->levels; l++) {
+        uint32_t nx, ny;
+        st_store_level_tiles(store, l, &nx, &ny);
+        double worst = 0;
+        uint32_t step = in->generated ? UINT32_MAX : 1; /* generated stores: one δ per level */
+        for (uint32_t y = 0; y < ny; y += step > ny ? ny : step)
+            for (uint32_t x = 0; x < nx; x += step > nx ? nx : step) {
+                st_tile_meta m;
+                if (st_store_tile_meta(store, (st_tile_key){l, x, y}, &m) && m.delta_m > worst) worst = m.delta_m;
+            }
+        out->delta[l] = l ? fmax(worst, out->delta[l - 1]) : worst;
+    }
+    st_lod_params none = {0};
+    return st_lod_check(out, &none, err);
+}
