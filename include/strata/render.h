@@ -56,16 +56,36 @@ typedef struct st_method_knobs {
     uint32_t slices;      /* slice: number of slices (0 = 512) */
     float mesh_quality;   /* mesh: q in [0,1] (0 = 0.5; negative = 0) */
     uint32_t scatter_density;
+    /* cdlod, cdlod-compute (docs/large-world.md) */
+    float tau_px;         /* the screen-space error threshold in pixels (0 = 1) */
+    bool skirts;          /* skirts under node edges (off: the morph alone closes the seams) */
+    uint32_t lod_grid;    /* quads per node side, a power of two (0 = 32) */
+    float lod_ratio;      /* least ratio of consecutive levels' ranges (0 = 2) */
+    float morph_ratio;    /* where the morph band starts (0 = 0.66) */
+    bool lod_no_cull;     /* draw the nodes outside the frustum too (tests of the culling) */
 } st_method_knobs;
+
+/* The kind of world a method draws: an st_level (st_engine_set_level) or a DEM tile store
+ * (st_engine_set_store, strata/large_world.h). A renderer of a method whose world the engine lacks is refused. */
+typedef enum st_world_kind {
+    ST_WORLD_LEVEL = 0,
+    ST_WORLD_STORE = 1,
+} st_world_kind;
 
 typedef struct st_method_info {
     const char *name;        /* "ray", "ray-compute", ... */
     const char *description; /* one line */
     bool compute;            /* draws with compute only (no rasteriser) */
+    st_world_kind world;     /* what it draws */
 } st_method_info;
 
+/* The methods that draw levels, in the order reports list them. */
 size_t st_method_count(void);
 const st_method_info *st_method_at(size_t index);
+/* The methods that draw tile stores (strata/large_world.h). */
+size_t st_store_method_count(void);
+const st_method_info *st_store_method_at(size_t index);
+/* Any method by name, of either kind. */
 const st_method_info *st_method_find(const char *name);
 
 typedef struct st_render_desc {

@@ -55,6 +55,18 @@ void st_shade_gradient_normal(const st_level *level, const float p[3], bool uppe
  * (ambient + (1 − ambient) · visibility · cave · max(0, n·l)), then fog by horizontal distance. Linear RGB. */
 void st_shade_lit(const st_shade_env *env, const float p[3], st_texel s, const float n[3], float visibility,
                   float rgb[3]);
+/* ---- DEM worlds (tile stores, metres): the twin of shaders/common/dem_shading.glsl ----------------------------- */
+
+/* A store's view fogs over the last tenth of its far distance (a level's over ST_FOG_BAND units). */
+static inline float st_store_fog_band(float far_dist) { return 0.1f * far_dist; }
+/* The ground's linear albedo at height h (metres): the sea's below sea_m, else a hypsometric tint from green
+ * lowland over brown rock to snow at the store's highest point max_m (the stops of strata info --preview). */
+void st_dem_albedo(float h, float sea_m, float max_m, float rgb[3]);
+/* The shared formula on DEM ground: albedo(h) · (ambient + (1 − ambient) · visibility · max(0, n·l)), then fog
+ * by the horizontal distance |p_rel.xy| (p_rel: the point relative to the eye). Linear RGB. */
+void st_dem_shade(const float p_rel[3], float h, const float n[3], float visibility, float sea_m, float max_m,
+                  float far_dist, float rgb[3]);
+
 /* linear_to_srgb then 8-bit rounding: what a UNORM storage image or an sRGB attachment holds. */
 uint8_t st_shade_srgb8(float linear);
 float st_shade_linear_to_srgb(float linear);

@@ -59,6 +59,7 @@ void st_engine_destroy(st_engine *e) {
         if (e->renderers[i]) st_renderer_destroy(e->renderers[i]);
     if (e->gpu && e->gpu->device) {
         vkDeviceWaitIdle(e->gpu->device);
+        st_large_world_destroy(e->world);
         st_terrain_gpu_destroy(e->terrain);
         if (e->globals_layout) vkDestroyDescriptorSetLayout(e->gpu->device, e->globals_layout, NULL);
         if (e->nearest) vkDestroySampler(e->gpu->device, e->nearest, NULL);

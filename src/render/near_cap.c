@@ -66,7 +66,8 @@ static bool near_plane_may_meet_solid(const st_renderer *r) {
 }
 
 void st_near_cap_record(st_renderer *r, VkCommandBuffer cmd) {
-    if (!near_plane_may_meet_solid(r)) return;
+    /* a level's rule: renderers of a tile store have no level to test (their views stay above the ground) */
+    if (r->ops->info.world != ST_WORLD_LEVEL || !near_plane_may_meet_solid(r)) return;
     bool raster = r->ops->targets == ST_TARGETS_RASTER;
     /* the method's writes to the targets come first */
     VkMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};

@@ -4,6 +4,7 @@
 #define STRATA_RENDER_INTERNAL_H
 
 #include "gpu/gpu.h"
+#include "strata/large_world.h"
 #include "strata/render.h"
 #include "strata/tile_pool.h"
 
@@ -51,9 +52,46 @@ VkImageView st_terrain_gpu_view(const st_terrain_gpu *t);
 VkImageView st_tile_pool_view(const st_tile_pool *pool);
 bool st_tile_pool_storage(const st_tile_pool *pool);
 
+/* The engine's large world (large_world.c): a DEM store, its residency manager and tile pool, the slot table
+ * (what each slot holds) and the page table (which slot holds each tile) the shaders read. */
+typedef struct st_large_world st_large_world;
+
+/* std430 mirror of CdlodSlot in shaders/common/tile_world.glsl: what a slot holds. */
+typedef struct st_slot_gpu {
+    float scale, offset; /* metres = offset + scale · v (v the sample: u16 integer, or the f32 itself) */
+    float min_m, max_m;  /* the tile's bounds (its index record) */
+    uint32_t level, x, y, valid;
+} st_slot_gpu;
+
+/* One level of the page table: entries offset .. offset + nx·ny − 1 hold slot + 1 (0: not on the GPU). */
+typedef struct st_page_level {
+    uint32_t offset, nx, ny, present;
+} st_page_level;
+
+st_result st_large_world_create(st_engine *e, st_store *store, const st_world_desc *desc, st_large_world **out,
+                                st_error *err);
+void st_large_world_destroy(st_large_world *w);
+/* Once per frame of a store renderer, before its selection: the residency manager's update (finished loads,
+ * uploads into the pool, evictions). */
+void st_large_world_begin_frame(st_large_world *w);
+/* After the selection's requests and before the frame is submitted: the frame's tile uploads go to the GPU. */
+st_result st_large_world_end_frame(st_large_world *w, st_error *err);
+st_store *st_large_world_store(const st_large_world *w);
+st_residency *st_large_world_residency(const st_large_world *w);
+bool st_large_world_u16(const st_large_world *w); /* slots hold u16 samples (R16_UNORM) rather than f32 */
+VkImageView st_large_world_slots_view(const st_large_world *w);
+const st_gpu_buffer *st_large_world_slot_table(const st_large_world *w);
+const st_gpu_buffer *st_large_world_page_table(const st_large_world *w);
+/* The page table's levels (count = the store's levels; levels left out have present = 0). */
+void st_large_world_page_levels(const st_large_world *w, st_page_level levels[ST_LOD_MAX_LEVELS]);
+/* A 1×1 stand-in for the terrain texture (set 0, binding 1) of renderers of a store. */
+VkImageView st_large_world_placeholder_view(const st_large_world *w);
+void st_large_world_stats(const st_large_world *w, st_world_stats *out);
+
 struct st_engine {
     st_gpu *gpu;
     const st_level *level;
+    st_large_world *world;
     st_terrain_gpu *terrain;
     VkSampler nearest;
     VkDescriptorSetLayout globals_layout; /* set 0: globals UBO + terrain */
@@ -77,6 +115,8 @@ typedef struct st_method_ops {
     st_result (*level_updated)(st_renderer *r, void *state, st_rect rect, st_error *err);
     uint64_t (*gpu_bytes)(const st_renderer *r, const void *state);
     uint64_t (*cpu_bytes)(const st_renderer *r, const void *state);
+    /* Optional: what a level-of-detail method drew in its last frame. */
+    void (*lod_stats)(const st_renderer *r, const void *state, st_lod_frame_stats *out);
 } st_method_ops;
 
 struct st_renderer {
@@ -94,7 +134,8 @@ struct st_renderer {
     VkQueryPool queries;
     uint32_t stamps;       /* timestamps written this frame */
     uint32_t frame_index;
-    st_view view; /* the frame's camera, as the shaders see it */
+    st_view view; /* the frame's camera, as the shaders see it (a store renderer's is camera-relative: eye 0,
+                     view.origin the eye in double) */
     bool drawn;
     /* the shared shadow map (src/render/shadow.c) */
     st_gpu_image shadow;

@@ -124,10 +124,17 @@ static void fill_globals(st_renderer *r, const st_camera *cam);
 
 st_result st_renderer_create(st_engine *e, const st_render_desc *desc, st_renderer **out, st_error *err) {
     *out = NULL;
-    if (!e->level) return st_error_set(err, ST_ERR_INVALID, "no level loaded");
     const char *name = desc && desc->method ? desc->method : "ray";
     const st_method_ops *ops = st_method_ops_find(name);
     if (!ops) return st_error_set(err, ST_ERR_INVALID, "unknown method '%s' (see 'strata render --help')", name);
+    /* a method draws one kind of world: asking for the other is one clear error */
+    if (ops->info.world == ST_WORLD_STORE && !e->world)
+        return st_error_set(err, ST_ERR_INVALID, "method '%s' draws DEM tile stores (a folder, URL or gen:SEED:WxH); "
+                            "this world is a level", name);
+    if (ops->info.world == ST_WORLD_LEVEL && !e->level)
+        return st_error_set(err, ST_ERR_INVALID, e->world ? "method '%s' draws levels; this world is a tile store "
+                                                            "(draw it with cdlod or cdlod-compute)"
+                                                          : "no level loaded (method '%s')", name);
     int slot = -1;
     for (int i = 0; i < ST_MAX_RENDERERS && slot < 0; i++)
         if (!e->renderers[i]) slot = i;
@@ -164,7 +171,10 @@ st_result st_renderer_create(st_engine *e, const st_render_desc *desc, st_render
     if (!res) res = st_near_cap_create(r, err);
     if (!res) {
         VkDescriptorBufferInfo bi = {.buffer = r->globals.buffer, .range = sizeof(st_globals_gpu)};
-        VkDescriptorImageInfo ii = {.imageView = st_terrain_gpu_view(e->terrain), .imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+        /* a store renderer has no terrain texture: a stand-in keeps set 0 complete */
+        VkImageView terrain = ops->info.world == ST_WORLD_STORE ? st_large_world_placeholder_view(e->world)
+                                                                : st_terrain_gpu_view(e->terrain);
+        VkDescriptorImageInfo ii = {.imageView = terrain, .imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
         VkDescriptorImageInfo si = {.imageView = r->shadow.view, .imageLayout = VK_IMAGE_LAYOUT_GENERAL};
         VkWriteDescriptorSet w[3] = {
             {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = r->globals_set, .dstBinding = 0,
@@ -225,9 +235,11 @@ void st_renderer_destroy(st_renderer *r) {
 
 static void fill_globals(st_renderer *r, const st_camera *cam) {
     st_view v = st_camera_view(cam, r->width, r->height);
+    bool store = r->ops->info.world == ST_WORLD_STORE;
+    if (store) v = st_view_relative(&v); /* camera-relative: shaders see world − eye */
     r->view = v;
     st_globals_gpu *g = r->globals.mapped;
-    const st_level *l = r->engine->level;
+    const st_level *l = store ? NULL : r->engine->level;
     st_view_matrix(&v, g->view_proj);
     for (int k = 0; k < 3; k++) {
         g->eye[k] = v.eye[k];
@@ -239,10 +251,17 @@ static void fill_globals(st_renderer *r, const st_camera *cam) {
     g->forward[3] = v.focal_px;
     g->screen_right[3] = v.width;
     g->screen_up[3] = v.height;
-    g->level[0] = (float)l->width;
-    g->level[1] = (float)l->height;
+    if (l) {
+        g->level[0] = (float)l->width;
+        g->level[1] = (float)l->height;
+        g->level[3] = 256.0f;
+    } else { /* a store: its extent in metres and its highest point */
+        const st_store_info *in = st_store_get_info(st_large_world_store(r->engine->world));
+        g->level[0] = (float)((double)(in->width - 1) * in->spacing_x_m);
+        g->level[1] = (float)((double)(in->height - 1) * in->spacing_y_m);
+        g->level[3] = (float)in->max_m;
+    }
     g->level[2] = v.near_dist;
-    g->level[3] = 256.0f;
     float s = 1.0f / sqrtf(ST_SUN_X * ST_SUN_X + ST_SUN_Y * ST_SUN_Y + ST_SUN_Z * ST_SUN_Z);
     g->light[0] = ST_SUN_X * s;
     g->light[1] = ST_SUN_Y * s;
@@ -253,10 +272,12 @@ static void fill_globals(st_renderer *r, const st_camera *cam) {
     g->fog[2] = FOG_LINEAR[2];
     g->fog[3] = ST_FOG_BAND;
     g->knobs[0] = r->desc.knobs.ray_steps ? r->desc.knobs.ray_steps : 128;
-    g->knobs[1] = l->terrain_types;
+    g->knobs[1] = l ? l->terrain_types : 0;
     g->knobs[2] = r->frame_index;
-    g->knobs[3] = (l->wrap_x ? 0u : 1u) | (l->wrap_y ? 0u : 2u); /* the bounded axes (surface.glsl) */
+    /* the bounded axes (surface.glsl); a store's DEM ends at its edges */
+    g->knobs[3] = l ? (l->wrap_x ? 0u : 1u) | (l->wrap_y ? 0u : 2u) : 3u;
     memcpy(g->albedo, r->engine->albedo, sizeof g->albedo);
+    if (store) g->fog[3] = st_store_fog_band(v.far_dist);
     st_shadow_fill_globals(r, &v, g);
 }
 
@@ -298,9 +319,18 @@ st_result st_renderer_draw(st_renderer *r, const st_camera *cam, st_frame_timing
                                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
         }
     }
+    bool store = r->ops->info.world == ST_WORLD_STORE;
+    /* a store renderer drives the residency manager once per frame, before its selection requests tiles */
+    if (store) st_large_world_begin_frame(r->engine->world);
     st_shadow_record(r, cmd);
     r->ops->record(r, r->state, cmd);
     st_near_cap_record(r, cmd);
+    /* the frame's tile uploads are submitted before the frame that may read them */
+    if (store) res = st_large_world_end_frame(r->engine->world, err);
+    if (res) {
+        vkEndCommandBuffer(cmd);
+        return res;
+    }
     res = st_gpu_check(vkEndCommandBuffer(cmd), "ending the frame", err);
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
     if (!res) res = st_gpu_check(vkQueueSubmit(gpu->queue, 1, &si, r->fence), "submitting the frame", err);

@@ -11,7 +11,8 @@
 #define SHADOW_BOX_HALF ST_SHADOW_BOX_HALF
 #define SHADOW_BOX_AHEAD ST_SHADOW_BOX_AHEAD
 
-static bool shadows_on(const st_renderer *r) { return r->desc.shadows; }
+/* Stores cast their own sun shadows at their scale (docs/large-world.md): the map is the levels'. */
+static bool shadows_on(const st_renderer *r) { return r->desc.shadows && r->ops->info.world == ST_WORLD_LEVEL; }
 
 static uint32_t shadow_size(const st_renderer *r) {
     if (!shadows_on(r)) return 1;
