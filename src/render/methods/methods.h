@@ -19,6 +19,8 @@ extern const st_method_ops st_method_scatter_plain; /* scatter.c: the paper's po
 extern const st_method_ops st_method_voxelspace;    /* voxelspace.c: Comanche column march (baseline) */
 extern const st_method_ops st_method_mesh;         /* mesh.c: fitted TIN chunks, indexed draws */
 extern const st_method_ops st_method_mesh_compute; /* mesh.c: the same triangles rasterised in compute */
+extern const st_method_ops st_method_cdlod;         /* cdlod.c: CDLOD over a tile store, instanced patches */
+extern const st_method_ops st_method_cdlod_compute; /* cdlod.c: the same triangles rasterised in compute */
 uint32_t st_scatter_pack(float depth, uint8_t material); /* scatter.c: the screen-buffer word (C twin) */
 float st_scatter_unpack(uint32_t word, uint8_t *material); /* scatter.c: its depth (0 = miss) */
 

@@ -23,6 +23,8 @@ static const st_method_ops *const registry[] = {
 #define METHOD_COUNT (sizeof registry / sizeof registry[0])
 
 static const st_method_ops *const store_registry[] = {
+    &st_method_cdlod,
+    &st_method_cdlod_compute,
     NULL,
 };
 

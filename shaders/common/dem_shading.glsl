@@ -1,0 +1,34 @@
+// The shading of DEM ground (tile stores): a hypsometric albedo by height, the shared sun and ambient terms and
+// fog over the last tenth of the far distance. The C twin is src/reference/dem_shading.c (st_dem_shade); both
+// square the tint's stops to linear. Requires globals.glsl.
+
+const vec4 DEM_STOPS[6] = vec4[6](vec4(0.00, 0.36, 0.55, 0.30), vec4(0.15, 0.55, 0.65, 0.35),
+                                  vec4(0.35, 0.72, 0.66, 0.42), vec4(0.60, 0.58, 0.47, 0.36),
+                                  vec4(0.85, 0.80, 0.78, 0.76), vec4(1.00, 0.98, 0.98, 0.98));
+const vec3 DEM_SEA = vec3(0.02, 0.06, 0.12);
+
+vec3 dem_albedo(float h, float sea, float top_m) {
+    if (h <= sea) return DEM_SEA;
+    float top = top_m > sea ? top_m - sea : 1.0;
+    float t = clamp((h - sea) / top, 0.0, 1.0);
+    int i = 1;
+    while (i < 5 && t > DEM_STOPS[i].x) i++;
+    float f = (t - DEM_STOPS[i - 1].x) / (DEM_STOPS[i].x - DEM_STOPS[i - 1].x);
+    vec3 c = DEM_STOPS[i - 1].yzw + f * (DEM_STOPS[i].yzw - DEM_STOPS[i - 1].yzw);
+    return c * c;
+}
+
+// p: the point relative to the eye; h: its height in metres; n: unit normal; visibility of the sun in [0, 1].
+vec3 dem_shade(vec3 p, float h, vec3 n, float visibility, float sea, float top_m) {
+    vec3 albedo = dem_albedo(h, sea, top_m);
+    float light = g.light.w + (1.0 - g.light.w) * visibility * max(0.0, dot(n, g.light.xyz));
+    float f = smoothstep(g.eye.w - g.fog.w, g.eye.w, length(p.xy));
+    vec3 c = albedo * light;
+    return c + (g.fog.rgb - c) * f;
+}
+
+// The sRGB encoding of a storage image (shading.glsl's linear_to_srgb, which needs the level's surface).
+vec3 linear_to_srgb_dem(vec3 c) {
+    c = clamp(c, 0.0, 1.0);
+    return mix(12.92 * c, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(vec3(0.0031308), c));
+}

@@ -1,0 +1,549 @@
+/* CDLOD over a tile store, drawn two ways that share the CPU selection (src/tiles/lod.c), the node and instance
+ * buffers and the vertex function (shaders/common/cdlod_vertex.glsl): `cdlod` rasterises one instanced draw of
+ * the shared quarter grid per frame (plus one of skirt strips), `cdlod-compute` rasterises the same triangles in
+ * compute into a 64-bit visibility buffer and resolves it like mesh-compute. Heights come from the engine's tile
+ * slots; everything is drawn relative to the eye. docs/large-world.md describes the method. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/methods/methods.h"
+
+#define CDLOD_BIG_SPLIT 16u    /* workgroups sharing one big triangle (cdlod_big.comp) */
+#define CDLOD_BIG_CAP 65535u   /* big-triangle queue entries */
+#define CDLOD_MAX_LEVELS 24u   /* shaders/common/tile_world.glsl */
+
+/* std430 mirror of CdlodNode in shaders/common/cdlod_vertex.glsl */
+typedef struct cdlod_node_gpu {
+    int32_t corner[2], tex_origin[2];
+    uint32_t level, tile_level, slot;
+    float skirt;
+} cdlod_node_gpu;
+
+/* std140 mirror of CdlodFrame in shaders/common/tile_world.glsl */
+typedef struct cdlod_frame_gpu {
+    float bands[CDLOD_MAX_LEVELS][4];
+    uint32_t pages[CDLOD_MAX_LEVELS][4];
+    float anchor_tile[CDLOD_MAX_LEVELS][4];
+    uint32_t info[4];
+    float spacing[4];
+    float extent[4];
+    float eye_world[4];
+    uint32_t counts[4];
+} cdlod_frame_gpu;
+
+/* Mirror of CdlodComputePush in shaders/common/cdlod_tri.glsl */
+typedef struct cdlod_compute_push {
+    uint32_t tri_total, big_cap, row_threads, pad;
+} cdlod_compute_push;
+
+typedef struct cdlod_state {
+    bool compute;
+    st_lod_world world;
+    st_lod_params params;
+    st_lod_selection sel;
+    st_lod_frame_stats stats;
+    bool warned;               /* the one-level warning is given once per renderer */
+    st_view frozen;            /* freeze_culling: the first frame's view */
+    bool have_frozen;
+    uint32_t node_cap, inst_cap;
+    uint32_t patches, skirts;  /* this frame's instances */
+    st_gpu_buffer nodes, instances, frame, index;
+    uint32_t grid_indices, strip_first, strip_indices;
+    VkDescriptorSetLayout set_layout;
+    VkDescriptorSet set;
+    VkPipelineLayout layout;
+    VkPipeline patch_pipeline, skirt_pipeline, wire_pipeline;
+    /* compute */
+    VkDescriptorSetLayout targets_layout;
+    VkDescriptorSet targets_set;
+    VkPipeline raster_pipeline, big_pipeline, resolve_pipeline;
+    st_gpu_buffer vis, big;
+} cdlod_state;
+
+static void cdlod_destroy(st_renderer *r, void *state) {
+    cdlod_state *s = state;
+    st_gpu *gpu = r->engine->gpu;
+    VkDevice dev = gpu->device;
+    VkPipeline pipes[] = {s->patch_pipeline, s->skirt_pipeline, s->wire_pipeline, s->raster_pipeline, s->big_pipeline,
+                          s->resolve_pipeline};
+    for (size_t i = 0; i < sizeof pipes / sizeof pipes[0]; i++)
+        if (pipes[i]) vkDestroyPipeline(dev, pipes[i], NULL);
+    if (s->layout) vkDestroyPipelineLayout(dev, s->layout, NULL);
+    if (s->set_layout) vkDestroyDescriptorSetLayout(dev, s->set_layout, NULL);
+    if (s->targets_layout) vkDestroyDescriptorSetLayout(dev, s->targets_layout, NULL);
+    st_gpu_buffer *bufs[] = {&s->nodes, &s->instances, &s->frame, &s->index, &s->vis, &s->big};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) st_gpu_buffer_destroy(gpu, bufs[i]);
+    st_lod_selection_free(&s->sel);
+    free(s);
+}
+
+/* The shared index buffer: the quarter grid's (N/2)² quads, then one skirt strip of N/2 quads. Both wind
+ * counter-clockwise seen from above in the map's (x, y, z) frame, like the mesh method's outward faces. */
+static st_result create_index_buffer(st_renderer *r, cdlod_state *s, st_error *err) {
+    st_gpu *gpu = r->engine->gpu;
+    uint32_t h = s->world.grid / 2, row = h + 1;
+    s->grid_indices = 6 * h * h;
+    s->strip_first = s->grid_indices;
+    s->strip_indices = 6 * h;
+    uint32_t total = s->grid_indices + s->strip_indices;
+    VkDeviceSize bytes = (VkDeviceSize)total * sizeof(uint16_t);
+    st_result res = st_gpu_buffer_create(gpu, bytes, VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                         false, &s->index, err);
+    if (!res) res = st_gpu_staging_reserve(gpu, bytes, err);
+    if (res) return res;
+    uint16_t *ix = gpu->staging_mapped;
+    uint32_t k = 0;
+    for (uint32_t j = 0; j < h; j++)
+        for (uint32_t i = 0; i < h; i++) {
+            uint16_t a = (uint16_t)(j * row + i), b = (uint16_t)(a + 1), c = (uint16_t)(a + row + 1),
+                     d = (uint16_t)(a + row);
+            ix[k++] = a, ix[k++] = b, ix[k++] = c;
+            ix[k++] = a, ix[k++] = c, ix[k++] = d;
+        }
+    for (uint32_t t = 0; t < h; t++) { /* even vertices are the strip's top, odd ones its bottom */
+        uint16_t top0 = (uint16_t)(2 * t), bot0 = (uint16_t)(top0 + 1), top1 = (uint16_t)(top0 + 2),
+                 bot1 = (uint16_t)(top0 + 3);
+        ix[k++] = top0, ix[k++] = top1, ix[k++] = bot1;
+        ix[k++] = top0, ix[k++] = bot1, ix[k++] = bot0;
+    }
+    VkCommandBuffer cmd;
+    res = st_gpu_once_begin(gpu, &cmd, err);
+    if (res) return res;
+    VkBufferCopy region = {.size = bytes};
+    vkCmdCopyBuffer(cmd, gpu->staging, s->index.buffer, 1, &region);
+    VkMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+                          .srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT,
+                          .srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                          .dstStageMask = VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT,
+                          .dstAccessMask = VK_ACCESS_2_INDEX_READ_BIT};
+    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &b};
+    vkCmdPipelineBarrier2(cmd, &di);
+    return st_gpu_once_submit(gpu, cmd, err);
+}
+
+static void write_set(st_renderer *r, cdlod_state *s) {
+    st_large_world *w = r->engine->world;
+    VkDescriptorImageInfo ii = {.sampler = r->engine->nearest,
+                                .imageView = st_large_world_slots_view(w),
+                                .imageLayout = ST_TILE_POOL_LAYOUT};
+    VkDescriptorBufferInfo bi[8] = {{0},
+                                    {.buffer = st_large_world_slot_table(w)->buffer, .range = VK_WHOLE_SIZE},
+                                    {.buffer = st_large_world_page_table(w)->buffer, .range = VK_WHOLE_SIZE},
+                                    {.buffer = s->frame.buffer, .range = VK_WHOLE_SIZE},
+                                    {.buffer = s->nodes.buffer, .range = VK_WHOLE_SIZE},
+                                    {.buffer = s->instances.buffer, .range = VK_WHOLE_SIZE},
+                                    {.buffer = s->vis.buffer, .range = VK_WHOLE_SIZE},
+                                    {.buffer = s->big.buffer, .range = VK_WHOLE_SIZE}};
+    VkWriteDescriptorSet wr[8];
+    uint32_t n = s->compute ? 8 : 6;
+    for (uint32_t i = 0; i < n; i++) {
+        wr[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                       .dstSet = s->set,
+                                       .dstBinding = i,
+                                       .descriptorCount = 1,
+                                       .descriptorType = i == 0   ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
+                                                         : i == 3 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                                                                  : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER};
+        if (i == 0) wr[i].pImageInfo = &ii;
+        else wr[i].pBufferInfo = &bi[i];
+    }
+    vkUpdateDescriptorSets(r->engine->gpu->device, n, wr, 0, NULL);
+}
+
+/* Grows the host-visible node and instance buffers to hold this frame's selection (frames are waited on, so
+ * nothing reads the old ones any more) and points the descriptor set at the new ones. */
+static st_result reserve(st_renderer *r, cdlod_state *s, uint32_t nodes, uint32_t instances, st_error *err) {
+    st_gpu *gpu = r->engine->gpu;
+    bool changed = false;
+    st_result res = ST_OK;
+    if (nodes > s->node_cap || !s->nodes.buffer) {
+        uint32_t cap = s->node_cap ? s->node_cap : 1024;
+        while (cap < nodes) cap *= 2;
+        st_gpu_buffer_destroy(gpu, &s->nodes);
+        res = st_gpu_buffer_create(gpu, (VkDeviceSize)cap * sizeof(cdlod_node_gpu), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                   true, &s->nodes, err);
+        s->node_cap = res ? 0 : cap;
+        changed = true;
+    }
+    if (!res && (instances > s->inst_cap || !s->instances.buffer)) {
+        uint32_t cap = s->inst_cap ? s->inst_cap : 4096;
+        while (cap < instances) cap *= 2;
+        st_gpu_buffer_destroy(gpu, &s->instances);
+        res = st_gpu_buffer_create(gpu, (VkDeviceSize)cap * sizeof(uint32_t), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true,
+                                   &s->instances, err);
+        s->inst_cap = res ? 0 : cap;
+        changed = true;
+    }
+    if (!res && changed) write_set(r, s);
+    return res;
+}
+
+static st_result create_common(st_renderer *r, cdlod_state *s, st_error *err) {
+    st_engine *e = r->engine;
+    st_gpu *gpu = e->gpu;
+    const st_method_knobs *kn = &r->desc.knobs;
+    s->params = (st_lod_params){.tau_px = kn->tau_px,
+                                .lod_ratio = kn->lod_ratio,
+                                .morph_ratio = kn->morph_ratio,
+                                .skirts = kn->skirts,
+                                .no_cull = kn->lod_no_cull};
+    st_result res = st_lod_world_of_store(st_large_world_store(e->world), st_large_world_residency(e->world),
+                                          kn->lod_grid, &s->world, err);
+    if (!res) res = st_lod_check(&s->world, &s->params, err);
+    if (!res && s->world.levels > CDLOD_MAX_LEVELS)
+        res = st_error_set(err, ST_ERR_UNSUPPORTED, "cdlod: %u levels (the shaders hold %u)", s->world.levels,
+                           CDLOD_MAX_LEVELS);
+    if (!res && s->world.grid > 256)
+        res = st_error_set(err, ST_ERR_INVALID, "cdlod: a grid of %u quads per node (at most 256: u16 indices)",
+                           s->world.grid);
+    if (res) return st_error_prefix(err, "%s", r->ops->info.name);
+    res = st_gpu_buffer_create(gpu, sizeof(cdlod_frame_gpu), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, true, &s->frame, err);
+    if (!res) res = create_index_buffer(r, s, err);
+    if (!res && s->compute) {
+        res = st_gpu_buffer_create(gpu, (VkDeviceSize)r->width * r->height * 8,
+                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false, &s->vis,
+                                   err);
+        if (!res)
+            res = st_gpu_buffer_create(gpu, 16 + (VkDeviceSize)CDLOD_BIG_CAP * 4,
+                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                           VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+                                       false, &s->big, err);
+    }
+    if (res) return res;
+    uint32_t bindings = s->compute ? 8 : 6;
+    VkDescriptorSetLayoutBinding b[8];
+    for (uint32_t i = 0; i < bindings; i++)
+        b[i] = (VkDescriptorSetLayoutBinding){.binding = i,
+                                              .descriptorType = i == 0   ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
+                                                                : i == 3 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                                                                         : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                              .descriptorCount = 1,
+                                              .stageFlags = VK_SHADER_STAGE_ALL};
+    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                          .bindingCount = bindings,
+                                          .pBindings = b};
+    res = st_gpu_check(vkCreateDescriptorSetLayout(gpu->device, &li, NULL, &s->set_layout), "descriptor layout", err);
+    if (!res) res = st_renderer_alloc_set(r, s->set_layout, &s->set, err);
+    if (!res) res = reserve(r, s, 1, 1, err);
+    return res;
+}
+
+static st_result cdlod_create(st_renderer *r, void **out, st_error *err) {
+    cdlod_state *s = calloc(1, sizeof *s);
+    if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    *out = s;
+    st_result res = create_common(r, s, err);
+    if (!res) res = st_renderer_pipeline_layout(r, &s->set_layout, 1, 0, &s->layout, err);
+    if (res) return res;
+    /* the patches are single-sided (culling FRONT drops the map frame's back faces, as in the mesh method);
+     * skirts hang on every side of a crack, so they are drawn from both sides */
+    st_gpu_graphics_desc d = {.vertex = "cdlod.vert",
+                              .fragment = "cdlod.frag",
+                              .layout = s->layout,
+                              .color_format = r->color.format,
+                              .depth_format = r->depth.format,
+                              .depth_write = true,
+                              .cull = VK_CULL_MODE_FRONT_BIT};
+    res = st_gpu_graphics_pipeline(r->engine->gpu, &d, &s->patch_pipeline, err);
+    if (!res) {
+        d.vertex = "cdlod_skirt.vert";
+        d.cull = VK_CULL_MODE_NONE;
+        res = st_gpu_graphics_pipeline(r->engine->gpu, &d, &s->skirt_pipeline, err);
+    }
+    if (!res && r->desc.wireframe && r->engine->gpu->fill_mode_non_solid) {
+        d.vertex = "cdlod.vert";
+        d.fragment = "cdlod_wire.frag";
+        d.cull = VK_CULL_MODE_FRONT_BIT;
+        d.wireframe = true;
+        d.depth_write = false;
+        d.depth_bias = 4.0f;
+        res = st_gpu_graphics_pipeline(r->engine->gpu, &d, &s->wire_pipeline, err);
+    }
+    return res;
+}
+
+static st_result cdlod_compute_create(st_renderer *r, void **out, st_error *err) {
+    st_gpu *gpu = r->engine->gpu;
+    if (!gpu->int64_atomics)
+        return st_error_set(err, ST_ERR_UNSUPPORTED,
+                            "cdlod-compute needs 64-bit buffer atomics (shaderInt64 + shaderBufferInt64Atomics), "
+                            "which %s lacks; use --method cdlod",
+                            gpu->props.deviceName);
+    cdlod_state *s = calloc(1, sizeof *s);
+    if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    *out = s;
+    s->compute = true;
+    st_result res = create_common(r, s, err);
+    if (!res) res = st_renderer_storage_targets_layout(r, &s->targets_layout, &s->targets_set, err);
+    VkDescriptorSetLayout sets[2] = {s->set_layout, s->targets_layout};
+    if (!res) res = st_renderer_pipeline_layout(r, sets, 2, sizeof(cdlod_compute_push), &s->layout, err);
+    if (!res) res = st_gpu_compute_pipeline(gpu, "cdlod_raster.comp", s->layout, &s->raster_pipeline, err);
+    if (!res) res = st_gpu_compute_pipeline(gpu, "cdlod_big.comp", s->layout, &s->big_pipeline, err);
+    if (!res) res = st_gpu_compute_pipeline(gpu, "cdlod_resolve.comp", s->layout, &s->resolve_pipeline, err);
+    return res;
+}
+
+/* ---- the frame ---------------------------------------------------------------------------------------------- */
+
+static int64_t floor_div(int64_t a, int64_t b) {
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/* Selects the nodes and fills the node, instance and frame buffers. Returns false when nothing is drawn. */
+static void prepare(st_renderer *r, cdlod_state *s) {
+    st_large_world *lw = r->engine->world;
+    const st_lod_world *w = &s->world;
+    st_view v = r->view;
+    if (r->desc.freeze_culling) {
+        if (!s->have_frozen) s->frozen = v, s->have_frozen = true;
+        v = s->frozen;
+    }
+    st_lod_view lv = st_lod_view_of(&v);
+    double t0 = st_time_ms();
+    st_error err = {0};
+    s->patches = s->skirts = 0;
+    memset(&s->stats, 0, sizeof s->stats);
+    st_result res = st_lod_select(w, &s->params, &lv, &s->sel, &err);
+    s->stats.select_ms = st_time_ms() - t0;
+    if (res) {
+        /* a view that visits too many nodes: nothing drawn this frame, said once */
+        if (!s->warned) ST_WARN("%s: %s", r->ops->info.name, err.message);
+        s->warned = true;
+        s->sel.count = 0;
+    }
+    const st_lod_selection *sel = &s->sel;
+    if (sel->one_level_violations && !s->warned) {
+        ST_WARN("%s: %u node%s break the one-level rule (by up to %.1f m): their view range is short for this world's "
+                "relief, and a neighbour two levels coarser may crack; raise the LOD ratio",
+                r->ops->info.name, sel->one_level_violations, sel->one_level_violations > 1 ? "s" : "",
+                sel->worst_violation_m);
+        s->warned = true;
+    }
+    uint32_t instances = 0;
+    for (uint32_t i = 0; i < sel->count; i++)
+        instances += (uint32_t)__builtin_popcount(sel->nodes[i].quadrants) +
+                     (uint32_t)__builtin_popcount(sel->nodes[i].skirts);
+    if (reserve(r, s, sel->count, instances, &err)) {
+        if (!s->warned) ST_WARN("%s: %s", r->ops->info.name, err.message);
+        s->warned = true;
+        return;
+    }
+    /* The anchor: the eye's finest sample. Node corners and tile origins are integers from it, so every node
+     * computes a shared vertex from the same numbers; the eye's offset from it is a fraction of a spacing. */
+    const double *eye = r->view.origin;
+    int64_t ax = (int64_t)floor(eye[0] / w->spacing_x), ay = (int64_t)floor(eye[1] / w->spacing_y);
+    uint32_t N = w->grid, sint = w->tile_intervals;
+    cdlod_node_gpu *nodes = s->nodes.mapped;
+    uint32_t *inst = s->instances.mapped;
+    st_residency *res_mgr = st_large_world_residency(lw);
+    uint32_t drawn = 0;
+    for (uint32_t i = 0; i < sel->count; i++) {
+        const st_lod_node *n = &sel->nodes[i];
+        uint32_t slot = ST_TILE_NO_SLOT;
+        if (!st_residency_tile(res_mgr, n->tile, &slot) || slot == ST_TILE_NO_SLOT) continue;
+        int64_t cx = (int64_t)n->x * N << n->level, cy = (int64_t)n->y * N << n->level;
+        int64_t tx = (int64_t)n->tile.x * sint << n->tile.level, ty = (int64_t)n->tile.y * sint << n->tile.level;
+        nodes[drawn] = (cdlod_node_gpu){.corner = {(int32_t)(cx - ax), (int32_t)(cy - ay)},
+                                        .tex_origin = {(int32_t)(tx - ax), (int32_t)(ty - ay)},
+                                        .level = n->level,
+                                        .tile_level = n->tile.level,
+                                        .slot = slot,
+                                        .skirt = (float)st_lod_skirt_depth(w, n->level)};
+        for (uint32_t q = 0; q < ST_LOD_QUADRANTS; q++)
+            if (n->quadrants & (1u << q)) inst[s->patches++] = drawn << 4 | q;
+        drawn++;
+    }
+    /* skirt instances after the patches (the skirt draw starts at firstInstance = patches) */
+    drawn = 0;
+    for (uint32_t i = 0; i < sel->count; i++) {
+        const st_lod_node *n = &sel->nodes[i];
+        uint32_t slot = ST_TILE_NO_SLOT;
+        if (!st_residency_tile(res_mgr, n->tile, &slot) || slot == ST_TILE_NO_SLOT) continue;
+        for (uint32_t b = 0; b < 16; b++)
+            if (n->skirts & (1u << b)) inst[s->patches + s->skirts++] = drawn << 4 | b;
+        drawn++;
+    }
+    cdlod_frame_gpu *f = s->frame.mapped;
+    memset(f, 0, sizeof *f);
+    for (uint32_t l = 0; l < w->levels; l++) {
+        const st_lod_band *b = &sel->bands[l];
+        bool morph = isfinite(b->morph_start) && b->morph_end > b->morph_start;
+        f->bands[l][0] = morph ? (float)b->morph_start : FLT_MAX;
+        f->bands[l][1] = morph ? (float)b->morph_end : FLT_MAX;
+        f->bands[l][2] = morph ? (float)(1.0 / (b->morph_end - b->morph_start)) : 0.0f;
+        int64_t span = (int64_t)sint << l;
+        int64_t atx = floor_div(ax, span), aty = floor_div(ay, span);
+        f->anchor_tile[l][0] = (float)atx;
+        f->anchor_tile[l][1] = (float)aty;
+        f->anchor_tile[l][2] = (float)(ax - atx * span) / (float)(1 << l);
+        f->anchor_tile[l][3] = (float)(ay - aty * span) / (float)(1 << l);
+    }
+    st_page_level pages[ST_LOD_MAX_LEVELS];
+    st_large_world_page_levels(lw, pages);
+    for (uint32_t l = 0; l < w->levels; l++) {
+        f->pages[l][0] = pages[l].offset;
+        f->pages[l][1] = pages[l].nx;
+        f->pages[l][2] = pages[l].ny;
+        f->pages[l][3] = pages[l].present;
+    }
+    const st_store_info *in = st_store_get_info(st_large_world_store(lw));
+    f->info[0] = w->levels;
+    f->info[1] = N;
+    f->info[2] = st_large_world_u16(lw) ? 1u : 0u;
+    f->info[3] = sint;
+    f->spacing[0] = (float)w->spacing_x;
+    f->spacing[1] = (float)w->spacing_y;
+    f->spacing[2] = (float)(eye[0] - (double)ax * w->spacing_x);
+    f->spacing[3] = (float)(eye[1] - (double)ay * w->spacing_y);
+    f->extent[0] = (float)((int64_t)w->width - 1 - ax);
+    f->extent[1] = (float)((int64_t)w->height - 1 - ay);
+    f->extent[2] = (float)in->sea_level_m;
+    f->extent[3] = (float)in->max_m;
+    f->eye_world[0] = (float)eye[2];
+    f->eye_world[1] = r->desc.shadows ? 1.0f : 0.0f;
+    f->eye_world[2] = r->desc.wireframe ? 1.0f : 0.0f;
+    f->counts[0] = s->patches;
+    f->counts[1] = s->skirts;
+    f->counts[2] = 2 * (N / 2) * (N / 2);
+    f->counts[3] = N;
+    /* the figures of the frame */
+    st_lod_frame_stats *st = &s->stats;
+    st->tau_px = s->params.tau_px > 0 ? s->params.tau_px : 1.0;
+    st->nodes = drawn;
+    st->quadrants = s->patches;
+    st->fallback = sel->fallback;
+    st->missing = sel->missing;
+    st->culled = sel->culled;
+    st->one_level_violations = sel->one_level_violations;
+    st->triangles = (uint64_t)s->patches * f->counts[2] + (uint64_t)s->skirts * N;
+    st->skirt_triangles = (uint64_t)s->skirts * N;
+    memcpy(st->per_level, sel->per_level, sizeof st->per_level);
+    st->levels = w->levels;
+    /* the selection does not depend on residency, only the fallbacks do: with none, the frame is final */
+    st->settled = !sel->fallback && !sel->missing && !res;
+    st->select_ms = st_time_ms() - t0;
+}
+
+static void cdlod_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
+    cdlod_state *s = state;
+    prepare(r, s);
+    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    st_renderer_begin_raster(r, cmd);
+    VkDescriptorSet sets[2] = {r->globals_set, s->set};
+    if (s->patches) {
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->patch_pipeline);
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->layout, 0, 2, sets, 0, NULL);
+        vkCmdBindIndexBuffer(cmd, s->index.buffer, 0, VK_INDEX_TYPE_UINT16);
+        vkCmdDrawIndexed(cmd, s->grid_indices, s->patches, 0, 0, 0);
+        if (s->skirts) {
+            vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->skirt_pipeline);
+            vkCmdDrawIndexed(cmd, s->strip_indices, s->skirts, s->strip_first, 0, s->patches);
+        }
+        if (s->wire_pipeline) {
+            vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->wire_pipeline);
+            vkCmdDrawIndexed(cmd, s->grid_indices, s->patches, 0, 0, 0);
+        }
+    }
+    st_renderer_end_raster(r, cmd);
+    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+}
+
+static void buffer_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                           VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
+    VkMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+                          .srcStageMask = src_stage,
+                          .srcAccessMask = src_access,
+                          .dstStageMask = dst_stage,
+                          .dstAccessMask = dst_access};
+    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &b};
+    vkCmdPipelineBarrier2(cmd, &di);
+}
+
+static void cdlod_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
+    cdlod_state *s = state;
+    prepare(r, s);
+    uint64_t total64 = (uint64_t)s->patches * (2 * (s->world.grid / 2) * (s->world.grid / 2)) +
+                       (uint64_t)s->skirts * s->world.grid;
+    uint32_t total = total64 > UINT32_MAX - 64 ? UINT32_MAX - 64 : (uint32_t)total64;
+    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    /* Clear the visibility buffer (0 = nothing) and the big queue (0 triangles × CDLOD_BIG_SPLIT × 1); the previous
+     * frame's readers finished before this submit began (frames are waited on). */
+    vkCmdFillBuffer(cmd, s->vis.buffer, 0, VK_WHOLE_SIZE, 0);
+    uint32_t header[4] = {0, CDLOD_BIG_SPLIT, 1, 0};
+    vkCmdUpdateBuffer(cmd, s->big.buffer, 0, sizeof header, header);
+    buffer_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                       VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+    VkDescriptorSet sets[3] = {r->globals_set, s->set, s->targets_set};
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 3, sets, 0, NULL);
+    uint32_t groups = (total + 63) / 64;
+    uint32_t gx = groups < 65535 ? groups : 65535, gy = gx ? (groups + gx - 1) / gx : 0;
+    cdlod_compute_push push = {.tri_total = total, .big_cap = CDLOD_BIG_CAP, .row_threads = gx * 64};
+    vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof push, &push);
+    if (groups) {
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->raster_pipeline);
+        vkCmdDispatch(cmd, gx, gy, 1);
+        /* pass 1's atomics and queue writes before pass 2 reads the queue (also as its dispatch size) */
+        buffer_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                           VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->big_pipeline);
+        vkCmdDispatchIndirect(cmd, s->big.buffer, 0);
+        /* every atomic before the resolve reads the visibility buffer */
+        buffer_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    }
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->resolve_pipeline);
+    vkCmdDispatch(cmd, (r->width + 7) / 8, (r->height + 7) / 8, 1);
+    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+}
+
+static uint64_t cdlod_gpu_bytes(const st_renderer *r, const void *state) {
+    (void)r;
+    const cdlod_state *s = state;
+    return (uint64_t)s->nodes.size + s->instances.size + s->frame.size + s->index.size + s->vis.size + s->big.size;
+}
+
+static uint64_t cdlod_cpu_bytes(const st_renderer *r, const void *state) {
+    (void)r;
+    const cdlod_state *s = state;
+    return sizeof *s + (uint64_t)s->sel.cap * sizeof(st_lod_node);
+}
+
+static void cdlod_lod_stats(const st_renderer *r, const void *state, st_lod_frame_stats *out) {
+    (void)r;
+    *out = ((const cdlod_state *)state)->stats;
+}
+
+const st_method_ops st_method_cdlod = {
+    .info = {.name = "cdlod",
+             .description = "CDLOD quadtree over a tile store, morphing patches instanced and rasterised",
+             .compute = false,
+             .world = ST_WORLD_STORE},
+    .targets = ST_TARGETS_RASTER,
+    .create = cdlod_create,
+    .destroy = cdlod_destroy,
+    .record = cdlod_record,
+    .gpu_bytes = cdlod_gpu_bytes,
+    .cpu_bytes = cdlod_cpu_bytes,
+    .lod_stats = cdlod_lod_stats,
+};
+
+const st_method_ops st_method_cdlod_compute = {
+    .info = {.name = "cdlod-compute",
+             .description = "CDLOD's triangles rasterised in compute into a 64-bit visibility buffer",
+             .compute = true,
+             .world = ST_WORLD_STORE},
+    .targets = ST_TARGETS_STORAGE,
+    .create = cdlod_compute_create,
+    .destroy = cdlod_destroy,
+    .record = cdlod_compute_record,
+    .gpu_bytes = cdlod_gpu_bytes,
+    .cpu_bytes = cdlod_cpu_bytes,
+    .lod_stats = cdlod_lod_stats,
+};
