@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "store_cli.h"
 #include "strata/image.h"
 #include "strata/render.h"
 #include "strata/views.h"
@@ -20,7 +21,7 @@ static void usage(void) {
            "  --world W     'default' (the embedded procedural world; the default), a world directory or world.ini\n"
            "  --method M    one of:");
     for (size_t i = 0; i < st_method_count(); i++) printf(" %s", st_method_at(i)->name);
-    printf(" (default ray)\n"
+    printf(" (default ray; a tile store's: see strata render --world STORE --help)\n"
            "  --view NAME   a named view of the world's catalogue, or name:x,y:yaw:pitch[:height][:under]\n"
            "  --camera C    eye position and angles: x,y,z,yaw,pitch (yaw 0 = +y, clockwise; pitch -90..90)\n"
            "  --far F       far distance in texels, 2..100000 (default 600; fog reaches full at far)\n"
@@ -35,6 +36,7 @@ static void usage(void) {
 }
 
 int cmd_render(int argc, char **argv) {
+    if (cli_is_store(cli_world_arg(argc, argv))) return cli_render_store(argc, argv);
     static const struct option opts[] = {{"world", required_argument, 0, 'w'},  {"method", required_argument, 0, 'm'},
                                          {"view", required_argument, 0, 'v'},   {"camera", required_argument, 0, 'c'},
                                          {"size", required_argument, 0, 's'},   {"frames", required_argument, 0, 'f'},
@@ -101,6 +103,9 @@ int cmd_render(int argc, char **argv) {
         return cli_usage_error("render", "--depth '%s': the depth is written as PFM, so its name must end in .pfm",
                                out_depth);
     if (!st_method_find(method)) return cli_usage_error("render", "unknown method '%s'", method);
+    if (st_method_find(method)->world == ST_WORLD_STORE)
+        return cli_usage_error("render", "method '%s' draws tile stores and %s is a level (give --world STORE)", method,
+                               world);
     if (view_name && have_camera) return cli_usage_error("render", "give --view or --camera, not both");
 
     st_error err = {0};

@@ -25,6 +25,24 @@ st_result st_views_paper(st_viewpoint *out, size_t cap, size_t *count, st_error 
 st_result st_views_find(const st_level *level, const char *name, st_viewpoint *out, st_error *err);
 st_camera st_viewpoint_camera(const st_level *level, const st_viewpoint *v);
 
+/* ---- tile stores (src/eval/views_store.c): metres instead of texels ------------------------------------------
+ * Every DEM store has 12 default views of its own, placed from its relief (docs/harness.md): three targets picked
+ * on its coarsest level — the roughest spot, the highest point and a spot of middling relief, apart from each other
+ * and off the world's edge — each seen at pitch 0, −30, −60 and −90 from a height that follows its relief. Their
+ * x, y are metres, eye_height metres above the ground there (under is unused). */
+typedef struct st_store st_store;
+
+/* The far distance that suits a store: half its larger extent, at most 100 km, at least 100 sample spacings. */
+double st_store_far(const st_store *store);
+/* The ground at (x, y) metres: the bilinear surface of the store's finest samples there (reads one tile). */
+st_result st_store_ground(st_store *store, double x, double y, double *height, st_error *err);
+/* The 12 default views (horizon-1..3, pitch30-1..3, pitch60-1..3, top-1..3). */
+st_result st_store_views_default(st_store *store, st_viewpoint *out, size_t cap, size_t *count, st_error *err);
+/* A default view by name, or a spec "name:x,y:yaw:pitch[:height]" in metres. */
+st_result st_store_views_find(st_store *store, const char *name, st_viewpoint *out, st_error *err);
+/* The camera of a view: the eye in double precision (origin) at the ground + eye_height, the store's far. */
+st_result st_store_view_camera(st_store *store, const st_viewpoint *v, st_camera *out, st_error *err);
+
 /* Embedded data files (data/ *.json), by base name; NULL when absent. */
 const char *st_data_file(const char *name, size_t *size);
 

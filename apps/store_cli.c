@@ -1,0 +1,323 @@
+/* The command line's side of tile stores drawn as worlds: finding --world in a command's arguments, the
+ * level-of-detail options every store command shares, opening a store into an engine, and `strata render
+ * --world STORE` (the render of a store: settle to full detail, then time frames). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "store_cli.h"
+#include "strata/image.h"
+#include "strata/views.h"
+
+const char *cli_world_arg(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) break;
+        if (!strcmp(argv[i], "--world") && i + 1 < argc) return argv[i + 1];
+        if (!strncmp(argv[i], "--world=", 8)) return argv[i] + 8;
+    }
+    return NULL;
+}
+
+bool cli_store_option(cli_store_opts *o, const char *cmd, int c, const char *arg, int *status) {
+    int st = CLI_EXIT_OK;
+    switch (c) {
+    case CLI_OPT_TAU:
+        if (!cli_parse_float(arg, 0.01f, 1000.0f, &o->tau_px))
+            st = cli_usage_error(cmd, "bad --tau '%s' (pixels, 0.01..1000)", arg);
+        break;
+    case CLI_OPT_SKIRTS: o->skirts = true; break;
+    case CLI_OPT_LOD_GRID:
+        if (!cli_parse_uint(arg, 4, 256, &o->grid) || !st_is_pow2(o->grid))
+            st = cli_usage_error(cmd, "bad --lod-grid '%s' (a power of two, 4..256)", arg);
+        break;
+    case CLI_OPT_LOD_RATIO:
+        if (!cli_parse_float(arg, 1.5f, 16.0f, &o->lod_ratio)) st = cli_usage_error(cmd, "bad --lod-ratio '%s' (1.5..16)", arg);
+        break;
+    case CLI_OPT_MORPH_RATIO:
+        if (!cli_parse_float(arg, 0.05f, 0.95f, &o->morph_ratio))
+            st = cli_usage_error(cmd, "bad --morph-ratio '%s' (0.05..0.95)", arg);
+        break;
+    case CLI_OPT_GPU_SLOTS:
+        if (!cli_parse_uint(arg, 16, 65536, &o->gpu_slots)) st = cli_usage_error(cmd, "bad --gpu-slots '%s' (16..65536)", arg);
+        break;
+    case CLI_OPT_SLOW_LOAD:
+        if (!cli_parse_double(arg, 0, 60000, &o->slow_load_ms))
+            st = cli_usage_error(cmd, "bad --slow-load '%s' (milliseconds, 0..60000)", arg);
+        break;
+    default: return false;
+    }
+    *status = st;
+    return true;
+}
+
+void cli_store_knobs(const cli_store_opts *o, st_method_knobs *k) {
+    k->tau_px = o->tau_px;
+    k->skirts = o->skirts;
+    k->lod_grid = o->grid;
+    k->lod_ratio = o->lod_ratio;
+    k->morph_ratio = o->morph_ratio;
+}
+
+st_result cli_store_engine(const char *world, const cli_store_opts *o, int device, bool device_given, bool validate,
+                           st_store **store, st_engine **engine, st_error *err) {
+    *store = NULL;
+    *engine = NULL;
+    st_result r = st_store_open(world, store, err);
+    if (!r && st_store_get_info(*store)->kind != ST_TILE_DEM)
+        r = st_error_set(err, ST_ERR_INVALID, "%s is a layer store: open it as a level (it has no DEM to draw)", world);
+    st_engine_desc ed = {.device_index = device, .device_given = device_given, .validate = validate};
+    if (!r) r = st_engine_create(&ed, engine, err);
+    st_world_desc wd = {.gpu_slots = o->gpu_slots, .slow_load_ms = o->slow_load_ms};
+    if (!r) r = st_engine_set_store(*engine, *store, &wd, err);
+    return r;
+}
+
+const char *cli_store_methods_list(void) {
+    static char list[256];
+    if (!list[0]) {
+        size_t used = 0;
+        for (size_t i = 0; i < st_store_method_count(); i++) {
+            int k = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", st_store_method_at(i)->name);
+            if (k > 0 && used + (size_t)k < sizeof list) used += (size_t)k;
+        }
+    }
+    return list;
+}
+
+int cli_store_method_check(const char *cmd, const char *method, const char *world) {
+    const st_method_info *m = st_method_find(method);
+    if (!m) return cli_usage_error(cmd, "unknown method '%s'", method);
+    if (m->world != ST_WORLD_STORE)
+        return cli_usage_error(cmd, "method '%s' draws levels and %s is a tile store (its methods: %s)", method, world,
+                               cli_store_methods_list());
+    return CLI_EXIT_OK;
+}
+
+void cli_print_lod(const st_lod_frame_stats *s) {
+    printf("  lod: %u nodes, %u quadrants (", s->nodes, s->quadrants);
+    bool first = true;
+    for (uint32_t l = 0; l < s->levels; l++)
+        if (s->per_level[l]) {
+            printf("%sL%u %u", first ? "" : ", ", l, s->per_level[l]);
+            first = false;
+        }
+    printf("), %.3f M triangles (skirts %.3f M), selection %.3f ms CPU", (double)s->triangles / 1e6,
+           (double)s->skirt_triangles / 1e6, s->select_ms);
+    if (s->fallback || s->missing) printf(", %u from an ancestor, %u missing", s->fallback, s->missing);
+    if (s->one_level_violations) printf(", %u breaking the one-level rule", s->one_level_violations);
+    printf("\n");
+}
+
+void cli_print_world(const st_world_stats *w) {
+    printf("  tiles: %u resident, %u evictable, %u queued, %u loading, %u failed; %u GPU slots (%.1f MiB); %llu loads, "
+           "%llu uploads (%.1f MiB), %llu evictions\n",
+           w->residency.resident, w->residency.evictable, w->residency.queued, w->residency.loading, w->residency.failed,
+           w->gpu_slots, (double)w->gpu_bytes / 1048576.0, (unsigned long long)w->residency.loads_done,
+           (unsigned long long)w->residency.uploads, (double)w->residency.bytes_uploaded / 1048576.0,
+           (unsigned long long)w->residency.evictions);
+}
+
+/* ---- strata render --world STORE ---------------------------------------------------------------------------- */
+
+static void render_usage(void) {
+    printf("usage: strata render --world STORE [--method M] [--view NAME | --camera x,y,z,yaw,pitch] [--size WxH]\n"
+           "                     [--frames N] [--far M] [--tau PX] [--skirts] [--wireframe] [--lod-grid N]\n"
+           "                     [--lod-ratio R] [--morph-ratio M] [--gpu-slots N] [--settle N] [--no-shadows]\n"
+           "                     [--device N] -o|--out out.png [--depth out.pfm]\n\n"
+           "Renders one image of a DEM tile store (a folder, an http(s):// URL or gen:SEED:WxH) once every tile the\n"
+           "view wants is on the GPU, and prints the frame times, the level-of-detail figures and the residency.\n"
+           "  --method M      %s (default cdlod)\n"
+           "  --view NAME     one of the store's default views (horizon-1..3, pitch30-1..3, pitch60-1..3, top-1..3;\n"
+           "                  default horizon-1) or name:x,y:yaw:pitch[:height] in metres\n"
+           "  --camera C      eye x,y,z in metres (double precision), yaw, pitch\n"
+           "  --far M         far distance in metres (default: half the store's extent, at most 100 km)\n"
+           "  --tau PX        screen-space error threshold in pixels (default 1)\n"
+           "  --skirts        hang skirts under the node edges (the morph alone closes seams without them)\n"
+           "  --wireframe     overlay the triangle edges, coloured by LOD level\n"
+           "  --lod-grid N    quads per node side (a power of two, default 32)\n"
+           "  --lod-ratio R   least ratio of consecutive levels' ranges (default 2)\n"
+           "  --morph-ratio M where a level's morph band starts (default 0.66)\n"
+           "  --gpu-slots N   tile slots on the GPU (default 1024)\n"
+           "  --settle N      frames allowed to reach full detail before timing (default 4000)\n"
+           "  --frames N      timed frames (default 1); --size, --no-shadows, --device, -o, --depth as for levels\n",
+           cli_store_methods_list());
+}
+
+int cli_render_store(int argc, char **argv) {
+    const char *cmd = "render";
+    static const struct option opts[] = {{"world", required_argument, 0, 'w'},   {"method", required_argument, 0, 'm'},
+                                         {"view", required_argument, 0, 'v'},    {"camera", required_argument, 0, 'c'},
+                                         {"size", required_argument, 0, 's'},    {"frames", required_argument, 0, 'f'},
+                                         {"depth", required_argument, 0, 'd'},   {"device", required_argument, 0, 'D'},
+                                         {"out", required_argument, 0, 'o'},     {"output", required_argument, 0, 'o'},
+                                         {"no-shadows", no_argument, 0, 'S'},
+                                         {"far", required_argument, 0, 'F'},     {"wireframe", no_argument, 0, 'W'},
+                                         {"settle", required_argument, 0, 'e'},  {"help", no_argument, 0, 'h'},
+                                         CLI_STORE_OPTIONS,                      {0, 0, 0, 0}};
+    const char *world = NULL, *method = "cdlod", *view_name = NULL, *out_png = NULL, *out_depth = NULL;
+    st_camera camera = {0};
+    bool have_camera = false, device_given = false, shadows = true, wireframe = false;
+    uint32_t width = 1280, height = 800, frames = 1, device = 0, settle = 4000;
+    double far = 0;
+    cli_store_opts so = {0};
+    cli_getopt_reset();
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+        int status;
+        if (cli_store_option(&so, cmd, c, optarg, &status)) {
+            if (status) return status;
+            continue;
+        }
+        switch (c) {
+        case 'w': world = optarg; break;
+        case 'm': method = optarg; break;
+        case 'v': view_name = optarg; break;
+        case 'c':
+            if (!st_camera_parse_precise(optarg, &camera))
+                return cli_usage_error(cmd, "malformed or out-of-range camera '%s' (want x,y,z,yaw,pitch: positions "
+                                       "within 1e8 m, yaw -360..360, pitch -90..90)", optarg);
+            have_camera = true;
+            break;
+        case 's':
+            if (!cli_parse_size(optarg, &width, &height) || width > 16384 || height > 16384)
+                return cli_usage_error(cmd, "bad size '%s' (want WxH, each 1..16384)", optarg);
+            break;
+        case 'f':
+            if (!cli_parse_uint(optarg, 1, 100000, &frames)) return cli_usage_error(cmd, "bad frame count '%s'", optarg);
+            break;
+        case 'e':
+            if (!cli_parse_uint(optarg, 1, 1000000, &settle)) return cli_usage_error(cmd, "bad --settle '%s'", optarg);
+            break;
+        case 'F':
+            if (!cli_parse_double(optarg, 2, 1e7, &far)) return cli_usage_error(cmd, "bad --far '%s' (metres, 2..10^7)", optarg);
+            break;
+        case 'D':
+            if (!cli_parse_uint(optarg, 0, 64, &device)) return cli_usage_error(cmd, "bad device index '%s'", optarg);
+            device_given = true;
+            break;
+        case 'd': out_depth = optarg; break;
+        case 'S': shadows = false; break;
+        case 'W': wireframe = true; break;
+        case 'o': out_png = optarg; break;
+        case 'h': render_usage(); return CLI_EXIT_OK;
+        case ':': return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (!out_png) return cli_usage_error(cmd, "missing -o out.png");
+    struct stat out_stat; /* a directory gets its own message when the output is opened */
+    bool out_is_dir = stat(out_png, &out_stat) == 0 && S_ISDIR(out_stat.st_mode);
+    if (!out_is_dir && !cli_has_suffix(out_png, ".png"))
+        return cli_usage_error(cmd, "-o '%s': the image is written as PNG, so its name must end in .png", out_png);
+    if (out_depth && !cli_has_suffix(out_depth, ".pfm"))
+        return cli_usage_error(cmd, "--depth '%s': the depth is written as PFM, so its name must end in .pfm", out_depth);
+    int status = cli_store_method_check(cmd, method, world);
+    if (status) return status;
+    if (view_name && have_camera) return cli_usage_error(cmd, "give --view or --camera, not both");
+
+    st_error err = {0};
+    st_store *store = NULL;
+    st_engine *engine = NULL;
+    st_renderer *renderer = NULL;
+    uint8_t *rgba = NULL;
+    float *depth = NULL;
+    double *gpu_ms = calloc(frames, sizeof *gpu_ms), *cpu_ms = calloc(frames, sizeof *cpu_ms);
+    char view_label[64] = "camera";
+    st_result r = gpu_ms && cpu_ms ? ST_OK : st_error_set(&err, ST_ERR_NOMEM, "out of memory");
+    /* Every output is opened (as its temporary) before any work, so a bad path costs nothing and a failure
+     * leaves none of them. */
+    st_atomic_file outs[2];
+    size_t out_count = 0;
+    if (!r) r = st_atomic_open(&outs[out_count], out_png, &err);
+    if (!r) out_count++;
+    if (!r && out_depth) r = st_atomic_open(&outs[out_count], out_depth, &err);
+    if (!r && out_depth) out_count++;
+    if (!r) r = cli_store_engine(world, &so, (int)device, device_given, false, &store, &engine, &err);
+    if (!r && !have_camera) {
+        st_viewpoint vp;
+        if (view_name) r = st_store_views_find(store, view_name, &vp, &err);
+        else {
+            st_viewpoint all[12];
+            size_t n = 0;
+            r = st_store_views_default(store, all, 12, &n, &err);
+            if (!r) vp = all[0];
+        }
+        if (!r) r = st_store_view_camera(store, &vp, &camera, &err);
+        if (!r) snprintf(view_label, sizeof view_label, "view %s", vp.name);
+    }
+    if (!r) {
+        camera.far_dist = (float)(far > 0 ? far : camera.far_dist > 0 ? camera.far_dist : st_store_far(store));
+        if (!camera.fovy_deg) camera.fovy_deg = ST_DEFAULT_FOVY_DEG;
+    }
+    st_render_desc rd = {.method = method, .width = width, .height = height, .shadows = shadows, .wireframe = wireframe};
+    cli_store_knobs(&so, &rd.knobs);
+    if (!r) r = st_renderer_create(engine, &rd, &renderer, &err);
+    uint32_t settled_after = 0;
+    st_lod_frame_stats lod = {0};
+    if (!r) r = st_renderer_settle(renderer, &camera, settle, &settled_after, &err);
+    if (!r) st_renderer_lod_stats(renderer, &lod);
+    bool settled = lod.settled;
+    for (uint32_t i = 0; i < frames && !r; i++) {
+        st_frame_timing t;
+        r = st_renderer_draw(renderer, &camera, &t, &err);
+        gpu_ms[i] = t.gpu_ms;
+        cpu_ms[i] = t.cpu_ms;
+    }
+    if (!r) st_renderer_lod_stats(renderer, &lod);
+    size_t pixels = (size_t)width * height;
+    if (!r) {
+        rgba = malloc(pixels * 4);
+        depth = out_depth ? malloc(pixels * sizeof *depth) : NULL;
+        if (!rgba || (out_depth && !depth)) r = st_error_set(&err, ST_ERR_NOMEM, "out of memory");
+    }
+    if (!r) r = st_renderer_readback(renderer, rgba, depth, &err);
+    if (!r) r = st_png_write_to(&outs[0], width, height, 4, 8, rgba, &err);
+    if (!r && out_depth) {
+        st_view v = st_camera_view(&camera, width, height);
+        for (uint32_t y = 0; y < height; y++)
+            for (uint32_t x = 0; x < width; x++) {
+                size_t i = (size_t)y * width + x;
+                depth[i] = st_view_distance_from_depth(&v, x, y, depth[i]);
+            }
+        r = st_pfm_write_to(&outs[1], width, height, depth, &err);
+    }
+    if (!r) r = st_atomic_commit_all(outs, out_count, &err);
+    else st_atomic_abort_all(outs, out_count);
+    if (!r) {
+        st_device_info dev = st_engine_device(engine);
+        const st_store_info *in = st_store_get_info(store);
+        double eye[3];
+        st_camera_eye(&camera, eye);
+        printf("%s on %s (%s): %ux%u, %u frame%s, world %s (%.1f x %.1f km), %s at (%.1f, %.1f, %.1f) yaw %g pitch %g, "
+               "far %.0f m, tau %g px, skirts %s, shadows %s\n",
+               method, dev.name, dev.type, width, height, frames, frames > 1 ? "s" : "", world,
+               (double)(in->width - 1) * in->spacing_x_m / 1000, (double)(in->height - 1) * in->spacing_y_m / 1000,
+               view_label, eye[0], eye[1], eye[2], (double)camera.yaw_deg, (double)camera.pitch_deg,
+               (double)camera.far_dist, lod.tau_px, so.skirts ? "on" : "off", shadows ? "on" : "off");
+        if (settled) printf("  full detail after %u frame%s\n", settled_after, settled_after > 1 ? "s" : "");
+        else printf("  not at full detail after %u frames (--settle, --gpu-slots)\n", settled_after);
+        st_stats g = st_stats_of(gpu_ms, frames), cs = st_stats_of(cpu_ms, frames);
+        if (isnan(g.median)) printf("  gpu ms: not available on this adapter\n");
+        else printf("  gpu ms: median %.3f  min %.3f  max %.3f\n", g.median, g.min, g.max);
+        printf("  cpu ms: median %.3f  min %.3f  max %.3f (record + submit + wait)\n", cs.median, cs.min, cs.max);
+        cli_print_lod(&lod);
+        st_world_stats ws;
+        if (!st_engine_world_stats(engine, &ws, &err)) cli_print_world(&ws);
+        printf("  wrote %s%s%s\n", out_png, out_depth ? " and " : "", out_depth ? out_depth : "");
+        status = cli_validation_status(cmd, engine);
+    } else {
+        status = cli_fail(cmd, &err);
+    }
+    st_renderer_destroy(renderer);
+    st_engine_destroy(engine);
+    st_store_close(store);
+    free(rgba);
+    free(depth);
+    free(gpu_ms);
+    free(cpu_ms);
+    return status;
+}
