@@ -40,7 +40,7 @@ static inline double analytic_sample(const analytic *a, int64_t i, int64_t j) {
     int64_t last = (int64_t)a->size - 1;
     i = i < 0 ? 0 : i > last ? last : i;
     j = j < 0 ? 0 : j > last ? last : j;
-    return analytic_at(a, (double)i * a->spacing, (double)j * a->spacing);
+    return (float)analytic_at(a, (double)i * a->spacing, (double)j * a->spacing); /* as the f32 tiles hold it */
 }
 
 /* The store's finest surface: bilinear between samples (what the reference casts against). */
@@ -62,8 +62,8 @@ static st_result analytic_read(void *state, int64_t x0, int64_t y0, uint32_t w, 
 
 static void analytic_destroy(void *state) { free(state); }
 
-/* Builds the store into a fresh temporary folder (tiles of tile_size samples, f32, uncompressed) and opens it. */
-static inline st_store *analytic_store(const analytic *a, uint32_t tile_size, const char *tag) {
+/* Builds the store into folder dir (tiles of tile_size samples, f32, uncompressed) and opens it. */
+static inline st_store *analytic_store_in(const analytic *a, uint32_t tile_size, const char *dir) {
     analytic *copy = malloc(sizeof *copy);
     assert_non_null(copy);
     *copy = *a;
@@ -79,7 +79,6 @@ static inline st_store *analytic_store(const analytic *a, uint32_t tile_size, co
     static const st_dem_source_ops ops = {.read = analytic_read, .destroy = analytic_destroy};
     st_dem_source *src = NULL;
     assert_st_ok(st_dem_source_create(&ops, copy, &info, &src, err));
-    const char *dir = test_temp_dir(tag);
     st_store_build_desc bd = {.tile_size = tile_size, .encoding = ST_TILE_F32, .raw = true,
                               .compression = ST_TILE_RAW, .source_label = "test"};
     st_store_build_stats stats;
@@ -88,6 +87,11 @@ static inline st_store *analytic_store(const analytic *a, uint32_t tile_size, co
     st_store *s = NULL;
     assert_st_ok(st_store_open(dir, &s, err));
     return s;
+}
+
+/* The same in a fresh temporary folder. */
+static inline st_store *analytic_store(const analytic *a, uint32_t tile_size, const char *tag) {
+    return analytic_store_in(a, tile_size, test_temp_dir(tag));
 }
 
 /* An engine with validation on holding `store` as its large world (desc may be NULL). */

@@ -65,6 +65,36 @@ st_result st_reference_cast(const st_reference *ref, const st_camera *camera, st
 st_result st_reference_cast_cached(const st_reference *ref, const st_camera *camera, const char *cache_dir,
                                    st_ref_image *img, bool *from_cache, st_error *cache_err, st_error *err);
 
+/* ---- DEM tile stores (src/reference/dem_reference.c) ------------------------------------------------------------
+ * The ground truth of a store: rays cast against its full-resolution DEM — the finest tiles' bilinear surface, in
+ * double precision — by a descent of the tile quadtree on the index's bounds, then blocks of 16×16 cells by their
+ * highest sample, then the exact intersection with each cell's bilinear patch. Hits are shaded by the DEM ground's
+ * shared formula (strata/shading.h) with the normal of the patch and an exact shadow ray toward the sun. Decoded
+ * finest tiles are kept in a bounded cache shared by the casting threads. */
+typedef struct st_store st_store;
+typedef struct st_dem_reference st_dem_reference;
+
+/* The accuracy of a hit distance against the exact surface: double-precision rounding at 100 km. */
+#define ST_DEM_REFERENCE_TOLERANCE 1e-4
+
+/* cache_tiles: decoded finest tiles kept (0 = 1024). The store must outlive the reference. */
+st_result st_dem_reference_create(st_store *store, uint32_t cache_tiles, st_dem_reference **out, st_error *err);
+void st_dem_reference_destroy(st_dem_reference *ref);
+/* Whether hits cast shadow rays (default on); off matches a method drawn with --no-shadows. */
+void st_dem_reference_set_shadows(st_dem_reference *ref, bool on);
+/* The first hit of a ray (world metres, unit direction) with distance in [t_min, t_max]; false on a miss. A ray
+ * that starts below the ground hits at t_min. A tile that cannot be read is an error. */
+st_result st_dem_reference_ray(st_dem_reference *ref, const double origin[3], const double dir[3], double t_min,
+                               double t_max, bool *hit, double *t_hit, st_error *err);
+/* The finest surface at (x, y) metres (clamped to the world), and its slope (metres per metre) when grad is given. */
+st_result st_dem_reference_height(st_dem_reference *ref, double x, double y, double *height, double grad[2],
+                                  st_error *err);
+/* Casts every pixel of the camera (its eye in double precision) at the image's size, rows in parallel. distance is
+ * along each pixel's ray (NAN for sky), face TOP or SKY, type 0, rgba the shaded hit or the fog colour. */
+st_result st_dem_reference_cast(st_dem_reference *ref, const st_camera *camera, st_ref_image *img, st_error *err);
+/* Finest tiles decoded so far (for reports). */
+uint64_t st_dem_reference_tiles_read(const st_dem_reference *ref);
+
 /* CRC-32 (zlib) of the level's height and metadata planes, the key the cache and reports use. */
 uint32_t st_reference_crc(const st_reference *ref);
 uint32_t st_reference_level_crc32(const st_level *level);
