@@ -11,6 +11,7 @@
 #include "analytic_store.h"
 #include "strata/image.h"
 #include "strata/lod.h"
+#include "strata/reference.h"
 
 #define W 96
 #define H 64
@@ -162,11 +163,282 @@ static void test_wrong_world_refused(void **state) {
     st_store_close(s);
 }
 
+/* ---- against the reference on a sum of sines ------------------------------------------------------------------- */
+
+typedef struct scene {
+    analytic a;
+    st_store *store;
+    st_engine *engine;
+    st_dem_reference *ref;
+} scene;
+
+static scene sine_scene(double wave, const char *tag, const st_world_desc *wd) {
+    scene sc = {.a = {.shape = SHAPE_SINE, .size = 513, .spacing = 2, .base = 60, .amp = 25, .wave = wave}};
+    sc.store = analytic_store(&sc.a, 33, tag);
+    sc.engine = store_engine(sc.store, wd ? wd : &(st_world_desc){.gpu_slots = 512});
+    assert_st_ok(st_dem_reference_create(sc.store, 0, &sc.ref, err));
+    return sc;
+}
+
+static void scene_free(scene *sc) {
+    st_dem_reference_destroy(sc->ref);
+    test_engine_finish(sc->engine, NULL);
+    st_store_close(sc->store);
+}
+
+static float *reference_distances(scene *sc, st_camera cam, uint32_t w, uint32_t h, bool shadows, uint8_t *rgba) {
+    st_ref_image img = {0};
+    assert_st_ok(st_ref_image_create(w, h, &img, err));
+    st_dem_reference_set_shadows(sc->ref, shadows);
+    assert_st_ok(st_dem_reference_cast(sc->ref, &cam, &img, err));
+    float *d = malloc((size_t)w * h * sizeof *d);
+    assert_non_null(d);
+    memcpy(d, img.distance, (size_t)w * h * sizeof *d);
+    if (rgba) memcpy(rgba, img.rgba, (size_t)w * h * 4);
+    st_ref_image_free(&img);
+    return d;
+}
+
+/* A camera low over the sines looking down at -55°, at (x, y): every pixel sees ground. */
+static st_camera down_camera(const analytic *a, double x, double y, double above, float yaw) {
+    return store_camera(x, y, analytic_bilinear(a, x, y) + above, yaw, -55, 3000);
+}
+
+/* The sweep: the eye flies 400 m over the sines (level boundaries cross the whole image), every pixel of every
+ * frame must show ground, because the reference does; the morph alone (no skirts) closes every seam. */
+static void test_no_crack_sweep(void **state) {
+    (void)state;
+    scene sc = sine_scene(70, "cdlod-sweep", NULL);
+    st_method_knobs k = {.tau_px = 2, .lod_grid = 8};
+    for (int m = 0; m < 2; m++) {
+        st_renderer *r = store_renderer(sc.engine, METHODS[m], W, H, &k);
+        uint32_t levels_seen = 0;
+        for (int step = 0; step < 24; step++) {
+            double x = 150 + 17.0 * step, y = 200 + 9.0 * step;
+            st_camera cam = down_camera(&sc.a, x, y, 30 + (step % 5) * 6, 60);
+            cam.pitch_deg = -50;
+            frame f = render(sc.engine, r, cam, W, H);
+            float *ref = reference_distances(&sc, cam, W, H, false, NULL);
+            uint32_t holes = 0, ground = 0;
+            for (uint32_t i = 0; i < W * H; i++) {
+                if (isnan(ref[i])) continue;
+                ground++;
+                if (isnan(f.dist[i])) holes++;
+            }
+            assert_true(ground == W * H); /* the camera sees nothing but ground */
+            if (holes) {
+                maybe_write("sweep-crack", &f, W, H);
+                fail_msg("%s step %d: %u background pixels where the ground is (levels %u..)", METHODS[m], step, holes,
+                         f.lod.per_level[0] ? 0 : 1);
+            }
+            uint32_t used = 0;
+            for (uint32_t l = 0; l < f.lod.levels; l++) used += f.lod.per_level[l] > 0;
+            if (used > levels_seen) levels_seen = used;
+            assert_int_equal(f.lod.one_level_violations, 0);
+            free(ref);
+            frame_free(&f);
+        }
+        assert_true(levels_seen >= 3); /* the frames did span level boundaries */
+        st_renderer_destroy(r);
+    }
+    scene_free(&sc);
+}
+
+/* Depth and the image-space error against the full-resolution reference: the error of the drawn surface, projected,
+ * stays within τ (a little more where the morph blends), and both variants agree with each other. */
+static void test_sine_against_reference(void **state) {
+    (void)state;
+    scene sc = sine_scene(90, "cdlod-sine", NULL);
+    float tau = 1.0f;
+    st_method_knobs k = {.tau_px = tau, .lod_grid = 8};
+    st_camera cams[2] = {down_camera(&sc.a, 300, 250, 40, 30), store_camera(100, 120, 120, 45, -15, 3000)};
+    frame fr[2][2];
+    for (int m = 0; m < 2; m++) {
+        st_renderer *r = store_renderer(sc.engine, METHODS[m], W, H, &k);
+        for (int c = 0; c < 2; c++) fr[m][c] = render(sc.engine, r, cams[c], W, H);
+        st_renderer_destroy(r);
+    }
+    for (int c = 0; c < 2; c++) {
+        float *ref = reference_distances(&sc, cams[c], W, H, false, NULL);
+        st_view v = st_camera_view(&cams[c], W, H);
+        for (int m = 0; m < 2; m++) {
+            uint32_t both = 0, mismatch = 0, over = 0;
+            for (uint32_t j = 0; j < H; j++)
+                for (uint32_t i = 0; i < W; i++) {
+                    float a = fr[m][c].dist[j * W + i], b = ref[j * W + i];
+                    if (isnan(a) != isnan(b)) mismatch++;
+                    if (isnan(a) || isnan(b)) continue;
+                    both++;
+                    /* the image-space error: the drawn point against the true surface below/above it, on screen */
+                    float dir[3];
+                    st_view_pixel_ray(&v, i, j, dir, NULL, NULL);
+                    double p[3] = {dir[0] * a, dir[1] * a, dir[2] * a};
+                    double dz = v.origin[2] + p[2] - analytic_bilinear(&sc.a, v.origin[0] + p[0], v.origin[1] + p[1]);
+                    double q[3] = {p[0], p[1], p[2] - dz};
+                    double zp = p[0] * v.forward[0] + p[1] * v.forward[1] + p[2] * v.forward[2];
+                    double zq = q[0] * v.forward[0] + q[1] * v.forward[1] + q[2] * v.forward[2];
+                    double px[2] = {v.focal_px * (p[0] * v.screen_right[0] + p[1] * v.screen_right[1] + p[2] * v.screen_right[2]) / zp,
+                                    v.focal_px * (p[0] * v.screen_up[0] + p[1] * v.screen_up[1] + p[2] * v.screen_up[2]) / zp};
+                    double qx[2] = {v.focal_px * (q[0] * v.screen_right[0] + q[1] * v.screen_right[1] + q[2] * v.screen_right[2]) / zq,
+                                    v.focal_px * (q[0] * v.screen_up[0] + q[1] * v.screen_up[1] + q[2] * v.screen_up[2]) / zq};
+                    if (hypot(px[0] - qx[0], px[1] - qx[1]) > 1.5 * tau) over++;
+                }
+            assert_true(both > W * H / 3);
+            if (mismatch > W * H / 100) fail_msg("%s camera %d: %u pixels drawn where the reference is sky or back", METHODS[m], c, mismatch);
+            if (over > both / 50) fail_msg("%s camera %d: %u of %u pixels off by more than 1.5 τ on screen", METHODS[m], c, over, both);
+        }
+        /* the two variants draw the same surface */
+        uint32_t diff = 0;
+        for (uint32_t i = 0; i < W * H; i++) {
+            float a = fr[0][c].dist[i], b = fr[1][c].dist[i];
+            if (isnan(a) != isnan(b) || (!isnan(a) && fabsf(a - b) > 1e-3f * a + 1e-3f)) diff++;
+        }
+        if (diff > W * H / 200) fail_msg("camera %d: cdlod and cdlod-compute differ in %u pixels", c, diff);
+        free(ref);
+    }
+    for (int m = 0; m < 2; m++)
+        for (int c = 0; c < 2; c++) frame_free(&fr[m][c]);
+    scene_free(&sc);
+}
+
+/* Culling changes no pixel: the same frames with every node kept, from cameras whose frustum corners graze the
+ * ground near the eye and the world's edges (where a culling bug drops what is seen). */
+static void test_culling_changes_nothing(void **state) {
+    (void)state;
+    scene sc = sine_scene(70, "cdlod-cull", NULL);
+    st_method_knobs kc = {.tau_px = 1, .lod_grid = 8}, ka = kc;
+    ka.lod_no_cull = true;
+    st_camera cams[4] = {store_camera(40, 40, 75, 200, -60, 3000), store_camera(1000, 30, 80, 330, -20, 3000),
+                         store_camera(512, 512, 300, 10, -90, 3000), store_camera(20, 900, 90, 120, -5, 3000)};
+    for (int m = 0; m < 2; m++) {
+        st_renderer *rc = store_renderer(sc.engine, METHODS[m], W, H, &kc);
+        st_renderer *ra = store_renderer(sc.engine, METHODS[m], W, H, &ka);
+        for (int c = 0; c < 4; c++) {
+            frame a = render(sc.engine, rc, cams[c], W, H), b = render(sc.engine, ra, cams[c], W, H);
+            assert_true(a.lod.culled > 0);
+            assert_true(b.lod.nodes > a.lod.nodes);
+            uint32_t diff = 0;
+            for (uint32_t i = 0; i < W * H; i++)
+                if (memcmp(&a.dist[i], &b.dist[i], sizeof(float)) || memcmp(a.rgba + 4 * i, b.rgba + 4 * i, 3)) diff++;
+            if (diff) fail_msg("%s camera %d: culling changed %u pixels", METHODS[m], c, diff);
+            frame_free(&a);
+            frame_free(&b);
+        }
+        st_renderer_destroy(rc);
+        st_renderer_destroy(ra);
+    }
+    scene_free(&sc);
+}
+
+/* ---- a tile that does not load ---------------------------------------------------------------------------------- */
+
+typedef struct broken_loader {
+    st_store *store;
+    st_tile_key broken;
+} broken_loader;
+
+static st_result broken_load(void *user, st_tile_key key, st_tile **out, st_error *err) {
+    const broken_loader *b = user;
+    if (st_tile_key_equal(key, b->broken))
+        return st_error_set(err, ST_ERR_IO, "tile %u/%u/%u is broken", key.level, key.x, key.y);
+    return st_store_read_tile(b->store, key, out, err);
+}
+
+/* The finest tile under the eye fails to load: its nodes draw its parent's heights (the level-1 surface, which
+ * differs from the finest here, the waves being short), and with skirts no pixel goes missing (without them the
+ * parent's surface and the finest one meet with a step along the tile's edge: docs/large-world.md). */
+static void test_missing_tile_draws_ancestor(void **state) {
+    (void)state;
+    analytic a = {.shape = SHAPE_SINE, .size = 257, .spacing = 2, .base = 60, .amp = 20, .wave = 10};
+    st_store *store = analytic_store(&a, 33, "cdlod-broken");
+    broken_loader bl = {store, {0, 3, 3}}; /* covers x, y in [192, 256] m */
+    st_engine *e = store_engine(store, &(st_world_desc){.gpu_slots = 256, .load = broken_load, .load_user = &bl});
+    st_method_knobs k = {.tau_px = 0.5f, .lod_grid = 8, .skirts = true};
+    st_camera cam = store_camera(224, 224, analytic_bilinear(&a, 224, 224) + 60, 0, -90, 1000);
+    st_dem_reference *ref = NULL;
+    assert_st_ok(st_dem_reference_create(store, 0, &ref, err));
+    for (int m = 0; m < 2; m++) {
+        st_renderer *r = store_renderer(e, METHODS[m], W, H, &k);
+        st_lod_frame_stats s = {0};
+        for (int i = 0; i < 300; i++) { /* until every other tile is in: only the broken one falls back */
+            assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
+            st_renderer_lod_stats(r, &s);
+            st_world_stats ws;
+            assert_st_ok(st_engine_world_stats(e, &ws, err));
+            if (!s.missing && s.fallback && !ws.residency.queued && !ws.residency.loading) break;
+        }
+        assert_true(s.fallback > 0);
+        assert_int_equal(s.missing, 0);
+        float *depth = malloc(W * H * sizeof *depth);
+        assert_st_ok(st_renderer_readback(r, NULL, depth, err));
+        st_view v = st_camera_view(&cam, W, H);
+        uint32_t in_tile = 0, on_parent = 0;
+        for (uint32_t j = 0; j < H; j++)
+            for (uint32_t i = 0; i < W; i++) {
+                float d = st_view_distance_from_depth(&v, i, j, depth[j * W + i]);
+                if (isnan(d)) fail_msg("%s: pixel (%u, %u) is a hole", METHODS[m], i, j);
+                float dir[3];
+                st_view_pixel_ray(&v, i, j, dir, NULL, NULL);
+                double x = v.origin[0] + dir[0] * d, y = v.origin[1] + dir[1] * d, z = v.origin[2] + dir[2] * d;
+                if (x < 194 || x > 254 || y < 194 || y > 254) continue; /* inside the broken tile, off its edges */
+                in_tile++;
+                /* the level-1 surface: bilinear over every other sample */
+                double u = x / 4, w = y / 4, fu = floor(u), fw = floor(w), tu = u - fu, tw = w - fw;
+                int64_t i0 = (int64_t)fu * 2, j0 = (int64_t)fw * 2;
+                double s1 = (analytic_sample(&a, i0, j0) * (1 - tu) + analytic_sample(&a, i0 + 2, j0) * tu) * (1 - tw) +
+                            (analytic_sample(&a, i0, j0 + 2) * (1 - tu) + analytic_sample(&a, i0 + 2, j0 + 2) * tu) * tw;
+                double s0 = analytic_bilinear(&a, x, y);
+                if (fabs(z - s1) < fabs(z - s0)) on_parent++;
+            }
+        assert_true(in_tile > 100);
+        if (on_parent < in_tile * 9 / 10)
+            fail_msg("%s: %u of %u pixels in the broken tile lie on its parent's surface", METHODS[m], on_parent, in_tile);
+        free(depth);
+        st_renderer_destroy(r);
+    }
+    st_dem_reference_destroy(ref);
+    test_engine_finish(e, NULL);
+    st_store_close(store);
+}
+
+/* Skirts: the same frame with skirts adds their triangles (N per side), keeps every pixel of the ground, and changes
+ * only pixels where a skirt shows (none when the morph closes every seam and the view is from above). */
+static void test_skirts(void **state) {
+    (void)state;
+    scene sc = sine_scene(70, "cdlod-skirts", NULL);
+    st_method_knobs k = {.tau_px = 1, .lod_grid = 8, .lod_no_cull = true}, ks = k; /* the same nodes both times */
+    ks.skirts = true;
+    st_camera cam = down_camera(&sc.a, 300, 300, 30, 75);
+    for (int m = 0; m < 2; m++) {
+        st_renderer *r0 = store_renderer(sc.engine, METHODS[m], W, H, &k), *r1 = store_renderer(sc.engine, METHODS[m], W, H, &ks);
+        frame a = render(sc.engine, r0, cam, W, H), b = render(sc.engine, r1, cam, W, H);
+        assert_int_equal(a.lod.skirt_triangles, 0);
+        assert_true(b.lod.skirt_triangles > 0);
+        assert_int_equal(b.lod.triangles - b.lod.skirt_triangles, a.lod.triangles);
+        uint32_t diff = 0;
+        for (uint32_t i = 0; i < W * H; i++) {
+            assert_false(isnan(b.dist[i]));
+            if (fabsf(a.dist[i] - b.dist[i]) > 1e-3f * a.dist[i]) diff++;
+        }
+        assert_true(diff <= W * H / 100); /* skirts hide under the closed seams */
+        frame_free(&a);
+        frame_free(&b);
+        st_renderer_destroy(r0);
+        st_renderer_destroy(r1);
+    }
+    scene_free(&sc);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plane_known_depth),
         cmocka_unit_test(test_tilted_plane_known_depth),
         cmocka_unit_test(test_wrong_world_refused),
+        cmocka_unit_test(test_no_crack_sweep),
+        cmocka_unit_test(test_sine_against_reference),
+        cmocka_unit_test(test_culling_changes_nothing),
+        cmocka_unit_test(test_missing_tile_draws_ancestor),
+        cmocka_unit_test(test_skirts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 
 layout(location = 0) out vec3 rel;
 layout(location = 1) flat out uint node_index;
+layout(location = 2) out vec2 grid; // the vertex's grid coordinate, for the wireframe overlay
 
 void main() {
     uint inst = instances[gl_InstanceIndex];
@@ -18,5 +19,6 @@ void main() {
     float k;
     node_index = inst >> 4;
     rel = cdlod_vertex(nodes[node_index], vec2(ij), k);
+    grid = vec2(ij);
     gl_Position = g.view_proj * vec4(rel, 1.0);
 }

@@ -10,6 +10,7 @@
 
 layout(location = 0) out vec3 rel;
 layout(location = 1) flat out uint node_index;
+layout(location = 2) out vec2 grid;
 
 void main() {
     uint inst = instances[gl_InstanceIndex];
@@ -19,5 +20,6 @@ void main() {
     CdlodNode n = nodes[node_index];
     rel = cdlod_vertex(n, cdlod_skirt_grid(q, side, v >> 1), k);
     if ((v & 1u) != 0u) rel.z -= n.skirt;
+    grid = vec2(float(v >> 1), float(v & 1u));
     gl_Position = g.view_proj * vec4(rel, 1.0);
 }

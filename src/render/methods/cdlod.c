@@ -54,7 +54,7 @@ typedef struct cdlod_state {
     VkDescriptorSetLayout set_layout;
     VkDescriptorSet set;
     VkPipelineLayout layout;
-    VkPipeline patch_pipeline, skirt_pipeline, wire_pipeline;
+    VkPipeline patch_pipeline, skirt_pipeline;
     /* compute */
     VkDescriptorSetLayout targets_layout;
     VkDescriptorSet targets_set;
@@ -66,7 +66,7 @@ static void cdlod_destroy(st_renderer *r, void *state) {
     cdlod_state *s = state;
     st_gpu *gpu = r->engine->gpu;
     VkDevice dev = gpu->device;
-    VkPipeline pipes[] = {s->patch_pipeline, s->skirt_pipeline, s->wire_pipeline, s->raster_pipeline, s->big_pipeline,
+    VkPipeline pipes[] = {s->patch_pipeline, s->skirt_pipeline, s->raster_pipeline, s->big_pipeline,
                           s->resolve_pipeline};
     for (size_t i = 0; i < sizeof pipes / sizeof pipes[0]; i++)
         if (pipes[i]) vkDestroyPipeline(dev, pipes[i], NULL);
@@ -252,15 +252,6 @@ static st_result cdlod_create(st_renderer *r, void **out, st_error *err) {
         d.cull = VK_CULL_MODE_NONE;
         res = st_gpu_graphics_pipeline(r->engine->gpu, &d, &s->skirt_pipeline, err);
     }
-    if (!res && r->desc.wireframe && r->engine->gpu->fill_mode_non_solid) {
-        d.vertex = "cdlod.vert";
-        d.fragment = "cdlod_wire.frag";
-        d.cull = VK_CULL_MODE_FRONT_BIT;
-        d.wireframe = true;
-        d.depth_write = false;
-        d.depth_bias = 4.0f;
-        res = st_gpu_graphics_pipeline(r->engine->gpu, &d, &s->wire_pipeline, err);
-    }
     return res;
 }
 
@@ -441,10 +432,6 @@ static void cdlod_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         if (s->skirts) {
             vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->skirt_pipeline);
             vkCmdDrawIndexed(cmd, s->strip_indices, s->skirts, s->strip_first, 0, s->patches);
-        }
-        if (s->wire_pipeline) {
-            vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->wire_pipeline);
-            vkCmdDrawIndexed(cmd, s->grid_indices, s->patches, 0, 0, 0);
         }
     }
     st_renderer_end_raster(r, cmd);
