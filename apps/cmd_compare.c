@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "store_cli.h"
 #include "strata/eval.h"
 #include "strata/render.h"
 
@@ -143,6 +144,7 @@ static void print_summary(const st_compare_result *res) {
 }
 
 int cmd_compare(int argc, char **argv) {
+    if (cli_is_store(cli_world_arg(argc, argv))) return cli_compare_store(argc, argv);
     const char *cmd = "compare";
     cli_measure mo = cli_measure_defaults("out/compare");
     bool quick = false, edits = false, soak = false, dig_given = false;

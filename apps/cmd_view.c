@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "store_cli.h"
 #include "strata/image.h"
 #include "strata/render.h"
 #include "strata/view.h"
@@ -60,6 +61,7 @@ static void usage(void) {
 #if !STRATA_HAVE_GLFW
 
 int cmd_view(int argc, char **argv) {
+    if (cli_is_store(cli_world_arg(argc, argv))) return cli_view_store(argc, argv);
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage();
@@ -973,6 +975,7 @@ static int run_headless(const view_opts *o) {
 }
 
 int cmd_view(int argc, char **argv) {
+    if (cli_is_store(cli_world_arg(argc, argv))) return cli_view_store(argc, argv);
     viewer *v = calloc(1, sizeof *v);
     if (!v) {
         fprintf(stderr, "strata view: out of memory\n");

@@ -12,6 +12,7 @@
 #include "strata/reference.h"
 #include "strata/render.h"
 #include "strata/views.h"
+#include "strata/large_world.h"
 
 /* ---- metrics ------------------------------------------------------------------------------------------
  * Distance images hold the distance along each pixel's normalised ray, NAN where nothing was drawn (a
@@ -462,6 +463,80 @@ typedef struct st_soak_result {
  * st_error naming the method and frame; soak.json is still written and *out is set. */
 st_result st_soak_run(const st_soak_desc *desc, st_soak_result **out, st_error *err);
 void st_soak_result_free(st_soak_result *r);
+
+/* ---- DEM tile stores: the comparison of the large-world methods (src/eval/compare_store.c) --------------------
+ * Every store method at every τ and view, settled to full detail, timed, and scored against the full-resolution
+ * reference (st_dem_reference) with the metrics above (depth in metres) plus the image-space error in pixels:
+ * for each pixel a method drew, the screen distance between its surface point and the true surface point straight
+ * below or above it (docs/harness.md). Reports go to OUT/<adapter>/<UTC time>-world-<digest>/. */
+
+#define ST_COMPARE_STORE_MAX_TAUS 8
+
+/* The image-space error of each pixel of a method's distance image (NAN = nothing drawn) seen with view v (its
+ * origin the eye in double precision), in pixels, into err_px (w·h floats; NAN where nothing was drawn or the
+ * point lies off the world). */
+st_result st_eval_image_space_error(st_dem_reference *ref, const st_view *v, const float *distance, uint32_t w,
+                                    uint32_t h, float *err_px, st_error *err);
+
+typedef struct st_compare_store_desc {
+    st_store *store;             /* required */
+    const char *world_name;      /* for the reports */
+    const char *const *methods;  /* NULL = every store method */
+    size_t method_count;
+    const st_viewpoint *views;   /* NULL = the store's 12 default views */
+    size_t view_count;
+    const double *taus;          /* NULL = {1} */
+    size_t tau_count;
+    uint32_t width, height;      /* 0 = 1280×800 */
+    double far_m;                /* 0 = the store's (st_store_far) */
+    uint32_t frames, warmup;     /* 0 = 20 and 3 */
+    uint32_t settle_frames;      /* frames allowed to reach full detail per view (0 = 4000) */
+    bool skirts, no_shadows;
+    uint32_t lod_grid, gpu_slots;
+    const char *out_dir;         /* NULL = out/compare-world */
+    int device_index;
+    bool device_given, validate, progress_lines;
+    const volatile sig_atomic_t *cancel;
+} st_compare_store_desc;
+
+typedef struct st_compare_store_row {
+    size_t method, tau, view;
+    st_stats ms;                 /* frame time: GPU timestamps, else CPU submit-and-wait */
+    bool gpu_timing;
+    double p99_ms;
+    st_metrics metrics;
+    double ise_p50, ise_p95, ise_max; /* image-space error, pixels */
+    uint64_t ise_pixels;         /* pixels it was measured over */
+    st_lod_frame_stats lod;
+    uint32_t settle_frames;
+    bool settled;
+} st_compare_store_row;
+
+typedef struct st_compare_store_result {
+    char adapter[256], device_type[16], slug[96], world[512];
+    uint32_t width, height, frames, warmup;
+    double far_m;
+    bool skirts, shadows;
+    size_t method_count, tau_count, view_count;
+    char methods[ST_COMPARE_MAX_METHODS][32];
+    double taus[ST_COMPARE_STORE_MAX_TAUS];
+    st_viewpoint views[ST_MAX_VIEWS];
+    double reference_ms[ST_MAX_VIEWS];
+    st_compare_store_row *rows;  /* rows[(m·tau_count + t)·view_count + v] */
+    /* per method and τ, pooled over the views */
+    double mean_ms[ST_COMPARE_MAX_METHODS][ST_COMPARE_STORE_MAX_TAUS];
+    double ise_p95[ST_COMPARE_MAX_METHODS][ST_COMPARE_STORE_MAX_TAUS];
+    double ise_max[ST_COMPARE_MAX_METHODS][ST_COMPARE_STORE_MAX_TAUS];
+    double see_through[ST_COMPARE_MAX_METHODS][ST_COMPARE_STORE_MAX_TAUS];
+    double triangles[ST_COMPARE_MAX_METHODS][ST_COMPARE_STORE_MAX_TAUS];
+    double select_ms[ST_COMPARE_MAX_METHODS][ST_COMPARE_STORE_MAX_TAUS];
+    uint32_t validation_messages;
+    uint64_t peak_rss_bytes, gpu_tile_bytes;
+    char out_dir[1200];
+} st_compare_store_result;
+
+st_result st_compare_store_run(const st_compare_store_desc *desc, st_compare_store_result **out, st_error *err);
+void st_compare_store_result_free(st_compare_store_result *r);
 
 /* ---- merging runs ----------------------------------------------------------------------------------------
  * Reads results.json files of several adapters and writes one Markdown report: frame time per method per
