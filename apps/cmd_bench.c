@@ -21,6 +21,7 @@ static const bench_entry benches[] = {
     {"upload", "GPU tile pool: 257² u16/f32 tiles through the pinned staging ring, GiB/s (target >= 20)", bench_upload},
     {"tiles", "tile streaming: request storm (median us/request, target <= 1 us), slow-load flatness", bench_tiles},
     {"dem", "DEM window reads through st_dem_open (GeoTIFF, pooled GDAL handles, raw): windows/s", bench_dem},
+    {"lod", "CDLOD selection on the CPU per view and along a flight, 1920×1080 (median ms, target <= 0.05)", bench_lod},
 };
 #define BENCH_COUNT (sizeof benches / sizeof benches[0])
 
