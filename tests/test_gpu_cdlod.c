@@ -12,6 +12,7 @@
 #include "strata/image.h"
 #include "strata/lod.h"
 #include "strata/reference.h"
+#include "render/methods/methods.h"
 
 #define W 96
 #define H 64
@@ -429,6 +430,80 @@ static void test_skirts(void **state) {
     scene_free(&sc);
 }
 
+/* ---- the GLSL vertex against its C twin ------------------------------------------------------------------------ */
+
+typedef struct tile_heights {
+    st_tile *t;
+} tile_heights;
+
+static double tile_bilinear(void *user, double u, double v) {
+    const st_tile *t = ((tile_heights *)user)->t;
+    double last = t->size - 1;
+    u = fmin(fmax(u, 0), last), v = fmin(fmax(v, 0), last);
+    double fu = fmin(floor(u), last - 1), fv = fmin(floor(v), last - 1), tu = u - fu, tv = v - fv;
+    uint32_t i = (uint32_t)fu, j = (uint32_t)fv;
+    double a = st_tile_height(t, i, j) * (1 - tu) + st_tile_height(t, i + 1, j) * tu;
+    double b = st_tile_height(t, i, j + 1) * (1 - tu) + st_tile_height(t, i + 1, j + 1) * tu;
+    return a * (1 - tv) + b * tv;
+}
+
+/* Every grid vertex of the nodes of a frame, computed by the shader (cdlod_probe.comp runs the shared vertex
+ * function) and by st_lod_vertex: the same positions and morph factors, morphing vertices among them. */
+static void test_vertex_twin(void **state) {
+    (void)state;
+    scene sc = sine_scene(70, "cdlod-twin", NULL);
+    st_method_knobs k = {.tau_px = 1, .lod_grid = 8};
+    st_renderer *r = store_renderer(sc.engine, "cdlod", W, H, &k);
+    st_camera cam = store_camera(300, 250, analytic_bilinear(&sc.a, 300, 250) + 35, 60, -25, 3000);
+    frame f = render(sc.engine, r, cam, W, H);
+    const uint32_t *from;
+    uint32_t drawn;
+    const st_lod_selection *sel = st_cdlod_last_frame(r, &from, &drawn);
+    assert_non_null(sel);
+    assert_true(drawn > 10);
+    st_lod_world w;
+    assert_st_ok(st_lod_world_of_store(sc.store, NULL, 8, &w, err));
+    st_view v = st_camera_view(&cam, W, H);
+    uint32_t n1 = 9, count = n1 * n1, morphing = 0, checked = 0;
+    float grid[2 * 81], out[4 * 81];
+    for (uint32_t y = 0; y < n1; y++)
+        for (uint32_t x = 0; x < n1; x++) grid[2 * (y * n1 + x)] = (float)x, grid[2 * (y * n1 + x) + 1] = (float)y;
+    double worst_p = 0, worst_k = 0;
+    for (uint32_t d = 0; d < drawn; d += drawn / 40 + 1) {
+        const st_lod_node *n = &sel->nodes[from[d]];
+        assert_st_ok(st_cdlod_probe(r, d, grid, count, out, err));
+        tile_heights th = {0};
+        assert_st_ok(st_store_read_tile(sc.store, n->tile, &th.t, err));
+        double corner[2], cx, cy;
+        st_lod_node_corner(&w, n, corner, &cx, &cy);
+        double scale = ldexp(1, -(int)n->tile.level);
+        double X0 = (double)n->x * 8 * ldexp(1, (int)n->level), Y0 = (double)n->y * 8 * ldexp(1, (int)n->level);
+        double tex0[2] = {(X0 - (double)n->tile.x * 32 * ldexp(1, (int)n->tile.level)) * scale,
+                          (Y0 - (double)n->tile.y * 32 * ldexp(1, (int)n->tile.level)) * scale};
+        double step = ldexp(1, (int)n->level - (int)n->tile.level);
+        double ext = 512 * 2.0, limit[2] = {(ext - corner[0]) / cx, (ext - corner[1]) / cy};
+        for (uint32_t i = 0; i < count; i++) {
+            double p[3], kk;
+            st_lod_vertex(v.origin, &sel->bands[n->level], corner, cx, cy, tex0, step, limit, grid[2 * i],
+                          grid[2 * i + 1], tile_bilinear, &th, p, &kk);
+            double dx = v.origin[0] + out[4 * i] - p[0], dy = v.origin[1] + out[4 * i + 1] - p[1];
+            double dz = v.origin[2] + out[4 * i + 2] - p[2];
+            worst_p = fmax(worst_p, sqrt(dx * dx + dy * dy + dz * dz));
+            worst_k = fmax(worst_k, fabs(out[4 * i + 3] - kk));
+            if (kk > 0.01 && kk < 0.99) morphing++;
+            checked++;
+        }
+        st_tile_destroy(th.t);
+    }
+    if (worst_p > 2e-3 || worst_k > 1e-3)
+        fail_msg("the shader's vertices differ from st_lod_vertex by up to %.5f m (morph factor by %.5f)", worst_p, worst_k);
+    assert_true(checked > 1000);
+    assert_true(morphing > 20); /* vertices inside morph bands were compared */
+    frame_free(&f);
+    st_renderer_destroy(r);
+    scene_free(&sc);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plane_known_depth),
@@ -439,6 +514,7 @@ int main(void) {
         cmocka_unit_test(test_culling_changes_nothing),
         cmocka_unit_test(test_missing_tile_draws_ancestor),
         cmocka_unit_test(test_skirts),
+        cmocka_unit_test(test_vertex_twin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

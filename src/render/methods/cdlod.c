@@ -49,6 +49,8 @@ typedef struct cdlod_state {
     bool have_frozen;
     uint32_t node_cap, inst_cap;
     uint32_t patches, skirts;  /* this frame's instances */
+    uint32_t *drawn_from;      /* per GPU node: its index in the selection */
+    uint32_t drawn_cap, drawn;
     st_gpu_buffer nodes, instances, frame, index;
     uint32_t grid_indices, strip_first, strip_indices;
     VkDescriptorSetLayout set_layout;
@@ -76,6 +78,7 @@ static void cdlod_destroy(st_renderer *r, void *state) {
     st_gpu_buffer *bufs[] = {&s->nodes, &s->instances, &s->frame, &s->index, &s->vis, &s->big};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) st_gpu_buffer_destroy(gpu, bufs[i]);
     st_lod_selection_free(&s->sel);
+    free(s->drawn_from);
     free(s);
 }
 
@@ -331,10 +334,15 @@ static void prepare(st_renderer *r, cdlod_state *s) {
     uint32_t *inst = s->instances.mapped;
     st_residency *res_mgr = st_large_world_residency(lw);
     uint32_t drawn = 0;
+    if (sel->count > s->drawn_cap) {
+        uint32_t *d = realloc(s->drawn_from, sel->count * sizeof *d);
+        if (d) s->drawn_from = d, s->drawn_cap = sel->count;
+    }
     for (uint32_t i = 0; i < sel->count; i++) {
         const st_lod_node *n = &sel->nodes[i];
         uint32_t slot = ST_TILE_NO_SLOT;
         if (!st_residency_tile(res_mgr, n->tile, &slot) || slot == ST_TILE_NO_SLOT) continue;
+        if (drawn < s->drawn_cap) s->drawn_from[drawn] = i;
         int64_t cx = (int64_t)n->x * N << n->level, cy = (int64_t)n->y * N << n->level;
         int64_t tx = (int64_t)n->tile.x * sint << n->tile.level, ty = (int64_t)n->tile.y * sint << n->tile.level;
         nodes[drawn] = (cdlod_node_gpu){.corner = {(int32_t)(cx - ax), (int32_t)(cy - ay)},
@@ -347,6 +355,7 @@ static void prepare(st_renderer *r, cdlod_state *s) {
             if (n->quadrants & (1u << q)) inst[s->patches++] = drawn << 4 | q;
         drawn++;
     }
+    s->drawn = drawn;
     /* skirt instances after the patches (the skirt draw starts at firstInstance = patches) */
     drawn = 0;
     for (uint32_t i = 0; i < sel->count; i++) {
@@ -505,6 +514,94 @@ static uint64_t cdlod_cpu_bytes(const st_renderer *r, const void *state) {
 static void cdlod_lod_stats(const st_renderer *r, const void *state, st_lod_frame_stats *out) {
     (void)r;
     *out = ((const cdlod_state *)state)->stats;
+}
+
+/* ---- the probe (tests) ------------------------------------------------------------------------------------------ */
+
+const st_lod_selection *st_cdlod_last_frame(const st_renderer *r, const uint32_t **drawn_from, uint32_t *drawn) {
+    if (r->ops != &st_method_cdlod && r->ops != &st_method_cdlod_compute) return NULL;
+    const cdlod_state *s = r->state;
+    *drawn_from = s->drawn_from;
+    *drawn = s->drawn < s->drawn_cap ? s->drawn : s->drawn_cap;
+    return &s->sel;
+}
+
+st_result st_cdlod_probe(st_renderer *r, uint32_t node, const float *grid, uint32_t count, float *out, st_error *err) {
+    if (r->ops != &st_method_cdlod && r->ops != &st_method_cdlod_compute)
+        return st_error_set(err, ST_ERR_INVALID, "probe: not a cdlod renderer");
+    cdlod_state *s = r->state;
+    if (!r->drawn || node >= s->drawn) return st_error_set(err, ST_ERR_INVALID, "probe: node %u of %u", node, s->drawn);
+    st_gpu *gpu = r->engine->gpu;
+    VkDevice dev = gpu->device;
+    st_gpu_buffer in = {0}, res_buf = {0};
+    VkDescriptorSetLayout layout = VK_NULL_HANDLE;
+    VkPipelineLayout playout = VK_NULL_HANDLE;
+    VkPipeline pipe = VK_NULL_HANDLE;
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    st_result res = st_gpu_buffer_create(gpu, 16 + (VkDeviceSize)count * 8, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &in, err);
+    if (!res) res = st_gpu_buffer_create(gpu, (VkDeviceSize)count * 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &res_buf, err);
+    if (!res) {
+        uint32_t *h = in.mapped;
+        h[0] = node, h[1] = count, h[2] = h[3] = 0;
+        memcpy(h + 4, grid, (size_t)count * 8);
+        VkDescriptorSetLayoutBinding b[2] = {
+            {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1,
+             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
+            {.binding = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1,
+             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT}};
+        VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                              .bindingCount = 2, .pBindings = b};
+        res = st_gpu_check(vkCreateDescriptorSetLayout(dev, &li, NULL, &layout), "probe layout", err);
+    }
+    if (!res) {
+        VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2};
+        VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 1,
+                                         .poolSizeCount = 1, .pPoolSizes = &ps};
+        res = st_gpu_check(vkCreateDescriptorPool(dev, &pi, NULL, &pool), "probe pool", err);
+    }
+    if (!res) {
+        VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                          .descriptorPool = pool, .descriptorSetCount = 1, .pSetLayouts = &layout};
+        res = st_gpu_check(vkAllocateDescriptorSets(dev, &ai, &set), "probe set", err);
+    }
+    if (!res) {
+        VkDescriptorBufferInfo bi[2] = {{.buffer = in.buffer, .range = VK_WHOLE_SIZE},
+                                        {.buffer = res_buf.buffer, .range = VK_WHOLE_SIZE}};
+        VkWriteDescriptorSet w[2];
+        for (int i = 0; i < 2; i++)
+            w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = set,
+                                          .dstBinding = (uint32_t)i, .descriptorCount = 1,
+                                          .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &bi[i]};
+        vkUpdateDescriptorSets(dev, 2, w, 0, NULL);
+        VkDescriptorSetLayout sets[2] = {s->set_layout, layout};
+        res = st_renderer_pipeline_layout(r, sets, 2, 0, &playout, err);
+    }
+    if (!res) res = st_gpu_compute_pipeline(gpu, "cdlod_probe.comp", playout, &pipe, err);
+    VkCommandBuffer cmd;
+    if (!res) res = st_gpu_once_begin(gpu, &cmd, err);
+    if (!res) {
+        VkDescriptorSet sets[3] = {r->globals_set, s->set, set};
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, playout, 0, 3, sets, 0, NULL);
+        vkCmdDispatch(cmd, (count + 63) / 64, 1, 1);
+        VkMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+                              .srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                              .srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                              .dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT,
+                              .dstAccessMask = VK_ACCESS_2_HOST_READ_BIT};
+        VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &b};
+        vkCmdPipelineBarrier2(cmd, &di);
+        res = st_gpu_once_submit(gpu, cmd, err);
+    }
+    if (!res) memcpy(out, res_buf.mapped, (size_t)count * 16);
+    if (pipe) vkDestroyPipeline(dev, pipe, NULL);
+    if (playout) vkDestroyPipelineLayout(dev, playout, NULL);
+    if (pool) vkDestroyDescriptorPool(dev, pool, NULL);
+    if (layout) vkDestroyDescriptorSetLayout(dev, layout, NULL);
+    st_gpu_buffer_destroy(gpu, &in);
+    st_gpu_buffer_destroy(gpu, &res_buf);
+    return res;
 }
 
 const st_method_ops st_method_cdlod = {

@@ -21,6 +21,11 @@ extern const st_method_ops st_method_mesh;         /* mesh.c: fitted TIN chunks,
 extern const st_method_ops st_method_mesh_compute; /* mesh.c: the same triangles rasterised in compute */
 extern const st_method_ops st_method_cdlod;         /* cdlod.c: CDLOD over a tile store, instanced patches */
 extern const st_method_ops st_method_cdlod_compute; /* cdlod.c: the same triangles rasterised in compute */
+/* cdlod.c, for tests: the last frame's selection and, per node drawn on the GPU, its index in it */
+const st_lod_selection *st_cdlod_last_frame(const st_renderer *r, const uint32_t **drawn_from, uint32_t *drawn);
+/* cdlod.c, for tests: the GLSL vertex function on `count` grid coordinates (x, y pairs) of drawn node `node` of
+ * the last frame: out gets x, y, z relative to the eye and the morph factor k per coordinate (4 floats each). */
+st_result st_cdlod_probe(st_renderer *r, uint32_t node, const float *grid, uint32_t count, float *out, st_error *err);
 uint32_t st_scatter_pack(float depth, uint8_t material); /* scatter.c: the screen-buffer word (C twin) */
 float st_scatter_unpack(uint32_t word, uint8_t *material); /* scatter.c: its depth (0 = miss) */
 
