@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "render/render_internal.h"
 
@@ -234,15 +235,21 @@ bool st_renderer_lod_stats(const st_renderer *r, st_lod_frame_stats *out) {
 st_result st_renderer_settle(st_renderer *r, const st_camera *camera, uint32_t max_frames, uint32_t *frames,
                              st_error *err) {
     if (frames) *frames = 0;
-    if (!r->ops->lod_stats)
+    if (!r->ops->lod_stats || !r->engine->world)
         return st_error_set(err, ST_ERR_INVALID, "method '%s' has no levels of detail to settle", r->ops->info.name);
-    for (uint32_t i = 0; i < max_frames; i++) {
-        st_result res = st_renderer_draw(r, camera, NULL, err);
+    /* the CPU side of frames (residency, selection, uploads) until the view is at full detail, then one frame */
+    for (uint32_t i = 0; i < max_frames && r->ops->select; i++) {
+        st_renderer_set_camera(r, camera);
+        st_large_world_begin_frame(r->engine->world);
+        r->ops->select(r, r->state);
+        st_result res = st_large_world_end_frame(r->engine->world, err);
         if (res) return res;
         if (frames) *frames = i + 1;
         st_lod_frame_stats s;
         r->ops->lod_stats(r, r->state, &s);
-        if (s.settled) return ST_OK;
+        if (s.settled) break;
+        struct timespec nap = {0, 1000000}; /* loads run on the job system: give them the millisecond */
+        nanosleep(&nap, NULL);
     }
-    return ST_OK;
+    return st_renderer_draw(r, camera, NULL, err);
 }

@@ -117,6 +117,9 @@ typedef struct st_method_ops {
     uint64_t (*cpu_bytes)(const st_renderer *r, const void *state);
     /* Optional: what a level-of-detail method drew in its last frame. */
     void (*lod_stats)(const st_renderer *r, const void *state, st_lod_frame_stats *out);
+    /* Optional: the CPU side of a frame alone (selection and requests, no GPU work): settling a view to full
+     * detail without drawing the frames in between. */
+    void (*select)(st_renderer *r, void *state);
 } st_method_ops;
 
 struct st_renderer {
@@ -166,6 +169,9 @@ void st_near_cap_destroy(st_renderer *r);
 void st_near_cap_record(st_renderer *r, VkCommandBuffer cmd);
 
 const st_method_ops *st_method_ops_find(const char *name);
+
+/* The frame's camera into the globals and r->view, as st_renderer_draw does first. */
+void st_renderer_set_camera(st_renderer *r, const st_camera *camera);
 
 /* Helpers for methods. */
 void st_renderer_stamp(st_renderer *r, VkCommandBuffer cmd, VkPipelineStageFlags2 stage);

@@ -281,6 +281,8 @@ static void fill_globals(st_renderer *r, const st_camera *cam) {
     st_shadow_fill_globals(r, &v, g);
 }
 
+void st_renderer_set_camera(st_renderer *r, const st_camera *camera) { fill_globals(r, camera); }
+
 st_result st_renderer_draw(st_renderer *r, const st_camera *cam, st_frame_timing *timing, st_error *err) {
     st_gpu *gpu = r->engine->gpu;
     VkDevice dev = gpu->device;

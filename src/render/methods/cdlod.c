@@ -511,6 +511,8 @@ static uint64_t cdlod_cpu_bytes(const st_renderer *r, const void *state) {
     return sizeof *s + (uint64_t)s->sel.cap * sizeof(st_lod_node);
 }
 
+static void cdlod_select(st_renderer *r, void *state) { prepare(r, state); }
+
 static void cdlod_lod_stats(const st_renderer *r, const void *state, st_lod_frame_stats *out) {
     (void)r;
     *out = ((const cdlod_state *)state)->stats;
@@ -616,6 +618,7 @@ const st_method_ops st_method_cdlod = {
     .gpu_bytes = cdlod_gpu_bytes,
     .cpu_bytes = cdlod_cpu_bytes,
     .lod_stats = cdlod_lod_stats,
+    .select = cdlod_select,
 };
 
 const st_method_ops st_method_cdlod_compute = {
@@ -630,4 +633,5 @@ const st_method_ops st_method_cdlod_compute = {
     .gpu_bytes = cdlod_gpu_bytes,
     .cpu_bytes = cdlod_cpu_bytes,
     .lod_stats = cdlod_lod_stats,
+    .select = cdlod_select,
 };
