@@ -138,10 +138,7 @@ static st_result run_method(run_state *s, size_t m, double start, size_t *done, 
             cm->first_frame_ms = wall;
         }
         row->warmup_ms = 0;
-        for (uint32_t k = 0; k < r->warmup && !res; k++) {
-            res = draw_timed(rn, cam, &wall, &ft, err);
-            row->warmup_ms += wall;
-        }
+        if (!res) res = st_eval_warm_up(rn, cam, r->warmup, &row->warmup_ms, err);
         if (v == 0) {
             cm->warmup_ms = row->warmup_ms;
             /* lazily built data exists now: the device's usage with this renderer live */

@@ -301,7 +301,7 @@ st_result st_compare_store_run(const st_compare_store_desc *d, st_compare_store_
                     st_renderer_lod_stats(rend, &lod);
                     row->settled = lod.settled;
                 }
-                for (uint32_t i = 0; i < r->warmup && !res; i++) res = st_renderer_draw(rend, &cams[v], NULL, err);
+                if (!res) res = st_eval_warm_up(rend, &cams[v], r->warmup, NULL, err);
                 bool gpu = st_engine_has_gpu_timestamps(engine);
                 for (uint32_t i = 0; i < r->frames && !res; i++) {
                     st_frame_timing tm;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval/eval_internal.h"
 #include "strata/eval.h"
 #include "strata/image.h"
 
@@ -174,7 +175,7 @@ static st_result consistency(st_engine *engine, st_renderer *inc, const st_rende
     res = st_renderer_create(engine, rd, &fresh, err);
     if (res) return st_error_prefix(err, "fresh renderer of the edited level");
     st_frame_timing ft;
-    for (uint32_t k = 0; k < warmup && !res; k++) res = st_renderer_draw(fresh, cam, &ft, err);
+    if (!res) res = st_eval_warm_up(fresh, cam, warmup, NULL, err);
     double cpu[64], gpu[64];
     for (uint32_t k = 0; k < steady && !res; k++) {
         res = st_renderer_draw(fresh, cam, &ft, err);
@@ -270,7 +271,7 @@ st_result st_edit_measure(st_engine *engine, const st_level *original, st_level 
         /* the unedited level from the close camera first, so the timing camera's warm-up comes last */
         if (!res && rep == 0) res = st_renderer_draw(rn, &close_cam, &ft, err);
         if (!res && rep == 0) res = readback(rn, &close_view, b.rgba_a, b.depth, b.close_before, err);
-        for (uint32_t k = 0; k < warmup && !res; k++) res = st_renderer_draw(rn, &cam, &ft, err);
+        if (!res) res = st_eval_warm_up(rn, &cam, warmup, NULL, err);
         if (!res && rep == 0) {
             res = readback(rn, &view, b.rgba_a, b.depth, b.before, err);
             if (!res) res = save_png(d, method, "before", w, h, b.rgba_a, err);

@@ -16,6 +16,14 @@ st_result st_eval_open_run(const st_engine_desc *ed, const st_level *level, cons
                            st_engine **engine, st_device_info *info, char *slug, size_t slug_cap, char *out_dir,
                            size_t out_dir_cap, st_error *err);
 
+/* Untimed frames before a timed series: at least `frames` of them, and on an adapter with GPU timestamps
+ * for at least ST_EVAL_WARM_UP_MS of wall time. A GPU left idle while the harness scored the last view or
+ * cast its reference drops to a low clock and needs tens of milliseconds of work to leave it; a few frames
+ * of a fast method are far less, so they would time the slowed GPU (on the H200, 6x: the shared shadow pass
+ * at 1.5 ms instead of 0.26). *wall_ms (may be NULL) gets the CPU wall time spent. */
+#define ST_EVAL_WARM_UP_MS 200.0
+st_result st_eval_warm_up(st_renderer *rn, const st_camera *cam, uint32_t frames, double *wall_ms, st_error *err);
+
 /* One results folder per run (run_dir.c): files go to `work` while the run lasts; commit renames it to
  * `final` = root/<UTC time>-<tag>-<digest of settings> and points root/latest at it; abort removes it. */
 typedef struct st_run_dir {

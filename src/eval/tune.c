@@ -177,7 +177,7 @@ static st_result run_setting(tune_state *s, const char *method, const st_method_
     out->gpu_timing = true;
     for (size_t v = 0; v < r->view_count && !res; v++) {
         st_frame_timing ft;
-        for (uint32_t k = 0; k < r->warmup && !res; k++) res = st_renderer_draw(rn, &s->cameras[v], &ft, err);
+        if (!res) res = st_eval_warm_up(rn, &s->cameras[v], r->warmup, NULL, err);
         bool gpu = true;
         for (uint32_t k = 0; k < r->frames && !res; k++) {
             res = st_renderer_draw(rn, &s->cameras[v], &ft, err);
