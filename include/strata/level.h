@@ -119,6 +119,10 @@ static inline bool st_texel_solid(st_texel t, float z) {
 void st_level_set_dual(st_level *level, int x_even, int y, uint8_t low, uint8_t mid, uint8_t high,
                        uint8_t low_type, uint8_t high_type);
 void st_level_set_single(st_level *level, int x, int y, uint8_t h, uint8_t type);
+/* The bytes st_level_set_dual writes, for planes outside a level (generators filling a tile): heights[0..1] and
+ * meta[0..1] are the even and odd texel of the pair in a level of terrain_types (8 or 16) types. */
+void st_level_encode_dual(uint32_t terrain_types, uint8_t low, uint8_t mid, uint8_t high, uint8_t low_type,
+                          uint8_t high_type, uint8_t heights[2], uint8_t meta[2]);
 /* True when every dual pair is consistently flagged and mid <= high: the invariant edits keep. */
 bool st_level_valid(const st_level *level, st_error *err);
 

@@ -1,23 +1,23 @@
-/* The procedural default world: hash-based periodic noise shaped into terraces with vertical cliffs,
- * rivers and basins at height 0, overhanging slabs over caves, and a fixed layout of landmarks
- * (hangar, slab hall, tunnel, ledge, mesa, bridges, gorge, lake, lookout, outpost). */
+/* The procedural default world's terrain: hash-based periodic noise shaped into terraces with vertical cliffs,
+ * rivers and basins at height 0, overhanging slab candidates over caves, and a fixed layout of landmarks
+ * (hangar, slab hall, tunnel, ledge, mesa, bridges, gorge, lake, lookout, outpost); the generator's context.
+ * Every texel is a pure function of its coordinates, so any rectangle of the world comes out alone. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "strata/gen.h"
+#include "terrain/gen_internal.h"
 #include "terrain/noise.h"
 
 /* Materials (the default palette's ramps). */
 enum { M_WATER, M_SAND, M_GRASS, M_ROCK, M_CLAY, M_BASALT, M_CHALK, M_METAL };
 
 #define GEN_STRIDE 4      /* spacing of the coarse grid that carries the smooth fields */
-#define GEN_BLOCK 32      /* rows per job */
+#define GEN_BLOCK 32      /* rows whose coarse fields are evaluated together */
 #define GEN_MAX_HEIGHT 250
-#define SCORE_FORCED 65535u
+#define SCORE_FORCED GEN_SCORE_FORCED
 #define SCORE_MAX_GENERIC 65000.0f
-#define GEN_MAX_DUAL_PERCENT 30.0f
 
 /* ---- noise: integer hash of lattice coordinates, so every texel is a pure function of (x, y, seed) -- */
 
@@ -28,11 +28,7 @@ static inline float hash_signed(uint32_t h) { return (float)(h >> 8) * (2.0f / 1
 static const float grad_x[8] = {1.0f, -1.0f, 1.0f, -1.0f, 1.4142f, -1.4142f, 0.0f, 0.0f};
 static const float grad_y[8] = {1.0f, 1.0f, -1.0f, -1.0f, 0.0f, 0.0f, 1.4142f, -1.4142f};
 
-/* Gradient noise on a power-of-two lattice whose period divides the level, so the world tiles in x and y. */
-typedef struct noise2 {
-    uint32_t shift, cell_mask, px_mask, py_mask, seed;
-    float inv_cell;
-} noise2;
+typedef gen_noise noise2;
 
 static noise2 noise_make(uint32_t cell, uint32_t w, uint32_t h, float fs, uint32_t seed) {
     uint32_t c = (uint32_t)((float)cell * fs + 0.5f), limit = w < h ? w : h;
@@ -68,24 +64,27 @@ static inline float noise_at(const noise2 *n, uint32_t x, uint32_t y) {
     return a + (b - a) * v;
 }
 
-/* One row of a noise: the lattice gradients of the two lattice rows around y, hashed once per lattice
- * column instead of four times per texel. Gives exactly noise_at's values. */
+/* One row of a noise over a run of columns: the lattice gradients of the two lattice rows around y, hashed
+ * once per lattice column instead of four times per texel. Gives exactly noise_at's values. */
 typedef struct noise_row {
     const noise2 *n;
-    uint8_t *g0, *g1; /* gradient index per lattice column (columns + 1, the last wrapping) */
+    uint8_t *g0, *g1; /* gradient index per lattice column from `base` (columns + 1, the last wrapping) */
+    uint32_t base;
     float fy, v;
 } noise_row;
 
-static void noise_row_setup(noise_row *r, const noise2 *n, uint32_t y, uint32_t width) {
-    uint32_t iy = y >> n->shift, cols = width >> n->shift;
+/* Texels [x0, x0 + width) of row y. */
+static void noise_row_setup(noise_row *r, const noise2 *n, uint32_t y, uint32_t x0, uint32_t width) {
+    uint32_t iy = y >> n->shift, last = (x0 + width - 1) >> n->shift;
     uint32_t y0 = iy & n->py_mask, y1 = (iy + 1) & n->py_mask;
     r->n = n;
+    r->base = x0 >> n->shift;
     r->fy = ((float)(y & n->cell_mask) + 0.5f) * n->inv_cell;
     r->v = st_noise_fade(r->fy);
-    for (uint32_t i = 0; i <= cols; i++) {
+    for (uint32_t i = r->base; i <= last + 1; i++) {
         uint32_t xi = i & n->px_mask;
-        r->g0[i] = (uint8_t)(st_noise_hash(xi, y0, n->seed) & 7);
-        r->g1[i] = (uint8_t)(st_noise_hash(xi, y1, n->seed) & 7);
+        r->g0[i - r->base] = (uint8_t)(st_noise_hash(xi, y0, n->seed) & 7);
+        r->g1[i - r->base] = (uint8_t)(st_noise_hash(xi, y1, n->seed) & 7);
     }
 }
 
@@ -93,7 +92,8 @@ static inline float noise_row_at(const noise_row *r, uint32_t x) {
     const noise2 *n = r->n;
     uint32_t ix = x >> n->shift;
     float fx = ((float)(x & n->cell_mask) + 0.5f) * n->inv_cell, fy = r->fy;
-    uint32_t h00 = r->g0[ix], h10 = r->g0[ix + 1], h01 = r->g1[ix], h11 = r->g1[ix + 1];
+    const uint8_t *g0 = r->g0 + (ix - r->base), *g1 = r->g1 + (ix - r->base);
+    uint32_t h00 = g0[0], h10 = g0[1], h01 = g1[0], h11 = g1[1];
     float v00 = grad_x[h00] * fx + grad_y[h00] * fy, v10 = grad_x[h10] * (fx - 1.0f) + grad_y[h10] * fy;
     float v01 = grad_x[h01] * fx + grad_y[h01] * (fy - 1.0f);
     float v11 = grad_x[h11] * (fx - 1.0f) + grad_y[h11] * (fy - 1.0f);
@@ -115,13 +115,8 @@ static inline float wrap_delta(float d, float size) { /* nearest image on the to
 
 /* ---- landmarks: the authored layout, in default-world coordinates (scaled with the level) --------- */
 
-typedef enum lm_kind {
-    LM_BRIDGE, LM_HANGAR, LM_SLAB, LM_REACH, LM_TUNNEL, LM_GORGE, LM_MESA, LM_LEDGE, LM_LAKE, LM_LOOKOUT,
-    LM_OUTPOST
-} lm_kind;
-
 typedef struct lm_def {
-    lm_kind kind;
+    gen_landmark_kind kind;
     float x, y;     /* default-world texels; bridges, gorge and reach sit on the main river */
     float reach_y;  /* half extent in y (default units) for row culling */
     float clear;    /* no tributary within this radius (default units) */
@@ -135,32 +130,16 @@ static const lm_def landmark_table[] = {
     {LM_LAKE, 1150, 14900, 330, 0},    {LM_LOOKOUT, 1560, 14500, 260, 160}, {LM_OUTPOST, 400, 15400, 200, 200},
 };
 #define LANDMARK_COUNT (sizeof landmark_table / sizeof landmark_table[0])
+_Static_assert(LANDMARK_COUNT == GEN_LANDMARKS, "the context holds one landmark per table entry");
 
 /* The main river runs the length of the map through these points (x at y = i·H/8), wrapping in y. */
 static const float river_ctl_x[8] = {700, 900, 640, 820, 1100, 900, 600, 760};
 
-typedef struct landmark {
-    lm_kind kind;
-    float cx, cy, ry, clear; /* level texels */
-    bool modifies_elevation;
-} landmark;
+typedef gen_landmark landmark;
 
-/* ---- the generator context ---------------------------------------------------------------------- */
+/* ---- the generator's per-row state ---------------------------------------------------------------- */
 
 enum { F_E, F_BIOME, F_STEP, F_CAVE, F_TRIB, F_TS, F_COUNT };
-
-typedef struct gen_ctx {
-    uint32_t w, h, seed;
-    float fs;     /* feature scale: 1 at the default size, smaller for small test worlds */
-    float sx, sy; /* landmark position scale */
-    noise2 base[6], ridge[4], mmask, biome, biome2, biome3, step, cave, trib[2], butte, tstr, fine16, fine8, meander, rwidth;
-    landmark lm[LANDMARK_COUNT];
-    st_level *level;
-    uint16_t *score; /* per pair: 0 never dual, SCORE_FORCED always (landmarks), else generic rank */
-    uint32_t *cand;  /* per pair: low | D << 8 | high << 12 | low_type << 20 | high_type << 23 */
-    uint16_t *eroded; /* per pair: the score's 3×3 minimum, for the opening that removes lone slabs */
-    uint32_t threshold;
-} gen_ctx;
 
 typedef struct row_ctx {
     uint32_t y;
@@ -510,7 +489,7 @@ static void overhang_candidate(const gen_ctx *g, uint32_t x, uint32_t y, const t
     p->score = (uint16_t)(1.0f + sc * SCORE_MAX_GENERIC);
 }
 
-/* ---- passes ------------------------------------------------------------------------------------- */
+/* ---- the terrain pass ----------------------------------------------------------------------------- */
 
 static void row_setup(const gen_ctx *g, uint32_t y, row_ctx *r) {
     r->y = y;
@@ -522,194 +501,111 @@ static void row_setup(const gen_ctx *g, uint32_t y, row_ctx *r) {
     }
 }
 
-static void pass_terrain(void *user, size_t begin, size_t end) {
-    const gen_ctx *g = user;
-    uint32_t w = g->w, cw = w / GEN_STRIDE + 1;
-    uint32_t crows = GEN_BLOCK / GEN_STRIDE + 1;
+/* Rows [y0, y0 + h) of the rectangle, h ≤ GEN_BLOCK: the coarse fields of the rows around them once, then each
+ * texel from the two coarse rows and columns around it. A coarse point sits at the same world position whatever
+ * rectangle asks for it, so the interpolated fields (and so every texel) do not depend on the rectangle. */
+static void terrain_block(const gen_ctx *g, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, const gen_planes *out,
+                          float *coarse, float *rowf, row_ctx *r) {
+    uint32_t cx0 = x0 / GEN_STRIDE, cw = (x0 + w - 1) / GEN_STRIDE + 2 - cx0;
+    uint32_t cy0 = y0 / GEN_STRIDE, ch = (y0 + h - 1) / GEN_STRIDE + 2 - cy0;
+    for (uint32_t j = 0; j < ch; j++)
+        for (uint32_t i = 0; i < cw; i++)
+            coarse_eval(g, (cx0 + i) * GEN_STRIDE, (cy0 + j) * GEN_STRIDE, coarse + (size_t)(j * cw + i) * F_COUNT);
+    size_t half = out->stride / 2;
+    for (uint32_t yy = 0; yy < h; yy++) {
+        uint32_t y = y0 + yy;
+        row_setup(g, y, r);
+        noise_row_setup(&r->fine16, &g->fine16, y, x0, w);
+        noise_row_setup(&r->fine8, &g->fine8, y, x0, w);
+        const float *c0 = coarse + (size_t)(y / GEN_STRIDE - cy0) * cw * F_COUNT, *c1 = c0 + cw * F_COUNT;
+        float vy = (float)(y % GEN_STRIDE) / GEN_STRIDE;
+        for (uint32_t i = 0; i < cw * F_COUNT; i++) rowf[i] = c0[i] + (c1[i] - c0[i]) * vy;
+        uint8_t *hrow = out->heights + (size_t)yy * out->stride, *mrow = out->meta + (size_t)yy * out->stride;
+        uint16_t *srow = out->score + (size_t)yy * half;
+        uint32_t *crow = out->cand + (size_t)yy * half;
+        for (uint32_t x = x0; x < x0 + w; x += 2) {
+            texel_info e[2];
+            for (int k = 0; k < 2; k++) {
+                uint32_t xk = x + (uint32_t)k;
+                const float *a = rowf + (size_t)(xk / GEN_STRIDE - cx0) * F_COUNT, *bb = a + F_COUNT;
+                float vx = (float)(xk % GEN_STRIDE) / GEN_STRIDE, cf[F_COUNT];
+                for (int f = 0; f < F_COUNT; f++) cf[f] = a[f] + (bb[f] - a[f]) * vx;
+                eval_texel(g, r, cf, xk, &e[k]);
+            }
+            pair_out p = {0};
+            p.h[0] = e[0].h;
+            p.h[1] = e[1].h;
+            p.type[0] = e[0].type;
+            p.type[1] = e[1].type;
+            overhang_candidate(g, x, y, &e[0], &p);
+            for (uint32_t i = 0; i < r->nlm; i++) lm_apply(g, r->lms[i], r, x, y, e, &p);
+            uint32_t lx = x - x0;
+            for (int k = 0; k < 2; k++) {
+                hrow[lx + (uint32_t)k] = p.h[k];
+                mrow[lx + (uint32_t)k] = (uint8_t)(p.type[k] << ST_META_TYPE_SHIFT8);
+            }
+            srow[lx / 2] = p.score;
+            crow[lx / 2] = p.score ? (uint32_t)p.low | (uint32_t)((p.mid - p.low) >> 3) << 8 | (uint32_t)p.high << 12 |
+                                         (uint32_t)p.low_type << 20 | (uint32_t)p.high_type << 23
+                                   : 0u;
+        }
+    }
+}
+
+bool gen_terrain_rect(const gen_ctx *g, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, const gen_planes *out) {
+    uint32_t cw = w / GEN_STRIDE + 2, crows = GEN_BLOCK / GEN_STRIDE + 2;
     float *coarse = malloc(sizeof(float) * F_COUNT * cw * crows);
     float *rowf = malloc(sizeof(float) * F_COUNT * cw);
     uint8_t *grads = malloc(4 * ((size_t)w + 2));
-    if (!coarse || !rowf || !grads) { /* cannot happen at these sizes; leave the rows flat rather than crash */
-        free(coarse);
-        free(rowf);
-        free(grads);
-        return;
-    }
+    bool ok = coarse && rowf && grads;
     row_ctx r;
     r.fine16.g0 = grads;
     r.fine16.g1 = grads + (w + 2);
     r.fine8.g0 = grads + 2 * ((size_t)w + 2);
     r.fine8.g1 = grads + 3 * ((size_t)w + 2);
-    for (size_t b = begin; b < end; b++) {
-        uint32_t y0 = (uint32_t)b * GEN_BLOCK;
-        for (uint32_t j = 0; j < crows; j++)
-            for (uint32_t i = 0; i < cw; i++)
-                coarse_eval(g, i * GEN_STRIDE, y0 + j * GEN_STRIDE, coarse + (size_t)(j * cw + i) * F_COUNT);
-        for (uint32_t yy = 0; yy < GEN_BLOCK && y0 + yy < g->h; yy++) {
-            uint32_t y = y0 + yy;
-            row_setup(g, y, &r);
-            noise_row_setup(&r.fine16, &g->fine16, y, w);
-            noise_row_setup(&r.fine8, &g->fine8, y, w);
-            const float *c0 = coarse + (size_t)(yy / GEN_STRIDE) * cw * F_COUNT, *c1 = c0 + cw * F_COUNT;
-            float vy = (float)(yy % GEN_STRIDE) / GEN_STRIDE;
-            for (uint32_t i = 0; i < cw * F_COUNT; i++) rowf[i] = c0[i] + (c1[i] - c0[i]) * vy;
-            uint8_t *hrow = g->level->heights + (size_t)y * w, *mrow = g->level->meta + (size_t)y * w;
-            size_t prow = (size_t)y * (w / 2);
-            for (uint32_t x = 0; x < w; x += 2) {
-                texel_info e[2];
-                for (int k = 0; k < 2; k++) {
-                    uint32_t xk = x + (uint32_t)k;
-                    const float *a = rowf + (size_t)(xk / GEN_STRIDE) * F_COUNT, *bb = a + F_COUNT;
-                    float vx = (float)(xk % GEN_STRIDE) / GEN_STRIDE, cf[F_COUNT];
-                    for (int f = 0; f < F_COUNT; f++) cf[f] = a[f] + (bb[f] - a[f]) * vx;
-                    eval_texel(g, &r, cf, xk, &e[k]);
-                }
-                pair_out p = {0};
-                p.h[0] = e[0].h;
-                p.h[1] = e[1].h;
-                p.type[0] = e[0].type;
-                p.type[1] = e[1].type;
-                overhang_candidate(g, x, y, &e[0], &p);
-                for (uint32_t i = 0; i < r.nlm; i++) lm_apply(g, r.lms[i], &r, x, y, e, &p);
-                for (int k = 0; k < 2; k++) {
-                    hrow[x + (uint32_t)k] = p.h[k];
-                    mrow[x + (uint32_t)k] = (uint8_t)(p.type[k] << ST_META_TYPE_SHIFT8);
-                }
-                g->score[prow + x / 2] = p.score;
-                g->cand[prow + x / 2] = p.score ? (uint32_t)p.low | (uint32_t)((p.mid - p.low) >> 3) << 8 |
-                                                      (uint32_t)p.high << 12 | (uint32_t)p.low_type << 20 |
-                                                      (uint32_t)p.high_type << 23
-                                                : 0u;
-            }
-        }
+    /* blocks aligned to GEN_BLOCK rows of the world, so a rectangle evaluates each coarse row about once */
+    for (uint32_t y = y0; ok && y < y0 + h;) {
+        uint32_t end = (y / GEN_BLOCK + 1) * GEN_BLOCK;
+        if (end > y0 + h) end = y0 + h;
+        gen_planes o = gen_planes_at(out, 0, y - y0);
+        terrain_block(g, x0, y, w, end - y, &o, coarse, rowf, &r);
+        y = end;
     }
     free(coarse);
     free(rowf);
     free(grads);
+    return ok;
 }
 
-static void pass_dual(void *user, size_t begin, size_t end) {
-    const gen_ctx *g = user;
-    uint32_t half = g->w / 2;
-    for (size_t y = begin; y < end; y++) {
-        for (uint32_t i = 0; i < half; i++) {
-            size_t k = y * half + i;
-            if (g->score[k] <= g->threshold) continue;
-            uint32_t c = g->cand[k];
-            uint8_t low = (uint8_t)(c & 255u), high = (uint8_t)((c >> 12) & 255u);
-            uint8_t mid = (uint8_t)(low + (((c >> 8) & 15u) << 3));
-            st_level_set_dual(g->level, (int)(2 * i), (int)y, low, mid, high, (uint8_t)((c >> 20) & 7u),
-                              (uint8_t)((c >> 23) & 7u));
-        }
-    }
-}
+/* ---- the context ------------------------------------------------------------------------------------ */
 
-/* A morphological opening of the score (3×3 pairs, wrapping): lone pairs and one-pair slivers would be
- * floating specks of slab, so a pair keeps its score only where a full 3×3 block around some neighbour
- * scores at least as high. Landmark pairs are kept as they are. */
-static void pass_erode(void *user, size_t begin, size_t end) {
-    const gen_ctx *g = user;
-    uint32_t half = g->w / 2, hm = g->h - 1;
-    for (size_t y = begin; y < end; y++) {
-        const uint16_t *rows[3] = {g->score + (size_t)((y + hm) & hm) * half, g->score + y * half,
-                                   g->score + (size_t)((y + 1) & hm) * half};
-        for (uint32_t i = 0; i < half; i++) {
-            uint32_t il = (i + half - 1) % half, ir = (i + 1) % half;
-            uint16_t m = 65535;
-            for (int r = 0; r < 3; r++) {
-                uint16_t a = rows[r][il], b = rows[r][i], c = rows[r][ir];
-                if (a < m) m = a;
-                if (b < m) m = b;
-                if (c < m) m = c;
-            }
-            g->eroded[y * half + i] = m;
-        }
-    }
-}
-
-static void pass_dilate(void *user, size_t begin, size_t end) {
-    const gen_ctx *g = user;
-    uint32_t half = g->w / 2, hm = g->h - 1;
-    for (size_t y = begin; y < end; y++) {
-        const uint16_t *rows[3] = {g->eroded + (size_t)((y + hm) & hm) * half, g->eroded + y * half,
-                                   g->eroded + (size_t)((y + 1) & hm) * half};
-        uint16_t *out = g->score + y * half;
-        for (uint32_t i = 0; i < half; i++) {
-            if (out[i] == SCORE_FORCED || out[i] == 0) continue;
-            uint32_t il = (i + half - 1) % half, ir = (i + 1) % half;
-            uint16_t m = 0;
-            for (int r = 0; r < 3; r++) {
-                uint16_t a = rows[r][il], b = rows[r][i], c = rows[r][ir];
-                if (a > m) m = a;
-                if (b > m) m = b;
-                if (c > m) m = c;
-            }
-            if (m < out[i]) out[i] = m;
-        }
-    }
-}
-
-/* The threshold whose dual pair count is nearest the target: an exact quantile of the scores. */
-static uint32_t pick_threshold(const gen_ctx *g, double target_pairs) {
-    size_t n = (size_t)(g->w / 2) * g->h;
-    uint32_t *hist = calloc(65536, sizeof *hist);
-    if (!hist) return SCORE_FORCED - 1u; /* landmarks only */
-    for (size_t i = 0; i < n; i++) hist[g->score[i]]++;
-    uint64_t above = 0; /* pairs with score > t */
-    uint32_t best = 65535u;
-    double best_err = target_pairs;
-    for (uint32_t t = 65535u; t-- > 0;) {
-        above += hist[t + 1];
-        double err = fabs((double)above - target_pairs);
-        if (err < best_err) {
-            best_err = err;
-            best = t;
-        }
-        if ((double)above > target_pairs) break;
-    }
-    free(hist);
-    return best;
-}
-
-st_result st_gen_world(const st_gen_desc *desc, st_level **out, st_error *err) {
-    *out = NULL;
+st_result gen_resolve(const st_gen_desc *desc, uint32_t max_side, st_gen_desc *out, bool *is_default,
+                      st_error *err) {
     st_gen_desc d = desc ? *desc : (st_gen_desc){0};
     if (!d.seed) d.seed = ST_GEN_DEFAULT_SEED;
     if (!d.width) d.width = ST_GEN_DEFAULT_WIDTH;
     if (!d.height) d.height = ST_GEN_DEFAULT_HEIGHT;
     if (d.dual_percent == 0.0f) d.dual_percent = ST_GEN_DEFAULT_DUAL_PERCENT;
-    bool is_default = d.seed == ST_GEN_DEFAULT_SEED && d.width == ST_GEN_DEFAULT_WIDTH &&
-                      d.height == ST_GEN_DEFAULT_HEIGHT && d.dual_percent == ST_GEN_DEFAULT_DUAL_PERCENT;
-    st_result res = st_level_check_size(d.width, d.height, err);
-    if (res) return res;
-    if (d.width < 256 || d.height < 256)
-        return st_error_set(err, ST_ERR_INVALID, "generated world %ux%u: each side must be at least 256",
-                            d.width, d.height);
+    *is_default = d.seed == ST_GEN_DEFAULT_SEED && d.width == ST_GEN_DEFAULT_WIDTH &&
+                  d.height == ST_GEN_DEFAULT_HEIGHT && d.dual_percent == ST_GEN_DEFAULT_DUAL_PERCENT;
+    if (!st_is_pow2(d.width) || !st_is_pow2(d.height) || d.width < 256 || d.height < 256 || d.width > max_side ||
+        d.height > max_side)
+        return st_error_set(err, ST_ERR_INVALID, "generated world %ux%u: each side must be a power of two from 256 to %u",
+                            d.width, d.height, max_side);
     if (!(d.dual_percent <= GEN_MAX_DUAL_PERCENT)) /* also rejects NaN */
         return st_error_set(err, ST_ERR_INVALID, "dual share %g%%: must be at most %g%% (negative for none)",
                             (double)d.dual_percent, (double)GEN_MAX_DUAL_PERCENT);
+    *out = d;
+    return ST_OK;
+}
 
-    gen_ctx *g = calloc(1, sizeof *g);
-    if (!g) return st_error_set(err, ST_ERR_NOMEM, "cannot allocate the generator");
-    res = st_level_create(d.width, d.height, &g->level, err);
-    size_t pairs = (size_t)(d.width / 2) * d.height;
-    if (!res) {
-        g->score = malloc(pairs * sizeof *g->score);
-        g->cand = malloc(pairs * sizeof *g->cand);
-        if (!g->score || !g->cand)
-            res = st_error_set(err, ST_ERR_NOMEM, "cannot allocate the generator's %zu-pair work planes", pairs);
-    }
-    if (res) {
-        st_level_destroy(g->level);
-        free(g->score);
-        free(g->cand);
-        free(g);
-        return res;
-    }
-    uint32_t w = d.width, h = d.height;
+void gen_ctx_init(gen_ctx *g, const st_gen_desc *d) {
+    memset(g, 0, sizeof *g);
+    g->d = *d;
+    uint32_t w = d->width, h = d->height;
     g->w = w;
     g->h = h;
-    g->seed = (uint32_t)(d.seed ^ (d.seed >> 32));
+    g->seed = (uint32_t)(d->seed ^ (d->seed >> 32));
     g->sx = (float)w / (float)ST_GEN_DEFAULT_WIDTH;
     g->sy = (float)h / (float)ST_GEN_DEFAULT_HEIGHT;
     float fs = g->sx > g->sy ? g->sx : g->sy;
@@ -742,31 +638,4 @@ st_result st_gen_world(const st_gen_desc *desc, st_level **out, st_error *err) {
         l->modifies_elevation = ld->kind == LM_LAKE || ld->kind == LM_LOOKOUT || ld->kind == LM_GORGE;
         if (ld->kind == LM_REACH) l->ry = -1.0f; /* a named place only */
     }
-
-    double t0 = st_time_ms();
-    uint32_t blocks = (h + GEN_BLOCK - 1) / GEN_BLOCK;
-    st_parallel_for(blocks, 1, pass_terrain, g);
-    double t1 = st_time_ms();
-    if (d.dual_percent > 0.0f) {
-        /* the dilation reads the eroded plane only, so writing the scores in place is safe */
-        g->eroded = malloc(pairs * sizeof *g->eroded);
-        if (g->eroded) {
-            st_parallel_for(h, 64, pass_erode, g);
-            st_parallel_for(h, 64, pass_dilate, g);
-            free(g->eroded);
-            g->eroded = NULL;
-        }
-        g->threshold = pick_threshold(g, (double)d.dual_percent / 100.0 * (double)pairs);
-        st_parallel_for(h, 64, pass_dual, g);
-    }
-    ST_DEBUG("gen: terrain %.0f ms, slabs %.0f ms", t1 - t0, st_time_ms() - t1);
-    free(g->score);
-    free(g->cand);
-    st_level *level = g->level;
-    free(g);
-    if (is_default) snprintf(level->name, sizeof level->name, "default");
-    else
-        snprintf(level->name, sizeof level->name, "gen-%llu-%ux%u", (unsigned long long)d.seed, w, h);
-    *out = level;
-    return ST_OK;
 }

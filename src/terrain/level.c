@@ -179,30 +179,36 @@ bool st_level_solid(const st_level *level, float x, float y, float z) {
     return st_texel_solid(st_level_texel(level, xi, yi), z);
 }
 
-static uint8_t type_bits(const st_level *level, uint8_t type) {
-    if (level->terrain_types == 16) return (uint8_t)((type & 15u) << ST_META_TYPE_SHIFT16);
+static uint8_t type_bits(uint32_t terrain_types, uint8_t type) {
+    if (terrain_types == 16) return (uint8_t)((type & 15u) << ST_META_TYPE_SHIFT16);
     return (uint8_t)((type & 7u) << ST_META_TYPE_SHIFT8);
+}
+
+void st_level_encode_dual(uint32_t terrain_types, uint8_t low, uint8_t mid, uint8_t high, uint8_t low_type,
+                          uint8_t high_type, uint8_t heights[2], uint8_t meta[2]) {
+    if (high < low) high = low;
+    unsigned gap = mid > low ? (unsigned)(mid - low) : 0;
+    unsigned d = (gap + 4) >> ST_DELTA_POWER; /* nearest representable ceiling */
+    if (d > 15) d = 15;
+    heights[0] = low;
+    heights[1] = high;
+    meta[0] = (uint8_t)(ST_META_DUAL | type_bits(terrain_types, low_type) | ((d >> 2) & 3u));
+    meta[1] = (uint8_t)(ST_META_DUAL | type_bits(terrain_types, high_type) | (d & 3u));
 }
 
 void st_level_set_dual(st_level *level, int x_even, int y, uint8_t low, uint8_t mid, uint8_t high,
                        uint8_t low_type, uint8_t high_type) {
     uint32_t w = level->width;
     size_t even = (size_t)((uint32_t)y & (level->height - 1)) * w + ((uint32_t)x_even & (w - 1) & ~1u);
-    if (high < low) high = low;
-    unsigned gap = mid > low ? (unsigned)(mid - low) : 0;
-    unsigned d = (gap + 4) >> ST_DELTA_POWER; /* nearest representable ceiling */
-    if (d > 15) d = 15;
-    level->heights[even] = low;
-    level->heights[even + 1] = high;
-    level->meta[even] = (uint8_t)(ST_META_DUAL | type_bits(level, low_type) | ((d >> 2) & 3u));
-    level->meta[even + 1] = (uint8_t)(ST_META_DUAL | type_bits(level, high_type) | (d & 3u));
+    st_level_encode_dual(level->terrain_types, low, mid, high, low_type, high_type, level->heights + even,
+                         level->meta + even);
 }
 
 void st_level_set_single(st_level *level, int x, int y, uint8_t h, uint8_t type) {
     uint32_t w = level->width;
     size_t i = (size_t)((uint32_t)y & (level->height - 1)) * w + ((uint32_t)x & (w - 1));
     level->heights[i] = h;
-    level->meta[i] = type_bits(level, type);
+    level->meta[i] = type_bits(level->terrain_types, type);
 }
 
 bool st_level_valid(const st_level *level, st_error *err) {

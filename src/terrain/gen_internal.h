@@ -1,0 +1,87 @@
+/* Internals of the procedural multi-layer world shared by its files: the generator's context, the work planes a
+ * rectangle of the world is generated into, and the passes over them (the terrain in gen.c; the opening, the
+ * dual threshold and the slabs in gen_slabs.c). The whole world (gen_world.c) and a region of it alone
+ * (gen_region.c) run the same passes, so they agree byte for byte. */
+#ifndef STRATA_TERRAIN_GEN_INTERNAL_H
+#define STRATA_TERRAIN_GEN_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "strata/gen.h"
+
+#define GEN_SCORE_FORCED 65535u /* a landmark's slab: dual whatever the threshold */
+#define GEN_MAX_DUAL_PERCENT 30.0f
+
+/* Gradient noise on a power-of-two lattice whose period divides the level, so the world tiles in x and y. */
+typedef struct gen_noise {
+    uint32_t shift, cell_mask, px_mask, py_mask, seed;
+    float inv_cell;
+} gen_noise;
+
+typedef enum gen_landmark_kind {
+    LM_BRIDGE, LM_HANGAR, LM_SLAB, LM_REACH, LM_TUNNEL, LM_GORGE, LM_MESA, LM_LEDGE, LM_LAKE, LM_LOOKOUT,
+    LM_OUTPOST
+} gen_landmark_kind;
+
+#define GEN_LANDMARKS 12 /* the authored layout's entries */
+
+typedef struct gen_landmark {
+    gen_landmark_kind kind;
+    float cx, cy, ry, clear; /* level texels */
+    bool modifies_elevation;
+} gen_landmark;
+
+typedef struct gen_ctx {
+    st_gen_desc d; /* resolved: no zero fields left */
+    uint32_t w, h, seed;
+    float fs;     /* feature scale: 1 at the default size, smaller for small test worlds */
+    float sx, sy; /* landmark position scale */
+    gen_noise base[6], ridge[4], mmask, biome, biome2, biome3, step, cave, trib[2], butte, tstr, fine16, fine8,
+        meander, rwidth;
+    gen_landmark lm[GEN_LANDMARKS];
+} gen_ctx;
+
+/* Where a rectangle of the world is generated to: texel planes (row stride `stride` bytes) and, per texel pair,
+ * the dual candidate's score (0 never dual, GEN_SCORE_FORCED always, else its rank) and the candidate itself
+ * (low | D << 8 | high << 12 | low_type << 20 | high_type << 23), row stride stride / 2. */
+typedef struct gen_planes {
+    uint8_t *heights, *meta;
+    uint16_t *score;
+    uint32_t *cand;
+    size_t stride;
+} gen_planes;
+
+/* The same planes from texel (x, y) on (x even). */
+static inline gen_planes gen_planes_at(const gen_planes *p, size_t x, size_t y) {
+    size_t half = p->stride / 2;
+    return (gen_planes){p->heights + y * p->stride + x, p->meta + y * p->stride + x, p->score + y * half + x / 2,
+                        p->cand + y * half + x / 2, p->stride};
+}
+
+/* Checks desc and fills in its defaults; max_side bounds each side (the in-memory level's own limits are the
+ * caller's). *is_default: the embedded default world. */
+st_result gen_resolve(const st_gen_desc *desc, uint32_t max_side, st_gen_desc *out, bool *is_default,
+                      st_error *err);
+/* The context of a resolved descriptor: noises, feature scale and the landmarks placed for its size. */
+void gen_ctx_init(gen_ctx *g, const st_gen_desc *resolved);
+
+/* The terrain pass: texels [x0, x0 + w) × [y0, y0 + h), inside the world (no wrap) with x0 and w even, as single
+ * texels and dual candidates into out (which starts at texel (x0, y0)). False when out of memory. */
+bool gen_terrain_rect(const gen_ctx *g, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, const gen_planes *out);
+
+/* The opening of the score plane (pw × ph pairs, rows pw apart) that removes lone slabs, in two steps over pair
+ * rows [r0, r1) and columns [c0, c1): erode writes the 3×3 minimum of score into eroded, dilate lowers each
+ * generic score to the 3×3 maximum of eroded. Neighbours wrap around the plane when wrap is set (a plane that
+ * is the whole world); otherwise they must lie inside it (a region with a margin). */
+void gen_erode(const uint16_t *score, uint16_t *eroded, size_t pw, size_t ph, bool wrap, size_t r0, size_t r1,
+               size_t c0, size_t c1);
+void gen_dilate(uint16_t *score, const uint16_t *eroded, size_t pw, size_t ph, bool wrap, size_t r0, size_t r1,
+                size_t c0, size_t c1);
+/* The threshold whose count of pairs scoring above it is nearest target_pairs, from a histogram of the
+ * 65536 scores: an exact quantile. */
+uint32_t gen_pick_threshold(const uint64_t *hist, double target_pairs);
+/* Turns every pair of p scoring above threshold dual, over pair rows [r0, r1) and columns [c0, c1). */
+void gen_apply_dual(const gen_planes *p, size_t r0, size_t r1, size_t c0, size_t c1, uint32_t threshold);
+
+#endif
