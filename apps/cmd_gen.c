@@ -19,7 +19,8 @@ static int usage(void) {
            "options:\n"
            "  --seed N      any non-zero 64-bit integer (default %u); the same seed gives the same bytes\n"
            "  --size WxH    powers of two, each at least 256, at most 2^30 texels in all (default %ux%u);\n"
-           "                landmarks and views scale with it\n"
+           "                landmarks and views scale with it up to the default size and repeat in cells of\n"
+           "                it beyond (gen:multi:SEED:WxH makes any size tile by tile: strata tile, info)\n"
            "  --dual PCT    share of texels with two layers, 0 < PCT <= 30, or 'none' (default %g);\n"
            "                the result lands within 1 point of it\n"
            "  -o, --out DIR the output directory\n",

@@ -51,9 +51,10 @@ st_result st_views_default(const st_level *level, st_viewpoint *out, size_t cap,
         goto done;
     }
     float sx = 1.0f, sy = 1.0f;
-    if (level) { /* the catalogue is in default-world texels; other sizes scale */
-        sx = (float)level->width / (float)ST_GEN_DEFAULT_WIDTH;
-        sy = (float)level->height / (float)ST_GEN_DEFAULT_HEIGHT;
+    if (level) { /* the catalogue is in default-world texels; smaller sizes scale, larger ones repeat the layout
+                    in cells of the default size whose first one keeps it (docs/default-world.md) */
+        sx = fminf(1.0f, (float)level->width / (float)ST_GEN_DEFAULT_WIDTH);
+        sy = fminf(1.0f, (float)level->height / (float)ST_GEN_DEFAULT_HEIGHT);
     }
     size_t n = 0;
     const cJSON *v;

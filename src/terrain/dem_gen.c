@@ -246,7 +246,9 @@ st_result st_dem_gen_parse(const char *spec, st_dem_gen_desc *out, st_error *err
     int used = 0;
     if (!spec || sscanf(spec, "gen:%" SCNu64 ":%" SCNu64 "x%" SCNu64 "%n", &seed, &w, &h, &used) != 3 ||
         spec[4] == '-' || spec[4] == '+')
-        return st_error_set(err, ST_ERR_INVALID, "'%s': a generated world is gen:SEED:WxH[:SPACING]", spec ? spec : "");
+        return st_error_set(err, ST_ERR_INVALID,
+                            "'%s': a generated world is gen:SEED:WxH[:SPACING] (a DEM) or gen:multi:SEED:WxH[:DUAL]",
+                            spec ? spec : "");
     double spacing = 0;
     if (spec[used] == ':') {
         char *end;

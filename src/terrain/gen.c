@@ -113,10 +113,19 @@ static inline float wrap_delta(float d, float size) { /* nearest image on the to
     return d;
 }
 
-/* ---- landmarks: the authored layout, in default-world coordinates (scaled with the level) --------- */
+/* ---- landmarks: the authored layout, in default-world coordinates --------------------------------------
+ * A world up to the default size scales the layout with itself. A larger one repeats it in cells of the default
+ * size, each column of cells mirrored in x and shifted in y by eighths of a cell as the seed decides (the shift
+ * moves the river's authored points with the landmarks, so bridges stay on it and the river runs on from cell
+ * to cell down a column). */
+
+typedef enum lm_kind {
+    LM_BRIDGE, LM_HANGAR, LM_SLAB, LM_REACH, LM_TUNNEL, LM_GORGE, LM_MESA, LM_LEDGE, LM_LAKE, LM_LOOKOUT,
+    LM_OUTPOST
+} lm_kind;
 
 typedef struct lm_def {
-    gen_landmark_kind kind;
+    lm_kind kind;
     float x, y;     /* default-world texels; bridges, gorge and reach sit on the main river */
     float reach_y;  /* half extent in y (default units) for row culling */
     float clear;    /* no tributary within this radius (default units) */
@@ -130,22 +139,40 @@ static const lm_def landmark_table[] = {
     {LM_LAKE, 1150, 14900, 330, 0},    {LM_LOOKOUT, 1560, 14500, 260, 160}, {LM_OUTPOST, 400, 15400, 200, 200},
 };
 #define LANDMARK_COUNT (sizeof landmark_table / sizeof landmark_table[0])
-_Static_assert(LANDMARK_COUNT == GEN_LANDMARKS, "the context holds one landmark per table entry");
 
-/* The main river runs the length of the map through these points (x at y = i·H/8), wrapping in y. */
+/* The main river runs the length of a cell through these points (x at y = i·H/8), wrapping in y. */
 static const float river_ctl_x[8] = {700, 900, 640, 820, 1100, 900, 600, 760};
 
-typedef gen_landmark landmark;
+/* One landmark placed in the world (a table entry in one cell of the layout). */
+typedef struct landmark {
+    lm_kind kind;
+    float cx, cy, ry, clear; /* level texels */
+    bool modifies_elevation;
+} landmark;
 
 /* ---- the generator's per-row state ---------------------------------------------------------------- */
 
 enum { F_E, F_BIOME, F_STEP, F_CAVE, F_TRIB, F_TS, F_COUNT };
 
+#define NEAR_COLUMNS 3 /* a texel's own column of cells and the two beside it */
+#define NEAR_LANDMARKS (LANDMARK_COUNT * NEAR_COLUMNS * 3)
+
+/* The landmarks that can reach a block of rows of one column of cells: those of the columns beside it and of the
+ * cells above and below. Every texel of the column sees the same list, in the same order. */
+typedef struct block_layout {
+    uint32_t ncols, col[NEAR_COLUMNS]; /* the column itself first */
+    landmark inst[NEAR_LANDMARKS];
+    uint8_t inst_col[NEAR_LANDMARKS];  /* index into col: the river the landmark sits by */
+    uint32_t n;
+} block_layout;
+
 typedef struct row_ctx {
     uint32_t y;
     noise_row fine16, fine8;
-    float xr, rw;            /* main river centre and half width on this row */
-    const landmark *lms[LANDMARK_COUNT];
+    uint32_t nriv;
+    float xr[NEAR_COLUMNS], rw[NEAR_COLUMNS]; /* the near columns' main rivers: centre and half width on this row */
+    const landmark *lms[NEAR_LANDMARKS];
+    uint8_t lm_river[NEAR_LANDMARKS];
     uint32_t nlm;
 } row_ctx;
 
@@ -166,21 +193,34 @@ typedef struct pair_out {
     uint16_t score;
 } pair_out;
 
-static float river_x(const gen_ctx *g, uint32_t y, float *rw) {
-    float seg_len = (float)g->h / 8.0f;
+/* A column of cells' variant: bit 0 mirrors its layout in x, bits 1..3 shift it down by eighths of a cell. The
+ * first column keeps the authored layout, so the default world's views find their landmarks in its cells. */
+static uint32_t column_variant(const gen_ctx *g, uint32_t col) {
+    return col == 0 ? 0u : st_noise_hash(col, 0x9e37u, g->seed ^ 0x6c8e9cf5u) & 15u;
+}
+
+static inline float river_ctl(uint32_t variant, int i) {
+    float x = river_ctl_x[(uint32_t)(i - (int)(variant >> 1)) & 7u];
+    return variant & 1u ? (float)ST_GEN_DEFAULT_WIDTH - x : x;
+}
+
+/* The main river of column col on row y: its centre in world texels and its half width. */
+static float river_x(const gen_ctx *g, uint32_t col, uint32_t y, float *rw) {
+    float seg_len = (float)g->cell_h / 8.0f;
     float fy = (float)y / seg_len;
     int s = (int)fy;
     float t = fy - (float)s;
-    float p0 = river_ctl_x[(s + 7) & 7], p1 = river_ctl_x[s & 7], p2 = river_ctl_x[(s + 1) & 7],
-          p3 = river_ctl_x[(s + 2) & 7];
+    uint32_t v = column_variant(g, col), ox = col * g->cell_w;
+    float p0 = river_ctl(v, s + 7), p1 = river_ctl(v, s), p2 = river_ctl(v, s + 1), p3 = river_ctl(v, s + 2);
     /* Catmull-Rom through the authored points (so bridges land on the river), then a seeded meander that
      * vanishes at the points themselves. */
     float t2 = t * t, t3 = t2 * t;
     float x = 0.5f * (2.0f * p1 + (-p0 + p2) * t + (2.0f * p0 - 5.0f * p1 + 4.0f * p2 - p3) * t2 +
                       (-p0 + 3.0f * p1 - 3.0f * p2 + p3) * t3);
     x *= g->sx;
-    x += 60.0f * g->fs * noise_at(&g->meander, 0, y) * sinf(3.14159265f * t);
-    *rw = fmaxf(1.5f, g->fs * (11.0f + 6.0f * noise_at(&g->rwidth, 0, y)));
+    x += 60.0f * g->fs * noise_at(&g->meander, ox, y) * sinf(3.14159265f * t);
+    *rw = fmaxf(1.5f, g->fs * (11.0f + 6.0f * noise_at(&g->rwidth, ox, y)));
+    x += (float)ox;
     x = fmodf(x, (float)g->w);
     return x < 0 ? x + (float)g->w : x;
 }
@@ -294,7 +334,7 @@ static float lm_elevation(const gen_ctx *g, const landmark *l, uint32_t x, uint3
 }
 
 /* Overrides applied to the pair at (x, y) (x even). e[k] is the natural texel. */
-static void lm_apply(const gen_ctx *g, const landmark *l, const row_ctx *r, uint32_t x, uint32_t y,
+static void lm_apply(const gen_ctx *g, const landmark *l, float xr, float rw, uint32_t x, uint32_t y,
                      const texel_info e[2], pair_out *p) {
     float fs = g->fs;
     uint32_t s = g->seed;
@@ -373,8 +413,8 @@ static void lm_apply(const gen_ctx *g, const landmark *l, const row_ctx *r, uint
         }
         case LM_BRIDGE: { /* a stone arch over the main river */
             if (fabsf(dy) >= 12.0f * fs) break;
-            float dxr = wrap_delta((float)x - r->xr, (float)g->w);
-            float span = r->rw + 24.0f * fs;
+            float dxr = wrap_delta((float)x - xr, (float)g->w);
+            float span = rw + 24.0f * fs;
             const int D = 60;
             if (fabsf(dxr) < span) {
                 if (even) {
@@ -417,7 +457,13 @@ static void lm_apply(const gen_ctx *g, const landmark *l, const row_ctx *r, uint
 static void eval_texel(const gen_ctx *g, const row_ctx *r, const float *cf, uint32_t x, texel_info *t) {
     uint32_t y = r->y;
     float n16 = noise_row_at(&r->fine16, x), n8 = noise_row_at(&r->fine8, x);
-    float dxr = fabsf(wrap_delta((float)x - r->xr, (float)g->w));
+    uint32_t near = 0; /* the nearest main river */
+    float dxr = fabsf(wrap_delta((float)x - r->xr[0], (float)g->w));
+    for (uint32_t i = 1; i < r->nriv; i++) {
+        float d = fabsf(wrap_delta((float)x - r->xr[i], (float)g->w));
+        if (d < dxr) dxr = d, near = i;
+    }
+    float rw = r->rw[near];
     float trib = fabsf(cf[F_TRIB]);
     const float tw = 0.014f;
     for (uint32_t i = 0; i < r->nlm; i++) { /* keep tributaries out of the landmarks' grounds */
@@ -428,10 +474,13 @@ static void eval_texel(const gen_ctx *g, const row_ctx *r, const float *cf, uint
         if (d2 < l->clear * l->clear) trib = fmaxf(trib, tw * 8.0f * (1.0f - sqrtf(d2) / l->clear) + trib);
     }
     /* valleys: the land sinks toward the main river and the tributaries */
-    float v = smoothstep(r->rw, r->rw + 170.0f * g->fs, dxr) * (0.3f + 0.7f * smoothstep(tw, tw * 8.0f, trib));
+    float v = smoothstep(rw, rw + 170.0f * g->fs, dxr) * (0.3f + 0.7f * smoothstep(tw, tw * 8.0f, trib));
     float H = cf[F_E] * 255.0f * (0.05f + 0.95f * v);
     for (uint32_t i = 0; i < r->nlm; i++)
-        if (r->lms[i]->modifies_elevation) H = lm_elevation(g, r->lms[i], x, y, H, dxr, r->rw);
+        if (r->lms[i]->modifies_elevation) { /* measured from the landmark's own river */
+            uint32_t k = r->lm_river[i];
+            H = lm_elevation(g, r->lms[i], x, y, H, fabsf(wrap_delta((float)x - r->xr[k], (float)g->w)), r->rw[k]);
+        }
     H = clampf(H, 0.0f, (float)GEN_MAX_HEIGHT);
     t->H = H;
     t->biome = cf[F_BIOME];
@@ -439,7 +488,7 @@ static void eval_texel(const gen_ctx *g, const row_ctx *r, const float *cf, uint
     float S = cf[F_STEP];
     t->S = S;
     /* a tributary stops where a landmark raised the ground (the gorge walls) */
-    t->water = dxr < r->rw || (trib < tw * (1.0f + 0.3f * n16) && H < 24.0f) || H < 2.0f;
+    t->water = dxr < rw || (trib < tw * (1.0f + 0.3f * n16) && H < 24.0f) || H < 2.0f;
     /* terraces with wandering edges: the jitter moves the cliff lines, not the terrace tops */
     float hj = H + (0.32f * n16 + 0.06f * n8) * S;
     float q = hj / S;
@@ -491,30 +540,78 @@ static void overhang_candidate(const gen_ctx *g, uint32_t x, uint32_t y, const t
 
 /* ---- the terrain pass ----------------------------------------------------------------------------- */
 
-static void row_setup(const gen_ctx *g, uint32_t y, row_ctx *r) {
+/* Landmark i of the cell at column col, row crow of the layout. */
+static void place_landmark(const gen_ctx *g, uint32_t i, uint32_t col, uint32_t crow, landmark *l) {
+    const lm_def *ld = &landmark_table[i];
+    uint32_t v = column_variant(g, col);
+    float lx = v & 1u ? (float)ST_GEN_DEFAULT_WIDTH - ld->x : ld->x;
+    float ly = fmodf(ld->y + (float)(v >> 1) * (float)(ST_GEN_DEFAULT_HEIGHT / 8), (float)ST_GEN_DEFAULT_HEIGHT);
+    float fs = g->fs;
+    l->kind = ld->kind;
+    l->cx = floorf(lx * g->sx * 0.5f) * 2.0f + (float)(col * g->cell_w); /* even: pairs line up with features */
+    l->cy = floorf(ly * g->sy) + (float)(crow * g->cell_h);
+    l->ry = ld->reach_y * fs + 2.0f;
+    l->clear = ld->clear * fs;
+    l->modifies_elevation = ld->kind == LM_LAKE || ld->kind == LM_LOOKOUT || ld->kind == LM_GORGE;
+    if (ld->kind == LM_REACH) l->ry = -1.0f; /* a named place only */
+}
+
+/* Adds v to the first n entries of list unless it is there; returns the new count. */
+static uint32_t add_distinct(uint32_t *list, uint32_t n, uint32_t v) {
+    for (uint32_t i = 0; i < n; i++)
+        if (list[i] == v) return n;
+    list[n] = v;
+    return n + 1;
+}
+
+/* The landmarks near rows from y of column col: a landmark reaches less than a cell's width from its column and
+ * less than a cell's height from its cell. */
+static void block_layout_setup(const gen_ctx *g, uint32_t col, uint32_t y, block_layout *b) {
+    b->ncols = add_distinct(b->col, 0, col);
+    b->ncols = add_distinct(b->col, b->ncols, (col + g->cols - 1) % g->cols);
+    b->ncols = add_distinct(b->col, b->ncols, (col + 1) % g->cols);
+    uint32_t crow = y / g->cell_h, crows[3], nrows = add_distinct(crows, 0, crow);
+    nrows = add_distinct(crows, nrows, (crow + g->rows - 1) % g->rows);
+    nrows = add_distinct(crows, nrows, (crow + 1) % g->rows);
+    b->n = 0;
+    for (uint32_t i = 0; i < LANDMARK_COUNT; i++)
+        for (uint32_t c = 0; c < b->ncols; c++)
+            for (uint32_t k = 0; k < nrows; k++) {
+                place_landmark(g, i, b->col[c], crows[k], &b->inst[b->n]);
+                b->inst_col[b->n++] = (uint8_t)c;
+            }
+}
+
+static void row_setup(const gen_ctx *g, const block_layout *b, uint32_t y, row_ctx *r) {
     r->y = y;
-    r->xr = river_x(g, y, &r->rw);
+    r->nriv = b->ncols;
+    for (uint32_t c = 0; c < b->ncols; c++) r->xr[c] = river_x(g, b->col[c], y, &r->rw[c]);
     r->nlm = 0;
-    for (uint32_t i = 0; i < LANDMARK_COUNT; i++) {
-        const landmark *l = &g->lm[i];
-        if (fabsf(wrap_delta((float)y - l->cy, (float)g->h)) <= l->ry) r->lms[r->nlm++] = l;
+    for (uint32_t i = 0; i < b->n; i++) {
+        const landmark *l = &b->inst[i];
+        if (fabsf(wrap_delta((float)y - l->cy, (float)g->h)) <= l->ry) {
+            r->lm_river[r->nlm] = b->inst_col[i];
+            r->lms[r->nlm++] = l;
+        }
     }
 }
 
-/* Rows [y0, y0 + h) of the rectangle, h ≤ GEN_BLOCK: the coarse fields of the rows around them once, then each
- * texel from the two coarse rows and columns around it. A coarse point sits at the same world position whatever
- * rectangle asks for it, so the interpolated fields (and so every texel) do not depend on the rectangle. */
+/* Rows [y0, y0 + h) of the rectangle, h ≤ GEN_BLOCK, inside one column of cells: the coarse fields of the rows
+ * around them once, then each texel from the two coarse rows and columns around it. A coarse point sits at the
+ * same world position whatever rectangle asks for it, so the interpolated fields (and so every texel) do not
+ * depend on the rectangle. */
 static void terrain_block(const gen_ctx *g, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, const gen_planes *out,
-                          float *coarse, float *rowf, row_ctx *r) {
+                          float *coarse, float *rowf, row_ctx *r, block_layout *layout) {
     uint32_t cx0 = x0 / GEN_STRIDE, cw = (x0 + w - 1) / GEN_STRIDE + 2 - cx0;
     uint32_t cy0 = y0 / GEN_STRIDE, ch = (y0 + h - 1) / GEN_STRIDE + 2 - cy0;
     for (uint32_t j = 0; j < ch; j++)
         for (uint32_t i = 0; i < cw; i++)
             coarse_eval(g, (cx0 + i) * GEN_STRIDE, (cy0 + j) * GEN_STRIDE, coarse + (size_t)(j * cw + i) * F_COUNT);
     size_t half = out->stride / 2;
+    block_layout_setup(g, x0 / g->cell_w, y0, layout);
     for (uint32_t yy = 0; yy < h; yy++) {
         uint32_t y = y0 + yy;
-        row_setup(g, y, r);
+        row_setup(g, layout, y, r);
         noise_row_setup(&r->fine16, &g->fine16, y, x0, w);
         noise_row_setup(&r->fine8, &g->fine8, y, x0, w);
         const float *c0 = coarse + (size_t)(y / GEN_STRIDE - cy0) * cw * F_COUNT, *c1 = c0 + cw * F_COUNT;
@@ -538,7 +635,10 @@ static void terrain_block(const gen_ctx *g, uint32_t x0, uint32_t y0, uint32_t w
             p.type[0] = e[0].type;
             p.type[1] = e[1].type;
             overhang_candidate(g, x, y, &e[0], &p);
-            for (uint32_t i = 0; i < r->nlm; i++) lm_apply(g, r->lms[i], r, x, y, e, &p);
+            for (uint32_t i = 0; i < r->nlm; i++) {
+                uint32_t k = r->lm_river[i];
+                lm_apply(g, r->lms[i], r->xr[k], r->rw[k], x, y, e, &p);
+            }
             uint32_t lx = x - x0;
             for (int k = 0; k < 2; k++) {
                 hrow[lx + (uint32_t)k] = p.h[k];
@@ -557,20 +657,28 @@ bool gen_terrain_rect(const gen_ctx *g, uint32_t x0, uint32_t y0, uint32_t w, ui
     float *coarse = malloc(sizeof(float) * F_COUNT * cw * crows);
     float *rowf = malloc(sizeof(float) * F_COUNT * cw);
     uint8_t *grads = malloc(4 * ((size_t)w + 2));
-    bool ok = coarse && rowf && grads;
+    block_layout *layout = malloc(sizeof *layout);
+    bool ok = coarse && rowf && grads && layout;
     row_ctx r;
     r.fine16.g0 = grads;
     r.fine16.g1 = grads + (w + 2);
     r.fine8.g0 = grads + 2 * ((size_t)w + 2);
     r.fine8.g1 = grads + 3 * ((size_t)w + 2);
-    /* blocks aligned to GEN_BLOCK rows of the world, so a rectangle evaluates each coarse row about once */
+    /* blocks aligned to GEN_BLOCK rows of the world, so a rectangle evaluates each coarse row about once, and
+     * split where columns of cells meet */
     for (uint32_t y = y0; ok && y < y0 + h;) {
         uint32_t end = (y / GEN_BLOCK + 1) * GEN_BLOCK;
         if (end > y0 + h) end = y0 + h;
-        gen_planes o = gen_planes_at(out, 0, y - y0);
-        terrain_block(g, x0, y, w, end - y, &o, coarse, rowf, &r);
+        for (uint32_t x = x0; x < x0 + w;) {
+            uint32_t xe = (x / g->cell_w + 1) * g->cell_w;
+            if (xe > x0 + w) xe = x0 + w;
+            gen_planes o = gen_planes_at(out, x - x0, y - y0);
+            terrain_block(g, x, y, xe - x, end - y, &o, coarse, rowf, &r, layout);
+            x = xe;
+        }
         y = end;
     }
+    free(layout);
     free(coarse);
     free(rowf);
     free(grads);
@@ -586,8 +694,11 @@ st_result gen_resolve(const st_gen_desc *desc, uint32_t max_side, st_gen_desc *o
     if (!d.width) d.width = ST_GEN_DEFAULT_WIDTH;
     if (!d.height) d.height = ST_GEN_DEFAULT_HEIGHT;
     if (d.dual_percent == 0.0f) d.dual_percent = ST_GEN_DEFAULT_DUAL_PERCENT;
+    uint64_t default_texels = (uint64_t)ST_GEN_DEFAULT_WIDTH * ST_GEN_DEFAULT_HEIGHT;
+    if (!d.exact_share_texels) d.exact_share_texels = default_texels;
     *is_default = d.seed == ST_GEN_DEFAULT_SEED && d.width == ST_GEN_DEFAULT_WIDTH &&
-                  d.height == ST_GEN_DEFAULT_HEIGHT && d.dual_percent == ST_GEN_DEFAULT_DUAL_PERCENT;
+                  d.height == ST_GEN_DEFAULT_HEIGHT && d.dual_percent == ST_GEN_DEFAULT_DUAL_PERCENT &&
+                  d.exact_share_texels >= default_texels;
     if (!st_is_pow2(d.width) || !st_is_pow2(d.height) || d.width < 256 || d.height < 256 || d.width > max_side ||
         d.height > max_side)
         return st_error_set(err, ST_ERR_INVALID, "generated world %ux%u: each side must be a power of two from 256 to %u",
@@ -606,9 +717,15 @@ void gen_ctx_init(gen_ctx *g, const st_gen_desc *d) {
     g->w = w;
     g->h = h;
     g->seed = (uint32_t)(d->seed ^ (d->seed >> 32));
-    g->sx = (float)w / (float)ST_GEN_DEFAULT_WIDTH;
-    g->sy = (float)h / (float)ST_GEN_DEFAULT_HEIGHT;
-    float fs = g->sx > g->sy ? g->sx : g->sy;
+    /* one cell of the layout up to the default size on each axis; beyond it, cells of the default size */
+    g->cols = w > ST_GEN_DEFAULT_WIDTH ? w / ST_GEN_DEFAULT_WIDTH : 1;
+    g->rows = h > ST_GEN_DEFAULT_HEIGHT ? h / ST_GEN_DEFAULT_HEIGHT : 1;
+    g->cell_w = w / g->cols;
+    g->cell_h = h / g->rows;
+    g->sx = (float)g->cell_w / (float)ST_GEN_DEFAULT_WIDTH;
+    g->sy = (float)g->cell_h / (float)ST_GEN_DEFAULT_HEIGHT;
+    float fs = (float)w / (float)ST_GEN_DEFAULT_WIDTH, fsy = (float)h / (float)ST_GEN_DEFAULT_HEIGHT;
+    if (fsy > fs) fs = fsy;
     g->fs = fs = clampf(fs, 0.125f, 1.0f);
     uint32_t s = g->seed;
     for (int i = 0; i < 6; i++) g->base[i] = noise_make(1024u >> i, w, h, fs, s * 31u + 1u + (uint32_t)i);
@@ -627,15 +744,4 @@ void gen_ctx_init(gen_ctx *g, const st_gen_desc *d) {
     g->fine8 = noise_make(8, w, h, fs, s * 31u + 30u);
     g->meander = noise_make(256, w, h, fs, s * 31u + 31u);
     g->rwidth = noise_make(512, w, h, fs, s * 31u + 32u);
-    for (uint32_t i = 0; i < LANDMARK_COUNT; i++) {
-        const lm_def *ld = &landmark_table[i];
-        landmark *l = &g->lm[i];
-        l->kind = ld->kind;
-        l->cx = floorf(ld->x * g->sx * 0.5f) * 2.0f; /* even: pair boundaries line up with the features */
-        l->cy = floorf(ld->y * g->sy);
-        l->ry = ld->reach_y * fs + 2.0f;
-        l->clear = ld->clear * fs;
-        l->modifies_elevation = ld->kind == LM_LAKE || ld->kind == LM_LOOKOUT || ld->kind == LM_GORGE;
-        if (ld->kind == LM_REACH) l->ry = -1.0f; /* a named place only */
-    }
 }

@@ -19,27 +19,14 @@ typedef struct gen_noise {
     float inv_cell;
 } gen_noise;
 
-typedef enum gen_landmark_kind {
-    LM_BRIDGE, LM_HANGAR, LM_SLAB, LM_REACH, LM_TUNNEL, LM_GORGE, LM_MESA, LM_LEDGE, LM_LAKE, LM_LOOKOUT,
-    LM_OUTPOST
-} gen_landmark_kind;
-
-#define GEN_LANDMARKS 12 /* the authored layout's entries */
-
-typedef struct gen_landmark {
-    gen_landmark_kind kind;
-    float cx, cy, ry, clear; /* level texels */
-    bool modifies_elevation;
-} gen_landmark;
-
 typedef struct gen_ctx {
     st_gen_desc d; /* resolved: no zero fields left */
     uint32_t w, h, seed;
     float fs;     /* feature scale: 1 at the default size, smaller for small test worlds */
-    float sx, sy; /* landmark position scale */
+    uint32_t cols, rows, cell_w, cell_h; /* the landmark layout's cells: one up to the default size, else of it */
+    float sx, sy; /* landmark position scale inside a cell */
     gen_noise base[6], ridge[4], mmask, biome, biome2, biome3, step, cave, trib[2], butte, tstr, fine16, fine8,
         meander, rwidth;
-    gen_landmark lm[GEN_LANDMARKS];
 } gen_ctx;
 
 /* Where a rectangle of the world is generated to: texel planes (row stride `stride` bytes) and, per texel pair,
@@ -81,6 +68,13 @@ void gen_dilate(uint16_t *score, const uint16_t *eroded, size_t pw, size_t ph, b
 /* The threshold whose count of pairs scoring above it is nearest target_pairs, from a histogram of the
  * 65536 scores: an exact quantile. */
 uint32_t gen_pick_threshold(const uint64_t *hist, double target_pairs);
+/* Whether the world's dual threshold is the quantile of all its pairs (else of the sample). */
+static inline bool gen_share_exact(const gen_ctx *g) {
+    return (uint64_t)g->w * g->h <= g->d.exact_share_texels;
+}
+/* The threshold of a world above exact_share_texels: the quantile of the opened scores of a fixed sample of
+ * windows spread over the world, each generated alone (gen_region.c). */
+st_result gen_sampled_threshold(const gen_ctx *g, uint32_t *threshold, st_error *err);
 /* Turns every pair of p scoring above threshold dual, over pair rows [r0, r1) and columns [c0, c1). */
 void gen_apply_dual(const gen_planes *p, size_t r0, size_t r1, size_t c0, size_t c1, uint32_t threshold);
 

@@ -1,6 +1,6 @@
 /* The procedural world whole, in memory: the terrain pass in blocks of rows on the job system into the level and
- * whole-world work planes, the opening of the scores (wrapping around the world), the dual threshold and the
- * slabs. */
+ * whole-world work planes, the opening of the scores (wrapping around the world), the dual threshold (from the
+ * planes, or from the sample for a world above exact_share_texels) and the slabs. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,9 +65,10 @@ st_result st_gen_world(const st_gen_desc *desc, st_level **out, st_error *err) {
                                 malloc(pairs * sizeof(uint32_t)), d.width};
         if (d.dual_percent > 0.0f) {
             j.eroded = malloc(pairs * sizeof(uint16_t));
-            hist = calloc(65536, sizeof *hist);
+            if (gen_share_exact(g)) hist = calloc(65536, sizeof *hist);
         }
-        if (!j.planes.score || !j.planes.cand || (d.dual_percent > 0.0f && (!j.eroded || !hist)))
+        bool slabs_ok = d.dual_percent <= 0.0f || (j.eroded && (hist || !gen_share_exact(g)));
+        if (!j.planes.score || !j.planes.cand || !slabs_ok)
             res = st_error_set(err, ST_ERR_NOMEM, "cannot allocate the generator's %zu-pair work planes", pairs);
     }
     double t0 = st_time_ms(), t1 = t0;
@@ -79,9 +80,13 @@ st_result st_gen_world(const st_gen_desc *desc, st_level **out, st_error *err) {
     if (!res && d.dual_percent > 0.0f) {
         st_parallel_for(d.height, 64, pass_erode, &j);
         st_parallel_for(d.height, 64, pass_dilate, &j);
-        for (size_t i = 0; i < pairs; i++) hist[j.planes.score[i]]++;
-        j.threshold = gen_pick_threshold(hist, (double)d.dual_percent / 100.0 * (double)pairs);
-        st_parallel_for(d.height, 64, pass_dual, &j);
+        if (hist) {
+            for (size_t i = 0; i < pairs; i++) hist[j.planes.score[i]]++;
+            j.threshold = gen_pick_threshold(hist, (double)d.dual_percent / 100.0 * (double)pairs);
+        } else {
+            res = gen_sampled_threshold(g, &j.threshold, err);
+        }
+        if (!res) st_parallel_for(d.height, 64, pass_dual, &j);
     }
     ST_DEBUG("gen: terrain %.0f ms, slabs %.0f ms", t1 - t0, st_time_ms() - t1);
     free(hist);
