@@ -43,7 +43,8 @@ bool cli_parse_double(const char *text, double min, double max, double *out);
 /* Parses 1..cap comma-separated integers, each in [min, max] (min, max within int); returns how many, or 0
  * when the text is malformed, a value is out of range or there are more than cap. */
 size_t cli_parse_ints(const char *text, long min, long max, int *out, size_t cap);
-/* Loads "default", a world directory, or a world.ini file. */
+/* Loads "default", a world directory, a world.ini file, or "gen:multi:SEED:WxH[:DUAL]" (generated whole: a level's
+ * size limits apply). */
 st_result cli_load_world(const char *path, st_level **out, st_error *err);
 /* The verdict on the engine's Vulkan validation: CLI_EXIT_OK when it saw no messages, otherwise
  * "strata CMD: N Vulkan validation message(s)" on stderr and CLI_EXIT_RUNTIME. */

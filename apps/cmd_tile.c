@@ -1,6 +1,7 @@
 /* strata tile IN... -o STORE: builds a tile store — from real rasters (PNG, SRTM .hgt mosaics, raw grids, GeoTIFF
- * and everything GDAL reads, Terrarium / Terrain-RGB tile folders), the procedural DEM, optionally amplified, or a
- * multi-layer world — in parallel, resumable, optionally one shard of many. */
+ * and everything GDAL reads, Terrarium / Terrain-RGB tile folders), the procedural DEM, optionally amplified, a
+ * multi-layer world, or the procedural multi-layer world at any size — in parallel, resumable, optionally one
+ * shard of many. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,7 +28,10 @@ static int usage(void) {
            "  DIR --terrarium|--mapbox  a z/x/y folder of Terrarium or Mapbox Terrain-RGB PNG tiles (--zoom Z)\n"
            "  gen:SEED:WxH[:SPACING] the procedural DEM (SPACING metres, default 10)\n"
            "  default, WORLD         a multi-layer world (the embedded default world, a Vangers world): a layer\n"
-           "                         store of its texel pairs, palette and materials\n\n"
+           "                         store of its texel pairs, palette and materials\n"
+           "  gen:multi:SEED:WxH[:DUAL]  the procedural multi-layer world at any size (sides powers of two,\n"
+           "                         256..1048576; DUAL the dual share in percent, default 11, or 'none'),\n"
+           "                         made tile by tile: a layer store of 256² tiles, resumable\n\n"
            "options:\n"
            "  -o, --out STORE        the store's folder (created; an earlier build there is resumed)\n"
            "  --tile-size N          samples per tile side: 2^k+1 for DEMs (default 257), 2^k for layers (256)\n"
@@ -247,6 +251,19 @@ int cmd_tile(int argc, char **argv) {
         d.source_label = first;
         st_result r = st_store_build_level(level, out, &d, &st, &err);
         st_level_destroy(level);
+        if (progress && !json) fputc('\n', stderr);
+        if (r) return cli_fail(cmd, &err);
+        print_result(out, &d, &st, json);
+        return CLI_EXIT_OK;
+    }
+    if (!strncmp(first, "gen:multi:", 10)) {
+        if (inputs > 1) return cli_usage_error(cmd, "a generated world is the only input");
+        if (ad.factor || od.raw_width || od.rgb || d.encoding || units || spacing)
+            return cli_usage_error(cmd, "a multi-layer world takes no DEM options (--amplify, --raw, --encoding ...)");
+        st_store *gen = NULL;
+        if (st_store_open(first, &gen, &err)) return cli_fail(cmd, &err);
+        st_result r = st_store_build_layers(gen, out, &d, &st, &err);
+        st_store_close(gen);
         if (progress && !json) fputc('\n', stderr);
         if (r) return cli_fail(cmd, &err);
         print_result(out, &d, &st, json);

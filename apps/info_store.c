@@ -96,10 +96,14 @@ int cli_info_store(const char *cmd, const char *where, bool json, const char *pr
         free(text);
     } else {
         printf("store      %s (%s%s)\n", where, kind, in->generated ? ", generated on demand: no disk" : "");
-        printf("size       %llu x %llu %s, %g x %g m apart (%.1f x %.1f km)\n", (unsigned long long)in->width,
-               (unsigned long long)in->height, in->kind == ST_TILE_DEM ? "samples" : "texels", in->spacing_x_m,
-               in->spacing_y_m, (double)(in->width - 1) * in->spacing_x_m / 1000.0,
-               (double)(in->height - 1) * in->spacing_y_m / 1000.0);
+        if (in->kind == ST_TILE_DEM)
+            printf("size       %llu x %llu samples, %g x %g m apart (%.1f x %.1f km)\n", (unsigned long long)in->width,
+                   (unsigned long long)in->height, in->spacing_x_m, in->spacing_y_m,
+                   (double)(in->width - 1) * in->spacing_x_m / 1000.0,
+                   (double)(in->height - 1) * in->spacing_y_m / 1000.0);
+        else /* a level's own units: one a texel horizontally, one a height step vertically */
+            printf("size       %llu x %llu texels (%.1f M texels), world '%s'\n", (unsigned long long)in->width,
+                   (unsigned long long)in->height, (double)in->width * (double)in->height / 1e6, in->name);
         printf("tiles      %llu of %u² in %u levels, %.1f MB%s\n", (unsigned long long)in->tiles, in->tile_size,
                in->levels, (double)in->bytes / 1e6, in->generated ? " (none on disk)" : "");
         if (in->encoding == ST_TILE_U16)
@@ -108,8 +112,11 @@ int cli_info_store(const char *cmd, const char *where, bool json, const char *pr
         else
             printf("samples    %s%s\n", in->encoding == ST_TILE_F32 ? "f32 metres" : "texel pairs",
                    in->compression == ST_TILE_ZSTD ? ", delta-coded + zstd" : ", raw");
-        printf("heights    %.2f .. %.2f m%s, sea level %g m\n", in->min_m, in->max_m,
-               in->generated ? " (a bound)" : "", in->sea_level_m);
+        if (in->kind == ST_TILE_DEM)
+            printf("heights    %.2f .. %.2f m%s, sea level %g m\n", in->min_m, in->max_m,
+                   in->generated ? " (a bound)" : "", in->sea_level_m);
+        else
+            printf("heights    %.0f .. %.0f height steps%s\n", in->min_m, in->max_m, in->generated ? " (a bound)" : "");
         printf("source     %s\n", in->source);
         if (in->georeferenced) printf("crs        %s\n", in->crs);
         printf("levels     level  tiles      spacing    δ of tile (0,0)\n");

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "strata/gen.h"
 #include "strata/image.h"
 #include "strata/world.h"
 
@@ -130,6 +131,11 @@ int cli_validation_status(const char *cmd, const st_engine *engine) {
 }
 
 st_result cli_load_world(const char *path, st_level **out, st_error *err) {
+    if (path && !strncmp(path, "gen:multi:", 10)) { /* the generated world whole, where a level can hold it */
+        st_gen_desc d;
+        st_result r = st_gen_parse(path, &d, err);
+        return r ? r : st_gen_world(&d, out, err);
+    }
     return st_world_load(path, out, err);
 }
 
@@ -138,7 +144,8 @@ static void print_help(FILE *to) {
                 "usage: strata COMMAND [OPTIONS]\n\ncommands:\n");
     for (size_t i = 0; i < COMMAND_COUNT; i++) fprintf(to, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(to, "\n'strata COMMAND --help' describes a command. Worlds: 'default' (the embedded procedural world),\n"
-                "a directory holding world.ini, or a world.ini file.\n");
+                "a directory holding world.ini, a world.ini file, or gen:multi:SEED:WxH[:DUAL] (the procedural\n"
+                "world of that seed and size).\n");
 }
 
 int main(int argc, char **argv) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # strata tile and strata info STORE from the command line: a store from the shipped Puget Sound DEM (u16 exact on
-# its 0.1 m grid), amplified, from the procedural DEM, from the default world; an interrupted build (killed by
-# its own PID) that leaves no half tile and resumes; shards; bad input and damaged stores, each one line and exit 2.
+# its 0.1 m grid), amplified, from the procedural DEM, from the default world, from the procedural multi-layer world
+# (gen:multi:..., also as a world for other commands); an interrupted build (killed by its own PID) that leaves no
+# half tile and resumes; shards; bad input and damaged stores, each one line and exit 2.
 set -u
 strata="$1"
 tmp=$(mktemp -d)
@@ -60,6 +61,23 @@ check "gen: info of the generated world itself" sh -c "'$strata' info gen:1:6553
 check "layers: kind" test "$(json_field "$tmp/layers.json" kind)" = layers
 check "layers: 8x64 tiles" test "$(json_field "$tmp/layers.json" tiles)" = 512
 
+# ---- the procedural multi-layer world at any size ---------------------------------------------------------------
+check "gen:multi: a 65536² world needs no disk" \
+    sh -c "'$strata' info gen:multi:7:65536x65536 | grep -q 'generated on demand: no disk'"
+"$strata" info gen:multi:7:65536x65536 --json >"$tmp/gm.json" 2>"$tmp/err"
+check "gen:multi: info kind" test "$(json_field "$tmp/gm.json" kind)" = layers
+check "gen:multi: info 65536 tiles" test "$(json_field "$tmp/gm.json" tiles)" = 65536
+check "gen:multi: info 0 bytes" test "$(json_field "$tmp/gm.json" bytes)" = 0
+"$strata" tile gen:multi:7:512x256:none -o "$tmp/gm" --json >"$tmp/gmt.json" 2>"$tmp/err" ||
+    { echo "FAIL: tile gen:multi: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+check "gen:multi: 2 tiles written" test "$(json_field "$tmp/gmt.json" tiles_written)" = 2
+"$strata" tile gen:multi:7:512x256:none -o "$tmp/gm" --json >"$tmp/gmt.json" 2>"$tmp/err"
+check "gen:multi: a re-run keeps them" test "$(json_field "$tmp/gmt.json" tiles_kept)" = 2
+check "gen:multi: the store on disk" sh -c "'$strata' info '$tmp/gm' | grep -q 'no dual'"
+"$strata" mesh gen:multi:3:256x256 -o "$tmp/gm.obj" >/dev/null 2>"$tmp/err" ||
+    { echo "FAIL: mesh of gen:multi: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+check "gen:multi: a world for other commands" test -s "$tmp/gm.obj"
+
 # ---- an interrupted build resumes; no tile is ever half-written ---------------------------------------------
 "$strata" tile gen:9:4097x4097 -o "$tmp/big" --no-progress >/dev/null 2>&1 &
 pid=$!
@@ -97,6 +115,17 @@ mkfifo "$tmp/pipe.png"
 expect_error "tile: a named pipe" tile "$tmp/pipe.png" -o "$tmp/x"
 expect_error "tile: layer world with DEM options" tile default --amplify 2 -o "$tmp/x"
 expect_error "info: region without a store" info default --preview "$tmp/p.png"
+expect_error "gen:multi: seed 0" info gen:multi:0:256x256
+expect_error "gen:multi: size 0" info gen:multi:1:0x0
+expect_error "gen:multi: not a power of two" tile gen:multi:1:300x256 -o "$tmp/x"
+expect_error "gen:multi: absurd size" info gen:multi:1:4294967296x4294967296
+expect_error "gen:multi: junk" info gen:multi:junk
+expect_error "gen:multi: trailing junk" info gen:multi:1:256x256:5:x
+expect_error "gen:multi: dual share" info gen:multi:1:256x256:31
+expect_error "gen:multi: DEM options" tile gen:multi:1:256x256 --amplify 2 -o "$tmp/x"
+expect_error "gen:multi: tile size" tile gen:multi:1:256x256 --tile-size 128 -o "$tmp/x"
+expect_error "gen:multi: too big for a level" mesh gen:multi:1:65536x65536 -o "$tmp/x.obj"
+expect_error "gen:multi: bad spelling as a world" mesh gen:multi:1:256x256x -o "$tmp/x.obj"
 expect_error "info: bad region" info "$tmp/ps" --preview "$tmp/p.png" --region 0,0,0,5
 
 # damaged stores: each read fails with one line

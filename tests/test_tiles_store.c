@@ -1,7 +1,9 @@
 /* The tile store: the tile file round trip (every encoding, raw and zstd) and its refusal of damaged files; a DEM
  * store built from an analytic source (exact samples, δ monotone and bounding the true error, bounds holding the
- * finest data, shared tile edges), resumed after an interruption, built in shards; layer stores; generated stores;
- * amplification keeping its source's samples; reading over HTTP from a loopback server; damaged stores. */
+ * finest data, shared tile edges), resumed after an interruption, built in shards; layer stores; generated stores
+ * (the DEM, and the multi-layer world: its tiles the generated level's bytes, built to disk and resumed, bad
+ * spellings refused); amplification keeping its source's samples; reading over HTTP from a loopback server; damaged
+ * stores. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "strata/gen.h"
 #include "strata/tiles.h"
 #include "strata/vangers.h"
 #include "support.h"
@@ -437,6 +440,87 @@ static void test_generated_store(void **state) {
     st_dem_source_destroy(gen_for_truth);
 }
 
+/* The procedural multi-layer world as a store: its tiles pack the bytes st_gen_world makes, with their bounds learnt;
+ * a copy on disk holds the same and a re-run keeps every tile; a 65,536² world costs nothing until asked. */
+static void test_generated_layer_store(void **state) {
+    (void)state;
+    st_gen_desc gd = {.seed = 9, .width = 512, .height = 1024, .dual_percent = 15.0f};
+    st_level *whole = NULL;
+    assert_st_ok(st_gen_world(&gd, &whole, err));
+    st_store *s = NULL;
+    assert_st_ok(st_store_open("gen:multi:9:512x1024:15", &s, err));
+    const st_store_info *in = st_store_get_info(s);
+    assert_int_equal(in->kind, ST_TILE_LAYERS);
+    assert_int_equal(in->encoding, ST_TILE_PAIRS);
+    assert_true(in->generated);
+    assert_int_equal(in->levels, 1);
+    assert_int_equal(in->tile_size, 256);
+    assert_int_equal(in->tiles, 8);
+    assert_int_equal(in->bytes, 0);
+    assert_int_equal(in->width, 512);
+    assert_string_equal(in->name, whole->name);
+    assert_memory_equal(in->palette, whole->palette, sizeof in->palette);
+    st_tile_meta m;
+    assert_true(st_store_tile_meta(s, (st_tile_key){0, 1, 2}, &m));
+    assert_true(m.min_m == 0 && m.max_m == 255); /* the bound before the tile is made */
+    st_level *back = NULL;
+    assert_st_ok(st_store_read_level(s, &back, err));
+    assert_memory_equal(back->heights, whole->heights, 512 * 1024);
+    assert_memory_equal(back->meta, whole->meta, 512 * 1024);
+    assert_true(st_store_tile_meta(s, (st_tile_key){0, 1, 2}, &m));
+    float lo = 255, hi = 0;
+    for (uint32_t y = 512; y < 768; y++)
+        for (uint32_t x = 256; x < 512; x++) {
+            st_texel t = st_level_texel(whole, (int)x, (int)y);
+            lo = fminf(lo, t.low);
+            hi = fmaxf(hi, t.high);
+        }
+    assert_true(m.min_m == lo && m.max_m == hi); /* learnt from the tile */
+    st_tile *t = NULL;
+    st_error e = {0};
+    assert_int_equal(st_store_read_tile(s, (st_tile_key){0, 2, 0}, &t, &e), ST_ERR_INVALID);
+    assert_int_equal(st_store_read_tile(s, (st_tile_key){1, 0, 0}, &t, &e), ST_ERR_INVALID);
+    assert_null(t);
+    /* on disk, then again: every tile kept */
+    const char *dir = test_temp_dir("genlayers");
+    st_store_build_stats st;
+    assert_st_ok(st_store_build_layers(s, dir, NULL, &st, err));
+    assert_int_equal(st.tiles_written, 8);
+    assert_true(st.complete);
+    assert_st_ok(st_store_build_layers(s, dir, NULL, &st, err));
+    assert_int_equal(st.tiles_written, 0);
+    assert_int_equal(st.tiles_kept, 8);
+    assert_int_equal(st_store_build_layers(s, dir, &(st_store_build_desc){.tile_size = 128}, &st, &e), ST_ERR_INVALID);
+    st_store *disk = NULL;
+    assert_st_ok(st_store_open(dir, &disk, err));
+    assert_false(st_store_get_info(disk)->generated);
+    st_level_destroy(back);
+    assert_st_ok(st_store_read_level(disk, &back, err));
+    assert_memory_equal(back->heights, whole->heights, 512 * 1024);
+    assert_memory_equal(back->meta, whole->meta, 512 * 1024);
+    assert_string_equal(back->name, whole->name);
+    st_store_close(disk);
+    st_level_destroy(back);
+    st_store_close(s);
+    st_level_destroy(whole);
+    /* a world larger than memory: nothing happens until a tile is asked for, then only that tile */
+    assert_st_ok(st_store_open("gen:multi:2:65536x65536", &s, err));
+    assert_int_equal(st_store_get_info(s)->tiles, 65536);
+    assert_st_ok(st_store_read_tile(s, (st_tile_key){0, 255, 255}, &t, err));
+    assert_int_equal(t->kind, ST_TILE_LAYERS);
+    assert_true(t->min_m <= t->max_m && t->max_m <= 250);
+    st_tile_destroy(t);
+    assert_int_equal(st_store_read_tile(s, (st_tile_key){0, 256, 0}, &t, &e), ST_ERR_INVALID);
+    st_store_close(s);
+    const char *bad[] = {"gen:multi:0:256x256", "gen:multi:1:300x256", "gen:multi:1:0x0", "gen:multi:1:4194304x256",
+                         "gen:multi:1:256x256:50", "gen:multi:1:256x256 ", "gen:multi:junk", "gen:multi:"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        s = NULL;
+        assert_int_equal(st_store_open(bad[i], &s, &e), ST_ERR_INVALID);
+        assert_null(s);
+    }
+}
+
 static void test_amplify_keeps_source(void **state) {
     (void)state;
     st_dem_source *amp = NULL;
@@ -554,6 +638,7 @@ int main(void) {
         cmocka_unit_test(test_tile_round_trip),   cmocka_unit_test(test_dem_store),
         cmocka_unit_test(test_resume_and_shards), cmocka_unit_test(test_damaged_store),
         cmocka_unit_test(test_layer_store),       cmocka_unit_test(test_generated_store),
+        cmocka_unit_test(test_generated_layer_store),
         cmocka_unit_test(test_amplify_keeps_source), cmocka_unit_test(test_http_store),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

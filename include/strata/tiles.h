@@ -176,6 +176,12 @@ st_result st_store_build_dem(st_dem_source *src, const char *dir, const st_store
  * not defined yet) plus its palette and materials. */
 st_result st_store_build_level(const st_level *level, const char *dir, const st_store_build_desc *desc,
                                st_store_build_stats *stats, st_error *err);
+/* The same from another layer store's tiles — a generated world ("gen:multi:...", a world larger than memory) or a
+ * store elsewhere: every tile read from src (thread-safe reads, in parallel) and written here, with src's tile
+ * size (desc->tile_size 0 or the same), palette and materials. A tile an earlier, interrupted run left here
+ * intact is kept, so a re-run resumes. */
+st_result st_store_build_layers(st_store *src, const char *dir, const st_store_build_desc *desc,
+                                st_store_build_stats *stats, st_error *err);
 
 /* ---- the residency manager ----------------------------------------------------------------------------- */
 

@@ -26,7 +26,8 @@
 
 typedef struct builder {
     st_dem_source *src;
-    const st_level *level; /* layer stores */
+    const st_level *level; /* layer stores: from a level, */
+    st_store *layer_src;   /* or copied from another layer store (a generated world) */
     const char *dir;
     st_store_info info;
     uint32_t n, span;
@@ -355,7 +356,22 @@ static st_result build_node(builder *b, st_tile_key k, node_out *out, st_error *
 
 /* ---- layer tiles ------------------------------------------------------------------------------------------ */
 
+/* A tile of the source layer store, kept when an earlier run left it here intact. */
+static st_result copy_layer_tile(builder *b, st_tile_key k, st_error *err) {
+    st_tile_meta *meta = &b->records[0][(size_t)k.y * b->nx[0] + k.x];
+    st_tile *t = existing_tile(b, k, meta, true);
+    st_result r = ST_OK;
+    if (!t) {
+        if ((r = st_store_read_tile(b->layer_src, k, &t, err))) return r;
+        r = write_tile(b, t, meta, err);
+    }
+    atomic_fetch_add(&b->samples, (uint64_t)b->n * b->n);
+    st_tile_destroy(t);
+    return r;
+}
+
 static st_result build_layer_tile(builder *b, st_tile_key k, st_error *err) {
+    if (b->layer_src) return copy_layer_tile(b, k, err);
     st_tile *t = NULL;
     st_result r = st_tile_create(ST_TILE_LAYERS, ST_TILE_PAIRS, b->n, &t, err);
     if (r) return r;
@@ -675,6 +691,35 @@ st_result st_store_build_dem(st_dem_source *src, const char *dir, const st_store
     return r;
 }
 
+/* The layer stores' one level, in parallel, then the index and the manifest. */
+static st_result build_layers(builder *b, const char *dir, const st_store_build_desc *desc,
+                              st_store_build_stats *stats, st_error *err) {
+    st_result r = builder_init(b, dir, desc, err);
+    if (!r) {
+        b->total = (uint64_t)b->nx[0] * b->ny[0];
+        layer_job j = {b};
+        st_parallel_for(b->total, 1, layer_range, &j);
+        if (atomic_load(&b->failed)) {
+            *err = b->error;
+            r = err->code;
+        }
+    }
+    if (!r) r = finish(b, err);
+    progress(b, true);
+    fill_stats(b, stats, !r);
+    builder_free(b);
+    return r;
+}
+
+static st_result layer_tile_size(const st_store_build_desc *desc, uint32_t *out, st_error *err) {
+    *out = desc->tile_size ? desc->tile_size : DEFAULT_LAYER_TILE;
+    if (*out < 2 || *out > ST_TILE_MAX_SIZE - 1 || !st_is_pow2(*out))
+        return st_error_set(err, ST_ERR_INVALID, "tile size %u: layer tiles are 2^k texels (2..1024), e.g. 256", *out);
+    if (desc->shard_count > 1)
+        return st_error_set(err, ST_ERR_INVALID, "layer stores are built in one run (no --shard)");
+    return ST_OK;
+}
+
 st_result st_store_build_level(const st_level *level, const char *dir, const st_store_build_desc *desc,
                                st_store_build_stats *stats, st_error *err) {
     st_store_build_desc defaults = {0};
@@ -684,12 +729,8 @@ st_result st_store_build_level(const st_level *level, const char *dir, const st_
     in->kind = ST_TILE_LAYERS;
     in->encoding = ST_TILE_PAIRS;
     in->compression = desc->raw ? ST_TILE_RAW : ST_TILE_ZSTD;
-    in->tile_size = desc->tile_size ? desc->tile_size : DEFAULT_LAYER_TILE;
-    if (in->tile_size < 2 || in->tile_size > ST_TILE_MAX_SIZE - 1 || !st_is_pow2(in->tile_size))
-        return st_error_set(err, ST_ERR_INVALID, "tile size %u: layer tiles are 2^k texels (2..1024), e.g. 256",
-                            in->tile_size);
-    if (desc->shard_count > 1)
-        return st_error_set(err, ST_ERR_INVALID, "layer stores are built in one run (no --shard)");
+    st_result r = layer_tile_size(desc, &in->tile_size, err);
+    if (r) return r;
     in->width = level->width;
     in->height = level->height;
     in->spacing_x_m = in->spacing_y_m = 1.0; /* one texel per unit: the level's own units */
@@ -700,19 +741,36 @@ st_result st_store_build_level(const st_level *level, const char *dir, const st_
     memcpy(in->palette, level->palette, sizeof in->palette);
     snprintf(in->name, sizeof in->name, "%s", level->name);
     snprintf(in->source, sizeof in->source, "%s", desc->source_label ? desc->source_label : level->name);
-    st_result r = builder_init(&b, dir, desc, err);
-    if (!r) {
-        b.total = (uint64_t)b.nx[0] * b.ny[0];
-        layer_job j = {&b};
-        st_parallel_for(b.total, 1, layer_range, &j);
-        if (atomic_load(&b.failed)) {
-            *err = b.error;
-            r = err->code;
-        }
-    }
-    if (!r) r = finish(&b, err);
-    progress(&b, true);
-    fill_stats(&b, stats, !r);
-    builder_free(&b);
-    return r;
+    return build_layers(&b, dir, desc, stats, err);
+}
+
+st_result st_store_build_layers(st_store *src, const char *dir, const st_store_build_desc *desc,
+                                st_store_build_stats *stats, st_error *err) {
+    st_store_build_desc defaults = {0};
+    if (!desc) desc = &defaults;
+    const st_store_info *si = st_store_get_info(src);
+    if (si->kind != ST_TILE_LAYERS) return st_error_set(err, ST_ERR_INVALID, "%s: not a layer store", si->source);
+    builder b = {.layer_src = src};
+    st_store_info *in = &b.info;
+    st_result r = layer_tile_size(desc, &in->tile_size, err);
+    if (r) return r;
+    if (desc->tile_size && desc->tile_size != si->tile_size)
+        return st_error_set(err, ST_ERR_INVALID, "tile size %u: a copy of a layer store keeps its tiles (%u texels)",
+                            desc->tile_size, si->tile_size);
+    in->tile_size = si->tile_size;
+    in->kind = ST_TILE_LAYERS;
+    in->encoding = ST_TILE_PAIRS;
+    in->compression = desc->raw ? ST_TILE_RAW : ST_TILE_ZSTD;
+    in->width = si->width;
+    in->height = si->height;
+    in->spacing_x_m = si->spacing_x_m;
+    in->spacing_y_m = si->spacing_y_m;
+    in->scale = 1.0;
+    in->terrain_types = si->terrain_types;
+    memcpy(in->begin_color, si->begin_color, 16);
+    memcpy(in->end_color, si->end_color, 16);
+    memcpy(in->palette, si->palette, sizeof in->palette);
+    snprintf(in->name, sizeof in->name, "%s", si->name);
+    snprintf(in->source, sizeof in->source, "%s", desc->source_label ? desc->source_label : si->source);
+    return build_layers(&b, dir, desc, stats, err);
 }

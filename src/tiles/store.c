@@ -1,15 +1,18 @@
 /* Reading a tile store: the manifest and every level's index at open, then single tiles on demand (fetched from a
  * folder or over HTTP, checked against the index and their own CRC, decoded). "gen:SEED:WxH[:SPACING]" opens a
- * store whose tiles the procedural DEM makes on demand: nothing on disk, bounds learnt as tiles are made. */
+ * store whose tiles the procedural DEM makes on demand, "gen:multi:SEED:WxH[:DUAL]" one of two-interval tiles of
+ * the procedural multi-layer world: nothing on disk, bounds learnt as tiles are made. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "strata/gen.h"
 #include "tiles/tiles_internal.h"
 
 #define GEN_TILE_SIZE 257u
+#define GEN_LAYER_TILE 256u /* texels a side of a generated world's layer tiles */
 #define GEN_META_CAP (1u << 20) /* learnt bounds kept for this many tiles, then forgotten */
 
 typedef struct gen_meta {
@@ -22,8 +25,9 @@ struct st_store {
     char where[1024];
     st_tile_meta *index[ST_STORE_MAX_LEVELS]; /* disk and http stores: one record per tile, row-major */
     uint32_t nx[ST_STORE_MAX_LEVELS], ny[ST_STORE_MAX_LEVELS];
-    /* generated stores */
+    /* generated stores: a DEM (gen) or a multi-layer world (layers) */
     st_dem_source *gen;
+    st_gen_source *layers;
     double gen_delta[ST_STORE_MAX_LEVELS];
     pthread_mutex_t meta_lock;
     gen_meta *learnt; /* open addressing, GEN_META_CAP slots */
@@ -45,8 +49,9 @@ static bool key_inside(const st_store *s, st_tile_key k) {
 void st_store_close(st_store *s) {
     if (!s) return;
     for (uint32_t l = 0; l < ST_STORE_MAX_LEVELS; l++) free(s->index[l]);
-    if (s->gen) {
+    if (s->gen || s->layers) {
         st_dem_source_destroy(s->gen);
+        st_gen_source_destroy(s->layers);
         pthread_mutex_destroy(&s->meta_lock);
         free(s->learnt);
     }
@@ -106,7 +111,95 @@ static bool learnt(st_store *s, st_tile_key k, float *mn, float *mx) {
     return found;
 }
 
+/* The multi-layer world: one level of layer tiles, the texel pairs as a store built from the same world holds them. */
+static st_result open_generated_layers(const char *spec, st_store **out, st_error *err) {
+    st_gen_desc gd;
+    st_gen_source *src = NULL;
+    st_result r = st_gen_parse(spec, &gd, err);
+    if (!r) r = st_gen_source_create(&gd, &src, err);
+    if (r) return r;
+    st_store *s = calloc(1, sizeof *s);
+    gen_meta *learnt_table = calloc(GEN_META_CAP, sizeof(gen_meta));
+    if (!s || !learnt_table) {
+        free(s);
+        free(learnt_table);
+        st_gen_source_destroy(src);
+        return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    }
+    const st_gen_desc *d = st_gen_source_desc(src);
+    s->layers = src;
+    s->learnt = learnt_table;
+    pthread_mutex_init(&s->meta_lock, NULL);
+    snprintf(s->where, sizeof s->where, "%s", spec);
+    st_store_info *in = &s->info;
+    in->kind = ST_TILE_LAYERS;
+    in->encoding = ST_TILE_PAIRS;
+    in->compression = ST_TILE_RAW;
+    in->tile_size = GEN_LAYER_TILE;
+    in->width = d->width;
+    in->height = d->height;
+    in->levels = 1; /* coarser two-interval levels are not defined yet, as in built layer stores */
+    in->spacing_x_m = in->spacing_y_m = 1.0;
+    in->scale = 1.0;
+    in->min_m = 0;
+    in->max_m = 255;
+    in->generated = true;
+    st_level palette = {0};
+    st_level_default_palette(&palette);
+    in->terrain_types = 8;
+    memcpy(in->begin_color, palette.begin_color, 16);
+    memcpy(in->end_color, palette.end_color, 16);
+    memcpy(in->palette, palette.palette, sizeof in->palette);
+    snprintf(in->name, sizeof in->name, "%s", st_gen_source_name(src));
+    if (d->dual_percent > 0)
+        snprintf(in->source, sizeof in->source, "procedural multi-layer world seed %llu, %ux%u texels, %g%% dual",
+                 (unsigned long long)d->seed, d->width, d->height, (double)d->dual_percent);
+    else
+        snprintf(in->source, sizeof in->source, "procedural multi-layer world seed %llu, %ux%u texels, no dual",
+                 (unsigned long long)d->seed, d->width, d->height);
+    fill_geometry(s);
+    in->tiles = (uint64_t)s->nx[0] * s->ny[0];
+    *out = s;
+    return ST_OK;
+}
+
+static st_result read_generated_layers(st_store *s, st_tile_key key, st_tile **out, st_error *err) {
+    const uint32_t n = GEN_LAYER_TILE;
+    st_tile *t = NULL;
+    st_result r = st_tile_create(ST_TILE_LAYERS, ST_TILE_PAIRS, n, &t, err);
+    if (r) return r;
+    t->key = key;
+    uint8_t *planes = malloc(2 * (size_t)n * n);
+    if (!planes) r = st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    if (!r) r = st_gen_source_read(s->layers, key.x * n, key.y * n, n, n, planes, planes + (size_t)n * n, err);
+    if (r) {
+        free(planes);
+        st_tile_destroy(t);
+        return r;
+    }
+    /* the pair packing of a layer tile; a pair's two heights bound it, whether it is dual (low, high) or two singles */
+    const uint8_t *hp = planes, *mp = planes + (size_t)n * n;
+    uint8_t *q = t->data, mn = 255, mx = 0;
+    for (size_t i = 0; i < (size_t)n * n; i += 2, q += 4) {
+        q[0] = hp[i];
+        q[1] = mp[i];
+        q[2] = hp[i + 1];
+        q[3] = mp[i + 1];
+        uint8_t a = hp[i] < hp[i + 1] ? hp[i] : hp[i + 1], b = hp[i] < hp[i + 1] ? hp[i + 1] : hp[i];
+        mn = a < mn ? a : mn;
+        mx = b > mx ? b : mx;
+    }
+    free(planes);
+    t->min_m = mn;
+    t->max_m = mx;
+    t->scale = 1;
+    learn(s, key, t->min_m, t->max_m);
+    *out = t;
+    return ST_OK;
+}
+
 static st_result open_generated(const char *spec, st_store **out, st_error *err) {
+    if (!strncmp(spec, "gen:multi:", 10)) return open_generated_layers(spec, out, err);
     st_dem_gen_desc gd;
     st_result r = st_dem_gen_parse(spec, &gd, err);
     if (r) return r;
@@ -258,14 +351,14 @@ st_result st_store_open(const char *where, st_store **out, st_error *err) {
 
 bool st_store_tile_meta(const st_store *s, st_tile_key key, st_tile_meta *out) {
     if (!key_inside(s, key)) return false;
-    if (s->gen) {
+    if (s->gen || s->layers) {
         /* The tile's own bounds when it was made, else the nearest ancestor's (the finest data inside a tile lies
          * inside its parent's bounds), else the generator's global bound. */
         st_store *ms = (st_store *)s;
         float mn = (float)s->info.min_m, mx = (float)s->info.max_m;
         for (st_tile_key k = key; k.level < s->info.levels; k = st_tile_key_parent(k))
             if (learnt(ms, k, &mn, &mx)) break;
-        *out = (st_tile_meta){mn, mx, (float)s->gen_delta[key.level], 0, 0};
+        *out = (st_tile_meta){mn, mx, s->gen ? (float)s->gen_delta[key.level] : 0.0f, 0, 0};
         return true;
     }
     const st_tile_meta *m = &s->index[key.level][(size_t)key.y * s->nx[key.level] + key.x];
@@ -280,6 +373,7 @@ st_result st_store_read_tile(st_store *s, st_tile_key key, st_tile **out, st_err
         return st_error_set(err, ST_ERR_INVALID, "%s: no tile %u/%u/%u in a store of %u levels", s->where, key.level,
                             key.x, key.y, s->info.levels);
     if (s->gen) return read_generated(s, key, out, err);
+    if (s->layers) return read_generated_layers(s, key, out, err);
     st_tile_meta m;
     if (!st_store_tile_meta(s, key, &m))
         return st_error_set(err, ST_ERR_IO, "%s: tile %u/%u/%u is not in the store", s->where, key.level, key.x, key.y);
