@@ -117,7 +117,8 @@ int cmd_convert(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_mesh(int argc, char **argv);
 int cmd_tile(int argc, char **argv);
-/* True for a tile store: a folder holding store.json, an http(s):// URL, or gen:SEED:WxH. */
+/* True for a tile store the commands draw as one: a folder holding store.json, an http(s):// URL, or gen:SEED:WxH
+ * (not gen:multi:..., which loads as a level; strata info and strata tile take it as a store). */
 bool cli_is_store(const char *where);
 /* strata info STORE (info_store.c): prints the store; preview: a PNG of level `level` (negative: the coarsest
  * that fits 2048 pixels, or level 0 with a region), of the region (x, y, w, h) of it when given. */

@@ -73,7 +73,8 @@ int cmd_info(int argc, char **argv) {
     if (argc - optind > 1) return cli_usage_error(cmd, "expected at most one WORLD");
     if (world && optind < argc) return cli_usage_error(cmd, "give the world once (--world W or W)");
     const char *path = world ? world : optind < argc ? argv[optind] : "default";
-    if (cli_is_store(path)) return cli_info_store(cmd, path, json, preview, preview_level, have_region ? region : NULL);
+    if (cli_is_store(path) || !strncmp(path, "gen:multi:", 10)) /* a generated world: described, never made */
+        return cli_info_store(cmd, path, json, preview, preview_level, have_region ? region : NULL);
     if (preview || have_region || preview_level >= 0) return cli_usage_error(cmd, "--preview is for tile stores");
     st_error err = {0};
     st_level *level = NULL;

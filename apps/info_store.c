@@ -12,6 +12,9 @@
 
 bool cli_is_store(const char *where) {
     if (!where) return false;
+    /* the generated multi-layer world is drawn as a level (layer stores have no store renderer): info and tile
+     * take it as a store themselves */
+    if (!strncmp(where, "gen:multi:", 10)) return false;
     if (!strncmp(where, "gen:", 4) || !strncmp(where, "http://", 7) || !strncmp(where, "https://", 8)) return true;
     char manifest[1100];
     struct stat sb;

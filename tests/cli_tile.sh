@@ -77,6 +77,9 @@ check "gen:multi: the store on disk" sh -c "'$strata' info '$tmp/gm' | grep -q '
 "$strata" mesh gen:multi:3:256x256 -o "$tmp/gm.obj" >/dev/null 2>"$tmp/err" ||
     { echo "FAIL: mesh of gen:multi: $(cat "$tmp/err")"; fails=$((fails + 1)); }
 check "gen:multi: a world for other commands" test -s "$tmp/gm.obj"
+"$strata" render --world gen:multi:3:256x256 --size 32x24 -o "$tmp/gm.png" >/dev/null 2>"$tmp/err" ||
+    { echo "FAIL: render of gen:multi: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+check "gen:multi: drawn as a level" test -s "$tmp/gm.png"
 
 # ---- an interrupted build resumes; no tile is ever half-written ---------------------------------------------
 "$strata" tile gen:9:4097x4097 -o "$tmp/big" --no-progress >/dev/null 2>&1 &
