@@ -303,9 +303,9 @@ int bench_tiles(int argc, char **argv) {
     tiles_bench b = {.frames = 1000, .requests = 10000, .cache = 64, .levels = 16, .slow_frames = 750,
                      .slow_ms = 50, .seed = 1};
     tiles_store_bench sb = {.dem = "data/dem/ps_height_1k.png", .units = 0.1, .spacing = 160, .amplify = 16,
-                            .load_tiles = 500};
+                            .load_tiles = 500, .gen_tiles = 64};
     enum { O_STORM = 1000, O_SLOW, O_FRAMES, O_REQUESTS, O_CACHE, O_LEVELS, O_SLOW_FRAMES, O_SEED, O_JSON, O_BUILD,
-           O_LOAD, O_GENERATED, O_DEM, O_UNITS, O_SPACING, O_AMPLIFY, O_KEEP, O_LOAD_TILES, O_STORE };
+           O_LOAD, O_GENERATED, O_DEM, O_UNITS, O_SPACING, O_AMPLIFY, O_KEEP, O_LOAD_TILES, O_STORE, O_GEN_TILES };
     const char *load_store = NULL;
     static const struct option opts[] = {
         {"storm", no_argument, 0, O_STORM},         {"slow-load", required_argument, 0, O_SLOW},
@@ -318,6 +318,7 @@ int bench_tiles(int argc, char **argv) {
         {"units", required_argument, 0, O_UNITS},   {"spacing", required_argument, 0, O_SPACING},
         {"amplify", required_argument, 0, O_AMPLIFY}, {"keep", required_argument, 0, O_KEEP},
         {"load-tiles", required_argument, 0, O_LOAD_TILES}, {"store", required_argument, 0, O_STORE},
+        {"gen-tiles", required_argument, 0, O_GEN_TILES},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     cli_getopt_reset();
     int c;
@@ -372,6 +373,10 @@ int bench_tiles(int argc, char **argv) {
             if (!cli_parse_uint(optarg, 1, 1000000, &sb.load_tiles)) return cli_usage_error(cmd, "bad --load-tiles '%s'", optarg);
             break;
         case O_STORE: load_store = optarg; break;
+        case O_GEN_TILES:
+            if (!cli_parse_uint(optarg, 1, 100000, &sb.gen_tiles))
+                return cli_usage_error(cmd, "bad --gen-tiles '%s' (1..100000)", optarg);
+            break;
         case 'h':
             printf("usage: strata bench tiles [--storm] [--slow-load MS] [--build] [--load] [--generated] [--json]\n"
                    "                          [OPTIONS]\n\n"
@@ -381,7 +386,9 @@ int bench_tiles(int argc, char **argv) {
                    "                   against the target of <= 20 s, samples/s, bytes against uncompressed\n"
                    "  --load           --load-tiles N (500) random level-0 tiles of that store (or --store DIR) read,\n"
                    "                   checked and decoded on one thread, against <= 0.5 ms; zstd against raw\n"
-                   "  --generated      the 65536x65536 procedural world: bytes on disk, ms per tile made on demand\n"
+                   "  --generated      the 65536x65536 procedural worlds (DEM: bytes on disk, ms per tile made on\n"
+                   "                   demand; multi-layer, gen:multi:1:65536x65536: the first tile, then\n"
+                   "                   --gen-tiles N (64) random 256² tiles on one thread, 4N on every thread)\n"
                    "  --keep DIR       build into DIR and keep it (default: a temporary folder, removed)\n"
                    "  --storm          FRAMES frames of REQUESTS random requests, uniform over the keys of a\n"
                    "                   pyramid of LEVELS levels, a cache of CACHE tiles (loads from a cheap\n"

@@ -13,6 +13,7 @@ typedef struct tiles_store_bench {
     uint32_t amplify;  /* 16: a 16,385² store */
     const char *keep;  /* build into this folder and keep it; NULL = a temporary one, removed */
     uint32_t load_tiles;
+    uint32_t gen_tiles; /* random tiles of the generated multi-layer world read on one thread (4× that on all) */
     bool json;
 } tiles_store_bench;
 
@@ -21,7 +22,8 @@ typedef struct tiles_store_bench {
 int bench_tiles_build(const tiles_store_bench *b, cJSON *json, char *store_out, size_t cap);
 /* Reads load_tiles random level-0 tiles of the store on one thread: the ≤ 0.5 ms target, zstd against raw. */
 int bench_tiles_load(const tiles_store_bench *b, const char *store, cJSON *json);
-/* The 65,536² procedural world: bytes on disk and the cost of a tile made on demand. */
+/* The 65,536² procedural worlds, the DEM and the multi-layer one: bytes on disk and the cost of a tile made on
+ * demand; for the multi-layer one, tiles per second on one thread and on every thread. */
 int bench_tiles_generated(const tiles_store_bench *b, cJSON *json);
 
 #endif
