@@ -31,11 +31,16 @@ st_camera st_viewpoint_camera(const st_level *level, const st_viewpoint *v);
  * and off the world's edge — each seen at pitch 0, −30, −60 and −90 from a height that follows its relief. Their
  * x, y are metres, eye_height metres above the ground there (under is unused). */
 typedef struct st_store st_store;
+typedef struct st_tile st_tile;
 
 /* The far distance that suits a store: half its larger extent, at most 100 km, at least 100 sample spacings. */
 double st_store_far(const st_store *store);
 /* The ground at (x, y) metres: the bilinear surface of the store's finest samples there (reads one tile). */
 st_result st_store_ground(st_store *store, double x, double y, double *height, st_error *err);
+/* The same keeping the tile read in *cache (NULL at first; st_tile_destroy it after the last call): a run of
+ * nearby points reads each tile once. */
+st_result st_store_ground_cached(st_store *store, st_tile **cache, double x, double y, double *height,
+                                 st_error *err);
 /* The 12 default views (horizon-1..3, pitch30-1..3, pitch60-1..3, top-1..3). */
 st_result st_store_views_default(st_store *store, st_viewpoint *out, size_t cap, size_t *count, st_error *err);
 /* A default view by name, or a spec "name:x,y:yaw:pitch[:height]" in metres. */

@@ -22,7 +22,8 @@ double st_store_far(const st_store *store) {
     return fmax(far, 100.0 * fmax(in->spacing_x_m, in->spacing_y_m));
 }
 
-st_result st_store_ground(st_store *store, double x, double y, double *height, st_error *err) {
+st_result st_store_ground_cached(st_store *store, st_tile **cache, double x, double y, double *height,
+                                 st_error *err) {
     const st_store_info *in = st_store_get_info(store);
     if (in->kind != ST_TILE_DEM) return st_error_set(err, ST_ERR_INVALID, "a layer store has no ground heights");
     if (!isfinite(x) || !isfinite(y)) return st_error_set(err, ST_ERR_INVALID, "a ground point must be finite");
@@ -31,17 +32,28 @@ st_result st_store_ground(st_store *store, double x, double y, double *height, s
     uint32_t s = in->tile_size - 1;
     uint32_t tx = (uint32_t)fmin(floor(u / s), floor((double)(in->width - 2) / s));
     uint32_t ty = (uint32_t)fmin(floor(v / s), floor((double)(in->height - 2) / s));
-    st_tile *t = NULL;
-    st_result r = st_store_read_tile(store, (st_tile_key){0, tx, ty}, &t, err);
-    if (r) return r;
+    st_tile_key key = {0, tx, ty};
+    if (!*cache || !st_tile_key_equal((*cache)->key, key)) {
+        st_tile_destroy(*cache);
+        *cache = NULL;
+        st_result r = st_store_read_tile(store, key, cache, err);
+        if (r) return r;
+    }
+    const st_tile *t = *cache;
     double lu = u - (double)tx * s, lv = v - (double)ty * s;
     uint32_t i = (uint32_t)fmin(floor(lu), s - 1), j = (uint32_t)fmin(floor(lv), s - 1);
     double fu = lu - i, fv = lv - j;
     double h00 = st_tile_height(t, i, j), h10 = st_tile_height(t, i + 1, j);
     double h01 = st_tile_height(t, i, j + 1), h11 = st_tile_height(t, i + 1, j + 1);
     *height = (h00 * (1 - fu) + h10 * fu) * (1 - fv) + (h01 * (1 - fu) + h11 * fu) * fv;
-    st_tile_destroy(t);
     return ST_OK;
+}
+
+st_result st_store_ground(st_store *store, double x, double y, double *height, st_error *err) {
+    st_tile *t = NULL;
+    st_result r = st_store_ground_cached(store, &t, x, y, height, err);
+    st_tile_destroy(t);
+    return r;
 }
 
 typedef struct target {
