@@ -45,6 +45,7 @@ static frame render(st_engine *e, st_renderer *r, st_camera cam, uint32_t w, uin
                  "%u resident, %u failed", frames, f.lod.nodes, f.lod.fallback, f.lod.missing, ws.residency.queued,
                  ws.residency.loading, ws.residency.resident, ws.residency.failed);
     }
+    assert_int_equal(f.lod.hole_px, 0); /* settled: nothing is missing */
     assert_st_ok(st_renderer_readback(r, f.rgba, f.dist, err));
     st_view v = st_camera_view(&cam, w, h);
     for (uint32_t j = 0; j < h; j++)
@@ -402,6 +403,58 @@ static void test_missing_tile_draws_ancestor(void **state) {
     st_store_close(store);
 }
 
+/* Holes: every tile under the eye, at every level, fails to load, so the nodes there have no drawable ancestor and
+ * draw nothing; the frame's hole figure bounds the background pixels they leave, and is 0 once nothing is missing. */
+typedef struct chain_loader {
+    st_store *store;
+    double x, y, spacing; /* the point whose tiles fail */
+    uint32_t intervals;
+} chain_loader;
+
+static st_result chain_load(void *user, st_tile_key key, st_tile **out, st_error *err) {
+    const chain_loader *c = user;
+    double span = (double)(c->intervals << key.level) * c->spacing;
+    if ((uint32_t)(c->x / span) == key.x && (uint32_t)(c->y / span) == key.y)
+        return st_error_set(err, ST_ERR_IO, "tile %u/%u/%u is broken", key.level, key.x, key.y);
+    return st_store_read_tile(c->store, key, out, err);
+}
+
+static void test_holes_counted(void **state) {
+    (void)state;
+    analytic a = {.shape = SHAPE_SINE, .size = 257, .spacing = 2, .base = 60, .amp = 20, .wave = 10};
+    st_store *store = analytic_store(&a, 33, "cdlod-holes");
+    chain_loader cl = {store, 224, 224, 2, 32};
+    st_engine *e = store_engine(store, &(st_world_desc){.gpu_slots = 256, .load = chain_load, .load_user = &cl});
+    st_method_knobs k = {.tau_px = 0.5f, .lod_grid = 8};
+    st_camera cam = store_camera(224, 224, analytic_bilinear(&a, 224, 224) + 60, 0, -90, 1000);
+    for (int m = 0; m < 2; m++) {
+        st_renderer *r = store_renderer(e, METHODS[m], W, H, &k);
+        st_lod_frame_stats s = {0};
+        for (int i = 0; i < 300; i++) { /* until every other tile is in */
+            assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
+            st_renderer_lod_stats(r, &s);
+            st_world_stats ws;
+            assert_st_ok(st_engine_world_stats(e, &ws, err));
+            if (!ws.residency.queued && !ws.residency.loading && i > 10) break;
+        }
+        assert_true(s.missing > 0);
+        assert_false(s.settled);
+        float *depth = malloc(W * H * sizeof *depth);
+        assert_st_ok(st_renderer_readback(r, NULL, depth, err));
+        st_view v = st_camera_view(&cam, W, H);
+        uint32_t background = 0;
+        for (uint32_t j = 0; j < H; j++)
+            for (uint32_t i = 0; i < W; i++) background += isnan(st_view_distance_from_depth(&v, i, j, depth[j * W + i]));
+        free(depth);
+        /* looking straight down on the world, every background pixel is a hole, and the figure bounds them */
+        if (!(background > 0 && background <= s.hole_px && s.hole_px <= W * H))
+            fail_msg("%s: %u background pixels, hole figure %llu", METHODS[m], background, (unsigned long long)s.hole_px);
+        st_renderer_destroy(r);
+    }
+    test_engine_finish(e, NULL);
+    st_store_close(store);
+}
+
 /* Skirts: the same frame with skirts adds their triangles (N per side), keeps every pixel of the ground, and changes
  * only pixels where a skirt shows (none when the morph closes every seam and the view is from above). */
 static void test_skirts(void **state) {
@@ -513,6 +566,7 @@ int main(void) {
         cmocka_unit_test(test_sine_against_reference),
         cmocka_unit_test(test_culling_changes_nothing),
         cmocka_unit_test(test_missing_tile_draws_ancestor),
+        cmocka_unit_test(test_holes_counted),
         cmocka_unit_test(test_skirts),
         cmocka_unit_test(test_vertex_twin),
     };

@@ -531,6 +531,51 @@ static void test_missing_tiles_draw_their_ancestor(void **state) {
     free(a);
 }
 
+/* Holes: the missing nodes' boxes kept by the selection, and the pixels their screen rectangles cover. */
+static void test_hole_pixels(void **state) {
+    (void)state;
+    uint64_t px = 99;
+    st_lod_view v = {.eye = {0, 0, 100}, .forward = {0, 0, -1}, .right = {1, 0, 0}, .up = {0, 1, 0},
+                     .focal_px = 100, .width_px = 320, .height_px = 200, .near_m = 1, .far_m = 1000};
+    assert_st_ok(st_lod_hole_pixels(NULL, 0, &v, &px, err));
+    assert_int_equal(px, 0);
+    /* a flat 20 m square 100 m below, looking down: 2·100·10/100 = 20 px a side */
+    st_lod_box sq = {.lo = {-10, -10, 0}, .hi = {10, 10, 0}};
+    assert_st_ok(st_lod_hole_pixels(&sq, 1, &v, &px, err));
+    assert_int_equal(px, 400);
+    /* the same twice, and a second one overlapping half of it: the union counts */
+    st_lod_box two[3] = {sq, sq, {.lo = {0, -10, 0}, .hi = {20, 10, 0}}};
+    assert_st_ok(st_lod_hole_pixels(two, 3, &v, &px, err));
+    assert_int_equal(px, 600);
+    /* behind the eye: nothing; around the eye: the whole image (clipped at the near plane, clamped to the image) */
+    st_lod_box behind = {.lo = {-10, -10, 150}, .hi = {10, 10, 200}};
+    assert_st_ok(st_lod_hole_pixels(&behind, 1, &v, &px, err));
+    assert_int_equal(px, 0);
+    st_lod_box around = {.lo = {-10, -10, 50}, .hi = {10, 10, 150}};
+    assert_st_ok(st_lod_hole_pixels(&around, 1, &v, &px, err));
+    assert_int_equal(px, 320 * 200);
+
+    /* the selection keeps a box per missing node, and seen from above they cover the image */
+    aworld *a = make_world(60);
+    a->nothing_drawable = true;
+    st_lod_params p = {.tau_px = 1};
+    st_lod_view top = view_at(a, 10000, 10000, 500, 0, -90, 40000);
+    st_lod_selection sel = select_nodes(a, &p, &top);
+    assert_int_equal(sel.count, 0);
+    assert_true(sel.missing > 0);
+    assert_int_equal(sel.missing_kept, sel.missing);
+    assert_st_ok(st_lod_hole_pixels(sel.missing_boxes, sel.missing_kept, &top, &px, err));
+    assert_int_equal(px, 320 * 200);
+    /* everything drawable again: nothing kept */
+    a->nothing_drawable = false;
+    st_lod_selection_free(&sel);
+    sel = select_nodes(a, &p, &top);
+    assert_int_equal(sel.missing, 0);
+    assert_int_equal(sel.missing_kept, 0);
+    st_lod_selection_free(&sel);
+    free(a);
+}
+
 static void test_requests(void **state) {
     (void)state;
     aworld *a = make_world(60);
@@ -661,6 +706,7 @@ int main(void) {
         cmocka_unit_test(test_morph_continuous),
         cmocka_unit_test(test_culling_keeps_what_is_seen),
         cmocka_unit_test(test_missing_tiles_draw_their_ancestor),
+        cmocka_unit_test(test_hole_pixels),
         cmocka_unit_test(test_requests),
         cmocka_unit_test(test_skirt_sides),
         cmocka_unit_test(test_one_level_warning),

@@ -47,6 +47,9 @@ typedef struct st_lod_frame_stats {
     uint64_t triangles, skirt_triangles;
     uint32_t per_level[ST_LOD_MAX_LEVELS]; /* drawn quadrants per level */
     uint32_t levels;
+    uint32_t undrawn;   /* selected nodes not drawn: their tile lost its GPU slot this frame */
+    uint64_t hole_px;   /* pixels that may show a hole (st_lod_hole_pixels over the missing and undrawn nodes);
+                           UINT64_MAX when it could not be counted */
     double select_ms;   /* CPU time of the selection (requests included) */
     bool settled;       /* every drawn node at its own level: nothing drawn from an ancestor, nothing missing */
 } st_lod_frame_stats;

@@ -94,9 +94,17 @@ typedef struct st_lod_node {
     double distance;     /* from the eye to the box */
 } st_lod_node;
 
+/* A box in world metres. */
+typedef struct st_lod_box {
+    double lo[3], hi[3];
+} st_lod_box;
+
 typedef struct st_lod_selection {
     st_lod_node *nodes;
     uint32_t count, cap;
+    st_lod_box *missing_boxes; /* the drawn quadrants' boxes of the nodes counted in `missing` (first
+                                  missing_kept of them) */
+    uint32_t missing_kept, missing_cap;
     uint32_t levels, grid;
     st_lod_band bands[ST_LOD_MAX_LEVELS];
     uint32_t per_level[ST_LOD_MAX_LEVELS]; /* drawn quadrants per level */
@@ -125,6 +133,13 @@ st_result st_lod_check(const st_lod_world *w, const st_lod_params *p, st_error *
 st_result st_lod_select(const st_lod_world *w, const st_lod_params *p, const st_lod_view *v, st_lod_selection *sel,
                         st_error *err);
 void st_lod_selection_free(st_lod_selection *sel);
+/* How many pixels of the view's width_px × height_px image may show a hole where `boxes` (the boxes of nodes
+ * that were not drawn: the selection's missing_boxes, and any a renderer could not draw) are: the union of their
+ * screen rectangles, clipped at the near plane. An upper bound of the pixels where terrain is absent for want of
+ * a tile: a box holds its node's surface, and terrain in front of it is not subtracted. 0 for no boxes.
+ * ST_ERR_NOMEM when the image's mask cannot be allocated (*pixels is then 0). */
+st_result st_lod_hole_pixels(const st_lod_box *boxes, uint32_t count, const st_lod_view *v, uint64_t *pixels,
+                             st_error *err);
 
 /* The grid a node's quadrant spans: vertices (i, j) with i, j in [qx·N/2, (qx + 1)·N/2] etc. The node's corner
  * in world metres and the size of one grid step. */

@@ -216,6 +216,29 @@ static bool push_node(walk *k, const st_lod_node *n) {
     return true;
 }
 
+/* Keeps the box of a missing node's quadrants for st_lod_hole_pixels (a failed allocation keeps fewer: the
+ * count in `missing` stays exact, and the hole figure is then a bound of what was kept). */
+static void keep_missing(walk *k, uint32_t level, uint64_t x, uint64_t y, uint8_t quads, const box *b) {
+    st_lod_selection *s = k->sel;
+    if (s->missing_kept == s->missing_cap) {
+        uint32_t cap = s->missing_cap ? 2 * s->missing_cap : 64;
+        st_lod_box *boxes = realloc(s->missing_boxes, (size_t)cap * sizeof *boxes);
+        if (!boxes) return;
+        s->missing_boxes = boxes;
+        s->missing_cap = cap;
+    }
+    const st_lod_world *w = k->w;
+    double sx = node_size_x(w, level), sy = node_size_y(w, level);
+    st_lod_box o = {.lo = {INFINITY, INFINITY, b->lo[2]}, .hi = {-INFINITY, -INFINITY, b->hi[2]}};
+    for (uint32_t q = 0; q < ST_LOD_QUADRANTS; q++) {
+        if (!(quads & (1u << q))) continue;
+        double qx0 = ((double)x + 0.5 * (q & 1)) * sx, qy0 = ((double)y + 0.5 * (q >> 1)) * sy;
+        o.lo[0] = fmin(o.lo[0], qx0), o.hi[0] = fmax(o.hi[0], fmin(qx0 + 0.5 * sx, k->extent[0]));
+        o.lo[1] = fmin(o.lo[1], qy0), o.hi[1] = fmax(o.hi[1], fmin(qy0 + 0.5 * sy, k->extent[1]));
+    }
+    s->missing_boxes[s->missing_kept++] = o;
+}
+
 /* Skirt sides of the drawn quadrants: the node's outer sides except on the world's edge, and inner sides
  * facing a quadrant drawn by finer nodes (bit 4·q + side; side 0 low y, 1 high x, 2 high y, 3 low x). */
 static uint16_t skirt_sides(const walk *k, uint32_t level, uint64_t x, uint64_t y, uint8_t quads) {
@@ -255,6 +278,7 @@ static void emit(walk *k, uint32_t level, uint64_t x, uint64_t y, uint8_t quads,
     st_tile_key own = st_lod_node_tile(w, level, x, y), drawn = own;
     if (w->drawable && !w->drawable(w, own, &drawn)) {
         s->missing++;
+        keep_missing(k, level, x, y, quads, b);
         return;
     }
     n.tile = drawn;
@@ -376,6 +400,7 @@ st_result st_lod_select(const st_lod_world *w, const st_lod_params *p, const st_
     memset(sel->per_level, 0, sizeof sel->per_level);
     sel->quadrants = sel->triangles = sel->skirt_triangles = 0;
     sel->fallback = sel->missing = sel->culled = sel->visits = sel->one_level_violations = 0;
+    sel->missing_kept = 0;
     sel->worst_violation_m = 0;
     st_lod_bands(w, p, v->focal_px, v->far_m, sel->bands);
     walk k = {.w = w, .p = p, .sel = sel};
@@ -410,7 +435,67 @@ st_result st_lod_select(const st_lod_world *w, const st_lod_params *p, const st_
 void st_lod_selection_free(st_lod_selection *sel) {
     if (!sel) return;
     free(sel->nodes);
+    free(sel->missing_boxes);
     memset(sel, 0, sizeof *sel);
+}
+
+/* The screen rectangle of a box: its corners in front of the near plane and the points where its edges cross
+ * it, projected; false when none of it is in front. */
+static bool box_screen_rect(const st_lod_box *b, const st_lod_view *v, double rect[4]) {
+    double c[8][3], z[8];
+    for (int i = 0; i < 8; i++) {
+        double p[3] = {(i & 1 ? b->hi : b->lo)[0] - v->eye[0], (i & 2 ? b->hi : b->lo)[1] - v->eye[1],
+                       (i & 4 ? b->hi : b->lo)[2] - v->eye[2]};
+        memcpy(c[i], p, sizeof p);
+        z[i] = p[0] * v->forward[0] + p[1] * v->forward[1] + p[2] * v->forward[2];
+    }
+    rect[0] = rect[1] = INFINITY;
+    rect[2] = rect[3] = -INFINITY;
+    bool any = false;
+    for (int i = 0; i < 8; i++)
+        for (int bit = 0; bit <= 3; bit++) {
+            /* bit 3: the corner itself; bits 0..2: the edge to the neighbour along that axis, once per edge */
+            double p[3], pz;
+            if (bit == 3) {
+                if (z[i] < v->near_m) continue;
+                memcpy(p, c[i], sizeof p), pz = z[i];
+            } else {
+                int j = i ^ (1 << bit);
+                if (j < i || (z[i] < v->near_m) == (z[j] < v->near_m)) continue;
+                double t = (v->near_m - z[i]) / (z[j] - z[i]);
+                for (int a = 0; a < 3; a++) p[a] = c[i][a] + t * (c[j][a] - c[i][a]);
+                pz = v->near_m;
+            }
+            double sx = 0.5 * v->width_px + v->focal_px * (p[0] * v->right[0] + p[1] * v->right[1] + p[2] * v->right[2]) / pz;
+            double sy = 0.5 * v->height_px - v->focal_px * (p[0] * v->up[0] + p[1] * v->up[1] + p[2] * v->up[2]) / pz;
+            rect[0] = fmin(rect[0], sx), rect[1] = fmin(rect[1], sy);
+            rect[2] = fmax(rect[2], sx), rect[3] = fmax(rect[3], sy);
+            any = true;
+        }
+    return any;
+}
+
+st_result st_lod_hole_pixels(const st_lod_box *boxes, uint32_t count, const st_lod_view *v, uint64_t *pixels,
+                             st_error *err) {
+    *pixels = 0;
+    if (!count) return ST_OK;
+    uint32_t w = (uint32_t)v->width_px, h = (uint32_t)v->height_px;
+    uint8_t *mask = calloc((size_t)w * h, 1);
+    if (!mask) return st_error_set(err, ST_ERR_NOMEM, "lod: out of memory for a %ux%u hole mask", w, h);
+    for (uint32_t i = 0; i < count; i++) {
+        double r[4];
+        if (!box_screen_rect(&boxes[i], v, r)) continue;
+        /* pixel (x, y) is covered when its centre lies inside */
+        double x0 = fmax(ceil(r[0] - 0.5), 0), y0 = fmax(ceil(r[1] - 0.5), 0);
+        double x1 = fmin(floor(r[2] - 0.5), (double)w - 1), y1 = fmin(floor(r[3] - 0.5), (double)h - 1);
+        if (!(x1 >= x0 && y1 >= y0)) continue;
+        for (double y = y0; y <= y1; y++) memset(mask + (size_t)y * w + (size_t)x0, 1, (size_t)(x1 - x0 + 1));
+    }
+    uint64_t n = 0;
+    for (size_t k = 0; k < (size_t)w * h; k++) n += mask[k];
+    free(mask);
+    *pixels = n;
+    return ST_OK;
 }
 
 /* ---- the vertex ------------------------------------------------------------------------------------------- */

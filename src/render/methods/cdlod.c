@@ -425,6 +425,32 @@ static void prepare(st_renderer *r, cdlod_state *s) {
     /* the selection does not depend on residency, only the fallbacks do: with none, the frame is final */
     st->settled = !sel->fallback && !sel->missing && !res;
     st->select_ms = st_time_ms() - t0;
+    /* Holes: nodes not drawn for want of a tile (no drawable ancestor, or a tile that lost its slot this frame),
+     * as the pixels their boxes may cover in this frame's image; none in a settled view. */
+    uint32_t undrawn = sel->count - s->drawn;
+    st->undrawn = undrawn;
+    st->settled = st->settled && !undrawn;
+    if (sel->missing_kept || undrawn) {
+        st_lod_box *boxes = malloc(((size_t)sel->missing_kept + undrawn) * sizeof *boxes);
+        uint32_t k = 0;
+        if (boxes) {
+            memcpy(boxes, sel->missing_boxes, (size_t)sel->missing_kept * sizeof *boxes);
+            k = sel->missing_kept;
+            for (uint32_t i = 0; i < sel->count; i++) {
+                const st_lod_node *n = &sel->nodes[i];
+                uint32_t slot = ST_TILE_NO_SLOT;
+                if (st_residency_tile(res_mgr, n->tile, &slot) && slot != ST_TILE_NO_SLOT) continue;
+                memcpy(boxes[k].lo, n->lo, sizeof n->lo);
+                memcpy(boxes[k].hi, n->hi, sizeof n->hi);
+                k++;
+            }
+            st_lod_view here = st_lod_view_of(&r->view);
+            if (st_lod_hole_pixels(boxes, k, &here, &st->hole_px, &err)) st->hole_px = UINT64_MAX;
+            free(boxes);
+        } else {
+            st->hole_px = UINT64_MAX;
+        }
+    }
 }
 
 static void cdlod_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
