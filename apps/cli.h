@@ -117,6 +117,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_mesh(int argc, char **argv);
 int cmd_tile(int argc, char **argv);
+int cmd_fly(int argc, char **argv);
 /* True for a tile store the commands draw as one: a folder holding store.json, an http(s):// URL, or gen:SEED:WxH
  * (not gen:multi:..., which loads as a level; strata info and strata tile take it as a store). */
 bool cli_is_store(const char *where);

@@ -25,6 +25,7 @@ static const cli_command commands[] = {
     {"view", "the interactive viewer: a window with any method live, a HUD, cameras, edits, screenshots", cmd_view},
     {"mesh", "fit the chunked three-LOD triangle mesh of a world; stats, optional .obj/.ply export", cmd_mesh},
     {"tile", "build a tile store (terrain bigger than memory) from DEMs, the procedural DEM or a world", cmd_tile},
+    {"fly", "a scripted flight over a tile store: every frame's times, triangles, tiles, uploads and holes", cmd_fly},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 

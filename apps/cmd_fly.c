@@ -1,0 +1,161 @@
+/* strata fly --world STORE --path FILE: a scripted flight over a DEM tile store, every frame rendered by a store
+ * method and recorded (GPU, CPU and whole-frame ms, triangles, resident tiles, uploads, holes) into fly.json,
+ * fly.md and fly.svg in a run folder of its own. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "store_cli.h"
+#include "strata/fly.h"
+#include "strata/image.h"
+
+static int usage(void) {
+    printf("usage: strata fly --world STORE --path FILE [--method M] [--size WxH] [--far M] [--tau PX] [--skirts]\n"
+           "                  [--lod-grid N] [--lod-ratio R] [--morph-ratio M] [--gpu-slots N] [--slow-load MS]\n"
+           "                  [--settle N] [--no-shadows] [--device N] [--validate] [--no-progress] [-o|--out DIR]\n\n"
+           "Flies the flight FILE over a DEM tile store (a folder, an http(s):// URL or gen:SEED:WxH), rendering every\n"
+           "frame with %s, after the first camera has reached full detail. Writes fly.json (every frame's\n"
+           "GPU, CPU and whole-frame ms, triangles, nodes, resident/queued/loading tiles, uploads, hole pixels),\n"
+           "fly.md and fly.svg into OUT/<adapter>/<time>-fly-<digest>/ and prints the summary.\n"
+           "A flight file (data/flights/*.flight) has one statement a line: start U V (fractions of the world),\n"
+           "heading DEG, fps N, then speed M/S, height M (over the ground), pitch DEG, fly SECONDS, turn DEG SECONDS.\n\n"
+           "  --method M      %s (default cdlod)\n"
+           "  --size WxH      image size (default 1920x1080)\n"
+           "  --far M         far distance in metres (default: half the store's extent, at most 100 km)\n"
+           "  --slow-load MS  sleep this long in every tile load (the hitch test: frame times must stay flat)\n"
+           "  --settle N      frames allowed to reach full detail at the start (default 4000)\n"
+           "  -o, --out DIR   output folder (default out/fly)\n"
+           "  --tau, --skirts, --lod-grid, --lod-ratio, --morph-ratio, --gpu-slots as for strata render --world STORE\n",
+           cli_store_methods_list(), cli_store_methods_list());
+    return CLI_EXIT_OK;
+}
+
+int cmd_fly(int argc, char **argv) {
+    const char *cmd = "fly";
+    static const struct option opts[] = {{"world", required_argument, 0, 'w'},  {"path", required_argument, 0, 'p'},
+                                         {"method", required_argument, 0, 'm'}, {"size", required_argument, 0, 's'},
+                                         {"far", required_argument, 0, 'F'},    {"settle", required_argument, 0, 'e'},
+                                         {"no-shadows", no_argument, 0, 'S'},   {"device", required_argument, 0, 'D'},
+                                         {"validate", no_argument, 0, 'V'},     {"no-progress", no_argument, 0, 'P'},
+                                         {"out", required_argument, 0, 'o'},    {"help", no_argument, 0, 'h'},
+                                         CLI_STORE_OPTIONS,                     {0, 0, 0, 0}};
+    const char *world = NULL, *path = NULL, *method = "cdlod", *out = "out/fly";
+    uint32_t width = 1920, height = 1080, settle = 0, device = 0;
+    double far = 0;
+    bool shadows = true, device_given = false, validate = false, progress = true;
+    cli_store_opts so = {0};
+    cli_getopt_reset();
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+        int status;
+        if (cli_store_option(&so, cmd, c, optarg, &status)) {
+            if (status) return status;
+            continue;
+        }
+        switch (c) {
+        case 'w': world = optarg; break;
+        case 'p': path = optarg; break;
+        case 'm': method = optarg; break;
+        case 's':
+            if (!cli_parse_size(optarg, &width, &height) || width > 16384 || height > 16384)
+                return cli_usage_error(cmd, "bad size '%s' (want WxH, each 1..16384)", optarg);
+            break;
+        case 'F':
+            if (!cli_parse_double(optarg, 2, 1e7, &far)) return cli_usage_error(cmd, "bad --far '%s' (metres, 2..10^7)", optarg);
+            break;
+        case 'e':
+            if (!cli_parse_uint(optarg, 1, 1000000, &settle)) return cli_usage_error(cmd, "bad --settle '%s'", optarg);
+            break;
+        case 'S': shadows = false; break;
+        case 'D':
+            if (!cli_parse_uint(optarg, 0, 64, &device)) return cli_usage_error(cmd, "bad device index '%s'", optarg);
+            device_given = true;
+            break;
+        case 'V': validate = true; break;
+        case 'P': progress = false; break;
+        case 'o': out = optarg; break;
+        case 'h': return usage();
+        case ':': return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (!world) return cli_usage_error(cmd, "missing --world STORE");
+    if (!path) return cli_usage_error(cmd, "missing --path FILE (a flight: see data/flights/)");
+    if (!out[0]) return cli_usage_error(cmd, "--out needs a folder");
+    if (!cli_is_store(world)) return cli_usage_error(cmd, "%s is no tile store (a flight needs one: strata tile)", world);
+    int status = cli_store_method_check(cmd, method, world);
+    if (status) return status;
+
+    st_error err = {0};
+    st_flight flight;
+    if (st_flight_load(path, &flight, &err)) return cli_fail(cmd, &err);
+    /* the output folder before any work: a bad one costs no flight */
+    if (st_make_dirs(out, &err)) {
+        st_flight_free(&flight);
+        return cli_fail(cmd, &err);
+    }
+    st_store *store = NULL;
+    if (st_store_open(world, &store, &err)) {
+        st_flight_free(&flight);
+        return cli_fail(cmd, &err);
+    }
+    st_fly_desc d = {.store = store,
+                     .world_name = world,
+                     .flight_name = path,
+                     .flight = &flight,
+                     .method = method,
+                     .width = width,
+                     .height = height,
+                     .far_m = far,
+                     .no_shadows = !shadows,
+                     .world = {.gpu_slots = so.gpu_slots, .slow_load_ms = so.slow_load_ms},
+                     .settle_frames = settle,
+                     .out_dir = out,
+                     .device_index = (int)device,
+                     .device_given = device_given,
+                     .validate = validate,
+                     .progress_lines = progress,
+                     .cancel = &cli_interrupted};
+    cli_store_knobs(&so, &d.knobs);
+    cli_measure_catch_interrupt();
+    st_fly_result *r = NULL;
+    st_result res = st_fly_run(&d, &r, &err);
+    if (res == ST_ERR_CANCELLED) {
+        fprintf(stderr, "strata fly: interrupted: this run kept nothing\n");
+        status = 130;
+    } else if (res) {
+        status = cli_fail(cmd, &err);
+    } else {
+        printf("%s on %s (%s): %u frames of %s over %s at %ux%u, τ %g px, skirts %s, slow-load %g ms -> %s/\n",
+               r->method, r->adapter, r->device_type, r->frame_count, r->flight, r->world, r->width, r->height,
+               r->tau_px, r->skirts ? "on" : "off", r->slow_load_ms, r->out_dir);
+        if (!r->settled) printf("  the first camera did not reach full detail in %u frames (--settle)\n", r->settle_frames);
+        const struct {
+            const char *name;
+            const st_fly_series *s;
+        } rows[] = {{"gpu ms", &r->gpu}, {"cpu ms", &r->cpu}, {"frame ms", &r->frame}};
+        for (size_t i = 0; i < 3; i++) {
+            if (!r->gpu_timing && i == 0) {
+                printf("  gpu ms: not available on this adapter\n");
+                continue;
+            }
+            printf("  %s: median %.3f  p99 %.3f (%.2fx)  max %.3f  frames over median + 2 ms: %u\n", rows[i].name,
+                   rows[i].s->median, rows[i].s->p99, rows[i].s->p99 / rows[i].s->median, rows[i].s->max,
+                   rows[i].s->over_2ms);
+        }
+        printf("  holes: %llu pixels in %u frames; triangles median %.0f; tiles resident median %.0f, max %u; %llu "
+               "uploads; load median %.2f ms\n",
+               (unsigned long long)r->hole_px_total, r->frames_with_holes, r->triangles_median, r->resident_median,
+               r->resident_max, (unsigned long long)r->uploads_total, r->load_ms_median);
+        printf("  peak RSS %.0f MiB, GPU tiles %.0f MiB\n", (double)r->peak_rss_bytes / 1048576.0,
+               (double)r->gpu_tile_bytes / 1048576.0);
+        status = r->validation_messages ? CLI_EXIT_RUNTIME : CLI_EXIT_OK;
+        if (r->validation_messages)
+            fprintf(stderr, "strata fly: %u Vulkan validation message(s)\n", r->validation_messages);
+    }
+    st_fly_result_free(r);
+    st_store_close(store);
+    st_flight_free(&flight);
+    return status;
+}
