@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "store_cli.h"
 #include "strata/eval.h"
+#include "strata/lab.h"
 #include "strata/lod.h"
 #include "strata/views.h"
 
@@ -29,6 +31,76 @@ static double p99_of(double *v, uint32_t n) {
     return p;
 }
 
+/* strata bench lod --table: the lab's table into a Markdown file and a JSON file beside it. */
+typedef struct table_opts {
+    const char *out, *path, *method;
+    double taus[ST_LAB_MAX_TAUS];
+    size_t tau_count;
+    double slow_ms;
+    uint32_t gpu_slots, device;
+    bool flights, depth, device_given, validate;
+} table_opts;
+
+static int run_table(const char *cmd, const char *world, uint32_t width, uint32_t height, uint32_t grid,
+                     const table_opts *t) {
+    if (!t->out) return cli_usage_error(cmd, "--table needs -o FILE.md (the JSON goes beside it)");
+    if (!cli_has_suffix(t->out, ".md")) return cli_usage_error(cmd, "-o '%s': the table is Markdown, so its name must end in .md", t->out);
+    char json[1100];
+    snprintf(json, sizeof json, "%.*s.json", (int)(strlen(t->out) - 3), t->out);
+    if (cli_check_output_file(cmd, t->out) || cli_check_output_file(cmd, json)) return CLI_EXIT_USAGE;
+    int status = cli_store_method_check(cmd, t->method, world);
+    if (status) return status;
+    st_error err = {0};
+    st_flight flight = {0};
+    if (t->flights && st_flight_load(t->path, &flight, &err)) return cli_fail(cmd, &err);
+    st_store *store = NULL;
+    st_lod_lab_result *r = NULL;
+    st_result res = st_store_open(world, &store, &err);
+    st_lod_lab_desc d = {.store = store,
+                         .world_name = world,
+                         .width = width,
+                         .height = height,
+                         .taus = t->tau_count ? t->taus : NULL,
+                         .tau_count = t->tau_count,
+                         .lod_grid = grid,
+                         .cruise = t->flights ? &flight : NULL,
+                         .cruise_name = t->path,
+                         .method = t->method,
+                         .slow_load_ms = t->slow_ms,
+                         .gpu_slots = t->gpu_slots,
+                         .depth = t->depth,
+                         .device_index = (int)t->device,
+                         .device_given = t->device_given,
+                         .validate = t->validate,
+                         .progress_lines = true,
+                         .cancel = &cli_interrupted};
+    cli_measure_catch_interrupt();
+    if (!res) res = st_lod_lab_run(&d, &r, &err);
+    /* both files or neither */
+    if (!res) res = st_lod_lab_write_json(r, json, &err);
+    if (!res && (res = st_lod_lab_write_markdown(r, t->out, &err))) remove(json);
+    if (res == ST_ERR_CANCELLED) {
+        fprintf(stderr, "strata %s: interrupted: no table written\n", cmd);
+        status = 130;
+    } else if (res) {
+        status = cli_fail(cmd, &err);
+    } else {
+        printf("lab table of %s at %ux%u on %s: triangles ∝ τ^%.3f (predicted −2), skirts %.2f %% (4/N = %.2f %%)",
+               world, r->width, r->height, r->adapter, r->exponent, 100 * r->skirt_ratio_mean, 100 * r->skirt_predicted);
+        if (r->flights)
+            printf(", resident at cruise %.0f (bound %.0f), slow-load p99/median %.2f, holes %llu",
+                   r->resident_median, r->bound, r->slow->frame.p99 / r->slow->frame.median,
+                   (unsigned long long)(r->plain->hole_px_total + r->slow->hole_px_total));
+        printf("\n  wrote %s and %s\n", t->out, json);
+        status = r->validation_messages ? CLI_EXIT_RUNTIME : CLI_EXIT_OK;
+        if (r->validation_messages) fprintf(stderr, "strata %s: %u Vulkan validation message(s)\n", cmd, r->validation_messages);
+    }
+    st_lod_lab_result_free(r);
+    st_store_close(store);
+    st_flight_free(&flight);
+    return status;
+}
+
 int bench_lod(int argc, char **argv) {
     const char *cmd = "bench lod";
     const char *world = "gen:1:65537x65537";
@@ -37,11 +109,50 @@ int bench_lod(int argc, char **argv) {
     static const struct option opts[] = {{"world", required_argument, 0, 'w'}, {"size", required_argument, 0, 's'},
                                          {"tau", required_argument, 0, 't'},   {"repeat", required_argument, 0, 'r'},
                                          {"speed", required_argument, 0, 'v'}, {"lod-grid", required_argument, 0, 'g'},
+                                         {"table", no_argument, 0, 'T'},       {"taus", required_argument, 0, 'U'},
+                                         {"path", required_argument, 0, 'p'},  {"slow-load", required_argument, 0, 'L'},
+                                         {"no-flights", no_argument, 0, 'N'},  {"no-depth", no_argument, 0, 'Z'},
+                                         {"method", required_argument, 0, 'm'}, {"gpu-slots", required_argument, 0, 'G'},
+                                         {"device", required_argument, 0, 'D'}, {"validate", no_argument, 0, 'V'},
+                                         {"out", required_argument, 0, 'o'},
                                          {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
+    bool table = false;
+    table_opts to = {.path = "data/flights/cruise-300.flight", .method = "cdlod", .flights = true, .depth = true};
     cli_getopt_reset();
     int c;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
         switch (c) {
+        case 'T': table = true; break;
+        case 'U': {
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", optarg);
+            char *items[ST_LAB_MAX_TAUS + 1];
+            size_t n = cli_split_list(buf, items, ST_LAB_MAX_TAUS + 1);
+            if (n < 2 || n > ST_LAB_MAX_TAUS)
+                return cli_usage_error(cmd, "bad --taus '%s' (2 to %d values)", optarg, ST_LAB_MAX_TAUS);
+            for (size_t i = 0; i < n; i++)
+                if (!cli_parse_double(items[i], 0.01, 1000, &to.taus[i]))
+                    return cli_usage_error(cmd, "bad --taus value '%s' (pixels, 0.01..1000)", items[i]);
+            to.tau_count = n;
+            break;
+        }
+        case 'p': to.path = optarg; break;
+        case 'L':
+            if (!cli_parse_double(optarg, 0.001, 60000, &to.slow_ms))
+                return cli_usage_error(cmd, "bad --slow-load '%s' (milliseconds, 0.001..60000)", optarg);
+            break;
+        case 'N': to.flights = false; break;
+        case 'Z': to.depth = false; break;
+        case 'm': to.method = optarg; break;
+        case 'G':
+            if (!cli_parse_uint(optarg, 16, 65536, &to.gpu_slots)) return cli_usage_error(cmd, "bad --gpu-slots '%s' (16..65536)", optarg);
+            break;
+        case 'D':
+            if (!cli_parse_uint(optarg, 0, 64, &to.device)) return cli_usage_error(cmd, "bad device index '%s'", optarg);
+            to.device_given = true;
+            break;
+        case 'V': to.validate = true; break;
+        case 'o': to.out = optarg; break;
         case 'w': world = optarg; break;
         case 's':
             if (!cli_parse_size(optarg, &width, &height)) return cli_usage_error(cmd, "bad --size '%s'", optarg);
@@ -65,7 +176,14 @@ int bench_lod(int argc, char **argv) {
                    "Times the CDLOD selection on the CPU for each default view of the store (default %s) at\n"
                    "1920x1080, tau 1: --repeat selections per view (default 200) alone, then with the residency\n"
                    "manager's requests and drawable lookups; then 600 frames of a flight at --speed m/s (default 300)\n"
-                   "at 60 frames per second, 60 m over the ground. Prints median and p99 against %.2f ms.\n",
+                   "at 60 frames per second, 60 m over the ground. Prints median and p99 against %.2f ms.\n\n"
+                   "strata bench lod --table -o FILE.md [--world STORE] [--size WxH] [--taus a,b,...] [--lod-grid N]\n"
+                   "                 [--path FLIGHT] [--slow-load MS] [--method M] [--gpu-slots N] [--no-flights]\n"
+                   "                 [--no-depth] [--device N] [--validate]\n"
+                   "writes the lab's table (docs/large-world.md) to FILE.md and FILE.json: triangles against τ (default\n"
+                   "0.5,1,2,4,8) with the fitted exponent, the skirts' overhead, resident tiles at cruise along FLIGHT\n"
+                   "(default data/flights/cruise-300.flight) against the derived bound, the hitch with --slow-load MS\n"
+                   "(default 50), and the depth-precision experiment.\n",
                    world, TARGET_MS);
             return CLI_EXIT_OK;
         case ':': return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
@@ -73,6 +191,11 @@ int bench_lod(int argc, char **argv) {
         }
     }
     if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (table) return run_table(cmd, world, width, height, grid, &to);
+    if (to.out || to.tau_count || to.slow_ms > 0 || !to.flights || !to.depth || to.gpu_slots || to.device_given ||
+        to.validate)
+        return cli_usage_error(cmd, "-o, --taus, --path, --slow-load, --no-flights, --no-depth, --gpu-slots, --device "
+                               "and --validate are options of --table");
     st_error err = {0};
     st_store *store = NULL;
     st_residency *res = NULL;

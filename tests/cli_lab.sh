@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# strata bench lod --table on lavapipe at a tiny size: the lab's table of a generated store (triangles against τ with
+# the fitted exponent, skirts, resident tiles at cruise within the derived bound, the hitch flights without holes,
+# the depth-precision onsets near their predictions) in Markdown and JSON, and bad input for it.
+set -u
+strata="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+passes=0
+
+check() { # what, condition...
+    local what="$1"; shift
+    if "$@"; then passes=$((passes + 1)); else echo "FAIL: $what"; fails=$((fails + 1)); fi
+}
+
+expect_error() { # what, args...: exit 2, one line on stderr
+    local what="$1"; shift
+    "$strata" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+    local status=$? lines
+    lines=$(wc -l <"$tmp/stderr")
+    if [ "$status" -ne 2 ] || [ "$lines" -ne 1 ]; then
+        echo "FAIL: $what: status $status, $lines stderr line(s): $(head -c 300 "$tmp/stderr")"
+        fails=$((fails + 1))
+    else
+        passes=$((passes + 1))
+    fi
+}
+
+world=gen:4:513x513
+printf 'start 0.4 0.4\nheading 45\nfps 20\nspeed 300\nheight 60\nfly 1\n' >"$tmp/cruise.flight"
+"$strata" bench lod --table --world "$world" --size 64x40 --path "$tmp/cruise.flight" --slow-load 20 \
+    -o "$tmp/table.md" >"$tmp/out" 2>"$tmp/err"
+check "table: exit 0 ($(head -c 300 "$tmp/err"))" test $? -eq 0
+check "table: both files" test -s "$tmp/table.md" -a -s "$tmp/table.json"
+for section in "Triangles against τ" "Skirts" "Resident tiles at cruise" "Hitch with slow loads" "Depth precision"; do
+    check "table: section $section" grep -q "## $section" "$tmp/table.md"
+done
+check "table: figures" python3 -c "
+import json, math, sys
+r = json.load(open(sys.argv[1]))
+assert r['kind'] == 'lod-lab'
+t = r['triangles_vs_tau']
+assert [x['tau_px'] for x in t] == [0.5, 1, 2, 4, 8]
+assert all(x['triangles'] > 0 for x in t)
+assert t[-1]['triangles'] <= t[0]['triangles']
+assert math.isfinite(r['exponent']) and r['exponent'] < 0
+s = r['skirts']
+assert 0 < s['ratio_mean'] <= 8 / r['grid'] + 1e-9 and s['predicted'] == 4 / r['grid']
+c = r['cruise']
+assert 0 < c['resident_median'] <= c['bound'], c
+assert all(h['hole_px'] == 0 for h in r['hitch'])
+assert [h['slow_load_ms'] for h in r['hitch']] == [0, 20]
+d = r['depth_precision']
+for o in d['onsets']:
+    s = o['gap_m']
+    std, rev = o['standard_onset_m'], o['reverse_onset_m']
+    assert 0.5 < std / math.sqrt(s * d['near_m'] * 2**24) < 2, o
+    assert 0.5 < rev / (s * 2**23) < 2, o
+    assert rev > 100 * std
+assert r['validation_messages'] == 0
+" "$tmp/table.json"
+"$strata" bench lod --table --world "$world" --size 64x40 --no-flights --no-depth --taus 1,2,4 -o "$tmp/cpu.md" \
+    >"$tmp/out" 2>"$tmp/err"
+check "table on the CPU alone: exit 0 ($(head -c 300 "$tmp/err"))" test $? -eq 0
+check "table on the CPU alone: no flight sections" sh -c "! grep -q 'Resident tiles' '$tmp/cpu.md' && ! grep -q 'Depth' '$tmp/cpu.md'"
+
+expect_error "table without -o" bench lod --table --world "$world"
+expect_error "table into a non-Markdown file" bench lod --table --world "$world" -o "$tmp/t.txt"
+expect_error "table into a missing folder" bench lod --table --world "$world" -o "$tmp/none/t.md"
+expect_error "one τ" bench lod --table --world "$world" --taus 1 -o "$tmp/t.md"
+expect_error "a bad τ" bench lod --table --world "$world" --taus 1,x -o "$tmp/t.md"
+expect_error "table options without --table" bench lod --world "$world" --slow-load 5
+expect_error "a flight that is not there" bench lod --table --world "$world" --path "$tmp/none.flight" -o "$tmp/t.md"
+check "nothing written by failures" test ! -e "$tmp/t.md" -a ! -e "$tmp/t.json"
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,92 @@
+/* Tests of the lab's residency bound (src/eval/lod_lab.c): over many views of a quadtree world, the tiles the CDLOD
+ * selection asks for (every request, prefetch included, distinct per level) never exceed the bound at speed 0, and
+ * the margin grows with speed × latency. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strata/lab.h"
+#include "support.h"
+
+#define MAX_KEYS 65536
+
+typedef struct world {
+    st_lod_world w;
+    st_tile_key keys[MAX_KEYS];
+    uint32_t count;
+} world;
+
+static bool w_bounds(const st_lod_world *w, uint32_t level, uint64_t x, uint64_t y, float *mn, float *mx) {
+    (void)w, (void)level;
+    /* gentle relief: a node's heights depend on where it is */
+    *mn = (float)(50.0 + 40.0 * sin((double)x * 0.7 + (double)y * 0.3));
+    *mx = *mn + 80.0f;
+    return true;
+}
+
+static void w_request(const st_lod_world *lw, st_tile_key tile, float priority) {
+    (void)priority;
+    world *w = lw->user;
+    for (uint32_t i = 0; i < w->count; i++)
+        if (st_tile_key_equal(w->keys[i], tile)) return;
+    if (w->count < MAX_KEYS) w->keys[w->count++] = tile;
+}
+
+static void test_bound_holds(void **state) {
+    (void)state;
+    world *w = calloc(1, sizeof *w);
+    assert_non_null(w);
+    st_lod_world *lw = &w->w;
+    lw->levels = 7;
+    lw->tile_intervals = 64;
+    lw->grid = 16;
+    lw->width = lw->height = 4097;
+    lw->spacing_x = lw->spacing_y = 10;
+    for (uint32_t l = 0; l < lw->levels; l++) lw->delta[l] = l ? 0.5 * ldexp(1, (int)l) : 0;
+    lw->bounds = w_bounds;
+    lw->request = w_request;
+    lw->user = w;
+    st_lod_selection sel = {0};
+    srand(7);
+    for (int k = 0; k < 60; k++) {
+        double x = 2000 + (rand() % 36000), y = 2000 + (rand() % 36000);
+        float pitch = (float)(-(rand() % 91)), yaw = (float)(rand() % 360);
+        double tau = (k % 3 == 0) ? 0.5 : (k % 3 == 1) ? 1 : 4;
+        st_camera cam = {.yaw_deg = yaw, .pitch_deg = pitch, .far_dist = 30000, .near_dist = 1};
+        double eye[3] = {x, y, 150 + (rand() % 2000)};
+        st_camera_set_eye(&cam, eye);
+        st_view v = st_camera_view(&cam, 480, 270);
+        st_lod_view lv = st_lod_view_of(&v);
+        st_lod_params p = {.tau_px = tau};
+        w->count = 0;
+        assert_st_ok(st_lod_select(lw, &p, &lv, &sel, err));
+        uint32_t per_level[ST_LOD_MAX_LEVELS] = {0};
+        for (uint32_t i = 0; i < w->count; i++) per_level[w->keys[i].level]++;
+        st_lod_lab_level levels[ST_LOD_MAX_LEVELS];
+        double bound = st_lod_lab_residency_bound(lw, sel.bands, &lv, 0, 0, levels);
+        double sum = 0;
+        for (uint32_t l = 0; l < lw->levels; l++) {
+            if (per_level[l] > levels[l].bound)
+                fail_msg("view %d (pitch %g, τ %g): level %u asks for %u tiles, the bound is %.0f", k, (double)pitch, tau,
+                         l, per_level[l], levels[l].bound);
+            sum += levels[l].bound;
+        }
+        assert_true(fabs(sum - bound) < 1e-9);
+        assert_true(w->count <= bound);
+        /* moving: the margin adds rows of tiles, more for finer levels */
+        st_lod_lab_level fast[ST_LOD_MAX_LEVELS];
+        double moving = st_lod_lab_residency_bound(lw, sel.bands, &lv, 300, 100, fast);
+        assert_true(moving >= bound);
+        assert_true(fast[0].margin >= fast[lw->levels - 1].margin);
+        assert_true(fast[0].margin > 0);
+    }
+    st_lod_selection_free(&sel);
+    free(w);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bound_holds),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
