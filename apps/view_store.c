@@ -1,6 +1,7 @@
 /* strata view --world STORE: a DEM tile store live in a window (or headless) with a store method, the default
  * views on F1-F12, the fly camera (its eye kept in double precision: the controller moves it relative to the
  * view's origin), a HUD with frame times, the level of detail and the residency, and scripted frames. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,15 +21,19 @@ static void usage(void) {
     printf("usage: strata view --world STORE [--method M] [--view NAME | --camera x,y,z,yaw,pitch] [--size WxH]\n"
            "                   [--frames N] [--screenshot FILE] [--headless] [--far M] [--tau PX] [--skirts]\n"
            "                   [--wireframe] [--lod-grid N] [--gpu-slots N] [--slow-load MS] [--vsync on|off]\n"
-           "                   [--no-shadows] [--device N]\n\n"
+           "                   [--no-shadows] [--device N] [--keys KEYS]\n\n"
            "Shows a DEM tile store live with %s. Keys: WASD move, Q/E down/up, Shift faster, wheel speed,\n"
-           "right mouse button held: look; F1-F12 the store's default views, X wireframe, H shadows, I HUD, Esc quit.\n"
-           "With --frames N it runs N frames and exits, printing a summary; --headless draws them offscreen.\n",
+           "right mouse button held: look; F1-F12 the store's default views; ] and [ double and halve τ; F freezes\n"
+           "the level of detail and culling where the camera is (fly out to see the rings); X wireframe coloured by\n"
+           "level; K skirts; H shadows; I the HUD (level of detail, residency: resident / queued / loading /\n"
+           "evictable / evictions / upload ms); Esc quit.\n"
+           "With --frames N it runs N frames and exits, printing a summary; --headless draws them offscreen.\n"
+           "--keys KEYS presses keys before the first frame (] [ f x k h i), e.g. --keys ']]fk'.\n",
            cli_store_methods_list());
 }
 
 typedef struct sview {
-    const char *world, *method, *view_name, *screenshot;
+    const char *world, *method, *view_name, *screenshot, *keys;
     st_camera camera;
     bool have_camera, headless, no_shadows, wireframe, device_given;
     uint32_t width, height, frames, device;
@@ -46,6 +51,7 @@ static int parse(int argc, char **argv, sview *o) {
         {"far", required_argument, 0, 'F'},        {"wireframe", no_argument, 0, 'W'},
         {"vsync", required_argument, 0, 'y'},      {"no-shadows", no_argument, 0, 'H'},
         {"device", required_argument, 0, 'D'},     {"help", no_argument, 0, 'h'},
+        {"keys", required_argument, 0, 'K'},
         CLI_STORE_OPTIONS,                         {0, 0, 0, 0}};
     cli_getopt_reset();
     int c;
@@ -87,6 +93,17 @@ static int parse(int argc, char **argv, sview *o) {
             if (!cli_parse_uint(optarg, 0, 64, &o->device)) return cli_usage_error("view", "bad device index '%s'", optarg);
             o->device_given = true;
             break;
+        case 'K': {
+            st_store_view_key k;
+            for (const char *ch = optarg; *ch; ch++)
+                if (!st_store_view_key_of(*ch, &k))
+                    return isprint((unsigned char)*ch)
+                               ? cli_usage_error("view", "--keys: '%c' is no key (] [ f x k h i)", *ch)
+                               : cli_usage_error("view", "--keys: character 0x%02x is no key (] [ f x k h i)",
+                                                 (unsigned char)*ch);
+            o->keys = optarg;
+            break;
+        }
         case 'h': usage(); return -1;
         case ':': return cli_usage_error("view", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("view", "unknown option '%s'", argv[optind - 1]);
@@ -125,19 +142,34 @@ static st_result open_world(sview *o, bool present, const char *const *ext, uint
     return r;
 }
 
-static st_render_desc render_desc(const sview *o, uint32_t w, uint32_t h) {
-    st_render_desc rd = {.method = o->method, .width = w, .height = h, .shadows = !o->no_shadows,
-                         .wireframe = o->wireframe};
+/* The switches at the start: the options, then --keys. */
+static st_store_view_state start_state(const sview *o) {
+    st_store_view_state st = {.tau_px = o->so.tau_px > 0 ? o->so.tau_px : 1.0f, .wireframe = o->wireframe,
+                              .skirts = o->so.skirts, .shadows = !o->no_shadows, .hud = true};
+    st_store_view_key k;
+    for (const char *c = o->keys ? o->keys : ""; *c; c++)
+        if (st_store_view_key_of(*c, &k)) st_store_view_apply(&st, k);
+    return st;
+}
+
+static st_render_desc render_desc(const sview *o, const st_store_view_state *st, uint32_t w, uint32_t h) {
+    st_render_desc rd = {.method = o->method, .width = w, .height = h, .shadows = st->shadows,
+                         .wireframe = st->wireframe, .freeze_culling = st->freeze};
     cli_store_knobs(&o->so, &rd.knobs);
+    rd.knobs.tau_px = st->tau_px;
+    rd.knobs.skirts = st->skirts;
     return rd;
 }
 
-static void summary(const char *mode, const sview *o, st_engine *e, st_renderer *r, uint32_t frames, double *gpu,
-                    double *cpu) {
+static void summary(const char *mode, const sview *o, const st_store_view_state *st, st_engine *e, st_renderer *r,
+                    uint32_t frames, double *gpu, double *cpu) {
     st_device_info dev = st_engine_device(e);
     st_stats g = st_stats_of(gpu, frames), c = st_stats_of(cpu, frames);
     printf("strata view%s: %s on %s, %ux%u, %u frames, world %s\n", mode, o->method, dev.name, o->width, o->height,
            frames, o->world);
+    printf("  tau %g px, LOD %s, wireframe %s, skirts %s, shadows %s\n", (double)st->tau_px,
+           st->freeze ? "frozen" : "live", st->wireframe ? "on" : "off", st->skirts ? "on" : "off",
+           st->shadows ? "on" : "off");
     if (st_engine_has_gpu_timestamps(e)) printf("  gpu ms: median %.3f  min %.3f  max %.3f\n", g.median, g.min, g.max);
     printf("  cpu ms: median %.3f  min %.3f  max %.3f (record + submit + wait)\n", c.median, c.min, c.max);
     st_lod_frame_stats lod;
@@ -157,7 +189,8 @@ static int run_headless(sview *o) {
     double *gpu = calloc(o->frames, sizeof *gpu), *cpu = calloc(o->frames, sizeof *cpu);
     st_result r = gpu && cpu ? ST_OK : st_error_set(&err, ST_ERR_NOMEM, "out of memory");
     if (!r) r = open_world(o, false, NULL, 0, &store, &engine, views, &view_count, &cam, &err);
-    st_render_desc rd = render_desc(o, o->width, o->height);
+    st_store_view_state st = start_state(o);
+    st_render_desc rd = render_desc(o, &st, o->width, o->height);
     if (!r) r = st_renderer_create(engine, &rd, &renderer, &err);
     for (uint32_t i = 0; i < o->frames && !r; i++) {
         st_frame_timing t;
@@ -172,7 +205,7 @@ static int run_headless(sview *o) {
     }
     int status;
     if (!r) {
-        summary(" (headless)", o, engine, renderer, o->frames, gpu, cpu);
+        summary(" (headless)", o, &st, engine, renderer, o->frames, gpu, cpu);
         if (o->screenshot) printf("  wrote %s\n", o->screenshot);
         status = cli_validation_status("view", engine);
     } else {
@@ -199,12 +232,20 @@ int cli_view_store(int argc, char **argv) {
 
 #else
 
+#define MAX_PENDING 16
+
 typedef struct window_state {
     float look[2], scroll;
-    bool looking, hud_on, wireframe_toggle, shadows_toggle;
+    bool looking;
     double last_x, last_y;
     int jump; /* a default view asked for by F1-F12, −1 none */
+    st_store_view_key pending[MAX_PENDING]; /* switches pressed since the last frame */
+    int pending_count;
 } window_state;
+
+static void press(window_state *s, st_store_view_key k) {
+    if (s->pending_count < MAX_PENDING) s->pending[s->pending_count++] = k;
+}
 
 static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
     (void)scancode, (void)mods;
@@ -212,9 +253,13 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
     if (action != GLFW_PRESS) return;
     if (key == GLFW_KEY_ESCAPE) glfwSetWindowShouldClose(w, GLFW_TRUE);
     else if (key >= GLFW_KEY_F1 && key <= GLFW_KEY_F12) s->jump = key - GLFW_KEY_F1;
-    else if (key == GLFW_KEY_I) s->hud_on = !s->hud_on;
-    else if (key == GLFW_KEY_X) s->wireframe_toggle = true;
-    else if (key == GLFW_KEY_H) s->shadows_toggle = true;
+    else if (key == GLFW_KEY_I) press(s, ST_STORE_KEY_HUD);
+    else if (key == GLFW_KEY_X) press(s, ST_STORE_KEY_WIREFRAME);
+    else if (key == GLFW_KEY_H) press(s, ST_STORE_KEY_SHADOWS);
+    else if (key == GLFW_KEY_K) press(s, ST_STORE_KEY_SKIRTS);
+    else if (key == GLFW_KEY_F) press(s, ST_STORE_KEY_FREEZE);
+    else if (key == GLFW_KEY_RIGHT_BRACKET || key == GLFW_KEY_KP_ADD) press(s, ST_STORE_KEY_TAU_UP);
+    else if (key == GLFW_KEY_LEFT_BRACKET || key == GLFW_KEY_KP_SUBTRACT) press(s, ST_STORE_KEY_TAU_DOWN);
 }
 
 static void on_mouse_button(GLFWwindow *w, int button, int action, int mods) {
@@ -243,24 +288,17 @@ static VkResult create_surface(VkInstance instance, void *user, VkSurfaceKHR *su
 
 static const uint8_t WHITE[4] = {235, 235, 235, 255}, BACK[4] = {0, 0, 0, 150};
 
-static void build_hud(st_hud *hud, const sview *o, st_engine *e, st_renderer *r, const st_camera *cam, double frame_ms) {
+static void build_hud(st_hud *hud, const sview *o, const st_store_view_state *st, st_engine *e, st_renderer *r,
+                      const st_camera *cam, double frame_ms) {
     st_hud_clear(hud);
-    st_lod_frame_stats lod;
+    st_lod_frame_stats lod = {0};
     st_world_stats ws = {0};
     st_renderer_lod_stats(r, &lod);
     st_engine_world_stats(e, &ws, NULL);
     double eye[3];
     st_camera_eye(cam, eye);
-    char text[640];
-    snprintf(text, sizeof text,
-             "%s  tau %g px  frame %.1f ms  selection %.3f ms\n"
-             "%u nodes  %.2f M triangles  %u from ancestors  %u missing\n"
-             "tiles: %u resident  %u queued  %u loading  %llu evictions  upload %.2f ms\n"
-             "eye %.1f %.1f %.1f m  yaw %.0f pitch %.0f",
-             o->method, lod.tau_px, frame_ms, lod.select_ms, lod.nodes, (double)lod.triangles / 1e6, lod.fallback,
-             lod.missing, ws.residency.resident, ws.residency.queued, ws.residency.loading,
-             (unsigned long long)ws.residency.evictions, ws.residency.upload_ms_frame, eye[0], eye[1], eye[2],
-             (double)cam->yaw_deg, (double)cam->pitch_deg);
+    char text[1024];
+    st_store_view_hud_text(st, o->method, &lod, &ws, eye, cam->yaw_deg, cam->pitch_deg, frame_ms, text, sizeof text);
     float tw, th;
     st_hud_measure(text, 2, &tw, &th);
     st_hud_rect(hud, 6, 6, tw + 12, th + 12, BACK);
@@ -286,7 +324,8 @@ int cli_view_store(int argc, char **argv) {
     st_viewpoint views[ST_MAX_VIEWS];
     size_t view_count = 0;
     st_camera start;
-    window_state ws = {.hud_on = true, .jump = -1};
+    window_state ws = {.jump = -1};
+    st_store_view_state st = start_state(&o);
     uint32_t n_ext = 0;
     const char **ext = glfwVulkanSupported() ? glfwGetRequiredInstanceExtensions(&n_ext) : NULL;
     st_result r = ext ? ST_OK : st_error_set(&err, ST_ERR_UNSUPPORTED, "GLFW found no Vulkan window-system support");
@@ -311,7 +350,7 @@ int cli_view_store(int argc, char **argv) {
         r = st_presenter_create(engine, &pd, &presenter, &err);
     }
     if (!r) r = st_hud_create(&hud, &err);
-    st_render_desc rd = render_desc(&o, o.width, o.height);
+    st_render_desc rd = render_desc(&o, &st, o.width, o.height);
     if (!r) r = st_renderer_create(engine, &rd, &renderer, &err);
     st_cam_control cam;
     st_cam_control_init(&cam, &start);
@@ -331,10 +370,11 @@ int cli_view_store(int argc, char **argv) {
             }
         }
         ws.jump = -1;
-        if (ws.wireframe_toggle || ws.shadows_toggle) {
-            if (ws.wireframe_toggle) rd.wireframe = !rd.wireframe;
-            if (ws.shadows_toggle) rd.shadows = !rd.shadows;
-            ws.wireframe_toggle = ws.shadows_toggle = false;
+        bool rebuild = false;
+        for (int k = 0; k < ws.pending_count; k++) rebuild |= st_store_view_apply(&st, ws.pending[k]);
+        ws.pending_count = 0;
+        if (rebuild) { /* a new renderer with the switches; freezing takes the camera of its first frame */
+            rd = render_desc(&o, &st, o.width, o.height);
             st_renderer_destroy(renderer);
             renderer = NULL;
             r = st_renderer_create(engine, &rd, &renderer, &err);
@@ -353,7 +393,7 @@ int cli_view_store(int argc, char **argv) {
         r = st_renderer_draw(renderer, &cam.camera, &t, &err);
         if (r) break;
         if (o.frames) gpu[frame] = t.gpu_ms, cpu[frame] = t.cpu_ms;
-        if (ws.hud_on) build_hud(hud, &o, engine, renderer, &cam.camera, st_time_ms() - t0);
+        if (st.hud) build_hud(hud, &o, &st, engine, renderer, &cam.camera, st_time_ms() - t0);
         else st_hud_clear(hud);
         bool stale = false;
         r = st_presenter_present(presenter, renderer, hud, &stale, &err);
@@ -371,7 +411,7 @@ int cli_view_store(int argc, char **argv) {
         if (!r) r = st_png_write(o.screenshot, o.width, o.height, 4, 8, shot, &err);
         free(shot);
     }
-    if (!r && o.frames) summary("", &o, engine, renderer, frame, gpu, cpu);
+    if (!r && o.frames) summary("", &o, &st, engine, renderer, frame, gpu, cpu);
     status = r ? cli_fail("view", &err) : engine ? cli_validation_status("view", engine) : CLI_EXIT_OK;
     free(gpu);
     free(cpu);

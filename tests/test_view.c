@@ -228,6 +228,57 @@ static void test_controllers(void **state) {
     assert_int_equal(c.mode, ST_CAM_FLY);
 }
 
+/* The tile-store viewer's switches: τ doubles and halves within its bounds, the toggles flip, only the HUD needs no
+ * new renderer; the key script's characters; the HUD's text carries the level of detail and the residency. */
+static void test_store_view_switches(void **state) {
+    (void)state;
+    st_store_view_state s = {.tau_px = 1, .shadows = true, .hud = true};
+    assert_true(st_store_view_apply(&s, ST_STORE_KEY_TAU_UP));
+    assert_true(s.tau_px == 2);
+    for (int i = 0; i < 10; i++) st_store_view_apply(&s, ST_STORE_KEY_TAU_UP);
+    assert_true(s.tau_px == ST_STORE_VIEW_MAX_TAU);
+    for (int i = 0; i < 20; i++) st_store_view_apply(&s, ST_STORE_KEY_TAU_DOWN);
+    assert_true(s.tau_px == ST_STORE_VIEW_MIN_TAU);
+    st_store_view_state z = {0}; /* τ 0 means 1 */
+    st_store_view_apply(&z, ST_STORE_KEY_TAU_DOWN);
+    assert_true(z.tau_px == 0.5f);
+    assert_true(st_store_view_apply(&s, ST_STORE_KEY_FREEZE) && s.freeze);
+    assert_true(st_store_view_apply(&s, ST_STORE_KEY_WIREFRAME) && s.wireframe);
+    assert_true(st_store_view_apply(&s, ST_STORE_KEY_SKIRTS) && s.skirts);
+    assert_true(st_store_view_apply(&s, ST_STORE_KEY_SHADOWS) && !s.shadows);
+    assert_false(st_store_view_apply(&s, ST_STORE_KEY_HUD));
+    assert_false(s.hud);
+    assert_true(st_store_view_apply(&s, ST_STORE_KEY_FREEZE) && !s.freeze);
+    const char *script = "][fxkhi";
+    const st_store_view_key want[] = {ST_STORE_KEY_TAU_UP, ST_STORE_KEY_TAU_DOWN, ST_STORE_KEY_FREEZE,
+                                      ST_STORE_KEY_WIREFRAME, ST_STORE_KEY_SKIRTS, ST_STORE_KEY_SHADOWS, ST_STORE_KEY_HUD};
+    for (int i = 0; script[i]; i++) {
+        st_store_view_key k;
+        assert_true(st_store_view_key_of(script[i], &k));
+        assert_int_equal(k, want[i]);
+    }
+    st_store_view_key k;
+    assert_false(st_store_view_key_of('q', &k));
+    assert_false(st_store_view_key_of('\n', &k));
+
+    st_lod_frame_stats lod = {.nodes = 12, .triangles = 2500000, .levels = 3, .per_level = {4, 0, 9}, .fallback = 2,
+                              .missing = 1, .hole_px = 77, .select_ms = 0.042};
+    st_world_stats ws = {.residency = {.resident = 31, .queued = 5, .loading = 3, .evictable = 8, .evictions = 19,
+                                       .upload_ms_frame = 0.25}};
+    double eye[3] = {1000.5, 2000.25, 300};
+    char text[1024];
+    st_store_view_state f = {.tau_px = 2, .freeze = true, .skirts = true, .shadows = true};
+    st_store_view_hud_text(&f, "cdlod", &lod, &ws, eye, 45, -30, 16.5, text, sizeof text);
+    const char *parts[] = {"cdlod", "tau 2 px", "LOD FROZEN", "skirts", "12 nodes", "2.50 M triangles", "L0 4 L2 9",
+                           "2 from ancestors", "1 missing", "holes 77 px", "31 resident", "5 queued", "3 loading",
+                           "8 evictable", "19 evictions", "upload 0.25 ms", "selection 0.042 ms", "eye 1000.5 2000.2 300.0"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (!strstr(text, parts[i])) fail_msg("the HUD lacks '%s':\n%s", parts[i], text);
+    char tiny[8];
+    st_store_view_hud_text(&f, "cdlod", &lod, &ws, eye, 45, -30, 16.5, tiny, sizeof tiny);
+    assert_int_equal(strlen(tiny), 7);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_undo_redo_are_exact),
@@ -237,6 +288,7 @@ int main(void) {
         cmocka_unit_test(test_pick_flat_floor),
         cmocka_unit_test(test_path_parse_and_interpolate),
         cmocka_unit_test(test_controllers),
+        cmocka_unit_test(test_store_view_switches),
         cmocka_unit_test(test_graph_scale),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

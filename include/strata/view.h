@@ -7,6 +7,7 @@
 #include <vulkan/vulkan.h>
 
 #include "strata/camera.h"
+#include "strata/large_world.h"
 #include "strata/level.h"
 #include "strata/render.h"
 
@@ -150,5 +151,40 @@ size_t st_edit_history_redo_count(const st_edit_history *h);
 /* True when the level differs from the state last marked saved (initially: as loaded). */
 bool st_edit_history_unsaved(const st_edit_history *h);
 void st_edit_history_mark_saved(st_edit_history *h);
+
+/* ---- the viewer of tile stores (src/view/store_view.c) -------------------------------------------------- */
+
+/* What the keys of `strata view --world STORE` switch. */
+typedef struct st_store_view_state {
+    float tau_px;    /* the screen-space error threshold (0 = 1) */
+    bool freeze;     /* freeze the level of detail and culling at the current camera, to fly through its rings */
+    bool wireframe;  /* triangle edges coloured by level */
+    bool skirts, shadows, hud;
+} st_store_view_state;
+
+typedef enum st_store_view_key {
+    ST_STORE_KEY_TAU_UP,    /* τ × 2 (coarser), at most ST_STORE_VIEW_MAX_TAU */
+    ST_STORE_KEY_TAU_DOWN,  /* τ / 2 (finer), at least ST_STORE_VIEW_MIN_TAU */
+    ST_STORE_KEY_FREEZE,
+    ST_STORE_KEY_WIREFRAME,
+    ST_STORE_KEY_SKIRTS,
+    ST_STORE_KEY_SHADOWS,
+    ST_STORE_KEY_HUD,
+} st_store_view_key;
+
+#define ST_STORE_VIEW_MIN_TAU 0.125f
+#define ST_STORE_VIEW_MAX_TAU 64.0f
+
+/* Applies a key; returns true when the renderer must be made again (everything but the HUD). */
+bool st_store_view_apply(st_store_view_state *s, st_store_view_key key);
+/* The key of a character of a headless key script (`strata view --keys`): ']' τ up, '[' τ down, 'f' freeze,
+ * 'x' wireframe, 'k' skirts, 'h' shadows, 'i' HUD; false for anything else. */
+bool st_store_view_key_of(char c, st_store_view_key *key);
+/* The HUD's text: the method and the switches, frame and selection times, the level of detail (nodes, triangles,
+ * per-level quadrants, fallbacks, holes) and the residency (resident, queued, loading, evictable, evictions, the
+ * upload time of the frame), and the eye. Always NUL-terminated. */
+void st_store_view_hud_text(const st_store_view_state *s, const char *method, const st_lod_frame_stats *lod,
+                            const st_world_stats *ws, const double eye[3], float yaw, float pitch, double frame_ms,
+                            char *out, size_t cap);
 
 #endif
