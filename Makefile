@@ -19,8 +19,11 @@ build: setup
 	@cmake --build $(BUILD) -j $(JOBS)
 
 # The main job: every method on the embedded default world, from the default views, into out/.
+# The main job: every method on the default world, and the store methods on the shipped Puget Sound DEM as a
+# tile store (built once into out/stores/puget-sound; later runs keep its tiles).
 run: build
-	@$(BUILD)/strata run --out out
+	@$(BUILD)/strata tile data/dem/ps_height_1k.png --units 0.1 --spacing 160 -o out/stores/puget-sound --no-progress >/dev/null
+	@$(BUILD)/strata run --out out --dem out/stores/puget-sound
 
 test: build
 	@cd $(BUILD) && STRATA_VALIDATE=1 ctest --output-on-failure -j $(JOBS)
