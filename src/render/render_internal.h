@@ -127,6 +127,8 @@ typedef struct st_method_ops {
  * in passes/registry.c; no method changes. */
 typedef struct st_pass_ops {
     const char *name;
+    /* Optional: usage flags the pass needs on the colour and depth targets, asked before they are created. */
+    VkImageUsageFlags (*target_usage)(const st_renderer *r);
     /* With the renderer, before the method's create (a method may read what a pass binds in set 0). */
     st_result (*create)(st_renderer *r, void **state, st_error *err);
     void (*destroy)(st_renderer *r, void *state);
@@ -168,6 +170,7 @@ struct st_renderer {
     st_view view; /* the frame's camera, as the shaders see it (a store renderer's is camera-relative: eye 0,
                      view.origin the eye in double) */
     bool drawn;
+    double time_s; /* st_renderer_set_time */
     /* the frame: the shared passes and the method's, in order (src/render/passes/registry.c) */
     st_frame_pass passes[ST_MAX_FRAME_PASSES];
     uint32_t pass_count;

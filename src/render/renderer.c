@@ -103,6 +103,10 @@ st_result st_renderer_storage_targets_layout(st_renderer *r, VkDescriptorSetLayo
 static st_result create_targets(st_renderer *r, st_error *err) {
     st_gpu *gpu = r->engine->gpu;
     VkImageUsageFlags common = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
+    uint32_t order_count = 0;
+    const st_pass_ops *const *order = st_frame_order(&order_count);
+    for (uint32_t i = 0; i < order_count; i++)
+        if (order[i] && order[i]->target_usage) common |= order[i]->target_usage(r); /* what later passes need */
     st_result res;
     if (r->ops->targets == ST_TARGETS_RASTER) {
         res = st_gpu_image_create(gpu, r->width, r->height, VK_FORMAT_R8G8B8A8_SRGB,
@@ -358,6 +362,8 @@ st_result st_renderer_draw(st_renderer *r, const st_camera *cam, st_frame_timing
         timing->cpu_ms = t1 - t0;
         timing->gpu_ms = NAN;
         timing->shadow_gpu_ms = 0;
+        timing->water_sim_gpu_ms = 0;
+        timing->water_gpu_ms = 0;
         if (r->queries && r->stamps >= 2) {
             uint64_t ticks[ST_MAX_PASS_STAMPS];
             VkResult vr = vkGetQueryPoolResults(dev, r->queries, 0, r->stamps, sizeof ticks, ticks, sizeof(uint64_t),
@@ -394,6 +400,8 @@ st_result st_renderer_readback(st_renderer *r, uint8_t *rgba, float *depth, st_e
                                 raster ? VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL, depth, err);
     return res;
 }
+
+void st_renderer_set_time(st_renderer *r, double seconds) { r->time_s = seconds; }
 
 uint64_t st_renderer_method_gpu_bytes(const st_renderer *r) {
     return r->ops->gpu_bytes ? r->ops->gpu_bytes(r, r->state) : 0;

@@ -12,5 +12,8 @@ extern const st_pass_ops st_pass_shadow;
  * the near depth and a hit's shading wherever the near-plane point of a pixel's ray is SOLID, and records
  * nothing when no texel under the near plane can be. */
 extern const st_pass_ops st_pass_near_cap;
+/* water.c: the water surface (Gerstner waves or the FFT ocean) over the terrain, through its depth; nothing when
+ * the renderer's water mode is NONE. Its timestamp pairs are water_sim_gpu_ms (the ocean only) and water_gpu_ms. */
+extern const st_pass_ops st_pass_water;
 
 #endif
