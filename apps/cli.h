@@ -117,7 +117,7 @@ enum { CLI_OPT_WATER = 0x300, CLI_OPT_WIND, CLI_OPT_CHOPPY, CLI_OPT_TIME, CLI_OP
     {"choppy", required_argument, 0, CLI_OPT_CHOPPY}, {"time", required_argument, 0, CLI_OPT_TIME}, \
     {"water-level", required_argument, 0, CLI_OPT_WATER_LEVEL}
 #define CLI_WATER_USAGE                                                                                         \
-    "  --water M     none, gerstner (a few waves) or ocean (the FFT ocean); default gerstner where the world has\n" \
+    "  --water M     none, gerstner (a few waves) or ocean (the FFT ocean); default ocean where the world has\n" \
     "                water (material 0 at the flood level), else none\n"                                      \
     "  --wind S[,D]  wind speed in m/s (0.1..60, default 5) and the direction it blows toward (like yaw)\n"   \
     "  --choppy L    sideways displacement of the waves, 0..4 (default 1; 0 = round crests)\n"               \
@@ -127,7 +127,7 @@ enum { CLI_OPT_WATER = 0x300, CLI_OPT_WIND, CLI_OPT_CHOPPY, CLI_OPT_TIME, CLI_OP
 /* Takes getopt_long's result c when it is a water option (*status as for cli_measure_option); false for any
  * other c. */
 bool cli_water_option(cli_water *w, const char *cmd, int c, const char *arg, int *status);
-/* Without --water: Gerstner waves when the world has water, else `otherwise`. */
+/* Without --water: the ocean when the world has water, else `otherwise`. */
 void cli_water_resolve(cli_water *w, const st_level *level, st_water_mode otherwise);
 
 int cmd_gen(int argc, char **argv);

@@ -48,5 +48,5 @@ bool cli_water_option(cli_water *w, const char *cmd, int c, const char *arg, int
 }
 
 void cli_water_resolve(cli_water *w, const st_level *level, st_water_mode otherwise) {
-    if (!w->mode_given) w->desc.mode = st_water_world_has_water(level) ? ST_WATER_GERSTNER : otherwise;
+    if (!w->mode_given) w->desc.mode = st_water_world_has_water(level) ? ST_WATER_OCEAN : otherwise;
 }
