@@ -5,8 +5,11 @@
 
 // Bilinear displacement of cascade c at mip m; texel (i, j) of mip 0 rests at (i, j)·texel.
 vec3 ocean_disp_at(uint c, vec2 uv, int m) {
-    ivec2 size = textureSize(ocean_disp, m).xy;
-    vec2 gpos = (uv + 0.5 / float(textureSize(ocean_disp, 0).x)) * vec2(size) - 0.5;
+    // the level's size from level 0's: textureSize with a level that differs between invocations is not safe
+    // everywhere (lavapipe answers one invocation's for all)
+    int n0 = textureSize(ocean_disp, 0).x;
+    ivec2 size = ivec2(max(n0 >> m, 1));
+    vec2 gpos = (uv + 0.5 / float(n0)) * vec2(size) - 0.5;
     vec2 i0 = floor(gpos), f = gpos - i0;
     ivec2 i = ivec2(i0);
     vec3 v00 = texelFetch(ocean_disp, ivec3(i & (size - 1), c), m).xyz;

@@ -40,7 +40,7 @@ typedef struct water_state {
     st_gpu_image dummy_disp, dummy_surf; /* Gerstner: the ocean's bindings stay valid */
     st_ocean_gpu *ocean;
     st_gpu_buffer ubo, indices;
-    uint32_t index_first[INDEX_VARIANTS], index_count[INDEX_VARIANTS];
+    uint32_t index_first[INDEX_VARIANTS], index_count[INDEX_VARIANTS], border_count[INDEX_VARIANTS];
     VkSampler linear;
     VkDescriptorPool pool;
     VkDescriptorSetLayout set_layout;
@@ -81,10 +81,14 @@ static void water_destroy(st_renderer *r, void *state) {
 }
 
 /* The index buffer: the full square of RING_CELLS² cells, then the four rings whose hole (the next finer ring,
- * RING_CELLS/2 cells wide) starts at RING_CELLS/4 + (dx, dy). Vertices are lattice points, row after row. */
+ * RING_CELLS/2 cells wide) starts at RING_CELLS/4 + (dx, dy). Vertices are lattice points, row after row. Each
+ * variant ends with the zero-area triangles (A, M, B) over every pair of edges along the outer border: the next
+ * ring meets this one with the single edge A–B where this one has A–M–B with M morphed onto it, and those
+ * triangles fill the sliver that rounding leaves between the two (a T-junction is not watertight otherwise). */
 static st_result build_indices(st_renderer *r, water_state *s, st_error *err) {
     const uint32_t n = RING_CELLS, row = n + 1, hole = n / 2;
-    size_t total = (size_t)n * n * 6 + 4 * ((size_t)n * n - (size_t)hole * hole) * 6;
+    size_t border = 4 * (n / 2) * 3;
+    size_t total = ((size_t)n * n * 6 + border) + 4 * (((size_t)n * n - (size_t)hole * hole) * 6 + border);
     st_result res = st_gpu_buffer_create(r->engine->gpu, total * sizeof(uint32_t), VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
                                          true, &s->indices, err);
     if (res) return res;
@@ -107,6 +111,15 @@ static st_result build_indices(st_renderer *r, water_state *s, st_error *err) {
                 k += 6;
             }
         s->index_count[v] = k - s->index_first[v];
+        for (uint32_t a = 0; a < n; a += 2) {
+            uint32_t t[12] = {a, a + 1, a + 2,                                     /* bottom */
+                              n * row + a, n * row + a + 1, n * row + a + 2,       /* top */
+                              a * row, (a + 1) * row, (a + 2) * row,               /* left */
+                              a * row + n, (a + 1) * row + n, (a + 2) * row + n}; /* right */
+            memcpy(idx + k, t, sizeof t);
+            k += 12;
+        }
+        s->border_count[v] = k - s->index_first[v] - s->index_count[v];
     }
     return ST_OK;
 }
@@ -470,7 +483,9 @@ static void water_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
                            .spacing = (float)sp,
                            .morph = i + 1 < plan.count};
         vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof push, &push);
-        vkCmdDrawIndexed(cmd, s->index_count[variant], 1, s->index_first[variant], 0, 0);
+        /* the border's zero-area triangles where a coarser ring meets this one */
+        uint32_t count = s->index_count[variant] + (push.morph ? s->border_count[variant] : 0);
+        vkCmdDrawIndexed(cmd, count, 1, s->index_first[variant], 0, 0);
     }
     vkCmdEndRendering(cmd);
     st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
