@@ -37,7 +37,7 @@ typedef struct st_water_desc {
     uint32_t fft_size;     /* ocean: samples per cascade side, a power of two 16..512; 0 = 256 */
     float patch_m[ST_WATER_MAX_CASCADES]; /* ocean: patch sizes, largest first; 0 = 250, 37.3, 5.7, 1.07 m (ratios 6.7, 6.5, 5.3) */
     /* Ocean: cascade c + 1 takes the waves from this many times its own fundamental 2π/L upward and cascade c
-     * those below, so no wave is in two cascades and no cascade holds its own patch period; 0 = 4. Negative:
+     * those below, so no wave is in two cascades and no cascade holds its own patch period; 0 = 8. Negative:
      * every cascade keeps its whole grid (the bands overlap) — for measuring what disjoint bands buy. */
     float band_split;
     uint32_t gerstner_waves; /* Gerstner: 0 = 5, at most ST_WATER_MAX_WAVES */

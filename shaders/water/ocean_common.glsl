@@ -18,6 +18,7 @@ layout(push_constant) uniform Push {
     float time;     // t mod the loop (s)
     float fade;     // foam kept from the last step: e^{−dt/τ} (0 = start afresh)
     uint src_mip;   // the mip pass: the level it reads
+    vec4 foam_weight; // each cascade's share of the foam (0 for bands of centimetre waves)
 } pc;
 
 const float OCEAN_PI = 3.14159265358979;

@@ -2,7 +2,8 @@
 #extension GL_GOOGLE_include_directive : require
 // The ocean, step 3: per 16×16 tile of each cascade, the transforms' (−1)^(x+y) sign, the fields turned into
 // the displacement (λDx, λDy, h, J) and the slope of the displaced surface, its square and the foam — fresh
-// where the Jacobian says the surface folds (J from 0.8 down to 0.25) and fading with e^{−dt/τ} elsewhere —
+// where the Jacobian says the surface folds (J from 0.8 down to 0.25; weighted by how long the cascade's waves
+// are: centimetre waves break without whitecaps) and fading with e^{−dt/τ} elsewhere —
 // then the tile's mips 1 to 4 by 2×2 means in shared memory (ocean_mips.comp makes the rest).
 #include "ocean_common.glsl"
 
@@ -27,7 +28,7 @@ void main() {
         // cross product's z is J; held finite where it folds
         float jc = max(jac, 0.1);
         vec2 slope = vec2(hx * (1.0 + l * dyy) - l * dxy * hy, hy * (1.0 + l * dxx) - l * dxy * hx) / jc;
-        float cover = smoothstep(0.8, 0.25, jac);
+        float cover = pc.foam_weight[c] * smoothstep(0.8, 0.25, jac);
         float kept = pc.fade > 0.0 ? imageLoad(surf_mips[0], ivec3(xy, c)).w * pc.fade : 0.0;
         disp = vec4(l * dx, l * dy, h, jac);
         surf = vec4(slope, dot(slope, slope), max(cover, kept));

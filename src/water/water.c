@@ -17,7 +17,7 @@ st_water_desc st_water_desc_resolve(const st_water_desc *in) {
     if (d.fft_size == 0) d.fft_size = 256;
     for (uint32_t c = 0; c < ST_WATER_MAX_CASCADES; c++)
         if (d.patch_m[c] == 0) d.patch_m[c] = DEFAULT_PATCH_M[c];
-    if (d.band_split == 0) d.band_split = 4.0f;
+    if (d.band_split == 0) d.band_split = 8.0f;
     if (d.gerstner_waves == 0) d.gerstner_waves = 5;
     if (d.metres_per_unit == 0) d.metres_per_unit = 1.0f;
     if (d.foam_decay_s == 0) d.foam_decay_s = 2.5f;

@@ -18,12 +18,14 @@ typedef struct ocean_push {
     uint32_t size, log2_size, cascades, packing;
     float lambda, time, fade;
     uint32_t src_mip;
+    float foam_weight[4];
 } ocean_push;
 
 struct st_ocean_gpu {
     st_gpu *gpu;
     uint32_t size, log2_size, cascades, mips, packing;
     float dk[4];
+    float foam_weight[4];
     st_gpu_buffer spectrum, work;
     st_gpu_image disp, surf;
     VkImageView disp_mip[MAX_MIPS], surf_mip[MAX_MIPS];
@@ -73,7 +75,12 @@ st_result st_ocean_gpu_upload(st_ocean_gpu *o, const st_water *water, st_error *
             q[2] = om[p];
             q[3] = 0;
         }
-        o->dk[c] = (float)(2.0 * 3.14159265358979323846 / st_water_cascade_at(water, c).patch_m);
+        st_water_cascade cs = st_water_cascade_at(water, c);
+        o->dk[c] = (float)(2.0 * 3.14159265358979323846 / cs.patch_m);
+        /* whitecaps come from waves of metres: a band whose longest waves are under 2 m adds less foam (none
+         * under 0.5 m) */
+        double longest = cs.k_lo > 0 ? 2.0 * 3.14159265358979323846 / cs.k_lo : INFINITY;
+        o->foam_weight[c] = (float)fmin(fmax((longest - 0.5) / 1.5, 0.0), 1.0);
     }
     VkCommandBuffer cmd;
     r = st_gpu_once_begin(o->gpu, &cmd, err);
@@ -258,6 +265,7 @@ void st_ocean_gpu_record(st_ocean_gpu *o, VkCommandBuffer cmd, double t, double 
                      .fade = fresh ? 0.0f : (float)exp(-(dt > 0 ? dt : 0) / decay_s),
                      .src_mip = 4};
     memcpy(pc.dk, o->dk, sizeof pc.dk);
+    memcpy(pc.foam_weight, o->foam_weight, sizeof pc.foam_weight);
     /* the last step's readers (the water's shaders, tests' copies) are done before this one rewrites */
     VkMemoryBarrier2 before = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
                                .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
