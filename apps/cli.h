@@ -165,5 +165,6 @@ int bench_upload(int argc, char **argv);
 int bench_tiles(int argc, char **argv);
 int bench_dem(int argc, char **argv);
 int bench_lod(int argc, char **argv);
+int bench_ocean(int argc, char **argv);
 
 #endif

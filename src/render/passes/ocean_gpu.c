@@ -34,7 +34,20 @@ struct st_ocean_gpu {
     VkDescriptorSet set;
     VkPipelineLayout layout;
     VkPipeline rows, columns, resolve, mip_pass;
+    VkQueryPool stamps; /* the benchmark's per-pass timestamps, when set */
+    uint32_t first_stamp;
 };
+
+static void stamp(st_ocean_gpu *o, VkCommandBuffer cmd, uint32_t i) {
+    if (o->stamps)
+        vkCmdWriteTimestamp2(cmd, i ? VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT : VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT,
+                             o->stamps, o->first_stamp + i);
+}
+
+void st_ocean_gpu_set_timestamps(st_ocean_gpu *o, VkQueryPool pool, uint32_t first) {
+    o->stamps = pool;
+    o->first_stamp = first;
+}
 
 void st_ocean_gpu_destroy(st_ocean_gpu *o) {
     if (!o) return;
@@ -277,19 +290,24 @@ void st_ocean_gpu_record(st_ocean_gpu *o, VkCommandBuffer cmd, double t, double 
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, o->layout, 0, 1, &o->set, 0, NULL);
     vkCmdPushConstants(cmd, o->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
     VkAccessFlags2 rw = VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+    stamp(o, cmd, 0);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, o->rows);
     vkCmdDispatch(cmd, o->size, o->cascades, 1);
+    stamp(o, cmd, 1);
     compute_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, rw);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, o->columns);
     vkCmdDispatch(cmd, o->size, o->cascades, 1);
+    stamp(o, cmd, 2);
     compute_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, rw);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, o->resolve);
     vkCmdDispatch(cmd, (o->size + 15) / 16, (o->size + 15) / 16, o->cascades);
+    stamp(o, cmd, 3);
     if (o->mips > 5) { /* past the tiles' four levels */
         compute_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, rw);
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, o->mip_pass);
         vkCmdDispatch(cmd, 1, 1, o->cascades);
     }
+    stamp(o, cmd, 4);
     compute_barrier(cmd,
                     VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
                         VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,

@@ -26,6 +26,9 @@ VkImageView st_ocean_gpu_disp_view(const st_ocean_gpu *ocean);
 VkImageView st_ocean_gpu_surf_view(const st_ocean_gpu *ocean);
 st_gpu_image *st_ocean_gpu_disp(st_ocean_gpu *ocean);
 st_gpu_image *st_ocean_gpu_surf(st_ocean_gpu *ocean);
+/* For the benchmark: from now on each step also writes 5 timestamps into pool from `first` on — before the rows,
+ * after the rows, the columns, the resolve and the mips (the pool's reset is the caller's); VK_NULL_HANDLE stops. */
+void st_ocean_gpu_set_timestamps(st_ocean_gpu *ocean, VkQueryPool pool, uint32_t first);
 /* For tests: 1 packs h alone into its transform (its partner field zero), so the imaginary part of that
  * transform's output is the height's own (it must vanish: the spectrum is Hermitian); 0 is the normal packing. */
 void st_ocean_gpu_set_test_packing(st_ocean_gpu *ocean, uint32_t mode);

@@ -158,6 +158,10 @@ static double rms_height_m(const st_water *w) {
 static st_result water_create(st_renderer *r, void **out, st_error *err) {
     *out = NULL;
     if (!water_on(r)) return ST_OK;
+    /* the stand-ins, the default level and the shore read a level; a store's sea is left for later */
+    if (r->ops->info.world != ST_WORLD_LEVEL)
+        return st_error_set(err, ST_ERR_UNSUPPORTED, "water: method '%s' draws a tile store, and the water pass draws "
+                            "over levels only", r->ops->info.name);
     water_state *s = calloc(1, sizeof *s);
     if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     *out = s;
