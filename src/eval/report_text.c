@@ -188,10 +188,10 @@ st_result st_compare_write_markdown(const st_compare_result *r, const char *path
     if (r->water.mode != ST_WATER_NONE) {
         const st_compare_water *w = &r->water;
         fprintf(fp, "\n## Water (timed, not scored)\n\n");
-        fprintf(fp, "%s with the water on (%s, `docs/water.md`), %u warm-up and %u timed frames per view with the water's "
-                    "time at 60 Hz; GPU ms, means over the timed frames. Every method's rows above are the terrain "
-                    "alone: the water changes no score.\n\n",
-                w->method, st_water_mode_name(w->mode), r->warmup, r->frames);
+        fprintf(fp, "%s with the water on (%s, `docs/water.md`), warmed up as the methods' rows, then %u timed frames "
+                    "per view with the water's time at 60 Hz; GPU ms, means over the timed frames. Every method's rows "
+                    "above are the terrain alone: the water changes no score.\n\n",
+                w->method, st_water_mode_name(w->mode), r->frames);
         fprintf(fp, "| view | simulation | surface pass | terrain (method, shadow, cap) | CPU ms (frame) |\n"
                     "|---|---:|---:|---:|---:|\n");
         for (size_t v = 0; v < r->view_count; v++) {
