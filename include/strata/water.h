@@ -119,7 +119,9 @@ float st_water_choppiness(const st_water *water);
 
 /* The displaced surface at time t (s). The water point that rests at world (x, y) moves to out = (x', y', z),
  * world units (z is the mean level plus the elevation). Ocean: the sum over cascades of the bilinear
- * reconstruction of the fields on their grids, as the GPU samples them at full resolution. */
+ * reconstruction of the fields on their grids, as the GPU samples them at full resolution. The first query at a
+ * new time transforms every cascade on the CPU (four 2-D inverse FFTs of size² each); later queries at that time
+ * are a bilinear lookup per cascade. An st_water is not to be queried from two threads at once (that cache). */
 st_result st_water_displace(st_water *water, double t, double x, double y, float out[3], st_error *err);
 /* The surface height at world (x, y) at time t: the rest point whose displaced position lands on (x, y) is
  * found by fixed-point iteration (converges while the surface does not fold), then its z. */
