@@ -104,6 +104,33 @@ bool cli_measure_progress_lines(const cli_measure *m);
 extern volatile sig_atomic_t cli_interrupted;
 void cli_measure_catch_interrupt(void);
 
+/* ---- the water options (cli_water.c) ------------------------------------------------------------------ */
+typedef struct cli_water {
+    st_water_desc desc; /* mode, wind, choppiness and level as given (zero = the defaults) */
+    bool mode_given;
+    double time; /* --time, seconds */
+    bool time_given;
+} cli_water;
+
+enum { CLI_OPT_WATER = 0x300, CLI_OPT_WIND, CLI_OPT_CHOPPY, CLI_OPT_TIME, CLI_OPT_WATER_LEVEL };
+#define CLI_WATER_OPTIONS                                                                       \
+    {"water", required_argument, 0, CLI_OPT_WATER}, {"wind", required_argument, 0, CLI_OPT_WIND}, \
+    {"choppy", required_argument, 0, CLI_OPT_CHOPPY}, {"time", required_argument, 0, CLI_OPT_TIME}, \
+    {"water-level", required_argument, 0, CLI_OPT_WATER_LEVEL}
+#define CLI_WATER_USAGE                                                                                         \
+    "  --water M     none, gerstner (a few waves) or ocean (the FFT ocean); default ocean where the world has\n" \
+    "                water (material 0 at the flood level), else none\n"                                      \
+    "  --wind S[,D]  wind speed in m/s (0.1..60, default 5) and the direction it blows toward (like yaw)\n"   \
+    "  --choppy L    sideways displacement of the waves, 0..4 (default 1; 0 = round crests)\n"               \
+    "  --time T      the waves' time in seconds (default 0), for reproducible frames\n"                      \
+    "  --water-level Z  the mean surface height (default: the flood level + 0.5)\n"
+
+/* Takes getopt_long's result c when it is a water option (*status as for cli_measure_option); false for any
+ * other c. */
+bool cli_water_option(cli_water *w, const char *cmd, int c, const char *arg, int *status);
+/* Without --water: the ocean when the world has water, else `otherwise`. */
+void cli_water_resolve(cli_water *w, const st_level *level, st_water_mode otherwise);
+
 int cmd_gen(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_render(int argc, char **argv);
@@ -141,5 +168,6 @@ int bench_upload(int argc, char **argv);
 int bench_tiles(int argc, char **argv);
 int bench_dem(int argc, char **argv);
 int bench_lod(int argc, char **argv);
+int bench_ocean(int argc, char **argv);
 
 #endif

@@ -22,6 +22,8 @@ static const bench_entry benches[] = {
     {"tiles", "tile streaming: request storm (median us/request, target <= 1 us), slow-load flatness", bench_tiles},
     {"dem", "DEM window reads through st_dem_open (GeoTIFF, pooled GDAL handles, raw): windows/s", bench_dem},
     {"lod", "CDLOD selection on the CPU per view and along a flight, 1920×1080 (median ms, target <= 0.05)", bench_lod},
+    {"ocean", "FFT ocean simulation (target 3×256² ≤ 0.08 ms) and water surface pass (≤ 0.5 ms at 1280×800, "
+              "≤ 1.5 ms at 3840×2160), GPU timestamps", bench_ocean},
 };
 #define BENCH_COUNT (sizeof benches / sizeof benches[0])
 

@@ -34,7 +34,9 @@ static int usage(void) {
            "  --no-progress      no progress (a bar when stderr is a terminal, else one line per method)\n"
            "  --no-shadows       no shadow map (a method-only diagnostic; the protocol casts it for every method)\n"
            "  --shadow-size N    the shadow map's resolution (default 1024, the publication's; 256 with --quick)\n"
-           "  --tuning FILE      knob settings from a 'strata tune' tuning.json\n\n"
+           "  --tuning FILE      knob settings from a 'strata tune' tuning.json\n"
+           "  --water M          the water row: the first method under the water (none, gerstner or ocean; default\n"
+           "                     ocean where the world has water), timed apart from the terrain, never scored\n\n"
            "Edits (spec §4.7): --edits adds the dig protocol for every method to the run (edit_rows in\n"
            "results.json, a table in results.md, edit-<method>-before/after.png):\n"
            "  --edits            radius 48, depth 90 at the level centre, camera (cx, cy+158), eye 40, yaw 180, pitch -30\n"
@@ -121,6 +123,15 @@ static void print_summary(const st_compare_result *res) {
         printf(" %7.2f%%\n", vis / (double)nv);
     }
     if (res->frames < 2) printf("± 95%%: n/a — one timed frame per view gives no interval\n");
+    if (res->water.mode != ST_WATER_NONE) {
+        const st_compare_water *w = &res->water;
+        printf("water (%s over %s, timed, not scored): ", st_water_mode_name(w->mode), w->method);
+        if (w->gpu_timing)
+            printf("simulation %.3f + surface %.3f gpu ms per frame, beside %.3f of terrain (means over the views)\n",
+                   w->sim_mean, w->surface_mean, w->terrain_mean);
+        else
+            printf("gpu ms n/a (no GPU timestamps on this adapter)\n");
+    }
     if (res->edits) {
         printf("\nedits (ms; CPU0/GPU0 steady on a fresh edited build, CPU1/GPU1 first post-edit frame):\n");
         printf("%-14s %-20s %8s %8s %8s %8s %12s %9s %10s %9s\n", "method", "update", "CPU0", "CPU1", "GPU0", "GPU1",
@@ -152,13 +163,16 @@ int cmd_compare(int argc, char **argv) {
     int dig[4] = {0, 0, 0, 0};
     int dig_n = 0;
     uint32_t edit_repeats = 0, soak_frames = 10000, check_every = 0, seed = 0;
+    st_water_mode water = ST_WATER_NONE;
+    bool water_given = false;
     static const struct option opts[] = {
         CLI_MEASURE_OPTIONS,
         {"quick", no_argument, 0, 'q'},         {"help", no_argument, 0, 'h'},
         {"tuning", required_argument, 0, 'T'},  {"edits", no_argument, 0, 'E'},
         {"dig", required_argument, 0, 'D'},     {"edit-repeats", required_argument, 0, 'R'},
         {"soak", optional_argument, 0, 'K'},    {"check-every", required_argument, 0, 'C'},
-        {"seed", required_argument, 0, 'e'},    {0, 0, 0, 0}};
+        {"seed", required_argument, 0, 'e'},    {"water", required_argument, 0, 'W'},
+        {0, 0, 0, 0}};
     cli_getopt_reset();
     int c;
     while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
@@ -170,6 +184,11 @@ int cmd_compare(int argc, char **argv) {
         switch (c) {
         case 'q': quick = true; break;
         case 'T': tuning_path = optarg; break;
+        case 'W':
+            if (!st_water_mode_parse(optarg, &water))
+                return cli_usage_error(cmd, "unknown --water '%s' (none, gerstner or ocean)", optarg);
+            water_given = true;
+            break;
         case 'E': edits = true; break;
         case 'D': {
             dig_n = (int)cli_parse_ints(optarg, -(long)ST_LEVEL_MAX_DIM, ST_LEVEL_MAX_DIM, dig, 4);
@@ -269,7 +288,8 @@ int cmd_compare(int argc, char **argv) {
                          .tuning = tuning_path ? &tuning : NULL,
                          .tuning_path = tuning_path,
                          .edits = edits,
-                         .edit = edit};
+                         .edit = edit,
+                         .water = water_given ? water : st_water_world_has_water(level) ? ST_WATER_OCEAN : ST_WATER_NONE};
     st_compare_result *res = NULL;
     cli_measure_catch_interrupt();
     double started = st_time_ms();

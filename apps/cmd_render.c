@@ -32,7 +32,7 @@ static void usage(void) {
            "  --shadow-size N  the shadow map's resolution (default 1024; 'strata run' uses 256 on a CPU adapter)\n"
            "  --device N    Vulkan adapter index (see 'strata devices'); default: discrete > integrated > CPU\n"
            "  -o, --out FILE  output image, a .png (sRGB)\n"
-           "  --depth FILE  distance along each pixel's ray as a PFM (NaN where nothing was hit)\n");
+           "  --depth FILE  distance along each pixel's ray as a PFM (NaN where nothing was hit)\n" CLI_WATER_USAGE);
 }
 
 int cmd_render(int argc, char **argv) {
@@ -45,6 +45,7 @@ int cmd_render(int argc, char **argv) {
                                          {"output", required_argument, 0, 'o'},
                                          {"no-shadows", no_argument, 0, 'S'},   {"shadow-size", required_argument, 0, 'Z'},
                                          {"far", required_argument, 0, 'F'},
+                                         CLI_WATER_OPTIONS,
                                          {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     const char *world = "default", *method = "ray", *view_name = NULL, *out_png = NULL, *out_depth = NULL;
     st_camera camera = {0};
@@ -52,9 +53,15 @@ int cmd_render(int argc, char **argv) {
     uint32_t width = 1280, height = 800, frames = 1, steps = 0, device = 0, shadow_size = 0;
     float far_dist = 0;
     bool device_given = false, shadows = true;
+    cli_water water = {0};
     cli_getopt_reset();
     int c;
     while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+        int st = CLI_EXIT_OK;
+        if (cli_water_option(&water, "render", c, optarg, &st)) {
+            if (st) return st;
+            continue;
+        }
         switch (c) {
         case 'w': world = optarg; break;
         case 'm': method = optarg; break;
@@ -142,14 +149,19 @@ int cmd_render(int argc, char **argv) {
     st_engine_desc ed = {.device_index = (int)device, .device_given = device_given};
     if (!r) r = st_engine_create(&ed, &engine, &err);
     if (!r) r = st_engine_set_level(engine, level, &err);
+    if (!r) cli_water_resolve(&water, level, ST_WATER_NONE);
     st_render_desc rd = {.method = method, .width = width, .height = height, .knobs.ray_steps = steps,
-                        .shadows = shadows, .shadow_size = shadow_size};
+                        .shadows = shadows, .shadow_size = shadow_size, .water = water.desc};
     if (!r) r = st_renderer_create(engine, &rd, &renderer, &err);
+    if (!r) st_renderer_set_time(renderer, water.time);
+    double water_sim_ms = 0, water_ms = 0;
     for (uint32_t i = 0; i < frames && !r; i++) {
         st_frame_timing t;
         r = st_renderer_draw(renderer, &camera, &t, &err);
         gpu_ms[i] = t.gpu_ms;
         cpu_ms[i] = t.cpu_ms;
+        water_sim_ms += t.water_sim_gpu_ms / frames;
+        water_ms += t.water_gpu_ms / frames;
     }
     size_t pixels = (size_t)width * height;
     if (!r) {
@@ -181,6 +193,12 @@ int cmd_render(int argc, char **argv) {
         else printf("  gpu ms: median %.3f  min %.3f  max %.3f%s\n", g.median, g.min, g.max,
                     shadows ? " (shadow pass included)" : "");
         printf("  cpu ms: median %.3f  min %.3f  max %.3f (record + submit + wait)\n", cs.median, cs.min, cs.max);
+        if (rd.water.mode != ST_WATER_NONE) {
+            printf("  water: %s at t = %.3f s", st_water_mode_name(rd.water.mode), water.time);
+            if (!isnan(g.median))
+                printf(", gpu ms (mean, included above): simulation %.3f, surface %.3f", water_sim_ms, water_ms);
+            printf("\n");
+        }
         printf("  wrote %s%s%s\n", out_png, out_depth ? " and " : "", out_depth ? out_depth : "");
         status = cli_validation_status("render", engine);
     } else {

@@ -25,13 +25,15 @@
 static void usage(void) {
     printf("usage: strata view [--world W] [--method M] [--view NAME | --camera x,y,z,yaw,pitch] [--size WxH]\n"
            "                   [--frames N] [--screenshot FILE] [--path FILE] [--record DIR] [--fps N] [--headless]\n"
-           "                   [--dig x,y,r] [--save DIR] [--vsync on|off] [--no-shadows] [--ray-steps N] [--device N]\n\n"
+           "                   [--dig x,y,r] [--save DIR] [--vsync on|off] [--no-shadows] [--ray-steps N] [--device N]\n"
+           "                   [--water none|gerstner|ocean] [--wind S[,D]] [--choppy L] [--time T] [--water-level Z]\n\n"
            "Opens a window showing the world with one method live, with a HUD. Keys (docs/viewer.md):\n"
            "  WASD move, Q/E down/up, Shift faster, wheel speed/zoom, right mouse button held: look\n"
            "  Tab fly / orbit / top-down camera, F1-F12 default views, L next view\n"
            "  1-9 or M method, [ ] the method's main knob, H shadows, X wireframe, F freeze culling, V vsync\n"
            "  left click dig (Shift: raise), + - crater radius, Ctrl+Z undo, Ctrl+Y redo, Ctrl+S save\n"
-           "  P screenshot, I HUD on/off, Esc quit\n\n"
+           "  P screenshot, I HUD on/off, Esc quit\n"
+           "  O water none / Gerstner / ocean, , . wind -/+ (Shift: turn it), J K choppiness -/+, T stop/run time\n\n"
            "  --world W       'default' (the embedded procedural world), a world directory or world.ini\n"
            "  --method M      one of:");
     for (size_t i = 0; i < st_method_count(); i++) printf(" %s", st_method_at(i)->name);
@@ -55,7 +57,9 @@ static void usage(void) {
            "  --vsync on|off  FIFO presentation (default on; off with --frames/--record)\n"
            "  --no-shadows    start with the shared shadow map off (on by default, as in strata render)\n"
            "  --ray-steps N   uniform steps of the ray methods (default 128)\n"
-           "  --device N      Vulkan adapter index (see 'strata devices')\n");
+           "  --device N      Vulkan adapter index (see 'strata devices')\n"
+           "The water's time starts at --time and runs with the clock (scripted runs: 1/--fps per frame).\n"
+           CLI_WATER_USAGE);
 }
 
 #if !STRATA_HAVE_GLFW
@@ -88,6 +92,7 @@ typedef struct view_opts {
     bool dig;
     int dig_x, dig_y, dig_r;
     bool headless; /* no window: the scripted frames are rendered offscreen (machines without a display) */
+    cli_water water;
 } view_opts;
 
 #define MAX_FRAMES 1000000u /* --frames, and what a --record of a whole path may write */
@@ -141,7 +146,9 @@ typedef struct viewer {
     double click_x, click_y;
     bool screenshot;
     /* timing */
-    ring method_ms, shadow_ms, present_ms, frame_ms, render_ms;
+    ring method_ms, shadow_ms, present_ms, frame_ms, render_ms, water_ms;
+    double water_time; /* the water's clock (s) */
+    bool water_paused;
     double graph[GRAPH];
     size_t graph_next;
     char message[256];
@@ -329,6 +336,31 @@ static void jump_to_view(viewer *v, size_t index) {
     say(v, "view %zu/%zu: %s", index + 1, v->view_count, v->views[index].name);
 }
 
+/* The water's weather keys: , and . the wind speed (Shift: its direction, 15° a press), J and K the choppiness.
+ * The renderer keeps its ocean and regenerates the spectra; the description keeps the values for a rebuild. */
+static void water_key(viewer *v, int key, bool shift) {
+    st_water_desc *d = &v->desc.water;
+    st_water_desc r = st_water_desc_resolve(d);
+    float wind = r.wind_speed, dir = r.wind_dir_deg, chop = r.choppiness < 0 ? 0 : r.choppiness;
+    if (key == GLFW_KEY_COMMA || key == GLFW_KEY_PERIOD) {
+        float sign = key == GLFW_KEY_PERIOD ? 1.0f : -1.0f;
+        if (shift) dir = fmodf(dir + 15.0f * sign + 360.0f, 360.0f);
+        else wind = fminf(fmaxf(wind * (sign > 0 ? 1.25f : 0.8f), 0.5f), 40.0f);
+    } else {
+        chop = fminf(fmaxf(chop + (key == GLFW_KEY_K ? 0.25f : -0.25f), 0.0f), 3.0f);
+    }
+    d->wind_speed = wind;
+    d->wind_dir_deg = dir;
+    d->choppiness = chop > 0 ? chop : -1.0f; /* 0 in the description means the default */
+    if (d->mode == ST_WATER_NONE) {
+        say(v, "water is off (O)");
+        return;
+    }
+    st_error err = {0};
+    if (st_renderer_set_weather(v->renderer, wind, dir, d->choppiness, &err)) say(v, "water: %s", err.message);
+    else say(v, "wind %.1f m/s toward %.0f°, choppiness %.2f", (double)wind, (double)dir, (double)chop);
+}
+
 static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
     (void)scancode;
     viewer *v = of(w);
@@ -399,6 +431,19 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
         break;
     case GLFW_KEY_P: v->screenshot = true; break;
     case GLFW_KEY_I: v->hud_on = !v->hud_on; break;
+    case GLFW_KEY_O:
+        v->desc.water.mode = (st_water_mode)((v->desc.water.mode + 1) % 3);
+        v->renderer_stale = true;
+        say(v, "water: %s", st_water_mode_name(v->desc.water.mode));
+        break;
+    case GLFW_KEY_COMMA:
+    case GLFW_KEY_PERIOD:
+    case GLFW_KEY_J:
+    case GLFW_KEY_K: water_key(v, key, shift); break;
+    case GLFW_KEY_T:
+        v->water_paused = !v->water_paused;
+        say(v, "water time %s at %.1f s", v->water_paused ? "stopped" : "runs", v->water_time);
+        break;
     default: break;
     }
 }
@@ -467,7 +512,7 @@ static void build_hud(viewer *v, const float *cursor_hit) {
     if (!v->hud_on) return;
     uint32_t W = v->desc.width, H = v->desc.height;
     float s = H >= 900 ? 2.0f : 1.0f, line = 12.0f * s, x = 6 * s, y = 6 * s;
-    char lines[10][256], a[32], b[32], c[32], k[64];
+    char lines[10][256], a[32], b[32], c[32], k[64], wm[32];
     int n = 0;
     const st_camera *cam = &v->cam.camera;
     snprintf(lines[n++], 256, "%s  %ux%u  %s  present %s (V)", v->level->name, W, H, v->device.name,
@@ -485,6 +530,15 @@ static void build_hud(viewer *v, const float *cursor_hit) {
              v->frame_ms.n);
     snprintf(lines[n++], 256, "cpu ms  frame %.2f  render %.2f  (%.1f fps)", ring_median(&v->frame_ms),
              ring_median(&v->render_ms), 1000.0 / ring_median(&v->frame_ms));
+    if (v->desc.water.mode != ST_WATER_NONE) {
+        st_water_desc wr = st_water_desc_resolve(&v->desc.water);
+        fmt_ms(wm, sizeof wm, ring_median(&v->water_ms));
+        snprintf(lines[n++], 256, "water %s (O)  wind %.1f m/s %.0f° (, .)  chop %.2f (J K)  t %.1f s%s (T)  gpu %s ms",
+                 st_water_mode_name(wr.mode), (double)wr.wind_speed, (double)wr.wind_dir_deg,
+                 (double)(wr.choppiness < 0 ? 0 : wr.choppiness), v->water_time, v->water_paused ? " stopped" : "", wm);
+    } else {
+        snprintf(lines[n++], 256, "water none (O)");
+    }
     snprintf(lines[n++], 256, "camera %s%s  x %.1f y %.1f z %.1f  yaw %.1f pitch %.1f  speed %.0f",
              st_cam_mode_name(v->cam.mode), v->playing ? " (path)" : "", (double)cam->position[0],
              (double)cam->position[1], (double)cam->position[2], (double)cam->yaw_deg, (double)cam->pitch_deg,
@@ -506,7 +560,7 @@ static void build_hud(viewer *v, const float *cursor_hit) {
     }
     st_hud_rect(h, 0, 0, wmax + 2 * x, (float)n * line + 2 * y - 4 * s, BACK);
     for (int i = 0; i < n; i++)
-        st_hud_text(h, x, y + (float)i * line, s, i == 5 && st_edit_history_unsaved(v->history) ? YELLOW : WHITE,
+        st_hud_text(h, x, y + (float)i * line, s, i == 6 && st_edit_history_unsaved(v->history) ? YELLOW : WHITE,
                     lines[i]);
     if (st_time_ms() < v->message_until) {
         float wl;
@@ -550,10 +604,15 @@ static int parse(int argc, char **argv, view_opts *o) {
         {"vsync", required_argument, 0, 'y'},      {"no-shadows", no_argument, 0, 'H'},
         {"ray-steps", required_argument, 0, 'r'},  {"device", required_argument, 0, 'D'},
         {"headless", no_argument, 0, 'L'},         {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        CLI_WATER_OPTIONS,                         {0, 0, 0, 0}};
     cli_getopt_reset();
     int c;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        int st = CLI_EXIT_OK;
+        if (cli_water_option(&o->water, "view", c, optarg, &st)) {
+            if (st) return st;
+            continue;
+        }
         switch (c) {
         case 'w': o->world = optarg; break;
         case 'm': o->method = optarg; break;
@@ -651,6 +710,9 @@ static st_result setup(viewer *v, st_error *err) {
         if (!r) start = st_viewpoint_camera(v->level, &vp);
     }
     if (r) return r;
+    cli_water_resolve(&o->water, v->level, ST_WATER_NONE);
+    v->desc.water = o->water.desc;
+    v->water_time = o->water.time;
     if (o->path_file) {
         start = st_cam_path_at(&v->path, 0, &start);
         v->playing = true;
@@ -794,6 +856,8 @@ static st_result frame_loop(viewer *v, st_error *err) {
         }
         float dt = (float)((t0 - last) * 1e-3);
         last = t0;
+        /* the water's clock: real time with a window, 1/fps a frame when scripted */
+        if (!v->water_paused && v->frame) v->water_time += scripted ? (double)step : (double)(dt > 0.25f ? 0.25f : dt);
         if (scripted) {
             if (v->playing) v->cam.camera = st_cam_path_at(&v->path, (float)v->frame * step, &v->cam.camera);
         } else {
@@ -826,12 +890,15 @@ static st_result frame_loop(viewer *v, st_error *err) {
         if (o->dig && v->frame == o->frames / 2) r = edit(v, ST_EDIT_DIG, o->dig_x, o->dig_y, o->dig_r, err);
         if (r) break;
         st_frame_timing timing;
+        st_renderer_set_time(v->renderer, v->water_time);
         r = st_renderer_draw(v->renderer, &v->cam.camera, &timing, err);
         if (r) break;
         /* no timestamps (a CPU adapter): every GPU figure is n/a, not the 0 the timing holds */
         bool stamps = st_engine_has_gpu_timestamps(v->engine);
         double shadow = v->desc.shadows && stamps ? timing.shadow_gpu_ms : NAN;
-        ring_push(&v->method_ms, stamps ? timing.gpu_ms - (v->desc.shadows ? timing.shadow_gpu_ms : 0) : NAN);
+        double water = timing.water_sim_gpu_ms + timing.water_gpu_ms;
+        ring_push(&v->method_ms, stamps ? timing.gpu_ms - (v->desc.shadows ? timing.shadow_gpu_ms : 0) - water : NAN);
+        ring_push(&v->water_ms, stamps && v->desc.water.mode != ST_WATER_NONE ? water : NAN);
         ring_push(&v->shadow_ms, shadow);
         ring_push(&v->render_ms, timing.cpu_ms);
         float hit[3];
@@ -904,8 +971,10 @@ static int run_headless(const view_opts *o) {
     st_engine_desc ed = {.device_index = (int)o->device, .device_given = o->device_given};
     if (!r) r = st_engine_create(&ed, &engine, &err);
     if (!r) r = st_engine_set_level(engine, level, &err);
+    cli_water water = o->water;
+    if (!r) cli_water_resolve(&water, level, ST_WATER_NONE);
     st_render_desc rd = {.method = o->method, .width = o->width, .height = o->height, .shadows = !o->no_shadows,
-                         .knobs.ray_steps = o->steps};
+                         .knobs.ray_steps = o->steps, .water = water.desc};
     if (!r) r = st_renderer_create(engine, &rd, &renderer, &err);
     gpu = calloc(frames ? frames : 1, sizeof *gpu);
     cpu = calloc(frames ? frames : 1, sizeof *cpu);
@@ -923,6 +992,7 @@ static int run_headless(const view_opts *o) {
             if (r) break;
         }
         st_frame_timing t;
+        st_renderer_set_time(renderer, water.time + (double)i / (double)o->fps);
         r = st_renderer_draw(renderer, &cam, &t, &err);
         gpu[i] = t.gpu_ms;
         cpu[i] = t.cpu_ms;
@@ -950,8 +1020,8 @@ static int run_headless(const view_opts *o) {
     if (!r) {
         st_device_info dev = st_engine_device(engine);
         st_stats g = st_stats_of(gpu, frames), c = st_stats_of(cpu, frames);
-        printf("strata view (headless): %s on %s, %ux%u, %u frames%s\n", o->method, dev.name, o->width, o->height,
-               frames, o->path_file ? " along the path" : "");
+        printf("strata view (headless): %s on %s, %ux%u, %u frames%s, water %s\n", o->method, dev.name, o->width,
+               o->height, frames, o->path_file ? " along the path" : "", st_water_mode_name(rd.water.mode));
         if (st_engine_has_gpu_timestamps(engine))
             printf("  gpu ms: median %.3f  min %.3f  max %.3f\n", g.median, g.min, g.max);
         printf("  cpu ms: median %.3f  min %.3f  max %.3f (record + submit + wait)\n", c.median, c.min, c.max);

@@ -65,6 +65,21 @@ expect_usage_error "bench tiles: slow-load not a number" bench tiles --slow-load
 expect_usage_error "bench tiles: slow-load out of range" bench tiles --slow-load 1e9
 expect_usage_error "bench tiles: zero requests" bench tiles --storm --requests 0
 expect_usage_error "bench tiles: too many levels" bench tiles --storm --levels 25
+# the water's options
+expect_usage_error "render: unknown water mode" render --water sea -o "$tmp/out.png"
+expect_usage_error "render: wind past 60" render --wind 100 -o "$tmp/out.png"
+expect_usage_error "render: wind direction not a number" render --wind 5,east -o "$tmp/out.png"
+expect_usage_error "render: wind nan" render --wind nan -o "$tmp/out.png"
+expect_usage_error "render: negative choppiness" render --choppy -1 -o "$tmp/out.png"
+expect_usage_error "render: choppiness inf" render --choppy inf -o "$tmp/out.png"
+expect_usage_error "render: negative time" render --time -3 -o "$tmp/out.png"
+expect_usage_error "render: water level past 1000" render --water-level 1e9 -o "$tmp/out.png"
+expect_usage_error "view: unknown water mode" view --water lake --headless --frames 1
+expect_usage_error "compare: unknown water mode" compare --water pond --out "$tmp/cmp"
+expect_usage_error "bench ocean: unknown option" bench ocean --bogus
+expect_usage_error "bench ocean: bad size" bench ocean --sizes 0x0
+expect_usage_error "bench ocean: bad repeat" bench ocean --repeat 0
+expect_usage_error "bench ocean: unknown method" bench ocean --method nope
 
 # a truncated PNG height map: one line, not libpng's own messages too
 head -c 100 "$STRATA_SOURCE/tests/fixtures/tiny16.png" > "$tmp/trunc.png" 2>/dev/null ||

@@ -155,6 +155,29 @@ static void test_quick_protocol(void **state) {
     assert_string_not_equal(again->out_dir, r->out_dir);
     assert_true(file_exists(r->out_dir, "heatmap-mesh.png") || count < 3);
     assert_false(file_exists(again->out_dir, "heatmap-slice.png"));
+    /* the water row: timed apart, never scored — the terrain's metrics are the ones without it */
+    assert_int_equal(again->water.mode, ST_WATER_NONE);
+    st_compare_result *wet = NULL;
+    d.water = ST_WATER_OCEAN;
+    assert_st_ok(st_compare_run(&d, &wet, err));
+    assert_int_equal(wet->validation_messages, 0);
+    assert_int_equal(wet->water.mode, ST_WATER_OCEAN);
+    assert_string_equal(wet->water.method, "ray");
+    for (size_t v = 0; v < n_views; v++) {
+        assert_memory_equal(&wet->rows[v].metrics, &again->rows[v].metrics, sizeof(st_metrics));
+        assert_true(isfinite(wet->water.cpu_ms[v]) && wet->water.cpu_ms[v] > 0);
+    }
+    snprintf(path, sizeof path, "%s/results.json", wet->out_dir);
+    cJSON *wdoc = test_read_json(path);
+    const cJSON *wo = test_json_field(wdoc, "water");
+    assert_string_equal(test_json_string(wo, "mode"), "ocean");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(wo, "cpu_ms_per_view")), (int)n_views);
+    cJSON_Delete(wdoc);
+    snprintf(path, sizeof path, "%s/results.json", again->out_dir);
+    wdoc = test_read_json(path);
+    assert_true(cJSON_IsNull(test_json_field(wdoc, "water")));
+    cJSON_Delete(wdoc);
+    st_compare_result_free(wet);
     st_compare_result_free(again);
     st_compare_result_free(r);
     st_level_destroy(level);

@@ -291,7 +291,21 @@ typedef struct st_compare_desc {
     const char *tuning_path;   /* recorded in the JSON */
     bool edits;                /* also run the edit protocol on every method */
     st_edit_desc edit;         /* its settings; width/height/far/warmup/knobs/no_shadows/image_dir are filled in */
+    /* The water row: the first method with this water (NONE = no row) on every view, its GPU time apart from the
+     * terrain's. It is timed, never scored: every method's own rows are the terrain alone. */
+    st_water_mode water;
 } st_compare_desc;
+
+/* The water row of a comparison: per view, means over the timed frames (GPU ms; NAN without timestamps). */
+typedef struct st_compare_water {
+    st_water_mode mode;        /* NONE: the run had no water row */
+    char method[32];           /* the terrain method under the water */
+    double sim_ms[ST_MAX_VIEWS], surface_ms[ST_MAX_VIEWS]; /* the ocean's simulation, the surface pass */
+    double terrain_ms[ST_MAX_VIEWS]; /* the rest of the frame: the method's passes, shadow and cap */
+    double cpu_ms[ST_MAX_VIEWS];     /* the whole frame, CPU record + submit + wait */
+    double sim_mean, surface_mean, terrain_mean; /* means of the views' */
+    bool gpu_timing;
+} st_compare_water;
 
 typedef struct st_compare_row {
     size_t method, view;    /* indices into the result's methods and views */
@@ -354,6 +368,7 @@ typedef struct st_compare_result {
     st_camera edit_camera;
     st_rect edit_rect;
     st_edit_row *edit_rows;  /* method_count rows in method order */
+    st_compare_water water;  /* the water row (desc.water) */
 } st_compare_result;
 
 /* Runs the protocol and writes every report into out_dir/<adapter-slug>/. */

@@ -6,6 +6,7 @@
 
 #include "strata/camera.h"
 #include "strata/level.h"
+#include "strata/water.h"
 
 typedef struct st_engine st_engine;
 typedef struct st_renderer st_renderer;
@@ -98,17 +99,31 @@ typedef struct st_render_desc {
      * freeze_culling: methods that cull keep culling with the camera of the first frame drawn. */
     bool wireframe;
     bool freeze_culling;
+    /* The water pass after the method (mode NONE = the terrain alone, the default; level 0 = the world's
+     * st_water_default_level). See docs/water.md. */
+    st_water_desc water;
 } st_render_desc;
 
 typedef struct st_frame_timing {
     double gpu_ms;   /* sum of GPU timestamp intervals around each pass; NAN when unsupported */
     double cpu_ms;   /* CPU: record + submit + wait */
     double shadow_gpu_ms; /* the shadow pass alone (included in gpu_ms); 0 when shadows are off */
+    double water_sim_gpu_ms; /* the ocean's simulation (included in gpu_ms); 0 without an ocean */
+    double water_gpu_ms;     /* the water surface: copies, geometry and shading (included); 0 without water */
 } st_frame_timing;
 
 st_result st_renderer_create(st_engine *engine, const st_render_desc *desc, st_renderer **out, st_error *err);
 void st_renderer_destroy(st_renderer *renderer);
 st_result st_renderer_draw(st_renderer *renderer, const st_camera *camera, st_frame_timing *timing, st_error *err);
+/* The time (s) of the frames drawn from now on: the water's waves and foam move with it (0 at creation). */
+void st_renderer_set_time(st_renderer *renderer, double seconds);
+/* The water of a renderer created with water (NULL otherwise): its CPU evaluator, for queries of the surface
+ * the frames show at the time set. */
+st_water *st_renderer_water(st_renderer *renderer);
+/* Changes the water's wind and choppiness for the next frames (the ocean's spectra are regenerated and
+ * uploaded); ST_ERR_INVALID for values st_water_set_weather refuses, or when the renderer has no water. */
+st_result st_renderer_set_weather(st_renderer *renderer, float wind_speed, float wind_dir_deg, float choppiness,
+                                  st_error *err);
 /* Reads back the last frame: rgba = w·h·4 sRGB-encoded bytes; depth = w·h reverse-Z floats (0 = miss).
  * Either pointer may be NULL. */
 st_result st_renderer_readback(st_renderer *renderer, uint8_t *rgba, float *depth, st_error *err);

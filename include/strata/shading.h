@@ -18,7 +18,7 @@
 #define ST_FOG_B 0.3f
 #define ST_FOG_BAND 50.0f          /* fog ramps in over the last 50 units before the far distance */
 
-/* The shared shadow map (src/render/shadow.c): a square of ±600 around a point 300 ahead of the eye, z 0..256,
+/* The shared shadow map (src/render/passes/shadow.c): a square of ±600 around a point 300 ahead of the eye, z 0..256,
  * seen along the sun; a lookup at p tests p + n·offset + sun·(0.25 + bias) against the map, with offset = bias =
  * 0.6 texel. The CPU reference tests the same offset point with an exact ray (no texels, no filtering). */
 #define ST_SHADOW_BOX_HALF 600.0f

@@ -22,5 +22,5 @@ const uint LEVEL_BOUNDED_X = 1u, LEVEL_BOUNDED_Y = 2u;
 // (h_even, m_even, h_odd, m_odd) per texel pair
 layout(set = 0, binding = 1) uniform usampler2D terrain;
 
-// depth along the light of the first solid surface, per shadow texel (src/render/shadow.c)
+// depth along the light of the first solid surface, per shadow texel (src/render/passes/shadow.c)
 layout(set = 0, binding = 2) uniform sampler2D shadow_map;

@@ -1,4 +1,4 @@
-// Shadow lookup into the shared map (src/render/shadow.c): 2×2 bilinear comparison taps, with a normal
+// Shadow lookup into the shared map (src/render/passes/shadow.c): 2×2 bilinear comparison taps, with a normal
 // offset against acne on steep and vertical faces, fading to lit near the map's edge. Requires globals.glsl.
 
 float shadow_lookup(vec3 p, vec3 n) {

@@ -223,6 +223,58 @@ static st_result run_method(run_state *s, size_t m, double start, size_t *done, 
 }
 
 /* The edit protocol for every method, after the main protocol, on a working copy of the level. */
+/* The water row: the first method under the water on every view, warm-up then timed frames with the time
+ * running at 60 Hz, the water's GPU time apart from the terrain's. Timed, not scored. */
+static st_result run_water(run_state *s, double start, st_error *err) {
+    st_compare_result *r = s->r;
+    st_compare_water *w = &r->water;
+    st_compare_method *cm = &r->methods[0];
+    snprintf(w->method, sizeof w->method, "%s", cm->name);
+    st_render_desc rd = {.method = cm->name, .width = r->width, .height = r->height, .shadows = r->shadows,
+                         .shadow_size = r->shadow_size, .knobs = cm->knobs, .water = {.mode = w->mode}};
+    st_renderer *rn = NULL;
+    st_result res = st_renderer_create(s->engine, &rd, &rn, err);
+    if (res) return st_error_prefix(err, "the water row");
+    w->gpu_timing = true;
+    double sums[3] = {0}, frames = 0;
+    for (size_t v = 0; v < r->view_count && !res; v++) {
+        double sim = 0, surf = 0, terrain = 0, cpu = 0;
+        st_renderer_set_time(rn, 0.0);
+        res = st_eval_warm_up(rn, &r->cameras[v], r->warmup, NULL, err); /* as the methods' rows: a warm GPU */
+        for (uint32_t k = 0; k < r->frames && !res; k++) {
+            if (cancelled(s)) res = st_error_set(err, ST_ERR_CANCELLED, "interrupted");
+            st_frame_timing ft;
+            st_renderer_set_time(rn, (double)(k + 1) / 60.0);
+            if (!res) res = draw_timed(rn, &r->cameras[v], NULL, &ft, err);
+            if (res) continue;
+            if (!isfinite(ft.gpu_ms)) w->gpu_timing = false;
+            sim += ft.water_sim_gpu_ms;
+            surf += ft.water_gpu_ms;
+            terrain += ft.gpu_ms - ft.water_sim_gpu_ms - ft.water_gpu_ms;
+            cpu += ft.cpu_ms;
+        }
+        double n = r->frames ? (double)r->frames : 1;
+        w->sim_ms[v] = sim / n;
+        w->surface_ms[v] = surf / n;
+        w->terrain_ms[v] = terrain / n;
+        w->cpu_ms[v] = cpu / n;
+        sums[0] += w->sim_ms[v], sums[1] += w->surface_ms[v], sums[2] += w->terrain_ms[v], frames++;
+        char what[96];
+        snprintf(what, sizeof what, "water (%s) over %s @ %s", st_water_mode_name(w->mode), cm->name, r->views[v].name);
+        progress_lines(s->d->run.progress_lines, start, v + 1, r->view_count, what);
+    }
+    st_renderer_destroy(rn);
+    if (res) return res == ST_ERR_CANCELLED ? res : st_error_prefix(err, "the water row");
+    w->sim_mean = sums[0] / frames;
+    w->surface_mean = sums[1] / frames;
+    w->terrain_mean = sums[2] / frames;
+    if (!w->gpu_timing) {
+        for (size_t v = 0; v < r->view_count; v++) w->sim_ms[v] = w->surface_ms[v] = w->terrain_ms[v] = NAN;
+        w->sim_mean = w->surface_mean = w->terrain_mean = NAN;
+    }
+    return ST_OK;
+}
+
 static st_result run_edits(run_state *s, double start, st_error *err) {
     const st_compare_desc *d = s->d;
     st_compare_result *r = s->r;
@@ -444,6 +496,9 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
     for (size_t v = 0; v < r->view_count && len > 0 && (size_t)len < sizeof r->settings; v++)
         len += snprintf(r->settings + len, sizeof r->settings - (size_t)len, "%s%s", v ? "," : " views=",
                         r->views[v].name);
+    r->water.mode = d->water;
+    if (r->water.mode != ST_WATER_NONE && len > 0 && (size_t)len < sizeof r->settings)
+        snprintf(r->settings + len, sizeof r->settings - (size_t)len, " water=%s", st_water_mode_name(r->water.mode));
     r->rows = calloc(r->method_count * r->view_count, sizeof *r->rows);
     bool ok = r->rows != NULL;
     for (size_t k = 0; ok && k < r->method_count * r->view_count; k++) {
@@ -465,6 +520,7 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
     size_t done = 0;
     progress(d->run.progress && !res, start, 0, r->method_count * r->view_count, "reference done");
     for (size_t m = 0; m < r->method_count && !res; m++) res = run_method(&s, m, start, &done, err);
+    if (!res && r->water.mode != ST_WATER_NONE) res = run_water(&s, st_time_ms(), err);
     if (!res && r->edits) {
         r->edit.image_dir = s.dir.work;
         res = run_edits(&s, st_time_ms(), err);

@@ -154,6 +154,26 @@ static void add_edits(cJSON *root, const st_compare_result *r) {
     }
 }
 
+/* The water row: timed, never scored (the methods' rows are the terrain alone). */
+static void add_water(cJSON *root, const st_compare_result *r) {
+    const st_compare_water *w = &r->water;
+    if (w->mode == ST_WATER_NONE) {
+        cJSON_AddNullToObject(root, "water");
+        return;
+    }
+    cJSON *o = cJSON_AddObjectToObject(root, "water");
+    cJSON_AddStringToObject(o, "mode", st_water_mode_name(w->mode));
+    cJSON_AddStringToObject(o, "method", w->method);
+    cJSON_AddBoolToObject(o, "gpu_timing", w->gpu_timing);
+    st_eval_json_number(o, "simulation_gpu_ms", w->sim_mean);
+    st_eval_json_number(o, "surface_gpu_ms", w->surface_mean);
+    st_eval_json_number(o, "terrain_gpu_ms", w->terrain_mean);
+    cJSON_AddItemToObject(o, "simulation_gpu_ms_per_view", num_array(w->sim_ms, r->view_count));
+    cJSON_AddItemToObject(o, "surface_gpu_ms_per_view", num_array(w->surface_ms, r->view_count));
+    cJSON_AddItemToObject(o, "terrain_gpu_ms_per_view", num_array(w->terrain_ms, r->view_count));
+    cJSON_AddItemToObject(o, "cpu_ms_per_view", num_array(w->cpu_ms, r->view_count));
+}
+
 st_result st_compare_write_json(const st_compare_result *r, const char *path, st_error *err) {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "schema", "strata-compare");
@@ -295,6 +315,7 @@ st_result st_compare_write_json(const st_compare_result *r, const char *path, st
     }
 
     if (r->edits) add_edits(root, r);
+    add_water(root, r);
 
     return st_eval_json_write(root, path, err);
 }

@@ -185,6 +185,33 @@ st_result st_compare_write_markdown(const st_compare_result *r, const char *path
 
     if (r->edits) st_compare_write_edit_table(r, fp);
 
+    if (r->water.mode != ST_WATER_NONE) {
+        const st_compare_water *w = &r->water;
+        fprintf(fp, "\n## Water (timed, not scored)\n\n");
+        fprintf(fp, "%s with the water on (%s, `docs/water.md`), warmed up as the methods' rows, then %u timed frames "
+                    "per view with the water's time at 60 Hz; GPU ms, means over the timed frames. Every method's rows "
+                    "above are the terrain alone: the water changes no score.\n\n",
+                w->method, st_water_mode_name(w->mode), r->frames);
+        fprintf(fp, "| view | simulation | surface pass | terrain (method, shadow, cap) | CPU ms (frame) |\n"
+                    "|---|---:|---:|---:|---:|\n");
+        for (size_t v = 0; v < r->view_count; v++) {
+            fprintf(fp, "| %s | ", r->views[v].name);
+            fnum(fp, "%.3f", w->sim_ms[v]);
+            fputs(" | ", fp);
+            fnum(fp, "%.3f", w->surface_ms[v]);
+            fputs(" | ", fp);
+            fnum(fp, "%.3f", w->terrain_ms[v]);
+            fprintf(fp, " | %.2f |\n", w->cpu_ms[v]);
+        }
+        fputs("| mean | ", fp);
+        fnum(fp, "%.3f", w->sim_mean);
+        fputs(" | ", fp);
+        fnum(fp, "%.3f", w->surface_mean);
+        fputs(" | ", fp);
+        fnum(fp, "%.3f", w->terrain_mean);
+        fputs(" | |\n", fp);
+    }
+
     fprintf(fp, "\n## Every method × view\n\n");
     fprintf(fp, "| method | view | pitch | ms | timing | see-through %% | covers-sky %% | depth p50 | depth p95 | "
                 "coherence %% | colour MAE | colour visible %% |\n|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");

@@ -93,6 +93,7 @@ typedef struct st_gpu_image {
     VkImageAspectFlags aspect;
     uint32_t width, height;
     uint32_t layers; /* array layers (1 for a plain 2D image) */
+    uint32_t mips;   /* mip levels (1 but for st_gpu_image_create_mips) */
     uint32_t texel_bytes;
 } st_gpu_image;
 
@@ -101,6 +102,10 @@ st_result st_gpu_image_create(st_gpu *gpu, uint32_t width, uint32_t height, VkFo
 /* A 2D array image of `layers` layers with a 2D_ARRAY view over all of them (also for one layer). */
 st_result st_gpu_image_create_array(st_gpu *gpu, uint32_t width, uint32_t height, uint32_t layers, VkFormat format,
                                     VkImageUsageFlags usage, st_gpu_image *out, st_error *err);
+/* A 2D array image of `layers` layers and `mips` mip levels (1..full chain) with a 2D_ARRAY view over all of
+ * them. Barriers and reads of st_gpu_* touch mip 0 only: the owner handles the other levels. */
+st_result st_gpu_image_create_mips(st_gpu *gpu, uint32_t width, uint32_t height, uint32_t layers, uint32_t mips,
+                                   VkFormat format, VkImageUsageFlags usage, st_gpu_image *out, st_error *err);
 void st_gpu_image_destroy(st_gpu *gpu, st_gpu_image *img);
 /* Whether optimally tiled images of format support every feature in `features`. */
 bool st_gpu_format_supports(const st_gpu *gpu, VkFormat format, VkFormatFeatureFlags features);
@@ -172,7 +177,8 @@ st_result st_gpu_compute_pipeline(st_gpu *gpu, const char *shader, VkPipelineLay
 typedef struct st_gpu_graphics_desc {
     const char *vertex, *fragment; /* shader names */
     VkPipelineLayout layout;
-    VkFormat color_format, depth_format;
+    VkFormat color_format, depth_format; /* color_format VK_FORMAT_UNDEFINED: no colour attachment */
+    VkFormat color_format2;        /* a second colour attachment (location 1), 0 = none */
     VkPrimitiveTopology topology;  /* 0 = triangle list */
     VkCompareOp depth_compare;     /* 0 = NEVER is not useful: 0 means GREATER_OR_EQUAL (reverse-Z) */
     bool depth_write;

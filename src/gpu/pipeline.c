@@ -70,6 +70,8 @@ st_result st_gpu_graphics_pipeline(st_gpu *gpu, const st_gpu_graphics_desc *d, V
         .depthTestEnable = has_depth,
         .depthWriteEnable = has_depth && d->depth_write,
         .depthCompareOp = d->depth_compare ? d->depth_compare : VK_COMPARE_OP_GREATER_OR_EQUAL};
+    VkFormat color_formats[2] = {d->color_format, d->color_format2};
+    uint32_t color_count = d->color_format == VK_FORMAT_UNDEFINED ? 0 : d->color_format2 ? 2 : 1;
     VkPipelineColorBlendAttachmentState blend_attachment = {.colorWriteMask = 0xF};
     if (d->alpha_blend)
         blend_attachment = (VkPipelineColorBlendAttachmentState){.blendEnable = VK_TRUE,
@@ -80,16 +82,17 @@ st_result st_gpu_graphics_pipeline(st_gpu *gpu, const st_gpu_graphics_desc *d, V
                                                                  .dstAlphaBlendFactor = VK_BLEND_FACTOR_ZERO,
                                                                  .alphaBlendOp = VK_BLEND_OP_ADD,
                                                                  .colorWriteMask = 0xF};
+    VkPipelineColorBlendAttachmentState blend_attachments[2] = {blend_attachment, {.colorWriteMask = 0xF}};
     VkPipelineColorBlendStateCreateInfo blend = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
-                                                 .attachmentCount = 1,
-                                                 .pAttachments = &blend_attachment};
+                                                 .attachmentCount = color_count,
+                                                 .pAttachments = blend_attachments};
     VkDynamicState dyn[2] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
     VkPipelineDynamicStateCreateInfo dynamic = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
                                                 .dynamicStateCount = 2,
                                                 .pDynamicStates = dyn};
     VkPipelineRenderingCreateInfo rendering = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
-                                               .colorAttachmentCount = 1,
-                                               .pColorAttachmentFormats = &d->color_format,
+                                               .colorAttachmentCount = color_count,
+                                               .pColorAttachmentFormats = color_formats,
                                                .depthAttachmentFormat = d->depth_format};
     VkGraphicsPipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
                                        .pNext = &rendering,

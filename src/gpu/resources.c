@@ -114,7 +114,9 @@ static uint32_t format_bytes(VkFormat f) {
     case VK_FORMAT_R8_UINT: return 1;
     case VK_FORMAT_R16_UINT:
     case VK_FORMAT_R16_UNORM: return 2;
-    case VK_FORMAT_R32G32_UINT: return 8;
+    case VK_FORMAT_R32G32_UINT:
+    case VK_FORMAT_R16G16B16A16_SFLOAT: return 8;
+    case VK_FORMAT_R32G32B32A32_SFLOAT: return 16;
     default: return 4; /* RGBA8, R32, D32 */
     }
 }
@@ -125,8 +127,9 @@ bool st_gpu_format_supports(const st_gpu *gpu, VkFormat format, VkFormatFeatureF
     return (p.optimalTilingFeatures & features) == features;
 }
 
-static st_result image_create(st_gpu *gpu, uint32_t width, uint32_t height, uint32_t layers, VkImageViewType view,
-                              VkFormat format, VkImageUsageFlags usage, st_gpu_image *out, st_error *err) {
+static st_result image_create(st_gpu *gpu, uint32_t width, uint32_t height, uint32_t layers, uint32_t mips,
+                              VkImageViewType view, VkFormat format, VkImageUsageFlags usage, st_gpu_image *out,
+                              st_error *err) {
     memset(out, 0, sizeof *out);
     uint32_t max_dim = gpu->props.limits.maxImageDimension2D;
     if (width > max_dim || height > max_dim)
@@ -140,7 +143,7 @@ static st_result image_create(st_gpu *gpu, uint32_t width, uint32_t height, uint
                             .imageType = VK_IMAGE_TYPE_2D,
                             .format = format,
                             .extent = {width, height, 1},
-                            .mipLevels = 1,
+                            .mipLevels = mips,
                             .arrayLayers = layers,
                             .samples = VK_SAMPLE_COUNT_1_BIT,
                             .tiling = VK_IMAGE_TILING_OPTIMAL,
@@ -159,7 +162,7 @@ static st_result image_create(st_gpu *gpu, uint32_t width, uint32_t height, uint
                                     .image = out->image,
                                     .viewType = view,
                                     .format = format,
-                                    .subresourceRange = {out->aspect, 0, 1, 0, layers}};
+                                    .subresourceRange = {out->aspect, 0, mips, 0, layers}};
         r = st_gpu_check(vkCreateImageView(gpu->device, &vi, NULL, &out->view), "creating an image view", err);
     }
     if (r) {
@@ -170,18 +173,28 @@ static st_result image_create(st_gpu *gpu, uint32_t width, uint32_t height, uint
     out->width = width;
     out->height = height;
     out->layers = layers;
+    out->mips = mips;
     out->texel_bytes = format_bytes(format);
     return ST_OK;
 }
 
 st_result st_gpu_image_create(st_gpu *gpu, uint32_t width, uint32_t height, VkFormat format,
                               VkImageUsageFlags usage, st_gpu_image *out, st_error *err) {
-    return image_create(gpu, width, height, 1, VK_IMAGE_VIEW_TYPE_2D, format, usage, out, err);
+    return image_create(gpu, width, height, 1, 1, VK_IMAGE_VIEW_TYPE_2D, format, usage, out, err);
 }
 
 st_result st_gpu_image_create_array(st_gpu *gpu, uint32_t width, uint32_t height, uint32_t layers, VkFormat format,
                                     VkImageUsageFlags usage, st_gpu_image *out, st_error *err) {
-    return image_create(gpu, width, height, layers, VK_IMAGE_VIEW_TYPE_2D_ARRAY, format, usage, out, err);
+    return image_create(gpu, width, height, layers, 1, VK_IMAGE_VIEW_TYPE_2D_ARRAY, format, usage, out, err);
+}
+
+st_result st_gpu_image_create_mips(st_gpu *gpu, uint32_t width, uint32_t height, uint32_t layers, uint32_t mips,
+                                   VkFormat format, VkImageUsageFlags usage, st_gpu_image *out, st_error *err) {
+    uint32_t full = 1;
+    while ((width >> full) || (height >> full)) full++;
+    if (mips < 1 || mips > full)
+        return st_error_set(err, ST_ERR_INVALID, "%u mip levels for a %ux%u image (1..%u)", mips, width, height, full);
+    return image_create(gpu, width, height, layers, mips, VK_IMAGE_VIEW_TYPE_2D_ARRAY, format, usage, out, err);
 }
 
 void st_gpu_image_destroy(st_gpu *gpu, st_gpu_image *img) {

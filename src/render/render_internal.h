@@ -122,6 +122,36 @@ typedef struct st_method_ops {
     void (*select)(st_renderer *r, void *state);
 } st_method_ops;
 
+/* A pass of the frame (src/render/passes/): work the renderer records around the method's own passes and that
+ * knows no method — the shadow map before it, the near-plane cap after it. A pass is added to the frame's list
+ * in passes/registry.c; no method changes. */
+typedef struct st_pass_ops {
+    const char *name;
+    /* Optional: usage flags the pass needs on the colour and depth targets, asked before they are created. */
+    VkImageUsageFlags (*target_usage)(const st_renderer *r);
+    /* With the renderer, before the method's create (a method may read what a pass binds in set 0). */
+    st_result (*create)(st_renderer *r, void **state, st_error *err);
+    void (*destroy)(st_renderer *r, void *state);
+    /* Optional: the pass's share of the frame's globals, after the camera's (r->view is the frame's view). */
+    void (*fill_globals)(st_renderer *r, void *state, st_globals_gpu *g);
+    /* Records the pass into the frame (maybe nothing); GPU work bracketed by st_renderer_stamp pairs. */
+    void (*record)(st_renderer *r, void *state, VkCommandBuffer cmd);
+    /* Optional: the pass's timestamp pairs of the frame just drawn (ms each, in recording order) into its timing. */
+    void (*timing)(const st_renderer *r, const void *state, const double *pair_ms, uint32_t pairs,
+                   st_frame_timing *t);
+} st_pass_ops;
+
+#define ST_MAX_FRAME_PASSES 8
+
+typedef struct st_frame_pass {
+    const st_pass_ops *ops; /* NULL: the method's own passes (st_method_ops.record) */
+    void *state;
+    uint32_t first_stamp, stamps; /* its timestamps in the frame just recorded */
+} st_frame_pass;
+
+/* The frame's order: the passes and, as a NULL entry, the method (src/render/passes/registry.c). */
+const st_pass_ops *const *st_frame_order(uint32_t *count);
+
 struct st_renderer {
     st_engine *engine;
     const st_method_ops *ops;
@@ -140,33 +170,11 @@ struct st_renderer {
     st_view view; /* the frame's camera, as the shaders see it (a store renderer's is camera-relative: eye 0,
                      view.origin the eye in double) */
     bool drawn;
-    /* the shared shadow map (src/render/shadow.c) */
-    st_gpu_image shadow;
-    VkPipelineLayout shadow_layout;
-    VkPipeline shadow_pipeline;
-    VkDescriptorSetLayout shadow_set_layout;
-    VkDescriptorSet shadow_set;
-    double shadow_ms; /* GPU time of the last frame's shadow pass */
-    /* the near-plane cap (src/render/near_cap.c) */
-    VkPipelineLayout near_layout;
-    VkPipeline near_pipeline;
-    VkDescriptorSetLayout near_set_layout; /* storage targets only: the colour and depth images */
-    VkDescriptorSet near_set;
+    double time_s; /* st_renderer_set_time */
+    /* the frame: the shared passes and the method's, in order (src/render/passes/registry.c) */
+    st_frame_pass passes[ST_MAX_FRAME_PASSES];
+    uint32_t pass_count;
 };
-
-/* The shadow map: created with the renderer (a 1×1 stand-in when shadows are off), cast each frame in
- * compute before the method's passes. */
-st_result st_shadow_create(st_renderer *r, st_error *err);
-void st_shadow_destroy(st_renderer *r);
-void st_shadow_fill_globals(st_renderer *r, const st_view *v, st_globals_gpu *g);
-void st_shadow_record(st_renderer *r, VkCommandBuffer cmd);
-
-/* The near plane inside solid is a hit there (docs/harness.md): created with the renderer; recorded after
- * the method's passes, it writes the near depth and a hit's shading wherever the near-plane point of a
- * pixel's ray is SOLID, and records nothing when no texel under the near plane can be. */
-st_result st_near_cap_create(st_renderer *r, st_error *err);
-void st_near_cap_destroy(st_renderer *r);
-void st_near_cap_record(st_renderer *r, VkCommandBuffer cmd);
 
 const st_method_ops *st_method_ops_find(const char *name);
 

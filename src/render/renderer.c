@@ -1,7 +1,7 @@
 /* The renderer: one method at one size. Owns the colour and reverse-Z depth targets, the per-frame
- * globals, a command buffer and a timestamp query pool. A frame (the shadow map, the method's passes, the
- * near-plane cap) is recorded, submitted and waited on (serial latency, not throughput); GPU time is the sum
- * of the frame's timestamped passes. */
+ * globals, a command buffer and a timestamp query pool. A frame is a sequence of passes (src/render/passes/:
+ * the shadow map, the method's own passes, the near-plane cap), recorded, submitted and waited on (serial
+ * latency, not throughput); GPU time is the sum of the frame's timestamped passes. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +103,10 @@ st_result st_renderer_storage_targets_layout(st_renderer *r, VkDescriptorSetLayo
 static st_result create_targets(st_renderer *r, st_error *err) {
     st_gpu *gpu = r->engine->gpu;
     VkImageUsageFlags common = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
+    uint32_t order_count = 0;
+    const st_pass_ops *const *order = st_frame_order(&order_count);
+    for (uint32_t i = 0; i < order_count; i++)
+        if (order[i] && order[i]->target_usage) common |= order[i]->target_usage(r); /* what later passes need */
     st_result res;
     if (r->ops->targets == ST_TARGETS_RASTER) {
         res = st_gpu_image_create(gpu, r->width, r->height, VK_FORMAT_R8G8B8A8_SRGB,
@@ -167,23 +171,29 @@ st_result st_renderer_create(st_engine *e, const st_render_desc *desc, st_render
         res = st_gpu_check(vkCreateDescriptorPool(dev, &pi, NULL, &r->pool), "descriptor pool", err);
     }
     if (!res) res = st_renderer_alloc_set(r, e->globals_layout, &r->globals_set, err);
-    if (!res) res = st_shadow_create(r, err);
-    if (!res) res = st_near_cap_create(r, err);
     if (!res) {
         VkDescriptorBufferInfo bi = {.buffer = r->globals.buffer, .range = sizeof(st_globals_gpu)};
         /* a store renderer has no terrain texture: a stand-in keeps set 0 complete */
         VkImageView terrain = ops->info.world == ST_WORLD_STORE ? st_large_world_placeholder_view(e->world)
                                                                 : st_terrain_gpu_view(e->terrain);
         VkDescriptorImageInfo ii = {.imageView = terrain, .imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
-        VkDescriptorImageInfo si = {.imageView = r->shadow.view, .imageLayout = VK_IMAGE_LAYOUT_GENERAL};
-        VkWriteDescriptorSet w[3] = {
+        VkWriteDescriptorSet w[2] = {
             {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = r->globals_set, .dstBinding = 0,
              .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .pBufferInfo = &bi},
             {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = r->globals_set, .dstBinding = 1,
-             .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .pImageInfo = &ii},
-            {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = r->globals_set, .dstBinding = 2,
-             .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .pImageInfo = &si}};
-        vkUpdateDescriptorSets(dev, 3, w, 0, NULL);
+             .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .pImageInfo = &ii}};
+        vkUpdateDescriptorSets(dev, 2, w, 0, NULL);
+    }
+    /* The frame's passes, in order; each is created before the method, which may read what they bind (the
+     * shadow pass fills set 0's binding 2). */
+    uint32_t order_count = 0;
+    const st_pass_ops *const *order = st_frame_order(&order_count);
+    for (uint32_t i = 0; i < order_count && i < ST_MAX_FRAME_PASSES && !res; i++) {
+        r->passes[i].ops = order[i];
+        r->pass_count = i + 1;
+        if (order[i]) res = order[i]->create(r, &r->passes[i].state, err);
+    }
+    if (!res) {
         VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                           .commandPool = gpu->pool,
                                           .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
@@ -224,8 +234,8 @@ void st_renderer_destroy(st_renderer *r) {
     if (r->queries) vkDestroyQueryPool(dev, r->queries, NULL);
     if (r->fence) vkDestroyFence(dev, r->fence, NULL);
     if (r->cmd) vkFreeCommandBuffers(dev, e->gpu->pool, 1, &r->cmd);
-    st_shadow_destroy(r);
-    st_near_cap_destroy(r);
+    for (uint32_t i = r->pass_count; i-- > 0;)
+        if (r->passes[i].ops && r->passes[i].state) r->passes[i].ops->destroy(r, r->passes[i].state);
     if (r->pool) vkDestroyDescriptorPool(dev, r->pool, NULL);
     st_gpu_buffer_destroy(e->gpu, &r->globals);
     st_gpu_image_destroy(e->gpu, &r->color);
@@ -278,7 +288,9 @@ static void fill_globals(st_renderer *r, const st_camera *cam) {
     g->knobs[3] = l ? (l->wrap_x ? 0u : 1u) | (l->wrap_y ? 0u : 2u) : 3u;
     memcpy(g->albedo, r->engine->albedo, sizeof g->albedo);
     if (store) g->fog[3] = st_store_fog_band(v.far_dist);
-    st_shadow_fill_globals(r, &v, g);
+    for (uint32_t i = 0; i < r->pass_count; i++)
+        if (r->passes[i].ops && r->passes[i].ops->fill_globals)
+            r->passes[i].ops->fill_globals(r, r->passes[i].state, g);
 }
 
 void st_renderer_set_camera(st_renderer *r, const st_camera *camera) { fill_globals(r, camera); }
@@ -324,9 +336,13 @@ st_result st_renderer_draw(st_renderer *r, const st_camera *cam, st_frame_timing
     bool store = r->ops->info.world == ST_WORLD_STORE;
     /* a store renderer drives the residency manager once per frame, before its selection requests tiles */
     if (store) st_large_world_begin_frame(r->engine->world);
-    st_shadow_record(r, cmd);
-    r->ops->record(r, r->state, cmd);
-    st_near_cap_record(r, cmd);
+    for (uint32_t i = 0; i < r->pass_count; i++) {
+        st_frame_pass *p = &r->passes[i];
+        p->first_stamp = r->stamps;
+        if (p->ops) p->ops->record(r, p->state, cmd);
+        else r->ops->record(r, r->state, cmd);
+        p->stamps = r->stamps - p->first_stamp;
+    }
     /* the frame's tile uploads are submitted before the frame that may read them */
     if (store) res = st_large_world_end_frame(r->engine->world, err);
     if (res) {
@@ -346,6 +362,8 @@ st_result st_renderer_draw(st_renderer *r, const st_camera *cam, st_frame_timing
         timing->cpu_ms = t1 - t0;
         timing->gpu_ms = NAN;
         timing->shadow_gpu_ms = 0;
+        timing->water_sim_gpu_ms = 0;
+        timing->water_gpu_ms = 0;
         if (r->queries && r->stamps >= 2) {
             uint64_t ticks[ST_MAX_PASS_STAMPS];
             VkResult vr = vkGetQueryPoolResults(dev, r->queries, 0, r->stamps, sizeof ticks, ticks, sizeof(uint64_t),
@@ -354,7 +372,16 @@ st_result st_renderer_draw(st_renderer *r, const st_camera *cam, st_frame_timing
                 uint64_t sum = 0;
                 for (uint32_t i = 0; i + 1 < r->stamps; i += 2) sum += ticks[i + 1] - ticks[i];
                 timing->gpu_ms = (double)sum * gpu->timestamp_ns * 1e-6;
-                if (r->desc.shadows) timing->shadow_gpu_ms = (double)(ticks[1] - ticks[0]) * gpu->timestamp_ns * 1e-6;
+                /* each pass's own pairs, for the passes that report them apart */
+                for (uint32_t i = 0; i < r->pass_count; i++) {
+                    const st_frame_pass *p = &r->passes[i];
+                    if (!p->ops || !p->ops->timing) continue;
+                    double pair_ms[ST_MAX_PASS_STAMPS / 2];
+                    uint32_t pairs = 0;
+                    for (uint32_t k = p->first_stamp; k + 1 < p->first_stamp + p->stamps; k += 2)
+                        pair_ms[pairs++] = (double)(ticks[k + 1] - ticks[k]) * gpu->timestamp_ns * 1e-6;
+                    p->ops->timing(r, p->state, pair_ms, pairs, timing);
+                }
             }
         }
     }
@@ -373,6 +400,8 @@ st_result st_renderer_readback(st_renderer *r, uint8_t *rgba, float *depth, st_e
                                 raster ? VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL, depth, err);
     return res;
 }
+
+void st_renderer_set_time(st_renderer *r, double seconds) { r->time_s = seconds; }
 
 uint64_t st_renderer_method_gpu_bytes(const st_renderer *r) {
     return r->ops->gpu_bytes ? r->ops->gpu_bytes(r, r->state) : 0;

@@ -369,8 +369,8 @@ static void record(st_presenter *p, st_renderer *rd, uint32_t index, uint32_t ve
         vkCmdResetQueryPool(cmd, p->queries, 0, 2);
         vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT, p->queries, 0);
     }
-    /* The method wrote its colour target in an earlier submission (as an attachment or from compute); the
-     * overlay samples it in the fragment shader. */
+    /* The method wrote its colour target in an earlier submission (as an attachment or from compute; over a storage
+     * target the water pass draws as an attachment); the overlay samples it in the fragment shader. */
     if (raster)
         st_gpu_cmd_image_barrier(cmd, rd->color.image, rd->color.aspect, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                                  VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
@@ -378,7 +378,8 @@ static void record(st_presenter *p, st_renderer *rd, uint32_t index, uint32_t ve
                                  VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
     else
         st_gpu_cmd_image_barrier(cmd, rd->color.image, rd->color.aspect, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL,
-                                 VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                                 VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                                 VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
                                  VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
     /* The swapchain image's old content is not needed. The source stage is the one the acquire semaphore
      * is waited at, so the layout change happens after the presentation engine has let go of the image. */

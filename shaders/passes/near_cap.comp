@@ -1,6 +1,6 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
-// The near plane inside solid (src/render/near_cap.c), storage targets: the pixels whose ray starts inside
+// The near plane inside solid (src/render/passes/near_cap.c), storage targets: the pixels whose ray starts inside
 // solid terrain at the near plane get a hit there, shaded as a hit, over whatever the method wrote.
 #include "globals.glsl"
 #include "surface.glsl"

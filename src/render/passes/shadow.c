@@ -3,13 +3,22 @@
  * cell-by-cell march of both solid intervals, so slabs shade the floor beneath. Every method reads it
  * through shade_point (shaders/common/shadow.glsl). */
 #include <math.h>
+#include <stdlib.h>
 
-#include "render/render_internal.h"
+#include "render/passes/passes.h"
 #include "strata/shading.h"
 
 #define SHADOW_DEFAULT_SIZE 1024u
 #define SHADOW_BOX_HALF ST_SHADOW_BOX_HALF
 #define SHADOW_BOX_AHEAD ST_SHADOW_BOX_AHEAD
+
+typedef struct shadow_state {
+    st_gpu_image map;
+    VkPipelineLayout layout;
+    VkPipeline pipeline;
+    VkDescriptorSetLayout set_layout;
+    VkDescriptorSet set;
+} shadow_state;
 
 /* Stores cast their own sun shadows at their scale (docs/large-world.md): the map is the levels'. */
 static bool shadows_on(const st_renderer *r) { return r->desc.shadows && r->ops->info.world == ST_WORLD_LEVEL; }
@@ -19,25 +28,44 @@ static uint32_t shadow_size(const st_renderer *r) {
     return r->desc.shadow_size ? r->desc.shadow_size : SHADOW_DEFAULT_SIZE;
 }
 
-st_result st_shadow_create(st_renderer *r, st_error *err) {
+static void shadow_destroy(st_renderer *r, void *state) {
+    shadow_state *s = state;
+    VkDevice dev = r->engine->gpu->device;
+    if (s->pipeline) vkDestroyPipeline(dev, s->pipeline, NULL);
+    if (s->layout) vkDestroyPipelineLayout(dev, s->layout, NULL);
+    if (s->set_layout) vkDestroyDescriptorSetLayout(dev, s->set_layout, NULL);
+    st_gpu_image_destroy(r->engine->gpu, &s->map);
+    free(s);
+}
+
+/* The map (a 1×1 stand-in when shadows are off) is set 0's binding 2 for every shader. */
+static st_result shadow_create(st_renderer *r, void **out, st_error *err) {
+    shadow_state *s = calloc(1, sizeof *s);
+    if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    *out = s;
     st_gpu *gpu = r->engine->gpu;
     VkDevice dev = gpu->device;
     uint32_t n = shadow_size(r);
     st_result res = st_gpu_image_create(gpu, n, n, VK_FORMAT_R32_SFLOAT,
                                         VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
                                             VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                                        &r->shadow, err);
+                                        &s->map, err);
     if (res) return res;
+    VkDescriptorImageInfo mi = {.imageView = s->map.view, .imageLayout = VK_IMAGE_LAYOUT_GENERAL};
+    VkWriteDescriptorSet mw = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = r->globals_set,
+                               .dstBinding = 2, .descriptorCount = 1,
+                               .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .pImageInfo = &mi};
+    vkUpdateDescriptorSets(dev, 1, &mw, 0, NULL);
     /* The map lives in GENERAL: written as storage by the cast, read by texelFetch in shading. */
     VkCommandBuffer cmd;
     res = st_gpu_once_begin(gpu, &cmd, err);
     if (res) return res;
-    st_gpu_cmd_image_barrier(cmd, r->shadow.image, r->shadow.aspect, VK_IMAGE_LAYOUT_UNDEFINED,
+    st_gpu_cmd_image_barrier(cmd, s->map.image, s->map.aspect, VK_IMAGE_LAYOUT_UNDEFINED,
                              VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE,
                              VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
     VkClearColorValue zero = {{0}};
     VkImageSubresourceRange range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    vkCmdClearColorImage(cmd, r->shadow.image, VK_IMAGE_LAYOUT_GENERAL, &zero, 1, &range);
+    vkCmdClearColorImage(cmd, s->map.image, VK_IMAGE_LAYOUT_GENERAL, &zero, 1, &range);
     VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
                            .srcStageMask = VK_PIPELINE_STAGE_2_CLEAR_BIT,
                            .srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
@@ -52,31 +80,25 @@ st_result st_shadow_create(st_renderer *r, st_error *err) {
                                       .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
     VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
                                           .bindingCount = 1, .pBindings = &b};
-    res = st_gpu_check(vkCreateDescriptorSetLayout(dev, &li, NULL, &r->shadow_set_layout), "shadow layout", err);
-    if (!res) res = st_renderer_alloc_set(r, r->shadow_set_layout, &r->shadow_set, err);
+    res = st_gpu_check(vkCreateDescriptorSetLayout(dev, &li, NULL, &s->set_layout), "shadow layout", err);
+    if (!res) res = st_renderer_alloc_set(r, s->set_layout, &s->set, err);
     if (!res) {
-        VkDescriptorImageInfo ii = {.imageView = r->shadow.view, .imageLayout = VK_IMAGE_LAYOUT_GENERAL};
-        VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = r->shadow_set,
+        VkDescriptorImageInfo ii = {.imageView = s->map.view, .imageLayout = VK_IMAGE_LAYOUT_GENERAL};
+        VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = s->set,
                                   .dstBinding = 0, .descriptorCount = 1,
                                   .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, .pImageInfo = &ii};
         vkUpdateDescriptorSets(dev, 1, &w, 0, NULL);
-        res = st_renderer_pipeline_layout(r, &r->shadow_set_layout, 1, 0, &r->shadow_layout, err);
+        res = st_renderer_pipeline_layout(r, &s->set_layout, 1, 0, &s->layout, err);
     }
-    if (!res) res = st_gpu_compute_pipeline(gpu, "shadow_cast.comp", r->shadow_layout, &r->shadow_pipeline, err);
+    if (!res) res = st_gpu_compute_pipeline(gpu, "shadow_cast.comp", s->layout, &s->pipeline, err);
     return res;
-}
-
-void st_shadow_destroy(st_renderer *r) {
-    VkDevice dev = r->engine->gpu->device;
-    if (r->shadow_pipeline) vkDestroyPipeline(dev, r->shadow_pipeline, NULL);
-    if (r->shadow_layout) vkDestroyPipelineLayout(dev, r->shadow_layout, NULL);
-    if (r->shadow_set_layout) vkDestroyDescriptorSetLayout(dev, r->shadow_set_layout, NULL);
-    st_gpu_image_destroy(r->engine->gpu, &r->shadow);
 }
 
 static float dot3(const float a[3], const float b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
-void st_shadow_fill_globals(st_renderer *r, const st_view *v, st_globals_gpu *g) {
+static void shadow_fill_globals(st_renderer *r, void *state, st_globals_gpu *g) {
+    (void)state;
+    const st_view *v = &r->view;
     if (!shadows_on(r)) {
         for (int k = 0; k < 4; k++) g->shadow_u[k] = g->shadow_v[k] = g->shadow_d[k] = 0;
         g->shadow_info[0] = 1;
@@ -124,8 +146,9 @@ void st_shadow_fill_globals(st_renderer *r, const st_view *v, st_globals_gpu *g)
     g->shadow_info[3] = ST_SHADOW_OFFSET_TEXELS * texel; /* normal offset, world units */
 }
 
-void st_shadow_record(st_renderer *r, VkCommandBuffer cmd) {
+static void shadow_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     if (!shadows_on(r)) return;
+    shadow_state *s = state;
     /* Earlier frames' reads of the map must finish before this frame overwrites it. */
     VkMemoryBarrier2 before = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
                                .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
@@ -136,10 +159,10 @@ void st_shadow_record(st_renderer *r, VkCommandBuffer cmd) {
                            .pMemoryBarriers = &before};
     vkCmdPipelineBarrier2(cmd, &di);
     uint32_t n = shadow_size(r);
-    VkDescriptorSet sets[2] = {r->globals_set, r->shadow_set};
+    VkDescriptorSet sets[2] = {r->globals_set, s->set};
     st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->shadow_pipeline);
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->shadow_layout, 0, 2, sets, 0, NULL);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->pipeline);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 2, sets, 0, NULL);
     vkCmdDispatch(cmd, (n + 7) / 8, (n + 7) / 8, 1);
     st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
     /* The method's shading reads the map in fragment or compute shaders. */
@@ -151,3 +174,19 @@ void st_shadow_record(st_renderer *r, VkCommandBuffer cmd) {
     di.pMemoryBarriers = &after;
     vkCmdPipelineBarrier2(cmd, &di);
 }
+
+/* Its one timestamp pair is the frame's shadow time (included in the frame's GPU time). */
+static void shadow_timing(const st_renderer *r, const void *state, const double *pair_ms, uint32_t pairs,
+                          st_frame_timing *t) {
+    (void)state;
+    if (shadows_on(r) && pairs) t->shadow_gpu_ms = pair_ms[0];
+}
+
+const st_pass_ops st_pass_shadow = {
+    .name = "shadow",
+    .create = shadow_create,
+    .destroy = shadow_destroy,
+    .fill_globals = shadow_fill_globals,
+    .record = shadow_record,
+    .timing = shadow_timing,
+};

@@ -5,34 +5,47 @@
  * a hit at the near-plane point. A CPU test of the level under the near-plane rectangle skips the pass
  * whenever no texel there can reach it, which is nearly every frame. */
 #include <math.h>
+#include <stdlib.h>
 
-#include "render/render_internal.h"
+#include "render/passes/passes.h"
 
-st_result st_near_cap_create(st_renderer *r, st_error *err) {
+typedef struct near_cap_state {
+    VkPipelineLayout layout;
+    VkPipeline pipeline;
+    VkDescriptorSetLayout set_layout; /* storage targets only: the colour and depth images */
+    VkDescriptorSet set;
+} near_cap_state;
+
+static void near_cap_destroy(st_renderer *r, void *state) {
+    near_cap_state *s = state;
+    VkDevice dev = r->engine->gpu->device;
+    if (s->pipeline) vkDestroyPipeline(dev, s->pipeline, NULL);
+    if (s->layout) vkDestroyPipelineLayout(dev, s->layout, NULL);
+    if (s->set_layout) vkDestroyDescriptorSetLayout(dev, s->set_layout, NULL);
+    free(s);
+}
+
+static st_result near_cap_create(st_renderer *r, void **out, st_error *err) {
+    near_cap_state *s = calloc(1, sizeof *s);
+    if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    *out = s;
     st_gpu *gpu = r->engine->gpu;
     if (r->ops->targets == ST_TARGETS_RASTER) {
-        st_result res = st_renderer_pipeline_layout(r, NULL, 0, 0, &r->near_layout, err);
+        st_result res = st_renderer_pipeline_layout(r, NULL, 0, 0, &s->layout, err);
         st_gpu_graphics_desc d = {.vertex = "fullscreen.vert",
                                   .fragment = "near_cap.frag",
-                                  .layout = r->near_layout,
+                                  .layout = s->layout,
                                   .color_format = r->color.format,
                                   .depth_format = r->depth.format,
                                   .depth_compare = VK_COMPARE_OP_ALWAYS, /* nothing lies nearer */
                                   .depth_write = true};
-        if (!res) res = st_gpu_graphics_pipeline(gpu, &d, &r->near_pipeline, err);
+        if (!res) res = st_gpu_graphics_pipeline(gpu, &d, &s->pipeline, err);
         return res;
     }
-    st_result res = st_renderer_storage_targets_layout(r, &r->near_set_layout, &r->near_set, err);
-    if (!res) res = st_renderer_pipeline_layout(r, &r->near_set_layout, 1, 0, &r->near_layout, err);
-    if (!res) res = st_gpu_compute_pipeline(gpu, "near_cap.comp", r->near_layout, &r->near_pipeline, err);
+    st_result res = st_renderer_storage_targets_layout(r, &s->set_layout, &s->set, err);
+    if (!res) res = st_renderer_pipeline_layout(r, &s->set_layout, 1, 0, &s->layout, err);
+    if (!res) res = st_gpu_compute_pipeline(gpu, "near_cap.comp", s->layout, &s->pipeline, err);
     return res;
-}
-
-void st_near_cap_destroy(st_renderer *r) {
-    VkDevice dev = r->engine->gpu->device;
-    if (r->near_pipeline) vkDestroyPipeline(dev, r->near_pipeline, NULL);
-    if (r->near_layout) vkDestroyPipelineLayout(dev, r->near_layout, NULL);
-    if (r->near_set_layout) vkDestroyDescriptorSetLayout(dev, r->near_set_layout, NULL);
 }
 
 /* Whether some texel under the near-plane rectangle is solid somewhere in its height range: conservative
@@ -65,9 +78,10 @@ static bool near_plane_may_meet_solid(const st_renderer *r) {
     return false;
 }
 
-void st_near_cap_record(st_renderer *r, VkCommandBuffer cmd) {
+static void near_cap_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     /* a level's rule: renderers of a tile store have no level to test (their views stay above the ground) */
     if (r->ops->info.world != ST_WORLD_LEVEL || !near_plane_may_meet_solid(r)) return;
+    near_cap_state *s = state;
     bool raster = r->ops->targets == ST_TARGETS_RASTER;
     /* the method's writes to the targets come first */
     VkMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
@@ -108,15 +122,22 @@ void st_near_cap_record(st_renderer *r, VkCommandBuffer cmd) {
         VkRect2D sc = {{0, 0}, {r->width, r->height}};
         vkCmdSetViewport(cmd, 0, 1, &vp);
         vkCmdSetScissor(cmd, 0, 1, &sc);
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->near_pipeline);
-        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->near_layout, 0, 1, &r->globals_set, 0, NULL);
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->pipeline);
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->layout, 0, 1, &r->globals_set, 0, NULL);
         vkCmdDraw(cmd, 3, 1, 0, 0);
         vkCmdEndRendering(cmd);
     } else {
-        VkDescriptorSet sets[2] = {r->globals_set, r->near_set};
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->near_pipeline);
-        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->near_layout, 0, 2, sets, 0, NULL);
+        VkDescriptorSet sets[2] = {r->globals_set, s->set};
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->pipeline);
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 2, sets, 0, NULL);
         vkCmdDispatch(cmd, (r->width + 7) / 8, (r->height + 7) / 8, 1);
     }
     st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
 }
+
+const st_pass_ops st_pass_near_cap = {
+    .name = "near-cap",
+    .create = near_cap_create,
+    .destroy = near_cap_destroy,
+    .record = near_cap_record,
+};

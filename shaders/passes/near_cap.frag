@@ -1,6 +1,6 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
-// The near plane inside solid (src/render/near_cap.c), raster targets: a full-screen triangle whose
+// The near plane inside solid (src/render/passes/near_cap.c), raster targets: a full-screen triangle whose
 // fragments keep the pixels whose ray starts inside solid terrain at the near plane — a hit there, shaded as
 // a hit — and write the near depth over whatever the method drew behind it.
 #include "globals.glsl"

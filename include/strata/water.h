@@ -1,0 +1,149 @@
+/* Water: a few Gerstner waves (the cheap mode, for lakes and rivers) and a Tessendorf FFT ocean (Phillips or
+ * JONSWAP spectrum, 1–4 cascades of non-commensurate patch sizes with disjoint wave bands, choppy sideways
+ * displacement, the Jacobian). The CPU evaluates the displaced surface exactly as the GPU pass does (the same
+ * spectrum, the same transforms, the same bilinear reconstruction), so a point of it can be queried for
+ * buoyancy, tools and tests without reading anything back. Physics in metres and seconds (g = 9.81); the world
+ * is in texels and height steps, related by metres_per_unit. */
+#ifndef STRATA_WATER_H
+#define STRATA_WATER_H
+
+#include <math.h>
+
+#include "strata/level.h"
+
+#define ST_WATER_G 9.81
+#define ST_WATER_MAX_CASCADES 4u
+#define ST_WATER_MAX_WAVES 8u
+
+typedef enum st_water_mode {
+    ST_WATER_NONE = 0, /* no water pass: the frame is the terrain alone */
+    ST_WATER_GERSTNER, /* a few analytic Gerstner waves, no simulation */
+    ST_WATER_OCEAN,    /* the FFT ocean */
+} st_water_mode;
+
+typedef enum st_water_spectrum {
+    ST_SPECTRUM_JONSWAP = 0, /* fetch-limited (Hasselmann et al. 1973), cos² spreading about the wind */
+    ST_SPECTRUM_PHILLIPS,    /* Tessendorf's Phillips spectrum, |k̂·ŵ|² spreading, 0.07 against the wind */
+} st_water_spectrum;
+
+typedef struct st_water_desc {
+    st_water_mode mode;
+    st_water_spectrum spectrum;
+    float wind_speed;      /* m/s at 10 m above the sea; 0 = 5 */
+    float wind_dir_deg;    /* where the wind blows toward, measured like yaw: 0 = +y, 90 = +x */
+    float fetch_km;        /* JONSWAP fetch; 0 = 10 */
+    float choppiness;      /* λ of the sideways displacement; 0 = 1, negative = none (plain heights) */
+    uint32_t cascades;     /* ocean: 0 = 3, at most ST_WATER_MAX_CASCADES */
+    uint32_t fft_size;     /* ocean: samples per cascade side, a power of two 16..512; 0 = 256 */
+    float patch_m[ST_WATER_MAX_CASCADES]; /* ocean: patch sizes, largest first; 0 = 250, 37.3, 5.7, 1.07 m (ratios 6.7, 6.5, 5.3) */
+    /* Ocean: cascade c + 1 takes the waves from this many times its own fundamental 2π/L upward and cascade c
+     * those below, so no wave is in two cascades and no cascade holds its own patch period; 0 = 8. Negative:
+     * every cascade keeps its whole grid (the bands overlap) — for measuring what disjoint bands buy. */
+    float band_split;
+    uint32_t gerstner_waves; /* Gerstner: 0 = 5, at most ST_WATER_MAX_WAVES */
+    /* Mean surface height in height units. The renderer replaces 0 by its world's st_water_default_level;
+     * st_water itself takes the number as given. */
+    float level;
+    float metres_per_unit; /* metres per texel and per height step; 0 = 1 */
+    float foam_decay_s;    /* time constant of the foam's fading; 0 = 2.5 s */
+    uint32_t seed;         /* the spectrum's random phases; 0 = 1 */
+} st_water_desc;
+
+/* The descriptor with every zero replaced by its default (mode and spectrum kept). */
+st_water_desc st_water_desc_resolve(const st_water_desc *desc);
+/* Checks a descriptor's numbers (finite, in range); ST_ERR_INVALID naming the first bad field. */
+st_result st_water_desc_check(const st_water_desc *desc, st_error *err);
+/* "none", "gerstner", "ocean" and back; false for an unknown name. */
+const char *st_water_mode_name(st_water_mode mode);
+bool st_water_mode_parse(const char *name, st_water_mode *mode);
+
+/* The world's water level: the most common per-section flood level plus half a height step, so the surface
+ * lies just above the texels that stand for water (material 0 at the flood level) and below the first dry
+ * step. */
+float st_water_default_level(const st_level *level);
+/* Whether the world has water: a texel of material 0 at or below the default level. */
+bool st_water_world_has_water(const st_level *level);
+
+/* The ocean loops with this period: every ω is rounded to a multiple of 2π/ST_WATER_LOOP_S (0.15 % at the
+ * slowest wave of a 250 m patch), so time can reach the GPU as t mod the loop, in float, without its phases
+ * drifting over a long run. */
+#define ST_WATER_LOOP_S 8192.0
+static inline double st_water_loop_time(double t) {
+    double m = fmod(t, ST_WATER_LOOP_S);
+    return m < 0 ? m + ST_WATER_LOOP_S : m;
+}
+
+/* ---- the ocean's cascades --------------------------------------------------------------------------- */
+typedef struct st_water_cascade {
+    float patch_m;      /* side of the periodic patch */
+    uint32_t size;      /* samples per side */
+    float k_lo, k_hi;   /* its band of wavenumbers |k| in rad/m: [k_lo, k_hi) */
+} st_water_cascade;
+
+/* ---- Gerstner waves --------------------------------------------------------------------------------- */
+typedef struct st_gerstner_wave {
+    float dir[2];      /* unit direction of travel */
+    float k;           /* wavenumber 2π/λ, rad/m */
+    float omega;       /* √(g·k) */
+    float amplitude;   /* A = Q/k, m */
+    float steepness;   /* Q = k·A (before choppiness) */
+    float phase;       /* rad */
+} st_gerstner_wave;
+
+/* ---- the water: one evaluator for both modes ---------------------------------------------------------- */
+typedef struct st_water st_water;
+
+/* Builds the water of desc (resolved): the Gerstner wave set, or the ocean's cascades and their h0 spectra
+ * (generated once, on the CPU; the GPU pass uploads them). ST_ERR_INVALID for a bad descriptor; mode NONE is
+ * allowed (a flat surface at the level). */
+st_result st_water_create(const st_water_desc *desc, st_water **out, st_error *err);
+void st_water_destroy(st_water *water);
+const st_water_desc *st_water_get_desc(const st_water *water);
+
+/* Changes the wind, fetch and choppiness (the viewer's keys); the ocean regenerates its spectra. */
+st_result st_water_set_weather(st_water *water, float wind_speed, float wind_dir_deg, float choppiness,
+                               st_error *err);
+
+uint32_t st_water_cascade_count(const st_water *water);
+st_water_cascade st_water_cascade_at(const st_water *water, uint32_t c);
+/* Cascade c's initial spectrum h0 as size² complex numbers (re, im), row-major, wave vector index
+ * n + size/2 along each axis (n ∈ [−size/2, size/2)), zero outside the cascade's band and on the Nyquist row
+ * and column; and ω(k) = √(g|k|) for each entry, rounded to the loop (ST_WATER_LOOP_S). */
+const float *st_water_h0(const st_water *water, uint32_t c);
+const float *st_water_omega(const st_water *water, uint32_t c);
+uint32_t st_water_wave_count(const st_water *water);
+const st_gerstner_wave *st_water_waves(const st_water *water);
+/* The choppiness actually applied: λ for the ocean, the Gerstner set's factor after the fold guard (the sum of
+ * every wave's λ·Q is kept ≤ 0.9, under the fold at 1). */
+float st_water_choppiness(const st_water *water);
+
+/* The displaced surface at time t (s). The water point that rests at world (x, y) moves to out = (x', y', z),
+ * world units (z is the mean level plus the elevation). Ocean: the sum over cascades of the bilinear
+ * reconstruction of the fields on their grids, as the GPU samples them at full resolution. The first query at a
+ * new time transforms every cascade on the CPU (four 2-D inverse FFTs of size² each); later queries at that time
+ * are a bilinear lookup per cascade. An st_water is not to be queried from two threads at once (that cache). */
+st_result st_water_displace(st_water *water, double t, double x, double y, float out[3], st_error *err);
+/* The surface height at world (x, y) at time t: the rest point whose displaced position lands on (x, y) is
+ * found by fixed-point iteration (converges while the surface does not fold), then its z. */
+st_result st_water_height(st_water *water, double t, double x, double y, float *z, st_error *err);
+
+/* The ocean's fields at time t (what the GPU computes), cascade c: size² texels of 8 floats — height h,
+ * displacements Dx and Dy (before choppiness), slopes ∂h/∂x and ∂h/∂y, and ∂Dx/∂x, ∂Dy/∂y, ∂Dx/∂y, all in
+ * metres of the spectrum (x along +x, y along +y); texel (i, j) rests at (i, j)·patch/size. Valid until the next
+ * call with another time. */
+st_result st_water_fields(st_water *water, double t, uint32_t c, const float **fields, st_error *err);
+/* The Jacobian of the horizontal map x → x + λD from the fields' derivatives (1 = unchanged, < 0 = folded). */
+static inline float st_water_jacobian(float lambda, float dxdx, float dydy, float dxdy) {
+    return (1.0f + lambda * dxdx) * (1.0f + lambda * dydy) - lambda * lambda * dxdy * dxdy;
+}
+
+/* ---- spectra and transforms (exposed for tests and tools) --------------------------------------------- */
+/* The directional wavenumber spectrum F(kx, ky) in m⁴ (∫F dk² = the variance of the elevation) of desc
+ * (resolved) at wave vector (kx, ky) rad/m. */
+double st_water_spectrum_density(const st_water_desc *desc, double kx, double ky);
+/* In-place inverse discrete Fourier transform of n complex doubles (re, im interleaved), unnormalised:
+ * out[m] = Σ in[j]·e^{+2πi·jm/n}; n a power of two. The 2-D form transforms rows then columns of an n×n grid. */
+void st_water_ifft(double *data, uint32_t n);
+void st_water_ifft2(double *data, uint32_t n);
+
+#endif

@@ -1,0 +1,21 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+// The water surface (gerstner) over storage targets: the UNORM colour image holds sRGB-encoded bytes, so the
+// colour is encoded here; the R32 depth image is the second colour attachment and gets the water's reverse-Z
+// depth (the depth test runs on the pass's own depth attachment).
+#define WATER_GERSTNER
+#include "globals.glsl"
+#include "surface.glsl"
+#include "camera.glsl"
+#include "shading.glsl"
+#include "water_common.glsl"
+#include "water_surface.glsl"
+
+layout(location = 0) out vec4 out_color;
+layout(location = 1) out float out_depth;
+
+void main() {
+    float depth;
+    out_color = vec4(linear_to_srgb(water_shade(depth)), 1.0);
+    out_depth = depth;
+}

@@ -1,0 +1,123 @@
+// The water surface's shading (the body of water_surface.frag and water_surface_storage.frag): the shared
+// light, shadow map and fog with the water's own terms — Schlick Fresnel (F0 = 0.02) between the sky and the
+// refracted view, the terrain below seen through depth-based absorption toward a deep blue-green, a subsurface
+// glow on crests lit from behind, sun glitter from a GGX lobe whose roughness grows with the slope variance the
+// filter averaged away, Jacobian foam and foam where the waves meet the shore.
+// Requires globals.glsl, surface.glsl, camera.glsl, shading.glsl, water_common.glsl, and with WATER_OCEAN
+// ocean_sample.glsl; WATER_GERSTNER or WATER_OCEAN picks the surface (one per shader, as for the vertices).
+
+layout(location = 0) in vec3 v_world;
+layout(location = 1) in vec2 v_rest;
+
+#ifdef WATER_GERSTNER
+// Gerstner at the fragment: the slope of the displaced surface and its Jacobian, waves shorter than two
+// footprints faded out and their slope variance moved into `variance`.
+void gerstner_surface(vec2 rest, float footprint, out vec2 slope, out float variance, out float jac) {
+    vec3 tx = vec3(1.0, 0.0, 0.0), ty = vec3(0.0, 1.0, 0.0);
+    variance = 0.0;
+    float lambda = water.surface.z;
+    for (uint i = 0u; i < water.info.y; i++) {
+        vec4 a = water.wave[2u * i], b = water.wave[2u * i + 1u];
+        float f = clamp(2.0 * WATER_PI / (a.z * 2.0 * footprint) - 1.0, 0.0, 1.0);
+        float th = a.z * dot(a.xy, rest) + b.x, s = sin(th), c = cos(th);
+        float ka = f * a.z * a.w;
+        tx += vec3(-lambda * ka * a.x * a.x * s, -lambda * ka * a.x * a.y * s, ka * a.x * c);
+        ty += vec3(-lambda * ka * a.x * a.y * s, -lambda * ka * a.y * a.y * s, ka * a.y * c);
+        variance += (1.0 - f) * 0.5 * (a.z * a.w) * (a.z * a.w);
+    }
+    vec3 n = cross(tx, ty);
+    slope = -n.xy / max(n.z, 0.05);
+    jac = tx.x * ty.y - tx.y * ty.x;
+}
+#endif
+
+// The sky the water reflects: the fog colour at the horizon (what the terrain's background shows) deepening
+// toward the zenith.
+vec3 water_sky(vec3 r) {
+    return mix(g.fog.rgb, water.sky_zenith.rgb, smoothstep(0.0, 0.7, max(r.z, 0.0)));
+}
+
+// The pixel a world point projects to.
+vec2 water_project(vec3 q) {
+    vec4 c = g.view_proj * vec4(q, 1.0);
+    return (c.xy / c.w * 0.5 + 0.5) * vec2(g.screen_right.w, g.screen_up.w);
+}
+
+vec3 water_shade(out float depth_out) {
+    vec2 px = gl_FragCoord.xy;
+    vec3 p = v_world;
+    depth_out = gl_FragCoord.z;
+    float footprint = max(length(fwidth(v_rest)), 1e-4);
+    vec2 slope;
+    float variance, foam;
+#ifdef WATER_GERSTNER
+    float jac;
+    gerstner_surface(v_rest, footprint, slope, variance, jac);
+    foam = smoothstep(0.8, 0.25, jac); // no persistence without a simulation
+#else
+    ocean_surface(v_rest, slope, variance, foam);
+#endif
+    vec3 n = normalize(vec3(-slope, 1.0));
+    vec3 v = normalize(g.eye.xyz - p);
+    if (g.eye.z < p.z) n = -n; // seen from below
+    float nv = max(dot(n, v), 1e-3);
+    vec3 l = g.light.xyz;
+    float ambient = g.light.w;
+    float vis = shadow_lookup(p, vec3(0.0, 0.0, 1.0));
+    float sun = (1.0 - ambient) * vis; // the sun's share of the shared lighting, shadowed
+    // reflection: Fresnel between the sky and what lies below
+    float F = 0.02 + 0.98 * pow(1.0 - nv, 5.0);
+    vec3 reflected = water_sky(reflect(-v, n));
+    // below: the terrain behind the pixel (unless it only stands for the water), through the water's path
+    vec3 deep = water.deep.rgb * (ambient + sun * max(l.z, 0.0));
+    vec3 below = deep;
+    float d_scene = texelFetch(scene_depth, ivec2(px), 0).r;
+    float shore = 0.0;
+    if (d_scene > 0.0) {
+        vec3 t = point_from_depth(px, d_scene);
+        if (!water_stand_in(t)) {
+            float d_vert = max(p.z - t.z, 0.0);
+            // refraction: look up the terrain a little along the slope, unless that pixel's terrain is in front
+            vec2 px2 = water_project(t + vec3(slope, 0.0) * (water.absorb.w * min(d_vert, 4.0)));
+            vec2 size = vec2(g.screen_right.w, g.screen_up.w);
+            float d2 = texelFetch(scene_depth, ivec2(clamp(px2, vec2(0.0), size - 1.0)), 0).r;
+            vec2 use = px;
+            if (d2 > 0.0 && d2 < depth_out && !water_stand_in(point_from_depth(px2, d2))) {
+                use = px2;
+                t = point_from_depth(px2, d2);
+            }
+            vec3 terrain = texelFetch(scene_color, ivec2(use), 0).rgb;
+            float path = distance(p, t);
+            vec3 T = exp(-water.absorb.rgb * path);
+            below = terrain * T + deep * (1.0 - T);
+            float w = water.foam.w;
+            if (w > 0.0) {
+                float edge = 1.0 - smoothstep(0.0, w, d_vert);
+                float ripple = 0.55 + 0.45 * sin(6.0 * d_vert / w - 1.7 * water.surface.w + 3.0 * (slope.x - slope.y));
+                shore = edge * ripple;
+            }
+        }
+    }
+    vec3 color = mix(below, reflected, F);
+    // subsurface: thin crests lit from behind glow blue-green
+    float crest = clamp((p.z - water.surface.x) / max(2.0 * water.origin.w, 1e-3), 0.0, 1.0);
+    float behind = max(dot(v, -l), 0.0);
+    color += water.scatter.rgb * water.scatter.w * crest * (0.2 + 0.8 * behind * behind) * (ambient + sun) * (1.0 - F);
+    // glitter: GGX with the unresolved slope variance in the roughness
+    float alpha2 = water.sky_zenith.w * water.sky_zenith.w + 2.0 * variance;
+    vec3 h = normalize(l + v);
+    float nh = max(dot(n, h), 0.0), nl = max(dot(n, l), 0.0);
+    float dd = nh * nh * (alpha2 - 1.0) + 1.0;
+    float D = alpha2 / (WATER_PI * dd * dd);
+    float k = 0.5 * sqrt(alpha2);
+    float G = nl / (nl * (1.0 - k) + k) * nv / (nv * (1.0 - k) + k);
+    float Fh = 0.02 + 0.98 * pow(1.0 - max(dot(v, h), 0.0), 5.0);
+    color += vec3(D * G * Fh / (4.0 * nv)) * WATER_PI * sun; // the sun's irradiance in the shared light: (1 − ambient)·π
+    // foam: the Jacobian's and the shore's
+    float cover = clamp(max(foam, shore), 0.0, 1.0);
+    vec3 foam_lit = water.foam.rgb * (ambient + sun * max(dot(vec3(0.0, 0.0, 1.0), l), 0.0));
+    color = mix(color, foam_lit, 0.9 * cover);
+    // the shared fog
+    float f = smoothstep(g.eye.w - g.fog.w, g.eye.w, length(p.xy - g.eye.xy));
+    return mix(color, g.fog.rgb, f);
+}

@@ -1,0 +1,538 @@
+/* The water pass: after the method (and the near-plane cap), a camera-centred ring grid displaced by Gerstner
+ * waves or the FFT ocean's cascades, drawn over the terrain through the reverse-Z depth every method writes.
+ * It copies the terrain's colour and depth (the refraction and absorption read them), turns the depth of texels
+ * that only stand for water into far (so the waves may dip below them), then draws the surface with the
+ * shading of shaders/water/water_surface.glsl. Knows no method: raster and storage targets alike. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/passes/ocean_gpu.h"
+#include "render/passes/passes.h"
+
+#define RING_CELLS 64u      /* cells per side of a ring's lattice (even, its half a multiple of 2) */
+#define RING_MORPH 8.0f     /* cells of a ring's outer band that morph toward the next ring */
+#define RING_BASE 0.25      /* the finest spacing (units) for an eye near the water; doubles with its height */
+#define RING_MAX 16u
+#define GEOMETRY_CUT 4.0f   /* waves shorter than this many vertex spacings are left to the shading */
+#define INDEX_VARIANTS 5u   /* the full square, then a ring with its hole offset by (0|1, 0|1) cells */
+
+/* std140 mirror of shaders/water/water_common.glsl's block */
+typedef struct water_ubo {
+    float surface[4], grid[4], origin[4];
+    uint32_t info[4];
+    float deep[4], absorb[4], scatter[4], sky_zenith[4], foam[4];
+    float wave[16][4];
+    float cascade[4][4];
+} water_ubo;
+
+typedef struct water_push {
+    float corner[2];
+    float spacing;
+    uint32_t morph;
+} water_push;
+
+typedef struct water_state {
+    st_water *water;
+    bool storage;    /* storage targets: the depth test runs on work_depth, the R32 depth is a colour output */
+    float rms_units; /* the surface's rms height (world units): the crest factor of the subsurface glow */
+    st_gpu_image scene_color, scene_depth, work_depth;
+    st_gpu_image dummy_disp, dummy_surf; /* Gerstner: the ocean's bindings stay valid */
+    st_ocean_gpu *ocean;
+    st_gpu_buffer ubo, indices;
+    uint32_t index_first[INDEX_VARIANTS], index_count[INDEX_VARIANTS], border_count[INDEX_VARIANTS];
+    VkSampler linear;
+    VkDescriptorPool pool;
+    VkDescriptorSetLayout set_layout;
+    VkDescriptorSet set;
+    VkPipelineLayout layout;
+    VkPipeline prepare, surface;
+    double last_time;
+    bool have_last;
+} water_state;
+
+static bool water_on(const st_renderer *r) { return r->desc.water.mode != ST_WATER_NONE; }
+
+static VkImageUsageFlags water_target_usage(const st_renderer *r) {
+    /* over storage targets the surface is drawn as an attachment into the colour and the R32 depth images */
+    return water_on(r) && r->ops->targets == ST_TARGETS_STORAGE ? VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT : 0;
+}
+
+static void water_destroy(st_renderer *r, void *state) {
+    water_state *s = state;
+    st_gpu *gpu = r->engine->gpu;
+    VkDevice dev = gpu->device;
+    if (s->surface) vkDestroyPipeline(dev, s->surface, NULL);
+    if (s->prepare) vkDestroyPipeline(dev, s->prepare, NULL);
+    if (s->layout) vkDestroyPipelineLayout(dev, s->layout, NULL);
+    if (s->set_layout) vkDestroyDescriptorSetLayout(dev, s->set_layout, NULL);
+    if (s->pool) vkDestroyDescriptorPool(dev, s->pool, NULL);
+    if (s->linear) vkDestroySampler(dev, s->linear, NULL);
+    st_ocean_gpu_destroy(s->ocean);
+    st_gpu_buffer_destroy(gpu, &s->ubo);
+    st_gpu_buffer_destroy(gpu, &s->indices);
+    st_gpu_image_destroy(gpu, &s->scene_color);
+    st_gpu_image_destroy(gpu, &s->scene_depth);
+    st_gpu_image_destroy(gpu, &s->work_depth);
+    st_gpu_image_destroy(gpu, &s->dummy_disp);
+    st_gpu_image_destroy(gpu, &s->dummy_surf);
+    st_water_destroy(s->water);
+    free(s);
+}
+
+/* The index buffer: the full square of RING_CELLS² cells, then the four rings whose hole (the next finer ring,
+ * RING_CELLS/2 cells wide) starts at RING_CELLS/4 + (dx, dy). Vertices are lattice points, row after row. Each
+ * variant ends with the zero-area triangles (A, M, B) over every pair of edges along the outer border: the next
+ * ring meets this one with the single edge A–B where this one has A–M–B with M morphed onto it, and those
+ * triangles fill the sliver that rounding leaves between the two (a T-junction is not watertight otherwise). */
+static st_result build_indices(st_renderer *r, water_state *s, st_error *err) {
+    const uint32_t n = RING_CELLS, row = n + 1, hole = n / 2;
+    size_t border = 4 * (n / 2) * 3;
+    size_t total = ((size_t)n * n * 6 + border) + 4 * (((size_t)n * n - (size_t)hole * hole) * 6 + border);
+    st_result res = st_gpu_buffer_create(r->engine->gpu, total * sizeof(uint32_t), VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
+                                         true, &s->indices, err);
+    if (res) return res;
+    uint32_t *idx = s->indices.mapped, k = 0;
+    for (uint32_t v = 0; v < INDEX_VARIANTS; v++) {
+        s->index_first[v] = k;
+        uint32_t hx = n / 4 + ((v - 1) & 1), hy = n / 4 + (((v - 1) >> 1) & 1);
+        for (uint32_t b = 0; b < n; b++)
+            for (uint32_t a = 0; a < n; a++) {
+                if (v && a >= hx && a < hx + hole && b >= hy && b < hy + hole) continue;
+                uint32_t i00 = b * row + a, i10 = i00 + 1, i01 = i00 + row, i11 = i01 + 1;
+                /* the diagonal alternates, so the lattice has no preferred direction */
+                if ((a + b) & 1) {
+                    uint32_t t[6] = {i00, i10, i11, i00, i11, i01};
+                    memcpy(idx + k, t, sizeof t);
+                } else {
+                    uint32_t t[6] = {i00, i10, i01, i10, i11, i01};
+                    memcpy(idx + k, t, sizeof t);
+                }
+                k += 6;
+            }
+        s->index_count[v] = k - s->index_first[v];
+        for (uint32_t a = 0; a < n; a += 2) {
+            uint32_t t[12] = {a, a + 1, a + 2,                                     /* bottom */
+                              n * row + a, n * row + a + 1, n * row + a + 2,       /* top */
+                              a * row, (a + 1) * row, (a + 2) * row,               /* left */
+                              a * row + n, (a + 1) * row + n, (a + 2) * row + n}; /* right */
+            memcpy(idx + k, t, sizeof t);
+            k += 12;
+        }
+        s->border_count[v] = k - s->index_first[v] - s->index_count[v];
+    }
+    return ST_OK;
+}
+
+static st_result dummy_array(st_gpu *gpu, VkFormat format, st_gpu_image *img, st_error *err) {
+    st_result res = st_gpu_image_create_mips(gpu, 1, 1, 1, 1, format,
+                                             VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, img, err);
+    if (res) return res;
+    VkCommandBuffer cmd;
+    res = st_gpu_once_begin(gpu, &cmd, err);
+    if (res) return res;
+    st_gpu_cmd_image_barrier(cmd, img->image, img->aspect, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL,
+                             VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_CLEAR_BIT,
+                             VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    VkClearColorValue zero = {{0}};
+    VkImageSubresourceRange range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    vkCmdClearColorImage(cmd, img->image, VK_IMAGE_LAYOUT_GENERAL, &zero, 1, &range);
+    st_gpu_cmd_image_barrier(cmd, img->image, img->aspect, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL,
+                             VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                             VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_SHADER_READ_BIT);
+    return st_gpu_once_submit(gpu, cmd, err);
+}
+
+static double rms_height_m(const st_water *w) {
+    double var = 0;
+    for (uint32_t i = 0; i < st_water_wave_count(w); i++) var += 0.5 * pow(st_water_waves(w)[i].amplitude, 2);
+    for (uint32_t c = 0; c < st_water_cascade_count(w); c++) {
+        st_water_cascade cs = st_water_cascade_at(w, c);
+        const float *h0 = st_water_h0(w, c);
+        for (size_t p = 0; p < (size_t)cs.size * cs.size; p++)
+            var += 2.0 * ((double)h0[2 * p] * h0[2 * p] + (double)h0[2 * p + 1] * h0[2 * p + 1]);
+    }
+    return sqrt(var);
+}
+
+static st_result water_create(st_renderer *r, void **out, st_error *err) {
+    *out = NULL;
+    if (!water_on(r)) return ST_OK;
+    /* the stand-ins, the default level and the shore read a level; a store's sea is left for later */
+    if (r->ops->info.world != ST_WORLD_LEVEL)
+        return st_error_set(err, ST_ERR_UNSUPPORTED, "water: method '%s' draws a tile store, and the water pass draws "
+                            "over levels only", r->ops->info.name);
+    water_state *s = calloc(1, sizeof *s);
+    if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    *out = s;
+    st_gpu *gpu = r->engine->gpu;
+    VkDevice dev = gpu->device;
+    s->storage = r->ops->targets == ST_TARGETS_STORAGE;
+    st_water_desc wd = r->desc.water;
+    if (wd.level == 0) wd.level = st_water_default_level(r->engine->level);
+    st_result res = st_water_create(&wd, &s->water, err);
+    if (res) return st_error_prefix(err, "water");
+    s->rms_units = (float)(rms_height_m(s->water) / st_water_get_desc(s->water)->metres_per_unit);
+    if (!st_gpu_format_supports(gpu, VK_FORMAT_D32_SFLOAT, VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT))
+        return st_error_set(err, ST_ERR_UNSUPPORTED, "water: this adapter cannot sample D32 depth");
+    VkImageUsageFlags copy_dst = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
+    res = st_gpu_image_create(gpu, r->width, r->height, VK_FORMAT_R8G8B8A8_SRGB, copy_dst, &s->scene_color, err);
+    if (!res)
+        res = st_gpu_image_create(gpu, r->width, r->height, s->storage ? VK_FORMAT_R32_SFLOAT : VK_FORMAT_D32_SFLOAT,
+                                  copy_dst, &s->scene_depth, err);
+    if (!res && s->storage)
+        res = st_gpu_image_create(gpu, r->width, r->height, VK_FORMAT_D32_SFLOAT,
+                                  VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, &s->work_depth, err);
+    if (!res && st_water_get_desc(s->water)->mode == ST_WATER_OCEAN) res = st_ocean_gpu_create(gpu, s->water, &s->ocean, err);
+    if (!res && !s->ocean) res = dummy_array(gpu, VK_FORMAT_R32G32B32A32_SFLOAT, &s->dummy_disp, err);
+    if (!res && !s->ocean) res = dummy_array(gpu, VK_FORMAT_R16G16B16A16_SFLOAT, &s->dummy_surf, err);
+    if (!res) res = st_gpu_buffer_create(gpu, sizeof(water_ubo), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, true, &s->ubo, err);
+    if (!res) res = build_indices(r, s, err);
+    if (!res) {
+        VkSamplerCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO,
+                                  .magFilter = VK_FILTER_LINEAR,
+                                  .minFilter = VK_FILTER_LINEAR,
+                                  .mipmapMode = VK_SAMPLER_MIPMAP_MODE_LINEAR,
+                                  .addressModeU = VK_SAMPLER_ADDRESS_MODE_REPEAT,
+                                  .addressModeV = VK_SAMPLER_ADDRESS_MODE_REPEAT,
+                                  .addressModeW = VK_SAMPLER_ADDRESS_MODE_REPEAT,
+                                  .maxLod = VK_LOD_CLAMP_NONE};
+        res = st_gpu_check(vkCreateSampler(dev, &si, NULL, &s->linear), "water sampler", err);
+    }
+    if (!res) {
+        VkDescriptorSetLayoutBinding b[5];
+        for (uint32_t i = 0; i < 5; i++)
+            b[i] = (VkDescriptorSetLayoutBinding){.binding = i,
+                                                  .descriptorType = i ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
+                                                                      : VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                                                  .descriptorCount = 1,
+                                                  .stageFlags = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT};
+        VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                              .bindingCount = 5, .pBindings = b};
+        res = st_gpu_check(vkCreateDescriptorSetLayout(dev, &li, NULL, &s->set_layout), "water layout", err);
+    }
+    if (!res) {
+        VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1},
+                                         {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 4}};
+        VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 1,
+                                         .poolSizeCount = 2, .pPoolSizes = sizes};
+        res = st_gpu_check(vkCreateDescriptorPool(dev, &pi, NULL, &s->pool), "water descriptor pool", err);
+    }
+    if (!res) {
+        VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                          .descriptorPool = s->pool, .descriptorSetCount = 1,
+                                          .pSetLayouts = &s->set_layout};
+        res = st_gpu_check(vkAllocateDescriptorSets(dev, &ai, &s->set), "water descriptor set", err);
+    }
+    if (!res) {
+        VkDescriptorBufferInfo bi = {.buffer = s->ubo.buffer, .range = sizeof(water_ubo)};
+        VkSampler nearest = r->engine->nearest;
+        VkDescriptorImageInfo ii[4] = {
+            {.sampler = nearest, .imageView = s->scene_color.view, .imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL},
+            {.sampler = nearest, .imageView = s->scene_depth.view, .imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL},
+            {.sampler = nearest, .imageView = s->ocean ? st_ocean_gpu_disp_view(s->ocean) : s->dummy_disp.view,
+             .imageLayout = VK_IMAGE_LAYOUT_GENERAL},
+            {.sampler = s->linear, .imageView = s->ocean ? st_ocean_gpu_surf_view(s->ocean) : s->dummy_surf.view,
+             .imageLayout = VK_IMAGE_LAYOUT_GENERAL}};
+        VkWriteDescriptorSet w[5];
+        for (uint32_t i = 0; i < 5; i++)
+            w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = s->set,
+                                          .dstBinding = i, .descriptorCount = 1,
+                                          .descriptorType = i ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
+                                                              : VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                                          .pBufferInfo = i ? NULL : &bi, .pImageInfo = i ? &ii[i - 1] : NULL};
+        vkUpdateDescriptorSets(dev, 5, w, 0, NULL);
+        res = st_renderer_pipeline_layout(r, &s->set_layout, 1, sizeof(water_push), &s->layout, err);
+    }
+    if (!res) {
+        st_gpu_graphics_desc d = {.vertex = "fullscreen.vert",
+                                  .fragment = "water_prepare.frag",
+                                  .layout = s->layout,
+                                  .color_format = VK_FORMAT_UNDEFINED,
+                                  .depth_format = VK_FORMAT_D32_SFLOAT,
+                                  .depth_compare = VK_COMPARE_OP_ALWAYS,
+                                  .depth_write = true};
+        res = st_gpu_graphics_pipeline(gpu, &d, &s->prepare, err);
+    }
+    if (!res) {
+        bool ocean = s->ocean != NULL;
+        const char *frag = ocean ? (s->storage ? "water_ocean_storage.frag" : "water_ocean.frag")
+                                 : (s->storage ? "water_gerstner_storage.frag" : "water_gerstner.frag");
+        st_gpu_graphics_desc d = {.vertex = ocean ? "water_ocean.vert" : "water_gerstner.vert",
+                                  .fragment = frag,
+                                  .layout = s->layout,
+                                  .color_format = r->color.format,
+                                  .color_format2 = s->storage ? r->depth.format : VK_FORMAT_UNDEFINED,
+                                  .depth_format = VK_FORMAT_D32_SFLOAT,
+                                  .depth_write = true,
+                                  .cull = VK_CULL_MODE_NONE}; /* the underside shows from below */
+        res = st_gpu_graphics_pipeline(gpu, &d, &s->surface, err);
+    }
+    return res;
+}
+
+/* The rings for this frame: the finest spacing doubles with the eye's height over the water; enough rings that
+ * the coarsest reaches past the far plane. */
+typedef struct ring_plan {
+    uint32_t count;
+    double spacing0;
+    double origin[2]; /* the frame's origin O: the coarsest ring's centre */
+    double centre[RING_MAX][2];
+} ring_plan;
+
+static ring_plan plan_rings(const st_renderer *r, float level) {
+    ring_plan p = {0};
+    const st_view *v = &r->view;
+    double above = fabs((double)v->eye[2] - level), s0 = RING_BASE;
+    while (s0 * RING_CELLS < above && s0 < 64.0) s0 *= 2.0; /* the finest ring about as wide as the eye is high */
+    p.spacing0 = s0;
+    double reach = 1.05 * v->far_dist + above;
+    p.count = 1;
+    while (p.count < RING_MAX && (RING_CELLS / 2) * s0 * (double)(1u << (p.count - 1)) < reach) p.count++;
+    for (uint32_t i = 0; i < p.count; i++) {
+        double s = s0 * (double)(1u << i);
+        for (int k = 0; k < 2; k++) p.centre[i][k] = floor(v->eye[k] / (2.0 * s)) * 2.0 * s;
+    }
+    p.origin[0] = p.centre[p.count - 1][0];
+    p.origin[1] = p.centre[p.count - 1][1];
+    return p;
+}
+
+static double wrap_2pi(double a) {
+    double m = fmod(a, 2.0 * 3.14159265358979323846);
+    return m < 0 ? m + 2.0 * 3.14159265358979323846 : m;
+}
+
+static void fill_ubo(st_renderer *r, water_state *s, const ring_plan *p, double t) {
+    const st_water_desc *d = st_water_get_desc(s->water);
+    double mpu = d->metres_per_unit, tl = st_water_loop_time(t);
+    water_ubo *u = s->ubo.mapped;
+    memset(u, 0, sizeof *u);
+    u->surface[0] = d->level;
+    u->surface[1] = (float)(1.0 / mpu);
+    u->surface[2] = st_water_choppiness(s->water);
+    u->surface[3] = (float)tl;
+    u->grid[0] = (float)p->spacing0;
+    u->grid[1] = (float)RING_CELLS;
+    u->grid[2] = RING_MORPH;
+    u->grid[3] = GEOMETRY_CUT;
+    u->origin[0] = (float)p->origin[0];
+    u->origin[1] = (float)p->origin[1];
+    u->origin[2] = (float)p->count;
+    u->origin[3] = s->rms_units;
+    u->info[0] = d->mode == ST_WATER_GERSTNER ? 1u : 2u;
+    u->info[1] = st_water_wave_count(s->water);
+    u->info[2] = st_water_cascade_count(s->water);
+    u->info[3] = s->storage ? 1u : 0u;
+    /* colours (linear) and per-unit optics; absorption in 1/m (red goes first) */
+    const float deep[3] = {0.008f, 0.055f, 0.075f}, absorb_m[3] = {0.45f, 0.07f, 0.05f};
+    for (int k = 0; k < 3; k++) {
+        u->deep[k] = deep[k];
+        u->absorb[k] = (float)(absorb_m[k] * mpu);
+    }
+    u->absorb[3] = 0.25f; /* the refraction's shift, in units per unit of slope and depth */
+    u->scatter[0] = 0.02f;
+    u->scatter[1] = 0.13f;
+    u->scatter[2] = 0.11f;
+    u->scatter[3] = 0.6f;
+    u->sky_zenith[0] = 0.035f;
+    u->sky_zenith[1] = 0.09f;
+    u->sky_zenith[2] = 0.22f;
+    u->sky_zenith[3] = 0.08f; /* the base GGX α of calm water */
+    u->foam[0] = 0.85f;
+    u->foam[1] = 0.9f;
+    u->foam[2] = 0.92f;
+    u->foam[3] = (float)(0.6 / mpu); /* the shore's foam band: 0.6 m of depth */
+    const st_gerstner_wave *wv = st_water_waves(s->water);
+    for (uint32_t i = 0; i < st_water_wave_count(s->water); i++) {
+        double ox = p->origin[0] * mpu, oy = p->origin[1] * mpu;
+        u->wave[2 * i][0] = wv[i].dir[0];
+        u->wave[2 * i][1] = wv[i].dir[1];
+        u->wave[2 * i][2] = (float)(wv[i].k * mpu);
+        u->wave[2 * i][3] = (float)(wv[i].amplitude / mpu);
+        /* the phase at the origin, in double: the shader adds k·d·(x − O) in float, small numbers */
+        u->wave[2 * i + 1][0] =
+            (float)wrap_2pi((double)wv[i].k * (wv[i].dir[0] * ox + wv[i].dir[1] * oy) - (double)wv[i].omega * tl + wv[i].phase);
+        u->wave[2 * i + 1][1] = wv[i].omega;
+        u->wave[2 * i + 1][2] = wv[i].steepness;
+    }
+    for (uint32_t c = 0; c < st_water_cascade_count(s->water); c++) {
+        st_water_cascade cs = st_water_cascade_at(s->water, c);
+        double patch = cs.patch_m / mpu;
+        u->cascade[c][0] = (float)patch;
+        u->cascade[c][1] = (float)(p->origin[0] / patch - floor(p->origin[0] / patch));
+        u->cascade[c][2] = (float)(p->origin[1] / patch - floor(p->origin[1] / patch));
+        u->cascade[c][3] = (float)(patch / cs.size);
+    }
+}
+
+static void water_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
+    water_state *s = state;
+    if (!s) return;
+    const st_water_desc *d = st_water_get_desc(s->water);
+    double t = r->time_s;
+    ring_plan plan = plan_rings(r, d->level);
+    fill_ubo(r, s, &plan, t);
+    if (s->ocean) {
+        /* foam fades with the time since the last frame; a jump (or the first frame) starts it afresh */
+        double dt = s->have_last ? t - s->last_time : -1;
+        bool fresh = !(dt >= 0 && dt <= 0.5);
+        st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+        st_ocean_gpu_record(s->ocean, cmd, t, fresh ? 0 : dt, st_water_choppiness(s->water), d->foam_decay_s, fresh);
+        st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    }
+    s->last_time = t;
+    s->have_last = true;
+
+    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    VkImageLayout color_layout = s->storage ? VK_IMAGE_LAYOUT_GENERAL : VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    VkImageLayout depth_layout = s->storage ? VK_IMAGE_LAYOUT_GENERAL : VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
+    /* the method's (and the cap's) writes to the targets, then copies of them */
+    VkPipelineStageFlags2 writers = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT |
+                                    VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT;
+    VkAccessFlags2 writes = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT |
+                            VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+    VkImageLayout src_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    st_gpu_cmd_image_barrier(cmd, r->color.image, r->color.aspect, color_layout, src_layout, writers, writes,
+                             VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+    st_gpu_cmd_image_barrier(cmd, r->depth.image, r->depth.aspect, depth_layout, src_layout, writers, writes,
+                             VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+    st_gpu_image *copies[2] = {&s->scene_color, &s->scene_depth};
+    st_gpu_image *sources[2] = {&r->color, &r->depth};
+    for (int i = 0; i < 2; i++) {
+        /* last frame's reads of the copy are over (frames are waited on); its old content is not needed */
+        st_gpu_cmd_image_barrier(cmd, copies[i]->image, copies[i]->aspect, VK_IMAGE_LAYOUT_UNDEFINED,
+                                 VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                                 VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+        VkImageCopy region = {.srcSubresource = {sources[i]->aspect, 0, 0, 1},
+                              .dstSubresource = {copies[i]->aspect, 0, 0, 1},
+                              .extent = {r->width, r->height, 1}};
+        vkCmdCopyImage(cmd, sources[i]->image, src_layout, copies[i]->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                       &region);
+        st_gpu_cmd_image_barrier(cmd, copies[i]->image, copies[i]->aspect, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                                 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT,
+                                 VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                                 VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
+    }
+    /* the targets become the surface's attachments after the copies have read them */
+    st_gpu_cmd_image_barrier(cmd, r->color.image, r->color.aspect, src_layout, color_layout,
+                             VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_NONE,
+                             VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                             VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
+    VkPipelineStageFlags2 tests = VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT;
+    VkAccessFlags2 depth_rw = VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+    if (s->storage) {
+        st_gpu_cmd_image_barrier(cmd, r->depth.image, r->depth.aspect, src_layout, color_layout,
+                                 VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_NONE,
+                                 VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
+        st_gpu_cmd_image_barrier(cmd, s->work_depth.image, s->work_depth.aspect, VK_IMAGE_LAYOUT_UNDEFINED,
+                                 VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                                 VK_ACCESS_2_NONE, tests, depth_rw);
+    } else {
+        st_gpu_cmd_image_barrier(cmd, r->depth.image, r->depth.aspect, src_layout, depth_layout,
+                                 VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_NONE, tests, depth_rw);
+    }
+    st_gpu_image *depth_target = s->storage ? &s->work_depth : &r->depth;
+    VkViewport vp = {0, 0, (float)r->width, (float)r->height, 0, 1};
+    VkRect2D sc = {{0, 0}, {r->width, r->height}};
+    VkDescriptorSet sets[2] = {r->globals_set, s->set};
+
+    /* 1. the depth the surface is tested against: stand-ins for water become far */
+    VkRenderingAttachmentInfo depth_att = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+                                           .imageView = depth_target->view,
+                                           .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+                                           .loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE, /* every pixel is rewritten */
+                                           .storeOp = VK_ATTACHMENT_STORE_OP_STORE};
+    VkRenderingInfo ri = {.sType = VK_STRUCTURE_TYPE_RENDERING_INFO, .renderArea = sc, .layerCount = 1,
+                          .pDepthAttachment = &depth_att};
+    vkCmdBeginRendering(cmd, &ri);
+    vkCmdSetViewport(cmd, 0, 1, &vp);
+    vkCmdSetScissor(cmd, 0, 1, &sc);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->prepare);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->layout, 0, 2, sets, 0, NULL);
+    vkCmdDraw(cmd, 3, 1, 0, 0);
+    vkCmdEndRendering(cmd);
+    VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2, .srcStageMask = tests,
+                           .srcAccessMask = VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, .dstStageMask = tests,
+                           .dstAccessMask = depth_rw};
+    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &mb};
+    vkCmdPipelineBarrier2(cmd, &di);
+
+    /* 2. the surface, ring by ring, finest first */
+    VkRenderingAttachmentInfo colors[2] = {
+        {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO, .imageView = r->color.view, .imageLayout = color_layout,
+         .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD, .storeOp = VK_ATTACHMENT_STORE_OP_STORE},
+        {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO, .imageView = r->depth.view, .imageLayout = color_layout,
+         .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD, .storeOp = VK_ATTACHMENT_STORE_OP_STORE}};
+    depth_att.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
+    ri.colorAttachmentCount = s->storage ? 2 : 1;
+    ri.pColorAttachments = colors;
+    vkCmdBeginRendering(cmd, &ri);
+    vkCmdSetViewport(cmd, 0, 1, &vp);
+    vkCmdSetScissor(cmd, 0, 1, &sc);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->surface);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->layout, 0, 2, sets, 0, NULL);
+    vkCmdBindIndexBuffer(cmd, s->indices.buffer, 0, VK_INDEX_TYPE_UINT32);
+    for (uint32_t i = 0; i < plan.count; i++) {
+        double sp = plan.spacing0 * (double)(1u << i);
+        uint32_t variant = 0;
+        if (i) {
+            /* the finer ring's centre sits 0 or 1 cell of this ring off this one's */
+            uint32_t dx = (uint32_t)lround((plan.centre[i - 1][0] - plan.centre[i][0]) / sp);
+            uint32_t dy = (uint32_t)lround((plan.centre[i - 1][1] - plan.centre[i][1]) / sp);
+            variant = 1 + (dx & 1) + 2 * (dy & 1);
+        }
+        water_push push = {.corner = {(float)(plan.centre[i][0] - RING_CELLS / 2 * sp - plan.origin[0]),
+                                      (float)(plan.centre[i][1] - RING_CELLS / 2 * sp - plan.origin[1])},
+                           .spacing = (float)sp,
+                           .morph = i + 1 < plan.count};
+        vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof push, &push);
+        /* the border's zero-area triangles where a coarser ring meets this one */
+        uint32_t count = s->index_count[variant] + (push.morph ? s->border_count[variant] : 0);
+        vkCmdDrawIndexed(cmd, count, 1, s->index_first[variant], 0, 0);
+    }
+    vkCmdEndRendering(cmd);
+    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+}
+
+static void water_timing(const st_renderer *r, const void *state, const double *pair_ms, uint32_t pairs,
+                         st_frame_timing *t) {
+    const water_state *s = state;
+    if (!s) return;
+    if (s->ocean && pairs >= 2) {
+        t->water_sim_gpu_ms = pair_ms[0];
+        t->water_gpu_ms = pair_ms[1];
+    } else if (!s->ocean && pairs >= 1) {
+        t->water_gpu_ms = pair_ms[0];
+    }
+}
+
+const st_pass_ops st_pass_water = {
+    .name = "water",
+    .target_usage = water_target_usage,
+    .create = water_create,
+    .destroy = water_destroy,
+    .record = water_record,
+    .timing = water_timing,
+};
+
+static water_state *find_water(st_renderer *r) {
+    for (uint32_t i = 0; i < r->pass_count; i++)
+        if (r->passes[i].ops == &st_pass_water) return r->passes[i].state;
+    return NULL;
+}
+
+st_water *st_renderer_water(st_renderer *r) {
+    water_state *s = find_water(r);
+    return s ? s->water : NULL;
+}
+
+st_result st_renderer_set_weather(st_renderer *r, float wind_speed, float wind_dir_deg, float choppiness,
+                                  st_error *err) {
+    water_state *s = find_water(r);
+    if (!s) return st_error_set(err, ST_ERR_INVALID, "the renderer has no water");
+    st_result res = st_water_set_weather(s->water, wind_speed, wind_dir_deg, choppiness, err);
+    if (!res) s->rms_units = (float)(rms_height_m(s->water) / st_water_get_desc(s->water)->metres_per_unit);
+    if (!res && s->ocean) res = st_ocean_gpu_upload(s->ocean, s->water, err);
+    return res;
+}
