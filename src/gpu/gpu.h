@@ -161,7 +161,22 @@ void st_gpu_ring_release(st_gpu_ring *ring, uint64_t completed);
 /* Bytes handed out and not yet released (marked or not). */
 static inline uint64_t st_gpu_ring_used(const st_gpu_ring *ring) { return ring->head - ring->tail; }
 
-/* A full image memory barrier with synchronization2. */
+/* ---- barriers (synchronization2) ---------------------------------------------------------------------
+ * Every barrier is recorded through these: a caller names the stages and accesses it orders, nothing else. */
+/* A global memory barrier: for buffers touched whole, where a range would say nothing more. */
+void st_gpu_cmd_memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                               VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
+/* A barrier on the whole of one buffer. */
+void st_gpu_cmd_buffer_barrier(VkCommandBuffer cmd, VkBuffer buffer, VkPipelineStageFlags2 src_stage,
+                               VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
+/* An image barrier on mip 0, layers [first_layer, first_layer + layer_count), to record with others in one
+ * st_gpu_cmd_image_barriers. */
+VkImageMemoryBarrier2 st_gpu_image_barrier(VkImage image, VkImageAspectFlags aspect, uint32_t first_layer,
+                                           uint32_t layer_count, VkImageLayout old_layout, VkImageLayout new_layout,
+                                           VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                                           VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
+void st_gpu_cmd_image_barriers(VkCommandBuffer cmd, const VkImageMemoryBarrier2 *barriers, uint32_t count);
+/* An image barrier on mip 0, layer 0 (a plain 2D image). */
 void st_gpu_cmd_image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
                               VkImageLayout old_layout, VkImageLayout new_layout,
                               VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,

@@ -247,26 +247,6 @@ st_result st_gpu_staging_reserve(st_gpu *gpu, VkDeviceSize size, st_error *err) 
     return ST_OK;
 }
 
-void st_gpu_cmd_image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
-                              VkImageLayout old_layout, VkImageLayout new_layout,
-                              VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
-                              VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
-    VkImageMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
-                               .srcStageMask = src_stage,
-                               .srcAccessMask = src_access,
-                               .dstStageMask = dst_stage,
-                               .dstAccessMask = dst_access,
-                               .oldLayout = old_layout,
-                               .newLayout = new_layout,
-                               .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                               .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                               .image = image,
-                               .subresourceRange = {aspect, 0, 1, 0, 1}};
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1,
-                           .pImageMemoryBarriers = &b};
-    vkCmdPipelineBarrier2(cmd, &di);
-}
-
 void st_gpu_cmd_upload_rect(VkCommandBuffer cmd, st_gpu *gpu, st_gpu_image *img, VkImageLayout old_layout,
                             uint32_t x, uint32_t y, uint32_t w, uint32_t h, VkImageLayout final_layout) {
     /* Earlier shader reads of the image must finish before the copy overwrites it. */
@@ -285,26 +265,6 @@ void st_gpu_cmd_upload_rect(VkCommandBuffer cmd, st_gpu *gpu, st_gpu_image *img,
                              VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_SHADER_READ_BIT);
 }
 
-/* A barrier on one layer of an image. */
-static void layer_barrier(VkCommandBuffer cmd, const st_gpu_image *img, uint32_t layer, VkImageLayout from,
-                          VkImageLayout to, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
-                          VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
-    VkImageMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
-                               .srcStageMask = src_stage,
-                               .srcAccessMask = src_access,
-                               .dstStageMask = dst_stage,
-                               .dstAccessMask = dst_access,
-                               .oldLayout = from,
-                               .newLayout = to,
-                               .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                               .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                               .image = img->image,
-                               .subresourceRange = {img->aspect, 0, 1, layer, 1}};
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1,
-                           .pImageMemoryBarriers = &b};
-    vkCmdPipelineBarrier2(cmd, &di);
-}
-
 st_result st_gpu_image_read_layer(st_gpu *gpu, st_gpu_image *img, uint32_t layer, VkImageLayout layout, void *out,
                                   st_error *err) {
     if (layer >= img->layers)
@@ -321,25 +281,19 @@ st_result st_gpu_image_read_layer(st_gpu *gpu, st_gpu_image *img, uint32_t layer
                                     VK_PIPELINE_STAGE_2_COPY_BIT;
     VkAccessFlags2 writes = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT |
                             VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
-    layer_barrier(cmd, img, layer, layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, writers, writes,
-                  VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+    VkImageMemoryBarrier2 to_copy =
+        st_gpu_image_barrier(img->image, img->aspect, layer, 1, layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, writers,
+                             writes, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+    st_gpu_cmd_image_barriers(cmd, &to_copy, 1);
     VkBufferImageCopy region = {.imageSubresource = {img->aspect, 0, layer, 1},
                                 .imageExtent = {img->width, img->height, 1}};
     vkCmdCopyImageToBuffer(cmd, img->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, gpu->staging, 1, &region);
-    layer_barrier(cmd, img, layer, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, layout, VK_PIPELINE_STAGE_2_COPY_BIT,
-                  VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_NONE);
-    VkBufferMemoryBarrier2 host = {.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2,
-                                   .srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT,
-                                   .srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                                   .dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT,
-                                   .dstAccessMask = VK_ACCESS_2_HOST_READ_BIT,
-                                   .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                   .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                   .buffer = gpu->staging,
-                                   .size = VK_WHOLE_SIZE};
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .bufferMemoryBarrierCount = 1,
-                           .pBufferMemoryBarriers = &host};
-    vkCmdPipelineBarrier2(cmd, &di);
+    VkImageMemoryBarrier2 back = st_gpu_image_barrier(
+        img->image, img->aspect, layer, 1, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, layout, VK_PIPELINE_STAGE_2_COPY_BIT,
+        VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_NONE);
+    st_gpu_cmd_image_barriers(cmd, &back, 1);
+    st_gpu_cmd_buffer_barrier(cmd, gpu->staging, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
     r = st_gpu_once_submit(gpu, cmd, err);
     if (r) return r;
     memcpy(out, gpu->staging_mapped, (size_t)size);

@@ -51,20 +51,11 @@ static st_result copy_once(probe *p, uint64_t bytes, double *gpu_ms, double *wal
     }
     if (p->tiles.image) {
         /* The previous copy's writes are waited on with the fence; discard the old texels (UNDEFINED). */
-        VkImageMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
-                                   .srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT,
-                                   .srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                                   .dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT,
-                                   .dstAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                                   .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-                                   .newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                                   .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                   .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                   .image = p->tiles.image,
-                                   .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, p->tiles.layers}};
-        VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1,
-                               .pImageMemoryBarriers = &b};
-        vkCmdPipelineBarrier2(p->cmd, &di);
+        VkImageMemoryBarrier2 b = st_gpu_image_barrier(p->tiles.image, VK_IMAGE_ASPECT_COLOR_BIT, 0, p->tiles.layers,
+                                                       VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                                                       VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                                                       VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+        st_gpu_cmd_image_barriers(p->cmd, &b, 1);
         vkCmdCopyBufferToImage(p->cmd, p->host.buffer, p->tiles.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                                p->region_count, p->regions);
     } else {

@@ -58,14 +58,8 @@ static st_result run_probe(st_engine *e, const char *shader, const void *input, 
             vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, playout, 0, 2, sets, 0, NULL);
             vkCmdPushConstants(cmd, playout, VK_SHADER_STAGE_ALL, 0, 4, &count);
             vkCmdDispatch(cmd, (count + 63) / 64, 1, 1);
-            VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                                   .srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                                   .srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                                   .dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT,
-                                   .dstAccessMask = VK_ACCESS_2_HOST_READ_BIT};
-            VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1,
-                                   .pMemoryBarriers = &mb};
-            vkCmdPipelineBarrier2(cmd, &di);
+            st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                                      VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
             res = st_gpu_once_submit(gpu, cmd, err);
         }
     }

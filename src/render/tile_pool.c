@@ -91,23 +91,8 @@ static VkImageMemoryBarrier2 layers_barrier(const st_tile_pool *p, uint32_t firs
                                             VkImageLayout to, VkPipelineStageFlags2 src_stage,
                                             VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage,
                                             VkAccessFlags2 dst_access) {
-    return (VkImageMemoryBarrier2){.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
-                                   .srcStageMask = src_stage,
-                                   .srcAccessMask = src_access,
-                                   .dstStageMask = dst_stage,
-                                   .dstAccessMask = dst_access,
-                                   .oldLayout = from,
-                                   .newLayout = to,
-                                   .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                   .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                   .image = p->image.image,
-                                   .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, first, count}};
-}
-
-static void barriers(VkCommandBuffer cmd, const VkImageMemoryBarrier2 *b, uint32_t n) {
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = n,
-                           .pImageMemoryBarriers = b};
-    vkCmdPipelineBarrier2(cmd, &di);
+    return st_gpu_image_barrier(p->image.image, VK_IMAGE_ASPECT_COLOR_BIT, first, count, from, to, src_stage,
+                                src_access, dst_stage, dst_access);
 }
 
 /* Every slot zeroed and left in ST_TILE_POOL_LAYOUT, the layout every slot is in between batches. */
@@ -119,7 +104,7 @@ static st_result clear_slots(st_tile_pool *p, st_error *err) {
                                              VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_NONE,
                                              VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_CLEAR_BIT,
                                              VK_ACCESS_2_TRANSFER_WRITE_BIT);
-    barriers(cmd, &b, 1);
+    st_gpu_cmd_image_barriers(cmd, &b, 1);
     VkClearColorValue zero = {{0}};
     VkImageSubresourceRange all = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, p->slots};
     vkCmdClearColorImage(cmd, p->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &zero, 1, &all);
@@ -127,7 +112,7 @@ static st_result clear_slots(st_tile_pool *p, st_error *err) {
     b = layers_barrier(p, 0, p->slots, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, ST_TILE_POOL_LAYOUT,
                        VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                        VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
-    barriers(cmd, &b, 1);
+    st_gpu_cmd_image_barriers(cmd, &b, 1);
     return st_gpu_once_submit(p->gpu, cmd, err);
 }
 
@@ -417,7 +402,7 @@ st_result st_tile_pool_flush(st_tile_pool *p, st_error *err) {
                                             VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
                                             VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COPY_BIT,
                                             VK_ACCESS_2_TRANSFER_WRITE_BIT);
-        barriers(cmd, p->barriers, runs);
+        st_gpu_cmd_image_barriers(cmd, p->barriers, runs);
         /* One call: every region is a different layer (slots dedupe in upload), so none overlap. */
         vkCmdCopyBufferToImage(cmd, p->ring.buffer.buffer, p->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                                p->copy_count, p->copies);
@@ -430,7 +415,7 @@ st_result st_tile_pool_flush(st_tile_pool *p, st_error *err) {
                                             VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
                                             VK_ACCESS_2_SHADER_SAMPLED_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
                                                 VK_ACCESS_2_TRANSFER_READ_BIT);
-        barriers(cmd, p->barriers, runs);
+        st_gpu_cmd_image_barriers(cmd, p->barriers, runs);
         r = st_gpu_check(vkEndCommandBuffer(cmd), "tile pool: ending a batch", err);
     }
     uint64_t value = p->submitted + 1;

@@ -116,14 +116,9 @@ static st_result create_mesh_buffers(st_gpu *gpu, uint32_t vb_size, uint32_t ib_
 /* Makes the copies of an upload visible to every later reader: the vertex and compute shaders (storage
  * reads), index fetch, and transfer reads of a later re-pack. */
 static void upload_barrier(VkCommandBuffer cmd) {
-    VkMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                          .srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT,
-                          .srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                          .dstStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                          .dstAccessMask = VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT |
-                                           VK_ACCESS_2_TRANSFER_READ_BIT};
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &b};
-    vkCmdPipelineBarrier2(cmd, &di);
+    st_gpu_cmd_memory_barrier(
+        cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_INDEX_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
 }
 
 /* Uploads the listed chunks' CPU data into their slots through the staging buffer, in batches. */
@@ -215,23 +210,12 @@ static st_result restore_cpu_copies(st_gpu *gpu, mesh_state *s, const uint32_t *
         VkCommandBuffer cmd;
         r = st_gpu_once_begin(gpu, &cmd, err);
         if (r) break;
-        VkMemoryBarrier2 before = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                                   .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                                   .srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                                   .dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT,
-                                   .dstAccessMask = VK_ACCESS_2_TRANSFER_READ_BIT};
-        VkMemoryBarrier2 after = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                                  .srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT,
-                                  .srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                                  .dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT,
-                                  .dstAccessMask = VK_ACCESS_2_HOST_READ_BIT};
-        VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1,
-                               .pMemoryBarriers = &before};
-        vkCmdPipelineBarrier2(cmd, &di);
+        st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                                  VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
         vkCmdCopyBuffer(cmd, s->vb.buffer, gpu->staging, n, vr);
         vkCmdCopyBuffer(cmd, s->ib.buffer, gpu->staging, n, ir);
-        di.pMemoryBarriers = &after;
-        vkCmdPipelineBarrier2(cmd, &di);
+        st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                                  VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
         r = st_gpu_once_submit(gpu, cmd, err);
         for (uint32_t i = 0; i < n && !r; i++) {
             st_mesh_chunk *c = &s->mesh->chunks[batch[i]];
@@ -588,17 +572,6 @@ static st_result mesh_compute_create(st_renderer *r, void **out, st_error *err) 
     return res;
 }
 
-static void buffer_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
-                           VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
-    VkMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                          .srcStageMask = src_stage,
-                          .srcAccessMask = src_access,
-                          .dstStageMask = dst_stage,
-                          .dstAccessMask = dst_access};
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &b};
-    vkCmdPipelineBarrier2(cmd, &di);
-}
-
 static void mesh_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     mesh_state *s = state;
     select_draws(r, s);
@@ -623,10 +596,11 @@ static void mesh_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd
     vkCmdFillBuffer(cmd, s->vis.buffer, 0, VK_WHOLE_SIZE, 0);
     uint32_t header[4] = {0, MESH_BIG_SPLIT, 1, 0};
     vkCmdUpdateBuffer(cmd, s->big.buffer, 0, sizeof header, header);
-    buffer_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
-                       VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
+                              VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                              VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                                  VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
     VkDescriptorSet sets[3] = {r->globals_set, s->set, s->targets_set};
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 3, sets, 0, NULL);
     uint32_t groups = (total + 63) / 64;
@@ -639,15 +613,15 @@ static void mesh_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd
         vkCmdDispatch(cmd, gx, gy, 1);
         /* pass 1's atomics and queue writes before pass 2 reads the queue (also as its dispatch size) and
          * adds its own atomics */
-        buffer_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
-                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
-                           VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+        st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                                  VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                                  VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                                      VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->big_pipeline);
         vkCmdDispatchIndirect(cmd, s->big.buffer, 0);
         /* every atomic before the resolve reads the visibility buffer */
-        buffer_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+        st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                                  VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
     }
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->resolve_pipeline);
     vkCmdDispatch(cmd, (r->width + 7) / 8, (r->height + 7) / 8, 1);

@@ -77,17 +77,6 @@ static void voxel_destroy(st_renderer *r, void *state) {
     free(s);
 }
 
-static void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
-                           VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
-    VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                           .srcStageMask = src_stage,
-                           .srcAccessMask = src_access,
-                           .dstStageMask = dst_stage,
-                           .dstAccessMask = dst_access};
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &mb};
-    vkCmdPipelineBarrier2(cmd, &di);
-}
-
 /* The stages that read the pyramid when drawing. */
 static VkPipelineStageFlags2 draw_stage(const voxel_state *s) {
     return s->compute ? VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT : VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
@@ -117,8 +106,8 @@ static void record_bake(st_renderer *r, voxel_state *s, VkCommandBuffer cmd, uin
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->mip);
     for (uint32_t l = 1; l < L->lods; l++) {
         /* Level l reads the words level l-1 just wrote. */
-        memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+        st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                                  VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
         /* A parent tile covers 2×2 child tiles in x, y. */
         tx0 >>= 1;
         ty0 >>= 1;
@@ -129,8 +118,8 @@ static void record_bake(st_renderer *r, voxel_state *s, VkCommandBuffer cmd, uin
         vkCmdDispatch(cmd, (tx1 - tx0 + 3) / 4, ty1 - ty0, L->tiles[l][2]);
     }
     /* The draw pass reads what the bake wrote. */
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, draw_stage(s),
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                              draw_stage(s), VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
 }
 
 /* The whole world at create: header, every leaf tile and every level in one command buffer, timed. */
@@ -154,8 +143,9 @@ static st_result full_bake(st_renderer *r, voxel_state *s, st_error *err) {
     }
     vkCmdUpdateBuffer(cmd, s->grid.buffer, 0, sizeof header, header);
     /* The shaders read the header the update wrote. */
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | draw_stage(s), VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | draw_stage(s),
+                              VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
     record_bake(r, s, cmd, 0, 0, L->tiles[0][0], L->tiles[0][1]);
     if (stamps) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, r->queries, 1);
     res = st_gpu_once_submit(gpu, cmd, err);
@@ -262,7 +252,8 @@ static void voxel_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         /* The previous frame's draw read the words this bake overwrites (write-after-read: an execution
          * dependency suffices). The terrain rows of the edit were uploaded earlier in this command buffer,
          * behind the engine's copy → shader-read barrier. */
-        memory_barrier(cmd, draw_stage(s), VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_NONE);
+        st_gpu_cmd_memory_barrier(cmd, draw_stage(s), VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                                  VK_ACCESS_2_NONE);
         record_bake(r, s, cmd, tx0, ty0, tx1, ty1);
         st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
         s->dirty = (st_rect){0};
@@ -346,13 +337,13 @@ st_result st_voxel_read(st_renderer *r, uint32_t *words, st_error *err) {
     if (!res) res = st_gpu_once_begin(gpu, &cmd, err);
     if (res) return res;
     /* The copy reads what the last bake wrote. */
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
     VkBufferCopy region = {.srcOffset = ST_VOXEL_HEADER_BYTES, .dstOffset = 0, .size = bytes};
     vkCmdCopyBuffer(cmd, s->grid.buffer, gpu->staging, 1, &region);
     /* The host reads the staging copy. */
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
-                   VK_ACCESS_2_HOST_READ_BIT);
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
     res = st_gpu_once_submit(gpu, cmd, err);
     if (res) return res;
     memcpy(words, gpu->staging_mapped, (size_t)bytes);

@@ -66,13 +66,9 @@ static st_result shadow_create(st_renderer *r, void **out, st_error *err) {
     VkClearColorValue zero = {{0}};
     VkImageSubresourceRange range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
     vkCmdClearColorImage(cmd, s->map.image, VK_IMAGE_LAYOUT_GENERAL, &zero, 1, &range);
-    VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                           .srcStageMask = VK_PIPELINE_STAGE_2_CLEAR_BIT,
-                           .srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                           .dstStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                           .dstAccessMask = VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT};
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &mb};
-    vkCmdPipelineBarrier2(cmd, &di);
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                              VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
     res = st_gpu_once_submit(gpu, cmd, err);
     if (res || !shadows_on(r)) return res;
 
@@ -150,14 +146,8 @@ static void shadow_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     if (!shadows_on(r)) return;
     shadow_state *s = state;
     /* Earlier frames' reads of the map must finish before this frame overwrites it. */
-    VkMemoryBarrier2 before = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                               .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                               .srcAccessMask = VK_ACCESS_2_SHADER_READ_BIT,
-                               .dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                               .dstAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT};
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1,
-                           .pMemoryBarriers = &before};
-    vkCmdPipelineBarrier2(cmd, &di);
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_SHADER_READ_BIT,
+                              VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     uint32_t n = shadow_size(r);
     VkDescriptorSet sets[2] = {r->globals_set, s->set};
     st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
@@ -166,13 +156,8 @@ static void shadow_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     vkCmdDispatch(cmd, (n + 7) / 8, (n + 7) / 8, 1);
     st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
     /* The method's shading reads the map in fragment or compute shaders. */
-    VkMemoryBarrier2 after = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                              .srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                              .srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                              .dstStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                              .dstAccessMask = VK_ACCESS_2_SHADER_READ_BIT};
-    di.pMemoryBarriers = &after;
-    vkCmdPipelineBarrier2(cmd, &di);
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_SHADER_READ_BIT);
 }
 
 /* Its one timestamp pair is the frame's shadow time (included in the frame's GPU time). */
