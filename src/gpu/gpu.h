@@ -182,6 +182,32 @@ void st_gpu_cmd_image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectF
                               VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
                               VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
 
+/* ---- descriptor sets ---------------------------------------------------------------------------------
+ * A set is described once as a list of bindings: entry i is binding i, one descriptor each. The list makes the
+ * set's layout (type, stages, an immutable sampler) and, with the resources filled in, its writes. */
+typedef struct st_gpu_binding {
+    VkDescriptorType type;
+    VkShaderStageFlags stages;
+    const VkSampler *immutable_sampler; /* combined image samplers with a fixed sampler; NULL otherwise */
+    /* The resource, for st_gpu_set_write: a buffer from offset 0 (range 0 = the whole buffer), or an image
+     * view in `layout` (with `sampler` unless the layout fixes one). */
+    VkBuffer buffer;
+    VkDeviceSize range;
+    VkImageView view;
+    VkImageLayout layout;
+    VkSampler sampler;
+} st_gpu_binding;
+/* The layout of a set of count (at most 16) bindings. */
+st_result st_gpu_set_layout(st_gpu *gpu, const st_gpu_binding *bindings, uint32_t count, VkDescriptorSetLayout *out,
+                            st_error *err);
+/* One set of that layout from pool. */
+st_result st_gpu_set_alloc(st_gpu *gpu, VkDescriptorPool pool, VkDescriptorSetLayout layout, VkDescriptorSet *out,
+                           st_error *err);
+/* Points bindings 0..count-1 of set at the resources the list names. */
+void st_gpu_set_write(st_gpu *gpu, VkDescriptorSet set, const st_gpu_binding *bindings, uint32_t count);
+/* Points binding `binding` of set alone at the resource b names (a pass filling its part of a shared set). */
+void st_gpu_set_write_binding(st_gpu *gpu, VkDescriptorSet set, uint32_t binding, const st_gpu_binding *b);
+
 /* ---- pipelines --------------------------------------------------------------------------------------- */
 /* A shader module from the embedded SPIR-V by file name ("ray.frag"). */
 st_result st_gpu_shader(st_gpu *gpu, const char *name, VkShaderModule *out, st_error *err);

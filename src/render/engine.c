@@ -34,17 +34,15 @@ st_result st_engine_create(const st_engine_desc *desc, st_engine **out, st_error
                               .addressModeW = VK_SAMPLER_ADDRESS_MODE_REPEAT};
     r = st_terrain_gpu_create(e->gpu, &e->terrain, err);
     if (!r) r = st_gpu_check(vkCreateSampler(dev, &si, NULL, &e->nearest), "creating a sampler", err);
-    VkDescriptorSetLayoutBinding b[3] = {
-        {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .descriptorCount = 1,
-         .stageFlags = VK_SHADER_STAGE_ALL},
-        {.binding = 1, .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .descriptorCount = 1,
-         .stageFlags = VK_SHADER_STAGE_ALL, .pImmutableSamplers = &e->nearest},
-        {.binding = 2, .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .descriptorCount = 1,
-         .stageFlags = VK_SHADER_STAGE_ALL, .pImmutableSamplers = &e->nearest}};
-    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                          .bindingCount = 3,
-                                          .pBindings = b};
-    if (!r) r = st_gpu_check(vkCreateDescriptorSetLayout(dev, &li, NULL, &e->globals_layout), "descriptor layout", err);
+    /* set 0 of every pipeline: the globals, the terrain texture and the shadow map */
+    st_gpu_binding b[3] = {{.type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .stages = VK_SHADER_STAGE_ALL},
+                           {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                            .stages = VK_SHADER_STAGE_ALL,
+                            .immutable_sampler = &e->nearest},
+                           {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                            .stages = VK_SHADER_STAGE_ALL,
+                            .immutable_sampler = &e->nearest}};
+    if (!r) r = st_gpu_set_layout(e->gpu, b, 3, &e->globals_layout, err);
     if (r) {
         st_engine_destroy(e);
         return r;

@@ -26,30 +26,15 @@ static st_result run_probe(st_engine *e, const char *shader, const void *input, 
     if (!res)
         res = st_gpu_buffer_create(gpu, (VkDeviceSize)count * out_stride, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true,
                                    &outb, err);
-    if (!res) {
-        memcpy(in.mapped, input, (size_t)count * in_stride);
-        VkDescriptorSetLayoutBinding b[2] = {
-            {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1,
-             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
-            {.binding = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1,
-             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT}};
-        VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                              .bindingCount = 2, .pBindings = b};
-        res = st_gpu_check(vkCreateDescriptorSetLayout(dev, &li, NULL, &layout), "probe layout", err);
-    }
+    if (!res) memcpy(in.mapped, input, (size_t)count * in_stride);
+    st_gpu_binding b[2] = {
+        {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_COMPUTE_BIT, .buffer = in.buffer},
+        {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_COMPUTE_BIT, .buffer = outb.buffer}};
     VkDescriptorSet set = VK_NULL_HANDLE;
+    if (!res) res = st_renderer_set_create(r, b, 2, &layout, &set, err);
     if (!res) res = st_renderer_pipeline_layout(r, &layout, 1, 4, &playout, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, shader, playout, &pipeline, err);
-    if (!res) res = st_renderer_alloc_set(r, layout, &set, err);
     if (!res) {
-        VkDescriptorBufferInfo bi[2] = {{.buffer = in.buffer, .range = VK_WHOLE_SIZE},
-                                        {.buffer = outb.buffer, .range = VK_WHOLE_SIZE}};
-        VkWriteDescriptorSet w[2];
-        for (int i = 0; i < 2; i++)
-            w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = set,
-                                          .dstBinding = (uint32_t)i, .descriptorCount = 1,
-                                          .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &bi[i]};
-        vkUpdateDescriptorSets(dev, 2, w, 0, NULL);
         VkCommandBuffer cmd;
         res = st_gpu_once_begin(gpu, &cmd, err);
         if (!res) {

@@ -190,6 +190,10 @@ void st_renderer_end_raster(st_renderer *r, VkCommandBuffer cmd);
 st_result st_renderer_pipeline_layout(st_renderer *r, const VkDescriptorSetLayout *extra, uint32_t extra_count,
                                       uint32_t push_bytes, VkPipelineLayout *out, st_error *err);
 st_result st_renderer_alloc_set(st_renderer *r, VkDescriptorSetLayout layout, VkDescriptorSet *out, st_error *err);
+/* A method's own set from its bindings (src/gpu/gpu.h): the layout, one set from the renderer's pool, and the
+ * writes of the resources the bindings name. */
+st_result st_renderer_set_create(st_renderer *r, const st_gpu_binding *bindings, uint32_t count,
+                                 VkDescriptorSetLayout *layout, VkDescriptorSet *set, st_error *err);
 /* Descriptor set layout of storage images for the colour and depth targets (compute writers). */
 st_result st_renderer_storage_targets_layout(st_renderer *r, VkDescriptorSetLayout *layout, VkDescriptorSet *set,
                                              st_error *err);

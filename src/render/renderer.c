@@ -64,40 +64,28 @@ st_result st_renderer_pipeline_layout(st_renderer *r, const VkDescriptorSetLayou
 }
 
 st_result st_renderer_alloc_set(st_renderer *r, VkDescriptorSetLayout layout, VkDescriptorSet *out, st_error *err) {
-    VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-                                      .descriptorPool = r->pool,
-                                      .descriptorSetCount = 1,
-                                      .pSetLayouts = &layout};
-    return st_gpu_check(vkAllocateDescriptorSets(r->engine->gpu->device, &ai, out), "descriptor set", err);
+    return st_gpu_set_alloc(r->engine->gpu, r->pool, layout, out, err);
+}
+
+st_result st_renderer_set_create(st_renderer *r, const st_gpu_binding *bindings, uint32_t count,
+                                 VkDescriptorSetLayout *layout, VkDescriptorSet *set, st_error *err) {
+    st_result res = st_gpu_set_layout(r->engine->gpu, bindings, count, layout, err);
+    if (!res) res = st_renderer_alloc_set(r, *layout, set, err);
+    if (!res) st_gpu_set_write(r->engine->gpu, *set, bindings, count);
+    return res;
 }
 
 st_result st_renderer_storage_targets_layout(st_renderer *r, VkDescriptorSetLayout *layout, VkDescriptorSet *set,
                                              st_error *err) {
-    VkDevice dev = r->engine->gpu->device;
-    VkDescriptorSetLayoutBinding b[2] = {
-        {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, .descriptorCount = 1,
-         .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
-        {.binding = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, .descriptorCount = 1,
-         .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT}};
-    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                          .bindingCount = 2,
-                                          .pBindings = b};
-    st_result res = st_gpu_check(vkCreateDescriptorSetLayout(dev, &li, NULL, layout), "descriptor layout", err);
-    if (res) return res;
-    res = st_renderer_alloc_set(r, *layout, set, err);
-    if (res) return res;
-    VkDescriptorImageInfo images[2] = {{.imageView = r->color.view, .imageLayout = VK_IMAGE_LAYOUT_GENERAL},
-                                       {.imageView = r->depth.view, .imageLayout = VK_IMAGE_LAYOUT_GENERAL}};
-    VkWriteDescriptorSet w[2];
-    for (int i = 0; i < 2; i++)
-        w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                      .dstSet = *set,
-                                      .dstBinding = (uint32_t)i,
-                                      .descriptorCount = 1,
-                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
-                                      .pImageInfo = &images[i]};
-    vkUpdateDescriptorSets(dev, 2, w, 0, NULL);
-    return ST_OK;
+    st_gpu_binding b[2] = {{.type = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+                            .stages = VK_SHADER_STAGE_COMPUTE_BIT,
+                            .view = r->color.view,
+                            .layout = VK_IMAGE_LAYOUT_GENERAL},
+                           {.type = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+                            .stages = VK_SHADER_STAGE_COMPUTE_BIT,
+                            .view = r->depth.view,
+                            .layout = VK_IMAGE_LAYOUT_GENERAL}};
+    return st_renderer_set_create(r, b, 2, layout, set, err);
 }
 
 static st_result create_targets(st_renderer *r, st_error *err) {
@@ -172,17 +160,15 @@ st_result st_renderer_create(st_engine *e, const st_render_desc *desc, st_render
     }
     if (!res) res = st_renderer_alloc_set(r, e->globals_layout, &r->globals_set, err);
     if (!res) {
-        VkDescriptorBufferInfo bi = {.buffer = r->globals.buffer, .range = sizeof(st_globals_gpu)};
         /* a store renderer has no terrain texture: a stand-in keeps set 0 complete */
         VkImageView terrain = ops->info.world == ST_WORLD_STORE ? st_large_world_placeholder_view(e->world)
                                                                 : st_terrain_gpu_view(e->terrain);
-        VkDescriptorImageInfo ii = {.imageView = terrain, .imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
-        VkWriteDescriptorSet w[2] = {
-            {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = r->globals_set, .dstBinding = 0,
-             .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .pBufferInfo = &bi},
-            {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = r->globals_set, .dstBinding = 1,
-             .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .pImageInfo = &ii}};
-        vkUpdateDescriptorSets(dev, 2, w, 0, NULL);
+        st_gpu_binding w[2] = {
+            {.type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .buffer = r->globals.buffer, .range = sizeof(st_globals_gpu)},
+            {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+             .view = terrain,
+             .layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL}};
+        st_gpu_set_write(gpu, r->globals_set, w, 2);
     }
     /* The frame's passes, in order; each is created before the method, which may read what they bind (the
      * shadow pass fills set 0's binding 2). */

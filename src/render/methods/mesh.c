@@ -237,22 +237,22 @@ static void drop_cpu_copies(mesh_state *s, const uint32_t *list, uint32_t count)
     }
 }
 
-static void write_sets(st_renderer *r, mesh_state *s) {
-    VkDescriptorBufferInfo bi[5] = {{.buffer = s->vb.buffer, .range = VK_WHOLE_SIZE},
-                                    {.buffer = s->ib.buffer, .range = VK_WHOLE_SIZE},
-                                    {.buffer = s->records.buffer, .range = VK_WHOLE_SIZE},
-                                    {.buffer = s->vis.buffer, .range = VK_WHOLE_SIZE},
-                                    {.buffer = s->big.buffer, .range = VK_WHOLE_SIZE}};
-    VkWriteDescriptorSet w[5];
+/* The method's set: the vertices for the raster draw; vertices, indices, the draw records, the visibility
+ * buffer and the big-triangle queue for the compute variant. Returns the binding count. */
+static uint32_t set_bindings(const mesh_state *s, st_gpu_binding b[5]) {
+    const VkBuffer buffers[5] = {s->vb.buffer, s->ib.buffer, s->records.buffer, s->vis.buffer, s->big.buffer};
     uint32_t n = s->compute ? 5 : 1;
     for (uint32_t i = 0; i < n; i++)
-        w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                      .dstSet = s->set,
-                                      .dstBinding = i,
-                                      .descriptorCount = 1,
-                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                      .pBufferInfo = &bi[i]};
-    vkUpdateDescriptorSets(r->engine->gpu->device, n, w, 0, NULL);
+        b[i] = (st_gpu_binding){.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                .stages = s->compute ? VK_SHADER_STAGE_COMPUTE_BIT : VK_SHADER_STAGE_VERTEX_BIT,
+                                .buffer = buffers[i]};
+    return n;
+}
+
+static void write_sets(st_renderer *r, mesh_state *s) {
+    st_gpu_binding b[5];
+    uint32_t n = set_bindings(s, b);
+    st_gpu_set_write(r->engine->gpu, s->set, b, n);
 }
 
 /* Re-lays every chunk out into new buffers: unchanged chunks are copied GPU to GPU from their old slots,
@@ -460,18 +460,9 @@ static st_result create_common(st_renderer *r, mesh_state *s, st_error *err) {
     free(all);
     if (res) return res;
 
-    uint32_t bindings = s->compute ? 5 : 1;
-    VkDescriptorSetLayoutBinding b[5];
-    for (uint32_t i = 0; i < bindings; i++)
-        b[i] = (VkDescriptorSetLayoutBinding){.binding = i,
-                                              .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                              .descriptorCount = 1,
-                                              .stageFlags = s->compute ? VK_SHADER_STAGE_COMPUTE_BIT
-                                                                       : VK_SHADER_STAGE_VERTEX_BIT};
-    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                          .bindingCount = bindings,
-                                          .pBindings = b};
-    res = st_gpu_check(vkCreateDescriptorSetLayout(gpu->device, &li, NULL, &s->set_layout), "descriptor layout", err);
+    st_gpu_binding b[5];
+    uint32_t n = set_bindings(s, b);
+    res = st_gpu_set_layout(gpu, b, n, &s->set_layout, err);
     if (!res) res = st_renderer_alloc_set(r, s->set_layout, &s->set, err);
     return res;
 }

@@ -79,6 +79,12 @@ static void paint_destroy(st_renderer *r, void *state) {
     free(s);
 }
 
+/* The method's one set: the frame's tile list, read by the vertex shader. */
+static st_gpu_binding tiles_binding(const paint_state *s) {
+    return (st_gpu_binding){
+        .type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_VERTEX_BIT, .buffer = s->tiles.buffer};
+}
+
 /* Makes the tile buffer hold at least n tiles. Safe inside record: the previous frame has completed
  * (st_renderer_draw waits for it) and the set is not yet bound in this one. */
 static st_result ensure_tiles(st_renderer *r, paint_state *s, uint32_t n, st_error *err) {
@@ -97,14 +103,8 @@ static st_result ensure_tiles(st_renderer *r, paint_state *s, uint32_t n, st_err
         s->lists[k] = p;
     }
     s->tile_capacity = s->list_capacity = cap;
-    VkDescriptorBufferInfo bi = {.buffer = s->tiles.buffer, .range = VK_WHOLE_SIZE};
-    VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                              .dstSet = s->set,
-                              .dstBinding = 0,
-                              .descriptorCount = 1,
-                              .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                              .pBufferInfo = &bi};
-    vkUpdateDescriptorSets(gpu->device, 1, &w, 0, NULL);
+    st_gpu_binding b = tiles_binding(s);
+    st_gpu_set_write(gpu, s->set, &b, 1);
     return ST_OK;
 }
 
@@ -136,14 +136,8 @@ static st_result create_common(st_renderer *r, void **out, bool plain, st_error 
         idx[18 + i] = (uint16_t)(faces[i] + 8);
     }
 
-    VkDescriptorSetLayoutBinding b = {.binding = 0,
-                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                      .descriptorCount = 1,
-                                      .stageFlags = VK_SHADER_STAGE_VERTEX_BIT};
-    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                          .bindingCount = 1,
-                                          .pBindings = &b};
-    res = st_gpu_check(vkCreateDescriptorSetLayout(gpu->device, &li, NULL, &s->set_layout), "descriptor layout", err);
+    st_gpu_binding b = tiles_binding(s);
+    res = st_gpu_set_layout(gpu, &b, 1, &s->set_layout, err);
     if (!res) res = st_renderer_alloc_set(r, s->set_layout, &s->set, err);
     if (!res) res = ensure_tiles(r, s, 1024, err);
     if (!res) res = st_renderer_pipeline_layout(r, &s->set_layout, 1, sizeof(paint_push), &s->layout, err);

@@ -77,7 +77,6 @@ static void scatter_destroy(st_renderer *r, void *state) {
 
 static st_result create_buffers(st_renderer *r, scatter_state *s, st_error *err) {
     st_gpu *gpu = r->engine->gpu;
-    VkDevice dev = gpu->device;
     /* The near-face queue: faces larger than a tile exist only within ~focal/8 texels of the eye, a few
      * per texel there; w·h/16 entries hold them at every size we render, and an overflow is still drawn. */
     uint64_t cap = (uint64_t)r->width * r->height / 16u;
@@ -90,31 +89,12 @@ static st_result create_buffers(st_renderer *r, scatter_state *s, st_error *err)
         res = st_gpu_buffer_create(gpu, 5u * sizeof(uint32_t), storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, false,
                                    &s->header, err);
     if (res) return res;
-    VkDescriptorSetLayoutBinding b[3];
+    const VkBuffer buffers[3] = {s->screen.buffer, s->jobs.buffer, s->header.buffer};
+    st_gpu_binding b[3];
     for (uint32_t i = 0; i < 3; i++)
-        b[i] = (VkDescriptorSetLayoutBinding){.binding = i,
-                                              .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                              .descriptorCount = 1,
-                                              .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
-    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                          .bindingCount = 3,
-                                          .pBindings = b};
-    res = st_gpu_check(vkCreateDescriptorSetLayout(dev, &li, NULL, &s->buffers_layout), "descriptor layout", err);
-    if (!res) res = st_renderer_alloc_set(r, s->buffers_layout, &s->buffers_set, err);
-    if (res) return res;
-    VkDescriptorBufferInfo infos[3] = {{.buffer = s->screen.buffer, .range = VK_WHOLE_SIZE},
-                                       {.buffer = s->jobs.buffer, .range = VK_WHOLE_SIZE},
-                                       {.buffer = s->header.buffer, .range = VK_WHOLE_SIZE}};
-    VkWriteDescriptorSet w[3];
-    for (uint32_t i = 0; i < 3; i++)
-        w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                      .dstSet = s->buffers_set,
-                                      .dstBinding = i,
-                                      .descriptorCount = 1,
-                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                      .pBufferInfo = &infos[i]};
-    vkUpdateDescriptorSets(dev, 3, w, 0, NULL);
-    return ST_OK;
+        b[i] = (st_gpu_binding){
+            .type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_COMPUTE_BIT, .buffer = buffers[i]};
+    return st_renderer_set_create(r, b, 3, &s->buffers_layout, &s->buffers_set, err);
 }
 
 static st_result scatter_create_common(st_renderer *r, bool plain, void **out, st_error *err) {

@@ -170,7 +170,6 @@ static st_result voxel_create_common(st_renderer *r, void **out, bool compute, s
     const char *env = getenv("STRATA_VOXEL_STEPS");
     s->show_steps = env && *env == '1';
     st_gpu *gpu = r->engine->gpu;
-    VkDevice dev = gpu->device;
     const st_level *level = r->engine->level;
     st_result res = st_voxel_layout_of(level->width, level->height, r->desc.knobs.voxel_grid, &s->layout, err);
     if (res) return res;
@@ -183,25 +182,11 @@ static st_result voxel_create_common(st_renderer *r, void **out, bool compute, s
                                    VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                                false, &s->grid, err);
     if (res) return st_error_prefix(err, "voxel pyramid");
-    VkDescriptorSetLayoutBinding b = {.binding = 0,
-                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                      .descriptorCount = 1,
-                                      .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT | VK_SHADER_STAGE_FRAGMENT_BIT};
-    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                          .bindingCount = 1,
-                                          .pBindings = &b};
-    res = st_gpu_check(vkCreateDescriptorSetLayout(dev, &li, NULL, &s->grid_layout), "voxel set layout", err);
-    if (!res) res = st_renderer_alloc_set(r, s->grid_layout, &s->grid_set, err);
-    if (res) return res;
-    VkDescriptorBufferInfo bi = {.buffer = s->grid.buffer, .range = VK_WHOLE_SIZE};
-    VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                              .dstSet = s->grid_set,
-                              .dstBinding = 0,
-                              .descriptorCount = 1,
-                              .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                              .pBufferInfo = &bi};
-    vkUpdateDescriptorSets(dev, 1, &w, 0, NULL);
-    res = st_renderer_pipeline_layout(r, &s->grid_layout, 1, 16, &s->bake_layout, err);
+    st_gpu_binding b = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                        .stages = VK_SHADER_STAGE_COMPUTE_BIT | VK_SHADER_STAGE_FRAGMENT_BIT,
+                        .buffer = s->grid.buffer};
+    res = st_renderer_set_create(r, &b, 1, &s->grid_layout, &s->grid_set, err);
+    if (!res) res = st_renderer_pipeline_layout(r, &s->grid_layout, 1, 16, &s->bake_layout, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "voxel_bake.comp", s->bake_layout, &s->bake, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "voxel_mip.comp", s->bake_layout, &s->mip, err);
     if (res) return res;

@@ -44,18 +44,16 @@ static st_result shadow_create(st_renderer *r, void **out, st_error *err) {
     if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     *out = s;
     st_gpu *gpu = r->engine->gpu;
-    VkDevice dev = gpu->device;
     uint32_t n = shadow_size(r);
     st_result res = st_gpu_image_create(gpu, n, n, VK_FORMAT_R32_SFLOAT,
                                         VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
                                             VK_IMAGE_USAGE_TRANSFER_DST_BIT,
                                         &s->map, err);
     if (res) return res;
-    VkDescriptorImageInfo mi = {.imageView = s->map.view, .imageLayout = VK_IMAGE_LAYOUT_GENERAL};
-    VkWriteDescriptorSet mw = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = r->globals_set,
-                               .dstBinding = 2, .descriptorCount = 1,
-                               .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .pImageInfo = &mi};
-    vkUpdateDescriptorSets(dev, 1, &mw, 0, NULL);
+    st_gpu_binding map = {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                          .view = s->map.view,
+                          .layout = VK_IMAGE_LAYOUT_GENERAL};
+    st_gpu_set_write_binding(gpu, r->globals_set, 2, &map);
     /* The map lives in GENERAL: written as storage by the cast, read by texelFetch in shading. */
     VkCommandBuffer cmd;
     res = st_gpu_once_begin(gpu, &cmd, err);
@@ -72,20 +70,12 @@ static st_result shadow_create(st_renderer *r, void **out, st_error *err) {
     res = st_gpu_once_submit(gpu, cmd, err);
     if (res || !shadows_on(r)) return res;
 
-    VkDescriptorSetLayoutBinding b = {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
-                                      .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
-    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                          .bindingCount = 1, .pBindings = &b};
-    res = st_gpu_check(vkCreateDescriptorSetLayout(dev, &li, NULL, &s->set_layout), "shadow layout", err);
-    if (!res) res = st_renderer_alloc_set(r, s->set_layout, &s->set, err);
-    if (!res) {
-        VkDescriptorImageInfo ii = {.imageView = s->map.view, .imageLayout = VK_IMAGE_LAYOUT_GENERAL};
-        VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = s->set,
-                                  .dstBinding = 0, .descriptorCount = 1,
-                                  .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, .pImageInfo = &ii};
-        vkUpdateDescriptorSets(dev, 1, &w, 0, NULL);
-        res = st_renderer_pipeline_layout(r, &s->set_layout, 1, 0, &s->layout, err);
-    }
+    st_gpu_binding b = {.type = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+                        .stages = VK_SHADER_STAGE_COMPUTE_BIT,
+                        .view = s->map.view,
+                        .layout = VK_IMAGE_LAYOUT_GENERAL};
+    res = st_renderer_set_create(r, &b, 1, &s->set_layout, &s->set, err);
+    if (!res) res = st_renderer_pipeline_layout(r, &s->set_layout, 1, 0, &s->layout, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "shadow_cast.comp", s->layout, &s->pipeline, err);
     return res;
 }
