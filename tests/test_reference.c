@@ -46,6 +46,53 @@ static void test_default_focal(void **state) {
                        atanf(639.5f / 512.0f), 1e-5f);
 }
 
+/* The culling frustum against the projection: a small box around a point passes exactly when the point is
+ * in front of the near plane, short of the far plane and on the screen (points a margin inside or outside). */
+static void test_frustum_matches_projection(void **state) {
+    (void)state;
+    st_camera cam = {.position = {100, 200, 80}, .yaw_deg = 30, .pitch_deg = -20, .far_dist = 300};
+    st_view v = st_camera_view(&cam, 320, 200);
+    st_frustum f = st_view_frustum(&v);
+    uint32_t seed = 7;
+    int inside = 0, outside = 0;
+    for (int i = 0; i < 20000; i++) {
+        float p[3];
+        for (int k = 0; k < 3; k++) {
+            seed = seed * 1664525u + 1013904223u;
+            p[k] = v.eye[k] + ((float)(seed >> 8) / (float)(1u << 24) - 0.5f) * 800.0f;
+        }
+        float q[3] = {p[0] - v.eye[0], p[1] - v.eye[1], p[2] - v.eye[2]};
+        float z = q[0] * v.forward[0] + q[1] * v.forward[1] + q[2] * v.forward[2];
+        float x = q[0] * v.screen_right[0] + q[1] * v.screen_right[1] + q[2] * v.screen_right[2];
+        float y = q[0] * v.screen_up[0] + q[1] * v.screen_up[1] + q[2] * v.screen_up[2];
+        /* how far inside (> 0) or outside (< 0) the nearest face, in units of the box's half size */
+        float in_z = fminf(z - v.near_dist, v.far_dist - z);
+        float in_x = z > 0 ? 0.5f * v.width - fabsf(x * v.focal_px / z) : -1e9f;
+        float in_y = z > 0 ? 0.5f * v.height - fabsf(y * v.focal_px / z) : -1e9f;
+        float lo[3] = {p[0] - 0.01f, p[1] - 0.01f, p[2] - 0.01f}, hi[3] = {p[0] + 0.01f, p[1] + 0.01f, p[2] + 0.01f};
+        if (in_z > 1 && in_x > 1 && in_y > 1) {
+            assert_true(st_frustum_meets_box(&f, lo, hi));
+            inside++;
+        } else if (in_z < -1 || in_x < -1 || in_y < -1) {
+            /* outside one plane by more than the box: the test may keep it only near a corner, and a
+             * margin of a pixel or a unit puts these well away from one */
+            if (in_z < -1 || (in_x < -1 && in_y > 1) || (in_y < -1 && in_x > 1)) {
+                assert_false(st_frustum_meets_box(&f, lo, hi));
+                outside++;
+            }
+        }
+    }
+    assert_true(inside > 100 && outside > 1000);
+    /* a box enclosing the eye meets the frustum; one wholly behind the camera does not */
+    float lo[3] = {v.eye[0] - 5, v.eye[1] - 5, v.eye[2] - 5}, hi[3] = {v.eye[0] + 5, v.eye[1] + 5, v.eye[2] + 5};
+    assert_true(st_frustum_meets_box(&f, lo, hi));
+    for (int k = 0; k < 3; k++) {
+        lo[k] = v.eye[k] - 20 * v.forward[k] - 1;
+        hi[k] = v.eye[k] - 20 * v.forward[k] + 1;
+    }
+    assert_false(st_frustum_meets_box(&f, lo, hi));
+}
+
 static void test_flat_floor(void **state) {
     (void)state;
     st_level *level = test_flat_level(64, 64, 50);
@@ -346,7 +393,7 @@ static void test_cache(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_default_focal),   cmocka_unit_test(test_flat_floor),      cmocka_unit_test(test_height_zero_is_hittable),
+        cmocka_unit_test(test_default_focal),   cmocka_unit_test(test_frustum_matches_projection),   cmocka_unit_test(test_flat_floor),      cmocka_unit_test(test_height_zero_is_hittable),
         cmocka_unit_test(test_thin_wall),       cmocka_unit_test(test_slab_over_cave),
         cmocka_unit_test(test_long_cave),
         cmocka_unit_test(test_random_against_march), cmocka_unit_test(test_camera_image),

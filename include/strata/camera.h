@@ -60,6 +60,16 @@ float st_view_distance_from_depth(const st_view *v, uint32_t i, uint32_t j, floa
 /* Column-major view-projection (reverse-Z, Vulkan clip space, y down) for rasterising methods. */
 void st_view_matrix(const st_view *v, float view_proj[16]);
 
+/* The view frustum as six planes, a point p inside when a·p.x + b·p.y + c·p.z + d ≥ 0 for every plane
+ * {a, b, c, d}: the four sides through the screen's edges, the near and the far plane. */
+typedef struct st_frustum {
+    float planes[6][4];
+} st_frustum;
+st_frustum st_view_frustum(const st_view *v);
+/* False when the box [lo, hi] lies wholly outside one of the planes: the culling test. Conservative: a box
+ * near a corner of the frustum may pass without meeting it. */
+bool st_frustum_meets_box(const st_frustum *f, const float lo[3], const float hi[3]);
+
 /* The xy rectangle {x0, y0, x1, y1} that the view frustum (near to far plane) covers between the heights
  * z_lo and z_hi, unioned with the eye's xy: where rasterising methods must put ground geometry. Exact for
  * the frustum ∩ slab (the bounds of its vertices). Returns false when the frustum misses the slab (the

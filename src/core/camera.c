@@ -105,6 +105,35 @@ void st_view_matrix(const st_view *v, float m[16]) {
     m[15] = fq;
 }
 
+st_frustum st_view_frustum(const st_view *v) {
+    /* Gribb–Hartmann on the view-projection, with Vulkan's clip z in [0, w] and reverse-Z: z = 0 is the
+     * far plane, z = w the near one. */
+    st_frustum f;
+    float m[16];
+    st_view_matrix(v, m);
+    for (int c = 0; c < 4; c++) {
+        float x = m[c * 4 + 0], y = m[c * 4 + 1], z = m[c * 4 + 2], w = m[c * 4 + 3];
+        f.planes[0][c] = w + x;
+        f.planes[1][c] = w - x;
+        f.planes[2][c] = w + y;
+        f.planes[3][c] = w - y;
+        f.planes[4][c] = z;
+        f.planes[5][c] = w - z;
+    }
+    return f;
+}
+
+bool st_frustum_meets_box(const st_frustum *f, const float lo[3], const float hi[3]) {
+    for (int i = 0; i < 6; i++) {
+        const float *p = f->planes[i];
+        /* the box corner farthest along the plane's normal */
+        float d = p[0] * (p[0] >= 0 ? hi[0] : lo[0]) + p[1] * (p[1] >= 0 ? hi[1] : lo[1]) +
+                  p[2] * (p[2] >= 0 ? hi[2] : lo[2]) + p[3];
+        if (d < 0) return false;
+    }
+    return true;
+}
+
 static void bounds_add(float b[4], float x, float y) {
     b[0] = fminf(b[0], x);
     b[1] = fminf(b[1], y);

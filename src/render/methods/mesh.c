@@ -314,33 +314,6 @@ static st_result repack(st_renderer *r, mesh_state *s, const uint32_t *changed, 
 
 /* ---- culling -------------------------------------------------------------------------------------------- */
 
-/* The six clip planes (a·p ≥ 0 inside) of the view-projection, Gribb–Hartmann with Vulkan's z ∈ [0, w]
- * (reverse-Z: z = 0 is the far plane, z = w the near one). */
-static void frustum_planes(const st_view *v, float planes[6][4]) {
-    float m[16];
-    st_view_matrix(v, m);
-    for (int c = 0; c < 4; c++) {
-        float x = m[c * 4 + 0], y = m[c * 4 + 1], z = m[c * 4 + 2], w = m[c * 4 + 3];
-        planes[0][c] = w + x;
-        planes[1][c] = w - x;
-        planes[2][c] = w + y;
-        planes[3][c] = w - y;
-        planes[4][c] = z;
-        planes[5][c] = w - z;
-    }
-}
-
-static bool box_visible(const float planes[6][4], const float lo[3], const float hi[3]) {
-    for (int i = 0; i < 6; i++) {
-        const float *p = planes[i];
-        /* the box corner farthest along the plane's normal */
-        float d = p[0] * (p[0] >= 0 ? hi[0] : lo[0]) + p[1] * (p[1] >= 0 ? hi[1] : lo[1]) +
-                  p[2] * (p[2] >= 0 ? hi[2] : lo[2]) + p[3];
-        if (d < 0) return false;
-    }
-    return true;
-}
-
 static int cmp_draw(const void *a, const void *b) {
     const mesh_draw *x = a, *y = b;
     if (x->dist != y->dist) return x->dist < y->dist ? -1 : 1;
@@ -358,8 +331,7 @@ static void select_draws(st_renderer *r, mesh_state *s) {
         v = s->frozen;
     }
     const st_mesh *m = s->mesh;
-    float planes[6][4];
-    frustum_planes(&v, planes);
+    st_frustum frustum = st_view_frustum(&v);
     float hx = 0.5f * v.width / v.focal_px, hy = 0.5f * v.height / v.focal_px;
     float far = v.far_dist * sqrtf(1.0f + hx * hx + hy * hy);
     float C = (float)m->chunk_size, W = (float)m->width, H = (float)m->height;
@@ -391,7 +363,7 @@ static void select_draws(st_renderer *r, mesh_state *s) {
                     float hi[3] = {c->aabb_max[0] + ox, c->aabb_max[1] + oy, c->aabb_max[2]};
                     float dx = fmaxf(fmaxf(lo[0] - v.eye[0], v.eye[0] - hi[0]), 0.0f);
                     float dy = fmaxf(fmaxf(lo[1] - v.eye[1], v.eye[1] - hi[1]), 0.0f);
-                    if (dx * dx + dy * dy > far * far || !box_visible(planes, lo, hi)) continue;
+                    if (dx * dx + dy * dy > far * far || !st_frustum_meets_box(&frustum, lo, hi)) continue;
                     float ex = 0.5f * (lo[0] + hi[0]) - v.eye[0], ey = 0.5f * (lo[1] + hi[1]) - v.eye[1];
                     float dist = sqrtf(ex * ex + ey * ey);
                     if (n == MESH_MAX_DRAWS) { /* keep the nearest: replace the farthest so far */

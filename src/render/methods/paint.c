@@ -157,51 +157,6 @@ static st_result paint_plain_create(st_renderer *r, void **out, st_error *err) {
 }
 
 /* ---- the frame's tiles ------------------------------------------------------------------------------- */
-typedef struct frustum {
-    float n[6][3], d[6]; /* inside ⇔ n·x + d ≥ 0 for all six */
-} frustum;
-
-static void cross3(const float a[3], const float b[3], float o[3]) {
-    o[0] = a[1] * b[2] - a[2] * b[1];
-    o[1] = a[2] * b[0] - a[0] * b[2];
-    o[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static float dot3(const float a[3], const float b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
-static frustum make_frustum(const st_view *v) {
-    frustum f;
-    float c[4][3]; /* corner rays, clockwise on screen: top-left, top-right, bottom-right, bottom-left */
-    st_view_pixel_dir(v, 0, 0, c[0]);
-    st_view_pixel_dir(v, v->width, 0, c[1]);
-    st_view_pixel_dir(v, v->width, v->height, c[2]);
-    st_view_pixel_dir(v, 0, v->height, c[3]);
-    for (int k = 0; k < 4; k++) {
-        cross3(c[k], c[(k + 1) & 3], f.n[k]);
-        if (dot3(f.n[k], v->forward) < 0) /* point inward, whatever the handedness */
-            for (int a = 0; a < 3; a++) f.n[k][a] = -f.n[k][a];
-        f.d[k] = -dot3(f.n[k], v->eye);
-    }
-    for (int a = 0; a < 3; a++) {
-        f.n[4][a] = v->forward[a];
-        f.n[5][a] = -v->forward[a];
-    }
-    float ef = dot3(v->forward, v->eye);
-    f.d[4] = -(ef + v->near_dist);
-    f.d[5] = ef + v->far_dist;
-    return f;
-}
-
-/* False when the box is wholly outside one plane (conservative: boxes near a frustum corner may pass). */
-static bool box_visible(const frustum *f, const float lo[3], const float hi[3]) {
-    for (int k = 0; k < 6; k++) {
-        float p[3];
-        for (int a = 0; a < 3; a++) p[a] = f->n[k][a] >= 0 ? hi[a] : lo[a];
-        if (dot3(f->n[k], p) + f->d[k] < 0) return false;
-    }
-    return true;
-}
-
 static uint32_t tile_lod(const st_view *v, const float lo[3], const float hi[3]) {
     /* a block of 2^k cells projects to about 2^k·focal/d pixels at distance d (nearest point of the box) */
     float d2 = 0;
@@ -237,7 +192,7 @@ static void paint_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
             ST_WARN("paint: no room for %llu tiles: %s", (unsigned long long)total, err.message);
             any = false;
         }
-        frustum f = make_frustum(&v);
+        st_frustum f = st_view_frustum(&v);
         int64_t cx = (int64_t)floorf(v.eye[0] / T), cy = (int64_t)floorf(v.eye[1] / T);
         cx = cx < tx0 ? tx0 : cx > tx1 ? tx1 : cx;
         cy = cy < ty0 ? ty0 : cy > ty1 ? ty1 : cy;
@@ -256,7 +211,7 @@ static void paint_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
                         uint32_t wy = (uint32_t)(((ty % s->tiles_y) + s->tiles_y) % s->tiles_y);
                         float lo[3] = {(float)tx * T, (float)ty * T, 0.0f};
                         float hi[3] = {lo[0] + T, lo[1] + T, (float)s->tile_hi[wy * s->tiles_x + wx]};
-                        if (s->plain || box_visible(&f, lo, hi)) {
+                        if (s->plain || st_frustum_meets_box(&f, lo, hi)) {
                             uint32_t k = s->plain ? 0 : tile_lod(&v, lo, hi);
                             float dx = v.eye[0] - (lo[0] + 0.5f * T), dy = v.eye[1] - (lo[1] + 0.5f * T);
                             /* cells from the camera outward: start at the camera's end of each axis and
