@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "strata/file.h"
 #include "strata/gen.h"
 #include "strata/vangers.h"
 #include "strata/world.h"

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "store_cli.h"
+#include "strata/file.h"
 #include "strata/image.h"
 #include "strata/render.h"
 #include "strata/views.h"

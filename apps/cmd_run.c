@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "store_cli.h"
+#include "strata/file.h"
 #include "strata/image.h"
 #include "strata/render.h"
 #include "strata/views.h"
@@ -30,8 +31,6 @@ static void usage(void) {
            "For the full measurement protocol use 'strata compare'.\n",
            cli_store_methods_list());
 }
-
-static int make_dir(const char *path) { return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -1; }
 
 /* The store methods over the store's default views: each view settled to full detail, then timed like the level
  * methods; dem-VIEW-METHOD.png and dem-contact-sheet.png; median[m·views + v] gets the times. */
@@ -193,12 +192,11 @@ int cmd_run(int argc, char **argv) {
         for (size_t i = 0; dem && i < st_store_method_count() && i < 16; i++)
             dem_names[dem_methods++] = st_store_method_at(i)->name;
     }
-    if (make_dir(out)) {
-        fprintf(stderr, "strata run: cannot create %s: %s\n", out, strerror(errno));
+    st_error err = {0};
+    if (st_make_dirs(out, &err)) {
+        fprintf(stderr, "strata run: cannot create %s\n", err.message);
         return CLI_EXIT_USAGE;
     }
-
-    st_error err = {0};
     st_level *level = NULL;
     st_engine *engine = NULL;
     st_store *store = NULL; /* outlives the engine */

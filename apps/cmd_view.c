@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "store_cli.h"
+#include "strata/file.h"
 #include "strata/image.h"
 #include "strata/render.h"
 #include "strata/view.h"
@@ -827,8 +828,8 @@ static st_result frame_loop(viewer *v, st_error *err) {
     st_result fr = scripted_frames(o, &v->path, &limit, err);
     if (fr) return fr;
     if (o->record_dir) {
-        if (mkdir(o->record_dir, 0777) != 0 && errno != EEXIST)
-            return st_error_set(err, ST_ERR_IO, "%s: %s", o->record_dir, strerror(errno));
+        st_result made = st_make_dirs(o->record_dir, err);
+        if (made) return made;
     }
     bool stale = false;
     double last = st_time_ms();
@@ -966,8 +967,7 @@ static int run_headless(const view_opts *o) {
     uint64_t scripted = 0;
     if (!r) r = scripted_frames(o, &path, &scripted, &err);
     uint32_t frames = (uint32_t)scripted; /* at most MAX_FRAMES */
-    if (!r && o->record_dir && mkdir(o->record_dir, 0777) != 0 && errno != EEXIST)
-        r = st_error_set(&err, ST_ERR_IO, "%s: %s", o->record_dir, strerror(errno));
+    if (!r && o->record_dir) r = st_make_dirs(o->record_dir, &err);
     st_engine_desc ed = {.device_index = (int)o->device, .device_given = o->device_given};
     if (!r) r = st_engine_create(&ed, &engine, &err);
     if (!r) r = st_engine_set_level(engine, level, &err);

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "strata/file.h"
 #include "strata/gen.h"
 #include "strata/image.h"
 #include "strata/world.h"

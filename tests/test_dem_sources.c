@@ -18,6 +18,7 @@
 #include <ogr_srs_api.h>
 
 #include "strata/dem.h"
+#include "strata/file.h"
 #include "strata/image.h"
 #include "support.h"
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "strata/file.h"
 #include "strata/heightmap.h"
 #include "strata/image.h"
 #include "strata/vangers.h"

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "strata/file.h"
 #include "strata/vangers.h"
 #include "strata/world.h"
 #include "support.h"

@@ -39,14 +39,6 @@ void st_log(st_log_level level, const char *fmt, ...) __attribute__((format(prin
 #define ST_WARN(...) st_log(ST_LOG_WARN, __VA_ARGS__)
 #define ST_DEBUG(...) st_log(ST_LOG_DEBUG, __VA_ARGS__)
 
-/* ---- files ------------------------------------------------------------------------------------------
- * Every reader opens its files through these two, so a named pipe, a device or a directory given where a
- * file is expected is refused with a message instead of blocking the process. */
-/* Opens path for reading when it is a regular file; anything else is refused (ST_ERR_IO) without waiting. */
-st_result st_file_open_read(const char *path, FILE **out, st_error *err);
-/* Reads a whole regular file into memory (bounded by max_size: more is ST_ERR_FORMAT); *data is malloc'd. */
-st_result st_file_read_all(const char *path, size_t max_size, uint8_t **data, size_t *size, st_error *err);
-
 /* ---- timers ----------------------------------------------------------------------------------------- */
 double st_time_ms(void); /* monotonic clock, milliseconds */
 

@@ -1,11 +1,10 @@
 /* Image files: PNG (libpng) and PFM, each written under a temporary name and renamed into place so a
- * failure never leaves a half-written file. */
+ * failure never leaves a half-written file (the atomic files of strata/file.h). */
 #ifndef STRATA_IMAGE_H
 #define STRATA_IMAGE_H
 
-#include <stdio.h>
-
 #include "strata/core.h"
+#include "strata/file.h"
 
 /* channels: 1 (grey), 3 (RGB) or 4 (RGBA); bit_depth 8 or 16 (16-bit samples are native uint16_t). */
 st_result st_png_write(const char *path, uint32_t width, uint32_t height, int channels, int bit_depth,
@@ -45,22 +44,6 @@ st_result st_png_find_text(const uint8_t *data, size_t size, const char *name, c
 /* Little-endian greyscale PFM ("Pf"), rows bottom to top as the format says; NAN allowed. */
 st_result st_pfm_write(const char *path, uint32_t width, uint32_t height, const float *values, st_error *err);
 
-/* Atomic file writing: open a temporary beside path (path.tmpPID), write, then commit (flush, close, rename)
- * or abort (the temporary is removed). Opening checks the output path: an existing directory is ST_ERR_INVALID,
- * a missing folder ST_ERR_IO, so a command can open every output before it writes any. */
-typedef struct st_atomic_file {
-    FILE *fp;
-    char final_path[1024];
-    char temp_path[1040];
-} st_atomic_file;
-st_result st_atomic_open(st_atomic_file *f, const char *path, st_error *err);
-/* Write errors (a full disk) are reported here with their cause, and the temporary is removed. */
-st_result st_atomic_commit(st_atomic_file *f, st_error *err);
-void st_atomic_abort(st_atomic_file *f);
-/* Commits count open files in order; when one fails, the ones already renamed into place are removed and the
- * rest aborted, so the set appears whole or not at all (short of a crash between the renames). */
-st_result st_atomic_commit_all(st_atomic_file *files, size_t count, st_error *err);
-void st_atomic_abort_all(st_atomic_file *files, size_t count);
 /* PNG or PFM into an open atomic file (st_png_write and st_pfm_write open and commit their own). */
 st_result st_png_write_to(st_atomic_file *f, uint32_t width, uint32_t height, int channels, int bit_depth,
                           const void *pixels, st_error *err);
@@ -68,13 +51,5 @@ st_result st_png_write_to(st_atomic_file *f, uint32_t width, uint32_t height, in
 st_result st_png_write_texts_to(st_atomic_file *f, uint32_t width, uint32_t height, int channels, int bit_depth,
                                 const void *pixels, const st_png_text *texts, size_t count, st_error *err);
 st_result st_pfm_write_to(st_atomic_file *f, uint32_t width, uint32_t height, const float *values, st_error *err);
-
-/* Creates the folder path and its missing parents (mkdir -p); an existing one is fine. */
-st_result st_make_dirs(const char *path, st_error *err);
-/* The same, and created (cap bytes) receives the outermost folder this call created ("" when none), for
- * st_remove_dirs after a failure; on its own failure it removes what it created. */
-st_result st_make_dirs_tracked(const char *path, char *created, size_t cap, st_error *err);
-/* Removes path and its parents up to and including top, each only while it is empty. */
-void st_remove_dirs(const char *path, const char *top);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "eval/eval_internal.h"
 #include "strata/eval.h"
+#include "strata/file.h"
 #include "strata/image.h"
 #include "strata/render.h"
 

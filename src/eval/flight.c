@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strata/file.h"
 #include "strata/fly.h"
 
 #define DEFAULT_SPEED 300.0

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "strata/eval.h"
+#include "strata/file.h"
 #include "strata/image.h"
 
 #define MAX_FILES 64

@@ -7,6 +7,7 @@
 
 #include "eval/eval_internal.h"
 #include "strata/eval.h"
+#include "strata/file.h"
 #include "strata/image.h"
 
 #define MAX_PITCHES 16

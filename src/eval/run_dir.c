@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "eval/eval_internal.h"
+#include "strata/file.h"
 #include "strata/image.h"
 
 uint64_t st_eval_digest(const char *text) {
@@ -39,8 +40,8 @@ st_result st_run_dir_begin(const char *out_root, const char *slug, const char *t
         struct stat st;
         if (stat(d->final, &st) != 0 && stat(d->work, &st) != 0) break;
     }
-    if (mkdir(d->work, 0755) != 0)
-        return st_error_set(err, ST_ERR_IO, "%s: %s", d->work, strerror(errno));
+    res = st_make_dir_new(d->work, err);
+    if (res) return res;
     d->open = true;
     return ST_OK;
 }

@@ -11,6 +11,7 @@
 
 #include "eval/eval_internal.h"
 #include "strata/eval.h"
+#include "strata/file.h"
 #include "strata/image.h"
 
 /* Each method's knob and the values swept (the paper's ranges). Methods not listed have no knob. */

@@ -14,9 +14,8 @@ st_result st_gpu_set_layout(st_gpu *gpu, const st_gpu_binding *bindings, uint32_
                                               .descriptorCount = 1,
                                               .stageFlags = bindings[i].stages,
                                               .pImmutableSamplers = bindings[i].immutable_sampler};
-    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                          .bindingCount = count,
-                                          .pBindings = b};
+    VkDescriptorSetLayoutCreateInfo li = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = count, .pBindings = b};
     return st_gpu_check(vkCreateDescriptorSetLayout(gpu->device, &li, NULL, out), "descriptor set layout", err);
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "strata/file.h"
 #include "strata/heightmap.h"
 #include "strata/image.h"
 

@@ -1,5 +1,4 @@
-/* PNG through libpng and PFM, both committed atomically; the atomic-file helpers (one file, or a set that
- * appears whole or not at all) and mkdir -p that remembers what it created. */
+/* PNG through libpng and PFM, both committed atomically through the atomic files of src/core/file.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <png.h>
@@ -9,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "strata/file.h"
 #include "strata/image.h"
 
 #include "png_limits.h"
@@ -25,115 +25,6 @@ static void png_quiet_warning(png_structp png, png_const_charp msg) {
     (void)msg;
 }
 #define ST_PNG_MAX_FILE_BYTES ((size_t)1 << 31)
-
-st_result st_atomic_open(st_atomic_file *f, const char *path, st_error *err) {
-    memset(f, 0, sizeof *f);
-    if (!path[0]) return st_error_set(err, ST_ERR_INVALID, "an empty output file name");
-    if (strlen(path) >= sizeof f->final_path)
-        return st_error_set(err, ST_ERR_INVALID, "%s: path too long", path);
-    struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return st_error_set(err, ST_ERR_INVALID, "%s: is a directory (a file name is wanted here)", path);
-    snprintf(f->final_path, sizeof f->final_path, "%s", path);
-    snprintf(f->temp_path, sizeof f->temp_path, "%s.tmp%ld", path, (long)getpid());
-    /* A temporary of this PID is a leftover of a dead process that had it (PIDs are reused): replace it, and
-     * create it exclusively so nothing already there (a named pipe) is opened. */
-    unlink(f->temp_path);
-    int fd = open(f->temp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
-    f->fp = fd >= 0 ? fdopen(fd, "wb") : NULL;
-    if (!f->fp) {
-        int e = errno;
-        if (fd >= 0) {
-            close(fd);
-            unlink(f->temp_path);
-        }
-        f->temp_path[0] = 0;
-        return st_error_set(err, ST_ERR_IO, "%s: %s", path, strerror(e));
-    }
-    return ST_OK;
-}
-
-st_result st_atomic_commit(st_atomic_file *f, st_error *err) {
-    int failed = ferror(f->fp);
-    int e = errno;
-    if (!failed && fflush(f->fp) != 0) failed = 1, e = errno;
-    if (fclose(f->fp) != 0 && !failed) failed = 1, e = errno;
-    f->fp = NULL;
-    if (failed) {
-        unlink(f->temp_path);
-        return st_error_set(err, ST_ERR_IO, "%s: write failed: %s", f->final_path, strerror(e));
-    }
-    if (rename(f->temp_path, f->final_path) != 0) {
-        e = errno;
-        unlink(f->temp_path);
-        return st_error_set(err, ST_ERR_IO, "%s: %s", f->final_path, strerror(e));
-    }
-    return ST_OK;
-}
-
-void st_atomic_abort(st_atomic_file *f) {
-    if (f->fp) fclose(f->fp);
-    f->fp = NULL;
-    if (f->temp_path[0]) unlink(f->temp_path);
-    f->temp_path[0] = 0;
-}
-
-st_result st_atomic_commit_all(st_atomic_file *files, size_t count, st_error *err) {
-    for (size_t i = 0; i < count; i++) {
-        st_result r = st_atomic_commit(&files[i], err);
-        if (!r) continue;
-        for (size_t k = 0; k < i; k++) unlink(files[k].final_path); /* this run's, now in place */
-        for (size_t k = i + 1; k < count; k++) st_atomic_abort(&files[k]);
-        return r;
-    }
-    return ST_OK;
-}
-
-void st_atomic_abort_all(st_atomic_file *files, size_t count) {
-    for (size_t i = 0; i < count; i++) st_atomic_abort(&files[i]);
-}
-
-st_result st_make_dirs_tracked(const char *path, char *created, size_t cap, st_error *err) {
-    if (created && cap) created[0] = 0;
-    char buf[1024];
-    if (!path[0]) return st_error_set(err, ST_ERR_INVALID, "an empty folder name");
-    if (strlen(path) >= sizeof buf) return st_error_set(err, ST_ERR_INVALID, "%s: path too long", path);
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1;; p++) {
-        if (*p == '/' || !*p) {
-            char c = *p;
-            *p = 0;
-            if (mkdir(buf, 0777) == 0) {
-                if (created && cap && !created[0]) snprintf(created, cap, "%s", buf);
-            } else if (errno != EEXIST) {
-                int e = errno;
-                if (created && created[0]) st_remove_dirs(buf, created);
-                return st_error_set(err, ST_ERR_IO, "%s: %s", buf, strerror(e));
-            }
-            *p = c;
-            if (!c) break;
-        }
-    }
-    struct stat sb;
-    if (stat(buf, &sb) != 0 || !S_ISDIR(sb.st_mode)) return st_error_set(err, ST_ERR_IO, "%s: not a directory", buf);
-    return ST_OK;
-}
-
-st_result st_make_dirs(const char *path, st_error *err) { return st_make_dirs_tracked(path, NULL, 0, err); }
-
-void st_remove_dirs(const char *path, const char *top) {
-    if (!top || !top[0]) return;
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", path);
-    size_t n = strlen(top);
-    while (strlen(buf) >= n && !strncmp(buf, top, n)) {
-        if (rmdir(buf) != 0) return; /* not empty (or not ours): stop */
-        if (strlen(buf) == n) return;
-        char *slash = strrchr(buf, '/');
-        if (!slash || slash == buf) return;
-        *slash = 0;
-    }
-}
 
 /* ---- writing PNG and PFM ------------------------------------------------------------------------------ */
 

@@ -8,22 +8,12 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "strata/file.h"
 #include "strata/gen.h"
 #include "strata/image.h"
 #include "strata/vangers.h"
 #include "strata/world.h"
 #include "world_internal.h"
-
-st_result st_file_write_atomic(const char *path, const void *data, size_t size, st_error *err) {
-    st_atomic_file f;
-    st_result r = st_atomic_open(&f, path, err);
-    if (r) return r;
-    if (size && fwrite(data, 1, size, f.fp) != size) {
-        st_atomic_abort(&f);
-        return st_error_set(err, ST_ERR_IO, "%s: write failed: %s", path, strerror(errno));
-    }
-    return st_atomic_commit(&f, err);
-}
 
 static bool is_dir(const char *path) {
     struct stat sb;

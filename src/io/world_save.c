@@ -16,6 +16,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "strata/file.h"
 #include "strata/image.h"
 #include "strata/vangers.h"
 #include "strata/world.h"

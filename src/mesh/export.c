@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "strata/file.h"
 #include "strata/image.h"
 #include "strata/mesh.h"
 

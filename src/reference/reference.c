@@ -8,6 +8,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "strata/file.h"
 #include "strata/image.h"
 #include "strata/reference.h"
 #include "strata/shading.h"

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "strata/file.h"
 #include "strata/image.h"
 #include "strata/vangers.h"
 #include "tiles/tiles_internal.h"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strata/file.h"
 #include "strata/view.h"
 
 #define FLY_SPEED 60.0f      /* units per second */
