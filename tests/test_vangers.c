@@ -439,6 +439,9 @@ static void test_crc32(void **state) {
     (void)state;
     assert_int_equal(st_crc32("123456789", 9), 0xCBF43926u); /* the standard check value */
     assert_int_equal(st_crc32("", 0), 0);
+    /* continued over pieces: the CRC of the whole */
+    assert_int_equal(st_crc32_update(st_crc32("1234", 4), "56789", 5), 0xCBF43926u);
+    assert_int_equal(st_crc32_update(0, "123456789", 9), 0xCBF43926u);
 }
 
 int main(void) {

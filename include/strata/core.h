@@ -39,6 +39,12 @@ void st_log(st_log_level level, const char *fmt, ...) __attribute__((format(prin
 #define ST_WARN(...) st_log(ST_LOG_WARN, __VA_ARGS__)
 #define ST_DEBUG(...) st_log(ST_LOG_DEBUG, __VA_ARGS__)
 
+/* ---- checksums -------------------------------------------------------------------------------------- */
+/* CRC-32 (IEEE, as zlib) of a buffer: the checksum of every strata file and fingerprint. */
+uint32_t st_crc32(const void *data, size_t size);
+/* The CRC-32 of what crc covered followed by data (crc 0 starts): st_crc32(a ++ b) = update(st_crc32(a), b). */
+uint32_t st_crc32_update(uint32_t crc, const void *data, size_t size);
+
 /* ---- timers ----------------------------------------------------------------------------------------- */
 double st_time_ms(void); /* monotonic clock, milliseconds */
 

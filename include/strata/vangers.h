@@ -126,7 +126,4 @@ st_result st_world_decode(const st_world_files *files, st_level **out, st_error 
 st_result st_world_save_ex(const st_level *level, const char *dir, const st_world_save_desc *desc,
                            st_vmc_encode_info *info, st_error *err);
 
-/* CRC-32 (IEEE, as zlib) of a buffer, for stable fingerprints of planes. */
-uint32_t st_crc32(const void *data, size_t size);
-
 #endif

@@ -1,6 +1,5 @@
 /* .pal: 256 RGB entries with 6-bit (VGA DAC) components, widened to 8 bits on read by replicating the top
  * bits, so 63 maps to 255 and writing back (v >> 2) returns the original file exactly. Also CRC-32. */
-#include <zlib.h>
 
 #include "strata/vangers.h"
 
@@ -29,14 +28,3 @@ void st_pal_encode(const st_rgb8 palette[256], uint8_t out[ST_PAL_SIZE]) {
     }
 }
 
-uint32_t st_crc32(const void *data, size_t size) {
-    uLong c = crc32(0L, Z_NULL, 0);
-    const Bytef *p = data;
-    while (size) {
-        uInt n = size > (1u << 30) ? (1u << 30) : (uInt)size;
-        c = crc32(c, p, n);
-        p += n;
-        size -= n;
-    }
-    return (uint32_t)c;
-}

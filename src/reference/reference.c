@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "strata/file.h"
 #include "strata/image.h"
@@ -38,17 +37,7 @@ uint32_t st_reference_level_crc32(const st_level *level) {
     size_t n = (size_t)level->width * level->height;
     const uint8_t *heights, *meta;
     st_level_planes(level, &heights, &meta);
-    uLong crc = crc32(0L, Z_NULL, 0);
-    /* zlib takes uInt lengths: feed the planes in 1 GiB pieces */
-    for (size_t off = 0; off < n; off += 1u << 30) {
-        size_t len = n - off < (1u << 30) ? n - off : (1u << 30);
-        crc = crc32(crc, heights + off, (uInt)len);
-    }
-    for (size_t off = 0; off < n; off += 1u << 30) {
-        size_t len = n - off < (1u << 30) ? n - off : (1u << 30);
-        crc = crc32(crc, meta + off, (uInt)len);
-    }
-    return (uint32_t)crc;
+    return st_crc32_update(st_crc32(heights, n), meta, n);
 }
 
 typedef struct {
@@ -419,12 +408,10 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
 
 static uint32_t payload_crc(const st_ref_image *img) {
     size_t n = (size_t)img->width * img->height;
-    uLong crc = crc32(0L, Z_NULL, 0);
-    crc = crc32(crc, (const Bytef *)img->distance, (uInt)(n * sizeof(float)));
-    crc = crc32(crc, img->face, (uInt)n);
-    crc = crc32(crc, img->type, (uInt)n);
-    crc = crc32(crc, img->rgba, (uInt)(n * 4));
-    return (uint32_t)crc;
+    uint32_t crc = st_crc32(img->distance, n * sizeof(float));
+    crc = st_crc32_update(crc, img->face, n);
+    crc = st_crc32_update(crc, img->type, n);
+    return st_crc32_update(crc, img->rgba, n * 4);
 }
 
 static bool cache_load(const char *path, const cache_header *want, st_ref_image *img) {

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "tiles/tiles_internal.h"
 
@@ -54,7 +53,7 @@ st_result st_index_encode(uint32_t level, uint32_t nx, uint32_t ny, const st_til
     st_le_put32(buf + 12, nx);
     st_le_put32(buf + 16, ny);
     st_le_put32(buf + 20, ST_INDEX_RECORD_BYTES);
-    st_le_put32(buf + 24, (uint32_t)crc32(0L, buf + ST_INDEX_HEADER_BYTES, (uInt)(count * ST_INDEX_RECORD_BYTES)));
+    st_le_put32(buf + 24, st_crc32(buf + ST_INDEX_HEADER_BYTES, count * ST_INDEX_RECORD_BYTES));
     *data = buf;
     *size = n;
     return ST_OK;
@@ -71,7 +70,7 @@ st_result st_index_decode(const uint8_t *data, size_t size, const char *name, ui
         return st_error_set(err, ST_ERR_FORMAT, "%s: describes a different level than the manifest (%ux%u tiles)", name,
                             st_le_get32(data + 12), st_le_get32(data + 16));
     if (size != n) return st_error_set(err, ST_ERR_FORMAT, "%s: %zu bytes where %zu are expected", name, size, n);
-    if ((uint32_t)crc32(0L, data + ST_INDEX_HEADER_BYTES, (uInt)(count * ST_INDEX_RECORD_BYTES)) != st_le_get32(data + 24))
+    if (st_crc32(data + ST_INDEX_HEADER_BYTES, count * ST_INDEX_RECORD_BYTES) != st_le_get32(data + 24))
         return st_error_set(err, ST_ERR_FORMAT, "%s: checksum mismatch (the index is damaged)", name);
     const uint8_t *rec = data + ST_INDEX_HEADER_BYTES;
     for (size_t i = 0; i < count; i++, rec += ST_INDEX_RECORD_BYTES) {

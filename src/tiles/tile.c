@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 #include <zstd.h>
 
 #include "tiles/tiles_internal.h"
@@ -93,17 +92,7 @@ static uint32_t tile_crc(const uint8_t *header, const void *data, size_t bytes) 
     uint8_t h[ST_TILE_HEADER_BYTES];
     memcpy(h, header, sizeof h);
     st_le_put32(h + 36, 0);
-    uLong c = crc32(0L, Z_NULL, 0);
-    c = crc32(c, h, sizeof h);
-    /* zlib takes uInt lengths: feed in pieces so any size is fine */
-    const uint8_t *p = data;
-    while (bytes) {
-        uInt n = bytes > (1u << 30) ? (1u << 30) : (uInt)bytes;
-        c = crc32(c, p, n);
-        p += n;
-        bytes -= n;
-    }
-    return (uint32_t)c;
+    return st_crc32_update(st_crc32(h, sizeof h), data, bytes);
 }
 
 /* ---- prediction and byte planes ----------------------------------------------------------------------- */
