@@ -116,43 +116,41 @@ static st_result create_index_buffer(st_renderer *r, cdlod_state *s, st_error *e
     if (res) return res;
     VkBufferCopy region = {.size = bytes};
     vkCmdCopyBuffer(cmd, gpu->staging, s->index.buffer, 1, &region);
-    VkMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                          .srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT,
-                          .srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                          .dstStageMask = VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT,
-                          .dstAccessMask = VK_ACCESS_2_INDEX_READ_BIT};
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &b};
-    vkCmdPipelineBarrier2(cmd, &di);
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT, VK_ACCESS_2_INDEX_READ_BIT);
     return st_gpu_once_submit(gpu, cmd, err);
 }
 
-static void write_set(st_renderer *r, cdlod_state *s) {
+/* The method's set: the tile pool's slots, the slot and page tables, the frame's uniforms, the selected nodes
+ * and their instances; the compute variant adds the visibility buffer and the big-triangle queue. Returns the
+ * binding count. */
+static uint32_t set_bindings(const st_renderer *r, const cdlod_state *s, st_gpu_binding b[8]) {
     st_large_world *w = r->engine->world;
-    VkDescriptorImageInfo ii = {.sampler = r->engine->nearest,
-                                .imageView = st_large_world_slots_view(w),
-                                .imageLayout = ST_TILE_POOL_LAYOUT};
-    VkDescriptorBufferInfo bi[8] = {{0},
-                                    {.buffer = st_large_world_slot_table(w)->buffer, .range = VK_WHOLE_SIZE},
-                                    {.buffer = st_large_world_page_table(w)->buffer, .range = VK_WHOLE_SIZE},
-                                    {.buffer = s->frame.buffer, .range = VK_WHOLE_SIZE},
-                                    {.buffer = s->nodes.buffer, .range = VK_WHOLE_SIZE},
-                                    {.buffer = s->instances.buffer, .range = VK_WHOLE_SIZE},
-                                    {.buffer = s->vis.buffer, .range = VK_WHOLE_SIZE},
-                                    {.buffer = s->big.buffer, .range = VK_WHOLE_SIZE}};
-    VkWriteDescriptorSet wr[8];
+    const VkBuffer buffers[8] = {VK_NULL_HANDLE,
+                                 st_large_world_slot_table(w)->buffer,
+                                 st_large_world_page_table(w)->buffer,
+                                 s->frame.buffer,
+                                 s->nodes.buffer,
+                                 s->instances.buffer,
+                                 s->vis.buffer,
+                                 s->big.buffer};
     uint32_t n = s->compute ? 8 : 6;
-    for (uint32_t i = 0; i < n; i++) {
-        wr[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                       .dstSet = s->set,
-                                       .dstBinding = i,
-                                       .descriptorCount = 1,
-                                       .descriptorType = i == 0   ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
-                                                         : i == 3 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-                                                                  : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER};
-        if (i == 0) wr[i].pImageInfo = &ii;
-        else wr[i].pBufferInfo = &bi[i];
-    }
-    vkUpdateDescriptorSets(r->engine->gpu->device, n, wr, 0, NULL);
+    for (uint32_t i = 0; i < n; i++)
+        b[i] = (st_gpu_binding){.type = i == 3 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                .stages = VK_SHADER_STAGE_ALL,
+                                .buffer = buffers[i]};
+    b[0] = (st_gpu_binding){.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                            .stages = VK_SHADER_STAGE_ALL,
+                            .view = st_large_world_slots_view(w),
+                            .layout = ST_TILE_POOL_LAYOUT,
+                            .sampler = r->engine->nearest};
+    return n;
+}
+
+static void write_set(st_renderer *r, cdlod_state *s) {
+    st_gpu_binding b[8];
+    uint32_t n = set_bindings(r, s, b);
+    st_gpu_set_write(r->engine->gpu, s->set, b, n);
 }
 
 /* Grows the host-visible node and instance buffers to hold this frame's selection (frames are waited on, so
@@ -215,19 +213,9 @@ static st_result create_common(st_renderer *r, cdlod_state *s, st_error *err) {
                                        false, &s->big, err);
     }
     if (res) return res;
-    uint32_t bindings = s->compute ? 8 : 6;
-    VkDescriptorSetLayoutBinding b[8];
-    for (uint32_t i = 0; i < bindings; i++)
-        b[i] = (VkDescriptorSetLayoutBinding){.binding = i,
-                                              .descriptorType = i == 0   ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
-                                                                : i == 3 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-                                                                         : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                              .descriptorCount = 1,
-                                              .stageFlags = VK_SHADER_STAGE_ALL};
-    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                          .bindingCount = bindings,
-                                          .pBindings = b};
-    res = st_gpu_check(vkCreateDescriptorSetLayout(gpu->device, &li, NULL, &s->set_layout), "descriptor layout", err);
+    st_gpu_binding b[8];
+    uint32_t bindings = set_bindings(r, s, b);
+    res = st_gpu_set_layout(gpu, b, bindings, &s->set_layout, err);
     if (!res) res = st_renderer_alloc_set(r, s->set_layout, &s->set, err);
     if (!res) res = reserve(r, s, 1, 1, err);
     return res;
@@ -473,17 +461,6 @@ static void cdlod_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
 }
 
-static void buffer_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
-                           VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
-    VkMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                          .srcStageMask = src_stage,
-                          .srcAccessMask = src_access,
-                          .dstStageMask = dst_stage,
-                          .dstAccessMask = dst_access};
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &b};
-    vkCmdPipelineBarrier2(cmd, &di);
-}
-
 static void cdlod_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     cdlod_state *s = state;
     prepare(r, s);
@@ -496,10 +473,11 @@ static void cdlod_compute_record(st_renderer *r, void *state, VkCommandBuffer cm
     vkCmdFillBuffer(cmd, s->vis.buffer, 0, VK_WHOLE_SIZE, 0);
     uint32_t header[4] = {0, CDLOD_BIG_SPLIT, 1, 0};
     vkCmdUpdateBuffer(cmd, s->big.buffer, 0, sizeof header, header);
-    buffer_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
-                       VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
+                              VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                              VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                                  VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
     VkDescriptorSet sets[3] = {r->globals_set, s->set, s->targets_set};
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 3, sets, 0, NULL);
     uint32_t groups = (total + 63) / 64;
@@ -510,15 +488,15 @@ static void cdlod_compute_record(st_renderer *r, void *state, VkCommandBuffer cm
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->raster_pipeline);
         vkCmdDispatch(cmd, gx, gy, 1);
         /* pass 1's atomics and queue writes before pass 2 reads the queue (also as its dispatch size) */
-        buffer_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
-                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
-                           VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+        st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                                  VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                                  VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                                      VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->big_pipeline);
         vkCmdDispatchIndirect(cmd, s->big.buffer, 0);
         /* every atomic before the resolve reads the visibility buffer */
-        buffer_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+        st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                                  VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
     }
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->resolve_pipeline);
     vkCmdDispatch(cmd, (r->width + 7) / 8, (r->height + 7) / 8, 1);
@@ -573,35 +551,20 @@ st_result st_cdlod_probe(st_renderer *r, uint32_t node, const float *grid, uint3
         uint32_t *h = in.mapped;
         h[0] = node, h[1] = count, h[2] = h[3] = 0;
         memcpy(h + 4, grid, (size_t)count * 8);
-        VkDescriptorSetLayoutBinding b[2] = {
-            {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1,
-             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
-            {.binding = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1,
-             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT}};
-        VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                              .bindingCount = 2, .pBindings = b};
-        res = st_gpu_check(vkCreateDescriptorSetLayout(dev, &li, NULL, &layout), "probe layout", err);
     }
+    st_gpu_binding b[2] = {
+        {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_COMPUTE_BIT, .buffer = in.buffer},
+        {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_COMPUTE_BIT, .buffer = res_buf.buffer}};
+    if (!res) res = st_gpu_set_layout(gpu, b, 2, &layout, err);
     if (!res) {
         VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2};
         VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 1,
                                          .poolSizeCount = 1, .pPoolSizes = &ps};
         res = st_gpu_check(vkCreateDescriptorPool(dev, &pi, NULL, &pool), "probe pool", err);
     }
+    if (!res) res = st_gpu_set_alloc(gpu, pool, layout, &set, err);
     if (!res) {
-        VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-                                          .descriptorPool = pool, .descriptorSetCount = 1, .pSetLayouts = &layout};
-        res = st_gpu_check(vkAllocateDescriptorSets(dev, &ai, &set), "probe set", err);
-    }
-    if (!res) {
-        VkDescriptorBufferInfo bi[2] = {{.buffer = in.buffer, .range = VK_WHOLE_SIZE},
-                                        {.buffer = res_buf.buffer, .range = VK_WHOLE_SIZE}};
-        VkWriteDescriptorSet w[2];
-        for (int i = 0; i < 2; i++)
-            w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = set,
-                                          .dstBinding = (uint32_t)i, .descriptorCount = 1,
-                                          .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &bi[i]};
-        vkUpdateDescriptorSets(dev, 2, w, 0, NULL);
+        st_gpu_set_write(gpu, set, b, 2);
         VkDescriptorSetLayout sets[2] = {s->set_layout, layout};
         res = st_renderer_pipeline_layout(r, sets, 2, 0, &playout, err);
     }
@@ -613,13 +576,8 @@ st_result st_cdlod_probe(st_renderer *r, uint32_t node, const float *grid, uint3
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
         vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, playout, 0, 3, sets, 0, NULL);
         vkCmdDispatch(cmd, (count + 63) / 64, 1, 1);
-        VkMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                              .srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                              .srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                              .dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT,
-                              .dstAccessMask = VK_ACCESS_2_HOST_READ_BIT};
-        VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &b};
-        vkCmdPipelineBarrier2(cmd, &di);
+        st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                                  VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
         res = st_gpu_once_submit(gpu, cmd, err);
     }
     if (!res) memcpy(out, res_buf.mapped, (size_t)count * 16);
