@@ -30,10 +30,10 @@ void st_gpu_cmd_buffer_barrier(VkCommandBuffer cmd, VkBuffer buffer, VkPipelineS
     vkCmdPipelineBarrier2(cmd, &di);
 }
 
-VkImageMemoryBarrier2 st_gpu_image_barrier(VkImage image, VkImageAspectFlags aspect, uint32_t first_layer,
-                                           uint32_t layer_count, VkImageLayout old_layout, VkImageLayout new_layout,
-                                           VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
-                                           VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
+VkImageMemoryBarrier2 st_gpu_image_barrier_range(VkImage image, VkImageSubresourceRange range, VkImageLayout old_layout,
+                                                 VkImageLayout new_layout, VkPipelineStageFlags2 src_stage,
+                                                 VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage,
+                                                 VkAccessFlags2 dst_access) {
     return (VkImageMemoryBarrier2){.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
                                    .srcStageMask = src_stage,
                                    .srcAccessMask = src_access,
@@ -44,7 +44,15 @@ VkImageMemoryBarrier2 st_gpu_image_barrier(VkImage image, VkImageAspectFlags asp
                                    .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
                                    .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
                                    .image = image,
-                                   .subresourceRange = {aspect, 0, 1, first_layer, layer_count}};
+                                   .subresourceRange = range};
+}
+
+VkImageMemoryBarrier2 st_gpu_image_barrier(VkImage image, VkImageAspectFlags aspect, uint32_t first_layer,
+                                           uint32_t layer_count, VkImageLayout old_layout, VkImageLayout new_layout,
+                                           VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                                           VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
+    return st_gpu_image_barrier_range(image, (VkImageSubresourceRange){aspect, 0, 1, first_layer, layer_count},
+                                      old_layout, new_layout, src_stage, src_access, dst_stage, dst_access);
 }
 
 void st_gpu_cmd_image_barriers(VkCommandBuffer cmd, const VkImageMemoryBarrier2 *barriers, uint32_t count) {

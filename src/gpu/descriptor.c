@@ -7,11 +7,14 @@
 st_result st_gpu_set_layout(st_gpu *gpu, const st_gpu_binding *bindings, uint32_t count, VkDescriptorSetLayout *out,
                             st_error *err) {
     if (count > MAX_BINDINGS) return st_error_set(err, ST_ERR_INVALID, "%u bindings in one set", count);
+    for (uint32_t i = 0; i < count; i++)
+        if (bindings[i].count > MAX_BINDINGS)
+            return st_error_set(err, ST_ERR_INVALID, "%u descriptors in one binding", bindings[i].count);
     VkDescriptorSetLayoutBinding b[MAX_BINDINGS];
     for (uint32_t i = 0; i < count; i++)
         b[i] = (VkDescriptorSetLayoutBinding){.binding = i,
                                               .descriptorType = bindings[i].type,
-                                              .descriptorCount = 1,
+                                              .descriptorCount = bindings[i].count > 1 ? bindings[i].count : 1,
                                               .stageFlags = bindings[i].stages,
                                               .pImmutableSamplers = bindings[i].immutable_sampler};
     VkDescriptorSetLayoutCreateInfo li = {
@@ -36,7 +39,7 @@ static bool is_buffer(VkDescriptorType type) {
 static void write_from(st_gpu *gpu, VkDescriptorSet set, uint32_t first, const st_gpu_binding *bindings,
                        uint32_t count) {
     VkDescriptorBufferInfo buffers[MAX_BINDINGS];
-    VkDescriptorImageInfo images[MAX_BINDINGS];
+    VkDescriptorImageInfo images[MAX_BINDINGS][MAX_BINDINGS];
     VkWriteDescriptorSet w[MAX_BINDINGS];
     if (count > MAX_BINDINGS) count = MAX_BINDINGS; /* st_gpu_set_layout refused such a set */
     for (uint32_t i = 0; i < count; i++) {
@@ -50,8 +53,12 @@ static void write_from(st_gpu *gpu, VkDescriptorSet set, uint32_t first, const s
             buffers[i] = (VkDescriptorBufferInfo){.buffer = b->buffer, .range = b->range ? b->range : VK_WHOLE_SIZE};
             w[i].pBufferInfo = &buffers[i];
         } else {
-            images[i] = (VkDescriptorImageInfo){.sampler = b->sampler, .imageView = b->view, .imageLayout = b->layout};
-            w[i].pImageInfo = &images[i];
+            uint32_t n = b->count > 1 && b->views ? (b->count < MAX_BINDINGS ? b->count : MAX_BINDINGS) : 1;
+            for (uint32_t k = 0; k < n; k++)
+                images[i][k] = (VkDescriptorImageInfo){
+                    .sampler = b->sampler, .imageView = n > 1 ? b->views[k] : b->view, .imageLayout = b->layout};
+            w[i].descriptorCount = n;
+            w[i].pImageInfo = images[i];
         }
     }
     vkUpdateDescriptorSets(gpu->device, count, w, 0, NULL);

@@ -175,6 +175,11 @@ VkImageMemoryBarrier2 st_gpu_image_barrier(VkImage image, VkImageAspectFlags asp
                                            uint32_t layer_count, VkImageLayout old_layout, VkImageLayout new_layout,
                                            VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
                                            VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
+/* The same over any subresource range (mip levels and layers). */
+VkImageMemoryBarrier2 st_gpu_image_barrier_range(VkImage image, VkImageSubresourceRange range, VkImageLayout old_layout,
+                                                 VkImageLayout new_layout, VkPipelineStageFlags2 src_stage,
+                                                 VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage,
+                                                 VkAccessFlags2 dst_access);
 void st_gpu_cmd_image_barriers(VkCommandBuffer cmd, const VkImageMemoryBarrier2 *barriers, uint32_t count);
 /* An image barrier on mip 0, layer 0 (a plain 2D image). */
 void st_gpu_cmd_image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
@@ -196,8 +201,11 @@ typedef struct st_gpu_binding {
     VkImageView view;
     VkImageLayout layout;
     VkSampler sampler;
+    /* An array of count image descriptors (count > 1): views[0..count), each in `layout` (with `sampler`). */
+    uint32_t count;
+    const VkImageView *views;
 } st_gpu_binding;
-/* The layout of a set of count (at most 16) bindings. */
+/* The layout of a set of count (at most 16) bindings (an array binding holds at most 16 descriptors). */
 st_result st_gpu_set_layout(st_gpu *gpu, const st_gpu_binding *bindings, uint32_t count, VkDescriptorSetLayout *out,
                             st_error *err);
 /* One set of that layout from pool. */

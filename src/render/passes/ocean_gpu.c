@@ -100,32 +100,18 @@ st_result st_ocean_gpu_upload(st_ocean_gpu *o, const st_water *water, st_error *
     if (r) return r;
     VkBufferCopy region = {.size = bytes};
     vkCmdCopyBuffer(cmd, o->gpu->staging, o->spectrum.buffer, 1, &region);
-    VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                           .srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT,
-                           .srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                           .dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                           .dstAccessMask = VK_ACCESS_2_SHADER_STORAGE_READ_BIT};
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &mb};
-    vkCmdPipelineBarrier2(cmd, &di);
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
     return st_gpu_once_submit(o->gpu, cmd, err);
 }
 
 /* Every level and layer of img: UNDEFINED → GENERAL, cleared to zero (the foam starts from none). */
 static void init_image(VkCommandBuffer cmd, st_gpu_image *img) {
     VkImageSubresourceRange all = {VK_IMAGE_ASPECT_COLOR_BIT, 0, img->mips, 0, img->layers};
-    VkImageMemoryBarrier2 b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
-                               .srcStageMask = VK_PIPELINE_STAGE_2_NONE,
-                               .dstStageMask = VK_PIPELINE_STAGE_2_CLEAR_BIT,
-                               .dstAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                               .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-                               .newLayout = VK_IMAGE_LAYOUT_GENERAL,
-                               .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                               .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                               .image = img->image,
-                               .subresourceRange = all};
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1,
-                           .pImageMemoryBarriers = &b};
-    vkCmdPipelineBarrier2(cmd, &di);
+    VkImageMemoryBarrier2 b = st_gpu_image_barrier_range(
+        img->image, all, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE,
+        VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    st_gpu_cmd_image_barriers(cmd, &b, 1);
     VkClearColorValue zero = {{0}};
     vkCmdClearColorImage(cmd, img->image, VK_IMAGE_LAYOUT_GENERAL, &zero, 1, &all);
 }
@@ -174,20 +160,29 @@ st_result st_ocean_gpu_create(st_gpu *gpu, const st_water *water, st_ocean_gpu *
             r = st_gpu_check(vkCreateImageView(dev, &vi, NULL, views[i]), "ocean mip view", err);
         }
     }
-    if (!r) {
-        VkDescriptorSetLayoutBinding b[4] = {
-            {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1,
-             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
-            {.binding = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1,
-             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
-            {.binding = 2, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, .descriptorCount = MAX_MIPS,
-             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
-            {.binding = 3, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, .descriptorCount = MAX_MIPS,
-             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT}};
-        VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                              .bindingCount = 4, .pBindings = b};
-        r = st_gpu_check(vkCreateDescriptorSetLayout(dev, &li, NULL, &o->set_layout), "ocean layout", err);
+    /* every element of the arrays must be valid: levels past the chain repeat its last one (never written) */
+    VkImageView disp_views[MAX_MIPS], surf_views[MAX_MIPS];
+    for (uint32_t m = 0; m < MAX_MIPS; m++) {
+        uint32_t l = m < o->mips ? m : (o->mips ? o->mips - 1 : 0);
+        disp_views[m] = o->disp_mip[l];
+        surf_views[m] = o->surf_mip[l];
     }
+    st_gpu_binding b[4] = {
+        {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+         .stages = VK_SHADER_STAGE_COMPUTE_BIT,
+         .buffer = o->spectrum.buffer},
+        {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_COMPUTE_BIT, .buffer = o->work.buffer},
+        {.type = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+         .stages = VK_SHADER_STAGE_COMPUTE_BIT,
+         .layout = VK_IMAGE_LAYOUT_GENERAL,
+         .count = MAX_MIPS,
+         .views = disp_views},
+        {.type = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+         .stages = VK_SHADER_STAGE_COMPUTE_BIT,
+         .layout = VK_IMAGE_LAYOUT_GENERAL,
+         .count = MAX_MIPS,
+         .views = surf_views}};
+    if (!r) r = st_gpu_set_layout(gpu, b, 4, &o->set_layout, err);
     if (!r) {
         VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2},
                                          {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 2 * MAX_MIPS}};
@@ -195,32 +190,9 @@ st_result st_ocean_gpu_create(st_gpu *gpu, const st_water *water, st_ocean_gpu *
                                          .poolSizeCount = 2, .pPoolSizes = sizes};
         r = st_gpu_check(vkCreateDescriptorPool(dev, &pi, NULL, &o->pool), "ocean descriptor pool", err);
     }
+    if (!r) r = st_gpu_set_alloc(gpu, o->pool, o->set_layout, &o->set, err);
     if (!r) {
-        VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-                                          .descriptorPool = o->pool, .descriptorSetCount = 1,
-                                          .pSetLayouts = &o->set_layout};
-        r = st_gpu_check(vkAllocateDescriptorSets(dev, &ai, &o->set), "ocean descriptor set", err);
-    }
-    if (!r) {
-        VkDescriptorBufferInfo bi[2] = {{.buffer = o->spectrum.buffer, .range = VK_WHOLE_SIZE},
-                                        {.buffer = o->work.buffer, .range = VK_WHOLE_SIZE}};
-        /* every element of the arrays must be valid: levels past the chain repeat its last one (never written) */
-        VkDescriptorImageInfo di[MAX_MIPS], si[MAX_MIPS];
-        for (uint32_t m = 0; m < MAX_MIPS; m++) {
-            uint32_t l = m < o->mips ? m : o->mips - 1;
-            di[m] = (VkDescriptorImageInfo){.imageView = o->disp_mip[l], .imageLayout = VK_IMAGE_LAYOUT_GENERAL};
-            si[m] = (VkDescriptorImageInfo){.imageView = o->surf_mip[l], .imageLayout = VK_IMAGE_LAYOUT_GENERAL};
-        }
-        VkWriteDescriptorSet w[4] = {
-            {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = o->set, .dstBinding = 0, .descriptorCount = 1,
-             .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &bi[0]},
-            {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = o->set, .dstBinding = 1, .descriptorCount = 1,
-             .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &bi[1]},
-            {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = o->set, .dstBinding = 2,
-             .descriptorCount = MAX_MIPS, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, .pImageInfo = di},
-            {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = o->set, .dstBinding = 3,
-             .descriptorCount = MAX_MIPS, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, .pImageInfo = si}};
-        vkUpdateDescriptorSets(dev, 4, w, 0, NULL);
+        st_gpu_set_write(gpu, o->set, b, 4);
         VkPushConstantRange push = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .size = sizeof(ocean_push)};
         VkPipelineLayoutCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1,
                                          .pSetLayouts = &o->set_layout, .pushConstantRangeCount = 1,
@@ -237,14 +209,9 @@ st_result st_ocean_gpu_create(st_gpu *gpu, const st_water *water, st_ocean_gpu *
         if (!r) {
             init_image(cmd, &o->disp);
             init_image(cmd, &o->surf);
-            VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                                   .srcStageMask = VK_PIPELINE_STAGE_2_CLEAR_BIT,
-                                   .srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                                   .dstStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                                   .dstAccessMask = VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT};
-            VkDependencyInfo dep = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1,
-                                    .pMemoryBarriers = &mb};
-            vkCmdPipelineBarrier2(cmd, &dep);
+            st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                                      VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                                      VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
             r = st_gpu_once_submit(gpu, cmd, err);
         }
     }
@@ -258,13 +225,8 @@ st_result st_ocean_gpu_create(st_gpu *gpu, const st_water *water, st_ocean_gpu *
 }
 
 static void compute_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
-    VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                           .srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                           .srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                           .dstStageMask = dst_stage,
-                           .dstAccessMask = dst_access};
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &mb};
-    vkCmdPipelineBarrier2(cmd, &di);
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                              dst_stage, dst_access);
 }
 
 void st_ocean_gpu_record(st_ocean_gpu *o, VkCommandBuffer cmd, double t, double dt, float choppiness, float decay_s,
@@ -280,13 +242,8 @@ void st_ocean_gpu_record(st_ocean_gpu *o, VkCommandBuffer cmd, double t, double 
     memcpy(pc.dk, o->dk, sizeof pc.dk);
     memcpy(pc.foam_weight, o->foam_weight, sizeof pc.foam_weight);
     /* the last step's readers (the water's shaders, tests' copies) are done before this one rewrites */
-    VkMemoryBarrier2 before = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                               .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                               .srcAccessMask = VK_ACCESS_2_NONE,
-                               .dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                               .dstAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT};
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &before};
-    vkCmdPipelineBarrier2(cmd, &di);
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_NONE,
+                              VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, o->layout, 0, 1, &o->set, 0, NULL);
     vkCmdPushConstants(cmd, o->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
     VkAccessFlags2 rw = VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
@@ -331,13 +288,8 @@ st_result st_ocean_gpu_read_transform(st_ocean_gpu *o, uint32_t c, float *out, s
     if (r) return r;
     VkBufferCopy region = {.srcOffset = c * bytes, .size = bytes};
     vkCmdCopyBuffer(cmd, o->work.buffer, o->gpu->staging, 1, &region);
-    VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                           .srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT,
-                           .srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                           .dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT,
-                           .dstAccessMask = VK_ACCESS_2_HOST_READ_BIT};
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &mb};
-    vkCmdPipelineBarrier2(cmd, &di);
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
     r = st_gpu_once_submit(o->gpu, cmd, err);
     if (!r) memcpy(out, o->gpu->staging_mapped, (size_t)bytes);
     return r;

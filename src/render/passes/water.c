@@ -199,18 +199,33 @@ static st_result water_create(st_renderer *r, void **out, st_error *err) {
                                   .maxLod = VK_LOD_CLAMP_NONE};
         res = st_gpu_check(vkCreateSampler(dev, &si, NULL, &s->linear), "water sampler", err);
     }
-    if (!res) {
-        VkDescriptorSetLayoutBinding b[5];
-        for (uint32_t i = 0; i < 5; i++)
-            b[i] = (VkDescriptorSetLayoutBinding){.binding = i,
-                                                  .descriptorType = i ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
-                                                                      : VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
-                                                  .descriptorCount = 1,
-                                                  .stageFlags = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT};
-        VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                              .bindingCount = 5, .pBindings = b};
-        res = st_gpu_check(vkCreateDescriptorSetLayout(dev, &li, NULL, &s->set_layout), "water layout", err);
-    }
+    VkShaderStageFlags stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+    VkSampler nearest = r->engine->nearest;
+    st_gpu_binding b[5] = {{.type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                            .stages = stages,
+                            .buffer = s->ubo.buffer,
+                            .range = sizeof(water_ubo)},
+                           {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                            .stages = stages,
+                            .sampler = nearest,
+                            .view = s->scene_color.view,
+                            .layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL},
+                           {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                            .stages = stages,
+                            .sampler = nearest,
+                            .view = s->scene_depth.view,
+                            .layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL},
+                           {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                            .stages = stages,
+                            .sampler = nearest,
+                            .view = s->ocean ? st_ocean_gpu_disp_view(s->ocean) : s->dummy_disp.view,
+                            .layout = VK_IMAGE_LAYOUT_GENERAL},
+                           {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                            .stages = stages,
+                            .sampler = s->linear,
+                            .view = s->ocean ? st_ocean_gpu_surf_view(s->ocean) : s->dummy_surf.view,
+                            .layout = VK_IMAGE_LAYOUT_GENERAL}};
+    if (!res) res = st_gpu_set_layout(gpu, b, 5, &s->set_layout, err);
     if (!res) {
         VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1},
                                          {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 4}};
@@ -218,30 +233,9 @@ static st_result water_create(st_renderer *r, void **out, st_error *err) {
                                          .poolSizeCount = 2, .pPoolSizes = sizes};
         res = st_gpu_check(vkCreateDescriptorPool(dev, &pi, NULL, &s->pool), "water descriptor pool", err);
     }
+    if (!res) res = st_gpu_set_alloc(gpu, s->pool, s->set_layout, &s->set, err);
     if (!res) {
-        VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-                                          .descriptorPool = s->pool, .descriptorSetCount = 1,
-                                          .pSetLayouts = &s->set_layout};
-        res = st_gpu_check(vkAllocateDescriptorSets(dev, &ai, &s->set), "water descriptor set", err);
-    }
-    if (!res) {
-        VkDescriptorBufferInfo bi = {.buffer = s->ubo.buffer, .range = sizeof(water_ubo)};
-        VkSampler nearest = r->engine->nearest;
-        VkDescriptorImageInfo ii[4] = {
-            {.sampler = nearest, .imageView = s->scene_color.view, .imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL},
-            {.sampler = nearest, .imageView = s->scene_depth.view, .imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL},
-            {.sampler = nearest, .imageView = s->ocean ? st_ocean_gpu_disp_view(s->ocean) : s->dummy_disp.view,
-             .imageLayout = VK_IMAGE_LAYOUT_GENERAL},
-            {.sampler = s->linear, .imageView = s->ocean ? st_ocean_gpu_surf_view(s->ocean) : s->dummy_surf.view,
-             .imageLayout = VK_IMAGE_LAYOUT_GENERAL}};
-        VkWriteDescriptorSet w[5];
-        for (uint32_t i = 0; i < 5; i++)
-            w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = s->set,
-                                          .dstBinding = i, .descriptorCount = 1,
-                                          .descriptorType = i ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
-                                                              : VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
-                                          .pBufferInfo = i ? NULL : &bi, .pImageInfo = i ? &ii[i - 1] : NULL};
-        vkUpdateDescriptorSets(dev, 5, w, 0, NULL);
+        st_gpu_set_write(gpu, s->set, b, 5);
         res = st_renderer_pipeline_layout(r, &s->set_layout, 1, sizeof(water_push), &s->layout, err);
     }
     if (!res) {
@@ -452,11 +446,7 @@ static void water_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->layout, 0, 2, sets, 0, NULL);
     vkCmdDraw(cmd, 3, 1, 0, 0);
     vkCmdEndRendering(cmd);
-    VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2, .srcStageMask = tests,
-                           .srcAccessMask = VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, .dstStageMask = tests,
-                           .dstAccessMask = depth_rw};
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &mb};
-    vkCmdPipelineBarrier2(cmd, &di);
+    st_gpu_cmd_memory_barrier(cmd, tests, VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, tests, depth_rw);
 
     /* 2. the surface, ring by ring, finest first */
     VkRenderingAttachmentInfo colors[2] = {
