@@ -191,37 +191,30 @@ static bool starts_with(const char *s, const char *family) {
     return !strncmp(s, family, n) && (s[n] == 0 || s[n] == '-');
 }
 
-/* The current method's main knob as text ("ray steps 128"); steps it when dir is ±1. */
+/* The current method's quality knob as text ("ray steps 128"); steps it when dir is ±1: a count doubles and
+ * halves within the knob's range, a fraction moves by tenths. */
 static void knob(viewer *v, int dir, char *text, size_t cap) {
     st_method_knobs *k = &v->desc.knobs;
-    const char *m = v->desc.method;
-    uint32_t *u = NULL, def = 0, lo = 1, hi = 1;
-    const char *label = NULL;
-    if (starts_with(m, "ray")) u = &k->ray_steps, def = 128, lo = 4, hi = 4096, label = "ray steps";
-    else if (starts_with(m, "voxel")) u = &k->voxel_steps, def = 100, lo = 10, hi = 6400, label = "voxel steps";
-    else if (starts_with(m, "slice")) u = &k->slices, def = 512, lo = 16, hi = 8192, label = "slices";
-    else if (starts_with(m, "scatter"))
-        u = &k->scatter_density, def = strcmp(m, "scatter-plain") ? 2 : 4, lo = 1, hi = 64, label = "density";
-    if (u) {
-        uint32_t cur = *u ? *u : def;
+    const st_method_knob *kn = st_method_quality_knob(v->desc.method);
+    if (!kn) {
+        snprintf(text, cap, "no knob");
+        return;
+    }
+    if (kn->kind == ST_KNOB_COUNT) {
+        uint32_t cur = (uint32_t)st_knob_get(k, kn), lo = (uint32_t)kn->min, hi = (uint32_t)kn->max;
         if (dir > 0 && cur * 2 <= hi) cur *= 2;
         if (dir < 0 && cur / 2 >= lo) cur /= 2;
-        if (dir) *u = cur;
-        snprintf(text, cap, "%s %u", label, cur);
+        if (dir) st_knob_set(k, kn, cur);
+        snprintf(text, cap, "%s %u", kn->label, cur);
         return;
     }
-    if (starts_with(m, "mesh")) {
-        /* 0 means the default 0.5 and a negative value means q = 0 (render.h) */
-        float q = k->mesh_quality == 0 ? 0.5f : k->mesh_quality < 0 ? 0.0f : k->mesh_quality;
-        if (dir) {
-            q = roundf((q + 0.1f * (float)dir) * 10.0f) / 10.0f;
-            q = q < 0 ? 0 : q > 1 ? 1 : q;
-            k->mesh_quality = q == 0 ? -1.0f : q;
-        }
-        snprintf(text, cap, "mesh q %.1f", (double)q);
-        return;
+    float q = (float)st_knob_get(k, kn), lo = (float)kn->min, hi = (float)kn->max;
+    if (dir) {
+        q = roundf((q + 0.1f * (float)dir) * 10.0f) / 10.0f;
+        q = q < lo ? lo : q > hi ? hi : q;
+        st_knob_set(k, kn, q);
     }
-    snprintf(text, cap, "no knob");
+    snprintf(text, cap, "%s %.1f", kn->label, (double)q);
 }
 
 static bool has_wireframe(const char *method) { return starts_with(method, "mesh"); }

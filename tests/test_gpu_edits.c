@@ -35,16 +35,39 @@ static void test_tune_rule(void **state) {
     double ms5[] = {NAN, 4, 2}, e5[] = {0.0, 1.0, NAN};
     assert_int_equal(st_tune_choose(ms5, e5, 3, 1.0), 1);
     assert_int_equal(st_tune_choose(ms5, e5, 0, 1.0), SIZE_MAX);
-    /* the knob table */
-    st_tune_knob k = st_tune_knob_of("ray");
-    assert_string_equal(k.knob, "ray_steps");
-    assert_int_equal(k.count, 5);
-    assert_true(k.values[0] == 16 && k.values[4] == 256);
-    assert_null(st_tune_knob_of("paint").knob);
+    /* the knobs the methods declare */
+    const st_method_knob *k = st_method_quality_knob("ray");
+    assert_non_null(k);
+    assert_string_equal(k->name, "ray_steps");
+    assert_int_equal(k->sweep_count, 5);
+    assert_true(k->sweep[0] == 16 && k->sweep[4] == 256);
+    assert_ptr_equal(st_method_quality_knob("ray-compute"), k); /* the variants share one */
+    assert_null(st_method_quality_knob("paint"));
+    assert_null(st_method_quality_knob("no-such-method"));
     st_method_knobs kn = {0};
-    assert_true(st_knobs_set(&kn, "mesh_quality", 0));
+    const st_method_knob *q = st_knob_find("mesh_quality");
+    assert_non_null(q);
+    assert_true(q->cost_falls);
+    assert_true(st_knob_get(&kn, q) == 0.5); /* 0 in the field: the default */
+    st_knob_set(&kn, q, 0);
     assert_true(kn.mesh_quality < 0); /* q = 0 itself, not "the default" */
-    assert_false(st_knobs_set(&kn, "no_such_knob", 1));
+    assert_true(st_knob_get(&kn, q) == 0);
+    st_knob_set(&kn, k, 63.6);
+    assert_int_equal(kn.ray_steps, 64);
+    assert_true(st_knob_get(&kn, st_method_quality_knob("scatter")) == 2);
+    assert_true(st_knob_get(&kn, st_method_quality_knob("scatter-plain")) == 4);
+    assert_non_null(st_knob_find("voxel_grid")); /* set, not swept */
+    assert_int_equal(st_knob_find("voxel_grid")->sweep_count, 0);
+    assert_null(st_knob_find("no_such_knob"));
+    /* every swept knob has its sweep within the tuning table's room, and a HUD label */
+    for (size_t i = 0; i < st_method_count(); i++) {
+        const st_method_info *m = st_method_at(i);
+        for (size_t j = 0; j < m->knob_count; j++) {
+            assert_true(m->knobs[j].sweep_count <= ST_TUNE_MAX_SETTINGS);
+            assert_non_null(m->knobs[j].label);
+            assert_true(m->knobs[j].min <= m->knobs[j].default_value && m->knobs[j].default_value <= m->knobs[j].max);
+        }
+    }
 }
 
 static void test_tuning_file(void **state) {

@@ -79,19 +79,10 @@ st_result st_eval_heatmap(const float *distance, const float *ref_distance, uint
  * adapter, where a frame's wall time is mostly noise of the shared CPU) it is by the knob's own cost order. A
  * tuning file (tuning.json) carries the choices into `strata compare --tuning`. */
 
-#define ST_TUNE_MAX_SETTINGS 8
+/* The knob swept and its values are the method's own quality knob (st_method_quality_knob, declared in the
+ * method's file). */
+#define ST_TUNE_MAX_SETTINGS ST_KNOB_MAX_SWEEP
 #define ST_TUNE_TOLERANCE 1.0 /* percentage points of error */
-
-/* The knob a method is swept over: its name in the knobs struct ("ray_steps", ...) and the values. */
-typedef struct st_tune_knob {
-    const char *knob;   /* NULL: the method has no knob */
-    size_t count;
-    double values[ST_TUNE_MAX_SETTINGS];
-    bool cost_falls;    /* a larger value is less work (the mesh's tolerance q); else more (steps, slices) */
-} st_tune_knob;
-st_tune_knob st_tune_knob_of(const char *method);
-/* Sets one knob by name; false when the name is unknown. */
-bool st_knobs_set(st_method_knobs *knobs, const char *knob, double value);
 
 /* The rule: index of the cheapest row (ms) whose error is within tolerance points of the smallest error;
  * ties on ms go to the smaller error. Rows with a non-finite ms or error are ignored; SIZE_MAX if none. */

@@ -73,21 +73,56 @@ typedef enum st_world_kind {
     ST_WORLD_STORE = 1,
 } st_world_kind;
 
+/* A method's knob, declared by the method itself (src/render/methods/): the field of st_method_knobs it sets,
+ * what 0 there means, the range the viewer steps it in and the values tuning sweeps. */
+#define ST_KNOB_MAX_SWEEP 8
+typedef enum st_knob_kind {
+    ST_KNOB_COUNT,    /* a uint32_t count (steps, slices, density): the viewer doubles and halves it */
+    ST_KNOB_FRACTION, /* a float in [min, max] (the mesh's q): the viewer steps it by tenths. 0 in the field
+                         means the default, a negative value min itself */
+} st_knob_kind;
+typedef struct st_method_knob {
+    const char *name;     /* the st_method_knobs field it sets ("ray_steps"), the name tuning files use */
+    const char *label;    /* for the viewer's HUD ("ray steps") */
+    st_knob_kind kind;
+    size_t offset;        /* offsetof(st_method_knobs, the field) */
+    double default_value; /* what 0 in the field means */
+    double min, max;      /* the viewer keeps it within these */
+    size_t sweep_count;   /* the values tuning sweeps (none: the knob is not swept) */
+    double sweep[ST_KNOB_MAX_SWEEP];
+    bool cost_falls;      /* a larger value is less work (the mesh's tolerance q); else more (steps, slices) */
+} st_method_knob;
+
 typedef struct st_method_info {
     const char *name;        /* "ray", "ray-compute", ... */
     const char *description; /* one line */
     bool compute;            /* draws with compute only (no rasteriser) */
     st_world_kind world;     /* what it draws */
+    /* The method's knobs, its quality knob (the one tuning sweeps and the viewer steps) first; none for a
+     * method without one. */
+    const st_method_knob *knobs;
+    size_t knob_count;
 } st_method_info;
 
-/* The methods that draw levels, in the order reports list them. */
+/* The number of methods that draw levels, in the order reports list them. */
 size_t st_method_count(void);
+/* The index-th of them; NULL past the end. */
 const st_method_info *st_method_at(size_t index);
-/* The methods that draw tile stores (strata/large_world.h). */
+/* The number of methods that draw tile stores (strata/large_world.h). */
 size_t st_store_method_count(void);
+/* The index-th of them; NULL past the end. */
 const st_method_info *st_store_method_at(size_t index);
-/* Any method by name, of either kind. */
+/* Any method by name, of either kind; NULL when there is none. */
 const st_method_info *st_method_find(const char *name);
+/* The quality knob of a method (its first); NULL when the method has none or is unknown. */
+const st_method_knob *st_method_quality_knob(const char *method);
+/* The knob of that field name, among every registered method's knobs; NULL when no method has it. */
+const st_method_knob *st_knob_find(const char *name);
+/* Sets the knob's field in knobs to value: a count is rounded and clamped to 0..10⁶; a fraction at or below
+ * the knob's min is stored as the "min itself" mark (negative), since 0 means the default. */
+void st_knob_set(st_method_knobs *knobs, const st_method_knob *knob, double value);
+/* The value the knob has in knobs: its default where the field is 0, min where a fraction is negative. */
+double st_knob_get(const st_method_knobs *knobs, const st_method_knob *knob);
 
 typedef struct st_render_desc {
     const char *method;   /* name; NULL = "ray" */

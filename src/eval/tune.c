@@ -14,48 +14,10 @@
 #include "strata/file.h"
 #include "strata/image.h"
 
-/* Each method's knob and the values swept (the paper's ranges). Methods not listed have no knob. */
-static const struct {
-    const char *method, *knob;
-    size_t count;
-    double values[ST_TUNE_MAX_SETTINGS];
-    bool cost_falls;
-} knob_table[] = {
-    {"ray", "ray_steps", 5, {16, 32, 64, 128, 256}, false},
-    {"ray-compute", "ray_steps", 5, {16, 32, 64, 128, 256}, false},
-    {"voxel", "voxel_steps", 4, {40, 100, 200, 400}, false},
-    {"voxel-compute", "voxel_steps", 4, {40, 100, 200, 400}, false},
-    {"slice", "slices", 5, {32, 64, 128, 256, 512}, false},
-    {"slice-plain", "slices", 5, {32, 64, 128, 256, 512}, false},
-    {"scatter", "scatter_density", 4, {1, 2, 3, 4}, false},
-    {"scatter-plain", "scatter_density", 4, {1, 2, 3, 4}, false},
-    {"mesh", "mesh_quality", 5, {0, 0.25, 0.5, 0.75, 1}, true},
-    {"mesh-compute", "mesh_quality", 5, {0, 0.25, 0.5, 0.75, 1}, true},
-};
-
-st_tune_knob st_tune_knob_of(const char *method) {
-    st_tune_knob k = {0};
-    for (size_t i = 0; i < sizeof knob_table / sizeof knob_table[0]; i++)
-        if (!strcmp(knob_table[i].method, method)) {
-            k.knob = knob_table[i].knob;
-            k.count = knob_table[i].count;
-            memcpy(k.values, knob_table[i].values, sizeof k.values);
-            k.cost_falls = knob_table[i].cost_falls;
-        }
-    return k;
-}
-
-bool st_knobs_set(st_method_knobs *k, const char *knob, double value) {
-    uint32_t u = value < 0 ? 0 : value > 1e6 ? 1000000u : (uint32_t)lround(value);
-    if (!strcmp(knob, "ray_steps")) k->ray_steps = u;
-    else if (!strcmp(knob, "voxel_steps")) k->voxel_steps = u;
-    else if (!strcmp(knob, "voxel_grid")) k->voxel_grid = u;
-    else if (!strcmp(knob, "slices")) k->slices = u;
-    else if (!strcmp(knob, "scatter_density")) k->scatter_density = u;
-    /* 0 means "the default" (0.5) in the knobs struct; a negative value asks for q = 0 itself */
-    else if (!strcmp(knob, "mesh_quality")) k->mesh_quality = value <= 0 ? -1.0f : (float)value;
-    else return false;
-    return true;
+/* Whether a larger value of the method's quality knob is less work (false without a knob). */
+static bool knob_cost_falls(const char *method) {
+    const st_method_knob *k = st_method_quality_knob(method);
+    return k && k->cost_falls;
 }
 
 size_t st_tune_choose(const double *ms, const double *error, size_t n, double tolerance) {
@@ -125,8 +87,7 @@ st_result st_tuning_read(const char *path, st_tuning *out, st_error *err) {
         st_tuning_choice *c = &out->choices[out->count++];
         snprintf(c->method, sizeof c->method, "%s", name->valuestring);
         if (cJSON_IsString(knob) && cJSON_IsNumber(value)) {
-            st_method_knobs probe = {0};
-            if (!st_knobs_set(&probe, knob->valuestring, value->valuedouble)) {
+            if (!st_knob_find(knob->valuestring)) {
                 res = st_error_set(err, ST_ERR_FORMAT, "%s: method %s: unknown knob '%s'", path, c->method,
                                    knob->valuestring);
                 break;
@@ -145,7 +106,8 @@ st_method_knobs st_tuning_knobs(const st_tuning *t, const char *method, const st
     if (!t) return k;
     for (size_t i = 0; i < t->count; i++) {
         if (strcmp(t->choices[i].method, method)) continue;
-        if (t->choices[i].knob[0]) st_knobs_set(&k, t->choices[i].knob, t->choices[i].value);
+        const st_method_knob *knob = t->choices[i].knob[0] ? st_knob_find(t->choices[i].knob) : NULL;
+        if (knob) st_knob_set(&k, knob, t->choices[i].value);
         if (choice) *choice = &t->choices[i];
     }
     return k;
@@ -282,11 +244,11 @@ st_result st_tune_run(const st_tune_desc *d, st_tune_result **out, st_error *err
         }
         st_tune_method *tm = &r->methods[r->method_count++];
         snprintf(tm->name, sizeof tm->name, "%s", name);
-        st_tune_knob k = st_tune_knob_of(name);
-        if (k.knob) {
-            snprintf(tm->knob, sizeof tm->knob, "%s", k.knob);
-            tm->count = k.count;
-            for (size_t j = 0; j < k.count; j++) tm->settings[j].value = k.values[j];
+        const st_method_knob *k = st_method_quality_knob(name);
+        if (k && k->sweep_count) {
+            snprintf(tm->knob, sizeof tm->knob, "%s", k->name);
+            tm->count = k->sweep_count;
+            for (size_t j = 0; j < k->sweep_count; j++) tm->settings[j].value = k->sweep[j];
         } else {
             tm->count = 1; /* the defaults, so the method's error is still on the table */
         }
@@ -308,7 +270,7 @@ st_result st_tune_run(const st_tune_desc *d, st_tune_result **out, st_error *err
         double ms[ST_TUNE_MAX_SETTINGS], error[ST_TUNE_MAX_SETTINGS];
         for (size_t j = 0; j < tm->count && !res; j++) {
             st_method_knobs knobs = {0};
-            if (tm->knob[0]) st_knobs_set(&knobs, tm->knob, tm->settings[j].value);
+            if (tm->knob[0]) st_knob_set(&knobs, st_method_quality_knob(tm->name), tm->settings[j].value);
             res = run_setting(&s, tm->name, &knobs, &tm->settings[j], err);
             if (res) {
                 st_error_prefix(err, "tune %s %s=%g", tm->name, tm->knob, tm->settings[j].value);
@@ -331,7 +293,7 @@ st_result st_tune_run(const st_tune_desc *d, st_tune_result **out, st_error *err
         for (size_t j = 0; j < tm->count; j++) tm->by_time &= tm->settings[j].gpu_timing;
         tm->chosen = tm->by_time ? st_tune_choose(ms, error, tm->count, ST_TUNE_TOLERANCE)
                                  : st_tune_choose_by_order(error, tm->count, ST_TUNE_TOLERANCE,
-                                                           st_tune_knob_of(tm->name).cost_falls);
+                                                           knob_cost_falls(tm->name));
         if (tm->chosen < tm->count) tm->settings[tm->chosen].chosen = true;
     }
     if (d->run.progress && !res) fputc('\n', stderr);

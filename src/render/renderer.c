@@ -267,7 +267,7 @@ static void fill_globals(st_renderer *r, const st_camera *cam) {
     g->fog[1] = FOG_LINEAR[1];
     g->fog[2] = FOG_LINEAR[2];
     g->fog[3] = ST_FOG_BAND;
-    g->knobs[0] = r->desc.knobs.ray_steps ? r->desc.knobs.ray_steps : 128;
+    g->knobs[0] = r->desc.knobs.ray_steps ? r->desc.knobs.ray_steps : ST_RAY_STEPS_DEFAULT;
     g->knobs[1] = l ? l->terrain_types : 0;
     g->knobs[2] = r->frame_index;
     /* the bounded axes (surface.glsl); a store's DEM ends at its edges */

@@ -16,6 +16,19 @@
 #define MESH_BIG_CAP 65535u         /* big-triangle queue entries (one workgroup each: ≤ 65535) */
 #define MESH_UPLOAD_BYTES (16u << 20) /* staging batch of an upload */
 
+/* The quality knob of both variants: the fit's tolerance q in [0, 1] (docs/mesh.md); a larger q is a coarser
+ * mesh, less work. */
+static const st_method_knob mesh_knobs[] = {{.name = "mesh_quality",
+                                             .label = "mesh q",
+                                             .kind = ST_KNOB_FRACTION,
+                                             .offset = offsetof(st_method_knobs, mesh_quality),
+                                             .default_value = 0.5,
+                                             .min = 0,
+                                             .max = 1,
+                                             .sweep_count = 5,
+                                             .sweep = {0, 0.25, 0.5, 0.75, 1},
+                                             .cost_falls = true}};
+
 /* Mirror of MeshDrawPush in mesh.vert */
 typedef struct mesh_draw_push {
     float origin[4];
@@ -411,8 +424,7 @@ static void mesh_destroy(st_renderer *r, void *state) {
 
 static st_result create_common(st_renderer *r, mesh_state *s, st_error *err) {
     st_gpu *gpu = r->engine->gpu;
-    float q = r->desc.knobs.mesh_quality;
-    q = q == 0.0f ? 0.5f : q < 0.0f ? 0.0f : q;
+    float q = (float)st_knob_get(&r->desc.knobs, &mesh_knobs[0]);
     st_mesh_desc md = {.tolerance = st_mesh_tolerance(q)};
     st_result res = st_mesh_create(r->engine->level, &md, &s->mesh, err);
     if (res) return st_error_prefix(err, "mesh");
@@ -662,7 +674,10 @@ static uint64_t mesh_cpu_bytes(const st_renderer *r, const void *state) {
 }
 
 const st_method_ops st_method_mesh = {
-    .info = {.name = "mesh", .description = "fitted triangle mesh (TIN chunks, 3 LODs), rasterised", .compute = false},
+    .info = {.name = "mesh",
+             .description = "fitted triangle mesh (TIN chunks, 3 LODs), rasterised",
+             .compute = false,
+             ST_METHOD_KNOBS(mesh_knobs)},
     .targets = ST_TARGETS_RASTER,
     .create = mesh_create,
     .destroy = mesh_destroy,
@@ -675,7 +690,8 @@ const st_method_ops st_method_mesh = {
 const st_method_ops st_method_mesh_compute = {
     .info = {.name = "mesh-compute",
              .description = "fitted triangle mesh, rasterised in compute into a 64-bit visibility buffer",
-             .compute = true},
+             .compute = true,
+             ST_METHOD_KNOBS(mesh_knobs)},
     .targets = ST_TARGETS_STORAGE,
     .create = mesh_compute_create,
     .destroy = mesh_destroy,

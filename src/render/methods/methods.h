@@ -2,7 +2,12 @@
 #ifndef STRATA_METHODS_H
 #define STRATA_METHODS_H
 
+#include <stddef.h>
+
 #include "render/render_internal.h"
+
+/* In an ops table's info: the method's knobs, a static array of st_method_knob (its quality knob first). */
+#define ST_METHOD_KNOBS(array) .knobs = (array), .knob_count = sizeof(array) / sizeof((array)[0])
 
 extern const st_method_ops st_method_ray;         /* ray.c: height-field ray march, fragment pass */
 extern const st_method_ops st_method_ray_compute; /* ray.c: the same march in a compute pass */

@@ -5,6 +5,17 @@
 
 #include "render/methods/methods.h"
 
+/* The quality knob of both variants: uniform steps before the bisection (the renderer's globals carry it). */
+static const st_method_knob ray_knobs[] = {{.name = "ray_steps",
+                                            .label = "ray steps",
+                                            .kind = ST_KNOB_COUNT,
+                                            .offset = offsetof(st_method_knobs, ray_steps),
+                                            .default_value = ST_RAY_STEPS_DEFAULT,
+                                            .min = 4,
+                                            .max = 4096,
+                                            .sweep_count = 5,
+                                            .sweep = {16, 32, 64, 128, 256}}};
+
 typedef struct ray_state {
     VkPipelineLayout layout;
     VkPipeline pipeline;
@@ -68,7 +79,10 @@ static void ray_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd)
 }
 
 const st_method_ops st_method_ray = {
-    .info = {.name = "ray", .description = "height-field ray march, full-screen fragment pass", .compute = false},
+    .info = {.name = "ray",
+             .description = "height-field ray march, full-screen fragment pass",
+             .compute = false,
+             ST_METHOD_KNOBS(ray_knobs)},
     .targets = ST_TARGETS_RASTER,
     .create = ray_create,
     .destroy = ray_destroy,
@@ -76,7 +90,10 @@ const st_method_ops st_method_ray = {
 };
 
 const st_method_ops st_method_ray_compute = {
-    .info = {.name = "ray-compute", .description = "height-field ray march, compute pass", .compute = true},
+    .info = {.name = "ray-compute",
+             .description = "height-field ray march, compute pass",
+             .compute = true,
+             ST_METHOD_KNOBS(ray_knobs)},
     .targets = ST_TARGETS_STORAGE,
     .create = ray_compute_create,
     .destroy = ray_destroy,

@@ -1,6 +1,8 @@
 /* The method registry: every method of the renderer, in the order reports list them — those that draw levels,
- * then those that draw tile stores. A new method adds its ops table here and appears in `strata render`,
- * `strata run` and `strata compare` (of its kind of world) unchanged. */
+ * then those that draw tile stores — and the knobs they declare. A new method adds its ops table here and
+ * appears in `strata render`, `strata run`, `strata compare`, `strata tune` and the viewer (of its kind of world)
+ * unchanged. */
+#include <math.h>
 #include <string.h>
 
 #include "render/methods/methods.h"
@@ -53,4 +55,45 @@ const st_method_ops *st_method_ops_find(const char *name) {
 const st_method_info *st_method_find(const char *name) {
     const st_method_ops *ops = st_method_ops_find(name);
     return ops ? &ops->info : NULL;
+}
+
+const st_method_knob *st_method_quality_knob(const char *method) {
+    const st_method_info *m = st_method_find(method);
+    return m && m->knob_count ? &m->knobs[0] : NULL;
+}
+
+static const st_method_knob *knob_in(const st_method_info *m, const char *name) {
+    for (size_t k = 0; k < m->knob_count; k++)
+        if (!strcmp(m->knobs[k].name, name)) return &m->knobs[k];
+    return NULL;
+}
+
+const st_method_knob *st_knob_find(const char *name) {
+    const st_method_knob *k = NULL;
+    for (size_t i = 0; i < METHOD_COUNT && !k; i++) k = knob_in(&registry[i]->info, name);
+    for (size_t i = 0; store_registry[i] && !k; i++) k = knob_in(&store_registry[i]->info, name);
+    return k;
+}
+
+void st_knob_set(st_method_knobs *knobs, const st_method_knob *knob, double value) {
+    char *field = (char *)knobs + knob->offset;
+    if (knob->kind == ST_KNOB_FRACTION) {
+        float f = value <= knob->min ? -1.0f : (float)value; /* 0 in the field would mean the default */
+        memcpy(field, &f, sizeof f);
+    } else {
+        uint32_t u = value < 0 ? 0 : value > 1e6 ? 1000000u : (uint32_t)lround(value);
+        memcpy(field, &u, sizeof u);
+    }
+}
+
+double st_knob_get(const st_method_knobs *knobs, const st_method_knob *knob) {
+    const char *field = (const char *)knobs + knob->offset;
+    if (knob->kind == ST_KNOB_FRACTION) {
+        float f;
+        memcpy(&f, field, sizeof f);
+        return f == 0 ? knob->default_value : f < 0 ? knob->min : f;
+    }
+    uint32_t u;
+    memcpy(&u, field, sizeof u);
+    return u ? u : knob->default_value;
 }

@@ -16,6 +16,16 @@
  * widens silhouettes by up to a block) to half-pixel blocks; at 1280×800 it starts past 2048 texels. */
 #define SCATTER_DEFAULT_DENSITY 2.0f
 
+/* The quality knob: the density, whose default differs between the variants. */
+#define SCATTER_KNOB(default_density)                                                                              \
+    {                                                                                                              \
+        .name = "scatter_density", .label = "density", .kind = ST_KNOB_COUNT,                                      \
+        .offset = offsetof(st_method_knobs, scatter_density), .default_value = (default_density), .min = 1,         \
+        .max = 64, .sweep_count = 4, .sweep = {1, 2, 3, 4}                                                         \
+    }
+static const st_method_knob scatter_knobs[] = {SCATTER_KNOB(SCATTER_DEFAULT_DENSITY)};
+static const st_method_knob scatter_plain_knobs[] = {SCATTER_KNOB(SCATTER_PLAIN_DEFAULT)};
+
 /* The packed word; shaders/common/scatter.glsl mirrors these two functions. */
 uint32_t st_scatter_pack(float depth, uint8_t material) {
     float d = depth < 0.0f ? 0.0f : (depth > 1.0f ? 1.0f : depth);
@@ -136,7 +146,7 @@ static void record_levels(st_renderer *r, scatter_state *s, VkCommandBuffer cmd)
     if (!l->wrap_x) b[0] = fmaxf(b[0], 0.0f), b[2] = fminf(b[2], (float)l->width);
     if (!l->wrap_y) b[1] = fmaxf(b[1], 0.0f), b[3] = fminf(b[3], (float)l->height);
     if (!(b[0] < b[2] && b[1] < b[3])) return;
-    float density = r->desc.knobs.scatter_density ? (float)r->desc.knobs.scatter_density : SCATTER_DEFAULT_DENSITY;
+    float density = (float)st_knob_get(&r->desc.knobs, &scatter_knobs[0]);
     float lod = v.focal_px * density;
     float rmax = 0.0f;
     for (int c = 0; c < 4; c++) {
@@ -193,7 +203,7 @@ static void record_plain(st_renderer *r, scatter_state *s, VkCommandBuffer cmd) 
         x_far = fmaxf(x_far, fabsf(pts[i][0]));
         if (pts[i][1] <= 0.5f * (y0 + y1)) x_near = fmaxf(x_near, fabsf(pts[i][0]));
     }
-    uint32_t d = r->desc.knobs.scatter_density ? r->desc.knobs.scatter_density : SCATTER_PLAIN_DEFAULT;
+    uint32_t d = (uint32_t)st_knob_get(&r->desc.knobs, &scatter_plain_knobs[0]);
     scatter_plain_push p = {.origin = {v.eye[0], v.eye[1]},
                             .heading = {heading[0], heading[1]},
                             .range_y = {y0, y1},
@@ -252,7 +262,8 @@ static uint64_t scatter_gpu_bytes(const st_renderer *r, const void *state) {
 const st_method_ops st_method_scatter = {
     .info = {.name = "scatter",
              .description = "forward scatter of exposed terrain faces, exact multi-pixel splats, atomicMin",
-             .compute = true},
+             .compute = true,
+             ST_METHOD_KNOBS(scatter_knobs)},
     .targets = ST_TARGETS_STORAGE,
     .create = scatter_create,
     .destroy = scatter_destroy,
@@ -263,7 +274,8 @@ const st_method_ops st_method_scatter = {
 const st_method_ops st_method_scatter_plain = {
     .info = {.name = "scatter-plain",
              .description = "the paper's point scatter over a warped ground grid (leaves gaps)",
-             .compute = true},
+             .compute = true,
+             ST_METHOD_KNOBS(scatter_plain_knobs)},
     .targets = ST_TARGETS_STORAGE,
     .create = scatter_plain_create,
     .destroy = scatter_destroy,

@@ -11,6 +11,17 @@
 #define SLICE_TILE 64u   /* texels per side of the min/max height tiles */
 #define SLICE_MAX_STEPS 64u /* refined: samples per band at most (each about a texel apart) */
 
+/* The quality knob of both variants: the number of slices. */
+static const st_method_knob slice_knobs[] = {{.name = "slices",
+                                              .label = "slices",
+                                              .kind = ST_KNOB_COUNT,
+                                              .offset = offsetof(st_method_knobs, slices),
+                                              .default_value = 512,
+                                              .min = 16,
+                                              .max = 8192,
+                                              .sweep_count = 5,
+                                              .sweep = {32, 64, 128, 256, 512}}};
+
 /* std430/push-constant mirror of SlicePush in slice.vert / slice.frag */
 typedef struct slice_push {
     float bounds[4];
@@ -133,7 +144,7 @@ static void slice_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     slice_state *s = state;
     st_view v = r->view;
     const st_level *l = r->engine->level;
-    uint32_t n = r->desc.knobs.slices ? r->desc.knobs.slices : 512;
+    uint32_t n = (uint32_t)st_knob_get(&r->desc.knobs, &slice_knobs[0]);
     slice_push pc = {.max_steps = SLICE_MAX_STEPS};
     bool any = st_view_ground_bounds(&v, 0.0f, SLICE_TOP, pc.bounds) && clip_to_level(l, pc.bounds);
     if (any && s->plain) {
@@ -181,7 +192,8 @@ static uint64_t slice_gpu_bytes(const st_renderer *r, const void *state) {
 const st_method_ops st_method_slice = {
     .info = {.name = "slice",
              .description = "horizontal slices over the view's height range, refined to the surface along each ray",
-             .compute = false},
+             .compute = false,
+             ST_METHOD_KNOBS(slice_knobs)},
     .targets = ST_TARGETS_RASTER,
     .create = slice_create,
     .destroy = slice_destroy,
@@ -192,8 +204,10 @@ const st_method_ops st_method_slice = {
 };
 
 const st_method_ops st_method_slice_plain = {
-    .info = {.name = "slice-plain", .description = "the paper's Sliced: N fixed slices over [0, 256], top first",
-             .compute = false},
+    .info = {.name = "slice-plain",
+             .description = "the paper's Sliced: N fixed slices over [0, 256], top first",
+             .compute = false,
+             ST_METHOD_KNOBS(slice_knobs)},
     .targets = ST_TARGETS_RASTER,
     .create = slice_plain_create,
     .destroy = slice_destroy,

@@ -17,6 +17,25 @@
 
 static const uint32_t GRIDS[2][3] = {{4, 8, 2}, {2, 4, 1}};
 
+/* The knobs of both variants: the traversal budgets (the quality knob), and the leaf voxel size, which is
+ * set (tests, tuning files) but not swept. */
+static const st_method_knob voxel_knobs[] = {{.name = "voxel_steps",
+                                              .label = "voxel steps",
+                                              .kind = ST_KNOB_COUNT,
+                                              .offset = offsetof(st_method_knobs, voxel_steps),
+                                              .default_value = DEFAULT_BUDGET,
+                                              .min = 10,
+                                              .max = 6400,
+                                              .sweep_count = 4,
+                                              .sweep = {40, 100, 200, 400}},
+                                             {.name = "voxel_grid",
+                                              .label = "voxel grid",
+                                              .kind = ST_KNOB_COUNT,
+                                              .offset = offsetof(st_method_knobs, voxel_grid),
+                                              .default_value = 0,
+                                              .min = 0,
+                                              .max = 1}};
+
 typedef struct voxel_state {
     st_voxel_layout layout;
     bool compute;
@@ -166,7 +185,7 @@ static st_result voxel_create_common(st_renderer *r, void **out, bool compute, s
     if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     *out = s;
     s->compute = compute;
-    s->budget = r->desc.knobs.voxel_steps ? r->desc.knobs.voxel_steps : DEFAULT_BUDGET;
+    s->budget = (uint32_t)st_knob_get(&r->desc.knobs, &voxel_knobs[0]);
     const char *env = getenv("STRATA_VOXEL_STEPS");
     s->show_steps = env && *env == '1';
     st_gpu *gpu = r->engine->gpu;
@@ -275,8 +294,10 @@ static uint64_t voxel_cpu_bytes(const st_renderer *r, const void *state) {
 }
 
 const st_method_ops st_method_voxel = {
-    .info = {.name = "voxel", .description = "occupancy-pyramid ray traversal, full-screen fragment pass",
-             .compute = false},
+    .info = {.name = "voxel",
+             .description = "occupancy-pyramid ray traversal, full-screen fragment pass",
+             .compute = false,
+             ST_METHOD_KNOBS(voxel_knobs)},
     .targets = ST_TARGETS_RASTER,
     .create = voxel_create,
     .destroy = voxel_destroy,
@@ -287,7 +308,10 @@ const st_method_ops st_method_voxel = {
 };
 
 const st_method_ops st_method_voxel_compute = {
-    .info = {.name = "voxel-compute", .description = "occupancy-pyramid ray traversal, compute pass", .compute = true},
+    .info = {.name = "voxel-compute",
+             .description = "occupancy-pyramid ray traversal, compute pass",
+             .compute = true,
+             ST_METHOD_KNOBS(voxel_knobs)},
     .targets = ST_TARGETS_STORAGE,
     .create = voxel_compute_create,
     .destroy = voxel_destroy,
