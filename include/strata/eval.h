@@ -101,6 +101,8 @@ typedef struct st_tuning {
     size_t count;
     st_tuning_choice choices[32];
 } st_tuning;
+/* Tuning files (src/eval/tuning.c): reads a tuning.json of `strata tune` (schema "strata-tune"); a knob no
+ * method declares is ST_ERR_FORMAT. */
 st_result st_tuning_read(const char *path, st_tuning *out, st_error *err);
 /* The knobs of a method under a tuning (zero = the method's defaults when absent or t is NULL). */
 st_method_knobs st_tuning_knobs(const st_tuning *t, const char *method, const st_tuning_choice **choice);
@@ -265,7 +267,7 @@ double st_image_changed_pct(const float *a, const float *b, uint32_t w, uint32_t
 st_result st_edit_measure(st_engine *engine, const st_level *original, st_level *work, const char *method,
                           const st_edit_desc *d, st_edit_row *row, st_error *err);
 
-/* ---- process and device memory (src/eval/soak.c) ----------------------------------------------------------- */
+/* ---- process memory (src/eval/run.c) ----------------------------------------------------------------------- */
 uint64_t st_eval_peak_rss_bytes(void);    /* getrusage ru_maxrss */
 uint64_t st_eval_current_rss_bytes(void); /* /proc/self/statm; 0 when unknown */
 

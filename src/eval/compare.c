@@ -17,18 +17,6 @@
 #define GRID_TILE_MAX_W 320u  /* grid tiles are scaled down to at most this width */
 #define HEAT_TILE_MAX_W 640u
 
-st_result st_eval_open_run(const st_engine_desc *ed, const st_level *level, const char *out_root,
-                           st_engine **engine, st_device_info *info, char *slug, size_t slug_cap, char *out_dir,
-                           size_t out_dir_cap, st_error *err) {
-    st_result res = st_engine_create(ed, engine, err);
-    if (res) return res;
-    *info = st_engine_device(*engine);
-    st_eval_slug(info->name, slug, slug_cap);
-    snprintf(out_dir, out_dir_cap, "%s/%s", out_root, slug);
-    if ((res = st_make_dirs(out_dir, err))) return res;
-    return level ? st_engine_set_level(*engine, level, err) : ST_OK;
-}
-
 /* ---- progress ---------------------------------------------------------------------------------------------- */
 
 /* A bar on a terminal; one plain line per step otherwise (a log shows the run is alive and where it is). */

@@ -9,7 +9,7 @@
 #include "strata/eval.h"
 #include "strata/render.h"
 
-/* The start of a measurement run: the engine (device choice and validation from `ed`), the adapter's folder
+/* The start of a measurement run (run.c): the engine (device choice and validation from `ed`), the adapter's folder
  * out_root/<adapter-slug> named into out_dir and created, and `level` set on the engine when one is given.
  * *engine is set as soon as it exists: the caller destroys it whatever the result. */
 st_result st_eval_open_run(const st_engine_desc *ed, const st_level *level, const char *out_root,

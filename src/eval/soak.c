@@ -1,32 +1,15 @@
 /* The soak: a random dig every frame on a live renderer, the frame checked every K frames against a renderer
  * built fresh from the edited level, the process RSS and the device's memory usage sampled every frame so that
- * growth over the run shows. Also the process-memory helpers the compare report uses. */
+ * growth over the run shows. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "eval/eval_internal.h"
 #include "strata/eval.h"
 #include "strata/image.h"
-
-uint64_t st_eval_peak_rss_bytes(void) {
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
-    return (uint64_t)ru.ru_maxrss * 1024u; /* Linux reports KiB */
-}
-
-uint64_t st_eval_current_rss_bytes(void) {
-    FILE *fp = fopen("/proc/self/statm", "r");
-    if (!fp) return 0;
-    unsigned long long size = 0, resident = 0;
-    int n = fscanf(fp, "%llu %llu", &size, &resident);
-    fclose(fp);
-    long page = sysconf(_SC_PAGESIZE);
-    return n == 2 && page > 0 ? (uint64_t)resident * (uint64_t)page : 0;
-}
 
 /* splitmix64: a small, seedable generator so a soak can be replayed exactly */
 static uint64_t next_random(uint64_t *s) {
