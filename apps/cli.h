@@ -34,9 +34,11 @@ bool cli_has_suffix(const char *name, const char *suffix);
 int cli_check_output_file(const char *cmd, const char *path);
 /* Resets getopt so a subcommand can parse its own argv. */
 void cli_getopt_reset(void);
-/* getopt_long with the common error handling: unknown option or missing argument → usage error. */
+/* "WxH" with both sides in 1..65536 (a command bounds them further); false otherwise. */
 bool cli_parse_size(const char *text, uint32_t *w, uint32_t *h);
+/* A whole decimal number in [min, max] and nothing else; false otherwise. */
 bool cli_parse_uint(const char *text, uint32_t min, uint32_t max, uint32_t *out);
+/* A finite number in [min, max] and nothing else; false otherwise. */
 bool cli_parse_float(const char *text, float min, float max, float *out);
 /* A finite number in [min, max] kept in double precision (metres, spacings: 0.1 must stay 0.1). */
 bool cli_parse_double(const char *text, double min, double max, double *out);

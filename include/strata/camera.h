@@ -1,7 +1,7 @@
 /* The one camera. Yaw 0 looks along +y and turns clockwise seen from above (yaw 90 = +x); pitch 0 is
  * the horizon, −90 straight down. The basis comes from the flat heading so −90 keeps its yaw. The world
  * is left-handed like the Vangers map (x right, y down the map image, z up), so screen x runs along
- * up × heading: a top-down image is the map turned, never mirrored. st_camera_ray is the one definition
+ * up × heading: a top-down image is the map turned, never mirrored. st_view_pixel_ray is the one definition
  * of a pixel's ray; shaders/common/camera.glsl mirrors it line for line (tested against each other). */
 #ifndef STRATA_CAMERA_H
 #define STRATA_CAMERA_H
@@ -41,6 +41,8 @@ typedef struct st_view {
     float near_dist, far_dist;
 } st_view;
 
+/* The view of cam for a width×height image: its basis, the focal length in pixels for its field of view (the
+ * default one when 0) and the near and far distances (defaults for 0). */
 st_view st_camera_view(const st_camera *cam, uint32_t width, uint32_t height);
 /* The same view with the eye at 0 (origin kept): what a camera-relative renderer's shaders see, positions
  * being world − origin. */
@@ -53,6 +55,7 @@ void st_view_pixel_ray(const st_view *v, uint32_t i, uint32_t j, float dir[3], f
 
 /* Reverse-Z: depth 1 at the near plane, 0 at the far plane (cleared to 0 = far). */
 float st_view_depth_from_z(const st_view *v, float view_z);
+/* The inverse: the view depth (along forward) of a reverse-Z depth value. */
 float st_view_z_from_depth(const st_view *v, float depth);
 /* Distance along pixel (i, j)'s ray of a reverse-Z depth value; NAN for the cleared far depth. */
 float st_view_distance_from_depth(const st_view *v, uint32_t i, uint32_t j, float depth);
@@ -65,6 +68,7 @@ void st_view_matrix(const st_view *v, float view_proj[16]);
 typedef struct st_frustum {
     float planes[6][4];
 } st_frustum;
+/* The frustum of v, from the near to the far plane (as st_view_matrix projects). */
 st_frustum st_view_frustum(const st_view *v);
 /* False when the box [lo, hi] lies wholly outside one of the planes: the culling test. Conservative: a box
  * near a corner of the frustum may pass without meeting it. */

@@ -29,11 +29,14 @@ st_result st_error_set(st_error *err, st_result code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Prefixes an existing message with context ("reading x.vmc: ..."). Returns err->code. */
 st_result st_error_prefix(st_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A short lower-case name of a result code ("invalid input", "i/o error"), for messages. */
 const char *st_result_name(st_result r);
 
 /* ---- logging ---------------------------------------------------------------------------------------- */
 typedef enum st_log_level { ST_LOG_DEBUG, ST_LOG_INFO, ST_LOG_WARN, ST_LOG_ERROR } st_log_level;
+/* Messages below level are dropped from now on (the initial level is STRATA_LOG's, else warn). */
 void st_log_set_level(st_log_level level);
+/* One line "strata: LEVEL: message" on stderr when level passes the filter. Thread-safe. */
 void st_log(st_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define ST_INFO(...) st_log(ST_LOG_INFO, __VA_ARGS__)
 #define ST_WARN(...) st_log(ST_LOG_WARN, __VA_ARGS__)
@@ -53,13 +56,19 @@ typedef struct st_stats {
     double mean, median, min, max, stddev;
     size_t count;
 } st_stats;
+/* Mean, median (of the middle two for an even count), min, max and sample standard deviation of count values;
+ * all zero (count kept) for no values or when out of memory. */
 st_stats st_stats_of(const double *values, size_t count);
 
 /* ---- job system: a fixed pool of worker threads -----------------------------------------------------
  * One process-wide pool, created on first use with one worker per core (STRATA_THREADS overrides).
  * st_parallel_for splits [0, count) into chunks and blocks until all ran; the caller's thread helps. */
 typedef void (*st_range_fn)(void *user, size_t begin, size_t end);
+/* Runs fn(user, begin, end) over chunks of grain indices (0: about four chunks per thread) covering [0, count),
+ * in parallel, and returns when every chunk ran; runs it once over everything on this thread when the pool has
+ * one thread or no memory. */
 void st_parallel_for(size_t count, size_t grain, st_range_fn fn, void *user);
+/* The pool's thread count (the caller's thread included), starting the pool on first use. */
 unsigned st_job_threads(void);
 
 /* Futures: a job that runs in the pool while the caller does other work. */
@@ -74,8 +83,9 @@ void st_future_wait(st_future *f);              /* waits and frees the future (r
  * no thread could be started. */
 bool st_job_submit(st_task_fn fn, void *user);
 
-/* Small helpers used everywhere. */
+/* Small helpers used everywhere. Whether v is a power of two (0 is not). */
 static inline bool st_is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
+/* v taken into [0, size) as a wrapping coordinate (negative v too); size > 0. */
 static inline int st_wrap(int v, int size) { return ((v % size) + size) % size; }
 
 #endif

@@ -173,8 +173,11 @@ typedef struct st_tune_result {
 /* Runs the sweep and writes tuning.md, tuning.json and tuning.svg into out_dir/<adapter-slug>/. */
 st_result st_tune_run(const st_tune_desc *desc, st_tune_result **out, st_error *err);
 void st_tune_result_free(st_tune_result *r);
+/* tuning.json of a finished sweep (schema "strata-tune", what st_tuning_read takes back), written atomically. */
 st_result st_tune_write_json(const st_tune_result *r, const char *path, st_error *err);
+/* tuning.md: the summary table and each method's sweep, written atomically. */
 st_result st_tune_write_markdown(const st_tune_result *r, const char *path, st_error *err);
+/* tuning.svg: error against frame time per method, the chosen setting ringed, written atomically. */
 st_result st_tune_write_svg(const st_tune_result *r, const char *path, st_error *err);
 
 /* ---- the edit protocol (src/eval/edits.c) ------------------------------------------------------------------
@@ -202,7 +205,9 @@ typedef enum st_update_class {
     ST_UPDATE_REBUILD, /* incremental rebuild of a derived structure (the voxel occupancy) */
     ST_UPDATE_REFIT,   /* local refit of fitted geometry (the mesh) */
 } st_update_class;
+/* The class of a method by name (direct for a method it does not list). */
 st_update_class st_method_update_class(const char *method);
+/* "direct reader", "incremental rebuild" or "refit", for the reports. */
 const char *st_update_class_name(st_update_class c);
 
 /* Agreement of two renderings of the same camera: a and b are distance images (NAN = miss) and RGBA8. */
@@ -212,6 +217,7 @@ typedef struct st_image_diff {
     double color_mae;            /* 8-bit levels over all pixels */
     bool consistent;             /* mismatch ≤ ST_EDIT_MAX_MISMATCH and p95 ≤ ST_EDIT_MAX_DEPTH_P95 */
 } st_image_diff;
+/* The agreement of two w×h renderings (distances NAN where missed); ST_ERR_NOMEM is its only failure. */
 st_result st_image_diff_compute(const float *dist_a, const uint8_t *rgba_a, const float *dist_b,
                                 const uint8_t *rgba_b, uint32_t w, uint32_t h, st_image_diff *out, st_error *err);
 
@@ -258,7 +264,11 @@ typedef struct st_edit_row {
 st_result st_edit_check(const st_level *level, const st_edit_desc *d, st_error *err);
 /* The dig's centre (the level centre unless given) and the timing camera's viewpoint. */
 void st_edit_centre(const st_level *level, const st_edit_desc *d, int *cx, int *cy);
+/* The timing camera: ST_EDIT_CAMERA_BACK south of the centre (wrapped where the level wraps in y), yaw 180,
+ * pitch −30, ST_EDIT_EYE_HEIGHT above the surface. */
 st_viewpoint st_edit_viewpoint(const st_level *level, const st_edit_desc *d);
+/* The close camera: ST_EDIT_CLOSE_BACK south of the centre, pitch ST_EDIT_CLOSE_PITCH, ST_EDIT_CLOSE_EYE_HEIGHT
+ * above the surface. */
 st_viewpoint st_edit_close_viewpoint(const st_level *level, const st_edit_desc *d);
 /* % of pixels that differ between two distance images of one camera: hit in one only, or by > 0.1 units. */
 double st_image_changed_pct(const float *a, const float *b, uint32_t w, uint32_t h);
@@ -371,9 +381,12 @@ void st_compare_result_free(st_compare_result *result);
 /* Finishes a result whose rows are filled: per-method means and intervals. */
 void st_compare_summarize(st_compare_result *result);
 
-/* Report writers (atomic); each takes the finished result. */
+/* Report writers (atomic); each takes the finished result. results.json (schema "strata-compare"): */
 st_result st_compare_write_json(const st_compare_result *r, const char *path, st_error *err);
+/* results.md: accuracy, colour error, frame times per pitch, preparation, memory, every method × view, the
+ * images (and the edit table when edits ran): */
 st_result st_compare_write_markdown(const st_compare_result *r, const char *path, st_error *err);
+/* frame-time.svg: each method's frame time per pitch (mean of the views): */
 st_result st_compare_write_svg(const st_compare_result *r, const char *path, st_error *err);
 /* The edit table (the paper's §5.4: CPU0 CPU1 ΔC GPU0 GPU1 ΔG match) as Markdown lines into an open file. */
 void st_compare_write_edit_table(const st_compare_result *r, FILE *fp);
@@ -397,6 +410,8 @@ typedef struct st_mosaic {
     uint32_t left, top, caption, bottom;
     uint8_t *rgba;
 } st_mosaic;
+/* A mosaic of that layout filled with the near-black background; ST_ERR_INVALID for an empty or absurd layout
+ * (more than 256 tiles a side, tiles over 8192 pixels), ST_ERR_NOMEM. st_mosaic_free releases it. */
 st_result st_mosaic_create_framed(const st_mosaic_layout *layout, st_mosaic *out, st_error *err);
 /* No margins. */
 st_result st_mosaic_create(uint32_t cols, uint32_t rows, uint32_t tile_w, uint32_t tile_h, st_mosaic *out,
@@ -413,15 +428,20 @@ void st_mosaic_put_keyed(st_mosaic *m, uint32_t col, uint32_t row, const uint8_t
                          uint32_t h, uint32_t factor);
 /* Text (ASCII) with its top-left at (x, y), each font pixel scale×scale; and its width. */
 void st_mosaic_text(st_mosaic *m, int x, int y, const char *text, const uint8_t rgb[3], int scale);
+/* The width in pixels st_mosaic_text would draw text at that scale. */
 int st_mosaic_text_width(const char *text, int scale);
+/* A filled opaque w×h rectangle with its top-left at (x, y), clipped to the mosaic. */
 void st_mosaic_rect(st_mosaic *m, int x, int y, int w, int h, const uint8_t rgb[3]);
-/* Text in the caption strip above tile (col, row); a row label right-aligned in the left margin. */
+/* Text in the caption strip above tile (col, row). */
 void st_mosaic_caption(st_mosaic *m, uint32_t col, uint32_t row, const char *text);
+/* A row label right-aligned in the left margin beside row. */
 void st_mosaic_row_label(st_mosaic *m, uint32_t row, const char *text, int scale);
 /* A column label in the top margin, just above the first row (the margin must be at least 20 pixels). */
 void st_mosaic_col_label(st_mosaic *m, uint32_t col, const char *text);
-/* The two heat maps' legends, one line each (about 1100 × 30 pixels), top-left at (x, y). */
+/* The two heat maps' legends, one line each (about 1100 × 30 pixels), top-left at (x, y): the depth map's
+ * (see-through, covers sky, incoherent, the depth-error ramp), */
 void st_eval_depth_legend(st_mosaic *m, int x, int y);
+/* and the colour map's (the ΔE ramp, the dimmed reference below the visible threshold). */
 void st_eval_color_legend(st_mosaic *m, int x, int y);
 
 /* ---- the soak (src/eval/soak.c) ---------------------------------------------------------------------------
@@ -543,6 +563,8 @@ typedef struct st_compare_store_result {
     char out_dir[1200];
 } st_compare_store_result;
 
+/* Runs the store comparison (every store method at every τ and view against the DEM reference) and writes its
+ * reports; ST_ERR_INVALID without a store or with too many methods. st_compare_store_result_free releases *out. */
 st_result st_compare_store_run(const st_compare_store_desc *desc, st_compare_store_result **out, st_error *err);
 void st_compare_store_result_free(st_compare_store_result *r);
 

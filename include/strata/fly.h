@@ -46,6 +46,7 @@ st_result st_flight_parse(const char *text, st_flight *out, st_error *err);
 /* Reads and parses a flight file (st_file_read_all: no pipes or devices; at most 1 MiB). */
 st_result st_flight_load(const char *path, st_flight *out, st_error *err);
 void st_flight_free(st_flight *f);
+/* The time of the flight's last keyframe, in seconds. */
 double st_flight_duration(const st_flight *f);
 /* Frames: one at t = 0 and one every 1/fps after it up to the flight's end. */
 uint32_t st_flight_frames(const st_flight *f);
@@ -129,7 +130,9 @@ void st_fly_result_free(st_fly_result *r);
  * summary and every frame's figures as columns), fly.md (the summary), fly.svg (five panels against flight time:
  * frame times, triangles, tiles resident / queued / loading, uploads per frame, hole pixels). */
 st_result st_fly_write_json(const st_fly_result *r, const char *path, st_error *err);
+/* fly.md (see above). */
 st_result st_fly_write_markdown(const st_fly_result *r, const char *path, st_error *err);
+/* fly.svg (see above). */
 st_result st_fly_write_svg(const st_fly_result *r, const char *path, st_error *err);
 
 #endif

@@ -37,8 +37,9 @@ typedef struct st_gen_source st_gen_source;
  * a power of two from 256 to ST_GEN_MAX_SIDE. */
 st_result st_gen_source_create(const st_gen_desc *desc, st_gen_source **out, st_error *err);
 void st_gen_source_destroy(st_gen_source *src);
-/* The descriptor with its defaults filled in, and the world's name (the one st_gen_world gives its level). */
+/* The descriptor with its defaults filled in. */
 const st_gen_desc *st_gen_source_desc(const st_gen_source *src);
+/* The world's name (the one st_gen_world gives its level). */
 const char *st_gen_source_name(const st_gen_source *src);
 /* Texels [x0, x0 + w) × [y0, y0 + h) into heights and meta, each w bytes a row for h rows, row-major: x0 and w
  * even, the rectangle inside the world, at most ST_GEN_MAX_REGION texels. Thread-safe. */

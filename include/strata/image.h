@@ -50,6 +50,7 @@ st_result st_png_write_to(st_atomic_file *f, uint32_t width, uint32_t height, in
 /* st_png_write_to with `count` (at most 16) tEXt chunks ahead of the image data. */
 st_result st_png_write_texts_to(st_atomic_file *f, uint32_t width, uint32_t height, int channels, int bit_depth,
                                 const void *pixels, const st_png_text *texts, size_t count, st_error *err);
+/* A PFM into an open atomic file (committed by the caller). */
 st_result st_pfm_write_to(st_atomic_file *f, uint32_t width, uint32_t height, const float *values, st_error *err);
 
 #endif

@@ -75,10 +75,12 @@ typedef struct st_lod_lab_result {
     uint32_t validation_messages;
 } st_lod_lab_result;
 
+/* Runs the lab's measurements of desc into *out (st_lod_lab_result_free releases it). */
 st_result st_lod_lab_run(const st_lod_lab_desc *desc, st_lod_lab_result **out, st_error *err);
 void st_lod_lab_result_free(st_lod_lab_result *r);
-/* The table as Markdown (measured beside predicted) and as JSON, each written whole or not at all. */
+/* The table as Markdown (measured beside predicted), written whole or not at all; */
 st_result st_lod_lab_write_markdown(const st_lod_lab_result *r, const char *path, st_error *err);
+/* and as JSON. */
 st_result st_lod_lab_write_json(const st_lod_lab_result *r, const char *path, st_error *err);
 
 /* The residency bound of docs/large-world.md for one view: per level, the tiles of size S_l that meet the sector

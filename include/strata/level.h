@@ -58,12 +58,15 @@ typedef struct st_rect {
     int32_t x0, y0, x1, y1;
 } st_rect;
 
+/* Whether r holds no texel. */
 static inline bool st_rect_empty(st_rect r) { return r.x1 <= r.x0 || r.y1 <= r.y0; }
+/* The bounding rectangle of a and b; an empty one adds nothing. */
 st_rect st_rect_union(st_rect a, st_rect b);
 
 /* Creates a flat level (all heights 0, single, type 0) with the default palette, wrapping in x and y. */
 st_result st_level_create(uint32_t width, uint32_t height, st_level **out, st_error *err);
 void st_level_destroy(st_level *level);
+/* A new level equal to src: planes, palette, materials, flood, name and wrap flags. */
 st_result st_level_clone(const st_level *src, st_level **out, st_error *err);
 /* Checks dimensions before any allocation: powers of two, each ≤ ST_LEVEL_MAX_DIM, at most ST_LEVEL_MAX_TEXELS
  * in all; ST_ERR_INVALID (an impossible size is bad input) naming the limit otherwise. */
@@ -74,25 +77,27 @@ st_result st_level_check_size(uint64_t width, uint64_t height, st_error *err);
  * A row (width bytes, x = 0 first) is what a hot loop holds a pointer into; where row y + 1 lies is not part of
  * the contract, except for st_level_planes. */
 
-/* Row y (y < height) of the heights / the metadata: width bytes. */
+/* Row y (y < height) of the heights: width bytes. */
 static inline const uint8_t *st_level_height_row(const st_level *level, uint32_t y) {
     return level->heights + (size_t)y * level->width;
 }
+/* Row y (y < height) of the metadata: width bytes. */
 static inline const uint8_t *st_level_meta_row(const st_level *level, uint32_t y) {
     return level->meta + (size_t)y * level->width;
 }
 /* The whole planes, row-major (row y at y·width), width·height bytes each, for the codecs and checksums that
- * take a level in one piece (.vmc, .vmp, PNG planes, CRCs). Either out-pointer may be NULL. The writable form
- * is for loaders filling a level they just created. */
+ * take a level in one piece (.vmc, .vmp, PNG planes, CRCs). Either out-pointer may be NULL. */
 void st_level_planes(const st_level *level, const uint8_t **heights, const uint8_t **meta);
+/* The writable form, for loaders filling a level they just created (they must leave it st_level_valid). */
 void st_level_planes_mut(st_level *level, uint8_t **heights, uint8_t **meta);
 /* Packs the texel pairs covering rect — x widened to whole pairs, [x0/2, (x1+1)/2) — as (h_even, m_even, h_odd,
  * m_odd), pair after pair and row after row: the GPU terrain texture's texels. Writes ((x1+1)/2 − x0/2)·4·(y1 −
  * y0) bytes and returns that count; 0 (nothing written) when rect is empty or not inside the level. */
 size_t st_level_pack_pairs(const st_level *level, st_rect rect, uint8_t *dst);
 /* Copies rect's heights into `heights` and its metadata into `meta` (each (x1−x0)·(y1−y0) bytes, rows tightly
- * packed) or writes them back into the level. False (nothing copied) when rect is empty or not inside. */
+ * packed). False (nothing copied) when rect is empty or not inside. */
 bool st_level_read_rect(const st_level *level, st_rect rect, uint8_t *heights, uint8_t *meta);
+/* Writes such copies back into the level's rect (the caller keeps pairs whole); false as above. */
 bool st_level_write_rect(st_level *level, st_rect rect, const uint8_t *heights, const uint8_t *meta);
 /* Copies every texel (heights and metadata) of src into dst; the palette, materials, flood and name stay dst's.
  * False (nothing copied) when the sizes differ. */
@@ -105,19 +110,24 @@ static inline bool st_level_contains(const st_level *level, int64_t x, int64_t y
            (level->wrap_y || (y >= 0 && y < (int64_t)level->height));
 }
 
-/* Decoding: wraps x and y where the level wraps; a texel st_level_contains refuses decodes as `outside`. */
+/* The material type a metadata byte holds (by the level's 8- or 16-type layout). */
 uint32_t st_meta_type(const st_level *level, uint8_t meta);
+/* Decodes texel (x, y) with its pair: wraps x and y where the level wraps; a texel st_level_contains refuses
+ * decodes as `outside`. */
 st_texel st_level_texel(const st_level *level, int x, int y);
 /* SOLID(p) := inside && (z <= low || (dual && mid <= z && z <= high)); height 0 is hittable. */
 bool st_level_solid(const st_level *level, float x, float y, float z);
+/* The same predicate for a decoded texel at height z. */
 static inline bool st_texel_solid(st_texel t, float z) {
     return !t.outside && (z <= (float)t.low || (t.dual && (float)t.mid <= z && z <= (float)t.high));
 }
 
-/* Encoding a pair: writes a dual pair (low, mid, high with mid - low a multiple of 8 up to 120) or two
- * single texels at even x. Types are material indices. Keeps the SHADOW bit clear. */
+/* Encoding a pair: writes a dual pair at even x (low, mid, high with mid - low a multiple of 8 up to 120).
+ * Types are material indices. Keeps the SHADOW bit clear. */
 void st_level_set_dual(st_level *level, int x_even, int y, uint8_t low, uint8_t mid, uint8_t high,
                        uint8_t low_type, uint8_t high_type);
+/* Writes one single texel (height h, that type, every other bit clear) at (x, y), wrapped; a texel of a dual
+ * pair must be rewritten with its partner to keep the level valid. */
 void st_level_set_single(st_level *level, int x, int y, uint8_t h, uint8_t type);
 /* The bytes st_level_set_dual writes, for planes outside a level (generators filling a tile): heights[0..1] and
  * meta[0..1] are the even and odd texel of the pair in a level of terrain_types (8 or 16) types. */
@@ -128,6 +138,7 @@ bool st_level_valid(const st_level *level, st_error *err);
 
 /* Palette: the Vangers default ramps (8 types) and a colour for each type's End entry. */
 void st_level_default_palette(st_level *level);
+/* The palette colour of a type's End entry (8-bit sRGB-encoded). */
 st_rgb8 st_level_type_color(const st_level *level, uint32_t type);
 /* The same colour decoded from sRGB to linear RGB: the material's albedo in the shared shading (the GPU's
  * albedo table and the CPU reference's). */
@@ -139,6 +150,7 @@ void st_level_type_albedo(const st_level *level, uint32_t type, float rgb[3]);
  * raise: a smooth mound of the given height added to the top surface — the slab top where a pair is
  * dual (its floor and cave ceiling stay), the texel's height elsewhere. */
 st_result st_level_dig(st_level *level, int cx, int cy, int radius, int depth, st_rect *dirty, st_error *err);
+/* The mound (see above). */
 st_result st_level_raise(st_level *level, int cx, int cy, int radius, int height, st_rect *dirty, st_error *err);
 
 /* Statistics for `strata info`. */
@@ -147,6 +159,7 @@ typedef struct st_level_stats {
     uint64_t type_histogram[16]; /* texels by visible (high) material type */
     uint8_t min_height, max_height;
 } st_level_stats;
+/* One pass over every texel. */
 st_level_stats st_level_compute_stats(const st_level *level);
 
 #endif

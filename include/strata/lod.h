@@ -169,8 +169,9 @@ void st_lod_vertex(const double eye[3], const st_lod_band *band, const double co
  * and requests through the residency manager. The store (and r) must outlive *out's use. */
 st_result st_lod_world_of_store(st_store *store, st_residency *r, uint32_t grid, st_lod_world *out, st_error *err);
 /* The node that maps to tile `tile`'s sub-rectangle: its first node (x, y) at the same level, and the sample
- * offset of node (l, x, y) inside its tile. */
+ * offset of node (l, x, y) inside its tile. Nodes per tile side: */
 static inline uint32_t st_lod_nodes_per_tile(const st_lod_world *w) { return w->tile_intervals / w->grid; }
+/* The tile (of the same level) that holds node (level, x, y)'s samples. */
 static inline st_tile_key st_lod_node_tile(const st_lod_world *w, uint32_t level, uint64_t x, uint64_t y) {
     uint32_t k = st_lod_nodes_per_tile(w);
     return (st_tile_key){level, (uint32_t)(x / k), (uint32_t)(y / k)};

@@ -101,6 +101,8 @@ typedef struct st_tin {
 /* A workspace; fit it as often as needed (one per thread). */
 st_result st_tin_create(st_tin **out, st_error *err);
 void st_tin_destroy(st_tin *tin);
+/* Fits desc's grid by greedy insertion until every sample is within tolerance (or max_insertions), replacing
+ * the previous fit's vertices and triangles; snapshots run on the way. ST_ERR_INVALID for a bad desc. */
 st_result st_tin_fit(st_tin *tin, const st_tin_desc *desc, st_error *err);
 /* Checks adjacency, orientation and the empty-circumcircle property over every interior edge, exactly. */
 bool st_tin_check_delaunay(const st_tin *tin, st_error *err);
@@ -243,6 +245,7 @@ st_result st_mesh_refit(st_mesh *mesh, const st_level *level, st_rect dirty, uin
 /* The chunks st_mesh_refit refits for `dirty`, in the order it fits them: writes up to cap indices into
  * list (may be NULL) and returns how many there are. */
 uint32_t st_mesh_chunks_in_rect(const st_mesh *mesh, st_rect dirty, uint32_t *list, uint32_t cap);
+/* The mesh's totals over every chunk (see st_mesh_totals). */
 st_mesh_totals st_mesh_compute_totals(const st_mesh *mesh);
 /* LOD = min(2, ⌊log2(max(dist/256, 1))⌋): LOD 0 below 512, LOD 1 below 1024, LOD 2 beyond. */
 uint32_t st_mesh_lod_for_distance(float dist);

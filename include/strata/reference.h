@@ -42,6 +42,8 @@ typedef struct st_ref_image {
  * and must not change while it is alive (after an edit, create a new one). */
 typedef struct st_reference st_reference;
 
+/* Builds the caster and its pyramid (ST_ERR_INVALID for a level under 2×2 or with a side that is no power of
+ * two, ST_ERR_NOMEM); shadow rays are on. */
 st_result st_reference_create(const st_level *level, st_reference **out, st_error *err);
 void st_reference_destroy(st_reference *ref);
 /* Whether the colour casts shadow rays (default on); off matches a method drawn with --no-shadows. Part of the
@@ -53,9 +55,10 @@ void st_reference_set_shadows(st_reference *ref, bool on);
 bool st_reference_ray(const st_reference *ref, const float origin[3], const float dir[3], float t_min, float t_max,
                       float *t_hit, uint8_t *face, uint8_t *type);
 
-/* Casts every pixel of the camera at width×height (rows in parallel on the job system). */
+/* An image of width×height pixels for st_reference_cast to fill; st_ref_image_free releases it. */
 st_result st_ref_image_create(uint32_t width, uint32_t height, st_ref_image *out, st_error *err);
 void st_ref_image_free(st_ref_image *img);
+/* Casts every pixel of the camera at the image's size (rows in parallel on the job system). */
 st_result st_reference_cast(const st_reference *ref, const st_camera *camera, st_ref_image *img, st_error *err);
 
 /* The same through a disk cache: cache_dir/ref-<key>.bin, keyed by the level's CRC-32, the camera, the
@@ -95,8 +98,10 @@ st_result st_dem_reference_cast(st_dem_reference *ref, const st_camera *camera, 
 /* Finest tiles decoded so far (for reports). */
 uint64_t st_dem_reference_tiles_read(const st_dem_reference *ref);
 
-/* CRC-32 (zlib) of the level's height and metadata planes, the key the cache and reports use. */
+/* CRC-32 (zlib) of the level's height and metadata planes, the key the cache and reports use: the one of the
+ * caster's level, */
 uint32_t st_reference_crc(const st_reference *ref);
+/* and the same of any level (the height plane, then the metadata plane). */
 uint32_t st_reference_level_crc32(const st_level *level);
 
 #endif

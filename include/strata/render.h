@@ -30,8 +30,13 @@ typedef struct st_device_info {
     uint32_t vendor_id, device_id;
 } st_device_info;
 
+/* Opens the adapter desc chooses (NULL: every default) with Vulkan 1.3 and a graphics + compute queue, and the
+ * resources every renderer shares; no level yet. ST_ERR_INVALID for an adapter index that does not exist,
+ * ST_ERR_UNSUPPORTED when no adapter fits, ST_ERR_GPU when Vulkan fails. */
 st_result st_engine_create(const st_engine_desc *desc, st_engine **out, st_error *err);
+/* Destroys every renderer still alive on it, then the engine; NULL is fine. */
 void st_engine_destroy(st_engine *engine);
+/* The adapter the engine runs on: its name, driver, type and ids. */
 st_device_info st_engine_device(const st_engine *engine);
 /* Number of validation messages (warnings and errors) seen so far: tests require 0. */
 uint32_t st_engine_validation_messages(const st_engine *engine);
@@ -147,8 +152,15 @@ typedef struct st_frame_timing {
     double water_gpu_ms;     /* the water surface: copies, geometry and shading (included); 0 without water */
 } st_frame_timing;
 
+/* A renderer of desc's method (NULL: ray at 1280×800) on the engine's level: its targets, its shadow map and
+ * the method's own state, built now (a method that bakes or fits does so here). ST_ERR_INVALID without a level,
+ * for an unknown method, a size past 16384 or more than 64 live renderers; the method's own errors otherwise.
+ * The engine must outlive it (st_engine_destroy destroys it otherwise). */
 st_result st_renderer_create(st_engine *engine, const st_render_desc *desc, st_renderer **out, st_error *err);
 void st_renderer_destroy(st_renderer *renderer);
+/* Draws one frame of camera: records the shadow map, the method's passes and the near-plane cap, submits them
+ * and waits for the GPU (serial latency, not throughput). timing (may be NULL) receives the GPU time of the
+ * frame's passes and the CPU time of record + submit + wait. */
 st_result st_renderer_draw(st_renderer *renderer, const st_camera *camera, st_frame_timing *timing, st_error *err);
 /* The time (s) of the frames drawn from now on: the water's waves and foam move with it (0 at creation). */
 void st_renderer_set_time(st_renderer *renderer, double seconds);
@@ -164,6 +176,7 @@ st_result st_renderer_set_weather(st_renderer *renderer, float wind_speed, float
 st_result st_renderer_readback(st_renderer *renderer, uint8_t *rgba, float *depth, st_error *err);
 /* Persistent method-specific memory (spec: excludes shared terrain, targets and pipelines). */
 uint64_t st_renderer_method_gpu_bytes(const st_renderer *renderer);
+/* The same in host memory (0 for a method that keeps none). */
 uint64_t st_renderer_method_cpu_bytes(const st_renderer *renderer);
 
 #endif

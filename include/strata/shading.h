@@ -69,6 +69,7 @@ void st_dem_shade(const float p_rel[3], float h, const float n[3], float visibil
 
 /* linear_to_srgb then 8-bit rounding: what a UNORM storage image or an sRGB attachment holds. */
 uint8_t st_shade_srgb8(float linear);
+/* The sRGB transfer function of a linear value in [0, 1] (the shaders' linear_to_srgb). */
 float st_shade_linear_to_srgb(float linear);
 
 #endif

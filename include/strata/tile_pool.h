@@ -77,6 +77,7 @@ st_result st_tile_pool_wait(st_tile_pool *pool, uint64_t ticket, st_error *err);
  * batches leave it: waits for the device. For tests and tools. */
 st_result st_tile_pool_read_slot(st_tile_pool *pool, uint32_t slot, void *out, size_t bytes, st_error *err);
 
+/* The pool's counters and figures so far (see st_tile_pool_stats). */
 st_tile_pool_stats st_tile_pool_get_stats(const st_tile_pool *pool);
 
 /* The pool as the residency manager's uploader: upload and complete above (user = pool). */

@@ -21,15 +21,19 @@ typedef struct st_tile_key {
     uint32_t level, x, y;
 } st_tile_key;
 
+/* A key as one 64-bit value (level in the top 8 bits, y and x in 28 bits each): table keys, ordering. */
 static inline uint64_t st_tile_key_pack(st_tile_key k) {
     return ((uint64_t)k.level << 56) | ((uint64_t)(k.y & 0xFFFFFFFu) << 28) | (uint64_t)(k.x & 0xFFFFFFFu);
 }
+/* The key st_tile_key_pack packed. */
 static inline st_tile_key st_tile_key_unpack(uint64_t v) {
     return (st_tile_key){(uint32_t)(v >> 56), (uint32_t)(v & 0xFFFFFFFu), (uint32_t)((v >> 28) & 0xFFFFFFFu)};
 }
+/* The tile of the next coarser level that covers k. */
 static inline st_tile_key st_tile_key_parent(st_tile_key k) {
     return (st_tile_key){k.level + 1, k.x >> 1, k.y >> 1};
 }
+/* Whether a and b name the same tile. */
 static inline bool st_tile_key_equal(st_tile_key a, st_tile_key b) {
     return a.level == b.level && a.x == b.x && a.y == b.y;
 }
@@ -74,9 +78,10 @@ float st_tile_height(const st_tile *t, uint32_t i, uint32_t j);
 
 /* The tile file: a 64-byte header (magic, version, kind, encoding, compression, key, size, payload sizes,
  * min/max/δ, scale/offset and a CRC-32 over header and samples) followed by the payload. Encoding writes a
- * complete file image into *data (malloc'd). Decoding checks every field, the sizes and the CRC before
- * trusting anything; it never reads outside data. level < 0: no key check (else the header must name it). */
+ * complete file image into *data (malloc'd). */
 st_result st_tile_encode(const st_tile *t, st_tile_compression c, uint8_t **data, size_t *size, st_error *err);
+/* Decoding checks every field, the sizes and the CRC before trusting anything (ST_ERR_FORMAT, name labelling
+ * the message); it never reads outside data. expect NULL: no key check (else the header must name it). */
 st_result st_tile_decode(const uint8_t *data, size_t size, const char *name, const st_tile_key *expect,
                          st_tile **out, st_error *err);
 
@@ -120,6 +125,7 @@ typedef struct st_store st_store;
  * procedural DEM made tile by tile on demand (no disk). Reads the manifest and the level indices only. */
 st_result st_store_open(const char *where, st_store **out, st_error *err);
 void st_store_close(st_store *s);
+/* The store's manifest as read (owned by the store, valid until st_store_close). */
 const st_store_info *st_store_get_info(const st_store *s);
 /* Tiles per axis at a level. */
 void st_store_level_tiles(const st_store *s, uint32_t level, uint32_t *nx, uint32_t *ny);
@@ -200,6 +206,7 @@ typedef enum st_tile_state {
     ST_TILE_EVICTABLE,
     ST_TILE_FAILED,
 } st_tile_state;
+/* "unloaded", "queued", ..., for reports and messages. */
 const char *st_tile_state_name(st_tile_state s);
 
 /* How a renderer puts tiles on the GPU. All calls come from st_residency_update, on the caller's thread. */
@@ -248,6 +255,8 @@ typedef struct st_residency_stats {
                                  negative while still waiting */
 } st_residency_stats;
 
+/* A manager over desc's store (or load function): nothing is loaded until requested. ST_ERR_INVALID for a
+ * desc without a tile source or with a field past its limit (naming it), ST_ERR_NOMEM. */
 st_result st_residency_create(const st_residency_desc *desc, st_residency **out, st_error *err);
 /* Cancels queued loads, waits for running ones (they are never waited on anywhere else) and frees all. */
 void st_residency_destroy(st_residency *r);
@@ -261,6 +270,7 @@ void st_residency_cancel(st_residency *r, st_tile_key key);
  * least recently needed Evictable tiles while a cache is over capacity (never a pinned level, never an
  * ancestor of a needed tile). Never waits for a load. */
 void st_residency_update(st_residency *r);
+/* The state of a tile: Unloaded when never requested (or forgotten), Failed for a key outside the pyramid. */
 st_tile_state st_residency_state(const st_residency *r, st_tile_key key);
 /* The failure message of a Failed tile (empty otherwise). */
 const char *st_residency_error(const st_residency *r, st_tile_key key);
@@ -270,6 +280,7 @@ const st_tile *st_residency_tile(const st_residency *r, st_tile_key key, uint32_
 /* The key itself or its nearest ancestor that can be drawn (Resident, or Evictable still holding its GPU
  * slot); false when none can (not even the root). */
 bool st_residency_resident_ancestor(const st_residency *r, st_tile_key key, st_tile_key *out);
+/* The counts and figures so far (see st_residency_stats). */
 st_residency_stats st_residency_get_stats(const st_residency *r);
 /* Checks every invariant (counts agree with states, caches within capacity after update, no pinned or needed
  * ancestor evicted, slots unique); for tests and the request-storm benchmark. */

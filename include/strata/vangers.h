@@ -81,6 +81,7 @@ st_result st_vmc_encode(const uint8_t *heights, const uint8_t *meta, uint32_t wi
 /* ---- .vmp: per row W height bytes then W meta bytes -------------------------------------------------- */
 st_result st_vmp_decode(const uint8_t *data, size_t size, uint32_t width, uint32_t height, uint8_t *heights,
                         uint8_t *meta, const char *name, st_error *err);
+/* The planes as a .vmp (2·W·H bytes); *data is malloc'd. */
 st_result st_vmp_encode(const uint8_t *heights, const uint8_t *meta, uint32_t width, uint32_t height,
                         uint8_t **data, size_t *size, st_error *err);
 
@@ -96,7 +97,10 @@ st_result st_vpr_encode(uint32_t width, uint32_t height, uint32_t geonet_power, 
 
 /* ---- .pal: 256 × RGB, 6-bit components ------------------------------------------------------------- */
 #define ST_PAL_SIZE 768
+/* Exactly ST_PAL_SIZE bytes, every component ≤ 63 (ST_ERR_FORMAT otherwise, name labelling the message), widened
+ * to 8 bits by replicating the top bits (63 → 255). */
 st_result st_pal_decode(const uint8_t *data, size_t size, st_rgb8 palette[256], const char *name, st_error *err);
+/* The 6-bit components (v >> 2): the inverse of st_pal_decode, byte for byte. */
 void st_pal_encode(const st_rgb8 palette[256], uint8_t out[ST_PAL_SIZE]);
 
 /* ---- whole worlds ----------------------------------------------------------------------------------- */

@@ -19,14 +19,17 @@ typedef struct st_hud_vertex {
     uint8_t rgba[4]; /* sRGB-encoded colour, straight alpha */
 } st_hud_vertex;
 
+/* An empty HUD with room for a fixed number of vertices (ST_ERR_NOMEM). */
 st_result st_hud_create(st_hud **out, st_error *err);
 void st_hud_destroy(st_hud *hud);
+/* Drops every triangle: a frame's HUD starts empty. */
 void st_hud_clear(st_hud *hud);
 /* Text with its top-left corner at (x, y), glyphs scaled by `scale` (1 = 7-pixel capitals); '\n' starts a
  * new line. Returns the width of the widest line in pixels. Geometry past the HUD's capacity is dropped. */
 float st_hud_text(st_hud *hud, float x, float y, float scale, const uint8_t rgba[4], const char *text);
 /* Size of text in pixels without drawing it. */
 void st_hud_measure(const char *text, float scale, float *width, float *height);
+/* A filled w×h rectangle with its top-left corner at (x, y) (two triangles). */
 void st_hud_rect(st_hud *hud, float x, float y, float w, float h, const uint8_t rgba[4]);
 /* The triangles so far (three vertices each). */
 const st_hud_vertex *st_hud_vertices(const st_hud *hud, size_t *count);
@@ -58,6 +61,7 @@ st_result st_presenter_resize(st_presenter *p, uint32_t width, uint32_t height, 
  * is left in the layout its method leaves it in, so st_renderer_readback still works. */
 st_result st_presenter_present(st_presenter *p, st_renderer *renderer, const st_hud *hud, bool *stale,
                                st_error *err);
+/* The swapchain's size in pixels: the size to draw the renderer's frames at. */
 void st_presenter_size(const st_presenter *p, uint32_t *width, uint32_t *height);
 /* "fifo", "mailbox" or "immediate". */
 const char *st_presenter_mode(const st_presenter *p);
@@ -95,6 +99,7 @@ typedef struct st_cam_control {
     float look_deg_per_px; /* mouse sensitivity */
 } st_cam_control;
 
+/* A fly controller at camera with the default speed, sensitivity and orbit distance. */
 void st_cam_control_init(st_cam_control *c, const st_camera *camera);
 /* Jumps to a camera (a named view), in fly mode. */
 void st_cam_control_set(st_cam_control *c, const st_camera *camera);
@@ -103,6 +108,7 @@ void st_cam_control_set(st_cam_control *c, const st_camera *camera);
 void st_cam_control_mode(st_cam_control *c, st_cam_mode mode, const float *target);
 /* Applies one frame of input. level (may be NULL) lets the orbit target follow the ground. */
 void st_cam_control_update(st_cam_control *c, const st_cam_input *in, const st_level *level);
+/* "fly", "orbit", ... for the HUD. */
 const char *st_cam_mode_name(st_cam_mode mode);
 
 /* ---- scripted camera paths ----------------------------------------------------------------------------- */
@@ -123,8 +129,10 @@ typedef struct st_cam_path {
 /* Parses a path: six finite numbers a line, t in 0..ST_CAM_PATH_MAX_SECONDS and increasing, positions and
  * yaw within st_camera_parse's range, pitch -90..90; at most 100000 keyframes. */
 st_result st_cam_path_parse(const char *text, st_cam_path *out, st_error *err);
+/* The same from a file (a regular file of at most 16 MiB); st_cam_path_free releases either. */
 st_result st_cam_path_load(const char *file, st_cam_path *out, st_error *err);
 void st_cam_path_free(st_cam_path *path);
+/* The time of the last keyframe (0 for an empty path). */
 float st_cam_path_duration(const st_cam_path *path);
 /* The camera at time t; field of view and near/far planes come from `base` (may be NULL: defaults). */
 st_camera st_cam_path_at(const st_cam_path *path, float t, const st_camera *base);
@@ -143,13 +151,17 @@ void st_edit_history_destroy(st_edit_history *h);
  * the changed rectangle (empty when nothing changed) for st_engine_update_level. */
 st_result st_edit_history_apply(st_edit_history *h, st_level *level, st_edit_kind kind, int cx, int cy, int radius,
                                 int amount, st_rect *dirty, st_error *err);
-/* Undo the last applied edit / redo the last undone one; false when there is none. */
+/* Undoes the last applied edit (its rectangle's bytes from before); false when there is none. */
 bool st_edit_history_undo(st_edit_history *h, st_level *level, st_rect *dirty);
+/* Redoes the last undone edit; false when there is none (a new edit drops what could be redone). */
 bool st_edit_history_redo(st_edit_history *h, st_level *level, st_rect *dirty);
+/* How many edits can be undone now. */
 size_t st_edit_history_undo_count(const st_edit_history *h);
+/* How many can be redone. */
 size_t st_edit_history_redo_count(const st_edit_history *h);
 /* True when the level differs from the state last marked saved (initially: as loaded). */
 bool st_edit_history_unsaved(const st_edit_history *h);
+/* The level as it is now is saved (after a successful save). */
 void st_edit_history_mark_saved(st_edit_history *h);
 
 /* ---- the viewer of tile stores (src/view/store_view.c) -------------------------------------------------- */

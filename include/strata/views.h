@@ -23,6 +23,8 @@ st_result st_views_default(const st_level *level, st_viewpoint *out, size_t cap,
 st_result st_views_paper(st_viewpoint *out, size_t cap, size_t *count, st_error *err);
 /* Finds a view by name in the default catalogue, or parses "name:x,y:yaw:pitch[:height][:under]". */
 st_result st_views_find(const st_level *level, const char *name, st_viewpoint *out, st_error *err);
+/* The camera of a viewpoint: the eye at (x, y), eye_height above the surface there (the slab top, or the floor
+ * for an `under` view; above 0 without a level), the default field of view, near and far. */
 st_camera st_viewpoint_camera(const st_level *level, const st_viewpoint *v);
 
 /* ---- tile stores (src/eval/views_store.c): metres instead of texels ------------------------------------------

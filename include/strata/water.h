@@ -53,8 +53,9 @@ typedef struct st_water_desc {
 st_water_desc st_water_desc_resolve(const st_water_desc *desc);
 /* Checks a descriptor's numbers (finite, in range); ST_ERR_INVALID naming the first bad field. */
 st_result st_water_desc_check(const st_water_desc *desc, st_error *err);
-/* "none", "gerstner", "ocean" and back; false for an unknown name. */
+/* "none", "gerstner", "ocean". */
 const char *st_water_mode_name(st_water_mode mode);
+/* And back: false for an unknown name. */
 bool st_water_mode_parse(const char *name, st_water_mode *mode);
 
 /* The world's water level: the most common per-section flood level plus half a height step, so the surface
@@ -68,6 +69,7 @@ bool st_water_world_has_water(const st_level *level);
  * slowest wave of a 250 m patch), so time can reach the GPU as t mod the loop, in float, without its phases
  * drifting over a long run. */
 #define ST_WATER_LOOP_S 8192.0
+/* t taken into [0, ST_WATER_LOOP_S): the time the GPU is given. */
 static inline double st_water_loop_time(double t) {
     double m = fmod(t, ST_WATER_LOOP_S);
     return m < 0 ? m + ST_WATER_LOOP_S : m;
@@ -98,20 +100,26 @@ typedef struct st_water st_water;
  * allowed (a flat surface at the level). */
 st_result st_water_create(const st_water_desc *desc, st_water **out, st_error *err);
 void st_water_destroy(st_water *water);
+/* The resolved descriptor the water was built with (and the weather set since). */
 const st_water_desc *st_water_get_desc(const st_water *water);
 
 /* Changes the wind, fetch and choppiness (the viewer's keys); the ocean regenerates its spectra. */
 st_result st_water_set_weather(st_water *water, float wind_speed, float wind_dir_deg, float choppiness,
                                st_error *err);
 
+/* The ocean's cascades (none for the Gerstner mode): how many, */
 uint32_t st_water_cascade_count(const st_water *water);
+/* and cascade c's patch, size and band. */
 st_water_cascade st_water_cascade_at(const st_water *water, uint32_t c);
 /* Cascade c's initial spectrum h0 as size² complex numbers (re, im), row-major, wave vector index
  * n + size/2 along each axis (n ∈ [−size/2, size/2)), zero outside the cascade's band and on the Nyquist row
  * and column; and ω(k) = √(g|k|) for each entry, rounded to the loop (ST_WATER_LOOP_S). */
 const float *st_water_h0(const st_water *water, uint32_t c);
+/* The ω of each entry of cascade c, as above. */
 const float *st_water_omega(const st_water *water, uint32_t c);
+/* The Gerstner mode's waves (none for the ocean): how many, */
 uint32_t st_water_wave_count(const st_water *water);
+/* and the waves themselves. */
 const st_gerstner_wave *st_water_waves(const st_water *water);
 /* The choppiness actually applied: λ for the ocean, the Gerstner set's factor after the fold guard (the sum of
  * every wave's λ·Q is kept ≤ 0.9, under the fold at 1). */
@@ -144,6 +152,7 @@ double st_water_spectrum_density(const st_water_desc *desc, double kx, double ky
 /* In-place inverse discrete Fourier transform of n complex doubles (re, im interleaved), unnormalised:
  * out[m] = Σ in[j]·e^{+2πi·jm/n}; n a power of two. The 2-D form transforms rows then columns of an n×n grid. */
 void st_water_ifft(double *data, uint32_t n);
+/* The 2-D form on an n×n grid (n² complex doubles). */
 void st_water_ifft2(double *data, uint32_t n);
 
 #endif

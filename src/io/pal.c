@@ -1,5 +1,5 @@
 /* .pal: 256 RGB entries with 6-bit (VGA DAC) components, widened to 8 bits on read by replicating the top
- * bits, so 63 maps to 255 and writing back (v >> 2) returns the original file exactly. Also CRC-32. */
+ * bits, so 63 maps to 255 and writing back (v >> 2) returns the original file exactly. */
 
 #include "strata/vangers.h"
 
