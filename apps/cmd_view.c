@@ -14,6 +14,7 @@
 #include "store_cli.h"
 #include "strata/file.h"
 #include "strata/image.h"
+#include "strata/present.h"
 #include "strata/render.h"
 #include "strata/view.h"
 #include "strata/views.h"
@@ -905,7 +906,9 @@ static st_result frame_loop(viewer *v, st_error *err) {
             hover = st_viewer_pick(v->level, &v->cam.camera, v->desc.width, v->desc.height, px, py, hit);
         }
         build_hud(v, hover ? hit : NULL);
-        r = st_presenter_present(v->presenter, v->renderer, v->hud, &stale, err);
+        size_t overlay_count = 0;
+        const st_hud_vertex *overlay = st_hud_vertices(v->hud, &overlay_count);
+        r = st_presenter_present(v->presenter, v->renderer, overlay, overlay_count, &stale, err);
         if (r) break;
         ring_push(&v->present_ms, st_presenter_gpu_ms(v->presenter)); /* the previous frame's: read at its fence */
         if (o->record_dir) {

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "store_cli.h"
 #include "strata/image.h"
+#include "strata/present.h"
 #include "strata/view.h"
 #include "strata/views.h"
 
@@ -396,7 +397,9 @@ int cli_view_store(int argc, char **argv) {
         if (st.hud) build_hud(hud, &o, &st, engine, renderer, &cam.camera, st_time_ms() - t0);
         else st_hud_clear(hud);
         bool stale = false;
-        r = st_presenter_present(presenter, renderer, hud, &stale, &err);
+        size_t overlay_count = 0;
+        const st_hud_vertex *overlay = st_hud_vertices(hud, &overlay_count);
+        r = st_presenter_present(presenter, renderer, overlay, overlay_count, &stale, &err);
         if (!r && stale) {
             int fw, fh;
             glfwGetFramebufferSize(window, &fw, &fh);

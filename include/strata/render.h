@@ -179,4 +179,11 @@ uint64_t st_renderer_method_gpu_bytes(const st_renderer *renderer);
 /* The same in host memory (0 for a method that keeps none). */
 uint64_t st_renderer_method_cpu_bytes(const st_renderer *renderer);
 
+/* ---- overlays ------------------------------------------------------------------------------------------- */
+/* A vertex of the triangles drawn over a presented frame (strata/present.h): the viewer's HUD. */
+typedef struct st_overlay_vertex {
+    float x, y;      /* window pixels, top-left origin */
+    uint8_t rgba[4]; /* sRGB-encoded colour, straight alpha */
+} st_overlay_vertex;
+
 #endif

@@ -1,10 +1,8 @@
-/* The interactive viewer's library part: presenting a renderer's frame with a HUD on a window's swapchain,
- * the HUD's text and quads, camera controllers and scripted camera paths, picking the terrain under a
- * pixel, and the undo/redo history of edits. The window itself (GLFW) lives in apps/cmd_view.c. */
+/* The interactive viewer's library part: the HUD's text and quads, camera controllers and scripted camera
+ * paths, picking the terrain under a pixel, and the undo/redo history of edits. Presenting to the window is the
+ * renderer's (strata/present.h); the window itself (GLFW) lives in apps/cmd_view.c. */
 #ifndef STRATA_VIEW_H
 #define STRATA_VIEW_H
-
-#include <vulkan/vulkan.h>
 
 #include "strata/camera.h"
 #include "strata/large_world.h"
@@ -14,10 +12,8 @@
 /* ---- HUD: text (stb_easy_font) and filled rectangles in window pixels, top-left origin ------------- */
 typedef struct st_hud st_hud;
 
-typedef struct st_hud_vertex {
-    float x, y;      /* window pixels */
-    uint8_t rgba[4]; /* sRGB-encoded colour, straight alpha */
-} st_hud_vertex;
+/* The HUD's triangles are what the presenter draws over the frame (strata/render.h). */
+typedef st_overlay_vertex st_hud_vertex;
 
 /* An empty HUD with room for a fixed number of vertices (ST_ERR_NOMEM). */
 st_result st_hud_create(st_hud **out, st_error *err);
@@ -36,37 +32,6 @@ const st_hud_vertex *st_hud_vertices(const st_hud *hud, size_t *count);
 /* The full scale of a frame-time graph of these times: 33.3 ms, or the next of 66.7, 100, 200, 500, 1000, 2000,
  * ... ms that holds the largest finite time, so a slow adapter's frames show as bars, not a full red box. */
 double st_hud_graph_scale_ms(const double *ms, size_t count);
-
-/* ---- presenting to a window ---------------------------------------------------------------------------- */
-typedef struct st_presenter st_presenter;
-
-/* Creates the window's surface on the engine's instance (e.g. glfwCreateWindowSurface). */
-typedef VkResult (*st_surface_fn)(VkInstance instance, void *user, VkSurfaceKHR *surface);
-
-typedef struct st_presenter_desc {
-    st_surface_fn create_surface;
-    void *user;
-    uint32_t width, height; /* the window's framebuffer in pixels */
-    bool vsync;             /* FIFO; otherwise MAILBOX, else IMMEDIATE, else FIFO */
-} st_presenter_desc;
-
-/* The engine must be created with .present = true and the window system's instance extensions, and must
- * outlive the presenter. */
-st_result st_presenter_create(st_engine *engine, const st_presenter_desc *desc, st_presenter **out, st_error *err);
-void st_presenter_destroy(st_presenter *p);
-/* Recreates the swapchain for a new framebuffer size or present mode (a zero size is refused). */
-st_result st_presenter_resize(st_presenter *p, uint32_t width, uint32_t height, bool vsync, st_error *err);
-/* Draws the renderer's last frame over the whole window with the HUD on top and presents it. *stale is set
- * when the swapchain no longer matches the window: call st_presenter_resize. The renderer's colour target
- * is left in the layout its method leaves it in, so st_renderer_readback still works. */
-st_result st_presenter_present(st_presenter *p, st_renderer *renderer, const st_hud *hud, bool *stale,
-                               st_error *err);
-/* The swapchain's size in pixels: the size to draw the renderer's frames at. */
-void st_presenter_size(const st_presenter *p, uint32_t *width, uint32_t *height);
-/* "fifo", "mailbox" or "immediate". */
-const char *st_presenter_mode(const st_presenter *p);
-/* GPU time of the composite + HUD pass of the last completed present; NAN when unknown. */
-double st_presenter_gpu_ms(const st_presenter *p);
 
 /* ---- picking ------------------------------------------------------------------------------------------- */
 /* The first solid point along the ray through pixel position (px, py) of a width×height image (pixel

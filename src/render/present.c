@@ -1,6 +1,6 @@
-/* Presenting to a window: the surface and swapchain, and one overlay pass per frame that draws the
- * renderer's colour target over the whole swapchain image and the HUD's triangles on top. The frame is
- * sampled in a shader rather than blitted because a compute method's target holds sRGB-encoded bytes in a
+/* Presenting to a window: the surface and swapchain, and one overlay pass per frame that draws the renderer's
+ * colour target over the whole swapchain image and the overlay's triangles (the viewer's HUD) on top. The frame
+ * is sampled in a shader rather than blitted because a compute method's target holds sRGB-encoded bytes in a
  * UNORM image while a raster method's is an sRGB image: a blit converts by format and would encode one of
  * them twice; the shader decodes each kind correctly for either kind of swapchain. */
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "render/render_internal.h"
-#include "strata/view.h"
+#include "strata/present.h"
 
 #define MAX_IMAGES 8
 #define OVERLAY_VERTICES (3u * 65536u)
@@ -104,11 +104,11 @@ static st_result create_pipeline(st_presenter *p, st_error *err) {
     if (p->pipeline && p->pipeline_format == p->format.format) return ST_OK;
     if (p->pipeline) vkDestroyPipeline(dev, p->pipeline, NULL);
     p->pipeline = VK_NULL_HANDLE;
-    VkVertexInputBindingDescription binding = {.binding = 0, .stride = sizeof(st_hud_vertex),
+    VkVertexInputBindingDescription binding = {.binding = 0, .stride = sizeof(st_overlay_vertex),
                                                .inputRate = VK_VERTEX_INPUT_RATE_VERTEX};
     VkVertexInputAttributeDescription attrs[2] = {
-        {.location = 0, .binding = 0, .format = VK_FORMAT_R32G32_SFLOAT, .offset = offsetof(st_hud_vertex, x)},
-        {.location = 1, .binding = 0, .format = VK_FORMAT_R8G8B8A8_UNORM, .offset = offsetof(st_hud_vertex, rgba)}};
+        {.location = 0, .binding = 0, .format = VK_FORMAT_R32G32_SFLOAT, .offset = offsetof(st_overlay_vertex, x)},
+        {.location = 1, .binding = 0, .format = VK_FORMAT_R8G8B8A8_UNORM, .offset = offsetof(st_overlay_vertex, rgba)}};
     VkPipelineVertexInputStateCreateInfo vertex_input = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
                                                          .vertexBindingDescriptionCount = 1,
                                                          .pVertexBindingDescriptions = &binding,
@@ -232,17 +232,10 @@ st_result st_presenter_create(st_engine *engine, const st_presenter_desc *desc, 
                                   .addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE};
         r = st_gpu_check(vkCreateSampler(dev, &si, NULL, &p->sampler), "sampler", err);
     }
-    if (!r) {
-        VkDescriptorSetLayoutBinding b = {.binding = 0,
-                                          .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-                                          .descriptorCount = 1,
-                                          .stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT,
-                                          .pImmutableSamplers = &p->sampler};
-        VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                              .bindingCount = 1,
-                                              .pBindings = &b};
-        r = st_gpu_check(vkCreateDescriptorSetLayout(dev, &li, NULL, &p->set_layout), "descriptor layout", err);
-    }
+    st_gpu_binding frame = {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                            .stages = VK_SHADER_STAGE_FRAGMENT_BIT,
+                            .immutable_sampler = &p->sampler};
+    if (!r) r = st_gpu_set_layout(gpu, &frame, 1, &p->set_layout, err);
     if (!r) {
         VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1};
         VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
@@ -251,13 +244,7 @@ st_result st_presenter_create(st_engine *engine, const st_presenter_desc *desc, 
                                          .pPoolSizes = &size};
         r = st_gpu_check(vkCreateDescriptorPool(dev, &pi, NULL, &p->pool), "descriptor pool", err);
     }
-    if (!r) {
-        VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-                                          .descriptorPool = p->pool,
-                                          .descriptorSetCount = 1,
-                                          .pSetLayouts = &p->set_layout};
-        r = st_gpu_check(vkAllocateDescriptorSets(dev, &ai, &p->set), "descriptor set", err);
-    }
+    if (!r) r = st_gpu_set_alloc(gpu, p->pool, p->set_layout, &p->set, err);
     if (!r) {
         VkPushConstantRange push = {.stageFlags = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT,
                                     .size = sizeof(overlay_push)};
@@ -269,7 +256,7 @@ st_result st_presenter_create(st_engine *engine, const st_presenter_desc *desc, 
         r = st_gpu_check(vkCreatePipelineLayout(dev, &li, NULL, &p->layout), "pipeline layout", err);
     }
     if (!r)
-        r = st_gpu_buffer_create(gpu, OVERLAY_VERTICES * sizeof(st_hud_vertex), VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, true,
+        r = st_gpu_buffer_create(gpu, OVERLAY_VERTICES * sizeof(st_overlay_vertex), VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, true,
                                  &p->vertices, err);
     if (!r) {
         VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
@@ -434,7 +421,8 @@ static void record(st_presenter *p, st_renderer *rd, uint32_t index, uint32_t ve
     }
 }
 
-st_result st_presenter_present(st_presenter *p, st_renderer *rd, const st_hud *hud, bool *stale, st_error *err) {
+st_result st_presenter_present(st_presenter *p, st_renderer *rd, const st_overlay_vertex *overlay, size_t overlay_count,
+                               bool *stale, st_error *err) {
     *stale = false;
     if (!rd->drawn) return st_error_set(err, ST_ERR_INVALID, "present before the renderer drew a frame");
     VkDevice dev = p->gpu->device;
@@ -449,22 +437,15 @@ st_result st_presenter_present(st_presenter *p, st_renderer *rd, const st_hud *h
     if (vr == VK_SUBOPTIMAL_KHR) *stale = true;
     else if ((r = st_gpu_check(vr, "acquiring a swapchain image", err))) return r;
     /* the set is not in use: the previous pass completed above */
-    VkDescriptorImageInfo ii = {.imageView = rd->color.view,
-                                .imageLayout = rd->ops->targets == ST_TARGETS_RASTER
-                                                   ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
-                                                   : VK_IMAGE_LAYOUT_GENERAL};
-    VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                              .dstSet = p->set,
-                              .dstBinding = 0,
-                              .descriptorCount = 1,
-                              .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-                              .pImageInfo = &ii};
-    vkUpdateDescriptorSets(dev, 1, &w, 0, NULL);
-    size_t count = 0;
-    const st_hud_vertex *verts = hud ? st_hud_vertices(hud, &count) : NULL;
+    st_gpu_binding frame = {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                            .view = rd->color.view,
+                            .layout = rd->ops->targets == ST_TARGETS_RASTER ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
+                                                                            : VK_IMAGE_LAYOUT_GENERAL};
+    st_gpu_set_write(p->gpu, p->set, &frame, 1);
+    size_t count = overlay ? overlay_count : 0;
     if (count > OVERLAY_VERTICES) count = OVERLAY_VERTICES;
     count -= count % 3;
-    if (count) memcpy(p->vertices.mapped, verts, count * sizeof *verts);
+    if (count) memcpy(p->vertices.mapped, overlay, count * sizeof *overlay);
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
     r = st_gpu_check(vkResetCommandBuffer(p->cmd, 0), "resetting the present", err);
