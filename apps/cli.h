@@ -54,6 +54,85 @@ int cli_validation_status(const char *cmd, const st_engine *engine);
 /* Splits a comma list in place into at most cap items; returns how many. */
 size_t cli_split_list(char *text, char **items, size_t cap);
 
+/* ---- options (cli_options.c) -----------------------------------------------------------------------------
+ * A command declares its options once, as a table; cli_options_parse reads argv through getopt_long (long
+ * names and their unique prefixes, --name=value, a one-letter form, options anywhere among the arguments) with
+ * one error line per problem, and cli_options_usage prints the table as its --help's option list. The options
+ * several commands share are declared once below (CLI_OPT_WORLD, CLI_OPT_SIZE_WH, ...). */
+typedef enum cli_opt_kind {
+    CLI_OPT_FLAG,   /* no value: *(bool *)target = true */
+    CLI_OPT_STRING, /* *(const char **)target = the value */
+    CLI_OPT_UINT,   /* *(uint32_t *)target = a whole number in [min, max] */
+    CLI_OPT_FLOAT,  /* *(float *)target = a finite number in [min, max] */
+    CLI_OPT_DOUBLE, /* *(double *)target = the same, in double precision */
+    CLI_OPT_SIZE,   /* ((uint32_t *)target)[0], [1] = W and H of "WxH", each in [min, max] */
+    CLI_OPT_PARSE,  /* parse(value, target) takes it: false is a bad value */
+} cli_opt_kind;
+
+typedef struct cli_opt {
+    const char *name;  /* the long name: "world" for --world */
+    char letter;       /* a one-letter form ('o' for -o); 0 for none */
+    cli_opt_kind kind;
+    void *target;
+    bool *given;       /* set true when the option appears (may be NULL) */
+    double min, max;   /* UINT, FLOAT, DOUBLE, SIZE */
+    bool (*parse)(const char *value, void *target); /* PARSE (value NULL: an optional value not given) */
+    bool optional;     /* the value may be left out (PARSE only): --name, --name=V or --name V with V a number */
+    const char *bad;   /* the error for a bad value: a format with one %s (the value); NULL: "bad --NAME '%s'" */
+    const char *arg;   /* the value's name in the option list ("W", "N", "WxH"); NULL for a flag */
+    const char *help;  /* its text in the option list ('\n' continues it on the next line); NULL: not listed */
+} cli_opt;
+
+/* Parses argv[1..argc) against opts[0..count), each value into its option's target. The arguments that are no
+ * option go to args[0..cap) (*nargs of them; args NULL: none is allowed). Returns CLI_EXIT_OK to go on, or
+ * CLI_EXIT_USAGE after one line "strata CMD: ..." on stderr for an unknown option, a missing or bad value or an
+ * argument too many. With -h or --help it stops there with *help set and CLI_EXIT_OK: the command prints its
+ * usage. */
+int cli_options_parse(const char *cmd, int argc, char **argv, const cli_opt *opts, size_t count, char **args,
+                      size_t cap, size_t *nargs, bool *help);
+/* Takes one option's value (NULL for a flag, or an optional value left out) into its target; CLI_EXIT_USAGE
+ * after the option's one-line error when the value is bad. */
+int cli_option_take(const char *cmd, const cli_opt *o, const char *value);
+/* The option list of a --help: one entry per listed option, "  --name ARG  text". */
+void cli_options_usage(const cli_opt *opts, size_t count);
+#define CLI_OPTS_COUNT(table) (sizeof(table) / sizeof((table)[0]))
+#define CLI_STR(x) #x
+#define CLI_XSTR(x) CLI_STR(x) /* a macro's value as a string literal */
+
+/* The options several commands share. */
+#define CLI_OPT_WORLD(dst)                                                                                      \
+    {.name = "world", .kind = CLI_OPT_STRING, .target = (dst), .arg = "W",                                      \
+     .help = "'default' (the embedded procedural world; the default), a world directory or world.ini"}
+/* -o/--out: the command's output (a file or a folder, as help says). */
+#define CLI_OPT_OUT(dst, arg_name, text)                                                                        \
+    {.name = "out", .letter = 'o', .kind = CLI_OPT_STRING, .target = (dst), .arg = (arg_name), .help = (text)}
+/* --size WxH into uint32_t wh[2], each side 1..max. */
+#define CLI_OPT_SIZE_WH(wh, max_side, text)                                                                        \
+    {.name = "size", .kind = CLI_OPT_SIZE, .target = (wh), .min = 1, .max = (max_side), .arg = "WxH",            \
+     .bad = "bad --size '%s' (WxH, each 1.." #max_side ")", .help = (text)}
+#define CLI_OPT_FRAMES(dst, max_frames, text)                                                                   \
+    {.name = "frames", .kind = CLI_OPT_UINT, .target = (dst), .min = 1, .max = (max_frames), .arg = "N",      \
+     .bad = "bad --frames '%s' (1.." #max_frames ")", .help = (text)}
+#define CLI_OPT_METHODS(dst)                                                                                    \
+    {.name = "methods", .kind = CLI_OPT_STRING, .target = (dst), .arg = "a,b",                                  \
+     .help = "the methods, comma-separated (default: every one)"}
+#define CLI_OPT_DEVICE(dst, given_flag)                                                                         \
+    {.name = "device", .kind = CLI_OPT_UINT, .target = (dst), .given = (given_flag), .min = 0, .max = 64,     \
+     .arg = "N", .bad = "bad --device '%s' (an adapter index, see 'strata devices')",                           \
+     .help = "Vulkan adapter index (see 'strata devices'); default: discrete > integrated > CPU"}
+#define CLI_OPT_NO_SHADOWS(dst)                                                                                 \
+    {.name = "no-shadows", .kind = CLI_OPT_FLAG, .target = (dst),                                              \
+     .help = "skip the shared shadow map (on by default)"}
+#define CLI_OPT_SHADOW_SIZE(dst, text)                                                                          \
+    {.name = "shadow-size", .kind = CLI_OPT_UINT, .target = (dst), .min = 16, .max = 8192, .arg = "N",        \
+     .bad = "bad --shadow-size '%s' (16..8192)", .help = (text)}
+#define CLI_OPT_FAR(dst)                                                                                        \
+    {.name = "far", .kind = CLI_OPT_FLOAT, .target = (dst), .min = 2, .max = 100000, .arg = "F",              \
+     .bad = "bad --far '%s' (2..100000)",                                                                         \
+     .help = "far distance in texels, 2..100000 (default 600; fog reaches full at far)"}
+#define CLI_OPT_JSON(dst)                                                                                       \
+    {.name = "json", .kind = CLI_OPT_FLAG, .target = (dst), .help = "the same as one JSON object on stdout"}
+
 /* ---- the measurement options of compare and tune (cli_measure.c) ---------------------------------------- */
 
 /* --world, --methods, --views, --size, --frames, --warmup, --far, --out, --cache, --device, --validate,
@@ -86,9 +165,17 @@ st_measure_desc cli_measure_desc(const cli_measure *m, const st_level *level, co
 
 /* Nothing given yet: world "default", output folder `out`, cache out/cache. */
 cli_measure cli_measure_defaults(const char *out);
-/* Takes getopt_long's result c (with its argument) when it is one of the options above and returns true;
- * *status is then CLI_EXIT_OK, or CLI_EXIT_USAGE once a bad value has been reported for cmd. Returns false,
- * touching nothing, for any other c: the command's own option. */
+/* The texts of the options whose defaults differ between the commands (NULL: not listed in --help). */
+typedef struct cli_measure_help {
+    const char *methods, *views, *size, *frames, *warmup, *out, *no_shadows, *shadow_size;
+} cli_measure_help;
+#define CLI_MEASURE_OPTION_COUNT 14
+/* The options above as table entries into out[0..CLI_MEASURE_OPTION_COUNT) (their values go into m), for
+ * cli_options_parse; returns the count. */
+size_t cli_measure_table(cli_measure *m, const cli_measure_help *help, cli_opt *out);
+/* Takes getopt_long's result c (with its argument) when it is one of CLI_MEASURE_OPTIONS and returns true;
+ * *status is then CLI_EXIT_OK, or CLI_EXIT_USAGE once a bad value has been reported for cmd (the same values and
+ * messages as the table). Returns false, touching nothing, for any other c: the command's own option. */
 bool cli_measure_option(cli_measure *m, const char *cmd, int c, char *arg, int *status);
 /* Splits --methods into items (at most cap, *count of them; none without --methods) and returns the first
  * name that is no registered method, or NULL when all are. */
@@ -127,8 +214,12 @@ enum { CLI_OPT_WATER = 0x300, CLI_OPT_WIND, CLI_OPT_CHOPPY, CLI_OPT_TIME, CLI_OP
     "  --time T      the waves' time in seconds (default 0), for reproducible frames\n"                      \
     "  --water-level Z  the mean surface height (default: the flood level + 0.5)\n"
 
-/* Takes getopt_long's result c when it is a water option (*status as for cli_measure_option); false for any
- * other c. */
+#define CLI_WATER_OPTION_COUNT 5
+/* The water options as table entries into out[0..CLI_WATER_OPTION_COUNT) (their values go into w), for
+ * cli_options_parse; returns the count. */
+size_t cli_water_table(cli_water *w, cli_opt *out);
+/* Takes getopt_long's result c when it is a water option (*status as for cli_measure_option, the same values and
+ * messages as the table); false for any other c. */
 bool cli_water_option(cli_water *w, const char *cmd, int c, const char *arg, int *status);
 /* Without --water: the ocean when the world has water, else `otherwise`. */
 void cli_water_resolve(cli_water *w, const st_level *level, st_water_mode otherwise);

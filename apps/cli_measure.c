@@ -16,47 +16,66 @@ cli_measure cli_measure_defaults(const char *out) {
     return (cli_measure){.world = "default", .out = out, .cache = "out/cache", .device_index = -1};
 }
 
+/* --cache none: no cache (""). */
+static bool parse_cache(const char *value, void *target) {
+    *(const char **)target = strcmp(value, "none") ? value : "";
+    return true;
+}
+
+/* --size: at most 8192 a side. */
+static bool parse_size(const char *value, void *target) {
+    cli_measure *m = target;
+    uint32_t w, h;
+    if (!cli_parse_size(value, &w, &h) || w > 8192 || h > 8192) return false;
+    m->width = w;
+    m->height = h;
+    return true;
+}
+
+static bool parse_device(const char *value, void *target) {
+    uint32_t device = 0;
+    if (!cli_parse_uint(value, 0, 64, &device)) return false;
+    *(int *)target = (int)device;
+    return true;
+}
+
+size_t cli_measure_table(cli_measure *m, const cli_measure_help *h, cli_opt *out) {
+    const cli_opt table[CLI_MEASURE_OPTION_COUNT] = {
+        CLI_OPT_WORLD(&m->world),
+        {.name = "methods", .kind = CLI_OPT_STRING, .target = &m->methods_arg, .arg = "a,b", .help = h->methods},
+        {.name = "views", .kind = CLI_OPT_STRING, .target = &m->views_arg, .arg = "a,b", .help = h->views},
+        {.name = "size", .kind = CLI_OPT_PARSE, .target = m, .parse = parse_size, .arg = "WxH",
+         .bad = "bad --size '%s' (WxH, at most 8192 each)", .help = h->size},
+        {.name = "frames", .kind = CLI_OPT_UINT, .target = &m->frames, .min = 1, .max = 100000, .arg = "N",
+         .help = h->frames},
+        {.name = "warmup", .kind = CLI_OPT_UINT, .target = &m->warmup, .min = 1, .max = 100000, .arg = "N",
+         .help = h->warmup},
+        {.name = "far", .kind = CLI_OPT_FLOAT, .target = &m->far_dist, .min = 2, .max = 100000, .arg = "F",
+         .help = "far distance (default 600)"},
+        CLI_OPT_OUT(&m->out, "DIR", h->out),
+        {.name = "cache", .kind = CLI_OPT_PARSE, .target = &m->cache, .parse = parse_cache, .arg = "DIR",
+         .help = "reference cache (default out/cache; 'none' disables it)"},
+        {.name = "device", .kind = CLI_OPT_PARSE, .target = &m->device_index, .given = &m->device_given,
+         .parse = parse_device, .arg = "N", .help = "the Vulkan adapter to use (see 'strata devices')"},
+        {.name = "validate", .kind = CLI_OPT_FLAG, .target = &m->validate, .help = "Vulkan validation layers on"},
+        {.name = "no-shadows", .kind = CLI_OPT_FLAG, .target = &m->no_shadows, .help = h->no_shadows},
+        {.name = "no-progress", .kind = CLI_OPT_FLAG, .target = &m->no_progress,
+         .help = "no progress (a bar when stderr is a terminal, else one line per step)"},
+        CLI_OPT_SHADOW_SIZE(&m->shadow_size, h->shadow_size),
+    };
+    memcpy(out, table, sizeof table);
+    return CLI_MEASURE_OPTION_COUNT;
+}
+
 bool cli_measure_option(cli_measure *m, const char *cmd, int c, char *arg, int *status) {
-    int st = CLI_EXIT_OK;
-    switch (c) {
-    case 'w': m->world = arg; break;
-    case 'm': m->methods_arg = arg; break;
-    case 'v': m->views_arg = arg; break;
-    case 's':
-        if (!cli_parse_size(arg, &m->width, &m->height) || m->width > 8192 || m->height > 8192)
-            st = cli_usage_error(cmd, "bad --size '%s' (WxH, at most 8192 each)", arg);
-        break;
-    case 'f':
-        if (!cli_parse_uint(arg, 1, 100000, &m->frames)) st = cli_usage_error(cmd, "bad --frames '%s'", arg);
-        break;
-    case 'u':
-        if (!cli_parse_uint(arg, 1, 100000, &m->warmup)) st = cli_usage_error(cmd, "bad --warmup '%s'", arg);
-        break;
-    case 'F':
-        if (!cli_parse_float(arg, 2.0f, 100000.0f, &m->far_dist)) st = cli_usage_error(cmd, "bad --far '%s'", arg);
-        break;
-    case 'o': m->out = arg; break;
-    case 'c': m->cache = strcmp(arg, "none") ? arg : ""; break;
-    case 'd': {
-        uint32_t device = 0;
-        if (!cli_parse_uint(arg, 0, 64, &device)) {
-            st = cli_usage_error(cmd, "bad --device '%s'", arg);
-            break;
-        }
-        m->device_index = (int)device;
-        m->device_given = true;
-        break;
-    }
-    case 'V': m->validate = true; break;
-    case 'S': m->no_shadows = true; break;
-    case 'P': m->no_progress = true; break;
-    case 'Z':
-        if (!cli_parse_uint(arg, 16, 8192, &m->shadow_size))
-            st = cli_usage_error(cmd, "bad --shadow-size '%s' (16..8192)", arg);
-        break;
-    default: return false;
-    }
-    *status = st;
+    /* the getopt_long codes of CLI_MEASURE_OPTIONS, in the table's order */
+    static const char codes[CLI_MEASURE_OPTION_COUNT + 1] = "wmvsfuFocdVSPZ";
+    const char *at = c > 0 && c < 128 ? strchr(codes, c) : NULL;
+    if (!at || !*at) return false;
+    static const cli_measure_help no_help = {0};
+    cli_opt table[CLI_MEASURE_OPTION_COUNT];
+    cli_measure_table(m, &no_help, table);
+    *status = cli_option_take(cmd, &table[at - codes], arg);
     return true;
 }
 

@@ -1,49 +1,71 @@
 /* The water options every command that draws frames shares (render, view, bench ocean, compare's water row):
  * --water MODE, --wind SPEED[,DIR], --choppy L, --time T, --water-level Z, with one set of limits and messages. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
+static bool parse_mode(const char *value, void *target) {
+    cli_water *w = target;
+    w->mode_given = true;
+    return st_water_mode_parse(value, &w->desc.mode);
+}
+
+/* SPEED or SPEED,DIR: m/s at 10 m, the direction it blows toward in degrees like yaw */
+static bool parse_wind(const char *value, void *target) {
+    cli_water *w = target;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", value);
+    char *comma = strchr(buf, ',');
+    if (comma) *comma = 0;
+    return strlen(value) < sizeof buf && cli_parse_float(buf, 0.1f, 60.0f, &w->desc.wind_speed) &&
+           (!comma || cli_parse_float(comma + 1, -360.0f, 360.0f, &w->desc.wind_dir_deg));
+}
+
+static bool parse_choppy(const char *value, void *target) {
+    cli_water *w = target;
+    float v = 0;
+    if (!cli_parse_float(value, 0.0f, 4.0f, &v)) return false;
+    w->desc.choppiness = v > 0 ? v : -1.0f; /* 0 on the command line means none */
+    return true;
+}
+
+static bool parse_level(const char *value, void *target) {
+    cli_water *w = target;
+    float z = 0;
+    if (!cli_parse_float(value, -1000.0f, 1000.0f, &z)) return false;
+    w->desc.level = z == 0 ? 1e-6f : z; /* 0 in the descriptor stands for the default level */
+    return true;
+}
+
+size_t cli_water_table(cli_water *w, cli_opt *out) {
+    const cli_opt table[CLI_WATER_OPTION_COUNT] = {
+        {.name = "water", .kind = CLI_OPT_PARSE, .target = w, .parse = parse_mode, .arg = "M",
+         .bad = "unknown --water '%s' (none, gerstner or ocean)",
+         .help = "none, gerstner (a few waves) or ocean (the FFT ocean); default ocean where the world has\n"
+                 "water (material 0 at the flood level), else none"},
+        {.name = "wind", .kind = CLI_OPT_PARSE, .target = w, .parse = parse_wind, .arg = "S[,D]",
+         .bad = "bad --wind '%s' (SPEED[,DIR]: 0.1..60 m/s, direction -360..360)",
+         .help = "wind speed in m/s (0.1..60, default 5) and the direction it blows toward (like yaw)"},
+        {.name = "choppy", .kind = CLI_OPT_PARSE, .target = w, .parse = parse_choppy, .arg = "L",
+         .bad = "bad --choppy '%s' (0..4)", .help = "sideways displacement of the waves, 0..4 (default 1; 0 = round crests)"},
+        {.name = "time", .kind = CLI_OPT_DOUBLE, .target = &w->time, .given = &w->time_given, .min = 0, .max = 1e6,
+         .arg = "T", .bad = "bad --time '%s' (0..1e6 s)",
+         .help = "the waves' time in seconds (default 0), for reproducible frames"},
+        {.name = "water-level", .kind = CLI_OPT_PARSE, .target = w, .parse = parse_level, .arg = "Z",
+         .bad = "bad --water-level '%s' (-1000..1000 height units)",
+         .help = "the mean surface height (default: the flood level + 0.5)"},
+    };
+    memcpy(out, table, sizeof table);
+    return CLI_WATER_OPTION_COUNT;
+}
+
 bool cli_water_option(cli_water *w, const char *cmd, int c, const char *arg, int *status) {
-    int st = CLI_EXIT_OK;
-    switch (c) {
-    case CLI_OPT_WATER:
-        if (!st_water_mode_parse(arg, &w->desc.mode))
-            st = cli_usage_error(cmd, "unknown --water '%s' (none, gerstner or ocean)", arg);
-        w->mode_given = true;
-        break;
-    case CLI_OPT_WIND: {
-        /* SPEED or SPEED,DIR: m/s at 10 m, the direction it blows toward in degrees like yaw */
-        char buf[64];
-        snprintf(buf, sizeof buf, "%s", arg);
-        char *comma = strchr(buf, ',');
-        if (comma) *comma = 0;
-        if (strlen(arg) >= sizeof buf || !cli_parse_float(buf, 0.1f, 60.0f, &w->desc.wind_speed) ||
-            (comma && !cli_parse_float(comma + 1, -360.0f, 360.0f, &w->desc.wind_dir_deg)))
-            st = cli_usage_error(cmd, "bad --wind '%s' (SPEED[,DIR]: 0.1..60 m/s, direction -360..360)", arg);
-        break;
-    }
-    case CLI_OPT_CHOPPY: {
-        float v = 0;
-        if (!cli_parse_float(arg, 0.0f, 4.0f, &v)) st = cli_usage_error(cmd, "bad --choppy '%s' (0..4)", arg);
-        w->desc.choppiness = v > 0 ? v : -1.0f; /* 0 on the command line means none */
-        break;
-    }
-    case CLI_OPT_TIME:
-        if (!cli_parse_double(arg, 0.0, 1e6, &w->time)) st = cli_usage_error(cmd, "bad --time '%s' (0..1e6 s)", arg);
-        w->time_given = true;
-        break;
-    case CLI_OPT_WATER_LEVEL: {
-        float z = 0;
-        if (!cli_parse_float(arg, -1000.0f, 1000.0f, &z))
-            st = cli_usage_error(cmd, "bad --water-level '%s' (-1000..1000 height units)", arg);
-        w->desc.level = z == 0 ? 1e-6f : z; /* 0 in the descriptor stands for the default level */
-        break;
-    }
-    default: return false;
-    }
-    *status = st;
+    if (c < CLI_OPT_WATER || c > CLI_OPT_WATER_LEVEL) return false;
+    cli_opt table[CLI_WATER_OPTION_COUNT]; /* in the order of the codes */
+    cli_water_table(w, table);
+    *status = cli_option_take(cmd, &table[c - CLI_OPT_WATER], arg);
     return true;
 }
 

@@ -12,44 +12,33 @@
 #include "strata/eval.h"
 #include "strata/render.h"
 
-static int usage(void) {
+static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata compare [OPTIONS]\n\n"
            "Renders every method at every view, times it and scores it against the CPU reference; writes\n"
            "results.json, results.md, frame-time.svg, grid.png, heatmap-<method>.png and heatmap-color-<method>.png\n"
            "into a folder of its own, OUT/<adapter>/<UTC time>-<quick|compare>-<settings digest>/, written complete\n"
-           "or not at all; OUT/<adapter>/latest points at the last complete run.\n\n"
-           "  --quick            320x200, one view per pitch, 1 warm-up + 3 timed frames, 256² shadow map\n"
-           "  --world W          default (embedded), a world directory or a world.ini (default: default)\n"
-           "  --methods a,b      method names (default: every registered method)\n"
-           "  --views a,b        view names or specs (name:x,y:yaw:pitch[:height][:under]), or 'paper' for the\n"
-           "                     paper's 12 views (default: the world's 12)\n"
-           "  --size WxH         image size (default 1280x800)\n"
-           "  --frames N         timed frames per method and view (default 40)\n"
-           "  --warmup N         warm-up frames per method and view, at least 1 (default 3)\n"
-           "  --far F            far distance (default 600)\n"
-           "  -o, --out DIR      output folder (default out/compare)\n"
-           "  --cache DIR        reference cache (default out/cache; 'none' disables it)\n"
-           "  --device N         the Vulkan adapter to use (see 'strata devices')\n"
-           "  --validate         Vulkan validation layers on\n"
-           "  --no-progress      no progress (a bar when stderr is a terminal, else one line per method)\n"
-           "  --no-shadows       no shadow map (a method-only diagnostic; the protocol casts it for every method)\n"
-           "  --shadow-size N    the shadow map's resolution (default 1024, the publication's; 256 with --quick)\n"
-           "  --tuning FILE      knob settings from a 'strata tune' tuning.json\n"
-           "  --water M          the water row: the first method under the water (none, gerstner or ocean; default\n"
-           "                     ocean where the world has water), timed apart from the terrain, never scored\n\n"
-           "Edits (spec §4.7): --edits adds the dig protocol for every method to the run (edit_rows in\n"
-           "results.json, a table in results.md, edit-<method>-before/after.png):\n"
-           "  --edits            radius 48, depth 90 at the level centre, camera (cx, cy+158), eye 40, yaw 180, pitch -30\n"
-           "  --dig X,Y[,R[,D]]  another crater (centre, radius, depth)\n"
-           "  --edit-repeats N   independently built renderers timed for the first post-edit frame (default 5)\n\n"
+           "or not at all; OUT/<adapter>/latest points at the last complete run.\n\n");
+    cli_options_usage(opts, count);
+    printf("\nEdits (spec §4.7): --edits adds the dig protocol for every method to the run (edit_rows in\n"
+           "results.json, a table in results.md, edit-<method>-before/after.png): radius 48, depth 90 at the level\n"
+           "centre, camera (cx, cy+158), eye 40, yaw 180, pitch -30, or the crater --dig gives.\n\n"
            "Soak (instead of the protocol): --soak [N] digs at random every frame (radius 4..64, depth 10..90)\n"
            "for N frames (default 10000) with each --methods entry (default ray) at 320x200 (or --size), writes\n"
-           "soak.json into OUT/<adapter>/ and one line per method:\n"
-           "  --soak [N]         frames per method\n"
-           "  --check-every K    compare with a freshly built renderer every K frames (default 1 on a GPU,\n"
-           "                     100 on a CPU adapter such as lavapipe)\n"
-           "  --seed S           the soak's random seed (default 1)\n");
-    return CLI_EXIT_OK;
+           "soak.json into OUT/<adapter>/ and one line per method.\n");
+}
+
+/* --dig X,Y[,R[,D]]: two to four integers (the radius and depth are checked after, with their own messages). */
+static bool parse_dig(const char *value, void *target) {
+    int *dig = target; /* dig[0..3], dig[4] = how many were given */
+    dig[4] = (int)cli_parse_ints(value, -(long)ST_LEVEL_MAX_DIM, ST_LEVEL_MAX_DIM, dig, 4);
+    return dig[4] >= 2;
+}
+
+static bool parse_water(const char *value, void *target) { return st_water_mode_parse(value, target); }
+
+/* --soak [N]: N frames per method, the default when left out. */
+static bool parse_soak(const char *value, void *target) {
+    return !value || cli_parse_uint(value, 1, 100000000, target);
 }
 
 static int run_soak(st_level *level, const char *const *methods, size_t method_count, uint32_t frames,
@@ -158,72 +147,60 @@ int cmd_compare(int argc, char **argv) {
     if (cli_is_store(cli_world_arg(argc, argv))) return cli_compare_store(argc, argv);
     const char *cmd = "compare";
     cli_measure mo = cli_measure_defaults("out/compare");
-    bool quick = false, edits = false, soak = false, dig_given = false;
+    bool quick = false, edits = false, soak = false, dig_given = false, help = false;
     const char *tuning_path = NULL;
-    int dig[4] = {0, 0, 0, 0};
-    int dig_n = 0;
+    int dig[5] = {0, 0, 0, 0, 0};
     uint32_t edit_repeats = 0, soak_frames = 10000, check_every = 0, seed = 0;
     st_water_mode water = ST_WATER_NONE;
     bool water_given = false;
-    static const struct option opts[] = {
-        CLI_MEASURE_OPTIONS,
-        {"quick", no_argument, 0, 'q'},         {"help", no_argument, 0, 'h'},
-        {"tuning", required_argument, 0, 'T'},  {"edits", no_argument, 0, 'E'},
-        {"dig", required_argument, 0, 'D'},     {"edit-repeats", required_argument, 0, 'R'},
-        {"soak", optional_argument, 0, 'K'},    {"check-every", required_argument, 0, 'C'},
-        {"seed", required_argument, 0, 'e'},    {"water", required_argument, 0, 'W'},
-        {0, 0, 0, 0}};
-    cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
-        int status;
-        if (cli_measure_option(&mo, cmd, c, optarg, &status)) {
-            if (status) return status;
-            continue;
-        }
-        switch (c) {
-        case 'q': quick = true; break;
-        case 'T': tuning_path = optarg; break;
-        case 'W':
-            if (!st_water_mode_parse(optarg, &water))
-                return cli_usage_error(cmd, "unknown --water '%s' (none, gerstner or ocean)", optarg);
-            water_given = true;
-            break;
-        case 'E': edits = true; break;
-        case 'D': {
-            dig_n = (int)cli_parse_ints(optarg, -(long)ST_LEVEL_MAX_DIM, ST_LEVEL_MAX_DIM, dig, 4);
-            if (dig_n < 2) return cli_usage_error(cmd, "bad --dig '%s' (X,Y[,R[,D]])", optarg);
-            /* zero would mean "the default" in the descriptor: a given radius must be a real one */
-            if (dig_n > 2 && dig[2] < 1) return cli_usage_error(cmd, "bad --dig radius %d (at least 1)", dig[2]);
-            if (dig_n > 3 && (dig[3] < 1 || dig[3] > 255))
-                return cli_usage_error(cmd, "bad --dig depth %d (1..255)", dig[3]);
-            dig_given = edits = true;
-            break;
-        }
-        case 'R':
-            if (!cli_parse_uint(optarg, 1, ST_EDIT_MAX_REPEATS, &edit_repeats))
-                return cli_usage_error(cmd, "bad --edit-repeats '%s' (1..%d)", optarg, ST_EDIT_MAX_REPEATS);
-            break;
-        case 'K': {
-            /* "--soak 500" as well as "--soak=500": take a following number as the count */
-            const char *n = optarg;
-            if (!n && optind < argc && argv[optind][0] >= '0' && argv[optind][0] <= '9') n = argv[optind++];
-            if (n && !cli_parse_uint(n, 1, 100000000, &soak_frames)) return cli_usage_error(cmd, "bad --soak '%s'", n);
-            soak = true;
-            break;
-        }
-        case 'C':
-            if (!cli_parse_uint(optarg, 1, 100000000, &check_every))
-                return cli_usage_error(cmd, "bad --check-every '%s'", optarg);
-            break;
-        case 'e':
-            if (!cli_parse_uint(optarg, 1, 0xFFFFFFFFu, &seed)) return cli_usage_error(cmd, "bad --seed '%s'", optarg);
-            break;
-        case 'h': return usage();
-        default: return cli_usage_error(cmd, "unknown option or missing value '%s'", argv[optind - 1]);
-        }
+    static const cli_measure_help text = {
+        .methods = "method names (default: every registered method)",
+        .views = "view names or specs (name:x,y:yaw:pitch[:height][:under]), or 'paper' for the\n"
+                 "paper's 12 views (default: the world's 12)",
+        .size = "image size (default 1280x800)",
+        .frames = "timed frames per method and view (default 40)",
+        .warmup = "warm-up frames per method and view, at least 1 (default 3)",
+        .out = "output folder (default out/compare)",
+        .no_shadows = "no shadow map (a method-only diagnostic; the protocol casts it for every method)",
+        .shadow_size = "the shadow map's resolution (default 1024, the publication's; 256 with --quick)"};
+    cli_opt opts[CLI_MEASURE_OPTION_COUNT + 9] = {
+        {.name = "quick", .kind = CLI_OPT_FLAG, .target = &quick,
+         .help = "320x200, one view per pitch, 1 warm-up + 3 timed frames, 256² shadow map"},
+        {.name = "tuning", .kind = CLI_OPT_STRING, .target = &tuning_path, .arg = "FILE",
+         .help = "knob settings from a 'strata tune' tuning.json"},
+        {.name = "edits", .kind = CLI_OPT_FLAG, .target = &edits, .help = "add the dig protocol (below)"},
+        {.name = "dig", .kind = CLI_OPT_PARSE, .target = dig, .given = &dig_given, .parse = parse_dig,
+         .arg = "X,Y[,R[,D]]", .bad = "bad --dig '%s' (X,Y[,R[,D]])",
+         .help = "another crater (centre, radius, depth); implies --edits"},
+        {.name = "edit-repeats", .kind = CLI_OPT_UINT, .target = &edit_repeats, .min = 1, .max = ST_EDIT_MAX_REPEATS,
+         .arg = "N", .bad = "bad --edit-repeats '%s' (1.." CLI_XSTR(ST_EDIT_MAX_REPEATS) ")",
+         .help = "independently built renderers timed for the first post-edit frame (default 5)"},
+        {.name = "soak", .kind = CLI_OPT_PARSE, .target = &soak_frames, .given = &soak, .parse = parse_soak,
+         .optional = true, .arg = "[N]", .help = "the soak (below) instead of the protocol: frames per method"},
+        {.name = "check-every", .kind = CLI_OPT_UINT, .target = &check_every, .min = 1, .max = 100000000, .arg = "K",
+         .help = "soak: compare with a freshly built renderer every K frames (default 1 on a GPU,\n"
+                 "100 on a CPU adapter such as lavapipe)"},
+        {.name = "seed", .kind = CLI_OPT_UINT, .target = &seed, .min = 1, .max = 0xFFFFFFFFu, .arg = "S",
+         .help = "soak: the random seed (default 1)"},
+        {.name = "water", .kind = CLI_OPT_PARSE, .target = &water, .given = &water_given, .parse = parse_water,
+         .arg = "M", .bad = "unknown --water '%s' (none, gerstner or ocean)",
+         .help = "the water row: the first method under the water (none, gerstner or ocean; default\n"
+                 "ocean where the world has water), timed apart from the terrain, never scored"},
+    };
+    size_t count = 9 + cli_measure_table(&mo, &text, opts + 9);
+    int parsed = cli_options_parse(cmd, argc, argv, opts, count, NULL, 0, NULL, &help);
+    if (parsed || help) {
+        if (help) usage(opts, count);
+        return parsed;
     }
-    if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    int dig_n = dig[4];
+    if (dig_given) {
+        /* zero would mean "the default" in the descriptor: a given radius must be a real one */
+        if (dig_n > 2 && dig[2] < 1) return cli_usage_error(cmd, "bad --dig radius %d (at least 1)", dig[2]);
+        if (dig_n > 3 && (dig[3] < 1 || dig[3] > 255))
+            return cli_usage_error(cmd, "bad --dig depth %d (1..255)", dig[3]);
+        edits = true;
+    }
     if (quick) {
         if (!mo.width) mo.width = 320, mo.height = 200;
         if (!mo.frames) mo.frames = 3;

@@ -11,65 +11,78 @@
 
 static const char *cmd = "gen";
 
-static int usage(void) {
+static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata gen [--seed N] [--size WxH] [--dual PCT] -o DIR\n\n"
            "Generates the procedural world (terraces with vertical cliffs, rivers and basins at height 0,\n"
            "slabs over caves, bridges, a tunnel, a hangar; see docs/default-world.md) and writes world.ini,\n"
            "output.vmc, harmony.pal and output.vpr into DIR (created when missing; files replaced atomically).\n\n"
-           "options:\n"
-           "  --seed N      any non-zero 64-bit integer (default %u); the same seed gives the same bytes\n"
-           "  --size WxH    powers of two, each at least 256, at most 2^30 texels in all (default %ux%u);\n"
-           "                landmarks and views scale with it up to the default size and repeat in cells of\n"
-           "                it beyond (gen:multi:SEED:WxH makes any size tile by tile: strata tile, info)\n"
-           "  --dual PCT    share of texels with two layers, 0 < PCT <= 30, or 'none' (default %g);\n"
-           "                the result lands within 1 point of it\n"
-           "  -o, --out DIR the output directory\n",
-           ST_GEN_DEFAULT_SEED, ST_GEN_DEFAULT_WIDTH, ST_GEN_DEFAULT_HEIGHT, (double)ST_GEN_DEFAULT_DUAL_PERCENT);
-    return CLI_EXIT_OK;
+           "options:\n");
+    cli_options_usage(opts, count);
+    printf("defaults: --seed %u --size %ux%u --dual %g\n", ST_GEN_DEFAULT_SEED, ST_GEN_DEFAULT_WIDTH,
+           ST_GEN_DEFAULT_HEIGHT, (double)ST_GEN_DEFAULT_DUAL_PERCENT);
+}
+
+/* --seed: any integer from 1 to 2^64 - 1. */
+static bool parse_seed(const char *value, void *target) {
+    if (!*value || *value == '-' || *value == '+') return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(value, &end, 10);
+    if (*end || v == 0 || errno == ERANGE) return false;
+    *(uint64_t *)target = v;
+    return true;
+}
+
+/* --size: powers of two, each at least 256 (the texel limit is checked after, with its own message). */
+static bool parse_gen_size(const char *value, void *target) {
+    uint32_t w, h, *wh = target;
+    if (!cli_parse_size(value, &w, &h) || !st_is_pow2(w) || !st_is_pow2(h) || w < 256 || h < 256) return false;
+    wh[0] = w;
+    wh[1] = h;
+    return true;
+}
+
+/* --dual: a percentage above 0 and at most 30, or none (-1). */
+static bool parse_dual(const char *value, void *target) {
+    float v;
+    if (!strcmp(value, "none")) v = -1.0f;
+    else if (!cli_parse_float(value, 0.0f, 30.0f, &v) || v <= 0.0f) return false;
+    *(float *)target = v;
+    return true;
 }
 
 int cmd_gen(int argc, char **argv) {
     st_gen_desc desc = {0};
     const char *out = NULL;
-    static const struct option opts[] = {{"seed", required_argument, 0, 's'}, {"size", required_argument, 0, 'z'},
-                                         {"dual", required_argument, 0, 'd'}, {"out", required_argument, 0, 'o'},
-                                         {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
-    cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 's': {
-            char *end;
-            if (!*optarg || *optarg == '-' || *optarg == '+')
-                return cli_usage_error(cmd, "bad --seed '%s' (an integer from 1 to 2^64-1)", optarg);
-            errno = 0;
-            unsigned long long v = strtoull(optarg, &end, 10);
-            if (*end || v == 0 || errno == ERANGE)
-                return cli_usage_error(cmd, "bad --seed '%s' (an integer from 1 to 2^64-1)", optarg);
-            desc.seed = v;
-            break;
-        }
-        case 'z':
-            if (!cli_parse_size(optarg, &desc.width, &desc.height) || !st_is_pow2(desc.width) ||
-                !st_is_pow2(desc.height) || desc.width < 256 || desc.height < 256)
-                return cli_usage_error(cmd, "bad --size '%s' (powers of two, each at least 256, like 2048x16384)",
-                                       optarg);
-            if ((uint64_t)desc.width * desc.height > ST_LEVEL_MAX_TEXELS)
-                return cli_usage_error(cmd, "--size %s is past the 2^30-texel limit of a level (like 32768x32768)",
-                                       optarg);
-            break;
-        case 'd':
-            if (!strcmp(optarg, "none")) desc.dual_percent = -1.0f;
-            else if (!cli_parse_float(optarg, 0.0f, 30.0f, &desc.dual_percent) || desc.dual_percent <= 0.0f)
-                return cli_usage_error(cmd, "bad --dual '%s' (a percentage above 0 and at most 30, or none)", optarg);
-            break;
-        case 'o': out = optarg; break;
-        case 'h': return usage();
-        case ':': return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-        }
+    uint32_t size[2] = {0, 0};
+    bool help = false;
+    const cli_opt opts[] = {
+        {.name = "seed", .kind = CLI_OPT_PARSE, .target = &desc.seed, .parse = parse_seed, .arg = "N",
+         .bad = "bad --seed '%s' (an integer from 1 to 2^64-1)",
+         .help = "any non-zero 64-bit integer; the same seed gives the same bytes"},
+        {.name = "size", .kind = CLI_OPT_PARSE, .target = size, .parse = parse_gen_size, .arg = "WxH",
+         .bad = "bad --size '%s' (powers of two, each at least 256, like 2048x16384)",
+         .help = "powers of two, each at least 256, at most 2^30 texels in all; landmarks and\n"
+                 "views scale with it up to the default size and repeat in cells of it beyond\n"
+                 "(gen:multi:SEED:WxH makes any size tile by tile: strata tile, info)"},
+        {.name = "dual", .kind = CLI_OPT_PARSE, .target = &desc.dual_percent, .parse = parse_dual, .arg = "PCT",
+         .bad = "bad --dual '%s' (a percentage above 0 and at most 30, or none)",
+         .help = "share of texels with two layers, 0 < PCT <= 30, or 'none';\n"
+                 "the result lands within 1 point of it"},
+        CLI_OPT_OUT(&out, "DIR", "the output directory"),
+    };
+    int parsed = cli_options_parse(cmd, argc, argv, opts, CLI_OPTS_COUNT(opts), NULL, 0, NULL, &help);
+    if (parsed || help) {
+        if (help) usage(opts, CLI_OPTS_COUNT(opts));
+        return parsed;
     }
-    if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (size[0]) {
+        if ((uint64_t)size[0] * size[1] > ST_LEVEL_MAX_TEXELS)
+            return cli_usage_error(cmd, "--size %ux%u is past the 2^30-texel limit of a level (like 32768x32768)",
+                                   size[0], size[1]);
+        desc.width = size[0];
+        desc.height = size[1];
+    }
     if (!out || !*out) return cli_usage_error(cmd, "missing -o DIR");
     st_error err = {0};
     st_level *level = NULL;

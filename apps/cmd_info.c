@@ -14,7 +14,7 @@ static const char *cmd = "info";
 static const char *material_names[16] = {"water", "sand/soil", "grass/moss", "rock", "red clay", "basalt",
                                          "chalk/salt", "rust/metal"};
 
-static int usage(void) {
+static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata info [--world W | W | STORE] [--json] [--preview out.png [--level L]]\n\n"
            "W is 'default' (the embedded procedural world, the default), a directory holding world.ini,\n"
            "or a world.ini file (given as the one argument or as --world W). Prints the size, where it wraps,\n"
@@ -24,55 +24,51 @@ static int usage(void) {
            "STORE is a tile store (a folder with store.json, an http:// URL of one, gen:SEED:WxH for the procedural\n"
            "DEM or gen:multi:SEED:WxH[:DUAL] for the procedural multi-layer world, both made on demand): prints\n"
            "its size, spacing, levels, tiles, bytes, height range, encoding and source.\n\n"
-           "options:\n"
-           "  --world W      the world (or give it as the one argument)\n"
-           "  --json         one JSON object on stdout instead of text\n"
-           "  --preview F    stores: a hillshaded top-down PNG of one level (default: the coarsest that fits\n"
-           "                 2048 pixels; --level L picks one; --region X,Y,W,H a part of it, in its samples)\n");
-    return CLI_EXIT_OK;
+           "options:\n");
+    cli_options_usage(opts, count);
+}
+
+/* --region X,Y,W,H: four whole numbers, W and H 1..8192. */
+static bool parse_region(const char *value, void *target) {
+    unsigned long long v[4];
+    int used = 0;
+    if (sscanf(value, "%llu,%llu,%llu,%llu%n", &v[0], &v[1], &v[2], &v[3], &used) != 4 || value[used] ||
+        strchr(value, '-') || !v[2] || !v[3] || v[2] > 8192 || v[3] > 8192)
+        return false;
+    uint64_t *region = target;
+    for (int k = 0; k < 4; k++) region[k] = v[k];
+    return true;
 }
 
 int cmd_info(int argc, char **argv) {
-    bool json = false;
+    bool json = false, have_region = false, help = false;
     const char *preview = NULL, *world = NULL;
-    int preview_level = -1;
-    static const struct option opts[] = {{"json", no_argument, 0, 'j'},        {"help", no_argument, 0, 'h'},
-                                         {"preview", required_argument, 0, 'p'}, {"level", required_argument, 0, 'l'},
-                                         {"region", required_argument, 0, 'r'},  {"world", required_argument, 0, 'w'},
-                                         {0, 0, 0, 0}};
+    uint32_t preview_level_arg = 0;
+    bool have_level = false;
     uint64_t region[4];
-    bool have_region = false;
-    cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j': json = true; break;
-        case 'p': preview = optarg; break;
-        case 'l': {
-            uint32_t v;
-            if (!cli_parse_uint(optarg, 0, ST_STORE_MAX_LEVELS - 1, &v)) return cli_usage_error(cmd, "bad --level '%s'", optarg);
-            preview_level = (int)v;
-            break;
-        }
-        case 'r': {
-            unsigned long long v[4];
-            int used = 0;
-            if (sscanf(optarg, "%llu,%llu,%llu,%llu%n", &v[0], &v[1], &v[2], &v[3], &used) != 4 || optarg[used] ||
-                optarg[0] == '-' || strchr(optarg, '-') || !v[2] || !v[3] || v[2] > 8192 || v[3] > 8192)
-                return cli_usage_error(cmd, "bad --region '%s' (X,Y,W,H; W and H 1..8192)", optarg);
-            for (int k = 0; k < 4; k++) region[k] = v[k];
-            have_region = true;
-            break;
-        }
-        case 'w': world = optarg; break;
-        case 'h': return usage();
-        case ':': return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-        }
+    const cli_opt opts[] = {
+        {.name = "world", .kind = CLI_OPT_STRING, .target = &world, .arg = "W",
+         .help = "the world (or give it as the one argument)"},
+        {.name = "json", .kind = CLI_OPT_FLAG, .target = &json, .help = "one JSON object on stdout instead of text"},
+        {.name = "preview", .kind = CLI_OPT_STRING, .target = &preview, .arg = "F",
+         .help = "stores: a hillshaded top-down PNG of one level (default: the coarsest that fits\n"
+                 "2048 pixels; --level L picks one; --region X,Y,W,H a part of it, in its samples)"},
+        {.name = "level", .kind = CLI_OPT_UINT, .target = &preview_level_arg, .given = &have_level, .min = 0,
+         .max = ST_STORE_MAX_LEVELS - 1, .bad = "bad --level '%s'"},
+        {.name = "region", .kind = CLI_OPT_PARSE, .target = region, .given = &have_region, .parse = parse_region,
+         .bad = "bad --region '%s' (X,Y,W,H; W and H 1..8192)"},
+    };
+    char *args[64];
+    size_t nargs = 0;
+    int parsed = cli_options_parse(cmd, argc, argv, opts, CLI_OPTS_COUNT(opts), args, 64, &nargs, &help);
+    if (parsed || help) {
+        if (help) usage(opts, CLI_OPTS_COUNT(opts));
+        return parsed;
     }
-    if (argc - optind > 1) return cli_usage_error(cmd, "expected at most one WORLD");
-    if (world && optind < argc) return cli_usage_error(cmd, "give the world once (--world W or W)");
-    const char *path = world ? world : optind < argc ? argv[optind] : "default";
+    int preview_level = have_level ? (int)preview_level_arg : -1;
+    if (nargs > 1) return cli_usage_error(cmd, "expected at most one WORLD");
+    if (world && nargs) return cli_usage_error(cmd, "give the world once (--world W or W)");
+    const char *path = world ? world : nargs ? args[0] : "default";
     if (cli_is_store(path) || !strncmp(path, "gen:multi:", 10)) /* a generated world: described, never made */
         return cli_info_store(cmd, path, json, preview, preview_level, have_region ? region : NULL);
     if (preview || have_region || preview_level >= 0) return cli_usage_error(cmd, "--preview is for tile stores");

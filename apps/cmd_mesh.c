@@ -6,19 +6,18 @@
 #include "cli.h"
 #include "strata/mesh.h"
 
-static void usage(void) {
+static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata mesh [--world W | W] [-q QUALITY] [--tolerance T] [-o FILE.obj|FILE.ply] [--lod N]\n"
-           "                   [--no-outline] [--fit-tile N]\n\n"
-           "  --world W        'default' (the procedural world), a world directory or a world.ini (or give it\n"
-           "                   as the one argument)\n"
-           "  -q, --quality Q  0..1, tolerance 2^(4(1-q)) height units (default 0.5: 4 units)\n"
-           "  --tolerance T    LOD 0 tolerance in height units (overrides -q)\n"
-           "  -o, --out FILE   write one LOD (default 0) as .obj groups or .ply with a per-face part\n"
-           "                   (--export FILE is the same)\n"
-           "  --lod N          the LOD to export, 0..2\n"
-           "  --no-outline     the paper's metric: mid/high fitted across the single/dual boundary\n"
-           "  --fit-tile N     fit each 128² chunk as N² tiles: 32, 64 (default) or 128; an edit refits\n"
-           "                   only the tiles it touches\n");
+           "                   [--no-outline] [--fit-tile N]\n\n");
+    cli_options_usage(opts, count);
+}
+
+/* --fit-tile: a power of two from a quarter of the chunk to all of it. */
+static bool parse_fit_tile(const char *value, void *target) {
+    uint32_t v;
+    if (!cli_parse_uint(value, 2, ST_MESH_CHUNK, &v) || !st_is_pow2(v) || v * 4 < ST_MESH_CHUNK) return false;
+    *(uint32_t *)target = v;
+    return true;
 }
 
 static void print_drivers(const st_mesh_totals *t) {
@@ -33,50 +32,40 @@ static void print_drivers(const st_mesh_totals *t) {
 }
 
 int cmd_mesh(int argc, char **argv) {
-    static const struct option opts[] = {{"quality", required_argument, 0, 'q'},
-                                         {"tolerance", required_argument, 0, 't'},
-                                         {"export", required_argument, 0, 'e'},
-                                         {"out", required_argument, 0, 'e'},
-                                         {"world", required_argument, 0, 'w'},
-                                         {"lod", required_argument, 0, 'l'},
-                                         {"no-outline", no_argument, 0, 'n'},
-                                         {"fit-tile", required_argument, 0, 'f'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     float quality = 0.5f, tolerance = 0;
     uint32_t lod = 0, fit_tile = 0;
     const char *export_path = NULL, *world = NULL;
-    bool no_outline = false;
-    cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, ":q:o:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'q':
-            if (!cli_parse_float(optarg, 0, 1, &quality)) return cli_usage_error("mesh", "bad quality '%s' (want 0..1)", optarg);
-            break;
-        case 't':
-            if (!cli_parse_float(optarg, 0.001f, 65535, &tolerance))
-                return cli_usage_error("mesh", "bad tolerance '%s' (want 0.001..65535)", optarg);
-            break;
-        case 'e':
-        case 'o': export_path = optarg; break;
-        case 'w': world = optarg; break;
-        case 'l':
-            if (!cli_parse_uint(optarg, 0, ST_MESH_LODS - 1, &lod)) return cli_usage_error("mesh", "bad LOD '%s' (want 0..2)", optarg);
-            break;
-        case 'n': no_outline = true; break;
-        case 'f':
-            if (!cli_parse_uint(optarg, 2, ST_MESH_CHUNK, &fit_tile) || !st_is_pow2(fit_tile) || fit_tile * 4 < ST_MESH_CHUNK)
-                return cli_usage_error("mesh", "bad fit tile '%s' (want 32, 64 or 128)", optarg);
-            break;
-        case 'h': usage(); return CLI_EXIT_OK;
-        case ':': return cli_usage_error("mesh", "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error("mesh", "unknown option '%s'", argv[optind - 1]);
-        }
+    bool no_outline = false, help = false;
+    const cli_opt opts[] = {
+        {.name = "world", .kind = CLI_OPT_STRING, .target = &world, .arg = "W",
+         .help = "'default' (the procedural world), a world directory or a world.ini (or give it\n"
+                 "as the one argument)"},
+        {.name = "quality", .letter = 'q', .kind = CLI_OPT_FLOAT, .target = &quality, .min = 0, .max = 1, .arg = "Q",
+         .bad = "bad quality '%s' (want 0..1)", .help = "0..1, tolerance 2^(4(1-q)) height units (default 0.5: 4 units)"},
+        {.name = "tolerance", .kind = CLI_OPT_FLOAT, .target = &tolerance, .min = 0.001, .max = 65535, .arg = "T",
+         .bad = "bad tolerance '%s' (want 0.001..65535)", .help = "LOD 0 tolerance in height units (overrides -q)"},
+        CLI_OPT_OUT(&export_path, "FILE", "write one LOD (default 0) as .obj groups or .ply with a per-face part\n"
+                                          "(--export FILE is the same)"),
+        {.name = "export", .kind = CLI_OPT_STRING, .target = &export_path}, /* the older name of --out */
+        {.name = "lod", .kind = CLI_OPT_UINT, .target = &lod, .min = 0, .max = ST_MESH_LODS - 1, .arg = "N",
+         .bad = "bad LOD '%s' (want 0..2)", .help = "the LOD to export, 0..2"},
+        {.name = "no-outline", .kind = CLI_OPT_FLAG, .target = &no_outline,
+         .help = "the paper's metric: mid/high fitted across the single/dual boundary"},
+        {.name = "fit-tile", .kind = CLI_OPT_PARSE, .target = &fit_tile, .parse = parse_fit_tile, .arg = "N",
+         .bad = "bad fit tile '%s' (want 32, 64 or 128)",
+         .help = "fit each 128² chunk as N² tiles: 32, 64 (default) or 128; an edit refits\n"
+                 "only the tiles it touches"},
+    };
+    char *args[64];
+    size_t nargs = 0;
+    int parsed = cli_options_parse("mesh", argc, argv, opts, CLI_OPTS_COUNT(opts), args, 64, &nargs, &help);
+    if (parsed || help) {
+        if (help) usage(opts, CLI_OPTS_COUNT(opts));
+        return parsed;
     }
-    if (world ? optind != argc : optind != argc - 1)
+    if (world ? nargs != 0 : nargs != 1)
         return cli_usage_error("mesh", world ? "give the world once (--world W or W)" : "expected one WORLD argument");
-    if (!world) world = argv[optind];
+    if (!world) world = args[0];
     if (export_path && !st_mesh_export_format_known(export_path)) /* before the fit, not after it */
         return cli_usage_error("mesh", "export file '%s' must end in .obj or .ply", export_path);
     if (export_path && cli_check_output_file("mesh", export_path)) return CLI_EXIT_USAGE;

@@ -12,96 +12,65 @@
 #include "strata/render.h"
 #include "strata/views.h"
 
-static void usage(void) {
+static bool parse_camera(const char *value, void *camera) { return st_camera_parse(value, camera); }
+
+static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata render [--world W] [--method M] [--view NAME | --camera x,y,z,yaw,pitch] [--far F]\n"
            "                     [--size WxH] [--frames N] [--ray-steps N] [--no-shadows] [--device N] -o out.png\n"
            "                     [--depth out.pfm]\n\n"
            "Renders one image and prints the time per frame (median, min, max over --frames): GPU time from\n"
            "timestamps where the adapter has them, and always the CPU's record + submit + wait time, which is\n"
-           "the only figure on CPU adapters such as lavapipe.\n"
-           "  --world W     'default' (the embedded procedural world; the default), a world directory or world.ini\n"
-           "  --method M    one of:");
+           "the only figure on CPU adapters such as lavapipe.\n");
+    cli_options_usage(opts, count);
+    printf("methods:");
     for (size_t i = 0; i < st_method_count(); i++) printf(" %s", st_method_at(i)->name);
-    printf(" (default ray; a tile store's: see strata render --world STORE --help)\n"
-           "  --view NAME   a named view of the world's catalogue, or name:x,y:yaw:pitch[:height][:under]\n"
-           "  --camera C    eye position and angles: x,y,z,yaw,pitch (yaw 0 = +y, clockwise; pitch -90..90)\n"
-           "  --far F       far distance in texels, 2..100000 (default 600; fog reaches full at far)\n"
-           "  --size WxH    image size (default 1280x800)\n"
-           "  --frames N    timed frames (default 1)\n"
-           "  --ray-steps N uniform steps of the ray march (default 128)\n"
-           "  --no-shadows  skip the shared shadow map (on by default)\n"
-           "  --shadow-size N  the shadow map's resolution (default 1024; 'strata run' uses 256 on a CPU adapter)\n"
-           "  --device N    Vulkan adapter index (see 'strata devices'); default: discrete > integrated > CPU\n"
-           "  -o, --out FILE  output image, a .png (sRGB)\n"
-           "  --depth FILE  distance along each pixel's ray as a PFM (NaN where nothing was hit)\n" CLI_WATER_USAGE);
+    printf(" (a tile store's: see strata render --world STORE --help)\n");
 }
 
 int cmd_render(int argc, char **argv) {
     if (cli_is_store(cli_world_arg(argc, argv))) return cli_render_store(argc, argv);
-    static const struct option opts[] = {{"world", required_argument, 0, 'w'},  {"method", required_argument, 0, 'm'},
-                                         {"view", required_argument, 0, 'v'},   {"camera", required_argument, 0, 'c'},
-                                         {"size", required_argument, 0, 's'},   {"frames", required_argument, 0, 'f'},
-                                         {"depth", required_argument, 0, 'd'},  {"device", required_argument, 0, 'D'},
-                                         {"ray-steps", required_argument, 0, 'r'}, {"out", required_argument, 0, 'o'},
-                                         {"output", required_argument, 0, 'o'},
-                                         {"no-shadows", no_argument, 0, 'S'},   {"shadow-size", required_argument, 0, 'Z'},
-                                         {"far", required_argument, 0, 'F'},
-                                         CLI_WATER_OPTIONS,
-                                         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     const char *world = "default", *method = "ray", *view_name = NULL, *out_png = NULL, *out_depth = NULL;
     st_camera camera = {0};
     bool have_camera = false;
-    uint32_t width = 1280, height = 800, frames = 1, steps = 0, device = 0, shadow_size = 0;
+    uint32_t size[2] = {1280, 800}, frames = 1, steps = 0, device = 0, shadow_size = 0;
     float far_dist = 0;
-    bool device_given = false, shadows = true;
+    bool device_given = false, no_shadows = false, help = false;
     cli_water water = {0};
-    cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-        int st = CLI_EXIT_OK;
-        if (cli_water_option(&water, "render", c, optarg, &st)) {
-            if (st) return st;
-            continue;
-        }
-        switch (c) {
-        case 'w': world = optarg; break;
-        case 'm': method = optarg; break;
-        case 'v': view_name = optarg; break;
-        case 'c':
-            if (!st_camera_parse(optarg, &camera)) return cli_usage_error("render", "malformed or out-of-range camera '%s' (want x,y,z,yaw,pitch: positions within 1e6, yaw -360..360, pitch -90..90)", optarg);
-            have_camera = true;
-            break;
-        case 's':
-            if (!cli_parse_size(optarg, &width, &height)) return cli_usage_error("render", "bad size '%s' (want WxH, each 1..16384)", optarg);
-            if (width > 16384 || height > 16384) return cli_usage_error("render", "size '%s' is past 16384", optarg);
-            break;
-        case 'f':
-            if (!cli_parse_uint(optarg, 1, 100000, &frames)) return cli_usage_error("render", "bad frame count '%s'", optarg);
-            break;
-        case 'r':
-            if (!cli_parse_uint(optarg, 1, 4096, &steps)) return cli_usage_error("render", "bad ray step count '%s' (1..4096)", optarg);
-            break;
-        case 'D':
-            if (!cli_parse_uint(optarg, 0, 64, &device)) return cli_usage_error("render", "bad device index '%s'", optarg);
-            device_given = true;
-            break;
-        case 'd': out_depth = optarg; break;
-        case 'S': shadows = false; break;
-        case 'Z':
-            if (!cli_parse_uint(optarg, 16, 8192, &shadow_size))
-                return cli_usage_error("render", "bad --shadow-size '%s' (16..8192)", optarg);
-            break;
-        case 'F':
-            if (!cli_parse_float(optarg, 2.0f, 100000.0f, &far_dist))
-                return cli_usage_error("render", "bad --far '%s' (2..100000)", optarg);
-            break;
-        case 'o': out_png = optarg; break;
-        case 'h': usage(); return CLI_EXIT_OK;
-        case ':': return cli_usage_error("render", "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error("render", "unknown option '%s'", argv[optind - 1]);
-        }
+    const cli_opt own[] = {
+        CLI_OPT_WORLD(&world),
+        {.name = "method", .kind = CLI_OPT_STRING, .target = &method, .arg = "M",
+         .help = "the method (default ray; the list below)"},
+        {.name = "view", .kind = CLI_OPT_STRING, .target = &view_name, .arg = "NAME",
+         .help = "a named view of the world's catalogue, or name:x,y:yaw:pitch[:height][:under]"},
+        {.name = "camera", .kind = CLI_OPT_PARSE, .target = &camera, .given = &have_camera, .parse = parse_camera,
+         .arg = "C",
+         .bad = "malformed or out-of-range camera '%s' (want x,y,z,yaw,pitch: positions within 1e6, yaw -360..360, "
+                "pitch -90..90)",
+         .help = "eye position and angles: x,y,z,yaw,pitch (yaw 0 = +y, clockwise; pitch -90..90)"},
+        CLI_OPT_FAR(&far_dist),
+        CLI_OPT_SIZE_WH(size, 16384, "image size (default 1280x800)"),
+        CLI_OPT_FRAMES(&frames, 100000, "timed frames (default 1)"),
+        {.name = "ray-steps", .kind = CLI_OPT_UINT, .target = &steps, .min = 1, .max = 4096, .arg = "N",
+         .bad = "bad ray step count '%s' (1..4096)", .help = "uniform steps of the ray march (default 128)"},
+        CLI_OPT_NO_SHADOWS(&no_shadows),
+        CLI_OPT_SHADOW_SIZE(&shadow_size, "the shadow map's resolution (default 1024; 'strata run' uses 256 on a "
+                                          "CPU adapter)"),
+        CLI_OPT_DEVICE(&device, &device_given),
+        CLI_OPT_OUT(&out_png, "FILE", "output image, a .png (sRGB)"),
+        {.name = "output", .kind = CLI_OPT_STRING, .target = &out_png}, /* the older name of --out */
+        {.name = "depth", .kind = CLI_OPT_STRING, .target = &out_depth, .arg = "FILE",
+         .help = "distance along each pixel's ray as a PFM (NaN where nothing was hit)"},
+    };
+    cli_opt opts[CLI_OPTS_COUNT(own) + CLI_WATER_OPTION_COUNT];
+    memcpy(opts, own, sizeof own);
+    size_t count = CLI_OPTS_COUNT(own) + cli_water_table(&water, opts + CLI_OPTS_COUNT(own));
+    int status = cli_options_parse("render", argc, argv, opts, count, NULL, 0, NULL, &help);
+    if (status || help) {
+        if (help) usage(opts, count);
+        return status;
     }
-    if (optind < argc) return cli_usage_error("render", "unexpected argument '%s'", argv[optind]);
+    uint32_t width = size[0], height = size[1];
+    bool shadows = !no_shadows;
     if (!out_png) return cli_usage_error("render", "missing -o out.png");
     struct stat out_stat; /* a directory gets its own message when the output is opened */
     bool out_is_dir = stat(out_png, &out_stat) == 0 && S_ISDIR(out_stat.st_mode);
@@ -123,7 +92,6 @@ int cmd_render(int argc, char **argv) {
     uint8_t *rgba = NULL;
     float *depth = NULL;
     double *gpu_ms = calloc(frames, sizeof *gpu_ms), *cpu_ms = calloc(frames, sizeof *cpu_ms);
-    int status = CLI_EXIT_OK;
     st_result r = gpu_ms && cpu_ms ? ST_OK : st_error_set(&err, ST_ERR_NOMEM, "out of memory");
     /* Every output is opened (as its temporary) before any work, so a bad path costs nothing and a failure
      * leaves none of them. */

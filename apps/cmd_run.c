@@ -15,7 +15,7 @@
 #include "strata/render.h"
 #include "strata/views.h"
 
-static void usage(void) {
+static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata run [--world W] [-o DIR] [--size WxH] [--frames N] [--methods a,b] [--no-shadows]\n"
            "                  [--shadow-size N] [--dem STORE] [--device N]\n\n"
            "Renders every method (or --methods) from every default view into DIR (-o/--out; default out/) as\n"
@@ -30,6 +30,7 @@ static void usage(void) {
            "DIR/dem-contact-sheet.png, with their rows in the table.\n"
            "For the full measurement protocol use 'strata compare'.\n",
            cli_store_methods_list());
+    cli_options_usage(opts, count);
 }
 
 /* The store methods over the store's default views: each view settled to full detail, then timed like the level
@@ -124,48 +125,30 @@ static void table_row(const char *name, const double *median, const st_viewpoint
 }
 
 int cmd_run(int argc, char **argv) {
-    static const struct option opts[] = {{"world", required_argument, 0, 'w'}, {"out", required_argument, 0, 'o'},
-                                         {"size", required_argument, 0, 's'},  {"frames", required_argument, 0, 'f'},
-                                         {"device", required_argument, 0, 'D'}, {"help", no_argument, 0, 'h'},
-                                         {"no-shadows", no_argument, 0, 'S'},  {"methods", required_argument, 0, 'm'},
-                                         {"shadow-size", required_argument, 0, 'Z'},
-                                         {"dem", required_argument, 0, 'E'},
-                                         {0, 0, 0, 0}};
     const char *dem = NULL;
     const char *world = "default", *out = "out";
     char *methods_arg = NULL;
-    uint32_t width = 0, height = 0, frames = 0, device = 0, shadow_size = 0;
-    bool device_given = false, shadows = true;
-    cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'w': world = optarg; break;
-        case 'o': out = optarg; break;
-        case 's':
-            if (!cli_parse_size(optarg, &width, &height) || width > 16384 || height > 16384)
-                return cli_usage_error("run", "bad size '%s' (want WxH, each 1..16384)", optarg);
-            break;
-        case 'f':
-            if (!cli_parse_uint(optarg, 1, 10000, &frames)) return cli_usage_error("run", "bad frame count '%s'", optarg);
-            break;
-        case 'D':
-            if (!cli_parse_uint(optarg, 0, 64, &device)) return cli_usage_error("run", "bad device index '%s'", optarg);
-            device_given = true;
-            break;
-        case 'S': shadows = false; break;
-        case 'm': methods_arg = optarg; break;
-        case 'Z':
-            if (!cli_parse_uint(optarg, 16, 8192, &shadow_size))
-                return cli_usage_error("run", "bad --shadow-size '%s' (16..8192)", optarg);
-            break;
-        case 'E': dem = optarg; break;
-        case 'h': usage(); return CLI_EXIT_OK;
-        case ':': return cli_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
-        }
+    uint32_t size[2] = {0, 0}, frames = 0, device = 0, shadow_size = 0;
+    bool device_given = false, no_shadows = false, help = false;
+    const cli_opt opts[] = {
+        CLI_OPT_WORLD(&world),
+        CLI_OPT_OUT(&out, "DIR", "the output folder (default out/)"),
+        CLI_OPT_SIZE_WH(size, 16384, "image size (default 1280x800 on a GPU, 320x200 on a CPU adapter)"),
+        CLI_OPT_FRAMES(&frames, 10000, "timed frames per view"),
+        CLI_OPT_METHODS(&methods_arg),
+        CLI_OPT_NO_SHADOWS(&no_shadows),
+        CLI_OPT_SHADOW_SIZE(&shadow_size, "the shadow map's resolution (default 1024; 256 on a CPU adapter)"),
+        {.name = "dem", .kind = CLI_OPT_STRING, .target = &dem, .arg = "STORE",
+         .help = "also the store methods on that DEM tile store's default views"},
+        CLI_OPT_DEVICE(&device, &device_given),
+    };
+    int parsed = cli_options_parse("run", argc, argv, opts, CLI_OPTS_COUNT(opts), NULL, 0, NULL, &help);
+    if (parsed || help) {
+        if (help) usage(opts, CLI_OPTS_COUNT(opts));
+        return parsed;
     }
-    if (optind < argc) return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+    uint32_t width = size[0], height = size[1];
+    bool shadows = !no_shadows;
     if (dem && !cli_is_store(dem))
         return cli_usage_error("run", "--dem %s: not a tile store (a folder with store.json, an http(s):// URL or "
                                "gen:SEED:WxH; strata tile builds one)", dem);

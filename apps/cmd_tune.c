@@ -8,49 +8,37 @@
 #include "strata/eval.h"
 #include "strata/render.h"
 
-static int usage(void) {
+static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata tune [OPTIONS]\n\n"
            "Sweeps every method's quality knob (ray steps 16..256, voxel steps 40..400, slices 32..512, scatter\n"
            "density 1..4, mesh q 0..1) on the world's three horizon views, scores each setting against the CPU\n"
            "reference (error = see-through + coherence + depth-wrong + colour-visible, %% of pixels) and picks the\n"
            "cheapest within 1 point of the best: by GPU time, or, on an adapter without GPU timestamps (lavapipe),\n"
-           "by the knob's cost order, since CPU frame times there are noise.\n\n"
-           "  --world W          default (embedded), a world directory or a world.ini\n"
-           "  --methods a,b      method names (default: every registered method)\n"
-           "  --views a,b        view names or specs (name:x,y:yaw:pitch[:height][:under]; default: the default\n"
-           "                     views at pitch 0)\n"
-           "  --size WxH         image size (default 400x260)\n"
-           "  --frames N         timed frames per setting and view (default 10)\n"
-           "  --warmup N         warm-up frames per setting and view (default 3)\n"
-           "  --far F            far distance (default 600)\n"
-           "  -o, --out DIR      output folder (default out/tune)\n"
-           "  --cache DIR        reference cache (default out/cache; 'none' disables it)\n"
-           "  --device N         the Vulkan adapter\n"
-           "  --validate         Vulkan validation layers on\n"
-           "  --no-shadows       no shadow map\n"
-           "  --shadow-size N    the shadow map's resolution (default 1024)\n"
-           "  --no-progress      no progress line\n");
-    return CLI_EXIT_OK;
+           "by the knob's cost order, since CPU frame times there are noise.\n\n");
+    cli_options_usage(opts, count);
 }
 
 int cmd_tune(int argc, char **argv) {
     const char *cmd = "tune";
     cli_measure mo = cli_measure_defaults("out/tune");
-    static const struct option opts[] = {CLI_MEASURE_OPTIONS, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
-        int status;
-        if (cli_measure_option(&mo, cmd, c, optarg, &status)) {
-            if (status) return status;
-            continue;
-        }
-        switch (c) {
-        case 'h': return usage();
-        default: return cli_usage_error(cmd, "unknown option or missing value '%s'", argv[optind - 1]);
-        }
+    static const cli_measure_help text = {
+        .methods = "method names (default: every registered method)",
+        .views = "view names or specs (name:x,y:yaw:pitch[:height][:under]; default: the default\n"
+                 "views at pitch 0)",
+        .size = "image size (default 400x260)",
+        .frames = "timed frames per setting and view (default 10)",
+        .warmup = "warm-up frames per setting and view (default 3)",
+        .out = "output folder (default out/tune)",
+        .no_shadows = "no shadow map",
+        .shadow_size = "the shadow map's resolution (default 1024)"};
+    cli_opt opts[CLI_MEASURE_OPTION_COUNT];
+    size_t count = cli_measure_table(&mo, &text, opts);
+    bool help = false;
+    int parsed = cli_options_parse(cmd, argc, argv, opts, count, NULL, 0, NULL, &help);
+    if (parsed || help) {
+        if (help) usage(opts, count);
+        return parsed;
     }
-    if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 
     st_error err = {0};
     st_level *level = NULL;

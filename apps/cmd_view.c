@@ -24,7 +24,7 @@
 #include <GLFW/glfw3.h>
 #endif
 
-static void usage(void) {
+static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata view [--world W] [--method M] [--view NAME | --camera x,y,z,yaw,pitch] [--size WxH]\n"
            "                   [--frames N] [--screenshot FILE] [--path FILE] [--record DIR] [--fps N] [--headless]\n"
            "                   [--dig x,y,r] [--save DIR] [--vsync on|off] [--no-shadows] [--ray-steps N] [--device N]\n"
@@ -35,35 +35,13 @@ static void usage(void) {
            "  1-9 or M method, [ ] the method's main knob, H shadows, X wireframe, F freeze culling, V vsync\n"
            "  left click dig (Shift: raise), + - crater radius, Ctrl+Z undo, Ctrl+Y redo, Ctrl+S save\n"
            "  P screenshot, I HUD on/off, Esc quit\n"
-           "  O water none / Gerstner / ocean, , . wind -/+ (Shift: turn it), J K choppiness -/+, T stop/run time\n\n"
-           "  --world W       'default' (the embedded procedural world), a world directory or world.ini\n"
-           "  --method M      one of:");
+           "  O water none / Gerstner / ocean, , . wind -/+ (Shift: turn it), J K choppiness -/+, T stop/run time\n\n");
+    cli_options_usage(opts, count);
+    printf("methods:");
     for (size_t i = 0; i < st_method_count(); i++) printf(" %s", st_method_at(i)->name);
     printf(" (default ray)\n"
-           "  --view NAME     a named view (default: the first default view), or name:x,y:yaw:pitch[:height][:under]\n"
-           "  --camera C      eye position and angles x,y,z,yaw,pitch\n"
-           "  --size WxH      window size (default 1280x800)\n"
-           "  --frames N      run N frames and exit, printing a summary (terrain/sky pixel shares, times)\n"
-           "  --screenshot F  with --frames: write the last frame as a PNG\n"
-           "  --path FILE     a camera path, one keyframe per line: t x y z yaw pitch (played in real time, or\n"
-           "                  at --fps with --frames/--record)\n"
-           "  --record DIR    with --path: write every frame of the path as DIR/frame-00000.png ... and exit\n"
-           "  --fps N         frames per second of path time for --frames and --record (default 30)\n"
-           "  --headless      no window: render the scripted frames (--frames or --record) offscreen and\n"
-           "                  report their times (for machines without a display); --dig, --save and\n"
-           "                  --screenshot work as with a window\n"
-           "  --dig x,y,r     with --frames: dig a crater of radius r (depth r, at most 255) at texel (x, y)\n"
-           "                  before frame N/2\n"
-           "  --save DIR      where Ctrl+S saves (default: the world's directory; ./edited-world for 'default');\n"
-           "                  with --frames, the edited world is saved there at the end\n"
-           "  --vsync on|off  FIFO presentation (default on; off with --frames/--record)\n"
-           "  --no-shadows    start with the shared shadow map off (on by default, as in strata render)\n"
-           "  --ray-steps N   uniform steps of the ray methods (default 128)\n"
-           "  --device N      Vulkan adapter index (see 'strata devices')\n"
-           "The water's time starts at --time and runs with the clock (scripted runs: 1/--fps per frame).\n"
-           CLI_WATER_USAGE);
+           "The water's time starts at --time and runs with the clock (scripted runs: 1/--fps per frame).\n");
 }
-
 #if !STRATA_HAVE_GLFW
 
 int cmd_view(int argc, char **argv) {
@@ -588,78 +566,85 @@ static void build_hud(viewer *v, const float *cursor_hit) {
 }
 
 /* ---- options ------------------------------------------------------------------------------------------ */
+static bool parse_camera(const char *value, void *camera) { return st_camera_parse(value, camera); }
+
+static bool parse_view_size(const char *value, void *target) {
+    view_opts *o = target;
+    uint32_t w, h;
+    if (!cli_parse_size(value, &w, &h) || w > 16384 || h > 16384) return false;
+    o->width = w;
+    o->height = h;
+    return true;
+}
+
+/* --dig x,y,r: texels 0..ST_LEVEL_MAX_DIM-1, r in 1..4096. */
+static bool parse_dig(const char *value, void *target) {
+    view_opts *o = target;
+    int d[3];
+    if (cli_parse_ints(value, 0, ST_LEVEL_MAX_DIM - 1, d, 3) != 3 || d[2] < 1 || d[2] > 4096) return false;
+    o->dig_x = d[0], o->dig_y = d[1], o->dig_r = d[2];
+    return true;
+}
+
+static bool parse_vsync(const char *value, void *target) {
+    if (strcmp(value, "on") && strcmp(value, "off")) return false;
+    *(int *)target = !strcmp(value, "on");
+    return true;
+}
+
 static int parse(int argc, char **argv, view_opts *o) {
-    static const struct option opts[] = {
-        {"world", required_argument, 0, 'w'},      {"method", required_argument, 0, 'm'},
-        {"view", required_argument, 0, 'v'},       {"camera", required_argument, 0, 'c'},
-        {"size", required_argument, 0, 's'},       {"frames", required_argument, 0, 'f'},
-        {"screenshot", required_argument, 0, 'o'}, {"path", required_argument, 0, 'p'},
-        {"record", required_argument, 0, 'R'},     {"fps", required_argument, 0, 'F'},
-        {"dig", required_argument, 0, 'g'},        {"save", required_argument, 0, 'S'},
-        {"vsync", required_argument, 0, 'y'},      {"no-shadows", no_argument, 0, 'H'},
-        {"ray-steps", required_argument, 0, 'r'},  {"device", required_argument, 0, 'D'},
-        {"headless", no_argument, 0, 'L'},         {"help", no_argument, 0, 'h'},
-        CLI_WATER_OPTIONS,                         {0, 0, 0, 0}};
-    cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        int st = CLI_EXIT_OK;
-        if (cli_water_option(&o->water, "view", c, optarg, &st)) {
-            if (st) return st;
-            continue;
-        }
-        switch (c) {
-        case 'w': o->world = optarg; break;
-        case 'm': o->method = optarg; break;
-        case 'v': o->view_name = optarg; break;
-        case 'c':
-            if (!st_camera_parse(optarg, &o->camera))
-                return cli_usage_error("view", "malformed or out-of-range camera '%s' (want x,y,z,yaw,pitch: positions within 1e6, yaw -360..360, pitch -90..90)", optarg);
-            o->have_camera = true;
-            break;
-        case 's':
-            if (!cli_parse_size(optarg, &o->width, &o->height) || o->width > 16384 || o->height > 16384)
-                return cli_usage_error("view", "bad size '%s' (want WxH, each 1..16384)", optarg);
-            break;
-        case 'f':
-            if (!cli_parse_uint(optarg, 1, MAX_FRAMES, &o->frames))
-                return cli_usage_error("view", "bad frame count '%s' (1..%u)", optarg, MAX_FRAMES);
-            break;
-        case 'o': o->screenshot = optarg; break;
-        case 'p': o->path_file = optarg; break;
-        case 'R': o->record_dir = optarg; break;
-        case 'F':
-            if (!cli_parse_uint(optarg, 1, 1000, &o->fps)) return cli_usage_error("view", "bad --fps '%s' (1..1000)", optarg);
-            break;
-        case 'g': {
-            int d[3];
-            if (cli_parse_ints(optarg, 0, ST_LEVEL_MAX_DIM - 1, d, 3) != 3 || d[2] < 1 || d[2] > 4096)
-                return cli_usage_error("view", "bad --dig '%s' (want x,y,r: texels 0..%u, r in 1..4096)", optarg,
-                                       ST_LEVEL_MAX_DIM - 1);
-            o->dig_x = d[0], o->dig_y = d[1], o->dig_r = d[2];
-            o->dig = true;
-            break;
-        }
-        case 'S': o->save_dir = optarg; break;
-        case 'y':
-            if (strcmp(optarg, "on") && strcmp(optarg, "off")) return cli_usage_error("view", "--vsync takes on or off");
-            o->vsync = !strcmp(optarg, "on");
-            break;
-        case 'H': o->no_shadows = true; break;
-        case 'r':
-            if (!cli_parse_uint(optarg, 1, 4096, &o->steps)) return cli_usage_error("view", "bad ray step count '%s' (1..4096)", optarg);
-            break;
-        case 'D':
-            if (!cli_parse_uint(optarg, 0, 64, &o->device)) return cli_usage_error("view", "bad device index '%s'", optarg);
-            o->device_given = true;
-            break;
-        case 'L': o->headless = true; break;
-        case 'h': usage(); return -1;
-        case ':': return cli_usage_error("view", "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error("view", "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc) return cli_usage_error("view", "unexpected argument '%s'", argv[optind]);
+    const cli_opt own[] = {
+        {.name = "world", .kind = CLI_OPT_STRING, .target = &o->world, .arg = "W",
+         .help = "'default' (the embedded procedural world), a world directory or world.ini"},
+        {.name = "method", .kind = CLI_OPT_STRING, .target = &o->method, .arg = "M",
+         .help = "the method (default ray; the list below)"},
+        {.name = "view", .kind = CLI_OPT_STRING, .target = &o->view_name, .arg = "NAME",
+         .help = "a named view (default: the first default view), or name:x,y:yaw:pitch[:height][:under]"},
+        {.name = "camera", .kind = CLI_OPT_PARSE, .target = &o->camera, .given = &o->have_camera,
+         .parse = parse_camera, .arg = "C",
+         .bad = "malformed or out-of-range camera '%s' (want x,y,z,yaw,pitch: positions within 1e6, yaw -360..360, "
+                "pitch -90..90)",
+         .help = "eye position and angles x,y,z,yaw,pitch"},
+        {.name = "size", .kind = CLI_OPT_PARSE, .target = o, .parse = parse_view_size, .arg = "WxH",
+         .bad = "bad --size '%s' (WxH, each 1..16384)", .help = "window size (default 1280x800)"},
+        CLI_OPT_FRAMES(&o->frames, 1000000, "run N frames and exit, printing a summary (terrain/sky pixel shares, "
+                                            "times)"),
+        {.name = "screenshot", .kind = CLI_OPT_STRING, .target = &o->screenshot, .arg = "F",
+         .help = "with --frames: write the last frame as a PNG"},
+        {.name = "path", .kind = CLI_OPT_STRING, .target = &o->path_file, .arg = "FILE",
+         .help = "a camera path, one keyframe per line: t x y z yaw pitch (played in real time, or\n"
+                 "at --fps with --frames/--record)"},
+        {.name = "record", .kind = CLI_OPT_STRING, .target = &o->record_dir, .arg = "DIR",
+         .help = "with --path: write every frame of the path as DIR/frame-00000.png ... and exit"},
+        {.name = "fps", .kind = CLI_OPT_UINT, .target = &o->fps, .min = 1, .max = 1000, .arg = "N",
+         .bad = "bad --fps '%s' (1..1000)",
+         .help = "frames per second of path time for --frames and --record (default 30)"},
+        {.name = "headless", .kind = CLI_OPT_FLAG, .target = &o->headless,
+         .help = "no window: render the scripted frames (--frames or --record) offscreen and\n"
+                 "report their times (for machines without a display); --dig, --save and\n"
+                 "--screenshot work as with a window"},
+        {.name = "dig", .kind = CLI_OPT_PARSE, .target = o, .given = &o->dig, .parse = parse_dig, .arg = "x,y,r",
+         .bad = "bad --dig '%s' (want x,y,r: texels 0..65535, r in 1..4096)",
+         .help = "with --frames: dig a crater of radius r (depth r, at most 255) at texel (x, y)\n"
+                 "before frame N/2"},
+        {.name = "save", .kind = CLI_OPT_STRING, .target = &o->save_dir, .arg = "DIR",
+         .help = "where Ctrl+S saves (default: the world's directory; ./edited-world for 'default');\n"
+                 "with --frames, the edited world is saved there at the end"},
+        {.name = "vsync", .kind = CLI_OPT_PARSE, .target = &o->vsync, .parse = parse_vsync, .arg = "on|off",
+         .bad = "--vsync takes on or off, not '%s'", .help = "FIFO presentation (default on; off with --frames/--record)"},
+        {.name = "no-shadows", .kind = CLI_OPT_FLAG, .target = &o->no_shadows,
+         .help = "start with the shared shadow map off (on by default, as in strata render)"},
+        {.name = "ray-steps", .kind = CLI_OPT_UINT, .target = &o->steps, .min = 1, .max = 4096, .arg = "N",
+         .bad = "bad ray step count '%s' (1..4096)", .help = "uniform steps of the ray methods (default 128)"},
+        CLI_OPT_DEVICE(&o->device, &o->device_given),
+    };
+    cli_opt opts[CLI_OPTS_COUNT(own) + CLI_WATER_OPTION_COUNT];
+    memcpy(opts, own, sizeof own);
+    size_t count = CLI_OPTS_COUNT(own) + cli_water_table(&o->water, opts + CLI_OPTS_COUNT(own));
+    bool help = false;
+    int parsed = cli_options_parse("view", argc, argv, opts, count, NULL, 0, NULL, &help);
+    if (help) usage(opts, count);
+    if (parsed || help) return help ? -1 : parsed;
     if (!st_method_find(o->method)) return cli_usage_error("view", "unknown method '%s'", o->method);
     if (o->view_name && o->have_camera) return cli_usage_error("view", "give --view or --camera, not both");
     if (o->record_dir && !o->path_file) return cli_usage_error("view", "--record needs --path FILE");
