@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include "strata/core.h"
+#include "strata/dem.h"
 #include "strata/eval.h"
 #include "strata/level.h"
 #include "strata/render.h"
@@ -61,6 +62,8 @@ size_t cli_split_list(char *text, char **items, size_t cap);
  * several commands share are declared once below (CLI_OPT_WORLD, CLI_OPT_SIZE_WH, ...). */
 typedef enum cli_opt_kind {
     CLI_OPT_FLAG,   /* no value: *(bool *)target = true */
+    CLI_OPT_CLEAR,  /* no value: *(bool *)target = false (--no-X after --X) */
+    CLI_OPT_SET,    /* no value: *(int *)target = (int)min, an enum's value (the last one given wins) */
     CLI_OPT_STRING, /* *(const char **)target = the value */
     CLI_OPT_UINT,   /* *(uint32_t *)target = a whole number in [min, max] */
     CLI_OPT_FLOAT,  /* *(float *)target = a finite number in [min, max] */
@@ -84,12 +87,12 @@ typedef struct cli_opt {
 } cli_opt;
 
 /* Parses argv[1..argc) against opts[0..count), each value into its option's target. The arguments that are no
- * option go to args[0..cap) (*nargs of them; args NULL: none is allowed). Returns CLI_EXIT_OK to go on, or
- * CLI_EXIT_USAGE after one line "strata CMD: ..." on stderr for an unknown option, a missing or bad value or an
- * argument too many. With -h or --help it stops there with *help set and CLI_EXIT_OK: the command prints its
- * usage. */
-int cli_options_parse(const char *cmd, int argc, char **argv, const cli_opt *opts, size_t count, char **args,
-                      size_t cap, size_t *nargs, bool *help);
+ * option end up, in their order, at argv[*first..argc) (first may be NULL when max_args is 0); more than
+ * max_args of them is an error. Returns CLI_EXIT_OK to go on, or CLI_EXIT_USAGE after one line "strata CMD: ..."
+ * on stderr for an unknown option, a missing or bad value or an argument too many. With -h or --help it stops
+ * there with *help set and CLI_EXIT_OK: the command prints its usage. */
+int cli_options_parse(const char *cmd, int argc, char **argv, const cli_opt *opts, size_t count, size_t max_args,
+                      int *first, bool *help);
 /* Takes one option's value (NULL for a flag, or an optional value left out) into its target; CLI_EXIT_USAGE
  * after the option's one-line error when the value is bad. */
 int cli_option_take(const char *cmd, const cli_opt *o, const char *value);
@@ -132,6 +135,21 @@ void cli_options_usage(const cli_opt *opts, size_t count);
      .help = "far distance in texels, 2..100000 (default 600; fog reaches full at far)"}
 #define CLI_OPT_JSON(dst)                                                                                       \
     {.name = "json", .kind = CLI_OPT_FLAG, .target = (dst), .help = "the same as one JSON object on stdout"}
+
+/* The raw-grid options of the elevation readers (convert, tile), into an st_dem_open_desc: --raw WxH, --type
+ * s16|u16|f32 (type_given set when given), --endian le|be. */
+bool cli_parse_raw(const char *value, void *dem_open_desc);
+bool cli_parse_raw_type(const char *value, void *dem_open_desc);
+bool cli_parse_endian(const char *value, void *dem_open_desc);
+#define CLI_OPT_RAW(od)                                                                                            \
+    {.name = "raw", .kind = CLI_OPT_PARSE, .target = (od), .parse = cli_parse_raw, .arg = "WxH",                  \
+     .bad = "bad --raw '%s' (like 1080x540)", .help = "raw samples, no header: W*H of them"}
+#define CLI_OPT_RAW_TYPE(od, type_given)                                                                           \
+    {.name = "type", .kind = CLI_OPT_PARSE, .target = (od), .given = (type_given), .parse = cli_parse_raw_type,   \
+     .arg = "s16|u16|f32", .bad = "--type must be s16, u16 or f32, not '%s'", .help = "the raw samples' type (default s16)"}
+#define CLI_OPT_ENDIAN(od)                                                                                         \
+    {.name = "endian", .kind = CLI_OPT_PARSE, .target = (od), .parse = cli_parse_endian, .arg = "le|be",          \
+     .bad = "--endian must be le or be, not '%s'", .help = "the raw samples' byte order (default le)"}
 
 /* ---- the measurement options of compare and tune (cli_measure.c) ---------------------------------------- */
 

@@ -21,9 +21,15 @@ static int bad_value(const char *cmd, const cli_opt *o, const char *value) {
     return cli_usage_error(cmd, "bad --%s '%s'", o->name, value);
 }
 
+static bool has_value(const cli_opt *o) {
+    return o->kind != CLI_OPT_FLAG && o->kind != CLI_OPT_CLEAR && o->kind != CLI_OPT_SET;
+}
+
 static bool parse_value(const cli_opt *o, const char *value) {
     switch (o->kind) {
     case CLI_OPT_FLAG: *(bool *)o->target = true; return true;
+    case CLI_OPT_CLEAR: *(bool *)o->target = false; return true;
+    case CLI_OPT_SET: *(int *)o->target = (int)o->min; return true;
     case CLI_OPT_STRING: *(const char **)o->target = value; return true;
     case CLI_OPT_UINT: {
         uint32_t v;
@@ -46,7 +52,7 @@ static bool parse_value(const cli_opt *o, const char *value) {
 }
 
 int cli_option_take(const char *cmd, const cli_opt *o, const char *value) {
-    if (value || o->kind == CLI_OPT_FLAG) {
+    if (value || !has_value(o)) {
         if (!parse_value(o, value)) return bad_value(cmd, o, value);
     } else if (o->parse && !o->parse(NULL, o->target)) { /* an optional value not given */
         return bad_value(cmd, o, "");
@@ -55,16 +61,16 @@ int cli_option_take(const char *cmd, const cli_opt *o, const char *value) {
     return CLI_EXIT_OK;
 }
 
-int cli_options_parse(const char *cmd, int argc, char **argv, const cli_opt *opts, size_t count, char **args,
-                      size_t cap, size_t *nargs, bool *help) {
+int cli_options_parse(const char *cmd, int argc, char **argv, const cli_opt *opts, size_t count, size_t max_args,
+                      int *first, bool *help) {
     struct option longs[MAX_OPTIONS + 2];
     char shorts[2 * MAX_OPTIONS + 4] = ":h";
     size_t ns = 2, nl = 0;
-    if (nargs) *nargs = 0;
+    if (first) *first = argc;
     *help = false;
     if (count > MAX_OPTIONS) return cli_usage_error(cmd, "%zu options in one table", count);
     for (size_t i = 0; i < count; i++) {
-        bool value = opts[i].kind != CLI_OPT_FLAG;
+        bool value = has_value(&opts[i]);
         int has = !value ? no_argument : opts[i].optional ? optional_argument : required_argument;
         longs[nl++] = (struct option){opts[i].name, has, 0, FIRST_CODE + (int)i};
         if (opts[i].letter) {
@@ -96,10 +102,9 @@ int cli_options_parse(const char *cmd, int argc, char **argv, const cli_opt *opt
         int taken = cli_option_take(cmd, o, value);
         if (taken) return taken;
     }
-    for (int i = optind; i < argc; i++) {
-        if (!nargs || *nargs == cap) return cli_usage_error(cmd, "unexpected argument '%s'", argv[i]);
-        args[(*nargs)++] = argv[i];
-    }
+    /* getopt_long has moved the arguments that are no option to the end, in their order */
+    if ((size_t)(argc - optind) > max_args) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + (int)max_args]);
+    if (first) *first = optind;
     return CLI_EXIT_OK;
 }
 
@@ -123,4 +128,26 @@ void cli_options_usage(const cli_opt *opts, size_t count) {
             line = nl + 1;
         }
     }
+}
+
+bool cli_parse_raw(const char *value, void *target) {
+    st_dem_open_desc *od = target;
+    return cli_parse_size(value, &od->raw_width, &od->raw_height);
+}
+
+bool cli_parse_raw_type(const char *value, void *target) {
+    st_dem_open_desc *od = target;
+    if (!strcmp(value, "s16")) od->raw_type = ST_DEM_RAW_S16;
+    else if (!strcmp(value, "u16")) od->raw_type = ST_DEM_RAW_U16;
+    else if (!strcmp(value, "f32")) od->raw_type = ST_DEM_RAW_F32;
+    else return false;
+    return true;
+}
+
+bool cli_parse_endian(const char *value, void *target) {
+    st_dem_open_desc *od = target;
+    if (!strcmp(value, "le")) od->endian = ST_ENDIAN_LITTLE;
+    else if (!strcmp(value, "be")) od->endian = ST_ENDIAN_BIG;
+    else return false;
+    return true;
 }

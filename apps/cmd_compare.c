@@ -188,7 +188,7 @@ int cmd_compare(int argc, char **argv) {
                  "ocean where the world has water), timed apart from the terrain, never scored"},
     };
     size_t count = 9 + cli_measure_table(&mo, &text, opts + 9);
-    int parsed = cli_options_parse(cmd, argc, argv, opts, count, NULL, 0, NULL, &help);
+    int parsed = cli_options_parse(cmd, argc, argv, opts, count, 0, NULL, &help);
     if (parsed || help) {
         if (help) usage(opts, count);
         return parsed;

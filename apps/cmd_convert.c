@@ -15,7 +15,7 @@
 
 static const char *cmd = "convert";
 
-static int usage(void) {
+static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata convert IN... OUT [OPTIONS]   (or IN... -o OUT)\n\n"
            "IN is one of:\n"
            "  default             the embedded procedural world\n"
@@ -35,29 +35,12 @@ static int usage(void) {
            "                      (the deepest zoom present unless --zoom)\n\n"
            "OUT is a directory. Worlds become a PNG set (height.png, meta.png, preview.png); everything else\n"
            "becomes a Vangers world (world.ini, output.vmc, harmony.pal, output.vpr).\n\n"
-           "options:\n"
-           "  --to world|pngs     choose the output kind\n"
-           "  --vmp               write the uncompressed .vmp instead of .vmc\n"
-           "  --identity          write the .vmc with the identity code instead of Huffman codes\n"
-           "  --fit auto|crop|resample  elevation models: crop a centred power-of-two window (exact samples),\n"
-           "                      or resample bilinearly to powers of two (keeps the whole extent); auto (the\n"
-           "                      default) crops when the true scale fits, else resamples coarser until it does\n"
-           "  --size WxH          elevation models: the level size (powers of two, at most 2^27 texels in all)\n"
-           "  --units M           metres per sample unit where the format has none (default 1; Puget Sound 0.1)\n"
-           "  --spacing M         metres between samples where the format has none (Puget Sound 160)\n"
-           "  --exaggerate E|fit  vertical exaggeration (default 1, the true scale); fit stretches the relief\n"
-           "                      over the 256 height steps whatever the spacing\n"
-           "  --raw WxH, --type s16|u16|f32, --endian le|be   raw input\n"
-           "  --wrap-x            the raster is a whole globe east-west (ETOPO): the world wraps in x. A raw grid\n"
-           "                      or a PNG carries no georeferencing to say so; a geographic GDAL raster spanning\n"
-           "                      360 degrees is found to wrap without it. Other elevation models, and a crop of\n"
-           "                      part of a globe's width, wrap in neither axis: past their edge there is nothing\n"
-           "  --rgb terrarium|mapbox, --zoom Z                 z/x/y tile folders\n"
-           "Elevations keep their true scale: one height step is one texel's width in metres (divided by\n"
+           "options:\n");
+    cli_options_usage(opts, count);
+    printf(           "Elevations keep their true scale: one height step is one texel's width in metres (divided by\n"
            "--exaggerate); when the relief needs more than 256 steps the error says the largest --exaggerate\n"
            "that fits. Step 0 is the lowest elevation; material 0 (water) marks elevations <= 0 and the\n"
            "flood level is the sea-level step.\n");
-    return CLI_EXIT_OK;
 }
 
 static bool is_dir(const char *p) {
@@ -161,97 +144,121 @@ static int convert_dem(char **in, size_t count, const st_dem_open_desc *od, cons
     return CLI_EXIT_OK;
 }
 
+static bool parse_to(const char *value, void *target) {
+    if (strcmp(value, "world") && strcmp(value, "pngs")) return false;
+    *(const char **)target = value;
+    return true;
+}
+
+static bool parse_fit(const char *value, void *target) {
+    st_fit *fit = target;
+    if (!strcmp(value, "auto")) *fit = ST_FIT_AUTO;
+    else if (!strcmp(value, "crop")) *fit = ST_FIT_CROP;
+    else if (!strcmp(value, "resample")) *fit = ST_FIT_RESAMPLE;
+    else return false;
+    return true;
+}
+
+/* --size: powers of two (the texel bound is checked after, with its own message). */
+static bool parse_level_size(const char *value, void *target) {
+    st_heightmap_level_desc *ld = target;
+    uint32_t w, h;
+    if (!cli_parse_size(value, &w, &h) || !st_is_pow2(w) || !st_is_pow2(h)) return false;
+    ld->width = w;
+    ld->height = h;
+    return true;
+}
+
+static bool parse_units(const char *value, void *target) {
+    float f;
+    if (!cli_parse_float(value, 1e-6f, 1e6f, &f)) return false;
+    *(double *)target = f;
+    return true;
+}
+
+static bool parse_spacing(const char *value, void *target) {
+    float f;
+    if (!cli_parse_float(value, 1e-6f, 1e7f, &f)) return false;
+    *(double *)target = f;
+    return true;
+}
+
+static bool parse_exaggerate(const char *value, void *target) {
+    st_heightmap_level_desc *ld = target;
+    float f;
+    if (!strcmp(value, "fit")) ld->stretch = true;
+    else if (cli_parse_float(value, 1e-6f, 1e6f, &f)) ld->exaggerate = f;
+    else return false;
+    return true;
+}
+
+static bool parse_rgb(const char *value, void *target) {
+    st_dem_rgb *rgb = target;
+    if (!strcmp(value, "terrarium")) *rgb = ST_DEM_RGB_TERRARIUM;
+    else if (!strcmp(value, "mapbox")) *rgb = ST_DEM_RGB_MAPBOX;
+    else return false;
+    return true;
+}
+
 int cmd_convert(int argc, char **argv) {
     const char *to = NULL;
     bool vmp = false, identity = false;
     st_dem_open_desc od = {0};
     st_heightmap_level_desc ld = {0};
-    float f;
-    uint32_t u;
-    static const struct option opts[] = {
-        {"to", required_argument, 0, 't'},      {"vmp", no_argument, 0, 'v'},
-        {"identity", no_argument, 0, 'i'},      {"fit", required_argument, 0, 'f'},
-        {"size", required_argument, 0, 's'},    {"units", required_argument, 0, 'u'},
-        {"spacing", required_argument, 0, 'p'}, {"exaggerate", required_argument, 0, 'x'},
-        {"raw", required_argument, 0, 'r'},     {"type", required_argument, 0, 'T'},
-        {"endian", required_argument, 0, 'e'},  {"rgb", required_argument, 0, 'g'},
-        {"zoom", required_argument, 0, 'z'},    {"wrap-x", no_argument, 0, 'W'},
-        {"help", no_argument, 0, 'h'},          {"out", required_argument, 0, 'o'},
-        {0, 0, 0, 0}};
     const char *out_opt = NULL;
-    cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
-        switch (c) {
-        case 't':
-            if (strcmp(optarg, "world") && strcmp(optarg, "pngs"))
-                return cli_usage_error(cmd, "--to must be world or pngs, not '%s'", optarg);
-            to = optarg;
-            break;
-        case 'v': vmp = true; break;
-        case 'i': identity = true; break;
-        case 'f':
-            if (!strcmp(optarg, "auto")) ld.fit = ST_FIT_AUTO;
-            else if (!strcmp(optarg, "crop")) ld.fit = ST_FIT_CROP;
-            else if (!strcmp(optarg, "resample")) ld.fit = ST_FIT_RESAMPLE;
-            else return cli_usage_error(cmd, "--fit must be auto, crop or resample, not '%s'", optarg);
-            break;
-        case 's':
-            if (!cli_parse_size(optarg, &ld.width, &ld.height) || !st_is_pow2(ld.width) || !st_is_pow2(ld.height))
-                return cli_usage_error(cmd, "bad --size '%s' (powers of two, like 1024x512)", optarg);
-            /* the quantiser holds a double per texel: the height-map bound keeps that within 1 GiB */
-            if ((uint64_t)ld.width * ld.height > ST_HEIGHTMAP_MAX_SAMPLES)
-                return cli_usage_error(cmd, "--size %s is past the limit of 2^27 texels for an elevation model's "
-                                            "level (like 16384x8192)", optarg);
-            break;
-        case 'u':
-            if (!cli_parse_float(optarg, 1e-6f, 1e6f, &f)) return cli_usage_error(cmd, "bad --units '%s'", optarg);
-            od.units_m = f;
-            break;
-        case 'p':
-            if (!cli_parse_float(optarg, 1e-6f, 1e7f, &f))
-                return cli_usage_error(cmd, "bad --spacing '%s' (metres, 1e-6..1e7)", optarg);
-            od.spacing_m = f;
-            break;
-        case 'x':
-            if (!strcmp(optarg, "fit")) ld.stretch = true;
-            else if (cli_parse_float(optarg, 1e-6f, 1e6f, &f)) ld.exaggerate = f;
-            else return cli_usage_error(cmd, "bad --exaggerate '%s' (a factor in 1e-6..1e6, or fit)", optarg);
-            break;
-        case 'r':
-            if (!cli_parse_size(optarg, &od.raw_width, &od.raw_height))
-                return cli_usage_error(cmd, "bad --raw '%s' (like 1080x540)", optarg);
-            break;
-        case 'T':
-            if (!strcmp(optarg, "s16")) od.raw_type = ST_DEM_RAW_S16;
-            else if (!strcmp(optarg, "u16")) od.raw_type = ST_DEM_RAW_U16;
-            else if (!strcmp(optarg, "f32")) od.raw_type = ST_DEM_RAW_F32;
-            else return cli_usage_error(cmd, "--type must be s16, u16 or f32, not '%s'", optarg);
-            break;
-        case 'e':
-            if (!strcmp(optarg, "le")) od.endian = ST_ENDIAN_LITTLE;
-            else if (!strcmp(optarg, "be")) od.endian = ST_ENDIAN_BIG;
-            else return cli_usage_error(cmd, "--endian must be le or be, not '%s'", optarg);
-            break;
-        case 'g':
-            if (!strcmp(optarg, "terrarium")) od.rgb = ST_DEM_RGB_TERRARIUM;
-            else if (!strcmp(optarg, "mapbox")) od.rgb = ST_DEM_RGB_MAPBOX;
-            else return cli_usage_error(cmd, "--rgb must be terrarium or mapbox, not '%s'", optarg);
-            break;
-        case 'z':
-            if (!cli_parse_uint(optarg, 1, 30, &u)) return cli_usage_error(cmd, "bad --zoom '%s' (1..30)", optarg);
-            od.zoom = u;
-            break;
-        case 'o': out_opt = optarg; break;
-        case 'W': od.wrap_x = true; break;
-        case 'h': return usage();
-        case ':': return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-        }
+    bool help = false;
+    const cli_opt opts[] = {
+        {.name = "to", .kind = CLI_OPT_PARSE, .target = &to, .parse = parse_to, .arg = "world|pngs",
+         .bad = "--to must be world or pngs, not '%s'", .help = "choose the output kind"},
+        {.name = "vmp", .kind = CLI_OPT_FLAG, .target = &vmp, .help = "write the uncompressed .vmp instead of .vmc"},
+        {.name = "identity", .kind = CLI_OPT_FLAG, .target = &identity,
+         .help = "write the .vmc with the identity code instead of Huffman codes"},
+        {.name = "fit", .kind = CLI_OPT_PARSE, .target = &ld.fit, .parse = parse_fit, .arg = "auto|crop|resample",
+         .bad = "--fit must be auto, crop or resample, not '%s'",
+         .help = "elevation models: crop a centred power-of-two window (exact samples),\n"
+                 "or resample bilinearly to powers of two (keeps the whole extent); auto (the\n"
+                 "default) crops when the true scale fits, else resamples coarser until it does"},
+        {.name = "size", .kind = CLI_OPT_PARSE, .target = &ld, .parse = parse_level_size, .arg = "WxH",
+         .bad = "bad --size '%s' (powers of two, like 1024x512)",
+         .help = "elevation models: the level size (powers of two, at most 2^27 texels in all)"},
+        {.name = "units", .kind = CLI_OPT_PARSE, .target = &od.units_m, .parse = parse_units, .arg = "M",
+         .bad = "bad --units '%s'",
+         .help = "metres per sample unit where the format has none (default 1; Puget Sound 0.1)"},
+        {.name = "spacing", .kind = CLI_OPT_PARSE, .target = &od.spacing_m, .parse = parse_spacing, .arg = "M",
+         .bad = "bad --spacing '%s' (metres, 1e-6..1e7)",
+         .help = "metres between samples where the format has none (Puget Sound 160)"},
+        {.name = "exaggerate", .kind = CLI_OPT_PARSE, .target = &ld, .parse = parse_exaggerate, .arg = "E|fit",
+         .bad = "bad --exaggerate '%s' (a factor in 1e-6..1e6, or fit)",
+         .help = "vertical exaggeration (default 1, the true scale); fit stretches the relief\n"
+                 "over the 256 height steps whatever the spacing"},
+        CLI_OPT_RAW(&od),
+        CLI_OPT_RAW_TYPE(&od, NULL),
+        CLI_OPT_ENDIAN(&od),
+        {.name = "wrap-x", .kind = CLI_OPT_FLAG, .target = &od.wrap_x,
+         .help = "the raster is a whole globe east-west (ETOPO): the world wraps in x. A raw grid\n"
+                 "or a PNG carries no georeferencing to say so; a geographic GDAL raster spanning\n"
+                 "360 degrees is found to wrap without it. Other elevation models, and a crop of\n"
+                 "part of a globe's width, wrap in neither axis: past their edge there is nothing"},
+        {.name = "rgb", .kind = CLI_OPT_PARSE, .target = &od.rgb, .parse = parse_rgb, .arg = "terrarium|mapbox",
+         .bad = "--rgb must be terrarium or mapbox, not '%s'", .help = "IN is a z/x/y tile folder of that encoding"},
+        {.name = "zoom", .kind = CLI_OPT_UINT, .target = &od.zoom, .min = 1, .max = 30, .arg = "Z",
+         .bad = "bad --zoom '%s' (1..30)", .help = "the zoom of that folder to read (default: the deepest present)"},
+        CLI_OPT_OUT(&out_opt, "OUT", "the output directory (or give it as the last argument)"),
+    };
+    int first = argc;
+    int parsed = cli_options_parse(cmd, argc, argv, opts, CLI_OPTS_COUNT(opts), SIZE_MAX, &first, &help);
+    if (parsed || help) {
+        if (help) usage(opts, CLI_OPTS_COUNT(opts));
+        return parsed;
     }
-    if (argc - optind < (out_opt ? 1 : 2)) return cli_usage_error(cmd, "expected IN and OUT (or IN -o OUT)");
-    char **ins = argv + optind;
-    size_t n_in = (size_t)(argc - optind - (out_opt ? 0 : 1));
+    /* the texel bound of --size, with its own message */
+    if ((uint64_t)ld.width * ld.height > ST_HEIGHTMAP_MAX_SAMPLES)
+        return cli_usage_error(cmd, "--size %ux%u is past the limit of 2^27 texels for an elevation model's level (like "
+                                    "16384x8192)", ld.width, ld.height);
+    int optind_ = first;
+    if (argc - optind_ < (out_opt ? 1 : 2)) return cli_usage_error(cmd, "expected IN and OUT (or IN -o OUT)");
+    char **ins = argv + optind_;
+    size_t n_in = (size_t)(argc - optind_ - (out_opt ? 0 : 1));
     const char *in = ins[0], *out = out_opt ? out_opt : argv[argc - 1];
     st_error err = {0};
     st_level *level = NULL;

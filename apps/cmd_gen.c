@@ -71,7 +71,7 @@ int cmd_gen(int argc, char **argv) {
                  "the result lands within 1 point of it"},
         CLI_OPT_OUT(&out, "DIR", "the output directory"),
     };
-    int parsed = cli_options_parse(cmd, argc, argv, opts, CLI_OPTS_COUNT(opts), NULL, 0, NULL, &help);
+    int parsed = cli_options_parse(cmd, argc, argv, opts, CLI_OPTS_COUNT(opts), 0, NULL, &help);
     if (parsed || help) {
         if (help) usage(opts, CLI_OPTS_COUNT(opts));
         return parsed;

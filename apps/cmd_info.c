@@ -58,17 +58,17 @@ int cmd_info(int argc, char **argv) {
         {.name = "region", .kind = CLI_OPT_PARSE, .target = region, .given = &have_region, .parse = parse_region,
          .bad = "bad --region '%s' (X,Y,W,H; W and H 1..8192)"},
     };
-    char *args[64];
-    size_t nargs = 0;
-    int parsed = cli_options_parse(cmd, argc, argv, opts, CLI_OPTS_COUNT(opts), args, 64, &nargs, &help);
+    int first = argc;
+    int parsed = cli_options_parse(cmd, argc, argv, opts, CLI_OPTS_COUNT(opts), SIZE_MAX, &first, &help);
     if (parsed || help) {
         if (help) usage(opts, CLI_OPTS_COUNT(opts));
         return parsed;
     }
     int preview_level = have_level ? (int)preview_level_arg : -1;
+    int nargs = argc - first;
     if (nargs > 1) return cli_usage_error(cmd, "expected at most one WORLD");
     if (world && nargs) return cli_usage_error(cmd, "give the world once (--world W or W)");
-    const char *path = world ? world : nargs ? args[0] : "default";
+    const char *path = world ? world : nargs ? argv[first] : "default";
     if (cli_is_store(path) || !strncmp(path, "gen:multi:", 10)) /* a generated world: described, never made */
         return cli_info_store(cmd, path, json, preview, preview_level, have_region ? region : NULL);
     if (preview || have_region || preview_level >= 0) return cli_usage_error(cmd, "--preview is for tile stores");

@@ -1,7 +1,7 @@
 /* strata merge A.json B.json ...: one Markdown report across adapters (frame time per method per adapter)
  * and the accuracy cross-check against the first file. Exit status 0 even with findings: they are results. */
+#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -24,23 +24,18 @@ int cmd_merge(int argc, char **argv) {
         {.name = "tolerance", .kind = CLI_OPT_FLOAT, .target = &tol, .min = 0, .max = 100, .arg = "P",
          .help = "percentage points of difference that make a finding (default 0.05)"},
     };
-    char **files = calloc((size_t)argc, sizeof *files);
-    if (!files) return cli_usage_error("merge", "out of memory");
-    size_t count = 0;
-    int parsed = cli_options_parse("merge", argc, argv, opts, CLI_OPTS_COUNT(opts), files, (size_t)argc, &count, &help);
+    int first = argc;
+    int parsed = cli_options_parse("merge", argc, argv, opts, CLI_OPTS_COUNT(opts), SIZE_MAX, &first, &help);
     if (parsed || help) {
         if (help) usage(opts, CLI_OPTS_COUNT(opts));
-        free(files);
         return parsed;
     }
-    int status = CLI_EXIT_OK;
+    if (first >= argc) return cli_usage_error("merge", "give at least one results.json");
+    if (out && cli_check_output_file("merge", out)) return CLI_EXIT_USAGE;
     st_error err = {0};
     size_t findings = 0;
-    if (!count) status = cli_usage_error("merge", "give at least one results.json");
-    else if (out && cli_check_output_file("merge", out)) status = CLI_EXIT_USAGE;
-    else if (st_compare_merge((const char *const *)files, count, tol, out, &findings, &err))
-        status = cli_fail("merge", &err);
-    else if (out) fprintf(stderr, "strata merge: %s written, %zu finding%s\n", out, findings, findings == 1 ? "" : "s");
-    free(files);
-    return status;
+    if (st_compare_merge((const char *const *)argv + first, (size_t)(argc - first), tol, out, &findings, &err))
+        return cli_fail("merge", &err);
+    if (out) fprintf(stderr, "strata merge: %s written, %zu finding%s\n", out, findings, findings == 1 ? "" : "s");
+    return CLI_EXIT_OK;
 }

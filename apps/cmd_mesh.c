@@ -56,16 +56,16 @@ int cmd_mesh(int argc, char **argv) {
          .help = "fit each 128² chunk as N² tiles: 32, 64 (default) or 128; an edit refits\n"
                  "only the tiles it touches"},
     };
-    char *args[64];
-    size_t nargs = 0;
-    int parsed = cli_options_parse("mesh", argc, argv, opts, CLI_OPTS_COUNT(opts), args, 64, &nargs, &help);
+    int first = argc;
+    int parsed = cli_options_parse("mesh", argc, argv, opts, CLI_OPTS_COUNT(opts), SIZE_MAX, &first, &help);
     if (parsed || help) {
         if (help) usage(opts, CLI_OPTS_COUNT(opts));
         return parsed;
     }
+    int nargs = argc - first;
     if (world ? nargs != 0 : nargs != 1)
         return cli_usage_error("mesh", world ? "give the world once (--world W or W)" : "expected one WORLD argument");
-    if (!world) world = args[0];
+    if (!world) world = argv[first];
     if (export_path && !st_mesh_export_format_known(export_path)) /* before the fit, not after it */
         return cli_usage_error("mesh", "export file '%s' must end in .obj or .ply", export_path);
     if (export_path && cli_check_output_file("mesh", export_path)) return CLI_EXIT_USAGE;

@@ -64,7 +64,7 @@ int cmd_render(int argc, char **argv) {
     cli_opt opts[CLI_OPTS_COUNT(own) + CLI_WATER_OPTION_COUNT];
     memcpy(opts, own, sizeof own);
     size_t count = CLI_OPTS_COUNT(own) + cli_water_table(&water, opts + CLI_OPTS_COUNT(own));
-    int status = cli_options_parse("render", argc, argv, opts, count, NULL, 0, NULL, &help);
+    int status = cli_options_parse("render", argc, argv, opts, count, 0, NULL, &help);
     if (status || help) {
         if (help) usage(opts, count);
         return status;

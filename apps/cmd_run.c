@@ -142,7 +142,7 @@ int cmd_run(int argc, char **argv) {
          .help = "also the store methods on that DEM tile store's default views"},
         CLI_OPT_DEVICE(&device, &device_given),
     };
-    int parsed = cli_options_parse("run", argc, argv, opts, CLI_OPTS_COUNT(opts), NULL, 0, NULL, &help);
+    int parsed = cli_options_parse("run", argc, argv, opts, CLI_OPTS_COUNT(opts), 0, NULL, &help);
     if (parsed || help) {
         if (help) usage(opts, CLI_OPTS_COUNT(opts));
         return parsed;

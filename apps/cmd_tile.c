@@ -16,7 +16,7 @@
 
 static const char *cmd = "tile";
 
-static int usage(void) {
+static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata tile IN... -o STORE [OPTIONS]\n\n"
            "Builds a tile store: a pyramid of square tiles at full precision, every level down to one root tile,\n"
            "with per-tile bounds, geometric error and checksum, and an index (docs/formats.md).\n\n"
@@ -32,22 +32,8 @@ static int usage(void) {
            "  gen:multi:SEED:WxH[:DUAL]  the procedural multi-layer world at any size (sides powers of two,\n"
            "                         256..1048576; DUAL the dual share in percent, default 11, or 'none'),\n"
            "                         made tile by tile: a layer store of 256² tiles, resumable\n\n"
-           "options:\n"
-           "  -o, --out STORE        the store's folder (created; an earlier build there is resumed)\n"
-           "  --tile-size N          samples per tile side: 2^k+1 for DEMs (default 257), 2^k for layers (256)\n"
-           "  --encoding u16|f32     default: u16 on the source's own unit grid when it fits, else f32\n"
-           "  --no-compress          store samples raw instead of delta-coded + zstd\n"
-           "  --units M              metres per sample unit for formats without units (PNG, raw; default 1)\n"
-           "  --spacing M            metres between samples for formats without georeferencing\n"
-           "  --amplify N            N× finer (2..64, a power of two) with procedural detail below the source's\n"
-           "                         resolution; the source's own samples are kept exactly\n"
-           "  --amplify-seed S, --detail D   the detail's seed and amplitude (relative to local relief, 1)\n"
-           "  --shard I/N            build only share I of N (0-based): run all N (anywhere, sharing the folder\n"
-           "                         or copied together afterwards); the run that finds every share present\n"
-           "                         completes the store\n"
-           "  --progress, --no-progress   a progress bar with ETA (default: when stderr is a terminal)\n"
-           "  --json                 the result as one JSON object on stdout\n");
-    return CLI_EXIT_OK;
+           "options:\n");
+    cli_options_usage(opts, count);
 }
 
 static void show_progress(void *user, const st_store_progress *p) {
@@ -64,7 +50,7 @@ static void show_progress(void *user, const st_store_progress *p) {
     fflush(stderr);
 }
 
-static bool parse_shard(const char *text, uint32_t *i, uint32_t *n) {
+static bool split_shard(const char *text, uint32_t *i, uint32_t *n) {
     const char *slash = text ? strchr(text, '/') : NULL;
     if (!slash) return false;
     char left[16];
@@ -73,6 +59,28 @@ static bool parse_shard(const char *text, uint32_t *i, uint32_t *n) {
     memcpy(left, text, k);
     left[k] = 0;
     return cli_parse_uint(left, 0, 1u << 20, i) && cli_parse_uint(slash + 1, 1, 1u << 20, n) && *i < *n;
+}
+
+/* --shard I/N into the build description. */
+static bool parse_shard(const char *value, void *target) {
+    st_store_build_desc *d = target;
+    return split_shard(value, &d->shard_index, &d->shard_count);
+}
+
+static bool parse_encoding(const char *value, void *target) {
+    st_tile_encoding *e = target;
+    if (!strcmp(value, "u16")) *e = ST_TILE_U16;
+    else if (!strcmp(value, "f32")) *e = ST_TILE_F32;
+    else return false;
+    return true;
+}
+
+/* --amplify: a power of two, 2..64. */
+static bool parse_amplify(const char *value, void *target) {
+    uint32_t v;
+    if (!cli_parse_uint(value, 2, 64, &v) || !st_is_pow2(v)) return false;
+    *(uint32_t *)target = v;
+    return true;
 }
 
 static bool is_layer_world(const char *in) {
@@ -145,91 +153,61 @@ int cmd_tile(int argc, char **argv) {
     st_dem_amplify_desc ad = {0};
     bool json = false, progress = isatty(2), raw_type_given = false;
     double units = 0, spacing = 0;
-    static const struct option opts[] = {
-        {"out", required_argument, 0, 'o'},      {"tile-size", required_argument, 0, 't'},
-        {"encoding", required_argument, 0, 'e'}, {"no-compress", no_argument, 0, 'n'},
-        {"units", required_argument, 0, 'u'},    {"spacing", required_argument, 0, 'p'},
-        {"amplify", required_argument, 0, 'a'},  {"amplify-seed", required_argument, 0, 'S'},
-        {"detail", required_argument, 0, 'D'},   {"shard", required_argument, 0, 's'},
-        {"raw", required_argument, 0, 'r'},      {"type", required_argument, 0, 'y'},
-        {"endian", required_argument, 0, 'E'},   {"terrarium", no_argument, 0, 'T'},
-        {"mapbox", no_argument, 0, 'M'},         {"zoom", required_argument, 0, 'z'},
-        {"progress", no_argument, 0, 'P'},       {"no-progress", no_argument, 0, 'Q'},
-        {"json", no_argument, 0, 'j'},           {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o': out = optarg; break;
-        case 't':
-            if (!cli_parse_uint(optarg, 2, ST_TILE_MAX_SIZE, &d.tile_size))
-                return cli_usage_error(cmd, "bad --tile-size '%s' (2^k+1 up to %u for DEMs, 2^k for layers)", optarg,
-                                       ST_TILE_MAX_SIZE);
-            break;
-        case 'e':
-            if (!strcmp(optarg, "u16")) d.encoding = ST_TILE_U16;
-            else if (!strcmp(optarg, "f32")) d.encoding = ST_TILE_F32;
-            else return cli_usage_error(cmd, "--encoding must be u16 or f32, not '%s'", optarg);
-            break;
-        case 'n': d.raw = true; break;
-        case 'u':
-            if (!cli_parse_double(optarg, 1e-9, 1e6, &units))
-                return cli_usage_error(cmd, "bad --units '%s' (metres per sample unit, above 0)", optarg);
-            break;
-        case 'p':
-            if (!cli_parse_double(optarg, 1e-6, 1e6, &spacing))
-                return cli_usage_error(cmd, "bad --spacing '%s' (metres between samples, above 0)", optarg);
-            break;
-        case 'a':
-            if (!cli_parse_uint(optarg, 2, 64, &ad.factor) || !st_is_pow2(ad.factor))
-                return cli_usage_error(cmd, "bad --amplify '%s' (a power of two, 2..64)", optarg);
-            break;
-        case 'S': {
-            uint32_t v;
-            if (!cli_parse_uint(optarg, 0, UINT32_MAX, &v)) return cli_usage_error(cmd, "bad --amplify-seed '%s'", optarg);
-            ad.seed = v;
-            break;
-        }
-        case 'D': {
-            float v;
-            if (!cli_parse_float(optarg, 0.0f, 10.0f, &v)) return cli_usage_error(cmd, "bad --detail '%s' (0..10)", optarg);
-            ad.detail = v;
-            break;
-        }
-        case 's':
-            if (!parse_shard(optarg, &d.shard_index, &d.shard_count))
-                return cli_usage_error(cmd, "bad --shard '%s' (I/N with 0 <= I < N)", optarg);
-            break;
-        case 'r':
-            if (!cli_parse_size(optarg, &od.raw_width, &od.raw_height))
-                return cli_usage_error(cmd, "bad --raw '%s' (like 1080x540)", optarg);
-            break;
-        case 'y':
-            raw_type_given = true;
-            if (!strcmp(optarg, "s16")) od.raw_type = ST_DEM_RAW_S16;
-            else if (!strcmp(optarg, "u16")) od.raw_type = ST_DEM_RAW_U16;
-            else if (!strcmp(optarg, "f32")) od.raw_type = ST_DEM_RAW_F32;
-            else return cli_usage_error(cmd, "--type must be s16, u16 or f32, not '%s'", optarg);
-            break;
-        case 'E':
-            if (!strcmp(optarg, "le")) od.endian = ST_ENDIAN_LITTLE;
-            else if (!strcmp(optarg, "be")) od.endian = ST_ENDIAN_BIG;
-            else return cli_usage_error(cmd, "--endian must be le or be, not '%s'", optarg);
-            break;
-        case 'T': od.rgb = ST_DEM_RGB_TERRARIUM; break;
-        case 'M': od.rgb = ST_DEM_RGB_MAPBOX; break;
-        case 'z':
-            if (!cli_parse_uint(optarg, 0, 30, &od.zoom)) return cli_usage_error(cmd, "bad --zoom '%s' (0..30)", optarg);
-            break;
-        case 'P': progress = true; break;
-        case 'Q': progress = false; break;
-        case 'j': json = true; break;
-        case 'h': return usage();
-        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-        }
+    uint32_t amplify_seed = 0;
+    float detail = 0;
+    bool help = false;
+    const cli_opt opts[] = {
+        CLI_OPT_OUT(&out, "STORE", "the store's folder (created; an earlier build there is resumed)"),
+        {.name = "tile-size", .kind = CLI_OPT_UINT, .target = &d.tile_size, .min = 2, .max = ST_TILE_MAX_SIZE,
+         .arg = "N", .bad = "bad --tile-size '%s' (2^k+1 up to " CLI_XSTR(ST_TILE_MAX_SIZE) " for DEMs, 2^k for layers)",
+         .help = "samples per tile side: 2^k+1 for DEMs (default 257), 2^k for layers (256)"},
+        {.name = "encoding", .kind = CLI_OPT_PARSE, .target = &d.encoding, .parse = parse_encoding, .arg = "u16|f32",
+         .bad = "--encoding must be u16 or f32, not '%s'",
+         .help = "default: u16 on the source's own unit grid when it fits, else f32"},
+        {.name = "no-compress", .kind = CLI_OPT_FLAG, .target = &d.raw,
+         .help = "store samples raw instead of delta-coded + zstd"},
+        {.name = "units", .kind = CLI_OPT_DOUBLE, .target = &units, .min = 1e-9, .max = 1e6, .arg = "M",
+         .bad = "bad --units '%s' (metres per sample unit, above 0)",
+         .help = "metres per sample unit for formats without units (PNG, raw; default 1)"},
+        {.name = "spacing", .kind = CLI_OPT_DOUBLE, .target = &spacing, .min = 1e-6, .max = 1e6, .arg = "M",
+         .bad = "bad --spacing '%s' (metres between samples, above 0)",
+         .help = "metres between samples for formats without georeferencing"},
+        {.name = "amplify", .kind = CLI_OPT_PARSE, .target = &ad.factor, .parse = parse_amplify, .arg = "N",
+         .bad = "bad --amplify '%s' (a power of two, 2..64)",
+         .help = "N× finer (2..64, a power of two) with procedural detail below the source's\n"
+                 "resolution; the source's own samples are kept exactly"},
+        {.name = "amplify-seed", .kind = CLI_OPT_UINT, .target = &amplify_seed, .min = 0, .max = UINT32_MAX,
+         .arg = "S", .help = "the detail's seed"},
+        {.name = "detail", .kind = CLI_OPT_FLOAT, .target = &detail, .min = 0, .max = 10,
+         .arg = "D", .bad = "bad --detail '%s' (0..10)", .help = "the detail's amplitude (relative to local relief, 1)"},
+        {.name = "shard", .kind = CLI_OPT_PARSE, .target = &d, .parse = parse_shard, .arg = "I/N",
+         .bad = "bad --shard '%s' (I/N with 0 <= I < N)",
+         .help = "build only share I of N (0-based): run all N (anywhere, sharing the folder\n"
+                 "or copied together afterwards); the run that finds every share present\n"
+                 "completes the store"},
+        CLI_OPT_RAW(&od),
+        CLI_OPT_RAW_TYPE(&od, &raw_type_given),
+        CLI_OPT_ENDIAN(&od),
+        {.name = "terrarium", .kind = CLI_OPT_SET, .target = &od.rgb, .min = ST_DEM_RGB_TERRARIUM,
+         .help = "IN is a Terrarium z/x/y folder"},
+        {.name = "mapbox", .kind = CLI_OPT_SET, .target = &od.rgb, .min = ST_DEM_RGB_MAPBOX,
+         .help = "IN is a Mapbox Terrain-RGB z/x/y folder"},
+        {.name = "zoom", .kind = CLI_OPT_UINT, .target = &od.zoom, .min = 0, .max = 30, .arg = "Z",
+         .bad = "bad --zoom '%s' (0..30)", .help = "the zoom of that folder to read (default: the deepest)"},
+        {.name = "progress", .kind = CLI_OPT_FLAG, .target = &progress,
+         .help = "a progress bar with ETA (default: when stderr is a terminal)"},
+        {.name = "no-progress", .kind = CLI_OPT_CLEAR, .target = &progress, .help = "no progress bar"},
+        CLI_OPT_JSON(&json),
+    };
+    int first = argc;
+    int parsed = cli_options_parse(cmd, argc, argv, opts, CLI_OPTS_COUNT(opts), SIZE_MAX, &first, &help);
+    if (parsed || help) {
+        if (help) usage(opts, CLI_OPTS_COUNT(opts));
+        return parsed;
     }
-    int inputs = argc - optind;
+    ad.seed = amplify_seed;
+    ad.detail = detail;
+    int inputs = argc - first;
     if (inputs < 1) return cli_usage_error(cmd, "expected at least one IN");
     if (!out) return cli_usage_error(cmd, "no output store (-o STORE)");
     if (raw_type_given && !od.raw_width) return cli_usage_error(cmd, "--type needs --raw WxH");
@@ -241,14 +219,14 @@ int cmd_tile(int argc, char **argv) {
     }
     st_error err = {0};
     st_store_build_stats st = {0};
-    const char *first = argv[optind];
+    const char *first_in = argv[first];
     int status;
-    if (inputs == 1 && is_layer_world(first)) {
+    if (inputs == 1 && is_layer_world(first_in)) {
         if (ad.factor || od.raw_width || od.rgb || d.encoding)
             return cli_usage_error(cmd, "a multi-layer world takes no DEM options (--amplify, --raw, --encoding ...)");
         st_level *level = NULL;
-        if (cli_load_world(first, &level, &err)) return cli_fail(cmd, &err);
-        d.source_label = first;
+        if (cli_load_world(first_in, &level, &err)) return cli_fail(cmd, &err);
+        d.source_label = first_in;
         st_result r = st_store_build_level(level, out, &d, &st, &err);
         st_level_destroy(level);
         if (progress && !json) fputc('\n', stderr);
@@ -256,12 +234,12 @@ int cmd_tile(int argc, char **argv) {
         print_result(out, &d, &st, json);
         return CLI_EXIT_OK;
     }
-    if (!strncmp(first, "gen:multi:", 10)) {
+    if (!strncmp(first_in, "gen:multi:", 10)) {
         if (inputs > 1) return cli_usage_error(cmd, "a generated world is the only input");
         if (ad.factor || od.raw_width || od.rgb || d.encoding || units || spacing)
             return cli_usage_error(cmd, "a multi-layer world takes no DEM options (--amplify, --raw, --encoding ...)");
         st_store *gen = NULL;
-        if (st_store_open(first, &gen, &err)) return cli_fail(cmd, &err);
+        if (st_store_open(first_in, &gen, &err)) return cli_fail(cmd, &err);
         st_result r = st_store_build_layers(gen, out, &d, &st, &err);
         st_store_close(gen);
         if (progress && !json) fputc('\n', stderr);
@@ -270,12 +248,12 @@ int cmd_tile(int argc, char **argv) {
         return CLI_EXIT_OK;
     }
     st_dem_source *src = NULL;
-    if (!strncmp(first, "gen:", 4)) {
+    if (!strncmp(first_in, "gen:", 4)) {
         if (inputs > 1) return cli_usage_error(cmd, "a generated DEM is the only input");
         st_dem_gen_desc gd;
-        if (st_dem_gen_parse(first, &gd, &err) || st_dem_generator(&gd, &src, &err)) return cli_fail(cmd, &err);
+        if (st_dem_gen_parse(first_in, &gd, &err) || st_dem_generator(&gd, &src, &err)) return cli_fail(cmd, &err);
     } else {
-        if (st_dem_open((const char *const *)argv + optind, (size_t)inputs, &od, &src, &err)) return cli_fail(cmd, &err);
+        if (st_dem_open((const char *const *)argv + first, (size_t)inputs, &od, &src, &err)) return cli_fail(cmd, &err);
     }
     if (ad.factor && st_dem_amplify(src, &ad, &src, &err)) return cli_fail(cmd, &err);
     char label[512];

@@ -34,7 +34,7 @@ int cmd_tune(int argc, char **argv) {
     cli_opt opts[CLI_MEASURE_OPTION_COUNT];
     size_t count = cli_measure_table(&mo, &text, opts);
     bool help = false;
-    int parsed = cli_options_parse(cmd, argc, argv, opts, count, NULL, 0, NULL, &help);
+    int parsed = cli_options_parse(cmd, argc, argv, opts, count, 0, NULL, &help);
     if (parsed || help) {
         if (help) usage(opts, count);
         return parsed;

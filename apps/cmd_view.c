@@ -642,7 +642,7 @@ static int parse(int argc, char **argv, view_opts *o) {
     memcpy(opts, own, sizeof own);
     size_t count = CLI_OPTS_COUNT(own) + cli_water_table(&o->water, opts + CLI_OPTS_COUNT(own));
     bool help = false;
-    int parsed = cli_options_parse("view", argc, argv, opts, count, NULL, 0, NULL, &help);
+    int parsed = cli_options_parse("view", argc, argv, opts, count, 0, NULL, &help);
     if (help) usage(opts, count);
     if (parsed || help) return help ? -1 : parsed;
     if (!st_method_find(o->method)) return cli_usage_error("view", "unknown method '%s'", o->method);
