@@ -9,7 +9,7 @@
 #include "tile_world.glsl"
 #include "dem_shading.glsl"
 #include "cdlod_vertex.glsl"
-#define CDLOD_SPLAT
+#define VIS_SPLAT
 #include "cdlod_tri.glsl"
 
 layout(local_size_x = 8, local_size_y = 8) in;
@@ -20,12 +20,12 @@ void main() {
     uint node_index;
     bool skirt;
     cdlod_fetch(tri, rel, node_index, skirt);
-    CdlodTri t = cdlod_setup(rel, skirt);
+    VisTri t = cdlod_setup(rel, skirt);
     if (t.box.x > t.box.z || t.box.y > t.box.w) return;
     ivec2 tiles = (t.box.zw - t.box.xy) / 8 + 1;
     for (int i = int(gl_WorkGroupID.y); i < tiles.x * tiles.y; i += int(gl_NumWorkGroups.y)) {
         ivec2 px = t.box.xy + 8 * ivec2(i % tiles.x, i / tiles.x) + ivec2(gl_LocalInvocationID.xy);
         if (px.x > t.box.z || px.y > t.box.w) continue;
-        cdlod_splat(px, cdlod_pixel_depth(t, px), tri);
+        vis_splat(px, vis_pixel_depth(t, px), tri);
     }
 }

@@ -10,7 +10,7 @@
 #include "tile_world.glsl"
 #include "dem_shading.glsl"
 #include "cdlod_vertex.glsl"
-#define CDLOD_SPLAT
+#define VIS_SPLAT
 #include "cdlod_tri.glsl"
 
 #define CDLOD_BIG_AREA 256
@@ -24,7 +24,7 @@ void main() {
     uint node_index;
     bool skirt;
     cdlod_fetch(tri, rel, node_index, skirt);
-    CdlodTri t = cdlod_setup(rel, skirt);
+    VisTri t = cdlod_setup(rel, skirt);
     if (t.box.x > t.box.z || t.box.y > t.box.w) return;
     int area = (t.box.z - t.box.x + 1) * (t.box.w - t.box.y + 1);
     if (area > CDLOD_BIG_AREA) {
@@ -39,6 +39,6 @@ void main() {
     for (int y = t.box.y; y <= t.box.w; y++)
         for (int x = t.box.x; x <= t.box.z; x++) {
             ivec2 px = ivec2(x, y);
-            cdlod_splat(px, cdlod_pixel_depth(t, px), tri);
+            vis_splat(px, vis_pixel_depth(t, px), tri);
         }
 }

@@ -48,7 +48,7 @@ void main() {
     uint node_index;
     bool skirt;
     cdlod_fetch(uint(v), rel, node_index, skirt);
-    vec3 n = cdlod_cross(rel[1] - rel[0], rel[2] - rel[0]);
+    vec3 n = vis_cross(rel[1] - rel[0], rel[2] - rel[0]);
     vec3 d = pixel_dir(vec2(px) + 0.5);
     vec3 p = d * (dot(n, rel[0]) / dot(n, d));
     vec3 color = cdlod_shade(nodes[node_index], p);

@@ -7,7 +7,7 @@
 // one pixel per invocation, so a triangle that covers the screen is shared by S workgroups.
 #include "globals.glsl"
 #include "camera.glsl"
-#define MESH_SPLAT
+#define VIS_SPLAT
 #include "mesh_tri.glsl"
 
 layout(local_size_x = 8, local_size_y = 8) in;
@@ -17,12 +17,12 @@ void main() {
     vec3 rel[3];
     uint layer;
     mesh_fetch(tri, rel, layer);
-    MeshTri t = mesh_setup(rel);
+    VisTri t = vis_setup(rel);
     if (t.box.x > t.box.z || t.box.y > t.box.w) return;
     ivec2 tiles = (t.box.zw - t.box.xy) / 8 + 1;
     for (int i = int(gl_WorkGroupID.y); i < tiles.x * tiles.y; i += int(gl_NumWorkGroups.y)) {
         ivec2 px = t.box.xy + 8 * ivec2(i % tiles.x, i / tiles.x) + ivec2(gl_LocalInvocationID.xy);
         if (px.x > t.box.z || px.y > t.box.w) continue;
-        mesh_splat(px, mesh_pixel_depth(t, px), tri);
+        vis_splat(px, vis_pixel_depth(t, px), tri);
     }
 }

@@ -8,7 +8,7 @@
 // so no invocation loops over a large part of the screen.
 #include "globals.glsl"
 #include "camera.glsl"
-#define MESH_SPLAT
+#define VIS_SPLAT
 #include "mesh_tri.glsl"
 
 #define MESH_BIG_AREA 256
@@ -21,7 +21,7 @@ void main() {
     vec3 rel[3];
     uint layer;
     mesh_fetch(tri, rel, layer);
-    MeshTri t = mesh_setup(rel);
+    VisTri t = vis_setup(rel);
     if (t.box.x > t.box.z || t.box.y > t.box.w) return;
     int area = (t.box.z - t.box.x + 1) * (t.box.w - t.box.y + 1);
     if (area > MESH_BIG_AREA) {
@@ -36,6 +36,6 @@ void main() {
     for (int y = t.box.y; y <= t.box.w; y++)
         for (int x = t.box.x; x <= t.box.z; x++) {
             ivec2 px = ivec2(x, y);
-            mesh_splat(px, mesh_pixel_depth(t, px), tri);
+            vis_splat(px, vis_pixel_depth(t, px), tri);
         }
 }

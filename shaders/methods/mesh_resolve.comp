@@ -48,7 +48,7 @@ void main() {
     vec3 rel[3];
     uint layer;
     mesh_fetch(uint(v), rel, layer);
-    vec3 n = mesh_cross(rel[1] - rel[0], rel[2] - rel[0]);
+    vec3 n = vis_cross(rel[1] - rel[0], rel[2] - rel[0]);
     vec3 d = pixel_dir(vec2(px) + 0.5);
     vec3 p = g.eye.xyz + d * (dot(n, rel[0]) / dot(n, d));
     vec3 color = mesh_shade(p, layer, normalize(n));

@@ -564,42 +564,18 @@ static void mesh_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd
                                .tri_count = L->triangle_count};
         total += L->triangle_count;
     }
+    st_vis_raster v = {.raster = s->pipeline, .big = s->big_pipeline, .resolve = s->resolve_pipeline,
+                       .vis = s->vis.buffer, .big_queue = s->big.buffer, .big_split = MESH_BIG_SPLIT};
     st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
-    /* Clear the visibility buffer (0 = nothing) and the big queue (0 triangles × MESH_BIG_SPLIT × 1). The
-     * previous frame's readers finished before this submit began (frames are waited on), and the barrier
-     * below orders these writes before this frame's atomics. */
-    vkCmdFillBuffer(cmd, s->vis.buffer, 0, VK_WHOLE_SIZE, 0);
-    uint32_t header[4] = {0, MESH_BIG_SPLIT, 1, 0};
-    vkCmdUpdateBuffer(cmd, s->big.buffer, 0, sizeof header, header);
-    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
-                              VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                              VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
-                              VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
-                                  VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+    st_vis_raster_clear(&v, cmd);
     VkDescriptorSet sets[3] = {r->globals_set, s->set, s->targets_set};
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 3, sets, 0, NULL);
-    uint32_t groups = (total + 63) / 64;
-    uint32_t gx = groups < 65535 ? groups : 65535, gy = gx ? (groups + gx - 1) / gx : 0;
+    uint32_t gx, gy;
+    st_vis_raster_grid(total, &gx, &gy);
     mesh_compute_push push = {.tri_total = total, .record_count = s->draw_count, .big_cap = MESH_BIG_CAP,
                               .row_threads = gx * 64, .wireframe = r->desc.wireframe};
     vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof push, &push);
-    if (groups) {
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->pipeline);
-        vkCmdDispatch(cmd, gx, gy, 1);
-        /* pass 1's atomics and queue writes before pass 2 reads the queue (also as its dispatch size) and
-         * adds its own atomics */
-        st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                                  VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
-                                  VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
-                                      VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->big_pipeline);
-        vkCmdDispatchIndirect(cmd, s->big.buffer, 0);
-        /* every atomic before the resolve reads the visibility buffer */
-        st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                                  VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-    }
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->resolve_pipeline);
-    vkCmdDispatch(cmd, (r->width + 7) / 8, (r->height + 7) / 8, 1);
+    st_vis_raster_dispatch(&v, cmd, gx, gy, r->width, r->height);
     st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
 }
 

@@ -1,0 +1,44 @@
+/* The compute rasteriser's frame: clearing the visibility buffer and the big-triangle queue, the triangle grid,
+ * the queued big triangles and the resolve, with the barriers between them. */
+#include "render/render_internal.h"
+
+void st_vis_raster_grid(uint32_t triangles, uint32_t *gx, uint32_t *gy) {
+    uint32_t groups = (triangles + 63) / 64;
+    *gx = groups < 65535 ? groups : 65535;
+    *gy = *gx ? (groups + *gx - 1) / *gx : 0;
+}
+
+void st_vis_raster_clear(const st_vis_raster *v, VkCommandBuffer cmd) {
+    /* 0 = nothing drawn; the queue holds 0 triangles × big_split × 1. The previous frame's readers finished
+     * before this submit began (frames are waited on), and the barrier orders these writes before this frame's
+     * atomics. */
+    vkCmdFillBuffer(cmd, v->vis, 0, VK_WHOLE_SIZE, 0);
+    uint32_t header[4] = {0, v->big_split, 1, 0};
+    vkCmdUpdateBuffer(cmd, v->big_queue, 0, sizeof header, header);
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
+                              VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                              VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                                  VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+}
+
+void st_vis_raster_dispatch(const st_vis_raster *v, VkCommandBuffer cmd, uint32_t gx, uint32_t gy, uint32_t width,
+                            uint32_t height) {
+    if (gx) {
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, v->raster);
+        vkCmdDispatch(cmd, gx, gy, 1);
+        /* pass 1's atomics and queue writes before pass 2 reads the queue (also as its dispatch size) and adds
+         * its own atomics */
+        st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                                  VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                                  VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                                      VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, v->big);
+        vkCmdDispatchIndirect(cmd, v->big_queue, 0);
+        /* every atomic before the resolve reads the visibility buffer */
+        st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                                  VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    }
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, v->resolve);
+    vkCmdDispatch(cmd, (width + 7) / 8, (height + 7) / 8, 1);
+}
