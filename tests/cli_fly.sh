@@ -3,30 +3,7 @@
 # run folder (fly.json with every frame's figures, fly.md, fly.svg), the slow-load mode, and bad input (missing
 # options, a bad or hostile flight file, a level as the world, a method of levels), each one line on stderr and
 # exit 2.
-set -u
-strata="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-passes=0
-
-check() { # what, condition...
-    local what="$1"; shift
-    if "$@"; then passes=$((passes + 1)); else echo "FAIL: $what"; fails=$((fails + 1)); fi
-}
-
-expect_error() { # what, args...: exit 2, one line on stderr
-    local what="$1"; shift
-    "$strata" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
-    local status=$? lines
-    lines=$(wc -l <"$tmp/stderr")
-    if [ "$status" -ne 2 ] || [ "$lines" -ne 1 ]; then
-        echo "FAIL: $what: status $status, $lines stderr line(s): $(head -c 300 "$tmp/stderr")"
-        fails=$((fails + 1))
-    else
-        passes=$((passes + 1))
-    fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib_cli.sh" "$1"
 
 world=gen:4:513x513
 example="$STRATA_SOURCE/data/flights/low-300.flight"

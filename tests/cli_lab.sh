@@ -2,30 +2,7 @@
 # strata bench lod --table on lavapipe at a tiny size: the lab's table of a generated store (triangles against τ with
 # the fitted exponent, skirts, resident tiles at cruise within the derived bound, the hitch flights without holes,
 # the depth-precision onsets near their predictions) in Markdown and JSON, and bad input for it.
-set -u
-strata="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-passes=0
-
-check() { # what, condition...
-    local what="$1"; shift
-    if "$@"; then passes=$((passes + 1)); else echo "FAIL: $what"; fails=$((fails + 1)); fi
-}
-
-expect_error() { # what, args...: exit 2, one line on stderr
-    local what="$1"; shift
-    "$strata" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
-    local status=$? lines
-    lines=$(wc -l <"$tmp/stderr")
-    if [ "$status" -ne 2 ] || [ "$lines" -ne 1 ]; then
-        echo "FAIL: $what: status $status, $lines stderr line(s): $(head -c 300 "$tmp/stderr")"
-        fails=$((fails + 1))
-    else
-        passes=$((passes + 1))
-    fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib_cli.sh" "$1"
 
 world=gen:4:513x513
 printf 'start 0.4 0.4\nheading 45\nfps 20\nspeed 300\nheight 60\nfly 1\n' >"$tmp/cruise.flight"

@@ -3,32 +3,9 @@
 # Sound DEM as a store and a generated world drawn by cdlod and cdlod-compute at full detail; the comparison's
 # reports with the image-space error per τ; the headless viewer; the selection benchmark; and bad input (the
 # wrong method for the world, bad τ, grid, camera, view), each one line on stderr and exit 2.
-set -u
-strata="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-passes=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib_cli.sh" "$1"
 ps="$STRATA_SOURCE/data/dem/ps_height_1k.png"
 [ -f "$ps" ] || { echo "FAIL: $ps is missing (it ships in data/dem/)"; exit 1; }
-
-check() { # what, condition...
-    local what="$1"; shift
-    if "$@"; then passes=$((passes + 1)); else echo "FAIL: $what"; fails=$((fails + 1)); fi
-}
-
-expect_error() { # what, args...: exit 2, one line on stderr
-    local what="$1"; shift
-    "$strata" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
-    local status=$? lines
-    lines=$(wc -l <"$tmp/stderr")
-    if [ "$status" -ne 2 ] || [ "$lines" -ne 1 ]; then
-        echo "FAIL: $what: status $status, $lines stderr line(s): $(head -c 300 "$tmp/stderr")"
-        fails=$((fails + 1))
-    else
-        passes=$((passes + 1))
-    fi
-}
 
 "$strata" tile "$ps" --units 0.1 --spacing 160 -o "$tmp/ps" --no-progress >/dev/null 2>"$tmp/err" ||
     { echo "FAIL: tile ps: $(cat "$tmp/err")"; fails=$((fails + 1)); }

@@ -3,32 +3,9 @@
 # its 0.1 m grid), amplified, from the procedural DEM, from the default world, from the procedural multi-layer world
 # (gen:multi:..., also as a world for other commands); an interrupted build (killed by its own PID) that leaves no
 # half tile and resumes; shards; bad input and damaged stores, each one line and exit 2.
-set -u
-strata="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-passes=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib_cli.sh" "$1"
 ps="$STRATA_SOURCE/data/dem/ps_height_1k.png"
 [ -f "$ps" ] || { echo "FAIL: $ps is missing (it ships in data/dem/)"; exit 1; }
-
-check() { # what, condition...
-    local what="$1"; shift
-    if "$@"; then passes=$((passes + 1)); else echo "FAIL: $what"; fails=$((fails + 1)); fi
-}
-
-expect_error() { # what, args...: exit 2, one line on stderr
-    local what="$1"; shift
-    "$strata" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
-    local status=$? lines
-    lines=$(wc -l <"$tmp/stderr")
-    if [ "$status" -ne 2 ] || [ "$lines" -ne 1 ]; then
-        echo "FAIL: $what: status $status, $lines stderr line(s): $(head -c 300 "$tmp/stderr")"
-        fails=$((fails + 1))
-    else
-        passes=$((passes + 1))
-    fi
-}
 
 json_field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
 

@@ -111,6 +111,22 @@ static bool learnt(st_store *s, st_tile_key k, float *mn, float *mx) {
     return found;
 }
 
+/* A generated store's shell: the table of bounds learnt as tiles are made, its lock, and the spec as its name;
+ * NULL when out of memory. The caller gives it its source and info. */
+static st_store *generated_store_new(const char *spec) {
+    st_store *s = calloc(1, sizeof *s);
+    gen_meta *learnt_table = calloc(GEN_META_CAP, sizeof(gen_meta));
+    if (!s || !learnt_table) {
+        free(s);
+        free(learnt_table);
+        return NULL;
+    }
+    s->learnt = learnt_table;
+    pthread_mutex_init(&s->meta_lock, NULL);
+    snprintf(s->where, sizeof s->where, "%s", spec);
+    return s;
+}
+
 /* The multi-layer world: one level of layer tiles, the texel pairs as a store built from the same world holds them. */
 static st_result open_generated_layers(const char *spec, st_store **out, st_error *err) {
     st_gen_desc gd;
@@ -118,19 +134,13 @@ static st_result open_generated_layers(const char *spec, st_store **out, st_erro
     st_result r = st_gen_parse(spec, &gd, err);
     if (!r) r = st_gen_source_create(&gd, &src, err);
     if (r) return r;
-    st_store *s = calloc(1, sizeof *s);
-    gen_meta *learnt_table = calloc(GEN_META_CAP, sizeof(gen_meta));
-    if (!s || !learnt_table) {
-        free(s);
-        free(learnt_table);
+    st_store *s = generated_store_new(spec);
+    if (!s) {
         st_gen_source_destroy(src);
         return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     }
     const st_gen_desc *d = st_gen_source_desc(src);
     s->layers = src;
-    s->learnt = learnt_table;
-    pthread_mutex_init(&s->meta_lock, NULL);
-    snprintf(s->where, sizeof s->where, "%s", spec);
     st_store_info *in = &s->info;
     in->kind = ST_TILE_LAYERS;
     in->encoding = ST_TILE_PAIRS;
@@ -206,19 +216,13 @@ static st_result open_generated(const char *spec, st_store **out, st_error *err)
     st_dem_source *src = NULL;
     r = st_dem_generator(&gd, &src, err);
     if (r) return r;
-    st_store *s = calloc(1, sizeof *s);
-    gen_meta *learnt_table = calloc(GEN_META_CAP, sizeof(gen_meta));
-    if (!s || !learnt_table) {
-        free(s);
-        free(learnt_table);
+    st_store *s = generated_store_new(spec);
+    if (!s) {
         st_dem_source_destroy(src);
         return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     }
     const st_dem_info *di = st_dem_source_info(src);
     s->gen = src;
-    s->learnt = learnt_table;
-    pthread_mutex_init(&s->meta_lock, NULL);
-    snprintf(s->where, sizeof s->where, "%s", spec);
     st_store_info *in = &s->info;
     in->kind = ST_TILE_DEM;
     in->encoding = ST_TILE_F32;
