@@ -12,14 +12,14 @@
 #include "strata/vangers.h"
 #include "strata/world.h"
 
-static int usage(void) {
+static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata bench decode [--world W | W] [--repeat N] [--identity]\n\n"
            "Decodes W's .vmc (a world directory or world.ini with Compressed Format Using = 1) N times\n"
            "(default 10) from memory and prints the median, min and max in ms and the verdict on the target\n"
            "(median <= 150 ms for a 2048x16384 world). Without W (or with 'default') the default world is\n"
            "generated and saved (Huffman-coded; --identity: the identity code) into a temporary directory\n"
-           "first. Threads: STRATA_THREADS (default: one per core).\n");
-    return CLI_EXIT_OK;
+           "first. Threads: STRATA_THREADS (default: one per core).\n\noptions:\n");
+    cli_options_usage(opts, count);
 }
 
 int bench_decode(int argc, char **argv) {
@@ -27,27 +27,21 @@ int bench_decode(int argc, char **argv) {
     uint32_t repeat = 10;
     bool identity = false;
     const char *world = NULL;
-    static const struct option opts[] = {{"repeat", required_argument, 0, 'r'},
-                                         {"world", required_argument, 0, 'w'},
-                                         {"identity", no_argument, 0, 'i'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'r':
-            if (!cli_parse_uint(optarg, 1, 1000, &repeat)) return cli_usage_error(cmd, "bad --repeat '%s'", optarg);
-            break;
-        case 'i': identity = true; break;
-        case 'w': world = optarg; break;
-        case 'h': return usage();
-        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-        }
+    bool help = false;
+    int first;
+    const cli_opt opts[] = {
+        CLI_OPT_WORLD(&world),
+        CLI_OPT_REPEAT(&repeat, 1000, "decodes timed (default 10)"),
+        {.name = "identity", .kind = CLI_OPT_FLAG, .target = &identity,
+         .help = "save the generated world with the identity code instead of Huffman"},
+    };
+    int parsed = cli_options_parse(cmd, argc, argv, opts, CLI_OPTS_COUNT(opts), 1, &first, &help);
+    if (parsed || help) {
+        if (help) usage(opts, CLI_OPTS_COUNT(opts));
+        return parsed;
     }
-    if (optind < argc && world) return cli_usage_error(cmd, "give the world once (--world W or W)");
-    if (argc - optind > 1) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
-    if (optind < argc) world = argv[optind];
+    if (first < argc && world) return cli_usage_error(cmd, "give the world once (--world W or W)");
+    if (first < argc) world = argv[first];
     if (world && !strcmp(world, "default")) world = NULL;
     st_error err = {0};
     char dir[512], path[600];

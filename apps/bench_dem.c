@@ -18,7 +18,7 @@
 
 static const char *cmd = "bench dem";
 
-static int usage(void) {
+static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata bench dem [IN...] [--window N] [--reads N] [--repeat N] [--handles N,M,...]\n\n"
            "IN is one raster, or several SRTM .hgt tiles read as one mosaic.\n"
            "Reads --reads windows of N² samples (default 257², 256 reads) at random places (fixed seed) from\n"
@@ -26,8 +26,26 @@ static int usage(void) {
            "GDAL rasters are measured once per dataset-handle pool size in --handles (default 1 and one per\n"
            "thread plus one). Without IN: a 4097² Int16 GeoTIFF (tiled 256², UTM, 30 m) is written plain, DEFLATE-\n"
            "compressed and with 1 %% nodata, and the same samples as raw s16, into a temporary folder.\n"
-           "Threads: STRATA_THREADS (default: one per core).\n");
-    return CLI_EXIT_OK;
+           "Threads: STRATA_THREADS (default: one per core).\n\noptions:\n");
+    cli_options_usage(opts, count);
+}
+
+/* --handles: 1..8 pool sizes of 1..16 handles each, into a handle_list. */
+typedef struct handle_list {
+    unsigned size[8];
+    size_t count;
+} handle_list;
+
+static bool parse_handles(const char *value, void *target) {
+    handle_list *l = target;
+    char copy[256], *items[9];
+    snprintf(copy, sizeof copy, "%s", value);
+    size_t n = cli_split_list(copy, items, 9);
+    if (n == 0 || n > 8) return false;
+    for (size_t i = 0; i < n; i++)
+        if (!cli_parse_uint(items[i], 1, 16, &l->size[i])) return false;
+    l->count = n;
+    return true;
 }
 
 typedef struct bench_reads {
@@ -165,36 +183,27 @@ static int write_rasters(const char *dir, char *tif, char *tif_deflate, char *ti
 
 int bench_dem(int argc, char **argv) {
     uint32_t window = 257, reads = 256, repeat = 5;
-    unsigned handles[8];
-    size_t nh = 0;
-    static const struct option opts[] = {{"window", required_argument, 0, 'w'}, {"reads", required_argument, 0, 'r'},
-                                         {"repeat", required_argument, 0, 'n'}, {"handles", required_argument, 0, 'H'},
-                                         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
-    cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'w':
-            if (!cli_parse_uint(optarg, 1, 8192, &window)) return cli_usage_error(cmd, "bad --window '%s'", optarg);
-            break;
-        case 'r':
-            if (!cli_parse_uint(optarg, 1, 1u << 20, &reads)) return cli_usage_error(cmd, "bad --reads '%s'", optarg);
-            break;
-        case 'n':
-            if (!cli_parse_uint(optarg, 1, 1000, &repeat)) return cli_usage_error(cmd, "bad --repeat '%s'", optarg);
-            break;
-        case 'H': {
-            char *items[8];
-            size_t n = cli_split_list(optarg, items, 8);
-            for (nh = 0; nh < n; nh++)
-                if (!cli_parse_uint(items[nh], 1, 16, &handles[nh]))
-                    return cli_usage_error(cmd, "bad --handles '%s' (1..16 each)", items[nh]);
-            break;
-        }
-        case 'h': return usage();
-        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-        }
+    handle_list list = {{0}, 0};
+    bool help = false;
+    int first;
+    const cli_opt opts[] = {
+        {.name = "window", .kind = CLI_OPT_UINT, .target = &window, .min = 1, .max = 8192, .arg = "N",
+         .bad = "bad --window '%s' (1..8192)", .help = "window side in samples (default 257)"},
+        {.name = "reads", .kind = CLI_OPT_UINT, .target = &reads, .min = 1, .max = 1u << 20, .arg = "N",
+         .bad = "bad --reads '%s' (1..1048576)", .help = "windows read per repeat (default 256)"},
+        CLI_OPT_REPEAT(&repeat, 1000, "timed repeats (default 5)"),
+        {.name = "handles", .kind = CLI_OPT_PARSE, .target = &list, .parse = parse_handles, .arg = "N,M,...",
+         .bad = "bad --handles '%s' (1 to 8 pool sizes of 1..16 each)",
+         .help = "GDAL dataset-handle pool sizes (default 1 and one per thread plus one)"},
+    };
+    int parsed = cli_options_parse(cmd, argc, argv, opts, CLI_OPTS_COUNT(opts), 64, &first, &help);
+    if (parsed || help) {
+        if (help) usage(opts, CLI_OPTS_COUNT(opts));
+        return parsed;
     }
+    unsigned handles[8];
+    size_t nh = list.count;
+    memcpy(handles, list.size, sizeof handles);
     if (!nh) { /* one handle, and one per thread (the workers and the caller) */
         handles[nh++] = 1;
         handles[nh++] = st_job_threads() + 1 < 16 ? st_job_threads() + 1 : 16;
@@ -203,7 +212,7 @@ int bench_dem(int argc, char **argv) {
     const char *dir = NULL;
     char tif[512], tif_deflate[512], tif_voids[512], raw[512], tmp[400];
     int status = CLI_EXIT_OK;
-    if (optind >= argc) {
+    if (first >= argc) {
         const char *base = getenv("TMPDIR");
         snprintf(tmp, sizeof tmp, "%s/strata-bench-dem-XXXXXX", base ? base : "/tmp");
         dir = mkdtemp(tmp);
@@ -228,9 +237,9 @@ int bench_dem(int argc, char **argv) {
             if (!status) status = measure(label, &p, 1, NULL, window, reads, repeat);
         } else {
             /* Several inputs are one .hgt mosaic; one input is measured per pool size (only GDAL pools). */
-            snprintf(label, sizeof label, "%.32s%s, %u handle%s", argv[optind], argc - optind > 1 ? " (mosaic)" : "",
+            snprintf(label, sizeof label, "%.32s%s, %u handle%s", argv[first], argc - first > 1 ? " (mosaic)" : "",
                      handles[k], handles[k] > 1 ? "s" : "");
-            status = measure(label, (const char *const *)argv + optind, (size_t)(argc - optind), NULL, window, reads,
+            status = measure(label, (const char *const *)argv + first, (size_t)(argc - first), NULL, window, reads,
                              repeat);
         }
     }

@@ -10,27 +10,25 @@
 int bench_gen(int argc, char **argv) {
     const char *cmd = "bench gen";
     uint32_t runs = 5;
-    static const struct option opts[] = {{"repeat", required_argument, 0, 'r'}, {"runs", required_argument, 0, 'r'},
-                                         {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
-    cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'r':
-            if (!cli_parse_uint(optarg, 1, 1000, &runs)) return cli_usage_error(cmd, "bad --repeat '%s' (1..1000)", optarg);
-            break;
-        case 'h':
+    bool help = false;
+    const cli_opt opts[] = {
+        CLI_OPT_REPEAT(&runs, 1000, "generations timed (default 5)"),
+        {.name = "runs", .kind = CLI_OPT_UINT, .target = &runs, .min = 1, .max = 1000, .arg = "N",
+         .bad = "bad --runs '%s' (1..1000)", .help = "the same as --repeat"},
+    };
+    int parsed = cli_options_parse(cmd, argc, argv, opts, CLI_OPTS_COUNT(opts), 0, NULL, &help);
+    if (parsed || help) {
+        if (help) {
             printf("usage: strata bench gen [--repeat N]\n\n"
-                   "Generates the default world (%ux%u, seed %u, %g%% dual) N times (default 5; --runs is the\n"
-                   "same) and prints the median, min and max milliseconds and the verdict on the target (median\n"
-                   "<= 3 s). STRATA_THREADS sets the thread count.\n",
+                   "Generates the default world (%ux%u, seed %u, %g%% dual) N times and prints the median, min\n"
+                   "and max milliseconds and the verdict on the target (median <= 3 s). STRATA_THREADS sets the\n"
+                   "thread count.\n\noptions:\n",
                    ST_GEN_DEFAULT_WIDTH, ST_GEN_DEFAULT_HEIGHT, ST_GEN_DEFAULT_SEED,
                    (double)ST_GEN_DEFAULT_DUAL_PERCENT);
-            return CLI_EXIT_OK;
-        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+            cli_options_usage(opts, CLI_OPTS_COUNT(opts));
         }
+        return parsed;
     }
-    if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     double *ms = calloc(runs, sizeof *ms);
     if (!ms) return CLI_EXIT_RUNTIME;
     for (uint32_t i = 0; i < runs; i++) {

@@ -9,41 +9,34 @@
 #include "strata/reference.h"
 #include "strata/views.h"
 
-static int usage(void) {
+static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata bench reference [--world W] [--size WxH] [--views N] [--repeat R]\n\n"
            "Casts the CPU reference of the first N default views (one per pitch first) R times each at WxH\n"
            "(default: default world, 1280x800, 4 views, 3 repeats) and prints the median time per view and\n"
            "the median over all casts, with the verdict on the target (median <= 2 s at 1280x800).\n"
-           "Threads: STRATA_THREADS (default: one per core).\n");
-    return CLI_EXIT_OK;
+           "Threads: STRATA_THREADS (default: one per core).\n\noptions:\n");
+    cli_options_usage(opts, count);
 }
 
 int bench_reference(int argc, char **argv) {
     const char *world = "default";
     uint32_t w = 1280, h = 800, view_limit = 4, repeat = 3;
-    static const struct option opts[] = {{"world", required_argument, 0, 'w'}, {"size", required_argument, 0, 's'},
-                                         {"views", required_argument, 0, 'v'}, {"repeat", required_argument, 0, 'r'},
-                                         {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
-    cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'w': world = optarg; break;
-        case 's':
-            if (!cli_parse_size(optarg, &w, &h)) return cli_usage_error("bench reference", "bad --size '%s'", optarg);
-            break;
-        case 'v':
-            if (!cli_parse_uint(optarg, 1, ST_MAX_VIEWS, &view_limit))
-                return cli_usage_error("bench reference", "bad --views '%s'", optarg);
-            break;
-        case 'r':
-            if (!cli_parse_uint(optarg, 1, 100, &repeat))
-                return cli_usage_error("bench reference", "bad --repeat '%s'", optarg);
-            break;
-        case 'h': return usage();
-        default: return cli_usage_error("bench reference", "unknown option '%s'", argv[optind - 1]);
-        }
+    uint32_t size[2] = {w, h};
+    bool help = false;
+    const cli_opt opts[] = {
+        CLI_OPT_WORLD(&world),
+        CLI_OPT_SIZE_WH(size, 16384, "image size (default 1280x800)"),
+        {.name = "views", .kind = CLI_OPT_UINT, .target = &view_limit, .min = 1, .max = ST_MAX_VIEWS, .arg = "N",
+         .bad = "bad --views '%s' (1.." CLI_XSTR(ST_MAX_VIEWS) ")", .help = "default views cast (default 4)"},
+        CLI_OPT_REPEAT(&repeat, 100, "casts of each view (default 3)"),
+    };
+    int parsed = cli_options_parse("bench reference", argc, argv, opts, CLI_OPTS_COUNT(opts), 0, NULL, &help);
+    if (parsed || help) {
+        if (help) usage(opts, CLI_OPTS_COUNT(opts));
+        return parsed;
     }
+    w = size[0];
+    h = size[1];
     st_error err = {0};
     st_level *level = NULL;
     if (cli_load_world(world, &level, &err)) return cli_fail("bench reference", &err);

@@ -298,111 +298,84 @@ static int part_slow_load(const tiles_bench *b, cJSON *out) {
 
 /* ---- options -------------------------------------------------------------------------------------------- */
 
+/* --amplify: 1 or a power of two up to 64. */
+static bool parse_amplify(const char *value, void *target) {
+    uint32_t v;
+    if (!cli_parse_uint(value, 1, 64, &v) || !st_is_pow2(v)) return false;
+    *(uint32_t *)target = v;
+    return true;
+}
+
 int bench_tiles(int argc, char **argv) {
     const char *cmd = "bench tiles";
     tiles_bench b = {.frames = 1000, .requests = 10000, .cache = 64, .levels = 16, .slow_frames = 750,
                      .slow_ms = 50, .seed = 1};
     tiles_store_bench sb = {.dem = "data/dem/ps_height_1k.png", .units = 0.1, .spacing = 160, .amplify = 16,
                             .load_tiles = 500, .gen_tiles = 64};
-    enum { O_STORM = 1000, O_SLOW, O_FRAMES, O_REQUESTS, O_CACHE, O_LEVELS, O_SLOW_FRAMES, O_SEED, O_JSON, O_BUILD,
-           O_LOAD, O_GENERATED, O_DEM, O_UNITS, O_SPACING, O_AMPLIFY, O_KEEP, O_LOAD_TILES, O_STORE, O_GEN_TILES };
     const char *load_store = NULL;
-    static const struct option opts[] = {
-        {"storm", no_argument, 0, O_STORM},         {"slow-load", required_argument, 0, O_SLOW},
-        {"frames", required_argument, 0, O_FRAMES}, {"requests", required_argument, 0, O_REQUESTS},
-        {"cache", required_argument, 0, O_CACHE},   {"levels", required_argument, 0, O_LEVELS},
-        {"slow-frames", required_argument, 0, O_SLOW_FRAMES},
-        {"seed", required_argument, 0, O_SEED},     {"json", no_argument, 0, O_JSON},
-        {"build", no_argument, 0, O_BUILD},         {"load", no_argument, 0, O_LOAD},
-        {"generated", no_argument, 0, O_GENERATED}, {"dem", required_argument, 0, O_DEM},
-        {"units", required_argument, 0, O_UNITS},   {"spacing", required_argument, 0, O_SPACING},
-        {"amplify", required_argument, 0, O_AMPLIFY}, {"keep", required_argument, 0, O_KEEP},
-        {"load-tiles", required_argument, 0, O_LOAD_TILES}, {"store", required_argument, 0, O_STORE},
-        {"gen-tiles", required_argument, 0, O_GEN_TILES},
-        {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
-    cli_getopt_reset();
-    int c;
-    uint32_t v;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case O_STORM: b.storm = true; break;
-        case O_SLOW:
-            if (!cli_parse_float(optarg, 1, 10000, &b.slow_ms))
-                return cli_usage_error(cmd, "bad --slow-load '%s' (1..10000 ms)", optarg);
-            b.slow_load = true;
-            break;
-        case O_FRAMES:
-            if (!cli_parse_uint(optarg, 1, 1000000, &b.frames)) return cli_usage_error(cmd, "bad --frames '%s' (1..1000000)", optarg);
-            break;
-        case O_REQUESTS:
-            if (!cli_parse_uint(optarg, 1, 1000000, &b.requests))
-                return cli_usage_error(cmd, "bad --requests '%s' (1..1000000)", optarg);
-            break;
-        case O_CACHE:
-            if (!cli_parse_uint(optarg, 1, 1u << 20, &b.cache)) return cli_usage_error(cmd, "bad --cache '%s' (1..1048576)", optarg);
-            break;
-        case O_LEVELS:
-            if (!cli_parse_uint(optarg, 1, ST_STORE_MAX_LEVELS, &b.levels))
-                return cli_usage_error(cmd, "bad --levels '%s' (1..%d)", optarg, ST_STORE_MAX_LEVELS);
-            break;
-        case O_SLOW_FRAMES:
-            if (!cli_parse_uint(optarg, 1, 100000, &b.slow_frames))
-                return cli_usage_error(cmd, "bad --slow-frames '%s' (1..100000)", optarg);
-            break;
-        case O_SEED:
-            if (!cli_parse_uint(optarg, 0, UINT32_MAX, &v)) return cli_usage_error(cmd, "bad --seed '%s'", optarg);
-            b.seed = v;
-            break;
-        case O_JSON: b.json = true; break;
-        case O_BUILD: b.build = true; break;
-        case O_LOAD: b.load = true; break;
-        case O_GENERATED: b.generated = true; break;
-        case O_DEM: sb.dem = optarg; break;
-        case O_UNITS:
-            if (!cli_parse_double(optarg, 1e-9, 1e6, &sb.units)) return cli_usage_error(cmd, "bad --units '%s'", optarg);
-            break;
-        case O_SPACING:
-            if (!cli_parse_double(optarg, 1e-6, 1e6, &sb.spacing)) return cli_usage_error(cmd, "bad --spacing '%s'", optarg);
-            break;
-        case O_AMPLIFY:
-            if (!cli_parse_uint(optarg, 1, 64, &sb.amplify) || !st_is_pow2(sb.amplify))
-                return cli_usage_error(cmd, "bad --amplify '%s' (1 or a power of two up to 64)", optarg);
-            break;
-        case O_KEEP: sb.keep = optarg; break;
-        case O_LOAD_TILES:
-            if (!cli_parse_uint(optarg, 1, 1000000, &sb.load_tiles)) return cli_usage_error(cmd, "bad --load-tiles '%s'", optarg);
-            break;
-        case O_STORE: load_store = optarg; break;
-        case O_GEN_TILES:
-            if (!cli_parse_uint(optarg, 1, 100000, &sb.gen_tiles))
-                return cli_usage_error(cmd, "bad --gen-tiles '%s' (1..100000)", optarg);
-            break;
-        case 'h':
+    uint32_t seed = 1;
+    bool help = false;
+    const cli_opt opts[] = {
+        {.name = "build", .kind = CLI_OPT_FLAG, .target = &b.build,
+         .help = "a store of DEM (default data/dem/ps_height_1k.png, --units 0.1 --spacing 160)\n"
+                 "amplified --amplify N (16: 16385x16385) on every thread: wall and CPU time\n"
+                 "against the target of <= 20 s, samples/s, bytes against uncompressed"},
+        {.name = "load", .kind = CLI_OPT_FLAG, .target = &b.load,
+         .help = "--load-tiles N (500) random level-0 tiles of that store (or --store DIR) read,\n"
+                 "checked and decoded on one thread, against <= 0.5 ms; zstd against raw"},
+        {.name = "generated", .kind = CLI_OPT_FLAG, .target = &b.generated,
+         .help = "the 65536x65536 procedural worlds (DEM: bytes on disk, ms per tile made on\n"
+                 "demand; multi-layer, gen:multi:1:65536x65536: the first tile, then\n"
+                 "--gen-tiles N (64) random 256² tiles on one thread, 4N on every thread)"},
+        {.name = "storm", .kind = CLI_OPT_FLAG, .target = &b.storm,
+         .help = "FRAMES frames of REQUESTS random requests, uniform over the keys of a\n"
+                 "pyramid of LEVELS levels, a cache of CACHE tiles (loads from a cheap\n"
+                 "callback), the invariant check every frame; the median request cost\n"
+                 "against the target of <= 1 us"},
+        {.name = "slow-load", .kind = CLI_OPT_FLOAT, .target = &b.slow_ms, .given = &b.slow_load, .min = 1,
+         .max = 10000, .arg = "MS", .bad = "bad --slow-load '%s' (1..10000 ms)",
+         .help = "request() and update() cost without and with MS ms slept in every load\n"
+                 "(default 50), SLOW_FRAMES frames paced at 4 ms"},
+        {.name = "keep", .kind = CLI_OPT_STRING, .target = &sb.keep, .arg = "DIR",
+         .help = "build into DIR and keep it (default: a temporary folder, removed)"},
+        {.name = "store", .kind = CLI_OPT_STRING, .target = &load_store, .arg = "DIR",
+         .help = "the store --load reads (default: the one --build made)"},
+        {.name = "dem", .kind = CLI_OPT_STRING, .target = &sb.dem, .arg = "FILE", .help = "the DEM --build tiles"},
+        {.name = "units", .kind = CLI_OPT_DOUBLE, .target = &sb.units, .min = 1e-9, .max = 1e6, .arg = "M",
+         .bad = "bad --units '%s'", .help = "metres per DEM height unit (default 0.1)"},
+        {.name = "spacing", .kind = CLI_OPT_DOUBLE, .target = &sb.spacing, .min = 1e-6, .max = 1e6, .arg = "M",
+         .bad = "bad --spacing '%s'", .help = "metres between DEM samples (default 160)"},
+        {.name = "amplify", .kind = CLI_OPT_PARSE, .target = &sb.amplify, .parse = parse_amplify, .arg = "N",
+         .bad = "bad --amplify '%s' (1 or a power of two up to 64)", .help = "DEM amplification (default 16)"},
+        {.name = "load-tiles", .kind = CLI_OPT_UINT, .target = &sb.load_tiles, .min = 1, .max = 1000000, .arg = "N",
+         .bad = "bad --load-tiles '%s' (1..1000000)", .help = "tiles --load reads (default 500)"},
+        {.name = "gen-tiles", .kind = CLI_OPT_UINT, .target = &sb.gen_tiles, .min = 1, .max = 100000, .arg = "N",
+         .bad = "bad --gen-tiles '%s' (1..100000)", .help = "generated tiles timed (default 64)"},
+        CLI_OPT_FRAMES(&b.frames, 1000000, "storm frames (default 1000)"),
+        {.name = "requests", .kind = CLI_OPT_UINT, .target = &b.requests, .min = 1, .max = 1000000, .arg = "N",
+         .bad = "bad --requests '%s' (1..1000000)", .help = "requests per storm frame (default 10000)"},
+        {.name = "cache", .kind = CLI_OPT_UINT, .target = &b.cache, .min = 1, .max = 1u << 20, .arg = "N",
+         .bad = "bad --cache '%s' (1..1048576)", .help = "storm cache tiles (default 64)"},
+        {.name = "levels", .kind = CLI_OPT_UINT, .target = &b.levels, .min = 1, .max = ST_STORE_MAX_LEVELS,
+         .arg = "N", .bad = "bad --levels '%s' (1.." CLI_XSTR(ST_STORE_MAX_LEVELS) ")",
+         .help = "storm pyramid levels (default 16)"},
+        {.name = "slow-frames", .kind = CLI_OPT_UINT, .target = &b.slow_frames, .min = 1, .max = 100000,
+         .arg = "N", .bad = "bad --slow-frames '%s' (1..100000)", .help = "slow-load frames (default 750)"},
+        {.name = "seed", .kind = CLI_OPT_UINT, .target = &seed, .min = 0, .max = UINT32_MAX, .arg = "N",
+         .bad = "bad --seed '%s'", .help = "random seed (default 1)"},
+        CLI_OPT_JSON(&b.json),
+    };
+    int parsed = cli_options_parse(cmd, argc, argv, opts, CLI_OPTS_COUNT(opts), 0, NULL, &help);
+    if (parsed || help) {
+        if (help) {
             printf("usage: strata bench tiles [--storm] [--slow-load MS] [--build] [--load] [--generated] [--json]\n"
                    "                          [OPTIONS]\n\n"
-                   "Parts (all when none is named):\n"
-                   "  --build          a store of DEM (default data/dem/ps_height_1k.png, --units 0.1 --spacing 160)\n"
-                   "                   amplified --amplify N (16: 16385x16385) on every thread: wall and CPU time\n"
-                   "                   against the target of <= 20 s, samples/s, bytes against uncompressed\n"
-                   "  --load           --load-tiles N (500) random level-0 tiles of that store (or --store DIR) read,\n"
-                   "                   checked and decoded on one thread, against <= 0.5 ms; zstd against raw\n"
-                   "  --generated      the 65536x65536 procedural worlds (DEM: bytes on disk, ms per tile made on\n"
-                   "                   demand; multi-layer, gen:multi:1:65536x65536: the first tile, then\n"
-                   "                   --gen-tiles N (64) random 256² tiles on one thread, 4N on every thread)\n"
-                   "  --keep DIR       build into DIR and keep it (default: a temporary folder, removed)\n"
-                   "  --storm          FRAMES frames of REQUESTS random requests, uniform over the keys of a\n"
-                   "                   pyramid of LEVELS levels, a cache of CACHE tiles (loads from a cheap\n"
-                   "                   callback), the invariant check every frame; the median request cost\n"
-                   "                   against the target of <= 1 us\n"
-                   "  --slow-load MS   request() and update() cost without and with MS ms slept in every load\n"
-                   "                   (default 50), SLOW_FRAMES frames paced at 4 ms\n\n"
-                   "Options: --frames N (1000) --requests N (10000) --cache N (64) --levels N (16)\n"
-                   "         --slow-frames N (750) --seed N (1) --json (one JSON object on stdout)\n");
-            return CLI_EXIT_OK;
-        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+                   "Runs the parts named (all when none is):\n");
+            cli_options_usage(opts, CLI_OPTS_COUNT(opts));
         }
+        return parsed;
     }
-    if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    b.seed = seed;
     if (!b.storm && !b.slow_load && !b.build && !b.load && !b.generated)
         b.storm = b.slow_load = b.build = b.load = b.generated = true;
     sb.json = b.json;

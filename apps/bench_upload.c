@@ -17,7 +17,7 @@
 #define BUS_GIBS 51.0 /* pinned host→device, measured on the H200 */
 #define MAX_SWEEP 16
 
-static int usage(void) {
+static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata bench upload [--tiles N] [--repeat R] [--sweep LIST] [--memory KIND] [--device N]\n"
            "                           [--validate] [--json]\n\n"
            "Uploads batches of N tiles of 257x257 samples (u16 and f32) through the tile pool's pinned staging\n"
@@ -27,14 +27,37 @@ static int usage(void) {
            "after one that warms up. Then a sweep over batch sizes (LIST, tiles per batch) and plain bus copies\n"
            "(buffer to buffer and buffer to tiles, on the engine's queue and on a transfer-only queue when the\n"
            "adapter has one). The verdict compares the GPU copy rate with the target of >= 20 GiB/s.\n\n"
-           "  --tiles N     tiles per batch (default 512; 32 on CPU adapters)\n"
-           "  --repeat R    timed batches per figure (default 9; 3 on CPU adapters)\n"
-           "  --sweep LIST  batch sizes, comma separated (default 1,4,16,64,256,1024; 1,4,16,32 on CPU adapters)\n"
-           "  --memory KIND staging memory: auto, cached, uncached or both (default both)\n"
-           "  --device N    adapter (see 'strata devices')\n"
-           "  --validate    Vulkan validation layers on\n"
-           "  --json        one JSON object on stdout instead of the text\n");
-    return CLI_EXIT_OK;
+           "options:\n");
+    cli_options_usage(opts, count);
+}
+
+/* --sweep: 1..MAX_SWEEP batch sizes of 1..2048 tiles, into a sweep_list. */
+typedef struct sweep_list {
+    uint32_t size[MAX_SWEEP];
+    uint32_t count;
+} sweep_list;
+
+static bool parse_sweep(const char *value, void *target) {
+    sweep_list *s = target;
+    char copy[256], *items[MAX_SWEEP + 1];
+    snprintf(copy, sizeof copy, "%s", value);
+    size_t n = cli_split_list(copy, items, MAX_SWEEP + 1);
+    if (n == 0 || n > MAX_SWEEP) return false;
+    for (size_t i = 0; i < n; i++)
+        if (!cli_parse_uint(items[i], 1, 2048, &s->size[i])) return false;
+    s->count = (uint32_t)n;
+    return true;
+}
+
+/* --memory: auto, cached, uncached or both. */
+static bool parse_memory(const char *value, void *target) {
+    static const char *const kinds[] = {"auto", "cached", "uncached", "both"};
+    for (size_t i = 0; i < 4; i++)
+        if (!strcmp(value, kinds[i])) {
+            *(const char **)target = kinds[i];
+            return true;
+        }
+    return false;
 }
 
 typedef struct figures {
@@ -172,52 +195,35 @@ int bench_upload(int argc, char **argv) {
     const char *cmd = "bench upload";
     uint32_t tiles = 0, repeat = 0, sweep[MAX_SWEEP], nsweep = 0;
     int device = -1;
-    bool validate = false, json = false, sweep_given = false;
+    bool validate = false, json = false, sweep_given = false, device_given = false;
     const char *memory = "both";
-    static const struct option opts[] = {{"tiles", required_argument, 0, 't'}, {"repeat", required_argument, 0, 'r'},
-                                         {"sweep", required_argument, 0, 's'}, {"memory", required_argument, 0, 'm'},
-                                         {"device", required_argument, 0, 'd'}, {"validate", no_argument, 0, 'V'},
-                                         {"json", no_argument, 0, 'j'},         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 't':
-            if (!cli_parse_uint(optarg, 4, 2048, &tiles)) return cli_usage_error(cmd, "bad --tiles '%s' (4 to 2048)", optarg);
-            break;
-        case 'r':
-            if (!cli_parse_uint(optarg, 1, 100, &repeat)) return cli_usage_error(cmd, "bad --repeat '%s' (1 to 100)", optarg);
-            break;
-        case 's': {
-            char *items[MAX_SWEEP + 1];
-            size_t n = cli_split_list(optarg, items, MAX_SWEEP + 1);
-            if (n == 0 || n > MAX_SWEEP) return cli_usage_error(cmd, "bad --sweep: 1 to %d batch sizes", MAX_SWEEP);
-            for (size_t i = 0; i < n; i++)
-                if (!cli_parse_uint(items[i], 1, 2048, &sweep[i]))
-                    return cli_usage_error(cmd, "bad --sweep size '%s' (1 to 2048 tiles)", items[i]);
-            nsweep = (uint32_t)n;
-            sweep_given = true;
-            break;
-        }
-        case 'm':
-            if (strcmp(optarg, "auto") && strcmp(optarg, "cached") && strcmp(optarg, "uncached") && strcmp(optarg, "both"))
-                return cli_usage_error(cmd, "bad --memory '%s' (auto, cached, uncached or both)", optarg);
-            memory = optarg;
-            break;
-        case 'd': {
-            uint32_t v;
-            if (!cli_parse_uint(optarg, 0, 15, &v)) return cli_usage_error(cmd, "bad --device '%s'", optarg);
-            device = (int)v;
-            break;
-        }
-        case 'V': validate = true; break;
-        case 'j': json = true; break;
-        case 'h': return usage();
-        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-        }
+    uint32_t device_index = 0;
+    sweep_list list = {{0}, 0};
+    bool help = false;
+    const cli_opt opts[] = {
+        {.name = "tiles", .kind = CLI_OPT_UINT, .target = &tiles, .min = 4, .max = 2048, .arg = "N",
+         .bad = "bad --tiles '%s' (4 to 2048)", .help = "tiles per batch (default 512; 32 on CPU adapters)"},
+        CLI_OPT_REPEAT(&repeat, 100, "timed batches per figure (default 9; 3 on CPU adapters)"),
+        {.name = "sweep", .kind = CLI_OPT_PARSE, .target = &list, .parse = parse_sweep, .given = &sweep_given,
+         .arg = "LIST", .bad = "bad --sweep '%s' (1 to " CLI_XSTR(MAX_SWEEP) " batch sizes of 1 to 2048 tiles)",
+         .help = "batch sizes, comma separated (default 1,4,16,64,256,1024;\n1,4,16,32 on CPU adapters)"},
+        {.name = "memory", .kind = CLI_OPT_PARSE, .target = &memory, .parse = parse_memory, .arg = "KIND",
+         .bad = "bad --memory '%s' (auto, cached, uncached or both)",
+         .help = "staging memory: auto, cached, uncached or both (default both)"},
+        CLI_OPT_DEVICE(&device_index, &device_given),
+        {.name = "validate", .kind = CLI_OPT_FLAG, .target = &validate, .help = "Vulkan validation layers on"},
+        CLI_OPT_JSON(&json),
+    };
+    int parsed = cli_options_parse(cmd, argc, argv, opts, CLI_OPTS_COUNT(opts), 0, NULL, &help);
+    if (parsed || help) {
+        if (help) usage(opts, CLI_OPTS_COUNT(opts));
+        return parsed;
     }
-    if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (device_given) device = (int)device_index;
+    if (sweep_given) {
+        memcpy(sweep, list.size, list.count * sizeof *sweep);
+        nsweep = list.count;
+    }
 
     st_error err = {0};
     bench *b = calloc(1, sizeof *b);

@@ -133,6 +133,10 @@ void cli_options_usage(const cli_opt *opts, size_t count);
     {.name = "far", .kind = CLI_OPT_FLOAT, .target = (dst), .min = 2, .max = 100000, .arg = "F",              \
      .bad = "bad --far '%s' (2..100000)",                                                                         \
      .help = "far distance in texels, 2..100000 (default 600; fog reaches full at far)"}
+/* --repeat N: how many timed runs a benchmark takes, 1..max. */
+#define CLI_OPT_REPEAT(dst, max_runs, text)                                                                     \
+    {.name = "repeat", .kind = CLI_OPT_UINT, .target = (dst), .min = 1, .max = (max_runs), .arg = "N",        \
+     .bad = "bad --repeat '%s' (1.." #max_runs ")", .help = (text)}
 #define CLI_OPT_JSON(dst)                                                                                       \
     {.name = "json", .kind = CLI_OPT_FLAG, .target = (dst), .help = "the same as one JSON object on stdout"}
 

@@ -87,5 +87,29 @@ grep -q "^target: median decode of a 2048x16384 .vmc ≤ 150 ms: n/a for this ru
 "$strata" bench mesh --dem "$tmp/pngs/height.png" --units nope >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] &&
     grep -q "bad --units" "$tmp/err" && pass || fail "bench mesh --units: $(cat "$tmp/err")"
 
+# every bench reads its options through the one option layer: one line and exit 2 for an unknown option, a bad
+# value or a stray argument; --help lists the options
+for b in decode dem gen reference tiles upload; do
+    "$strata" bench $b --frobnicate >/dev/null 2>"$tmp/err"
+    [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^strata bench $b: unknown option '--frobnicate'" "$tmp/err" &&
+        pass || fail "bench $b --frobnicate: $(cat "$tmp/err")"
+    "$strata" bench $b --help >"$tmp/help" 2>&1 && grep -q "^options:\|^Runs the parts" "$tmp/help" && pass ||
+        fail "bench $b --help lists no options: $(head -3 "$tmp/help")"
+done
+for b in decode dem gen reference upload; do
+    "$strata" bench $b --repeat 0 >/dev/null 2>"$tmp/err"
+    [ $? -eq 2 ] && grep -q "bad --repeat '0'" "$tmp/err" && pass || fail "bench $b --repeat 0: $(cat "$tmp/err")"
+done
+"$strata" bench reference --world "$tmp/w" stray >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "unexpected argument 'stray'" "$tmp/err" && pass || fail "bench reference took a stray argument"
+"$strata" bench upload --sweep 1,0 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "bad --sweep '1,0'" "$tmp/err" && pass || fail "bench upload --sweep 1,0: $(cat "$tmp/err")"
+"$strata" bench upload --memory fast >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "bad --memory 'fast'" "$tmp/err" && pass || fail "bench upload --memory fast: $(cat "$tmp/err")"
+"$strata" bench dem --handles 1,99 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "bad --handles '1,99'" "$tmp/err" && pass || fail "bench dem --handles 1,99: $(cat "$tmp/err")"
+"$strata" bench tiles --amplify 3 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "bad --amplify '3'" "$tmp/err" && pass || fail "bench tiles --amplify 3: $(cat "$tmp/err")"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
