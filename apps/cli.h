@@ -105,7 +105,8 @@ void cli_options_usage(const cli_opt *opts, size_t count);
 /* The options several commands share. */
 #define CLI_OPT_WORLD(dst)                                                                                      \
     {.name = "world", .kind = CLI_OPT_STRING, .target = (dst), .arg = "W",                                      \
-     .help = "'default' (the embedded procedural world; the default), a world directory or world.ini"}
+     .help = "'default' (the embedded procedural world; the default), a world directory or world.ini,\n" \
+             "a layer store (strata tile) or gen:multi:SEED:WxH"}
 /* -o/--out: the command's output (a file or a folder, as help says). */
 #define CLI_OPT_OUT(dst, arg_name, text)                                                                        \
     {.name = "out", .letter = 'o', .kind = CLI_OPT_STRING, .target = (dst), .arg = (arg_name), .help = (text)}
@@ -260,9 +261,13 @@ int cmd_view(int argc, char **argv);
 int cmd_mesh(int argc, char **argv);
 int cmd_tile(int argc, char **argv);
 int cmd_fly(int argc, char **argv);
-/* True for a tile store the commands draw as one: a folder holding store.json, an http(s):// URL, or gen:SEED:WxH
- * (not gen:multi:..., which loads as a level; strata info and strata tile take it as a store). */
+/* True for a tile store the commands draw as one: a folder holding the store.json of a DEM store, an http(s):// URL,
+ * or gen:SEED:WxH (not gen:multi:... nor a layer store's folder, which load as levels; strata info and strata tile
+ * take them as stores). */
 bool cli_is_store(const char *where);
+/* True for a folder holding a layer store (two-interval tiles of a multi-layer world): cli_load_world reads it
+ * into a level. */
+bool cli_is_layer_store(const char *where);
 /* strata info STORE (info_store.c): prints the store; preview: a PNG of level `level` (negative: the coarsest
  * that fits 2048 pixels, or level 0 with a region), of the region (x, y, w, h) of it when given. */
 int cli_info_store(const char *cmd, const char *where, bool json, const char *preview, int level,

@@ -69,7 +69,7 @@ int cmd_info(int argc, char **argv) {
     if (nargs > 1) return cli_usage_error(cmd, "expected at most one WORLD");
     if (world && nargs) return cli_usage_error(cmd, "give the world once (--world W or W)");
     const char *path = world ? world : nargs ? argv[first] : "default";
-    if (cli_is_store(path) || !strncmp(path, "gen:multi:", 10)) /* a generated world: described, never made */
+    if (cli_is_store(path) || cli_is_layer_store(path) || !strncmp(path, "gen:multi:", 10)) /* a generated world: described, never made */
         return cli_info_store(cmd, path, json, preview, preview_level, have_region ? region : NULL);
     if (preview || have_region || preview_level >= 0) return cli_usage_error(cmd, "--preview is for tile stores");
     st_error err = {0};

@@ -31,7 +31,8 @@ static void usage(const cli_opt *opts, size_t count) {
            "                         store of its texel pairs, palette and materials\n"
            "  gen:multi:SEED:WxH[:DUAL]  the procedural multi-layer world at any size (sides powers of two,\n"
            "                         256..1048576; DUAL the dual share in percent, default 11, or 'none'),\n"
-           "                         made tile by tile: a layer store of 256² tiles, resumable\n\n"
+           "                         made tile by tile: a layer store of 256² tiles, resumable\n"
+           "  LAYER-STORE            a copy of a layer store, tile by tile\n\n"
            "options:\n");
     cli_options_usage(opts, count);
 }
@@ -234,8 +235,8 @@ int cmd_tile(int argc, char **argv) {
         print_result(out, &d, &st, json);
         return CLI_EXIT_OK;
     }
-    if (!strncmp(first_in, "gen:multi:", 10)) {
-        if (inputs > 1) return cli_usage_error(cmd, "a generated world is the only input");
+    if (!strncmp(first_in, "gen:multi:", 10) || cli_is_layer_store(first_in)) { /* tile by tile from a store */
+        if (inputs > 1) return cli_usage_error(cmd, "a multi-layer world from tiles is the only input");
         if (ad.factor || od.raw_width || od.rgb || d.encoding || units || spacing)
             return cli_usage_error(cmd, "a multi-layer world takes no DEM options (--amplify, --raw, --encoding ...)");
         st_store *gen = NULL;

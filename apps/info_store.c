@@ -10,16 +10,31 @@
 #include "strata/image.h"
 #include "strata/tiles.h"
 
+/* A folder holding store.json. */
+static bool store_folder(const char *where) {
+    char manifest[1100];
+    struct stat sb;
+    snprintf(manifest, sizeof manifest, "%s/store.json", where);
+    return stat(where, &sb) == 0 && S_ISDIR(sb.st_mode) && stat(manifest, &sb) == 0;
+}
+
 bool cli_is_store(const char *where) {
     if (!where) return false;
     /* the generated multi-layer world is drawn as a level (layer stores have no store renderer): info and tile
      * take it as a store themselves */
     if (!strncmp(where, "gen:multi:", 10)) return false;
     if (!strncmp(where, "gen:", 4) || !strncmp(where, "http://", 7) || !strncmp(where, "https://", 8)) return true;
-    char manifest[1100];
-    struct stat sb;
-    snprintf(manifest, sizeof manifest, "%s/store.json", where);
-    return stat(where, &sb) == 0 && S_ISDIR(sb.st_mode) && stat(manifest, &sb) == 0;
+    return store_folder(where) && !cli_is_layer_store(where);
+}
+
+bool cli_is_layer_store(const char *where) {
+    if (!where || !store_folder(where)) return false;
+    st_store *s = NULL;
+    st_error err = {0};
+    if (st_store_open(where, &s, &err)) return false; /* a damaged store: the DEM path names what is wrong */
+    bool layers = st_store_get_info(s)->kind == ST_TILE_LAYERS;
+    st_store_close(s);
+    return layers;
 }
 
 static const char *encoding_name(st_tile_encoding e) {

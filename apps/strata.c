@@ -10,6 +10,7 @@
 #include "strata/file.h"
 #include "strata/gen.h"
 #include "strata/image.h"
+#include "strata/tiles.h"
 #include "strata/world.h"
 
 static const cli_command commands[] = {
@@ -138,6 +139,13 @@ st_result cli_load_world(const char *path, st_level **out, st_error *err) {
         st_result r = st_gen_parse(path, &d, err);
         return r ? r : st_gen_world(&d, out, err);
     }
+    if (cli_is_layer_store(path)) { /* a layer store's folder: the whole world read back into a level */
+        st_store *s = NULL;
+        st_result r = st_store_open(path, &s, err);
+        if (!r) r = st_store_read_level(s, out, err);
+        st_store_close(s);
+        return r;
+    }
     return st_world_load(path, out, err);
 }
 
@@ -146,8 +154,8 @@ static void print_help(FILE *to) {
                 "usage: strata COMMAND [OPTIONS]\n\ncommands:\n");
     for (size_t i = 0; i < COMMAND_COUNT; i++) fprintf(to, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(to, "\n'strata COMMAND --help' describes a command. Worlds: 'default' (the embedded procedural world),\n"
-                "a directory holding world.ini, a world.ini file, or gen:multi:SEED:WxH[:DUAL] (the procedural\n"
-                "world of that seed and size).\n");
+                "a directory holding world.ini, a world.ini file, a layer store's folder (strata tile), or\n"
+                "gen:multi:SEED:WxH[:DUAL] (the procedural world of that seed and size).\n");
 }
 
 int main(int argc, char **argv) {

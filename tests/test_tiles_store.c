@@ -369,6 +369,12 @@ static void test_layer_store(void **state) {
     l->palette[7] = (st_rgb8){1, 2, 3};
     l->end_color[2] = 77;
     snprintf(l->name, sizeof l->name, "random");
+    l->wrap_x = false; /* the rest of the level comes back too: wrap flags, sections and flood levels */
+    l->wrap_y = true;
+    l->section_power = 5;
+    free(l->flood);
+    l->flood = malloc(256 >> 5);
+    for (uint32_t i = 0; i < (256 >> 5); i++) l->flood[i] = (uint8_t)(40 + 7 * i);
     st_store_build_desc d = {.tile_size = 128};
     st_store_build_stats st;
     assert_st_ok(st_store_build_level(l, dir, &d, &st, err));
@@ -386,12 +392,37 @@ static void test_layer_store(void **state) {
     assert_memory_equal(back->palette, l->palette, sizeof l->palette);
     assert_int_equal(back->end_color[2], 77);
     assert_string_equal(back->name, "random");
+    assert_false(back->wrap_x);
+    assert_true(back->wrap_y);
+    assert_int_equal(back->section_power, 5);
+    assert_memory_equal(back->flood, l->flood, 256 >> 5);
     st_tile_meta m;
     assert_true(st_store_tile_meta(s, (st_tile_key){0, 3, 1}, &m));
     assert_true(m.min_m >= 0 && m.max_m <= 255 && m.min_m <= m.max_m);
     st_level_destroy(back);
     st_store_close(s);
     st_level_destroy(l);
+    /* a flood table that is no hex, or of the wrong length, is a damaged manifest */
+    uint8_t *manifest = NULL;
+    size_t mn = 0;
+    assert_st_ok(st_fetch(dir, "store.json", 1u << 20, &manifest, &mn, err));
+    char *text = calloc(mn + 1, 1);
+    memcpy(text, manifest, mn);
+    char *fl = strstr(text, "\"flood\"");
+    assert_non_null(fl);
+    char *hex = strchr(fl + 7, '"') + 1;
+    hex[0] = 'z';
+    write_file(dir, "store.json", text, mn);
+    st_error e = {0};
+    assert_int_equal(st_store_open(dir, &s, &e), ST_ERR_FORMAT);
+    hex[0] = '2'; /* valid JSON, one hex digit where two a section are due */
+    char *close = strchr(hex, '"');
+    hex[1] = '"';
+    for (char *c = hex + 2; c <= close; c++) *c = ' ';
+    write_file(dir, "store.json", text, mn);
+    assert_int_equal(st_store_open(dir, &s, &e), ST_ERR_FORMAT);
+    free(text);
+    free(manifest);
 }
 
 /* ---- generated stores and amplification --------------------------------------------------------------------- */
@@ -467,6 +498,8 @@ static void test_generated_layer_store(void **state) {
     assert_st_ok(st_store_read_level(s, &back, err));
     assert_memory_equal(back->heights, whole->heights, 512 * 1024);
     assert_memory_equal(back->meta, whole->meta, 512 * 1024);
+    assert_true(back->wrap_x == whole->wrap_x && back->wrap_y == whole->wrap_y);
+    assert_int_equal(back->section_power, whole->section_power);
     assert_true(st_store_tile_meta(s, (st_tile_key){0, 1, 2}, &m));
     float lo = 255, hi = 0;
     for (uint32_t y = 512; y < 768; y++)

@@ -12,6 +12,7 @@
 #define ST_STORE_MAX_LEVELS 24
 #define ST_TILE_MAX_SIZE 1025u
 #define ST_TILE_NO_SLOT UINT32_MAX /* a tile that holds no GPU slot */
+#define ST_STORE_MAX_FLOOD 8192u   /* flood sections a layer store keeps (a level's height >> section_power) */
 
 /* ---- tile keys ----------------------------------------------------------------------------------------- */
 
@@ -110,6 +111,10 @@ typedef struct st_store_info {
     uint8_t begin_color[16], end_color[16];
     st_rgb8 palette[256];
     char name[64];
+    bool wrap_y;                     /* layer stores: the map repeats along y too (wrap_x above is along x) */
+    uint32_t section_power;          /* layer stores: flood sections of 2^section_power rows */
+    uint32_t flood_sections;         /* layer stores: the flood levels kept (0 = none: all zero) */
+    uint8_t flood[ST_STORE_MAX_FLOOD];
 } st_store_info;
 
 /* Per-tile entry of a level's index: found by key without reading any tile. */
@@ -139,7 +144,8 @@ st_result st_store_read_tile(st_store *s, st_tile_key key, st_tile **out, st_err
  * NULL = the whole level. *rgb (3 bytes a pixel) is malloc'd. */
 st_result st_store_preview(st_store *s, uint32_t level, const uint64_t region[4], uint8_t **rgb, uint32_t *width,
                            uint32_t *height, st_error *err);
-/* A layer store as one st_level (the whole world in memory: for tests and small worlds). */
+/* A layer store as one st_level (the whole world in memory: for tests and small worlds): its texels, palette,
+ * materials, name, wrap flags and flood levels, equal to the level it was built from. */
 st_result st_store_read_level(st_store *s, st_level **out, st_error *err);
 
 /* ---- building a store ---------------------------------------------------------------------------------- */
@@ -179,7 +185,9 @@ typedef struct st_store_build_stats {
 st_result st_store_build_dem(st_dem_source *src, const char *dir, const st_store_build_desc *desc,
                              st_store_build_stats *stats, st_error *err);
 /* The same for an st_level: layer tiles of its texel pairs (level 0 only: coarser two-interval levels are
- * not defined yet) plus its palette and materials. */
+ * not defined yet) plus the rest of the level (palette, materials, name, wrap flags, flood levels), so that
+ * st_store_read_level gives the level back. ST_ERR_INVALID for a level with more than ST_STORE_MAX_FLOOD flood
+ * sections. */
 st_result st_store_build_level(const st_level *level, const char *dir, const st_store_build_desc *desc,
                                st_store_build_stats *stats, st_error *err);
 /* The same from another layer store's tiles — a generated world ("gen:multi:...", a world larger than memory) or a

@@ -742,6 +742,15 @@ st_result st_store_build_level(const st_level *level, const char *dir, const st_
     memcpy(in->palette, level->palette, sizeof in->palette);
     snprintf(in->name, sizeof in->name, "%s", level->name);
     snprintf(in->source, sizeof in->source, "%s", desc->source_label ? desc->source_label : level->name);
+    in->wrap_x = level->wrap_x;
+    in->wrap_y = level->wrap_y;
+    in->section_power = level->section_power;
+    uint32_t sections = level->height >> level->section_power ? level->height >> level->section_power : 1;
+    if (sections > ST_STORE_MAX_FLOOD)
+        return st_error_set(err, ST_ERR_INVALID, "%s: %u flood sections, a layer store keeps at most %u", level->name,
+                            sections, ST_STORE_MAX_FLOOD);
+    in->flood_sections = sections;
+    memcpy(in->flood, level->flood, sections);
     return build_layers(&b, dir, desc, stats, err);
 }
 
@@ -773,5 +782,10 @@ st_result st_store_build_layers(st_store *src, const char *dir, const st_store_b
     memcpy(in->palette, si->palette, sizeof in->palette);
     snprintf(in->name, sizeof in->name, "%s", si->name);
     snprintf(in->source, sizeof in->source, "%s", desc->source_label ? desc->source_label : si->source);
+    in->wrap_x = si->wrap_x;
+    in->wrap_y = si->wrap_y;
+    in->section_power = si->section_power;
+    in->flood_sections = si->flood_sections;
+    memcpy(in->flood, si->flood, si->flood_sections);
     return build_layers(&b, dir, desc, stats, err);
 }

@@ -1,5 +1,6 @@
 /* A store's manifest (store.json, written last, so a folder without one is not a complete store) and its level
  * indices (index/L.idx: one fixed-size record per tile, so a tile's bounds and checksum are found by key). */
+#include <ctype.h>
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -130,6 +131,18 @@ st_result st_manifest_format(const st_store_info *info, char **text, st_error *e
         for (int i = 0; i < 256; i++)
             snprintf(hex + 6 * i, 7, "%02x%02x%02x", info->palette[i].r, info->palette[i].g, info->palette[i].b);
         cJSON_AddStringToObject(l, "palette", hex);
+        cJSON_AddBoolToObject(l, "wrap_y", info->wrap_y);
+        cJSON_AddNumberToObject(l, "section_power", info->section_power);
+        if (info->flood_sections) { /* hex, as the palette: the flood levels of each section of rows */
+            char *fl = malloc(2 * (size_t)info->flood_sections + 1);
+            if (!fl) {
+                cJSON_Delete(o);
+                return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+            }
+            for (uint32_t i = 0; i < info->flood_sections; i++) snprintf(fl + 2 * i, 3, "%02x", info->flood[i]);
+            cJSON_AddStringToObject(l, "flood", fl);
+            free(fl);
+        }
     }
     *text = cJSON_Print(o);
     cJSON_Delete(o);
@@ -288,6 +301,34 @@ st_result st_manifest_parse(const char *text, size_t size, const char *name, st_
             info->palette[i] = (st_rgb8){(uint8_t)rgb[0], (uint8_t)rgb[1], (uint8_t)rgb[2]};
         }
         if (cJSON_IsString(nm)) snprintf(info->name, sizeof info->name, "%s", nm->valuestring);
+        /* the wrap along y, the flood sections and their levels: absent in stores written before them (no wrap
+         * along y, sections of 128 rows, no flood) */
+        info->wrap_y = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(l, "wrap_y"));
+        info->section_power = 7;
+        if (cJSON_GetObjectItemCaseSensitive(l, "section_power")) {
+            double spow;
+            if (!num(l, "section_power", 0, 31, &spow, name, err) || !whole(spow)) goto done;
+            info->section_power = (uint32_t)spow;
+        }
+        const cJSON *fl = cJSON_GetObjectItemCaseSensitive(l, "flood");
+        if (fl) {
+            uint64_t want = info->height >> info->section_power ? info->height >> info->section_power : 1;
+            size_t len = cJSON_IsString(fl) ? strlen(fl->valuestring) : 0;
+            if (!len || len != 2 * want || want > ST_STORE_MAX_FLOOD) {
+                st_error_set(err, ST_ERR_FORMAT, "%s: bad flood levels (one byte per section of rows)", name);
+                goto done;
+            }
+            for (size_t i = 0; i < want; i++) {
+                char part[3] = {fl->valuestring[2 * i], fl->valuestring[2 * i + 1], 0}, *end;
+                unsigned long level = strtoul(part, &end, 16);
+                if (*end || !isxdigit((unsigned char)part[0]) || !isxdigit((unsigned char)part[1])) {
+                    st_error_set(err, ST_ERR_FORMAT, "%s: bad flood levels", name);
+                    goto done;
+                }
+                info->flood[i] = (uint8_t)level;
+            }
+            info->flood_sections = (uint32_t)want;
+        }
     }
     r = ST_OK;
 done:

@@ -154,6 +154,8 @@ static st_result open_generated_layers(const char *spec, st_store **out, st_erro
     in->min_m = 0;
     in->max_m = 255;
     in->generated = true;
+    in->wrap_x = in->wrap_y = true; /* the generator's world repeats both ways, as st_gen_world's level does */
+    in->section_power = 7;
     st_level palette = {0};
     st_level_default_palette(&palette);
     in->terrain_types = 8;
@@ -417,6 +419,18 @@ st_result st_store_read_level(st_store *s, st_level **out, st_error *err) {
     memcpy(level->end_color, in->end_color, 16);
     memcpy(level->palette, in->palette, sizeof level->palette);
     snprintf(level->name, sizeof level->name, "%s", in->name);
+    level->wrap_x = in->wrap_x;
+    level->wrap_y = in->wrap_y;
+    uint32_t sections = level->height >> in->section_power ? level->height >> in->section_power : 1;
+    uint8_t *flood = calloc(sections, 1);
+    if (!flood) {
+        st_level_destroy(level);
+        return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    }
+    if (in->flood_sections == sections) memcpy(flood, in->flood, sections);
+    free(level->flood);
+    level->flood = flood;
+    level->section_power = in->section_power;
     uint32_t n = in->tile_size;
     uint8_t *heights, *meta;
     st_level_planes_mut(level, &heights, &meta);

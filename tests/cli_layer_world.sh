@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# A layer store as the world of the level commands: `strata tile` from the default world, a Vangers world and the
+# procedural multi-layer world, then `--world STORE` renders exactly what the world in memory renders (colour and
+# depth, byte for byte), with its wrap, flood levels and water; a copy of a layer store is a layer store.
+source "$(dirname "${BASH_SOURCE[0]}")/lib_cli.sh" "$1"
+ps="$STRATA_SOURCE/data/dem/ps_height_1k.png"
+[ -f "$ps" ] || { echo "FAIL: $ps is missing (it ships in data/dem/)"; exit 1; }
+
+# same_render WHAT WORLD_A WORLD_B ARGS...: both worlds rendered alike, image and depth equal byte for byte
+same_render() {
+    local what="$1" a="$2" b="$3"; shift 3
+    rm -f "$tmp"/ra.png "$tmp"/rb.png "$tmp"/ra.pfm "$tmp"/rb.pfm
+    "$strata" render --world "$a" "$@" -o "$tmp/ra.png" --depth "$tmp/ra.pfm" >/dev/null 2>"$tmp/err" ||
+        { echo "FAIL: $what: render of $a: $(head -c 300 "$tmp/err")"; fails=$((fails + 1)); return; }
+    "$strata" render --world "$b" "$@" -o "$tmp/rb.png" --depth "$tmp/rb.pfm" >/dev/null 2>"$tmp/err" ||
+        { echo "FAIL: $what: render of $b: $(head -c 300 "$tmp/err")"; fails=$((fails + 1)); return; }
+    check "$what: image" cmp -s "$tmp/ra.png" "$tmp/rb.png"
+    check "$what: depth" cmp -s "$tmp/ra.pfm" "$tmp/rb.pfm"
+}
+
+# ---- the default world ----------------------------------------------------------------------------------------
+"$strata" tile default -o "$tmp/def" --no-progress >/dev/null 2>"$tmp/err" ||
+    { echo "FAIL: tile default: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+check "default: the store keeps the wrap" grep -q '"wrap_y":	true' "$tmp/def/store.json"
+same_render "default, ray-compute" default "$tmp/def" --method ray-compute --size 96x60
+same_render "default, scatter, another view" default "$tmp/def" --method scatter --size 64x40 --view bridge
+check "default: info of the store" sh -c "'$strata' info '$tmp/def' | grep -q 'layers'"
+
+# ---- a Vangers world (from the real DEM: water at its flood level) ------------------------------------------
+"$strata" convert "$ps" "$tmp/vw" --units 0.1 --spacing 160 >/dev/null 2>"$tmp/err" ||
+    { echo "FAIL: convert: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+"$strata" tile "$tmp/vw" -o "$tmp/vws" --no-progress >/dev/null 2>"$tmp/err" ||
+    { echo "FAIL: tile of a Vangers world: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+same_render "Vangers world, voxel-compute" "$tmp/vw" "$tmp/vws" --method voxel-compute --size 64x40 \
+    --camera 500,300,60,30,-20
+
+# ---- the procedural multi-layer world, and a copy of its store -------------------------------------------------
+"$strata" tile gen:multi:5:512x512 -o "$tmp/gm" --no-progress >/dev/null 2>"$tmp/err" ||
+    { echo "FAIL: tile gen:multi: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+"$strata" tile "$tmp/gm" -o "$tmp/gm2" --no-progress >/dev/null 2>"$tmp/err" ||
+    { echo "FAIL: copy of a layer store: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+check "copy: the same tiles" cmp -s "$tmp/gm/index/0.idx" "$tmp/gm2/index/0.idx"
+same_render "gen:multi, ray" gen:multi:5:512x512 "$tmp/gm2" --method ray --size 64x40 --camera 200,100,90,45,-25
+
+# ---- bad input -----------------------------------------------------------------------------------------------
+cp -r "$tmp/gm" "$tmp/bad"
+printf '{"format":"strata-tile-store","version":1,"kind":"layers"}' >"$tmp/bad/store.json"
+expect_error "render: a damaged layer store" render --world "$tmp/bad" --size 8x8 -o "$tmp/x.png"
+check "no image left by the failure" test ! -e "$tmp/x.png"
+expect_error "render: a store method on a layer store" render --world "$tmp/gm" --method cdlod --size 8x8 -o "$tmp/x.png"
+
+echo "cli_layer_world: $passes passed, $fails failed"
+[ "$fails" -eq 0 ]
