@@ -308,6 +308,43 @@ def run_checks(wd, port, tool, cli, out):
         time.sleep(0.05)
     check("not a world" in msg, "bad file: the page says %r" % msg)
 
+    # a dropped world (the native generator's files) and a dropped DEM PNG (16-bit, shipped in data/dem/)
+    def drop(paths):
+        el = wd.s("POST", "/element", {"using": "css selector", "value": "#files"})
+        wd.js("window.strataResult = null; document.getElementById('result').textContent = '';")
+        wd.s("POST", "/element/%s/value" % list(el.values())[0], {"text": "\n".join(paths)})
+        end = time.time() + 120
+        while time.time() < end:
+            got = wd.js("var m = document.getElementById('message');"
+                        "if (m.style.display === 'block') return {error: m.textContent};"
+                        "return window.strataResult;")
+            if got:
+                return got
+            time.sleep(0.1)
+        return {"error": "nothing happened within 120 s"}
+
+    wd.open(scene_url(port, "ray"))
+    wd.wait_result()
+    got = drop([os.path.join(world, f) for f in sorted(os.listdir(world))])
+    check(got.get("level_crc") == ref["level_crc"], "dropped world: loaded with the native CRC-32 (%s)" % (
+        got.get("error") or "%08x" % got.get("level_crc", 0)))
+    got = drop([os.path.join(ROOT, "data/dem/ps_height_1k.png")])
+    ok = "error" not in got and got.get("coverage", 0) > 0.05
+    if ok:
+        wd.canvas_png(os.path.join(out, "web-dem-png.png"))
+    check(ok, "dropped DEM PNG (data/dem/ps_height_1k.png): drawn (%s)" % (
+        got.get("error") or "coverage %.3f" % got["coverage"]))
+
+    # a lost context: the page says so
+    wd.js("document.getElementById('canvas').getContext('webgl2').getExtension('WEBGL_lose_context').loseContext();")
+    msg = ""
+    end = time.time() + 10
+    while time.time() < end and not msg:
+        msg = wd.js("var m = document.getElementById('message');"
+                    "return m.style.display === 'block' ? m.textContent : '';")
+        time.sleep(0.05)
+    check("lost the WebGL2 context" in msg, "lost context: the page says %r" % msg)
+
     # the default world (2048x16384) generated in the page: time to the first frame at 320x200
     wd.open("http://127.0.0.1:%d/index.html?method=ray&size=320x200" % port)
     r = wd.wait_result(timeout=180)
