@@ -7,7 +7,7 @@ ifdef CI
 CMAKE_FLAGS += -DSTRATA_WERROR=ON
 endif
 
-.PHONY: all setup build run test test-asan fuzz clean
+.PHONY: all setup build run test test-asan fuzz clean web
 
 all: build
 
@@ -25,6 +25,11 @@ run: build
 	@$(BUILD)/strata tile data/dem/ps_height_1k.png --units 0.1 --spacing 160 -o out/stores/puget-sound --no-progress >/dev/null
 	@$(BUILD)/strata run --out out --dem out/stores/puget-sound
 
+# The page in build-web/ (index.html, strata.js, strata.wasm): the C core and the translated shaders built by
+# Debian's emscripten (web/build.py; docs/web.md). Serve the folder (python3 -m http.server) and open it.
+web: setup
+	@python3 web/build.py --out build-web --jobs $(JOBS)
+
 test: build
 	@cd $(BUILD) && STRATA_VALIDATE=1 ctest --output-on-failure -j $(JOBS)
 
@@ -38,7 +43,7 @@ test-asan: setup
 	@cd build-asan && STRATA_VALIDATE=1 ctest --output-on-failure -j $(JOBS) -L cli -E '^cli_results$$'
 
 clean:
-	rm -rf $(BUILD) build-asan out
+	rm -rf $(BUILD) build-asan build-web out
 
 # Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for FUZZ_TIME seconds from the committed
 # seeds in fuzz/corpus/<target>/; new inputs go to build-fuzz/corpus/<target>/, crashes to build-fuzz/.

@@ -5,7 +5,8 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config clang
       libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers glslang-tools
       libpng-dev zlib1g-dev libcjson-dev libcglm-dev libglfw3-dev libstb-dev libcmocka-dev xvfb xauth
-      libzstd-dev libgdal-dev libcurl4-openssl-dev python3)
+      libzstd-dev libgdal-dev libcurl4-openssl-dev python3
+      spirv-cross emscripten chromium chromium-driver)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -20,7 +20,14 @@ layout(set = 0, binding = 0, std140) uniform Globals {
 const uint LEVEL_BOUNDED_X = 1u, LEVEL_BOUNDED_Y = 2u;
 
 // (h_even, m_even, h_odd, m_odd) per texel pair
+#ifdef ST_TERRAIN_PIECES
+// The web build: a 2D array of pieces of TERRAIN_PIECE_ROWS rows each (WebGL2 textures stop at 8192 texels a
+// side, and the default world is 16384 rows); surface.glsl's terrain_pair reads it.
+const int TERRAIN_PIECE_SHIFT = 13, TERRAIN_PIECE_ROWS = 1 << TERRAIN_PIECE_SHIFT;
+layout(set = 0, binding = 1) uniform usampler2DArray terrain;
+#else
 layout(set = 0, binding = 1) uniform usampler2D terrain;
+#endif
 
 // depth along the light of the first solid surface, per shadow texel (src/render/passes/shadow.c)
 layout(set = 0, binding = 2) uniform sampler2D shadow_map;

@@ -47,6 +47,15 @@ bool level_clip_ray(vec3 o, vec3 dir, inout float t0, inout float t1) {
     return t0 <= t1;
 }
 
+// The pair holding texel column c (wrapped into the level): one texel of the terrain texture.
+uvec4 terrain_pair(ivec2 c) {
+#ifdef ST_TERRAIN_PIECES
+    return texelFetch(terrain, ivec3(c.x >> 1, c.y & (TERRAIN_PIECE_ROWS - 1), c.y >> TERRAIN_PIECE_SHIFT), 0);
+#else
+    return texelFetch(terrain, ivec2(c.x >> 1, c.y), 0);
+#endif
+}
+
 uint terrain_type(uint meta) {
     return g.knobs.y == 16u ? (meta >> 2) & 15u : (meta >> 3) & 7u;
 }
@@ -57,7 +66,7 @@ Surface surface_at(ivec2 cell) {
     if (level_bounded() && !level_contains(cell)) return Surface(-1.0, -1.0, -1.0, 0u, 0u, false, true);
     ivec2 size = ivec2(g.level_info.xy);
     ivec2 c = cell & (size - 1); // power-of-two wrap (two's complement handles negatives)
-    uvec4 pair = texelFetch(terrain, ivec2(c.x >> 1, c.y), 0);
+    uvec4 pair = terrain_pair(c);
     Surface s;
     if ((pair.y & 0x40u) != 0u) { // the even texel's flag decides
         uint d = ((pair.y & 3u) << 2) | (pair.w & 3u);

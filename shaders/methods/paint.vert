@@ -17,9 +17,22 @@ layout(push_constant) uniform PaintPush {
 
 // x0, y0 (world texels, unwrapped), flags: 1 = x from the far end, 2 = y from the far end, 4 = x major,
 // 8 = the tile holds dual texels
+#ifdef ST_NO_STORAGE_BUFFERS
+// The web build (WebGL2 has no storage buffers): the list is a texture of LIST_WIDTH entries a row
+// (src/gpu/backend.h, ST_GB_LIST_WIDTH).
+const uint LIST_WIDTH = 1024u;
+layout(set = 1, binding = 0) uniform highp isampler2D tiles;
+ivec4 tile_at(uint i) {
+    return texelFetch(tiles, ivec2(int(i % LIST_WIDTH), int(i / LIST_WIDTH)), 0);
+}
+#else
 layout(set = 1, binding = 0, std430) readonly buffer Tiles {
     ivec4 tiles[];
 };
+ivec4 tile_at(uint i) {
+    return tiles[i];
+}
+#endif
 
 layout(location = 0) out vec3 world;
 layout(location = 1) flat out ivec4 block; // x0, y0, size, bar
@@ -28,7 +41,7 @@ void main() {
     const int TILE = 16;
     int side = TILE >> pc.lod, shift = 8 - 2 * int(pc.lod);
     uint inst = uint(gl_InstanceIndex);
-    ivec4 t = tiles[pc.tile_base + (inst >> shift)];
+    ivec4 t = tile_at(pc.tile_base + (inst >> shift));
     int c = int(inst & ((1u << shift) - 1u));
     int a = c % side, b = c / side; // a: minor, b: major
     int u = (t.z & 4) != 0 ? b : a, v = (t.z & 4) != 0 ? a : b;

@@ -53,6 +53,11 @@ static void pool_init(void) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     const char *env = getenv("STRATA_THREADS");
     if (env && atoi(env) > 0) cores = atoi(env);
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+    /* The web build's one-thread mode: wasm without shared memory has no threads, so parallel_for and futures
+     * run on the caller and st_job_submit refuses (its callers then do the work themselves). */
+    cores = 1;
+#endif
     if (cores < 1) cores = 1;
     if (cores > 256) cores = 256;
     pool.threads = 1;
@@ -222,6 +227,9 @@ void st_future_wait(st_future *f) {
 bool st_job_submit(st_task_fn fn, void *user) {
     st_job_threads();
     if (pool.threads == 1) {
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+        return false; /* no thread to start */
+#endif
         pthread_mutex_lock(&pool.lock);
         if (!pool.background) pool.background = worker_start();
         bool have_worker = pool.background;

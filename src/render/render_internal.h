@@ -4,6 +4,7 @@
 #define STRATA_RENDER_INTERNAL_H
 
 #include "gpu/gpu.h"
+#include "render/globals.h"
 #include "strata/large_world.h"
 #include "strata/render.h"
 #include "strata/tile_pool.h"
@@ -14,23 +15,6 @@
 #define ST_RAY_STEPS_DEFAULT 128u
 #define ST_MAX_PASS_STAMPS 32
 
-/* std140 mirror of shaders/common/globals.glsl */
-typedef struct st_globals_gpu {
-    float view_proj[16];
-    float eye[4];          /* xyz, far */
-    float forward[4];      /* xyz, focal in pixels */
-    float screen_right[4]; /* xyz, width */
-    float screen_up[4];    /* xyz, height */
-    float level[4];        /* W, H, near, top (nothing solid above) */
-    float light[4];        /* direction toward the sun, ambient */
-    float fog[4];          /* linear rgb, fog band width */
-    uint32_t knobs[4];     /* ray steps, terrain types, frame index, bounded axes (bit 0 x, bit 1 y) */
-    float albedo[16][4];   /* linear albedo of each material (its End colour) */
-    float shadow_u[4];     /* shadow map: u = dot(p, xyz) + w */
-    float shadow_v[4];     /* v = dot(p, xyz) + w */
-    float shadow_d[4];     /* depth along the light = dot(p, xyz) + w */
-    float shadow_info[4];  /* resolution, enabled (0/1), depth bias, normal offset */
-} st_globals_gpu;
 
 /* The terrain on the GPU (terrain_gpu.c): the level's texel pairs as one RGBA8_UINT (W/2)×H texture of
  * (h_even, m_even, h_odd, m_odd), in SHADER_READ_ONLY_OPTIMAL between frames. */

@@ -9,8 +9,6 @@
 #include "render/render_internal.h"
 #include "strata/shading.h"
 
-static const float FOG_LINEAR[3] = {ST_FOG_R, ST_FOG_G, ST_FOG_B};
-
 void st_renderer_stamp(st_renderer *r, VkCommandBuffer cmd, VkPipelineStageFlags2 stage) {
     /* A pass's closing stamp at ALL_COMMANDS waits for every earlier command; adapters whose timestamps do
      * not honour that (lavapipe) have timestamps switched off (src/gpu/context.c). */
@@ -24,7 +22,7 @@ void st_renderer_begin_raster(st_renderer *r, VkCommandBuffer cmd) {
                                        .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                                        .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
                                        .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
-                                       .clearValue.color.float32 = {FOG_LINEAR[0], FOG_LINEAR[1], FOG_LINEAR[2], 1.0f}};
+                                       .clearValue.color.float32 = {st_fog_linear[0], st_fog_linear[1], st_fog_linear[2], 1.0f}};
     VkRenderingAttachmentInfo depth = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
                                        .imageView = r->depth.view,
                                        .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
@@ -236,17 +234,7 @@ static void fill_globals(st_renderer *r, const st_camera *cam) {
     r->view = v;
     st_globals_gpu *g = r->globals.mapped;
     const st_level *l = store ? NULL : r->engine->level;
-    st_view_matrix(&v, g->view_proj);
-    for (int k = 0; k < 3; k++) {
-        g->eye[k] = v.eye[k];
-        g->forward[k] = v.forward[k];
-        g->screen_right[k] = v.screen_right[k];
-        g->screen_up[k] = v.screen_up[k];
-    }
-    g->eye[3] = v.far_dist;
-    g->forward[3] = v.focal_px;
-    g->screen_right[3] = v.width;
-    g->screen_up[3] = v.height;
+    st_globals_fill_view(g, &v, r->desc.knobs.ray_steps, r->frame_index);
     if (l) {
         g->level[0] = (float)l->width;
         g->level[1] = (float)l->height;
@@ -257,19 +245,7 @@ static void fill_globals(st_renderer *r, const st_camera *cam) {
         g->level[1] = (float)((double)(in->height - 1) * in->spacing_y_m);
         g->level[3] = (float)in->max_m;
     }
-    g->level[2] = v.near_dist;
-    float s = 1.0f / sqrtf(ST_SUN_X * ST_SUN_X + ST_SUN_Y * ST_SUN_Y + ST_SUN_Z * ST_SUN_Z);
-    g->light[0] = ST_SUN_X * s;
-    g->light[1] = ST_SUN_Y * s;
-    g->light[2] = ST_SUN_Z * s;
-    g->light[3] = ST_AMBIENT;
-    g->fog[0] = FOG_LINEAR[0];
-    g->fog[1] = FOG_LINEAR[1];
-    g->fog[2] = FOG_LINEAR[2];
-    g->fog[3] = ST_FOG_BAND;
-    g->knobs[0] = r->desc.knobs.ray_steps ? r->desc.knobs.ray_steps : ST_RAY_STEPS_DEFAULT;
     g->knobs[1] = l ? l->terrain_types : 0;
-    g->knobs[2] = r->frame_index;
     /* the bounded axes (surface.glsl); a store's DEM ends at its edges */
     g->knobs[3] = l ? (l->wrap_x ? 0u : 1u) | (l->wrap_y ? 0u : 2u) : 3u;
     memcpy(g->albedo, r->engine->albedo, sizeof g->albedo);

@@ -1,0 +1,311 @@
+/* The page's C side: the level (generated, a dropped world or DEM PNG), the seam's WebGL2 backend, the level
+ * texture in pieces of at most 8192 rows, the frame's globals from the one camera, the methods, edits with
+ * undo, and the result the page reports (coverage, mean colour, depth checksum). Entry points are called from
+ * web/app.js; a failing one returns nonzero and leaves its message in web_error(). */
+#include <emscripten.h>
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend_gl.h"
+#include "methods/methods.h"
+#include "render/globals.h"
+#include "strata/gen.h"
+#include "strata/heightmap.h"
+#include "strata/vangers.h"
+#include "strata/view.h"
+
+/* The largest level the page takes: the default world's texels (a 2048×16384 world, 64 MiB of planes). */
+#define WEB_MAX_TEXELS (2048ull * 16384ull)
+#define WEB_DIG_RADIUS 24
+#define WEB_DIG_DEPTH 40
+
+static const st_gb_method *const methods[] = {&st_gb_method_ray, &st_gb_method_slice, &st_gb_method_slice_plain,
+                                              &st_gb_method_paint, &st_gb_method_paint_plain};
+#define METHOD_COUNT (sizeof methods / sizeof methods[0])
+
+static struct {
+    st_gb *gb;
+    st_level *level;
+    st_edit_history *history;
+    st_gb_texture terrain;
+    uint32_t method;
+    void *state;
+    st_cam_control control;
+    st_globals_gpu globals;
+    uint32_t width, height, knob, frame;
+    st_error err;
+    char result[512];
+    uint8_t *rgba;
+    float *depth;
+} app = {.width = 320, .height = 200};
+
+static int fail(st_result r) { return r ? (int)r : 0; }
+static void clear_error(void) { app.err = (st_error){0}; }
+
+EMSCRIPTEN_KEEPALIVE const char *web_error(void) { return app.err.message; }
+EMSCRIPTEN_KEEPALIVE const char *web_result_ptr(void) { return app.result; }
+EMSCRIPTEN_KEEPALIVE uint8_t *web_pixels_ptr(void) { return app.rgba; }
+EMSCRIPTEN_KEEPALIVE uint32_t web_level_width(void) { return app.level ? app.level->width : 0; }
+EMSCRIPTEN_KEEPALIVE uint32_t web_level_height(void) { return app.level ? app.level->height : 0; }
+EMSCRIPTEN_KEEPALIVE uint32_t web_method_count(void) { return METHOD_COUNT; }
+EMSCRIPTEN_KEEPALIVE const char *web_method_name(uint32_t i) { return i < METHOD_COUNT ? methods[i]->name : ""; }
+
+/* The CRC-32 of the level's planes (heights, then metadata): the page and the native build compare it. */
+EMSCRIPTEN_KEEPALIVE uint32_t web_level_crc(void) {
+    if (!app.level) return 0;
+    const uint8_t *h, *m;
+    st_level_planes(app.level, &h, &m);
+    size_t n = (size_t)app.level->width * app.level->height;
+    return st_crc32_update(st_crc32(h, n), m, n);
+}
+
+EMSCRIPTEN_KEEPALIVE int web_init(void) {
+    clear_error();
+    if (app.gb) return 0;
+    st_result r = st_gb_gl_create("#canvas", &app.gb, &app.err);
+    if (!r) r = st_edit_history_create(64u << 20, &app.history, &app.err);
+    if (!r) r = app.gb->ops->resize(app.gb, app.width, app.height, &app.err);
+    return fail(r);
+}
+
+/* Uploads the rows [y0, y1) and pair columns of rect into the level texture's pieces. */
+static st_result upload_rect(st_rect rect, st_error *err) {
+    uint32_t pw = (uint32_t)((rect.x1 + 1) / 2 - rect.x0 / 2);
+    for (int32_t y = rect.y0; y < rect.y1;) {
+        int32_t piece = y / (int32_t)ST_GB_PIECE_ROWS;
+        int32_t end = (piece + 1) * (int32_t)ST_GB_PIECE_ROWS;
+        int32_t band = end < rect.y1 ? end - y : rect.y1 - y;
+        if (band > 512) band = 512; /* a bounded scratch buffer, however big the level */
+        st_rect r = {rect.x0, y, rect.x1, y + band};
+        uint8_t *pairs = malloc((size_t)pw * 4 * (size_t)band);
+        if (!pairs) return st_error_set(err, ST_ERR_NOMEM, "out of memory (uploading the level)");
+        st_level_pack_pairs(app.level, r, pairs);
+        app.gb->ops->texture_write(app.gb, app.terrain, (uint32_t)piece, (uint32_t)rect.x0 / 2,
+                                   (uint32_t)(y - piece * (int32_t)ST_GB_PIECE_ROWS), pw, (uint32_t)band, pairs);
+        free(pairs);
+        y += band;
+    }
+    return ST_OK;
+}
+
+static void drop_method(void) {
+    if (app.state) methods[app.method]->destroy(app.gb, app.state);
+    app.state = NULL;
+}
+
+static st_result make_method(st_error *err) {
+    drop_method();
+    st_result r = methods[app.method]->create(app.gb, app.level, &app.state, err);
+    if (r) drop_method();
+    return r;
+}
+
+/* A camera over the middle of the level, looking along +y and down at 30°, above the ground there. */
+static st_camera default_camera(const st_level *l) {
+    float x = (float)l->width * 0.5f, y = (float)l->height * 0.5f;
+    st_texel t = st_level_texel(l, (int)x, (int)y);
+    st_camera c = {.position = {x, y, (float)t.high + 60.0f}, .pitch_deg = -30.0f};
+    return c;
+}
+
+/* Makes `level` the page's world (taking it): checks its size against the browser, uploads it in pieces and
+ * rebuilds the method; the old world stays when anything fails. */
+static st_result set_level(st_level *level, st_error *err) {
+    if ((uint64_t)level->width * level->height > WEB_MAX_TEXELS) {
+        st_result r = st_error_set(err, ST_ERR_INVALID,
+                                   "a %ux%u world is too large for the browser (at most %llu texels, the default "
+                                   "world's 2048x16384)",
+                                   level->width, level->height, (unsigned long long)WEB_MAX_TEXELS);
+        st_level_destroy(level);
+        return r;
+    }
+    uint32_t pieces = (level->height + ST_GB_PIECE_ROWS - 1) / ST_GB_PIECE_ROWS;
+    uint32_t rows = level->height < ST_GB_PIECE_ROWS ? level->height : ST_GB_PIECE_ROWS;
+    st_gb_texture t = 0;
+    st_gb_texture_desc d = {.width = level->width / 2, .height = rows, .layers = pieces, .format = ST_GB_RGBA8_UINT};
+    st_result r = app.gb->ops->texture_create(app.gb, &d, &t, err);
+    if (r) {
+        st_level_destroy(level);
+        return r;
+    }
+    drop_method();
+    if (app.terrain) app.gb->ops->texture_destroy(app.gb, app.terrain);
+    st_level_destroy(app.level);
+    app.level = level;
+    app.terrain = t;
+    st_edit_history_destroy(app.history);
+    app.history = NULL;
+    r = st_edit_history_create(64u << 20, &app.history, err);
+    if (!r) r = upload_rect((st_rect){0, 0, (int32_t)level->width, (int32_t)level->height}, err);
+    if (!r) r = make_method(err);
+    st_camera cam = default_camera(level);
+    st_cam_control_init(&app.control, &cam);
+    return r;
+}
+
+EMSCRIPTEN_KEEPALIVE int web_load_gen(uint32_t seed, uint32_t width, uint32_t height) {
+    clear_error();
+    st_level *l = NULL;
+    st_gen_desc d = {.seed = seed, .width = width, .height = height};
+    st_result r = st_gen_world(&d, &l, &app.err);
+    if (!r) r = set_level(l, &app.err);
+    return fail(r);
+}
+
+EMSCRIPTEN_KEEPALIVE int web_load_default(void) { return web_load_gen(0, 0, 0); }
+
+/* A Vangers world from its files' bytes (vpr may be NULL), as st_world_decode checks them. */
+EMSCRIPTEN_KEEPALIVE int web_load_world(const uint8_t *ini, uint32_t ini_size, const uint8_t *map, uint32_t map_size,
+                                        const uint8_t *pal, uint32_t pal_size, const uint8_t *vpr, uint32_t vpr_size) {
+    clear_error();
+    st_world_files f = {.ini = ini, .ini_size = ini_size, .map = map, .map_size = map_size, .pal = pal,
+                        .pal_size = pal_size, .vpr = vpr, .vpr_size = vpr_size, .ini_name = "world.ini",
+                        .map_name = "the map", .pal_name = "the palette", .vpr_name = "the .vpr"};
+    st_level *l = NULL;
+    st_result r = st_world_decode(&f, &l, &app.err);
+    if (!r) r = set_level(l, &app.err);
+    return fail(r);
+}
+
+/* A greyscale DEM PNG (8 or 16 bits) as a single-layer level (web/dem_png.c decodes it). */
+st_result st_web_dem_png(const uint8_t *data, size_t size, st_level **out, st_error *err);
+
+EMSCRIPTEN_KEEPALIVE int web_load_png(const uint8_t *data, uint32_t size) {
+    clear_error();
+    st_level *l = NULL;
+    st_result r = st_web_dem_png(data, size, &l, &app.err);
+    if (!r) r = set_level(l, &app.err);
+    return fail(r);
+}
+
+EMSCRIPTEN_KEEPALIVE int web_set_method(uint32_t index, uint32_t knob) {
+    clear_error();
+    if (index >= METHOD_COUNT) return fail(st_error_set(&app.err, ST_ERR_INVALID, "no method %u", index));
+    drop_method(); /* by the method that made it */
+    app.method = index;
+    app.knob = knob;
+    return app.level ? fail(make_method(&app.err)) : 0;
+}
+
+EMSCRIPTEN_KEEPALIVE int web_set_size(uint32_t width, uint32_t height) {
+    clear_error();
+    st_result r = app.gb->ops->resize(app.gb, width, height, &app.err);
+    if (!r) app.width = width, app.height = height;
+    return fail(r);
+}
+
+EMSCRIPTEN_KEEPALIVE void web_set_camera(float x, float y, float z, float yaw, float pitch) {
+    st_camera c = {.position = {x, y, z}, .yaw_deg = yaw, .pitch_deg = pitch};
+    st_cam_control_set(&app.control, &c);
+}
+
+/* A view of the default world's catalogue (data/default_world.json, scaled by the page as src/eval/views.c
+ * scales it): the eye at (x, y), eye_height over the top of the ground there (under: over its floor). */
+EMSCRIPTEN_KEEPALIVE void web_set_view(float x, float y, float eye_height, int under, float yaw, float pitch) {
+    float surface = 0.0f;
+    if (app.level) {
+        st_texel t = st_level_texel(app.level, (int)floorf(x), (int)floorf(y));
+        surface = under ? (float)t.low : (float)t.high;
+    }
+    web_set_camera(x, y, surface + eye_height, yaw, pitch);
+}
+
+/* The camera now, as "x y z yaw pitch mode". */
+EMSCRIPTEN_KEEPALIVE const char *web_default_camera(void) {
+    static char text[128];
+    const st_camera *c = &app.control.camera;
+    snprintf(text, sizeof text, "%.2f %.2f %.2f %.2f %.2f %s", c->position[0], c->position[1], c->position[2],
+             c->yaw_deg, c->pitch_deg, st_cam_mode_name(app.control.mode));
+    return text;
+}
+
+/* One frame of the controls: move (right, forward, up), look (pixels), wheel steps; mode 0 fly, 1 orbit. */
+EMSCRIPTEN_KEEPALIVE void web_control(float mx, float my, float mz, float lx, float ly, float scroll, int fast,
+                                      float dt, int mode) {
+    st_cam_mode want = mode == 1 ? ST_CAM_ORBIT : ST_CAM_FLY;
+    if (want != app.control.mode) {
+        float hit[3];
+        bool aimed = st_viewer_pick(app.level, &app.control.camera, app.width, app.height, 0.5f * (float)app.width,
+                                    0.5f * (float)app.height, hit);
+        st_cam_control_mode(&app.control, want, aimed ? hit : NULL);
+    }
+    st_cam_input in = {.move = {mx, my, mz}, .look = {lx, ly}, .scroll = scroll, .fast = fast != 0, .dt = dt};
+    st_cam_control_update(&app.control, &in, app.level);
+}
+
+/* Draws a frame; returns its CPU time in ms (negative on failure). */
+EMSCRIPTEN_KEEPALIVE double web_render(void) {
+    if (!app.level || !app.state) return -1.0;
+    double t0 = emscripten_get_now();
+    st_view v = st_camera_view(&app.control.camera, app.width, app.height);
+    st_globals_fill_view(&app.globals, &v, app.method == 0 ? app.knob : 0, app.frame++);
+    st_globals_fill_level(&app.globals, app.level);
+    memset(app.globals.shadow_info, 0, sizeof app.globals.shadow_info); /* no shadow map in WebGL2 (docs/web.md) */
+    st_gb *b = app.gb;
+    b->ops->uniforms(b, 0, 0, &app.globals, sizeof app.globals);
+    b->ops->bind_texture(b, 0, 1, app.terrain);
+    b->ops->begin_frame(b, st_fog_linear);
+    st_gb_frame f = {.level = app.level, .view = v, .knob = app.method == 0 ? 0 : app.knob};
+    methods[app.method]->record(b, app.state, &f);
+    b->ops->end_frame(b);
+    return emscripten_get_now() - t0;
+}
+
+/* Reads the frame back and writes the result line: size, coverage (share of pixels hit), mean colour over
+ * every pixel, and the depth checksum (CRC-32 of the hit mask, one byte a pixel). */
+EMSCRIPTEN_KEEPALIVE int web_read(void) {
+    clear_error();
+    size_t n = (size_t)app.width * app.height;
+    uint8_t *rgba = realloc(app.rgba, n * 4 + n);
+    float *depth = realloc(app.depth, n * sizeof *depth);
+    if (rgba) app.rgba = rgba;
+    if (depth) app.depth = depth;
+    if (!rgba || !depth) return fail(st_error_set(&app.err, ST_ERR_NOMEM, "out of memory (read-back)"));
+    st_result r = app.gb->ops->read(app.gb, app.rgba, app.depth, &app.err);
+    if (r) return fail(r);
+    /* the hit mask follows the colour in the same buffer, for the page to hand out */
+    uint8_t *mask = app.rgba + n * 4;
+    double sum[3] = {0, 0, 0};
+    size_t hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        mask[i] = app.depth[i] > 0.0f ? 1 : 0;
+        hits += mask[i];
+        for (int k = 0; k < 3; k++) sum[k] += app.rgba[i * 4 + (size_t)k];
+    }
+    snprintf(app.result, sizeof app.result,
+             "{\"backend\":\"%s\",\"method\":\"%s\",\"width\":%u,\"height\":%u,\"coverage\":%.6f,"
+             "\"mean\":[%.3f,%.3f,%.3f],\"mask_crc\":%u,\"level_crc\":%u}",
+             app.gb->ops->name, methods[app.method]->name, app.width, app.height, (double)hits / (double)n,
+             sum[0] / (double)n, sum[1] / (double)n, sum[2] / (double)n, st_crc32(mask, n), web_level_crc());
+    return 0;
+}
+
+static st_result after_edit(st_rect dirty, st_error *err) {
+    if (st_rect_empty(dirty)) return ST_OK;
+    st_result r = upload_rect(dirty, err);
+    if (!r && methods[app.method]->level_updated) methods[app.method]->level_updated(app.state, app.level, dirty);
+    return r;
+}
+
+/* Digs (raise 0) or raises the ground under pixel (px, py); 1 when nothing is under it. */
+EMSCRIPTEN_KEEPALIVE int web_dig(float px, float py, int raise) {
+    clear_error();
+    float hit[3];
+    if (!app.level || !st_viewer_pick(app.level, &app.control.camera, app.width, app.height, px, py, hit)) return -1;
+    st_rect dirty;
+    st_result r = st_edit_history_apply(app.history, app.level, raise ? ST_EDIT_RAISE : ST_EDIT_DIG, (int)floorf(hit[0]),
+                                        (int)floorf(hit[1]), WEB_DIG_RADIUS, WEB_DIG_DEPTH, &dirty, &app.err);
+    if (!r) r = after_edit(dirty, &app.err);
+    return fail(r);
+}
+
+EMSCRIPTEN_KEEPALIVE int web_undo(void) {
+    clear_error();
+    st_rect dirty;
+    if (!app.level || !st_edit_history_undo(app.history, app.level, &dirty)) return -1;
+    return fail(after_edit(dirty, &app.err));
+}
+
+int main(void) { return 0; }

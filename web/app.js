@@ -1,0 +1,321 @@
+// The page around the wasm core (web/app.c): pickers, fly/orbit controls, click to dig and shift-click to
+// raise with undo, the HUD, dropped worlds and DEM PNGs, and one clear message for anything that goes wrong.
+// URL parameters drive it for tests: method, size=WxH, camera=x,y,z,yaw,pitch, gen=SEED:WxH, knob, frames.
+'use strict';
+
+var Module = {canvas: document.getElementById('canvas')};
+var page = {ready: false, mode: 0, keys: {}, look: [0, 0], scroll: 0, last: 0, frameMs: 0, interval: 0, lastDrawn: 0};
+var params = new URLSearchParams(location.search);
+
+function $(id) { return document.getElementById(id); }
+
+// The one message of the page: shown in place, never an exception alone in the console.
+function showMessage(text) {
+  var m = $('message');
+  m.textContent = text;
+  m.style.display = text ? 'block' : 'none';
+  if (text) {
+    $('result').textContent = JSON.stringify({error: text});
+    document.title = 'strata: error';
+  }
+}
+
+window.addEventListener('error', function (e) { showMessage('strata failed: ' + e.message); });
+window.addEventListener('unhandledrejection', function (e) { showMessage('strata failed: ' + e.reason); });
+
+function call(name, ret, types, args) { return Module.ccall(name, ret, types, args); }
+function check(rc, what) {
+  if (rc !== 0) throw new Error(what + ': ' + call('web_error', 'string', [], []));
+}
+
+function parseSize(text) {
+  var m = /^(\d+)x(\d+)$/.exec(text || '');
+  return m ? [parseInt(m[1], 10), parseInt(m[2], 10)] : null;
+}
+
+function applySize(text) {
+  var s = parseSize(text);
+  if (!s) throw new Error('bad size ' + text);
+  check(call('web_set_size', 'number', ['number', 'number'], s), 'size');
+}
+
+function setMethod(index) {
+  var knob = parseInt(params.get('knob') || '0', 10) || 0;
+  check(call('web_set_method', 'number', ['number', 'number'], [index, knob]), 'method');
+}
+
+// The default world's 12 views (data/default_world.json), scaled to smaller levels as src/eval/views.c does;
+// a level of another kind gets the same pitches over its middle.
+var views = [];
+
+function loadViews() {
+  return fetch('default_world.json').then(function (r) {
+    if (!r.ok) throw new Error('default_world.json: ' + r.status);
+    return r.json();
+  }).then(function (j) {
+    views = j.views;
+    views.forEach(function (v, i) {
+      var o = document.createElement('option');
+      o.value = String(i);
+      o.textContent = v.name + ' (' + v.pitch + ')';
+      $('view').appendChild(o);
+    });
+    $('view').value = String(views.map(function (v) { return v.name; }).indexOf('tunnel'));
+  });
+}
+
+function applyView(index) {
+  var v = views[+index];
+  if (!v) return;
+  var w = call('web_level_width', 'number', [], []), h = call('web_level_height', 'number', [], []);
+  var sx = Math.min(1, w / 2048), sy = Math.min(1, h / 16384);
+  call('web_set_view', null, ['number', 'number', 'number', 'number', 'number', 'number'],
+       [v.x * sx, v.y * sy, v.eye_height, v.under ? 1 : 0, v.yaw, v.pitch]);
+}
+
+function render() {
+  var ms = call('web_render', 'number', [], []);
+  if (ms < 0) throw new Error('nothing to draw: ' + call('web_error', 'string', [], []));
+  page.frameMs = ms;
+  return ms;
+}
+
+function hud() {
+  var cam = call('web_default_camera', 'string', [], []);
+  $('hud').textContent = $('method').value + '  frame ' + (page.interval ? page.interval.toFixed(1) + ' ms' : '-') +
+    ' (' + page.frameMs.toFixed(1) + ' ms of it on the CPU)\n' +
+    'camera ' + cam;
+}
+
+// Reads the frame back and publishes the result line (element #result and window.strataResult).
+function publish(extra) {
+  check(call('web_read', 'number', [], []), 'read-back');
+  var r = JSON.parse(call('web_result_ptr', 'string', [], []));
+  for (var k in extra) r[k] = extra[k];
+  window.strataResult = r;
+  $('result').textContent = JSON.stringify(r);
+  document.title = 'strata: ' + r.method + ' ' + r.coverage.toFixed(4);
+  return r;
+}
+
+// The hit mask of the last read-back (one byte a pixel, rows top first), base64: for the test driver.
+window.strataHitMask = function () {
+  var w = window.strataResult.width, h = window.strataResult.height;
+  var ptr = call('web_pixels_ptr', 'number', [], []);
+  var bytes = Module.HEAPU8.subarray(ptr + w * h * 4, ptr + w * h * 5);
+  var s = '';
+  for (var i = 0; i < bytes.length; i += 8192) s += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192));
+  return btoa(s);
+};
+
+// Test hook: digs (or raises) under a pixel, draws and publishes.
+window.strataDig = function (px, py, raise) {
+  var rc = call('web_dig', 'number', ['number', 'number', 'number'], [px, py, raise ? 1 : 0]);
+  render();
+  return {rc: rc, result: publish({})};
+};
+// Test hook: a named view of the catalogue at a size (WxH), drawn and published.
+window.strataView = function (name, size) {
+  var i = views.map(function (v) { return v.name; }).indexOf(name);
+  if (i < 0) throw new Error('no view ' + name);
+  applySize(size);
+  applyView(i);
+  render();
+  return publish({});
+};
+
+// Test hook: draws the current state again and publishes it (after the pickers changed something).
+window.strataRedraw = function () {
+  render();
+  return publish({});
+};
+window.strataUndo = function () {
+  var rc = call('web_undo', 'number', [], []);
+  render();
+  return {rc: rc, result: publish({})};
+};
+
+function loop(t) {
+  if (!page.ready) return;
+  var dt = page.last ? Math.min((t - page.last) / 1000, 0.1) : 0;
+  page.last = t;
+  var k = page.keys;
+  var move = [(k.KeyD ? 1 : 0) - (k.KeyA ? 1 : 0), (k.KeyW ? 1 : 0) - (k.KeyS ? 1 : 0), (k.KeyE ? 1 : 0) - (k.KeyQ ? 1 : 0)];
+  var moving = move[0] || move[1] || move[2] || page.look[0] || page.look[1] || page.scroll;
+  if (moving || page.dirty) {
+    call('web_control', null, ['number', 'number', 'number', 'number', 'number', 'number', 'number', 'number', 'number'],
+         [move[0], move[1], move[2], page.look[0], page.look[1], page.scroll, k.ShiftLeft ? 1 : 0, dt, page.mode]);
+    page.look = [0, 0];
+    page.scroll = 0;
+    page.dirty = false;
+    try {
+      render();
+      // frames drawn back to back: the interval is the frame time the user sees (the GPU's work included)
+      page.interval = page.lastDrawn && t - page.lastDrawn < 1000 ? t - page.lastDrawn : page.interval;
+      page.lastDrawn = t;
+      hud();
+    } catch (e) { showMessage(String(e.message || e)); page.ready = false; return; }
+  }
+  requestAnimationFrame(loop);
+}
+
+function readFile(f) {
+  return new Promise(function (ok, bad) {
+    var r = new FileReader();
+    r.onload = function () { ok(new Uint8Array(r.result)); };
+    r.onerror = function () { bad(new Error(f.name + ': could not be read')); };
+    r.readAsArrayBuffer(f);
+  });
+}
+
+function withBytes(list, fn) {
+  var ptrs = list.map(function (b) {
+    if (!b) return 0;
+    var p = Module._malloc(b.length || 1);
+    Module.HEAPU8.set(b, p);
+    return p;
+  });
+  try { return fn(ptrs); } finally { ptrs.forEach(function (p) { if (p) Module._free(p); }); }
+}
+
+// A dropped world (world.ini + .vmc/.vmp + .pal [+ .vpr]) or one greyscale DEM PNG.
+function dropped(files) {
+  var by = {};
+  files.forEach(function (f) {
+    var n = f.name.toLowerCase();
+    var ext = n.slice(n.lastIndexOf('.') + 1);
+    by[n === 'world.ini' ? 'ini' : ext] = f;
+  });
+  var wanted = by.ini ? ['ini', by.vmc ? 'vmc' : 'vmp', 'pal', 'vpr'] : by.png ? ['png'] : null;
+  if (!wanted) {
+    showMessage('not a world and not a DEM PNG: drop world.ini with its .vmc (or .vmp) and .pal, or one greyscale PNG');
+    return;
+  }
+  if (by.ini && (!by[wanted[1]] || !by.pal)) {
+    showMessage('a world needs world.ini, its map (.vmc or .vmp) and its palette (.pal) dropped together');
+    return;
+  }
+  Promise.all(wanted.map(function (k) { return by[k] ? readFile(by[k]) : Promise.resolve(null); })).then(function (b) {
+    var rc = withBytes(b, function (p) {
+      if (by.ini)
+        return call('web_load_world', 'number', ['number', 'number', 'number', 'number', 'number', 'number', 'number', 'number'],
+                    [p[0], b[0].length, p[1], b[1].length, p[2], b[2].length, p[3], b[3] ? b[3].length : 0]);
+      return call('web_load_png', 'number', ['number', 'number'], [p[0], b[0].length]);
+    });
+    if (rc !== 0) { showMessage(call('web_error', 'string', [], [])); return; }
+    showMessage('');
+    applyView($('view').value);
+    render(); hud(); publish({});
+  }).catch(function (e) { showMessage(String(e.message || e)); });
+}
+
+function wire() {
+  var c = $('canvas');
+  c.addEventListener('webglcontextlost', function (e) {
+    e.preventDefault();
+    page.ready = false;
+    showMessage('the browser lost the WebGL2 context (the GPU was reset or is busy): reload the page');
+  });
+  window.addEventListener('keydown', function (e) {
+    if (e.ctrlKey && e.code === 'KeyZ') { $('undo').click(); e.preventDefault(); return; }
+    page.keys[e.code] = true; page.dirty = true;
+  });
+  window.addEventListener('keyup', function (e) { page.keys[e.code] = false; });
+  var drag = null;
+  c.addEventListener('mousedown', function (e) { drag = {x: e.clientX, y: e.clientY, moved: false}; });
+  window.addEventListener('mousemove', function (e) {
+    if (!drag) return;
+    var dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+    if (Math.abs(dx) + Math.abs(dy) > 2) drag.moved = true;
+    page.look[0] += dx; page.look[1] += dy; drag.x = e.clientX; drag.y = e.clientY; page.dirty = true;
+  });
+  window.addEventListener('mouseup', function (e) {
+    if (drag && !drag.moved && e.target === c) {
+      var r = c.getBoundingClientRect();
+      var px = (e.clientX - r.left) * c.width / r.width, py = (e.clientY - r.top) * c.height / r.height;
+      var rc = call('web_dig', 'number', ['number', 'number', 'number'], [px, py, e.shiftKey ? 1 : 0]);
+      if (rc > 0) showMessage(call('web_error', 'string', [], []));
+      page.dirty = true;
+    }
+    drag = null;
+  });
+  c.addEventListener('wheel', function (e) { page.scroll += e.deltaY < 0 ? 1 : -1; page.dirty = true; e.preventDefault(); });
+  $('undo').addEventListener('click', function () { call('web_undo', 'number', [], []); page.dirty = true; });
+  $('method').addEventListener('change', function () {
+    try { setMethod($('method').selectedIndex); page.dirty = true; } catch (e) { showMessage(e.message); }
+  });
+  $('view').addEventListener('change', function () { applyView($('view').value); page.dirty = true; });
+  $('mode').addEventListener('change', function () { page.mode = parseInt($('mode').value, 10); page.dirty = true; });
+  $('size').addEventListener('change', function () {
+    try { applySize($('size').value); page.dirty = true; } catch (e) { showMessage(e.message); }
+  });
+  var main = $('main');
+  ['dragenter', 'dragover'].forEach(function (n) {
+    document.addEventListener(n, function (e) { e.preventDefault(); main.classList.add('drop'); });
+  });
+  document.addEventListener('dragleave', function () { main.classList.remove('drop'); });
+  document.addEventListener('drop', function (e) {
+    e.preventDefault();
+    main.classList.remove('drop');
+    dropped(Array.prototype.slice.call(e.dataTransfer.files));
+  });
+  // the test driver hands files in through a hidden input (WebDriver cannot drag)
+  var input = document.createElement('input');
+  input.type = 'file'; input.multiple = true; input.id = 'files'; input.style.display = 'none';
+  input.addEventListener('change', function () { dropped(Array.prototype.slice.call(input.files)); });
+  document.body.appendChild(input);
+}
+
+function start() {
+  var t0 = performance.now();
+  if (!document.createElement('canvas').getContext('webgl2')) {
+    showMessage('this browser has no WebGL2: strata needs it (WebGPU is not used yet)');
+    return;
+  }
+  check(call('web_init', 'number', [], []), 'WebGL2');
+  var n = call('web_method_count', 'number', [], []);
+  for (var i = 0; i < n; i++) {
+    var o = document.createElement('option');
+    o.textContent = call('web_method_name', 'string', ['number'], [i]);
+    $('method').appendChild(o);
+  }
+  if (params.get('size')) {
+    $('size').value = params.get('size');
+    applySize(params.get('size'));
+  }
+  var gen = /^(\d+):(\d+)x(\d+)$/.exec(params.get('gen') || '');
+  var tg = performance.now();
+  if (gen) check(call('web_load_gen', 'number', ['number', 'number', 'number'], [+gen[1], +gen[2], +gen[3]]), 'generating');
+  else check(call('web_load_default', 'number', [], []), 'generating the default world');
+  var genMs = performance.now() - tg;
+  var m = params.get('method');
+  if (m) {
+    var idx = Array.prototype.map.call($('method').options, function (o) { return o.textContent; }).indexOf(m);
+    if (idx < 0) throw new Error('no method ' + m + ' in the web build');
+    $('method').selectedIndex = idx;
+  }
+  setMethod($('method').selectedIndex);
+  var cam = params.get('camera');
+  if (cam) {
+    var v = cam.split(',').map(Number);
+    if (v.length !== 5 || v.some(isNaN)) throw new Error('bad camera ' + cam);
+    call('web_set_camera', null, ['number', 'number', 'number', 'number', 'number'], v);
+  } else {
+    applyView($('view').value);
+  }
+  render();
+  // the frame is done once its pixels are read back (WebGL2 draws asynchronously)
+  check(call('web_read', 'number', [], []), 'read-back');
+  var first = performance.now();
+  hud();
+  publish({generate_ms: genMs, first_frame_ms: first - t0, load_to_frame_ms: first,
+           frame_ms: page.frameMs});
+  page.ready = true;
+  wire();
+  requestAnimationFrame(loop);
+}
+
+Module.onRuntimeInitialized = function () {
+  loadViews().then(start).catch(function (e) { showMessage(String(e.message || e)); });
+};
+Module.onAbort = function (what) { showMessage('strata stopped: ' + what); };

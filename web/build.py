@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Builds the web page into build-web/: the shaders of the native build translated to GLSL ES 3.00
+(glslangValidator -> SPIR-V -> spirv-cross, with their bindings from spirv-cross's reflection), the C core
+and the web backend compiled by Debian's emscripten (no ports, no downloads), and the page's own files.
+
+usage: web/build.py [--out build-web] [--jobs N]"""
+import argparse
+import concurrent.futures
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The shaders the web backend runs: the native ones by file name (shaders/...), and the web's own display
+# passes (web/shaders/). Each is compiled with ST_TERRAIN_PIECES (globals.glsl says why) and
+# ST_NO_STORAGE_BUFFERS (lists as textures: paint.vert).
+SHADERS = [
+    "shaders/fullscreen.vert",
+    "shaders/methods/ray.frag",
+    "shaders/methods/slice.vert",
+    "shaders/methods/slice.frag",
+    "shaders/methods/slice_plain.frag",
+    "shaders/methods/paint.vert",
+    "shaders/methods/paint.frag",
+    "web/shaders/present.frag",
+    "web/shaders/depth_copy.frag",
+]
+
+# The C core the page runs (the same files as the native library), then the web's own.
+CORE = [
+    "src/core/camera.c", "src/core/crc.c", "src/core/error.c", "src/core/file.c", "src/core/jobs.c",
+    "src/core/log.c", "src/core/timer.c",
+    "src/terrain/edit.c", "src/terrain/gen.c", "src/terrain/gen_region.c", "src/terrain/gen_slabs.c",
+    "src/terrain/gen_world.c", "src/terrain/level.c",
+    "src/io/heightmap_level.c", "src/io/vmc.c", "src/io/vmp.c", "src/io/vpr.c", "src/io/pal.c", "src/io/world_ini.c", "src/io/world.c",
+    "src/view/pick.c", "src/view/history.c", "src/view/controls.c",
+    "src/render/globals.c",
+]
+WEB = ["web/backend_gl.c", "web/methods/ray.c", "web/methods/slice.c", "web/methods/paint.c", "web/app.c", "web/dem_png.c"]
+PAGE = ["web/index.html", "web/app.js", "data/default_world.json"]
+
+EXPORTS = [
+    "_main", "_malloc", "_free",
+    "_web_init", "_web_load_default", "_web_load_gen", "_web_load_world", "_web_load_png", "_web_set_method",
+    "_web_set_size", "_web_set_camera", "_web_render", "_web_read", "_web_result_ptr", "_web_pixels_ptr",
+    "_web_dig", "_web_undo", "_web_error", "_web_level_crc", "_web_level_width", "_web_level_height",
+    "_web_method_count", "_web_method_name", "_web_default_camera", "_web_control", "_web_set_view",
+]
+
+
+def run(cmd, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        sys.stderr.write("web build: %s failed:\n%s%s" % (cmd[0], r.stdout, r.stderr))
+        sys.exit(1)
+    return r.stdout
+
+
+def newer(target, deps):
+    if not os.path.exists(target):
+        return True
+    t = os.path.getmtime(target)
+    return any(os.path.getmtime(d) > t for d in deps)
+
+
+def c_string(text):
+    out = []
+    for line in text.splitlines():
+        out.append('"' + line.replace("\\", "\\\\").replace('"', '\\"') + '\\n"')
+    return "\n".join(out)
+
+
+def translate_shaders(gen):
+    """Every shader to GLSL ES 3.00 plus a table of its uniform blocks and samplers by (set, binding)."""
+    includes = [os.path.join(ROOT, "shaders/common", f) for f in os.listdir(os.path.join(ROOT, "shaders/common"))]
+    entries, bodies = [], []
+    for i, src in enumerate(SHADERS):
+        name = os.path.basename(src)
+        path = os.path.join(ROOT, src)
+        spv = os.path.join(gen, name + ".spv")
+        es = os.path.join(gen, name + ".es")
+        refl = os.path.join(gen, name + ".json")
+        if newer(es, [path, __file__] + includes):
+            run(["glslangValidator", "-V", "--target-env", "vulkan1.3", "-DST_TERRAIN_PIECES", "-DST_NO_STORAGE_BUFFERS",
+                 "-I" + os.path.join(ROOT, "shaders/common"), path, "-o", spv])
+            run(["spirv-cross", spv, "--es", "--version", "300", "--glsl-emit-push-constant-as-ubo",
+                 "--fixup-clipspace", "--remove-unused-variables", "--output", es])
+            run(["spirv-cross", spv, "--reflect", "--output", refl])
+        text = open(es).read()
+        # Fragment shaders get highp floats throughout, as the native build computes them.
+        text = text.replace("precision mediump float;", "precision highp float;")
+        meta = json.load(open(refl))
+        binds = []
+        for ubo in meta.get("ubos", []):
+            binds.append((ubo["name"], ubo.get("set", 0), ubo["binding"], 0))
+        for pc in meta.get("push_constants", []):
+            binds.append((meta["types"][pc["type"]]["name"], 15, 0, 0))  # the seam's push-constant slot (ST_GB_PUSH_SET)
+        for tex in meta.get("textures", []):
+            binds.append((tex["name"], tex.get("set", 0), tex["binding"], 1))
+        if meta.get("ssbos"):
+            sys.stderr.write("web build: %s uses storage buffers, which WebGL2 has not\n" % src)
+            sys.exit(1)
+        bodies.append("static const char shader_%d[] =\n%s;\n" % (i, c_string(text)))
+        bodies.append("static const st_web_binding binds_%d[] = {%s{NULL, 0, 0, 0}};\n" % (
+            i, "".join('{"%s", %d, %d, %d}, ' % b for b in binds)))
+        entries.append('    {"%s", shader_%d, binds_%d},\n' % (name, i, i))
+    out = os.path.join(gen, "shaders_es.c")
+    with open(out + ".tmp", "w") as f:
+        f.write("/* Generated by web/build.py from the shaders' GLSL sources: GLSL ES 3.00 and bindings. */\n")
+        f.write('#include <stddef.h>\n#include "web_shaders.h"\n\n')
+        f.write("".join(bodies))
+        f.write("const st_web_shader st_web_shaders[] = {\n%s    {NULL, NULL, NULL}};\n" % "".join(entries))
+    os.replace(out + ".tmp", out)
+    return out
+
+
+STB_CFLAGS = []
+
+
+def compile_c(src, obj, gen):
+    # the native build's flags (CMakeLists.txt)
+    cmd = ["emcc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Wshadow", "-Wno-unused-parameter", "-Werror",
+           "-D_POSIX_C_SOURCE=200809L", "-D_DEFAULT_SOURCE",
+           "-I" + os.path.join(ROOT, "include"), "-I" + os.path.join(ROOT, "src"), "-I" + os.path.join(ROOT, "web"),
+           "-I" + gen] + STB_CFLAGS + ["-c", src, "-o", obj]
+    run(cmd)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=os.path.join(ROOT, "build-web"))
+    ap.add_argument("--jobs", type=int, default=2)
+    a = ap.parse_args()
+    os.environ["NODE_PATH"] = "/usr/share/nodejs"  # emcc's JS tools find acorn there (Debian's node modules)
+    for tool in ("emcc", "glslangValidator", "spirv-cross"):
+        if not shutil.which(tool):
+            sys.stderr.write("web build: %s not found (scripts/setup.sh installs it)\n" % tool)
+            sys.exit(1)
+    out = os.path.abspath(a.out)
+    gen = os.path.join(out, "gen")
+    objdir = os.path.join(out, "obj")
+    os.makedirs(gen, exist_ok=True)
+    os.makedirs(objdir, exist_ok=True)
+    STB_CFLAGS[:] = run(["pkg-config", "--cflags", "stb"]).split()
+    shaders_c = translate_shaders(gen)
+    headers = []
+    for d in ("include/strata", "src/core", "src/terrain", "src/io", "src/render", "web", "web/methods"):
+        p = os.path.join(ROOT, d)
+        headers += [os.path.join(p, f) for f in os.listdir(p) if f.endswith(".h")]
+    jobs = []
+    objs = []
+    for src in CORE + WEB + [shaders_c]:
+        path = src if os.path.isabs(src) else os.path.join(ROOT, src)
+        obj = os.path.join(objdir, src.replace("/", "_").replace(".c", ".o").lstrip("_"))
+        objs.append(obj)
+        if newer(obj, [path] + headers):
+            jobs.append((path, obj))
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
+        for f in [ex.submit(compile_c, p, o, gen) for p, o in jobs]:
+            f.result()
+    js = os.path.join(out, "strata.js")
+    if newer(js, objs + [__file__]):
+        run(["emcc", "-O2", "-o", js] + objs + [
+            "-sUSE_WEBGL2=1", "-sMIN_WEBGL_VERSION=2", "-sMAX_WEBGL_VERSION=2", "-sENVIRONMENT=web",
+            "-sALLOW_MEMORY_GROWTH=1", "-sINITIAL_MEMORY=134217728", "-sMAXIMUM_MEMORY=2147483648",
+            "-sEXPORTED_FUNCTIONS=" + ",".join(EXPORTS),
+            "-sEXPORTED_RUNTIME_METHODS=ccall,cwrap,UTF8ToString,HEAPU8,HEAPF32",
+            "-sOFFSCREENCANVAS_SUPPORT=0", "-sFILESYSTEM=1"])
+    for p in PAGE:
+        shutil.copyfile(os.path.join(ROOT, p), os.path.join(out, os.path.basename(p)))
+    print("web build: %s (strata.js, strata.wasm, index.html)" % out)
+
+
+if __name__ == "__main__":
+    main()

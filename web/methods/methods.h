@@ -1,0 +1,31 @@
+/* Methods written against the backend seam (src/gpu/backend.h): each draws one frame of a level with
+ * programs from the shared shader sources. The frame's globals (set 0, binding 0) and the level's texture
+ * (set 0, binding 1) are bound before record; a method binds only its own uniforms. */
+#ifndef STRATA_WEB_METHODS_H
+#define STRATA_WEB_METHODS_H
+
+#include "gpu/backend.h"
+#include "strata/camera.h"
+#include "strata/level.h"
+
+typedef struct st_gb_frame {
+    const st_level *level;
+    st_view view;
+    uint32_t knob; /* the method's quality knob (its native default when 0) */
+} st_gb_frame;
+
+typedef struct st_gb_method {
+    const char *name;
+    const char *description;
+    st_result (*create)(st_gb *b, const st_level *level, void **state, st_error *err);
+    void (*destroy)(st_gb *b, void *state);
+    /* Draws the frame between the backend's begin_frame and end_frame. */
+    void (*record)(st_gb *b, void *state, const st_gb_frame *f);
+    /* The level changed inside rect: bring derived data up to date (may be NULL). */
+    void (*level_updated)(void *state, const st_level *level, st_rect rect);
+} st_gb_method;
+
+extern const st_gb_method st_gb_method_ray, st_gb_method_slice, st_gb_method_slice_plain, st_gb_method_paint,
+    st_gb_method_paint_plain;
+
+#endif

@@ -1,0 +1,421 @@
+#!/usr/bin/env python3
+"""The web page in headless Chromium, checked against the native CPU reference.
+
+Builds the page (web/build.py) into --page, serves it on 127.0.0.1 with python3's http.server, drives Debian's
+Chromium through chromedriver (W3C WebDriver over a local port, standard library only), and for each method
+reads the result the page publishes (coverage, mean colour, hit-mask checksum, the level's CRC-32) and the hit
+mask, takes a screenshot of the canvas, and compares with web_reference (the same generated world and camera):
+the level's CRC must agree, hit/miss may disagree on at most 0.5 % of the pixels and the mean colour by a few
+levels. Then a dig must change the image and undo must bring it back, and bad input must give the page's one
+message. Every server and browser it starts is stopped by its PID. A missing browser or toolchain fails.
+
+usage: test_web.py --page DIR --reference web_reference [--out DIR] [--keep]"""
+import argparse
+import base64
+import json
+import math
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+import urllib.error
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CHROMIUM = "/usr/lib/chromium/chromium"  # Debian's package (scripts/setup.sh installs it)
+CHROMEDRIVER = "chromedriver"
+# Flags measured to give WebGL2 (and WebGPU) on Chromium's bundled SwiftShader headless (docs/web.md).
+CHROME_ARGS = ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--enable-unsafe-swiftshader",
+               "--use-angle=swiftshader", "--enable-unsafe-webgpu", "--use-vulkan=swiftshader",
+               "--enable-features=Vulkan", "--window-size=800,600"]
+
+# The scene: a generated world small enough to make in a blink, a camera over its middle looking down.
+SEED, LEVEL = 1998, "512x512"
+CAMERA = "256,100,150,0,-30"
+SIZE = (160, 100)
+METHODS = ["ray", "slice", "slice-plain", "paint", "paint-plain"]
+EXACT = {"ray", "slice"}  # methods that follow the reference; the others are checked against their native twin
+MAX_DISAGREE = 0.005   # hit/miss disagreement, share of pixels
+MAX_MEAN_DIFF = 6.0    # mean colour, levels of 255 per channel
+DIG_PIXEL = (80, 60)
+
+failures = []
+passes = []
+
+
+def check(ok, what):
+    (passes if ok else failures).append(what)
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port, proc, what, timeout=20):
+    end = time.time() + timeout
+    while time.time() < end:
+        if proc.poll() is not None:
+            raise RuntimeError("%s exited at once (status %s)" % (what, proc.returncode))
+        try:
+            with socket.create_connection(("127.0.0.1", port), 0.2):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("%s did not listen on port %d within %d s" % (what, port, timeout))
+
+
+class WebDriver:
+    """The few W3C WebDriver calls the test needs."""
+
+    def __init__(self, port):
+        self.base = "http://127.0.0.1:%d" % port
+        caps = {"capabilities": {"alwaysMatch": {"browserName": "chrome", "goog:chromeOptions": {
+            "binary": CHROMIUM, "args": CHROME_ARGS}}}}
+        self.session = self.call("POST", "/session", caps)["sessionId"]
+        # a CPU rasteriser on a busy machine: paint's first frame alone may take many seconds
+        self.s("POST", "/timeouts", {"script": 180000, "pageLoad": 180000})
+
+    def call(self, method, path, body=None, timeout=120):
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.base + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
+                return json.loads(r.read())["value"]
+        except urllib.error.HTTPError as e:
+            raise RuntimeError("webdriver %s %s: %s" % (method, path, e.read().decode()[:400]))
+
+    def s(self, method, path, body=None, timeout=120):
+        return self.call(method, "/session/%s%s" % (self.session, path), body, timeout)
+
+    def open(self, url):
+        self.s("POST", "/url", {"url": url})
+
+    def js(self, script, *args):
+        return self.s("POST", "/execute/sync", {"script": script, "args": list(args)})
+
+    def wait_result(self, timeout=120):
+        end = time.time() + timeout
+        while time.time() < end:
+            r = self.js("var e = document.getElementById('result');"
+                        "return e && e.textContent ? e.textContent : null;")
+            if r:
+                return json.loads(r)
+            time.sleep(0.05)
+        raise RuntimeError("the page wrote no result within %d s" % timeout)
+
+    def canvas_png(self, path):
+        el = self.s("POST", "/element", {"using": "css selector", "value": "#canvas"})
+        eid = list(el.values())[0]
+        png = base64.b64decode(self.s("GET", "/element/%s/screenshot" % eid))
+        with open(path, "wb") as f:
+            f.write(png)
+
+    def quit(self):
+        try:
+            self.call("DELETE", "/session/" + self.session, timeout=20)
+        except Exception:
+            pass
+
+
+def stop(proc):
+    """Stops a process this test started, by its PID (and the children of its process group)."""
+    if proc is None or proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        proc.wait(5)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(5)
+
+
+def reference(tool, camera, size, dig=None):
+    cmd = [tool, str(SEED), LEVEL, camera, "%dx%d" % size]
+    if dig:
+        cmd += ["dig", "%g,%g" % dig]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if r.returncode:
+        raise RuntimeError("web_reference failed: " + r.stderr.strip())
+    return json.loads(r.stdout)
+
+
+def png_mean(path):
+    """Mean RGB over every pixel of an 8-bit RGB or RGBA PNG (the native render's image)."""
+    data = open(path, "rb").read()
+    pos, idat, w, h, bpp = 8, b"", 0, 0, 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        pos += 12 + n
+        if kind == b"IHDR":
+            w, h, depth, colour = struct.unpack(">IIBB", body[:10])
+            if depth != 8 or colour not in (2, 6):
+                raise RuntimeError("%s: not an 8-bit RGB(A) PNG" % path)
+            bpp = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+    raw, stride = zlib.decompress(idat), w * bpp
+    prev, sums, o = bytearray(stride), [0, 0, 0], 0
+    for _ in range(h):
+        f, line = raw[o], bytearray(raw[o + 1:o + 1 + stride])
+        o += 1 + stride
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 2:
+                line[x] = (line[x] + b) & 255
+            elif f == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        for k in range(3):
+            sums[k] += sum(line[k::bpp])
+        prev = line
+    return [v / (w * h) for v in sums]
+
+
+def native_render(cli, world, method, camera, size, out, view=None):
+    """The native method on the same scene (Vulkan; lavapipe here), no shadows and no water as the WebGL2 backend
+    draws: its hit mask (base64, as the page's) and mean colour."""
+    tag = method + ("-" + view if view else "")
+    png = os.path.join(out, "native-%s.png" % tag)
+    pfm = os.path.join(out, "native-%s.pfm" % tag)
+    where = ["--view", view] if view else ["--camera", camera]
+    r = subprocess.run([cli, "render", "--world", world, "--method", method] + where + ["--size",
+                        "%dx%d" % size, "--no-shadows", "--water", "none", "-o", png, "--depth", pfm],
+                       capture_output=True, text=True, timeout=300)
+    if r.returncode:
+        raise RuntimeError("strata render --method %s failed: %s" % (method, r.stderr.strip()))
+    with open(pfm, "rb") as f:
+        data = f.read()
+    head = data.split(b"\n", 3)
+    w, h = map(int, head[1].split())
+    scale = float(head[2])
+    floats = struct.unpack(("<" if scale < 0 else ">") + "%df" % (w * h), head[3][:4 * w * h])
+    rows = [floats[y * w:(y + 1) * w] for y in range(h)][::-1]  # PFM rows run bottom up
+    mask = bytes(0 if math.isnan(v) else 1 for row in rows for v in row)
+    return base64.b64encode(mask).decode(), sum(mask) / len(mask), png_mean(png)
+
+
+def disagreement(mask_a, mask_b):
+    a, b = base64.b64decode(mask_a), base64.b64decode(mask_b)
+    if len(a) != len(b):
+        return 1.0
+    return sum(1 for x, y in zip(a, b) if x != y) / len(a)
+
+
+def scene_url(port, method, size=SIZE, camera=CAMERA):
+    return "http://127.0.0.1:%d/index.html?method=%s&size=%dx%d&camera=%s&gen=%d:%s" % (
+        port, method, size[0], size[1], camera, SEED, LEVEL)
+
+
+def run_checks(wd, port, tool, cli, out):
+    ref = reference(tool, CAMERA, SIZE)
+    masks = {}
+    world = os.path.join(out, "world")
+    g = subprocess.run([cli, "gen", "--seed", str(SEED), "--size", LEVEL, "-o", world], capture_output=True, text=True)
+    if g.returncode:
+        raise RuntimeError("strata gen failed: " + g.stderr.strip())
+    for method in METHODS:
+        wd.open(scene_url(port, method))
+        r = wd.wait_result()
+        if "error" in r:
+            check(False, "%s: the page says: %s" % (method, r["error"]))
+            continue
+        wd.canvas_png(os.path.join(out, "web-%s.png" % method))
+        mask = masks[method] = wd.js("return window.strataHitMask();")
+        check(r["backend"] == "webgl2" and r["method"] == method, "%s: drawn by %s" % (method, r["backend"]))
+        check(r["level_crc"] == ref["level_crc"],
+              "%s: the generated world's CRC-32 %08x matches the native %08x" % (method, r["level_crc"], ref["level_crc"]))
+        native_mask, native_cov, native_mean = native_render(cli, world, method, CAMERA, SIZE, out)
+        d = disagreement(mask, native_mask)
+        check(d <= MAX_DISAGREE, "%s: hit/miss disagreement with the native method %.3f %% (at most %.1f %%; "
+              "coverage %.4f vs %.4f)" % (method, 100 * d, 100 * MAX_DISAGREE, r["coverage"], native_cov))
+        md = max(abs(a - b) for a, b in zip(r["mean"], native_mean))
+        check(md <= MAX_MEAN_DIFF, "%s: mean colour %s vs the native method's %s (differs by %.2f, at most %.1f)" % (
+            method, [round(v, 1) for v in r["mean"]], [round(v, 1) for v in native_mean], md, MAX_MEAN_DIFF))
+        d = disagreement(mask, ref["mask"])
+        # the exact methods follow the CPU reference as closely; the paper's variants are scored, not gated
+        if method in EXACT:
+            check(d <= MAX_DISAGREE, "%s: hit/miss disagreement with the CPU reference %.3f %% (coverage %.4f vs "
+                  "%.4f)" % (method, 100 * d, r["coverage"], ref["coverage"]))
+        else:
+            print("     %s: hit/miss disagreement with the CPU reference %.3f %% (not gated)" % (method, 100 * d))
+        md = max(abs(a - b) for a, b in zip(r["mean"], ref["mean"]))
+        if method in EXACT:
+            check(md <= MAX_MEAN_DIFF, "%s: mean colour %s vs the reference's %s (differs by %.2f, at most %.1f)" % (
+                method, [round(v, 1) for v in r["mean"]], [round(v, 1) for v in ref["mean"]], md, MAX_MEAN_DIFF))
+
+    # the method picker: switching in the page gives what a fresh page of that method gives
+    wd.open(scene_url(port, "ray"))
+    wd.wait_result()
+    switched = wd.js("var m = document.getElementById('method');"
+                     "m.selectedIndex = Array.prototype.map.call(m.options, function (o) { return o.textContent; })"
+                     ".indexOf('paint'); m.dispatchEvent(new Event('change')); return window.strataRedraw();")
+    if "paint" in masks:
+        check(switched["method"] == "paint" and wd.js("return window.strataHitMask();") == masks["paint"],
+              "method picker: ray then paint in one page draws paint's image")
+
+    # a dig changes the image the way the reference's dig does, and undo brings it back
+    wd.open(scene_url(port, "ray"))
+    before = wd.wait_result()
+    wd.canvas_png(os.path.join(out, "web-dig-before.png"))
+    # the pixel's centre, as web_reference picks it
+    dug = wd.js("return window.strataDig(arguments[0], arguments[1], false);", DIG_PIXEL[0] + 0.5, DIG_PIXEL[1] + 0.5)
+    wd.canvas_png(os.path.join(out, "web-dig-after.png"))
+    after = dug["result"]
+    check(dug["rc"] == 0 and after["level_crc"] != before["level_crc"], "dig: the level changed (rc %s)" % dug["rc"])
+    check(after["mask_crc"] != before["mask_crc"] or after["mean"] != before["mean"], "dig: the image changed")
+    ref_dug = reference(tool, CAMERA, SIZE, dig=(DIG_PIXEL[0] + 0.5, DIG_PIXEL[1] + 0.5))
+    check(after["level_crc"] == ref_dug["level_crc"], "dig: the level matches the native dig's CRC-32")
+    mask = wd.js("return window.strataHitMask();")
+    d = disagreement(mask, ref_dug["mask"])
+    check(d <= MAX_DISAGREE, "dig: hit/miss disagreement with the native dug reference %.3f %%" % (100 * d))
+    undone = wd.js("return window.strataUndo();")["result"]
+    check(undone["level_crc"] == before["level_crc"] and undone["mask_crc"] == before["mask_crc"],
+          "undo: the level and the image are back")
+
+    # bad input: one clear message in the page
+    wd.open(scene_url(port, "ray"))
+    wd.wait_result()
+    bad = os.path.join(out, "not-a-world.png")
+    with open(bad, "wb") as f:
+        f.write(b"this is not a PNG and not a world\n")
+    el = wd.s("POST", "/element", {"using": "css selector", "value": "#files"})
+    eid = list(el.values())[0]
+    wd.s("POST", "/element/%s/value" % eid, {"text": bad})
+    msg = ""
+    end = time.time() + 10
+    while time.time() < end and not msg:
+        msg = wd.js("var m = document.getElementById('message');"
+                    "return m.style.display === 'block' ? m.textContent : '';")
+        time.sleep(0.05)
+    check("not a world" in msg, "bad file: the page says %r" % msg)
+
+    # a dropped world (the native generator's files) and a dropped DEM PNG (16-bit, shipped in data/dem/)
+    def drop(paths):
+        el = wd.s("POST", "/element", {"using": "css selector", "value": "#files"})
+        wd.js("window.strataResult = null; document.getElementById('result').textContent = '';")
+        wd.s("POST", "/element/%s/value" % list(el.values())[0], {"text": "\n".join(paths)})
+        end = time.time() + 120
+        while time.time() < end:
+            got = wd.js("var m = document.getElementById('message');"
+                        "if (m.style.display === 'block') return {error: m.textContent};"
+                        "return window.strataResult;")
+            if got:
+                return got
+            time.sleep(0.1)
+        return {"error": "nothing happened within 120 s"}
+
+    wd.open(scene_url(port, "ray"))
+    wd.wait_result()
+    got = drop([os.path.join(world, f) for f in sorted(os.listdir(world))])
+    check(got.get("level_crc") == ref["level_crc"], "dropped world: loaded with the native CRC-32 (%s)" % (
+        got.get("error") or "%08x" % got.get("level_crc", 0)))
+    got = drop([os.path.join(ROOT, "data/dem/ps_height_1k.png")])
+    ok = "error" not in got and got.get("coverage", 0) > 0.05
+    if ok:
+        wd.canvas_png(os.path.join(out, "web-dem-png.png"))
+    check(ok, "dropped DEM PNG (data/dem/ps_height_1k.png): drawn (%s)" % (
+        got.get("error") or "coverage %.3f" % got["coverage"]))
+
+    # a lost context: the page says so
+    wd.js("document.getElementById('canvas').getContext('webgl2').getExtension('WEBGL_lose_context').loseContext();")
+    msg = ""
+    end = time.time() + 10
+    while time.time() < end and not msg:
+        msg = wd.js("var m = document.getElementById('message');"
+                    "return m.style.display === 'block' ? m.textContent : '';")
+        time.sleep(0.05)
+    check("lost the WebGL2 context" in msg, "lost context: the page says %r" % msg)
+
+    # the default world (2048x16384) generated in the page: time to the first frame at 320x200
+    wd.open("http://127.0.0.1:%d/index.html?method=ray&size=320x200" % port)
+    r = wd.wait_result(timeout=180)
+    if "error" in r:
+        check(False, "default world: the page says: " + r["error"])
+    else:
+        wd.canvas_png(os.path.join(out, "web-default-ray.png"))
+        print("measured: default world 2048x16384: generated in %.0f ms, first frame %.0f ms after the script "
+              "started, %.0f ms after navigation start" % (r["generate_ms"], r["first_frame_ms"],
+                                                          r["load_to_frame_ms"]), flush=True)
+        check(r["coverage"] > 0.05, "default world: something is drawn (coverage %.3f)" % r["coverage"])
+        # a view in the second piece of the level texture (rows 8192 and up) against the native method
+        r = wd.js("return window.strataView('ledge', '%dx%d');" % SIZE)
+        wd.canvas_png(os.path.join(out, "web-default-ledge.png"))
+        mask = wd.js("return window.strataHitMask();")
+        native_mask, native_cov, native_mean = native_render(cli, "default", "ray", None, SIZE, out, view="ledge")
+        d = disagreement(mask, native_mask)
+        md = max(abs(a - b) for a, b in zip(r["mean"], native_mean))
+        check(d <= MAX_DISAGREE and md <= MAX_MEAN_DIFF,
+              "default world, view ledge (y 12670, the texture's second piece): hit/miss disagreement with the "
+              "native ray %.3f %%, mean colour differs by %.2f" % (100 * d, md))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--page", required=True, help="folder to build the page into (web/build.py --out)")
+    ap.add_argument("--reference", required=True, help="the web_reference tool")
+    ap.add_argument("--cli", required=True, help="the native strata CLI (its GPU methods on the same scenes)")
+    ap.add_argument("--out", default=None, help="screenshots and results go here")
+    a = ap.parse_args()
+    t0 = time.time()
+    out = a.out or tempfile.mkdtemp(prefix="strata-web-")
+    os.makedirs(out, exist_ok=True)
+    for tool in (CHROMIUM,):
+        if not os.access(tool, os.X_OK):
+            print("FAIL %s is missing: install Debian's chromium and chromium-driver (scripts/setup.sh)" % tool)
+            return 1
+    b = subprocess.run([sys.executable, os.path.join(ROOT, "web/build.py"), "--out", a.page],
+                       capture_output=True, text=True)
+    if b.returncode:
+        print("FAIL building the page: " + (b.stderr.strip() or b.stdout.strip()))
+        return 1
+    print("built the page in %.1f s" % (time.time() - t0), flush=True)
+    server = driver = wd = None
+    try:
+        port = free_port()
+        server = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1", str(port),
+                                   "--directory", a.page], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  start_new_session=True)
+        wait_port(port, server, "http.server")
+        dport = free_port()
+        try:
+            driver = subprocess.Popen([CHROMEDRIVER, "--port=%d" % dport], stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL, start_new_session=True)
+        except FileNotFoundError:
+            print("FAIL chromedriver is missing: install Debian's chromium-driver (scripts/setup.sh)")
+            return 1
+        wait_port(dport, driver, "chromedriver")
+        wd = WebDriver(dport)
+        run_checks(wd, port, a.reference, a.cli, out)
+    except Exception as e:  # any failure of the harness is a failure of the test, with its reason
+        check(False, "the web test stopped: %s" % e)
+    finally:
+        if wd:
+            wd.quit()
+        stop(driver)  # chromedriver's session end closes the browser; its group goes with it
+        stop(server)
+    print("screenshots in %s; %.1f s" % (out, time.time() - t0))
+    print("%d passed, %d failed" % (len(passes), len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
