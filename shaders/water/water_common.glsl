@@ -14,6 +14,8 @@ layout(set = 1, binding = 0, std140) uniform Water {
     vec4 foam;       // foam albedo; w shore foam width (units)
     vec4 wave[16];   // Gerstner: [2i] (dir.x, dir.y, k per unit, A units), [2i+1] (phase at O now, ω, Q, 0)
     vec4 cascade[4]; // ocean: patch (units), uv of O (frac, x and y), texel (units)
+    vec4 ring[16];       // compute rasteriser: per ring its lower corner (relative to O), spacing, morph (0/1)
+    uvec4 ring_tris[16]; // compute rasteriser: per ring its first frame-wide triangle, first index, triangles
 } water;
 
 layout(set = 1, binding = 1) uniform sampler2D scene_color;      // the terrain's colour, linear (sRGB view)
