@@ -223,7 +223,7 @@ typedef struct cli_water {
     bool time_given;
 } cli_water;
 
-enum { CLI_OPT_WATER = 0x300, CLI_OPT_WIND, CLI_OPT_CHOPPY, CLI_OPT_TIME, CLI_OPT_WATER_LEVEL, CLI_OPT_WATER_DRAW };
+enum { CLI_OPT_WATER = 0x380, CLI_OPT_WIND, CLI_OPT_CHOPPY, CLI_OPT_TIME, CLI_OPT_WATER_LEVEL, CLI_OPT_WATER_DRAW };
 #define CLI_WATER_OPTIONS                                                                       \
     {"water", required_argument, 0, CLI_OPT_WATER}, {"wind", required_argument, 0, CLI_OPT_WIND}, \
     {"choppy", required_argument, 0, CLI_OPT_CHOPPY}, {"time", required_argument, 0, CLI_OPT_TIME}, \

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analytic_store.h"
 #include "render/passes/ocean_gpu.h"
 #include "render/render_internal.h"
 #include "strata/water.h"
@@ -416,6 +417,66 @@ static void test_water_composes_with_every_method(void **state) {
     test_engine_finish(e, l);
 }
 
+/* Water over a DEM store (camera-relative, metres, the store's sea level): a tilted plane from 20 m below the sea
+ * to 40 m above it, seen along its coast, by both store methods. Pixels of land 5 m
+ * above the sea are unchanged; pixels whose terrain is 3 m under it show the water's surface within 1.5 m of
+ * the sea level, in another colour. */
+static void test_water_over_a_store(void **state) {
+    (void)state;
+    analytic a = {.shape = SHAPE_TILT, .size = 129, .spacing = 8, .base = -20, .slope_x = 60.0 / 1024};
+    st_store *store = analytic_store(&a, 65, "water_store");
+    st_engine *e = store_engine(store, &(st_world_desc){.gpu_slots = 64});
+    const uint32_t W = 48, H = 32;
+    double coast = 20.0 / a.slope_x; /* x of the coast */
+    st_camera cam = store_camera(coast, 150, 60, 0, -35, 1500);
+    st_view v = st_camera_view(&cam, W, H);
+    const char *methods[2] = {"cdlod", "cdlod-compute"};
+    float *d0 = malloc(W * H * sizeof(float)), *d1 = malloc(W * H * sizeof(float));
+    uint8_t *c0 = malloc(W * H * 4), *c1 = malloc(W * H * 4);
+    for (int m = 0; m < 2; m++) {
+        for (int k = 0; k < 2; k++) {
+            st_render_desc d = {.method = methods[m], .width = W, .height = H,
+                                .water = {.mode = k ? ST_WATER_OCEAN : ST_WATER_NONE, .fft_size = 64, .wind_speed = 8}};
+            st_renderer *r = NULL;
+            assert_st_ok(st_renderer_create(e, &d, &r, err));
+            st_renderer_set_time(r, 2.0);
+            uint32_t frames = 0;
+            assert_st_ok(st_renderer_settle(r, &cam, 400, &frames, err));
+            assert_st_ok(st_renderer_readback(r, k ? c1 : c0, k ? d1 : d0, err));
+            if (k) assert_true(st_water_get_desc(st_renderer_water(r))->level == 0.0f); /* the store's sea level */
+            st_renderer_destroy(r);
+        }
+        int land = 0, sea = 0;
+        for (uint32_t j = 0; j < H; j++)
+            for (uint32_t i = 0; i < W; i++) {
+                size_t p = (size_t)j * W + i;
+                float hit[3], whit[3];
+                if (isnan(test_pixel_hit(&v, d0, i, j, hit))) continue;
+                double ground = analytic_at(&a, hit[0], hit[1]); /* world metres (the view's eye is the world's) */
+                if (ground >= 5) {
+                    if (memcmp(c0 + 4 * p, c1 + 4 * p, 4) || d0[p] != d1[p])
+                        fail_msg("%s: land pixel (%u, %u) at %.1f m changed", methods[m], i, j, ground);
+                    land++;
+                } else if (ground <= -3) {
+                    if (isnan(test_pixel_hit(&v, d1, i, j, whit)))
+                        fail_msg("%s: nothing at (%u, %u) over the sea", methods[m], i, j);
+                    double wz = whit[2];
+                    if (fabs(wz) > 1.5) fail_msg("%s: water at (%u, %u) is at %.2f m", methods[m], i, j, wz);
+                    if (!memcmp(c0 + 4 * p, c1 + 4 * p, 3)) fail_msg("%s: sea pixel (%u, %u) unchanged", methods[m], i, j);
+                    sea++;
+                }
+            }
+        print_message("%s: %d land and %d sea pixels\n", methods[m], land, sea);
+        if (land < 100 || sea < 100) fail_msg("%s: %d land and %d sea pixels in view", methods[m], land, sea);
+    }
+    free(d0);
+    free(d1);
+    free(c0);
+    free(c1);
+    st_engine_destroy(e);
+    st_store_close(store);
+}
+
 /* Over open water every pixel that sees the (stand-in) sea floor shows water: no crack between triangles or rings.
  * (A vertex's displacement once depended on which other vertices shared its batch — textureSize at a level
  * that varies between invocations — and the grid split along lattice lines.) */
@@ -495,6 +556,7 @@ int main(void) {
         cmocka_unit_test(test_rendered_gerstner_matches_query),
         cmocka_unit_test(test_water_is_watertight),
         cmocka_unit_test(test_compute_draw_matches_raster),
+        cmocka_unit_test(test_water_over_a_store),
         cmocka_unit_test(test_water_composes_with_every_method),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -47,6 +47,7 @@ typedef struct water_state {
     st_water *water;
     bool storage;    /* storage targets: the depth test runs on work_depth, the R32 depth is a colour output */
     bool compute;    /* drawn by the compute rasteriser (ST_WATER_DRAW_COMPUTE) */
+    bool store;      /* over a DEM store: metres, camera-relative, stand-ins by height alone */
     float rms_units; /* the surface's rms height (world units): the crest factor of the subsurface glow */
     st_gpu_image scene_color, scene_depth, work_depth;
     st_gpu_image dummy_disp, dummy_surf; /* Gerstner: the ocean's bindings stay valid */
@@ -288,10 +289,6 @@ static st_result create_compute(st_renderer *r, water_state *s, st_error *err) {
 static st_result water_create(st_renderer *r, void **out, st_error *err) {
     *out = NULL;
     if (!water_on(r)) return ST_OK;
-    /* the stand-ins, the default level and the shore read a level; a store's sea is left for later */
-    if (r->ops->info.world != ST_WORLD_LEVEL)
-        return st_error_set(err, ST_ERR_UNSUPPORTED, "water: method '%s' draws a tile store, and the water pass draws "
-                            "over levels only", r->ops->info.name);
     water_state *s = calloc(1, sizeof *s);
     if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     *out = s;
@@ -299,8 +296,13 @@ static st_result water_create(st_renderer *r, void **out, st_error *err) {
     VkDevice dev = gpu->device;
     s->storage = r->ops->targets == ST_TARGETS_STORAGE;
     s->compute = water_compute(r);
+    s->store = r->ops->info.world == ST_WORLD_STORE;
     st_water_desc wd = r->desc.water;
-    if (wd.level == 0) wd.level = st_water_default_level(r->engine->level);
+    /* a level's most common flood level; a DEM store's sea level (its heights are metres, as the waves') */
+    if (wd.level == 0)
+        wd.level = s->store ? (float)st_store_get_info(st_large_world_store(r->engine->world))->sea_level_m
+                            : st_water_default_level(r->engine->level);
+    if (s->store) wd.metres_per_unit = 1;
     st_result res = st_water_create(&wd, &s->water, err);
     if (res) return st_error_prefix(err, "water");
     s->rms_units = (float)(rms_height_m(s->water) / st_water_get_desc(s->water)->metres_per_unit);
@@ -375,14 +377,22 @@ static st_result water_create(st_renderer *r, void **out, st_error *err) {
 typedef struct ring_plan {
     uint32_t count;
     double spacing0;
-    double origin[2]; /* the frame's origin O: the coarsest ring's centre */
+    double origin[2]; /* the frame's origin O: the coarsest ring's centre (world) */
     double centre[RING_MAX][2];
+    double shift[3]; /* world − what the shaders see: the eye over a store (camera-relative), else 0 */
 } ring_plan;
 
-static ring_plan plan_rings(const st_renderer *r, float level) {
+/* The rings snap to the world's lattice (so they do not swim as the eye moves) and are drawn shifted by the
+ * view's origin where the shaders see camera-relative positions. */
+static ring_plan plan_rings(const st_renderer *r, const water_state *w, float level) {
     ring_plan p = {0};
     const st_view *v = &r->view;
-    double above = fabs((double)v->eye[2] - level), s0 = RING_BASE;
+    double eye[3];
+    for (int k = 0; k < 3; k++) {
+        p.shift[k] = w->store ? v->origin[k] : 0.0;
+        eye[k] = w->store ? v->origin[k] : (double)v->eye[k];
+    }
+    double above = fabs(eye[2] - level), s0 = RING_BASE;
     while (s0 * RING_CELLS < above && s0 < 64.0) s0 *= 2.0; /* the finest ring about as wide as the eye is high */
     p.spacing0 = s0;
     double reach = 1.05 * v->far_dist + above;
@@ -390,7 +400,7 @@ static ring_plan plan_rings(const st_renderer *r, float level) {
     while (p.count < RING_MAX && (RING_CELLS / 2) * s0 * (double)(1u << (p.count - 1)) < reach) p.count++;
     for (uint32_t i = 0; i < p.count; i++) {
         double s = s0 * (double)(1u << i);
-        for (int k = 0; k < 2; k++) p.centre[i][k] = floor(v->eye[k] / (2.0 * s)) * 2.0 * s;
+        for (int k = 0; k < 2; k++) p.centre[i][k] = floor(eye[k] / (2.0 * s)) * 2.0 * s;
     }
     p.origin[0] = p.centre[p.count - 1][0];
     p.origin[1] = p.centre[p.count - 1][1];
@@ -407,7 +417,7 @@ static void fill_ubo(st_renderer *r, water_state *s, const ring_plan *p, double 
     double mpu = d->metres_per_unit, tl = st_water_loop_time(t);
     water_ubo *u = s->ubo.mapped;
     memset(u, 0, sizeof *u);
-    u->surface[0] = d->level;
+    u->surface[0] = (float)(d->level - p->shift[2]);
     u->surface[1] = (float)(1.0 / mpu);
     u->surface[2] = st_water_choppiness(s->water);
     u->surface[3] = (float)tl;
@@ -415,14 +425,14 @@ static void fill_ubo(st_renderer *r, water_state *s, const ring_plan *p, double 
     u->grid[1] = (float)RING_CELLS;
     u->grid[2] = RING_MORPH;
     u->grid[3] = GEOMETRY_CUT;
-    u->origin[0] = (float)p->origin[0];
-    u->origin[1] = (float)p->origin[1];
+    u->origin[0] = (float)(p->origin[0] - p->shift[0]);
+    u->origin[1] = (float)(p->origin[1] - p->shift[1]);
     u->origin[2] = (float)p->count;
     u->origin[3] = s->rms_units;
     u->info[0] = d->mode == ST_WATER_GERSTNER ? 1u : 2u;
     u->info[1] = st_water_wave_count(s->water);
     u->info[2] = st_water_cascade_count(s->water);
-    u->info[3] = s->storage ? 1u : 0u;
+    u->info[3] = (s->storage ? 1u : 0u) | (s->store ? 2u : 0u);
     /* colours (linear) and per-unit optics; absorption in 1/m (red goes first) */
     const float deep[3] = {0.008f, 0.055f, 0.075f}, absorb_m[3] = {0.45f, 0.07f, 0.05f};
     for (int k = 0; k < 3; k++) {
@@ -686,7 +696,7 @@ static void water_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     if (!s) return;
     const st_water_desc *d = st_water_get_desc(s->water);
     double t = r->time_s;
-    ring_plan plan = plan_rings(r, d->level);
+    ring_plan plan = plan_rings(r, s, d->level);
     fill_ubo(r, s, &plan, t);
     if (s->ocean) {
         /* foam fades with the time since the last frame; a jump (or the first frame) starts it afresh */
