@@ -1,5 +1,6 @@
 /* The water options every command that draws frames shares (render, view, bench ocean, compare's water row):
- * --water MODE, --wind SPEED[,DIR], --choppy L, --time T, --water-level Z, with one set of limits and messages. */
+ * --water MODE, --wind SPEED[,DIR], --choppy L, --time T, --water-level Z, --water-draw D, with one set of limits
+ * and messages. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,11 @@ static bool parse_level(const char *value, void *target) {
     return true;
 }
 
+static bool parse_draw(const char *value, void *target) {
+    cli_water *w = target;
+    return st_water_draw_parse(value, &w->desc.draw);
+}
+
 size_t cli_water_table(cli_water *w, cli_opt *out) {
     const cli_opt table[CLI_WATER_OPTION_COUNT] = {
         {.name = "water", .kind = CLI_OPT_PARSE, .target = w, .parse = parse_mode, .arg = "M",
@@ -56,13 +62,17 @@ size_t cli_water_table(cli_water *w, cli_opt *out) {
         {.name = "water-level", .kind = CLI_OPT_PARSE, .target = w, .parse = parse_level, .arg = "Z",
          .bad = "bad --water-level '%s' (-1000..1000 height units)",
          .help = "the mean surface height (default: the flood level + 0.5)"},
+        {.name = "water-draw", .kind = CLI_OPT_PARSE, .target = w, .parse = parse_draw, .arg = "D",
+         .bad = "unknown --water-draw '%s' (compute or raster)",
+         .help = "how the surface is drawn: compute (the default: rasterised and shaded in compute) or raster\n"
+                 "(the hardware rasteriser, vertex and fragment shaders)"},
     };
     memcpy(out, table, sizeof table);
     return CLI_WATER_OPTION_COUNT;
 }
 
 bool cli_water_option(cli_water *w, const char *cmd, int c, const char *arg, int *status) {
-    if (c < CLI_OPT_WATER || c > CLI_OPT_WATER_LEVEL) return false;
+    if (c < CLI_OPT_WATER || c > CLI_OPT_WATER_DRAW) return false;
     cli_opt table[CLI_WATER_OPTION_COUNT]; /* in the order of the codes */
     cli_water_table(w, table);
     *status = cli_option_take(cmd, &table[c - CLI_OPT_WATER], arg);

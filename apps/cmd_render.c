@@ -163,7 +163,8 @@ int cmd_render(int argc, char **argv) {
                     shadows ? " (shadow pass included)" : "");
         printf("  cpu ms: median %.3f  min %.3f  max %.3f (record + submit + wait)\n", cs.median, cs.min, cs.max);
         if (rd.water.mode != ST_WATER_NONE) {
-            printf("  water: %s at t = %.3f s", st_water_mode_name(rd.water.mode), water.time);
+            printf("  water: %s (drawn in %s) at t = %.3f s", st_water_mode_name(rd.water.mode),
+                   rd.water.draw == ST_WATER_DRAW_RASTER ? "the raster pipeline" : "compute", water.time);
             if (!isnan(g.median))
                 printf(", gpu ms (mean, included above): simulation %.3f, surface %.3f", water_sim_ms, water_ms);
             printf("\n");

@@ -142,7 +142,9 @@ static void render_usage(void) {
            "  --morph-ratio M where a level's morph band starts (default 0.66)\n"
            "  --gpu-slots N   tile slots on the GPU (default 1024)\n"
            "  --settle N      frames allowed to reach full detail before timing (default 4000)\n"
-           "  --frames N      timed frames (default 1); --size, --no-shadows, --device, -o, --depth as for levels\n",
+           "  --frames N      timed frames (default 1); --size, --no-shadows, --device, -o, --depth as for levels\n"
+           "  --water M, --wind, --choppy, --time, --water-level, --water-draw: the water as for levels; default the\n"
+           "                  ocean where the DEM reaches its sea level, the default --water-level\n",
            cli_store_methods_list());
 }
 
@@ -156,8 +158,10 @@ int cli_render_store(int argc, char **argv) {
                                          {"no-shadows", no_argument, 0, 'S'},
                                          {"far", required_argument, 0, 'F'},     {"wireframe", no_argument, 0, 'W'},
                                          {"settle", required_argument, 0, 'e'},  {"help", no_argument, 0, 'h'},
-                                         CLI_STORE_OPTIONS,                      {0, 0, 0, 0}};
+                                         CLI_STORE_OPTIONS,                      CLI_WATER_OPTIONS,
+                                         {0, 0, 0, 0}};
     const char *world = NULL, *method = "cdlod", *view_name = NULL, *out_png = NULL, *out_depth = NULL;
+    cli_water water = {0};
     st_camera camera = {0};
     bool have_camera = false, device_given = false, shadows = true, wireframe = false;
     uint32_t width = 1280, height = 800, frames = 1, device = 0, settle = 4000;
@@ -167,7 +171,7 @@ int cli_render_store(int argc, char **argv) {
     int c;
     while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
         int status;
-        if (cli_store_option(&so, cmd, c, optarg, &status)) {
+        if (cli_store_option(&so, cmd, c, optarg, &status) || cli_water_option(&water, cmd, c, optarg, &status)) {
             if (status) return status;
             continue;
         }
@@ -253,19 +257,29 @@ int cli_render_store(int argc, char **argv) {
         camera.far_dist = (float)(far > 0 ? far : camera.far_dist > 0 ? camera.far_dist : st_store_far(store));
         if (!camera.fovy_deg) camera.fovy_deg = ST_DEFAULT_FOVY_DEG;
     }
-    st_render_desc rd = {.method = method, .width = width, .height = height, .shadows = shadows, .wireframe = wireframe};
+    /* the ocean where the DEM reaches its sea level (or below), unless --water says otherwise */
+    if (!r && !water.mode_given) {
+        const st_store_info *in = st_store_get_info(store);
+        water.desc.mode = in->min_m <= in->sea_level_m ? ST_WATER_OCEAN : ST_WATER_NONE;
+    }
+    st_render_desc rd = {.method = method, .width = width, .height = height, .shadows = shadows, .wireframe = wireframe,
+                         .water = water.desc};
     cli_store_knobs(&so, &rd.knobs);
     if (!r) r = st_renderer_create(engine, &rd, &renderer, &err);
+    if (!r) st_renderer_set_time(renderer, water.time);
     uint32_t settled_after = 0;
     st_lod_frame_stats lod = {0};
     if (!r) r = st_renderer_settle(renderer, &camera, settle, &settled_after, &err);
     if (!r) st_renderer_lod_stats(renderer, &lod);
     bool settled = lod.settled;
+    double water_sim_ms = 0, water_ms = 0;
     for (uint32_t i = 0; i < frames && !r; i++) {
         st_frame_timing t;
         r = st_renderer_draw(renderer, &camera, &t, &err);
         gpu_ms[i] = t.gpu_ms;
         cpu_ms[i] = t.cpu_ms;
+        water_sim_ms += t.water_sim_gpu_ms / frames;
+        water_ms += t.water_gpu_ms / frames;
     }
     if (!r) st_renderer_lod_stats(renderer, &lod);
     size_t pixels = (size_t)width * height;
@@ -304,6 +318,14 @@ int cli_render_store(int argc, char **argv) {
         if (isnan(g.median)) printf("  gpu ms: not available on this adapter\n");
         else printf("  gpu ms: median %.3f  min %.3f  max %.3f\n", g.median, g.min, g.max);
         printf("  cpu ms: median %.3f  min %.3f  max %.3f (record + submit + wait)\n", cs.median, cs.min, cs.max);
+        if (rd.water.mode != ST_WATER_NONE) {
+            printf("  water: %s (drawn in %s) at sea level %.2f m, t = %.3f s", st_water_mode_name(rd.water.mode),
+                   rd.water.draw == ST_WATER_DRAW_RASTER ? "the raster pipeline" : "compute",
+                   st_water_get_desc(st_renderer_water(renderer))->level, water.time);
+            if (!isnan(g.median))
+                printf(", gpu ms (mean, included above): simulation %.3f, surface %.3f", water_sim_ms, water_ms);
+            printf("\n");
+        }
         cli_print_lod(&lod);
         st_world_stats ws;
         if (!st_engine_world_stats(engine, &ws, &err)) cli_print_world(&ws);

@@ -26,8 +26,16 @@ typedef enum st_water_spectrum {
     ST_SPECTRUM_PHILLIPS,    /* Tessendorf's Phillips spectrum, |k̂·ŵ|² spreading, 0.07 against the wind */
 } st_water_spectrum;
 
+/* How a renderer draws the surface (docs/water.md). */
+typedef enum st_water_draw {
+    ST_WATER_DRAW_COMPUTE = 0, /* the ring grid rasterised in compute, every pixel shaded in compute (the default:
+                                  it needs no raster units) */
+    ST_WATER_DRAW_RASTER,      /* the hardware rasteriser with vertex and fragment shaders */
+} st_water_draw;
+
 typedef struct st_water_desc {
     st_water_mode mode;
+    st_water_draw draw;    /* the renderer's way of drawing the surface; the CPU evaluator ignores it */
     st_water_spectrum spectrum;
     float wind_speed;      /* m/s at 10 m above the sea; 0 = 5 */
     float wind_dir_deg;    /* where the wind blows toward, measured like yaw: 0 = +y, 90 = +x */
@@ -57,6 +65,10 @@ st_result st_water_desc_check(const st_water_desc *desc, st_error *err);
 const char *st_water_mode_name(st_water_mode mode);
 /* And back: false for an unknown name. */
 bool st_water_mode_parse(const char *name, st_water_mode *mode);
+/* "compute", "raster". */
+const char *st_water_draw_name(st_water_draw draw);
+/* And back: false for an unknown name. */
+bool st_water_draw_parse(const char *name, st_water_draw *draw);
 
 /* The world's water level: the most common per-section flood level plus half a height step, so the surface
  * lies just above the texels that stand for water (material 0 at the flood level) and below the first dry

@@ -37,15 +37,17 @@ vec3 ocean_displacement(vec2 rest, float cut) {
 }
 
 // Slope (∂z/∂x, ∂z/∂y) of the displaced surface, the variance of the slope the filter averaged away and the
-// foam, summed over the cascades (foam: the strongest), at the rest point.
-void ocean_surface(vec2 rest, out vec2 slope, out float variance, out float foam) {
+// foam, summed over the cascades (foam: the strongest), at the rest point; drdx and drdy are the rest point's
+// change to the next pixel along x and y (the filter's footprint: dFdx and dFdy in a fragment shader, the same
+// differences found analytically in compute).
+void ocean_surface(vec2 rest, vec2 drdx, vec2 drdy, out vec2 slope, out float variance, out float foam) {
     slope = vec2(0.0);
     variance = 0.0;
     foam = 0.0;
     float half_texel = 0.5 / float(textureSize(ocean_surf, 0).x);
     for (uint c = 0u; c < water.info.z; c++) {
         vec4 cs = water.cascade[c];
-        vec4 s = texture(ocean_surf, vec3(rest / cs.x + cs.yz + half_texel, float(c)));
+        vec4 s = textureGrad(ocean_surf, vec3(rest / cs.x + cs.yz + half_texel, float(c)), drdx / cs.x, drdy / cs.x);
         slope += s.xy;
         variance += max(s.z - dot(s.xy, s.xy), 0.0);
         foam = max(foam, s.w);

@@ -6,7 +6,7 @@ layout(set = 1, binding = 0, std140) uniform Water {
     vec4 surface;    // mean level (units), 1 / metres per unit, choppiness λ applied, loop time (s)
     vec4 grid;       // finest spacing (units), cells per ring side, morph band (cells), geometry cut (spacing × this)
     vec4 origin;     // xy the frame's origin O (world); z the ring count; w rms wave height (units)
-    uvec4 info;      // mode (1 Gerstner, 2 ocean), waves, cascades, frame flags
+    uvec4 info;      // mode (1 Gerstner, 2 ocean), waves, cascades, flags (1 storage targets, 2 a DEM store)
     vec4 deep;       // upwelling colour of deep water (linear); w unused
     vec4 absorb;     // absorption per unit of path (linear rgb); w refraction offset (pixels per unit)
     vec4 scatter;    // subsurface colour; w strength
@@ -14,6 +14,8 @@ layout(set = 1, binding = 0, std140) uniform Water {
     vec4 foam;       // foam albedo; w shore foam width (units)
     vec4 wave[16];   // Gerstner: [2i] (dir.x, dir.y, k per unit, A units), [2i+1] (phase at O now, ω, Q, 0)
     vec4 cascade[4]; // ocean: patch (units), uv of O (frac, x and y), texel (units)
+    vec4 ring[16];       // compute rasteriser: per ring its lower corner (relative to O), spacing, morph (0/1)
+    uvec4 ring_tris[16]; // compute rasteriser: per ring its first frame-wide triangle, first index, triangles
 } water;
 
 layout(set = 1, binding = 1) uniform sampler2D scene_color;      // the terrain's colour, linear (sRGB view)
@@ -36,8 +38,11 @@ vec3 point_from_depth(vec2 px, float d) {
 
 // A texel of material 0 at or just below the water level stands for the water's surface (Vangers rivers,
 // a DEM's sea at sea level), not for its bed: the water is deep there and the stand-in hides nothing. Only the
-// texel's top counts (a point on the side of a bank beside it is the bank).
+// texel's top counts (a point on the side of a bank beside it is the bank). A DEM store has no materials: a
+// point at or less than a unit below the sea level is taken for a sea flattened to it (a DEM's sea is often
+// its sea level, or just under it); a bed deeper than that is a bed.
 bool water_stand_in(vec3 p) {
+    if ((water.info.w & 2u) != 0u) return p.z <= water.surface.x + 0.01 && p.z >= water.surface.x - 1.0;
     Surface s = surface_at(ivec2(floor(p.xy)));
     bool upper = !s.dual || p.z >= s.mid;
     uint type = upper ? s.high_type : s.low_type;

@@ -12,11 +12,14 @@
 #include "ocean_sample.glsl"
 #include "water_surface.glsl"
 
+layout(location = 0) in vec3 v_world;
+layout(location = 1) in vec2 v_rest;
+
 layout(location = 0) out vec4 out_color;
 layout(location = 1) out float out_depth;
 
 void main() {
-    float depth;
-    out_color = vec4(linear_to_srgb(water_shade(depth)), 1.0);
-    out_depth = depth;
+    vec3 color = water_shade(gl_FragCoord.xy, v_world, gl_FragCoord.z, v_rest, dFdx(v_rest), dFdy(v_rest));
+    out_color = vec4(linear_to_srgb(color), 1.0);
+    out_depth = gl_FragCoord.z;
 }

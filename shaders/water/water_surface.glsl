@@ -1,13 +1,10 @@
-// The water surface's shading (the body of water_surface.frag and water_surface_storage.frag): the shared
+// The water surface's shading (the fragment shaders' and the compute resolve's): the shared
 // light, shadow map and fog with the water's own terms — Schlick Fresnel (F0 = 0.02) between the sky and the
 // refracted view, the terrain below seen through depth-based absorption toward a deep blue-green, a subsurface
 // glow on crests lit from behind, sun glitter from a GGX lobe whose roughness grows with the slope variance the
 // filter averaged away, Jacobian foam and foam where the waves meet the shore.
 // Requires globals.glsl, surface.glsl, camera.glsl, shading.glsl, water_common.glsl, and with WATER_OCEAN
 // ocean_sample.glsl; WATER_GERSTNER or WATER_OCEAN picks the surface (one per shader, as for the vertices).
-
-layout(location = 0) in vec3 v_world;
-layout(location = 1) in vec2 v_rest;
 
 #ifdef WATER_GERSTNER
 // Gerstner at the fragment: the slope of the displaced surface and its Jacobian, waves shorter than two
@@ -43,19 +40,18 @@ vec2 water_project(vec3 q) {
     return (c.xy / c.w * 0.5 + 0.5) * vec2(g.screen_right.w, g.screen_up.w);
 }
 
-vec3 water_shade(out float depth_out) {
-    vec2 px = gl_FragCoord.xy;
-    vec3 p = v_world;
-    depth_out = gl_FragCoord.z;
-    float footprint = max(length(fwidth(v_rest)), 1e-4);
+// The colour (linear) of the surface point p seen through pixel position px (its centre), at reverse-Z depth
+// depth_out; rest is p's rest point (relative to O) and drdx, drdy its change to the next pixel along x and y.
+vec3 water_shade(vec2 px, vec3 p, float depth_out, vec2 rest, vec2 drdx, vec2 drdy) {
+    float footprint = max(length(abs(drdx) + abs(drdy)), 1e-4); // fwidth's measure
     vec2 slope;
     float variance, foam;
 #ifdef WATER_GERSTNER
     float jac;
-    gerstner_surface(v_rest, footprint, slope, variance, jac);
+    gerstner_surface(rest, footprint, slope, variance, jac);
     foam = smoothstep(0.8, 0.25, jac); // no persistence without a simulation
 #else
-    ocean_surface(v_rest, slope, variance, foam);
+    ocean_surface(rest, drdx, drdy, slope, variance, foam);
 #endif
     vec3 n = normalize(vec3(-slope, 1.0));
     vec3 v = normalize(g.eye.xyz - p);

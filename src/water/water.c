@@ -30,6 +30,7 @@ static bool in_range(float v, float lo, float hi) { return isfinite(v) && v >= l
 st_result st_water_desc_check(const st_water_desc *desc, st_error *err) {
     st_water_desc d = st_water_desc_resolve(desc);
     if (d.mode > ST_WATER_OCEAN) return st_error_set(err, ST_ERR_INVALID, "water: unknown mode %d", (int)d.mode);
+    if (d.draw > ST_WATER_DRAW_RASTER) return st_error_set(err, ST_ERR_INVALID, "water: unknown way of drawing %d", (int)d.draw);
     if (d.spectrum > ST_SPECTRUM_PHILLIPS)
         return st_error_set(err, ST_ERR_INVALID, "water: unknown spectrum %d", (int)d.spectrum);
     if (!in_range(d.wind_speed, 0.1f, 60.0f))
@@ -76,6 +77,23 @@ bool st_water_mode_parse(const char *name, st_water_mode *mode) {
     for (int m = ST_WATER_NONE; m <= ST_WATER_OCEAN; m++)
         if (!strcmp(name, st_water_mode_name((st_water_mode)m))) {
             *mode = (st_water_mode)m;
+            return true;
+        }
+    return false;
+}
+
+const char *st_water_draw_name(st_water_draw draw) {
+    switch (draw) {
+    case ST_WATER_DRAW_COMPUTE: return "compute";
+    case ST_WATER_DRAW_RASTER: return "raster";
+    }
+    return "?";
+}
+
+bool st_water_draw_parse(const char *name, st_water_draw *draw) {
+    for (int m = ST_WATER_DRAW_COMPUTE; m <= ST_WATER_DRAW_RASTER; m++)
+        if (!strcmp(name, st_water_draw_name((st_water_draw)m))) {
+            *draw = (st_water_draw)m;
             return true;
         }
     return false;

@@ -1,8 +1,10 @@
 /* The water pass: after the method (and the near-plane cap), a camera-centred ring grid displaced by Gerstner
  * waves or the FFT ocean's cascades, drawn over the terrain through the reverse-Z depth every method writes.
- * It copies the terrain's colour and depth (the refraction and absorption read them), turns the depth of texels
- * that only stand for water into far (so the waves may dip below them), then draws the surface with the
- * shading of shaders/water/water_surface.glsl. Knows no method: raster and storage targets alike. */
+ * It copies the terrain's colour and depth (the refraction and absorption read them), tests the surface against
+ * that depth with the texels that only stand for water taken as far (so the waves may dip below them), and
+ * shades it with shaders/water/water_surface.glsl. Two ways of drawing, one picture: in compute (the default) —
+ * the lattice displaced once, the triangles rasterised into a visibility buffer, every pixel resolved and shaded —
+ * or by the hardware rasteriser with vertex and fragment shaders. Knows no method: raster and storage targets. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,8 @@
 #define RING_MAX 16u
 #define GEOMETRY_CUT 4.0f   /* waves shorter than this many vertex spacings are left to the shading */
 #define INDEX_VARIANTS 5u   /* the full square, then a ring with its hole offset by (0|1, 0|1) cells */
+#define BIG_SPLIT 16u       /* compute: workgroups sharing one big triangle (water_big.comp) */
+#define BIG_CAP 65535u      /* compute: big-triangle queue entries (one workgroup each: ≤ 65535) */
 
 /* std140 mirror of shaders/water/water_common.glsl's block */
 typedef struct water_ubo {
@@ -24,6 +28,8 @@ typedef struct water_ubo {
     float deep[4], absorb[4], scatter[4], sky_zenith[4], foam[4];
     float wave[16][4];
     float cascade[4][4];
+    float ring[RING_MAX][4];
+    uint32_t ring_tris[RING_MAX][4];
 } water_ubo;
 
 typedef struct water_push {
@@ -32,9 +38,16 @@ typedef struct water_push {
     uint32_t morph;
 } water_push;
 
+/* mirror of WaterComputePush in shaders/water/water_tri.glsl */
+typedef struct water_compute_push {
+    uint32_t tri_total, big_cap, row_threads, rings;
+} water_compute_push;
+
 typedef struct water_state {
     st_water *water;
     bool storage;    /* storage targets: the depth test runs on work_depth, the R32 depth is a colour output */
+    bool compute;    /* drawn by the compute rasteriser (ST_WATER_DRAW_COMPUTE) */
+    bool store;      /* over a DEM store: metres, camera-relative, stand-ins by height alone */
     float rms_units; /* the surface's rms height (world units): the crest factor of the subsurface glow */
     st_gpu_image scene_color, scene_depth, work_depth;
     st_gpu_image dummy_disp, dummy_surf; /* Gerstner: the ocean's bindings stay valid */
@@ -47,21 +60,41 @@ typedef struct water_state {
     VkDescriptorSet set;
     VkPipelineLayout layout;
     VkPipeline prepare, surface;
+    /* the compute rasteriser: the displaced lattice of every ring, the visibility buffer, the big queue, the
+     * resolve's depth of every pixel (copied into the depth target) and, over raster targets, its colour */
+    st_gpu_buffer vertices, vis, big, out_depth;
+    st_gpu_image out_color;
+    VkDescriptorSetLayout compute_set_layout;
+    VkDescriptorSet compute_set;
+    VkPipelineLayout compute_layout;
+    VkPipeline lattice, raster, big_pass, resolve;
     double last_time;
     bool have_last;
 } water_state;
 
 static bool water_on(const st_renderer *r) { return r->desc.water.mode != ST_WATER_NONE; }
+static bool water_compute(const st_renderer *r) { return r->desc.water.draw == ST_WATER_DRAW_COMPUTE; }
 
 static VkImageUsageFlags water_target_usage(const st_renderer *r) {
-    /* over storage targets the surface is drawn as an attachment into the colour and the R32 depth images */
-    return water_on(r) && r->ops->targets == ST_TARGETS_STORAGE ? VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT : 0;
+    if (!water_on(r)) return 0;
+    /* compute: the resolve's depth (and over raster targets its colour) is copied into the targets */
+    if (water_compute(r)) return VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+    /* raster: over storage targets the surface is drawn as an attachment into the colour and R32 depth images */
+    return r->ops->targets == ST_TARGETS_STORAGE ? VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT : 0;
 }
 
 static void water_destroy(st_renderer *r, void *state) {
     water_state *s = state;
     st_gpu *gpu = r->engine->gpu;
     VkDevice dev = gpu->device;
+    VkPipeline pipes[4] = {s->lattice, s->raster, s->big_pass, s->resolve};
+    for (int i = 0; i < 4; i++)
+        if (pipes[i]) vkDestroyPipeline(dev, pipes[i], NULL);
+    if (s->compute_layout) vkDestroyPipelineLayout(dev, s->compute_layout, NULL);
+    if (s->compute_set_layout) vkDestroyDescriptorSetLayout(dev, s->compute_set_layout, NULL);
+    st_gpu_buffer *bufs[4] = {&s->vertices, &s->vis, &s->big, &s->out_depth};
+    for (int i = 0; i < 4; i++) st_gpu_buffer_destroy(gpu, bufs[i]);
+    st_gpu_image_destroy(gpu, &s->out_color);
     if (s->surface) vkDestroyPipeline(dev, s->surface, NULL);
     if (s->prepare) vkDestroyPipeline(dev, s->prepare, NULL);
     if (s->layout) vkDestroyPipelineLayout(dev, s->layout, NULL);
@@ -89,10 +122,8 @@ static st_result build_indices(st_renderer *r, water_state *s, st_error *err) {
     const uint32_t n = RING_CELLS, row = n + 1, hole = n / 2;
     size_t border = 4 * (n / 2) * 3;
     size_t total = ((size_t)n * n * 6 + border) + 4 * (((size_t)n * n - (size_t)hole * hole) * 6 + border);
-    st_result res = st_gpu_buffer_create(r->engine->gpu, total * sizeof(uint32_t), VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
-                                         true, &s->indices, err);
-    if (res) return res;
-    uint32_t *idx = s->indices.mapped, k = 0;
+    uint32_t *idx = malloc(total * sizeof *idx), k = 0;
+    if (!idx) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     for (uint32_t v = 0; v < INDEX_VARIANTS; v++) {
         s->index_first[v] = k;
         uint32_t hx = n / 4 + ((v - 1) & 1), hy = n / 4 + (((v - 1) >> 1) & 1);
@@ -121,7 +152,30 @@ static st_result build_indices(st_renderer *r, water_state *s, st_error *err) {
         }
         s->border_count[v] = k - s->index_first[v] - s->index_count[v];
     }
-    return ST_OK;
+    /* device-local: the hardware's vertex fetch and the compute rasteriser read it every frame */
+    st_gpu *gpu = r->engine->gpu;
+    VkDeviceSize bytes = total * sizeof *idx;
+    st_gpu_buffer staging = {0};
+    st_result res = st_gpu_buffer_create(gpu, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true, &staging, err);
+    if (!res)
+        res = st_gpu_buffer_create(gpu, bytes, VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                   VK_BUFFER_USAGE_TRANSFER_DST_BIT, false, &s->indices, err);
+    VkCommandBuffer cmd;
+    if (!res) {
+        memcpy(staging.mapped, idx, bytes);
+        res = st_gpu_once_begin(gpu, &cmd, err);
+    }
+    if (!res) {
+        VkBufferCopy region = {.size = bytes};
+        vkCmdCopyBuffer(cmd, staging.buffer, s->indices.buffer, 1, &region);
+        st_gpu_cmd_buffer_barrier(cmd, s->indices.buffer, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                                  VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                                  VK_ACCESS_2_INDEX_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+        res = st_gpu_once_submit(gpu, cmd, err);
+    }
+    st_gpu_buffer_destroy(gpu, &staging);
+    free(idx);
+    return res;
 }
 
 static st_result dummy_array(st_gpu *gpu, VkFormat format, st_gpu_image *img, st_error *err) {
@@ -155,21 +209,100 @@ static double rms_height_m(const st_water *w) {
     return sqrt(var);
 }
 
+/* The hardware rasteriser's pipelines: the depth the surface is tested against, then the surface. */
+static st_result create_raster(st_renderer *r, water_state *s, st_error *err) {
+    st_gpu *gpu = r->engine->gpu;
+    st_result res = st_renderer_pipeline_layout(r, &s->set_layout, 1, sizeof(water_push), &s->layout, err);
+    if (!res) {
+        st_gpu_graphics_desc d = {.vertex = "fullscreen.vert",
+                                  .fragment = "water_prepare.frag",
+                                  .layout = s->layout,
+                                  .color_format = VK_FORMAT_UNDEFINED,
+                                  .depth_format = VK_FORMAT_D32_SFLOAT,
+                                  .depth_compare = VK_COMPARE_OP_ALWAYS,
+                                  .depth_write = true};
+        res = st_gpu_graphics_pipeline(gpu, &d, &s->prepare, err);
+    }
+    if (!res) {
+        bool ocean = s->ocean != NULL;
+        const char *frag = ocean ? (s->storage ? "water_ocean_storage.frag" : "water_ocean.frag")
+                                 : (s->storage ? "water_gerstner_storage.frag" : "water_gerstner.frag");
+        st_gpu_graphics_desc d = {.vertex = ocean ? "water_ocean.vert" : "water_gerstner.vert",
+                                  .fragment = frag,
+                                  .layout = s->layout,
+                                  .color_format = r->color.format,
+                                  .color_format2 = s->storage ? r->depth.format : VK_FORMAT_UNDEFINED,
+                                  .depth_format = VK_FORMAT_D32_SFLOAT,
+                                  .depth_write = true,
+                                  .cull = VK_CULL_MODE_NONE}; /* the underside shows from below */
+        res = st_gpu_graphics_pipeline(gpu, &d, &s->surface, err);
+    }
+    return res;
+}
+
+/* The compute rasteriser's buffers, its set 2 and its four pipelines (lattice, triangles, big triangles,
+ * resolve); over raster targets also the colour image the resolve writes (a UNORM twin of the sRGB target). */
+static st_result create_compute(st_renderer *r, water_state *s, st_error *err) {
+    st_gpu *gpu = r->engine->gpu;
+    VkDeviceSize pixels = (VkDeviceSize)r->width * r->height, n1 = RING_CELLS + 1;
+    VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    st_result res = st_gpu_buffer_create(gpu, RING_MAX * n1 * n1 * 16, storage, false, &s->vertices, err);
+    if (!res) res = st_gpu_buffer_create(gpu, pixels * 8, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false, &s->vis, err);
+    if (!res)
+        res = st_gpu_buffer_create(gpu, 16 + (VkDeviceSize)BIG_CAP * 4,
+                                   storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false,
+                                   &s->big, err);
+    if (!res)
+        res = st_gpu_buffer_create(gpu, pixels * 4, storage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, false, &s->out_depth, err);
+    if (!res && !s->storage)
+        res = st_gpu_image_create(gpu, r->width, r->height, VK_FORMAT_R8G8B8A8_UNORM,
+                                  VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                      VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                                  &s->out_color, err);
+    if (res) return res;
+    VkShaderStageFlags cs = VK_SHADER_STAGE_COMPUTE_BIT;
+    st_gpu_binding b[6] = {
+        {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = cs, .buffer = s->vertices.buffer},
+        {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = cs, .buffer = s->indices.buffer},
+        {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = cs, .buffer = s->vis.buffer},
+        {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = cs, .buffer = s->big.buffer},
+        {.type = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+         .stages = cs,
+         .view = s->storage ? r->color.view : s->out_color.view,
+         .layout = VK_IMAGE_LAYOUT_GENERAL},
+        {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = cs, .buffer = s->out_depth.buffer}};
+    res = st_renderer_set_create(r, b, 6, &s->compute_set_layout, &s->compute_set, err);
+    VkDescriptorSetLayout sets[2] = {s->set_layout, s->compute_set_layout};
+    if (!res) res = st_renderer_pipeline_layout(r, sets, 2, sizeof(water_compute_push), &s->compute_layout, err);
+    bool ocean = s->ocean != NULL;
+    if (!res)
+        res = st_gpu_compute_pipeline(gpu, ocean ? "water_lattice_ocean.comp" : "water_lattice_gerstner.comp",
+                                      s->compute_layout, &s->lattice, err);
+    if (!res) res = st_gpu_compute_pipeline(gpu, "water_raster.comp", s->compute_layout, &s->raster, err);
+    if (!res) res = st_gpu_compute_pipeline(gpu, "water_big.comp", s->compute_layout, &s->big_pass, err);
+    if (!res)
+        res = st_gpu_compute_pipeline(gpu, ocean ? "water_resolve_ocean.comp" : "water_resolve_gerstner.comp",
+                                      s->compute_layout, &s->resolve, err);
+    return res;
+}
+
 static st_result water_create(st_renderer *r, void **out, st_error *err) {
     *out = NULL;
     if (!water_on(r)) return ST_OK;
-    /* the stand-ins, the default level and the shore read a level; a store's sea is left for later */
-    if (r->ops->info.world != ST_WORLD_LEVEL)
-        return st_error_set(err, ST_ERR_UNSUPPORTED, "water: method '%s' draws a tile store, and the water pass draws "
-                            "over levels only", r->ops->info.name);
     water_state *s = calloc(1, sizeof *s);
     if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     *out = s;
     st_gpu *gpu = r->engine->gpu;
     VkDevice dev = gpu->device;
     s->storage = r->ops->targets == ST_TARGETS_STORAGE;
+    s->compute = water_compute(r);
+    s->store = r->ops->info.world == ST_WORLD_STORE;
     st_water_desc wd = r->desc.water;
-    if (wd.level == 0) wd.level = st_water_default_level(r->engine->level);
+    /* a level's most common flood level; a DEM store's sea level (its heights are metres, as the waves') */
+    if (wd.level == 0)
+        wd.level = s->store ? (float)st_store_get_info(st_large_world_store(r->engine->world))->sea_level_m
+                            : st_water_default_level(r->engine->level);
+    if (s->store) wd.metres_per_unit = 1;
     st_result res = st_water_create(&wd, &s->water, err);
     if (res) return st_error_prefix(err, "water");
     s->rms_units = (float)(rms_height_m(s->water) / st_water_get_desc(s->water)->metres_per_unit);
@@ -180,7 +313,7 @@ static st_result water_create(st_renderer *r, void **out, st_error *err) {
     if (!res)
         res = st_gpu_image_create(gpu, r->width, r->height, s->storage ? VK_FORMAT_R32_SFLOAT : VK_FORMAT_D32_SFLOAT,
                                   copy_dst, &s->scene_depth, err);
-    if (!res && s->storage)
+    if (!res && s->storage && !s->compute)
         res = st_gpu_image_create(gpu, r->width, r->height, VK_FORMAT_D32_SFLOAT,
                                   VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, &s->work_depth, err);
     if (!res && st_water_get_desc(s->water)->mode == ST_WATER_OCEAN) res = st_ocean_gpu_create(gpu, s->water, &s->ocean, err);
@@ -199,7 +332,7 @@ static st_result water_create(st_renderer *r, void **out, st_error *err) {
                                   .maxLod = VK_LOD_CLAMP_NONE};
         res = st_gpu_check(vkCreateSampler(dev, &si, NULL, &s->linear), "water sampler", err);
     }
-    VkShaderStageFlags stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+    VkShaderStageFlags stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT | VK_SHADER_STAGE_COMPUTE_BIT;
     VkSampler nearest = r->engine->nearest;
     st_gpu_binding b[5] = {{.type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
                             .stages = stages,
@@ -234,34 +367,8 @@ static st_result water_create(st_renderer *r, void **out, st_error *err) {
         res = st_gpu_check(vkCreateDescriptorPool(dev, &pi, NULL, &s->pool), "water descriptor pool", err);
     }
     if (!res) res = st_gpu_set_alloc(gpu, s->pool, s->set_layout, &s->set, err);
-    if (!res) {
-        st_gpu_set_write(gpu, s->set, b, 5);
-        res = st_renderer_pipeline_layout(r, &s->set_layout, 1, sizeof(water_push), &s->layout, err);
-    }
-    if (!res) {
-        st_gpu_graphics_desc d = {.vertex = "fullscreen.vert",
-                                  .fragment = "water_prepare.frag",
-                                  .layout = s->layout,
-                                  .color_format = VK_FORMAT_UNDEFINED,
-                                  .depth_format = VK_FORMAT_D32_SFLOAT,
-                                  .depth_compare = VK_COMPARE_OP_ALWAYS,
-                                  .depth_write = true};
-        res = st_gpu_graphics_pipeline(gpu, &d, &s->prepare, err);
-    }
-    if (!res) {
-        bool ocean = s->ocean != NULL;
-        const char *frag = ocean ? (s->storage ? "water_ocean_storage.frag" : "water_ocean.frag")
-                                 : (s->storage ? "water_gerstner_storage.frag" : "water_gerstner.frag");
-        st_gpu_graphics_desc d = {.vertex = ocean ? "water_ocean.vert" : "water_gerstner.vert",
-                                  .fragment = frag,
-                                  .layout = s->layout,
-                                  .color_format = r->color.format,
-                                  .color_format2 = s->storage ? r->depth.format : VK_FORMAT_UNDEFINED,
-                                  .depth_format = VK_FORMAT_D32_SFLOAT,
-                                  .depth_write = true,
-                                  .cull = VK_CULL_MODE_NONE}; /* the underside shows from below */
-        res = st_gpu_graphics_pipeline(gpu, &d, &s->surface, err);
-    }
+    if (!res) st_gpu_set_write(gpu, s->set, b, 5);
+    if (!res) res = s->compute ? create_compute(r, s, err) : create_raster(r, s, err);
     return res;
 }
 
@@ -270,14 +377,22 @@ static st_result water_create(st_renderer *r, void **out, st_error *err) {
 typedef struct ring_plan {
     uint32_t count;
     double spacing0;
-    double origin[2]; /* the frame's origin O: the coarsest ring's centre */
+    double origin[2]; /* the frame's origin O: the coarsest ring's centre (world) */
     double centre[RING_MAX][2];
+    double shift[3]; /* world − what the shaders see: the eye over a store (camera-relative), else 0 */
 } ring_plan;
 
-static ring_plan plan_rings(const st_renderer *r, float level) {
+/* The rings snap to the world's lattice (so they do not swim as the eye moves) and are drawn shifted by the
+ * view's origin where the shaders see camera-relative positions. */
+static ring_plan plan_rings(const st_renderer *r, const water_state *w, float level) {
     ring_plan p = {0};
     const st_view *v = &r->view;
-    double above = fabs((double)v->eye[2] - level), s0 = RING_BASE;
+    double eye[3];
+    for (int k = 0; k < 3; k++) {
+        p.shift[k] = w->store ? v->origin[k] : 0.0;
+        eye[k] = w->store ? v->origin[k] : (double)v->eye[k];
+    }
+    double above = fabs(eye[2] - level), s0 = RING_BASE;
     while (s0 * RING_CELLS < above && s0 < 64.0) s0 *= 2.0; /* the finest ring about as wide as the eye is high */
     p.spacing0 = s0;
     double reach = 1.05 * v->far_dist + above;
@@ -285,7 +400,7 @@ static ring_plan plan_rings(const st_renderer *r, float level) {
     while (p.count < RING_MAX && (RING_CELLS / 2) * s0 * (double)(1u << (p.count - 1)) < reach) p.count++;
     for (uint32_t i = 0; i < p.count; i++) {
         double s = s0 * (double)(1u << i);
-        for (int k = 0; k < 2; k++) p.centre[i][k] = floor(v->eye[k] / (2.0 * s)) * 2.0 * s;
+        for (int k = 0; k < 2; k++) p.centre[i][k] = floor(eye[k] / (2.0 * s)) * 2.0 * s;
     }
     p.origin[0] = p.centre[p.count - 1][0];
     p.origin[1] = p.centre[p.count - 1][1];
@@ -302,7 +417,7 @@ static void fill_ubo(st_renderer *r, water_state *s, const ring_plan *p, double 
     double mpu = d->metres_per_unit, tl = st_water_loop_time(t);
     water_ubo *u = s->ubo.mapped;
     memset(u, 0, sizeof *u);
-    u->surface[0] = d->level;
+    u->surface[0] = (float)(d->level - p->shift[2]);
     u->surface[1] = (float)(1.0 / mpu);
     u->surface[2] = st_water_choppiness(s->water);
     u->surface[3] = (float)tl;
@@ -310,14 +425,14 @@ static void fill_ubo(st_renderer *r, water_state *s, const ring_plan *p, double 
     u->grid[1] = (float)RING_CELLS;
     u->grid[2] = RING_MORPH;
     u->grid[3] = GEOMETRY_CUT;
-    u->origin[0] = (float)p->origin[0];
-    u->origin[1] = (float)p->origin[1];
+    u->origin[0] = (float)(p->origin[0] - p->shift[0]);
+    u->origin[1] = (float)(p->origin[1] - p->shift[1]);
     u->origin[2] = (float)p->count;
     u->origin[3] = s->rms_units;
     u->info[0] = d->mode == ST_WATER_GERSTNER ? 1u : 2u;
     u->info[1] = st_water_wave_count(s->water);
     u->info[2] = st_water_cascade_count(s->water);
-    u->info[3] = s->storage ? 1u : 0u;
+    u->info[3] = (s->storage ? 1u : 0u) | (s->store ? 2u : 0u);
     /* colours (linear) and per-unit optics; absorption in 1/m (red goes first) */
     const float deep[3] = {0.008f, 0.055f, 0.075f}, absorb_m[3] = {0.45f, 0.07f, 0.05f};
     for (int k = 0; k < 3; k++) {
@@ -360,28 +475,56 @@ static void fill_ubo(st_renderer *r, water_state *s, const ring_plan *p, double 
     }
 }
 
-static void water_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
-    water_state *s = state;
-    if (!s) return;
-    const st_water_desc *d = st_water_get_desc(s->water);
-    double t = r->time_s;
-    ring_plan plan = plan_rings(r, d->level);
-    fill_ubo(r, s, &plan, t);
-    if (s->ocean) {
-        /* foam fades with the time since the last frame; a jump (or the first frame) starts it afresh */
-        double dt = s->have_last ? t - s->last_time : -1;
-        bool fresh = !(dt >= 0 && dt <= 0.5);
-        st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
-        st_ocean_gpu_record(s->ocean, cmd, t, fresh ? 0 : dt, st_water_choppiness(s->water), d->foam_decay_s, fresh);
-        st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
-    }
-    s->last_time = t;
-    s->have_last = true;
+/* The lattice variant ring i draws: the full square (the finest), else the ring whose hole sits where ring
+ * i − 1's centre lies, 0 or 1 cell of ring i off its own. */
+static uint32_t ring_variant(const ring_plan *p, uint32_t i) {
+    if (!i) return 0;
+    double sp = p->spacing0 * (double)(1u << i);
+    uint32_t dx = (uint32_t)lround((p->centre[i - 1][0] - p->centre[i][0]) / sp);
+    uint32_t dy = (uint32_t)lround((p->centre[i - 1][1] - p->centre[i][1]) / sp);
+    return 1 + (dx & 1) + 2 * (dy & 1);
+}
 
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+/* Ring i's lower corner (relative to O), spacing and whether its outer band morphs. */
+static water_push ring_push(const ring_plan *p, uint32_t i) {
+    double sp = p->spacing0 * (double)(1u << i);
+    return (water_push){.corner = {(float)(p->centre[i][0] - RING_CELLS / 2 * sp - p->origin[0]),
+                                   (float)(p->centre[i][1] - RING_CELLS / 2 * sp - p->origin[1])},
+                        .spacing = (float)sp,
+                        .morph = i + 1 < p->count};
+}
+
+/* Ring i's triangles: its variant's, and where a coarser ring meets it the border's zero-area ones. */
+static uint32_t ring_index_count(const water_state *s, const ring_plan *p, uint32_t i) {
+    uint32_t v = ring_variant(p, i);
+    return s->index_count[v] + (i + 1 < p->count ? s->border_count[v] : 0);
+}
+
+/* The compute rasteriser's rings in the block: corner, spacing, morph; first triangle, first index, triangles. */
+static uint32_t fill_rings(const water_state *s, const ring_plan *p) {
+    water_ubo *u = s->ubo.mapped;
+    uint32_t tris = 0;
+    for (uint32_t i = 0; i < p->count; i++) {
+        water_push q = ring_push(p, i);
+        u->ring[i][0] = q.corner[0];
+        u->ring[i][1] = q.corner[1];
+        u->ring[i][2] = q.spacing;
+        u->ring[i][3] = (float)q.morph;
+        uint32_t count = ring_index_count(s, p, i) / 3;
+        u->ring_tris[i][0] = tris;
+        u->ring_tris[i][1] = s->index_first[ring_variant(p, i)];
+        u->ring_tris[i][2] = count;
+        tris += count;
+    }
+    return tris;
+}
+
+/* Copies of the terrain's colour and depth for the shading to read (and, for the compute resolve over raster
+ * targets, the colour it writes over), after the method's (and the cap's) writes; the targets are left in
+ * TRANSFER_SRC_OPTIMAL. */
+static void copy_scene(st_renderer *r, water_state *s, VkCommandBuffer cmd) {
     VkImageLayout color_layout = s->storage ? VK_IMAGE_LAYOUT_GENERAL : VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
     VkImageLayout depth_layout = s->storage ? VK_IMAGE_LAYOUT_GENERAL : VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
-    /* the method's (and the cap's) writes to the targets, then copies of them */
     VkPipelineStageFlags2 writers = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT |
                                     VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT;
     VkAccessFlags2 writes = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT |
@@ -391,9 +534,11 @@ static void water_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
                              VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
     st_gpu_cmd_image_barrier(cmd, r->depth.image, r->depth.aspect, depth_layout, src_layout, writers, writes,
                              VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-    st_gpu_image *copies[2] = {&s->scene_color, &s->scene_depth};
-    st_gpu_image *sources[2] = {&r->color, &r->depth};
-    for (int i = 0; i < 2; i++) {
+    st_gpu_image *copies[3] = {&s->scene_color, &s->scene_depth, &s->out_color};
+    st_gpu_image *sources[3] = {&r->color, &r->depth, &r->color};
+    int count = s->out_color.image ? 3 : 2;
+    VkPipelineStageFlags2 readers = s->compute ? VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT : VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
+    for (int i = 0; i < count; i++) {
         /* last frame's reads of the copy are over (frames are waited on); its old content is not needed */
         st_gpu_cmd_image_barrier(cmd, copies[i]->image, copies[i]->aspect, VK_IMAGE_LAYOUT_UNDEFINED,
                                  VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
@@ -403,11 +548,20 @@ static void water_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
                               .extent = {r->width, r->height, 1}};
         vkCmdCopyImage(cmd, sources[i]->image, src_layout, copies[i]->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
                        &region);
+        bool written = i == 2; /* the resolve writes the colour copy, the others are read */
         st_gpu_cmd_image_barrier(cmd, copies[i]->image, copies[i]->aspect, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                                 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT,
-                                 VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
-                                 VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
+                                 written ? VK_IMAGE_LAYOUT_GENERAL : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                                 VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, readers,
+                                 written ? VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT : VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
     }
+}
+
+/* The hardware rasteriser: the depth the surface is tested against (stand-ins for water become far), then the
+ * surface ring by ring, depth-tested against it, into the targets. */
+static void record_raster(st_renderer *r, water_state *s, VkCommandBuffer cmd, const ring_plan *plan) {
+    VkImageLayout color_layout = s->storage ? VK_IMAGE_LAYOUT_GENERAL : VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    VkImageLayout depth_layout = s->storage ? VK_IMAGE_LAYOUT_GENERAL : VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
+    VkImageLayout src_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
     /* the targets become the surface's attachments after the copies have read them */
     st_gpu_cmd_image_barrier(cmd, r->color.image, r->color.aspect, src_layout, color_layout,
                              VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_NONE,
@@ -463,25 +617,101 @@ static void water_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->surface);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->layout, 0, 2, sets, 0, NULL);
     vkCmdBindIndexBuffer(cmd, s->indices.buffer, 0, VK_INDEX_TYPE_UINT32);
-    for (uint32_t i = 0; i < plan.count; i++) {
-        double sp = plan.spacing0 * (double)(1u << i);
-        uint32_t variant = 0;
-        if (i) {
-            /* the finer ring's centre sits 0 or 1 cell of this ring off this one's */
-            uint32_t dx = (uint32_t)lround((plan.centre[i - 1][0] - plan.centre[i][0]) / sp);
-            uint32_t dy = (uint32_t)lround((plan.centre[i - 1][1] - plan.centre[i][1]) / sp);
-            variant = 1 + (dx & 1) + 2 * (dy & 1);
-        }
-        water_push push = {.corner = {(float)(plan.centre[i][0] - RING_CELLS / 2 * sp - plan.origin[0]),
-                                      (float)(plan.centre[i][1] - RING_CELLS / 2 * sp - plan.origin[1])},
-                           .spacing = (float)sp,
-                           .morph = i + 1 < plan.count};
+    for (uint32_t i = 0; i < plan->count; i++) {
+        water_push push = ring_push(plan, i);
         vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof push, &push);
-        /* the border's zero-area triangles where a coarser ring meets this one */
-        uint32_t count = s->index_count[variant] + (push.morph ? s->border_count[variant] : 0);
-        vkCmdDrawIndexed(cmd, count, 1, s->index_first[variant], 0, 0);
+        vkCmdDrawIndexed(cmd, ring_index_count(s, plan, i), 1, s->index_first[ring_variant(plan, i)], 0, 0);
     }
     vkCmdEndRendering(cmd);
+}
+
+/* The compute rasteriser: the lattice of every ring displaced once, its triangles into the visibility buffer
+ * (vis_raster.c's passes), the resolve per pixel — tested against the terrain's depth with stand-ins as far,
+ * shaded — then the resolve's depth of every pixel (and over raster targets its colour) into the targets. */
+static void record_compute(st_renderer *r, water_state *s, VkCommandBuffer cmd, const ring_plan *plan) {
+    VkImageLayout src_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, dst_layout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    uint32_t tris = fill_rings(s, plan);
+    /* the targets: storage colour written by the resolve; the rest receive copies after it */
+    if (s->storage)
+        st_gpu_cmd_image_barrier(cmd, r->color.image, r->color.aspect, src_layout, VK_IMAGE_LAYOUT_GENERAL,
+                                 VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                                 VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    st_vis_raster v = {.raster = s->raster, .big = s->big_pass, .resolve = s->resolve, .vis = s->vis.buffer,
+                       .big_queue = s->big.buffer, .big_split = BIG_SPLIT};
+    st_vis_raster_clear(&v, cmd);
+    VkDescriptorSet sets[3] = {r->globals_set, s->set, s->compute_set};
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->compute_layout, 0, 3, sets, 0, NULL);
+    uint32_t gx, gy;
+    st_vis_raster_grid(tris, &gx, &gy);
+    water_compute_push push = {.tri_total = tris, .big_cap = BIG_CAP, .row_threads = gx * 64, .rings = plan->count};
+    vkCmdPushConstants(cmd, s->compute_layout, VK_SHADER_STAGE_ALL, 0, sizeof push, &push);
+    uint32_t n1 = RING_CELLS + 1;
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->lattice);
+    vkCmdDispatch(cmd, (n1 * n1 + 63) / 64, plan->count, 1);
+    st_gpu_cmd_buffer_barrier(cmd, s->vertices.buffer, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                              VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                              VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    st_vis_raster_dispatch(&v, cmd, gx, gy, r->width, r->height);
+    /* the resolve's writes, then copies of them into the targets */
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+    st_gpu_cmd_image_barrier(cmd, r->depth.image, r->depth.aspect, src_layout, dst_layout, VK_PIPELINE_STAGE_2_COPY_BIT,
+                             VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    VkBufferImageCopy depth_region = {.imageSubresource = {r->depth.aspect, 0, 0, 1},
+                                      .imageExtent = {r->width, r->height, 1}};
+    vkCmdCopyBufferToImage(cmd, s->out_depth.buffer, r->depth.image, dst_layout, 1, &depth_region);
+    if (!s->storage) {
+        st_gpu_cmd_image_barrier(cmd, s->out_color.image, s->out_color.aspect, VK_IMAGE_LAYOUT_GENERAL, src_layout,
+                                 VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                                 VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+        st_gpu_cmd_image_barrier(cmd, r->color.image, r->color.aspect, src_layout, dst_layout,
+                                 VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COPY_BIT,
+                                 VK_ACCESS_2_TRANSFER_WRITE_BIT);
+        VkImageCopy region = {.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                              .dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                              .extent = {r->width, r->height, 1}};
+        vkCmdCopyImage(cmd, s->out_color.image, src_layout, r->color.image, dst_layout, 1, &region); /* bytes as they are */
+    }
+    /* back to the layouts the targets keep between passes (readback, the viewer's overlay) */
+    VkPipelineStageFlags2 later = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    VkAccessFlags2 later_access = VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT;
+    if (s->storage) {
+        st_gpu_cmd_image_barrier(cmd, r->depth.image, r->depth.aspect, dst_layout, VK_IMAGE_LAYOUT_GENERAL,
+                                 VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, later, later_access);
+        st_gpu_cmd_image_barrier(cmd, r->color.image, r->color.aspect, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL,
+                                 VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, later,
+                                 later_access);
+    } else {
+        st_gpu_cmd_image_barrier(cmd, r->depth.image, r->depth.aspect, dst_layout,
+                                 VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT,
+                                 VK_ACCESS_2_TRANSFER_WRITE_BIT, later, later_access);
+        st_gpu_cmd_image_barrier(cmd, r->color.image, r->color.aspect, dst_layout,
+                                 VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT,
+                                 VK_ACCESS_2_TRANSFER_WRITE_BIT, later, later_access);
+    }
+}
+
+static void water_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
+    water_state *s = state;
+    if (!s) return;
+    const st_water_desc *d = st_water_get_desc(s->water);
+    double t = r->time_s;
+    ring_plan plan = plan_rings(r, s, d->level);
+    fill_ubo(r, s, &plan, t);
+    if (s->ocean) {
+        /* foam fades with the time since the last frame; a jump (or the first frame) starts it afresh */
+        double dt = s->have_last ? t - s->last_time : -1;
+        bool fresh = !(dt >= 0 && dt <= 0.5);
+        st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+        st_ocean_gpu_record(s->ocean, cmd, t, fresh ? 0 : dt, st_water_choppiness(s->water), d->foam_decay_s, fresh);
+        st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    }
+    s->last_time = t;
+    s->have_last = true;
+    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    copy_scene(r, s, cmd);
+    if (s->compute) record_compute(r, s, cmd, &plan);
+    else record_raster(r, s, cmd, &plan);
     st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
 }
 
