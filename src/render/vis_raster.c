@@ -1,5 +1,5 @@
 /* The compute rasteriser's frame: clearing the visibility buffer and the big-triangle queue, the triangle grid,
- * the queued big triangles and the resolve, with the barriers between them. */
+ * the queued big triangles and the resolve, with the barriers between them, each a timed pass by name. */
 #include "render/render_internal.h"
 
 void st_vis_raster_grid(uint32_t triangles, uint32_t *gx, uint32_t *gy) {
@@ -8,7 +8,8 @@ void st_vis_raster_grid(uint32_t triangles, uint32_t *gx, uint32_t *gy) {
     *gy = *gx ? (groups + *gx - 1) / *gx : 0;
 }
 
-void st_vis_raster_clear(const st_vis_raster *v, VkCommandBuffer cmd) {
+void st_vis_raster_clear(st_renderer *r, const st_vis_raster *v, VkCommandBuffer cmd) {
+    st_renderer_pass_begin(r, cmd, "clear");
     /* 0 = nothing drawn; the queue holds 0 triangles × big_split × 1. The previous frame's readers finished
      * before this submit began (frames are waited on), and the barrier orders these writes before this frame's
      * atomics. */
@@ -22,9 +23,9 @@ void st_vis_raster_clear(const st_vis_raster *v, VkCommandBuffer cmd) {
                                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
 }
 
-void st_vis_raster_dispatch(const st_vis_raster *v, VkCommandBuffer cmd, uint32_t gx, uint32_t gy, uint32_t width,
-                            uint32_t height) {
+void st_vis_raster_dispatch(st_renderer *r, const st_vis_raster *v, VkCommandBuffer cmd, uint32_t gx, uint32_t gy) {
     if (gx) {
+        st_renderer_pass_next(r, cmd, "raster");
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, v->raster);
         vkCmdDispatch(cmd, gx, gy, 1);
         /* pass 1's atomics and queue writes before pass 2 reads the queue (also as its dispatch size) and adds
@@ -33,12 +34,15 @@ void st_vis_raster_dispatch(const st_vis_raster *v, VkCommandBuffer cmd, uint32_
                                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
                                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
                                       VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+        st_renderer_pass_next(r, cmd, "big");
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, v->big);
         vkCmdDispatchIndirect(cmd, v->big_queue, 0);
         /* every atomic before the resolve reads the visibility buffer */
         st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
     }
+    st_renderer_pass_next(r, cmd, "resolve");
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, v->resolve);
-    vkCmdDispatch(cmd, (width + 7) / 8, (height + 7) / 8, 1);
+    vkCmdDispatch(cmd, (r->width + 7) / 8, (r->height + 7) / 8, 1);
+    st_renderer_pass_end(r, cmd);
 }

@@ -235,7 +235,7 @@ static void paint_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         if (s->counts[k]) memcpy(gpu_tiles + n, s->lists[k], s->counts[k] * sizeof(paint_tile));
         n += s->counts[k];
     }
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    st_renderer_pass_begin(r, cmd, "bars");
     st_renderer_begin_raster(r, cmd);
     if (n) {
         VkDescriptorSet sets[2] = {r->globals_set, s->set};
@@ -251,7 +251,7 @@ static void paint_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         }
     }
     st_renderer_end_raster(r, cmd);
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    st_renderer_pass_end(r, cmd);
 }
 
 static uint64_t paint_gpu_bytes(const st_renderer *r, const void *state) {

@@ -216,7 +216,7 @@ static void record_plain(st_renderer *r, scatter_state *s, VkCommandBuffer cmd) 
 static void scatter_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     scatter_state *s = state;
     VkDescriptorSet sets[3] = {r->globals_set, s->targets_set, s->buffers_set};
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    st_renderer_pass_begin(r, cmd, "clear");
     /* The previous frame's passes read and wrote these buffers (and read the header as indirect
      * arguments); the clear below must not overtake them. */
     st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
@@ -230,6 +230,7 @@ static void scatter_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                               VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                               VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    st_renderer_pass_next(r, cmd, "scatter");
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 3, sets, 0, NULL);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->scatter);
     if (s->plain) {
@@ -242,15 +243,17 @@ static void scatter_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
                                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
                                       VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        st_renderer_pass_next(r, cmd, "faces");
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->tiles);
         vkCmdDispatchIndirect(cmd, s->header.buffer, 0);
     }
     /* Every splat has landed before the resolve reads the buffer. */
     st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                               VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    st_renderer_pass_next(r, cmd, "resolve");
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->resolve);
     vkCmdDispatch(cmd, (r->width + 7u) / 8u, (r->height + 7u) / 8u, 1);
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    st_renderer_pass_end(r, cmd);
 }
 
 static uint64_t scatter_gpu_bytes(const st_renderer *r, const void *state) {

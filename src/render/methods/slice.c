@@ -165,7 +165,7 @@ static void slice_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         if (pc.z_below >= lo) pc.n_below = (uint32_t)floorf((pc.z_below - lo) / pc.dz) + 1;
         if (pc.z_above <= hi) pc.n_above = (uint32_t)floorf((hi - pc.z_above) / pc.dz) + 1;
     }
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    st_renderer_pass_begin(r, cmd, "slices");
     st_renderer_begin_raster(r, cmd);
     if (any && pc.n_below + pc.n_above > 0) {
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->pipeline);
@@ -174,7 +174,7 @@ static void slice_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         vkCmdDraw(cmd, 6, pc.n_below + pc.n_above, 0, 0);
     }
     st_renderer_end_raster(r, cmd);
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    st_renderer_pass_end(r, cmd);
 }
 
 static uint64_t slice_cpu_bytes(const st_renderer *r, const void *state) {

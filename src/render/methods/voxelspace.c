@@ -35,11 +35,11 @@ static st_result voxelspace_create(st_renderer *r, void **out, st_error *err) {
 static void voxelspace_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     voxelspace_state *s = state;
     VkDescriptorSet sets[2] = {r->globals_set, s->targets_set};
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    st_renderer_pass_begin(r, cmd, "columns");
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 2, sets, 0, NULL);
     vkCmdDispatch(cmd, (r->width + 63) / 64, 1, 1); /* one invocation per column */
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    st_renderer_pass_end(r, cmd);
 }
 
 const st_method_ops st_method_voxelspace = {

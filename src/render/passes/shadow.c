@@ -140,21 +140,14 @@ static void shadow_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
                               VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     uint32_t n = shadow_size(r);
     VkDescriptorSet sets[2] = {r->globals_set, s->set};
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    st_renderer_pass_begin(r, cmd, "shadow");
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 2, sets, 0, NULL);
     vkCmdDispatch(cmd, (n + 7) / 8, (n + 7) / 8, 1);
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    st_renderer_pass_end(r, cmd);
     /* The method's shading reads the map in fragment or compute shaders. */
     st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                               VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_SHADER_READ_BIT);
-}
-
-/* Its one timestamp pair is the frame's shadow time (included in the frame's GPU time). */
-static void shadow_timing(const st_renderer *r, const void *state, const double *pair_ms, uint32_t pairs,
-                          st_frame_timing *t) {
-    (void)state;
-    if (shadows_on(r) && pairs) t->shadow_gpu_ms = pair_ms[0];
 }
 
 const st_pass_ops st_pass_shadow = {
@@ -163,5 +156,4 @@ const st_pass_ops st_pass_shadow = {
     .destroy = shadow_destroy,
     .fill_globals = shadow_fill_globals,
     .record = shadow_record,
-    .timing = shadow_timing,
 };

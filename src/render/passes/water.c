@@ -371,14 +371,14 @@ static void water_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         /* foam fades with the time since the last frame; a jump (or the first frame) starts it afresh */
         double dt = s->have_last ? t - s->last_time : -1;
         bool fresh = !(dt >= 0 && dt <= 0.5);
-        st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+        st_renderer_pass_begin(r, cmd, "water-sim");
         st_ocean_gpu_record(s->ocean, cmd, t, fresh ? 0 : dt, st_water_choppiness(s->water), d->foam_decay_s, fresh);
-        st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+        st_renderer_pass_end(r, cmd);
     }
     s->last_time = t;
     s->have_last = true;
 
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    st_renderer_pass_begin(r, cmd, "water");
     VkImageLayout color_layout = s->storage ? VK_IMAGE_LAYOUT_GENERAL : VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
     VkImageLayout depth_layout = s->storage ? VK_IMAGE_LAYOUT_GENERAL : VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
     /* the method's (and the cap's) writes to the targets, then copies of them */
@@ -482,19 +482,7 @@ static void water_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         vkCmdDrawIndexed(cmd, count, 1, s->index_first[variant], 0, 0);
     }
     vkCmdEndRendering(cmd);
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
-}
-
-static void water_timing(const st_renderer *r, const void *state, const double *pair_ms, uint32_t pairs,
-                         st_frame_timing *t) {
-    const water_state *s = state;
-    if (!s) return;
-    if (s->ocean && pairs >= 2) {
-        t->water_sim_gpu_ms = pair_ms[0];
-        t->water_gpu_ms = pair_ms[1];
-    } else if (!s->ocean && pairs >= 1) {
-        t->water_gpu_ms = pair_ms[0];
-    }
+    st_renderer_pass_end(r, cmd);
 }
 
 const st_pass_ops st_pass_water = {
@@ -503,7 +491,6 @@ const st_pass_ops st_pass_water = {
     .create = water_create,
     .destroy = water_destroy,
     .record = water_record,
-    .timing = water_timing,
 };
 
 static water_state *find_water(st_renderer *r) {
