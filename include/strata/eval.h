@@ -339,6 +339,7 @@ typedef struct st_compare_row {
     double warmup_ms;       /* this view's warm-up frames (CPU wall) */
     double shadow_ms;       /* mean GPU time of the shadow pass over the timed frames; NAN without timestamps */
     st_pass_set passes;     /* mean GPU time of each pass over the timed frames */
+    double shadow_first_ms; /* the shadow pass of the view's first frame, which casts the map anew; NAN without */
     st_metrics metrics;
 } st_compare_row;
 
@@ -349,6 +350,7 @@ typedef struct st_compare_method {
     double mean_ms, ci95_ms; /* mean of the view means ± 1.96·√(Σ s_i²/n_i)/k */
     double shadow_ms;        /* mean of the rows' shadow_ms (included in mean_ms) */
     st_pass_set passes;      /* mean of the rows' pass times: they sum to mean_ms under GPU timing */
+    double shadow_first_ms;  /* mean of the rows' shadow_first_ms (not in mean_ms: a warm-up frame) */
     st_method_knobs knobs;
     char knob[32];           /* the tuned knob, "" when the defaults were used */
     double knob_value;

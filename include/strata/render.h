@@ -133,7 +133,7 @@ typedef struct st_render_desc {
     const char *method;   /* name; NULL = "ray" */
     uint32_t width, height; /* 0 = 1280×800 */
     st_method_knobs knobs;
-    bool shadows;         /* cast the shared 1024² shadow map every frame */
+    bool shadows;         /* the shared 1024² shadow map (kept across frames, cast where the view moved or an edit landed) */
     uint32_t shadow_size; /* shadow map resolution (0 = 1024) */
     /* Viewer toggles, ignored by methods they do not apply to: wireframe overlay (mesh methods);
      * freeze_culling: methods that cull keep culling with the camera of the first frame drawn. */

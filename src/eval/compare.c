@@ -124,12 +124,23 @@ static st_result run_method(run_state *s, size_t m, double start, size_t *done, 
         const st_camera *cam = &r->cameras[v];
         st_frame_timing ft;
         double wall;
+        /* the shadow pass of the view's first frame: the camera has just moved here, so the map is cast anew
+         * (wholly or mostly), where the timed frames that follow cast nothing */
+        row->shadow_first_ms = NAN;
+        bool first = true;
         if (v == 0) { /* the method's very first frame pays for whatever it builds lazily */
             res = draw_timed(rn, cam, &wall, &ft, err);
             cm->first_frame_ms = wall;
+            if (!res) row->shadow_first_ms = st_frame_timing_pass_ms(&ft, "shadow");
+            first = false;
         }
         row->warmup_ms = 0;
-        if (!res) res = st_eval_warm_up(rn, cam, r->warmup, &row->warmup_ms, err);
+        st_frame_timing warm_first;
+        if (!res) res = st_eval_warm_up_first(rn, cam, r->warmup, &row->warmup_ms, &warm_first, err);
+        if (!res && first && warm_first.pass_count) {
+            row->shadow_first_ms = st_frame_timing_pass_ms(&warm_first, "shadow");
+            first = false;
+        }
         if (v == 0) {
             cm->warmup_ms = row->warmup_ms;
             /* lazily built data exists now: the device's usage with this renderer live */
@@ -149,9 +160,12 @@ static st_result run_method(run_state *s, size_t m, double start, size_t *done, 
             row->cpu_ms[k] = s->timings[k].cpu_ms;
             shadow += st_frame_timing_pass_ms(&s->timings[k], "shadow");
             if (!isfinite(s->timings[k].gpu_ms)) row->gpu_timing = false;
+            if (first) row->shadow_first_ms = st_frame_timing_pass_ms(&s->timings[k], "shadow");
+            first = false;
         }
         if (res) break;
         row->shadow_ms = row->gpu_timing && r->frames ? shadow / (double)r->frames : NAN;
+        if (!row->gpu_timing || !r->shadows) row->shadow_first_ms = NAN;
         st_pass_set_mean(s->timings, r->frames, &row->passes);
         row->cpu = st_stats_of(row->cpu_ms, r->frames);
         if (row->gpu_timing) row->gpu = st_stats_of(row->gpu_ms, r->frames);

@@ -68,6 +68,13 @@ void st_compare_summarize(st_compare_result *r) {
             if (isfinite(x)) shadow += x, ks++;
         }
         r->methods[m].shadow_ms = ks ? shadow / (double)ks : NAN;
+        double first = 0;
+        size_t kf = 0;
+        for (size_t v = 0; v < r->view_count; v++) {
+            double x = r->rows[m * r->view_count + v].shadow_first_ms;
+            if (isfinite(x)) first += x, kf++;
+        }
+        r->methods[m].shadow_first_ms = kf ? first / (double)kf : NAN;
         /* per pass: the mean over the timed views, each pass's names in the order the views first show them */
         st_pass_set *ps = &r->methods[m].passes;
         memset(ps, 0, sizeof *ps);

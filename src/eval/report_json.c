@@ -278,6 +278,7 @@ st_result st_compare_write_json(const st_compare_result *r, const char *path, st
         cJSON_AddNumberToObject(o, "method_gpu_bytes", (double)cm->gpu_bytes);
         cJSON_AddNumberToObject(o, "method_cpu_bytes", (double)cm->cpu_bytes);
         st_eval_json_number(o, "shadow_ms", cm->shadow_ms);
+        st_eval_json_number(o, "shadow_first_frame_ms", cm->shadow_first_ms);
         cJSON_AddItemToObject(o, "passes", pass_array(&cm->passes));
         if (cm->device_usage_known) cJSON_AddNumberToObject(o, "device_usage_delta_bytes", (double)cm->device_usage_delta);
         else cJSON_AddNullToObject(o, "device_usage_delta_bytes");
@@ -307,6 +308,7 @@ st_result st_compare_write_json(const st_compare_result *r, const char *path, st
         cJSON_AddItemToObject(o, "cpu_ms", num_array(row->cpu_ms, row->frames));
         st_eval_json_number(o, "warmup_ms", row->warmup_ms);
         st_eval_json_number(o, "shadow_gpu_ms", row->shadow_ms);
+        st_eval_json_number(o, "shadow_first_frame_ms", row->shadow_first_ms);
         cJSON_AddItemToObject(o, "passes", pass_array(&row->passes));
         st_eval_json_number(o, "see_through", row->metrics.see_through);
         st_eval_json_number(o, "covers_sky", row->metrics.covers_sky);

@@ -30,6 +30,7 @@ typedef struct st_globals_gpu {
     float shadow_v[4];     /* v = dot(p, xyz) + w */
     float shadow_d[4];     /* depth along the light = dot(p, xyz) + w */
     float shadow_info[4];  /* resolution, enabled (0/1), depth bias, normal offset */
+    float shadow_wrap[4];  /* shadow map: where logical texel (0, 0) is stored (x, y); the map is toroidal */
 } st_globals_gpu;
 
 /* The terrain on the GPU (terrain_gpu.c): the level's texel pairs as one RGBA8_UINT (W/2)×H texture of
@@ -142,6 +143,8 @@ typedef struct st_pass_ops {
     /* Records the pass into the frame (maybe nothing); GPU work as named timed passes
      * (st_renderer_pass_begin/next/end), which st_frame_timing.passes reports. */
     void (*record)(st_renderer *r, void *state, VkCommandBuffer cmd);
+    /* Optional: the level changed inside rect (already queued for the next frame's upload). */
+    void (*level_updated)(st_renderer *r, void *state, st_rect rect);
 } st_pass_ops;
 
 #define ST_MAX_FRAME_ORDER 8

@@ -6,8 +6,14 @@
 #include "render/render_internal.h"
 
 /* shadow.c: the shared shadow map, cast from the sun in compute before the method (a 1×1 stand-in when shadows
- * are off; set 0's binding 2 either way). Its timed pass is "shadow". */
+ * are off; set 0's binding 2 either way). It stays valid across frames: a frame casts only the texels its
+ * window newly covers and those whose rays cross an edit (none on a steady frame). Its timed pass is "shadow". */
 extern const st_pass_ops st_pass_shadow;
+/* For tests: the renderer's shadow map as stored (size² floats: grid texel (i, j) at (i mod size, j mod size);
+ * the next frame's window decides which grid texels those are); ST_ERR_INVALID without a shadow pass. */
+st_result st_shadow_read(const st_renderer *r, float *out, st_error *err);
+/* For tests: how many texels the renderer's last frame cast (0 with shadows off). */
+uint64_t st_shadow_last_cast_texels(const st_renderer *r);
 /* near_cap.c: the near plane inside solid is a hit there (docs/harness.md): after the method's passes it writes
  * the near depth and a hit's shading wherever the near-plane point of a pixel's ray is SOLID, and records
  * nothing when no texel under the near plane can be. */
