@@ -58,8 +58,9 @@ ivec4 face_pixel_rect(Face f) {
 }
 
 // Where pixel px's centre ray meets the face: the reverse-Z depth, or −1 when it misses (or lies outside
-// the near..far range the ray method uses). Exact: the plane is intersected, not a point projected.
-float face_pixel_depth(Face f, ivec2 px) {
+// the near..far range the ray method uses). Exact: the plane is intersected, not a point projected. A point
+// within eps of the face's edges counts, which closes the seams between faces that share an edge.
+float face_pixel_depth_eps(Face f, ivec2 px, float eps) {
     vec3 d = pixel_dir(vec2(px) + 0.5);
     int a = f.axis == 0u ? 2 : (f.axis == 1u ? 0 : 1);
     float da = d[a];
@@ -69,8 +70,8 @@ float face_pixel_depth(Face f, ivec2 px) {
     if (!(z >= g.level_info.z && z <= g.eye.w)) return -1.0;
     vec3 p = g.eye.xyz + d * t;
     vec2 uv = f.axis == 0u ? p.xy : (f.axis == 1u ? p.yz : p.xz);
-    // A small tolerance closes the seams between faces that share an edge.
-    const float eps = 2e-3;
     if (uv.x < f.ext.x - eps || uv.x > f.ext.y + eps || uv.y < f.ext.z - eps || uv.y > f.ext.w + eps) return -1.0;
     return depth_from_view_z(z);
 }
+
+float face_pixel_depth(Face f, ivec2 px) { return face_pixel_depth_eps(f, px, 2e-3); }

@@ -23,6 +23,7 @@ static const struct {
 } update_classes[] = {
     {"voxel", ST_UPDATE_REBUILD},
     {"voxel-compute", ST_UPDATE_REBUILD},
+    {"slice-compute", ST_UPDATE_REBUILD}, /* the air tables of the dirty cells, re-built in the next frame */
     {"mesh", ST_UPDATE_REFIT},
     {"mesh-compute", ST_UPDATE_REFIT},
 };

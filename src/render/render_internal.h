@@ -221,14 +221,18 @@ st_result st_renderer_set_create(st_renderer *r, const st_gpu_binding *bindings,
 st_result st_renderer_storage_targets_layout(st_renderer *r, VkDescriptorSetLayout *layout, VkDescriptorSet *set,
                                              st_error *err);
 
-/* The compute rasteriser's frame (src/render/vis_raster.c), shared by mesh-compute and cdlod-compute: a 64-bit
- * visibility buffer (depth bits | triangle id) filled by atomics from one invocation per triangle, triangles too
- * large for one invocation queued and shared out by an indirect pass, then a resolve pass per pixel. */
+/* The compute rasteriser's frame (src/render/vis_raster.c), shared by mesh-compute, cdlod-compute and
+ * paint-compute: a 64-bit visibility buffer (depth bits | primitive id) filled by atomics from one invocation per
+ * primitive, primitives too large for one invocation queued and shared out by an indirect pass, then a resolve
+ * pass per pixel. */
 typedef struct st_vis_raster {
     VkPipeline raster, big, resolve;
     VkBuffer vis;       /* the visibility buffer, cleared to 0 (nothing) every frame */
     VkBuffer big_queue; /* the indirect dispatch header {groups_x, split, 1, offered} and the queued ids */
     uint32_t big_split; /* workgroups per queued triangle: the header's groups_y */
+    /* words of the queue's header cleared each frame: {0, big_split, 1, 0} then zeros (0 = 4; at most 16) */
+    uint32_t header_words;
+    const char *raster_name; /* the first pass's timed name (NULL = "raster") */
 } st_vis_raster;
 /* The dispatch grid for `triangles` invocations in 64-wide groups: gx × gy groups, gx ≤ 65535; the shaders
  * get gx · 64 as their row width. */
@@ -236,7 +240,8 @@ void st_vis_raster_grid(uint32_t triangles, uint32_t *gx, uint32_t *gy);
 /* Opens the timed pass "clear" and clears the visibility buffer and the big queue's header, ordered before the
  * passes that follow. */
 void st_vis_raster_clear(st_renderer *r, const st_vis_raster *v, VkCommandBuffer cmd);
-/* The three passes after the caller bound its sets and pushed its constants, timed as "raster", "big" and
+/* The three passes after the caller bound its sets and pushed its constants, timed as "raster" (raster_name),
+ * "big" and
  * "resolve" (the open "clear" ends at the first): the gx × gy grid of triangles (none when gx is 0), the queued
  * big triangles, the resolve over the renderer's pixels. The last pass is closed on return. */
 void st_vis_raster_dispatch(st_renderer *r, const st_vis_raster *v, VkCommandBuffer cmd, uint32_t gx, uint32_t gy);

@@ -14,8 +14,10 @@ void st_vis_raster_clear(st_renderer *r, const st_vis_raster *v, VkCommandBuffer
      * before this submit began (frames are waited on), and the barrier orders these writes before this frame's
      * atomics. */
     vkCmdFillBuffer(cmd, v->vis, 0, VK_WHOLE_SIZE, 0);
-    uint32_t header[4] = {0, v->big_split, 1, 0};
-    vkCmdUpdateBuffer(cmd, v->big_queue, 0, sizeof header, header);
+    uint32_t header[16] = {0, v->big_split, 1, 0};
+    uint32_t words = v->header_words ? v->header_words : 4;
+    words = words > 16 ? 16 : words;
+    vkCmdUpdateBuffer(cmd, v->big_queue, 0, words * sizeof header[0], header);
     st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
                               VK_ACCESS_2_TRANSFER_WRITE_BIT,
                               VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
@@ -25,7 +27,7 @@ void st_vis_raster_clear(st_renderer *r, const st_vis_raster *v, VkCommandBuffer
 
 void st_vis_raster_dispatch(st_renderer *r, const st_vis_raster *v, VkCommandBuffer cmd, uint32_t gx, uint32_t gy) {
     if (gx) {
-        st_renderer_pass_next(r, cmd, "raster");
+        st_renderer_pass_next(r, cmd, v->raster_name ? v->raster_name : "raster");
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, v->raster);
         vkCmdDispatch(cmd, gx, gy, 1);
         /* pass 1's atomics and queue writes before pass 2 reads the queue (also as its dispatch size) and adds

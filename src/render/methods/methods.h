@@ -13,8 +13,10 @@ extern const st_method_ops st_method_ray;         /* ray.c: height-field ray mar
 extern const st_method_ops st_method_ray_compute; /* ray.c: the same march in a compute pass */
 extern const st_method_ops st_method_slice;       /* slice.c: refined slices (default Sliced) */
 extern const st_method_ops st_method_slice_plain; /* slice.c: the paper's fixed slices */
+extern const st_method_ops st_method_slice_compute; /* slice.c: slice's planes rasterised in compute */
 extern const st_method_ops st_method_paint;       /* paint.c: camera-facing bars per ground cell */
 extern const st_method_ops st_method_paint_plain; /* paint.c: the paper's footprint, for comparison */
+extern const st_method_ops st_method_paint_compute; /* paint.c: paint's faces rasterised in compute */
 
 extern const st_method_ops st_method_voxel;         /* voxel.c: occupancy pyramid + hierarchical DDA, fragment */
 extern const st_method_ops st_method_voxel_compute; /* voxel.c: the same traversal in a compute pass */
