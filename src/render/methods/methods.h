@@ -24,6 +24,7 @@ extern const st_method_ops st_method_voxel_compute; /* voxel.c: the same travers
 extern const st_method_ops st_method_scatter;       /* scatter.c: hole-free face scatter + resolve */
 extern const st_method_ops st_method_scatter_plain; /* scatter.c: the paper's point scatter */
 extern const st_method_ops st_method_voxelspace;    /* voxelspace.c: Comanche column march (baseline) */
+extern const st_method_ops st_method_voxelspace_serial; /* voxelspace.c: the same, one invocation per column */
 extern const st_method_ops st_method_mesh;         /* mesh.c: fitted TIN chunks, indexed draws */
 extern const st_method_ops st_method_mesh_compute; /* mesh.c: the same triangles rasterised in compute */
 extern const st_method_ops st_method_cdlod;         /* cdlod.c: CDLOD over a tile store, instanced patches */

@@ -21,6 +21,7 @@ static const st_method_ops *const registry[] = {
     &st_method_scatter,
     &st_method_scatter_plain,
     &st_method_voxelspace,
+    &st_method_voxelspace_serial,
     &st_method_mesh,
     &st_method_mesh_compute,
 };
