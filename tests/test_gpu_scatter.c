@@ -298,6 +298,44 @@ static void test_voxelspace_slab_from_side(void **state) {
     test_engine_finish(e, l);
 }
 
+/* The near-face queue grows with the image: its capacities follow the pixels (a fixed cap of 65 535 faces, the
+ * 1-D dispatch limit, overflowed at 3840×2160, and the overflow was splatted by single invocations), and a close,
+ * low view of rough ground, whose near faces' boxes cover the screen many times over, fits in it. */
+static void test_scatter_queue_scales(void **state) {
+    (void)state;
+    st_gen_desc gd = {.width = 512, .height = 512, .seed = 4};
+    st_level *l = NULL;
+    assert_st_ok(st_gen_world(&gd, &l, err));
+    st_engine *e = test_engine(l);
+    uint32_t counts[4];
+    st_renderer *big = test_renderer(e, "scatter", 3840, 2160, NULL);
+    st_camera cam = {.position = {250, 250, 300}, .yaw_deg = 20, .pitch_deg = 60, .far_dist = 2}; /* sky: cheap */
+    assert_st_ok(st_renderer_draw(big, &cam, NULL, err)); /* the header is written by a frame */
+    assert_st_ok(st_scatter_queue_stats(big, counts, err));
+    if (counts[1] < 3840u * 2160u / 8u || counts[3] < 3840u * 2160u / 8u)
+        fail_msg("3840x2160: room for %u faces and %u jobs", counts[1], counts[3]);
+    st_renderer_destroy(big);
+    st_renderer *r = test_renderer(e, "scatter", 320, 200, NULL);
+    uint32_t most = 0;
+    for (int k = 0; k < 4; k++) { /* print_message below shows how full the queue got */
+        /* low over the ground, looking down a slope nearby: the eye 20 units over the terrain */
+        float x = 60.0f + 100.0f * (float)k, y = 80.0f + 90.0f * (float)k;
+        st_texel t = st_level_texel(l, (int)x, (int)y);
+        float ground = (float)(t.dual ? t.high : t.low);
+        st_camera low = {.position = {x, y, ground + 20.0f}, .yaw_deg = 45.0f * (float)k, .pitch_deg = -35};
+        assert_st_ok(st_renderer_draw(r, &low, NULL, err));
+        assert_st_ok(st_scatter_queue_stats(r, counts, err));
+        if (counts[0] > counts[1] || counts[2] > counts[3])
+            fail_msg("view %d overflows the queue: %u of %u faces, %u of %u jobs", k, counts[0], counts[1], counts[2],
+                     counts[3]);
+        print_message("view %d: %u of %u faces, %u of %u jobs\n", k, counts[0], counts[1], counts[2], counts[3]);
+        most = counts[2] > most ? counts[2] : most;
+    }
+    if (most == 0) fail_msg("no view queued a face: the test shows nothing");
+    st_renderer_destroy(r);
+    test_engine_finish(e, l);
+}
+
 /* The parallel Voxel Space (a workgroup per column) draws the serial one's image to the bit — colour and depth —
  * on a generated world from every pitch (the forward march and, looking down, the backward one; at pitch 0
  * the column's ground line does not move with the height, below it does and the guesses matter), from inside a
@@ -365,6 +403,7 @@ int main(void) {
         cmocka_unit_test(test_scatter_slab_and_cave),
         cmocka_unit_test(test_scatter_rough_coverage),
         cmocka_unit_test(test_scatter_edit_next_frame),
+        cmocka_unit_test(test_scatter_queue_scales),
         cmocka_unit_test(test_voxelspace_flat_floor),
         cmocka_unit_test(test_voxelspace_terrace),
         cmocka_unit_test(test_voxelspace_slab_from_side),

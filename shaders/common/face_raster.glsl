@@ -75,3 +75,25 @@ float face_pixel_depth_eps(Face f, ivec2 px, float eps) {
 }
 
 float face_pixel_depth(Face f, ivec2 px) { return face_pixel_depth_eps(f, px, 2e-3); }
+
+// Whether the 8×8-pixel tile with top-left pixel o certainly holds no pixel whose centre ray meets the face
+// (grown by eps): its four corner pixels' rays all meet the face's plane in front of the eye, and those four
+// points — the corners of the convex preimage of the tile's pixel centres on the plane — lie beyond one edge of
+// the face. A face's pixel rectangle is its bounding box on screen, far larger than the face when it is long and
+// seen at a slant; this skips the tiles of the box the face does not reach.
+bool face_misses_tile(Face f, ivec2 o, float eps) {
+    int a = f.axis == 0u ? 2 : (f.axis == 1u ? 0 : 1);
+    bvec4 lo_u = bvec4(true), hi_u = bvec4(true), lo_v = bvec4(true), hi_v = bvec4(true);
+    for (int k = 0; k < 4; k++) {
+        vec3 d = pixel_dir(vec2(o + ivec2((k & 1) * 7, (k >> 1) * 7)) + 0.5);
+        float t = (f.c - g.eye[a]) / d[a];
+        if (!(t > 0.0) || isinf(t)) return false; // the plane is behind, or parallel to, this corner's ray
+        vec3 p = g.eye.xyz + d * t;
+        vec2 uv = f.axis == 0u ? p.xy : (f.axis == 1u ? p.yz : p.xz);
+        lo_u[k] = uv.x < f.ext.x - eps;
+        hi_u[k] = uv.x > f.ext.y + eps;
+        lo_v[k] = uv.y < f.ext.z - eps;
+        hi_v[k] = uv.y > f.ext.w + eps;
+    }
+    return all(lo_u) || all(hi_u) || all(lo_v) || all(hi_v);
+}

@@ -2,8 +2,9 @@
 // the tile list of paint_bars.glsl at binding 0) and push constants. The bar faces are rasterised exactly (the
 // pixel ray meets the face: face_raster.glsl) into a visibility buffer of 64-bit words, reverse-Z depth bits
 // over the face's id, by atomicMax: the nearest face wins, and of faces at the same depth the one the raster
-// variant draws last (its ids follow the raster variant's draw order). Faces wider or taller than 8 pixels go to
-// a queue of jobs of 4 tiles of 8×8 pixels, which paint_big.comp shares out among its workgroups.
+// variant draws last (its ids follow the raster variant's draw order). Faces whose box on screen holds more than
+// 256 pixels go to a queue of jobs of 16 tiles of 8×8 pixels, which paint_big.comp shares out among its
+// workgroups.
 // Requires globals.glsl, GL_EXT_shader_explicit_arithmetic_types_int64.
 
 // Mirror of paint_compute_push in src/render/methods/paint.c
@@ -21,7 +22,7 @@ layout(set = 1, binding = 2, std430) buffer PaintQueue { uint paint_queue[]; };
 
 const uint PAINT_QUEUE_HEADER = 8u;
 const int PAINT_TILE_PX = 8;
-const uint PAINT_TILES_PER_JOB = 4u;
+const uint PAINT_TILES_PER_JOB = 16u;
 
 uint paint_job_base() { return PAINT_QUEUE_HEADER + 8u * pc.misc.z; }
 

@@ -4,7 +4,7 @@
 #extension GL_EXT_shader_atomic_int64 : require
 // Painted in compute, pass 1: one invocation per block (the raster variant's instance). It builds the block's
 // bars as the raster variant's vertex shader does (paint_bars.glsl) and rasterises their camera-facing faces
-// exactly into the visibility buffer; faces larger than 8×8 pixels are queued for paint_big.comp.
+// exactly into the visibility buffer; faces whose box holds more than 256 pixels are queued for paint_big.comp.
 #include "globals.glsl"
 #include "surface.glsl"
 #include "camera.glsl"
@@ -36,7 +36,7 @@ void face(Face f) {
     if (!(f.ext.x < f.ext.y && f.ext.z < f.ext.w)) return; // collapsed: no fragment in the raster variant either
     ivec4 r = face_pixel_rect(f);
     if (r.x > r.z || r.y > r.w) return;
-    if (r.z - r.x < PAINT_TILE_PX && r.w - r.y < PAINT_TILE_PX) {
+    if ((r.z - r.x + 1) * (r.w - r.y + 1) <= 256) { // small, or thin (a tall wall far off): here
         splat_tiles(f, r, 0u);
         return;
     }

@@ -36,5 +36,8 @@ const st_lod_selection *st_cdlod_last_frame(const st_renderer *r, const uint32_t
 st_result st_cdlod_probe(st_renderer *r, uint32_t node, const float *grid, uint32_t count, float *out, st_error *err);
 uint32_t st_scatter_pack(float depth, uint8_t material); /* scatter.c: the screen-buffer word (C twin) */
 float st_scatter_unpack(uint32_t word, uint8_t *material); /* scatter.c: its depth (0 = miss) */
+/* scatter.c, for tests: the last frame's near-face queue — faces queued, their capacity, jobs queued, theirs
+ * (queued counts may exceed the capacities: the rest was splatted in place). Waits for the device. */
+st_result st_scatter_queue_stats(st_renderer *r, uint32_t counts[4], st_error *err);
 
 #endif

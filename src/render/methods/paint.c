@@ -198,9 +198,11 @@ static st_result paint_compute_create(st_renderer *r, void **out, st_error *err)
     if (res) return res;
     paint_state *s = *out;
     /* The big faces: those over 8 pixels wide or tall lie within ~focal/8 texels of the eye; w·h/16 faces and
-     * as many jobs of 4 tiles (256 pixels) hold them at every size we render, and an overflow is still drawn. */
+     * twice as many jobs of 16 tiles (1024 pixels: the faces' boxes may cover the screen many times over) hold
+     * them at every size we render, and an overflow is still drawn, in place. */
     uint64_t cap = (uint64_t)r->width * r->height / 16u;
-    s->face_cap = s->job_cap = (uint32_t)(cap < 1024u ? 1024u : cap);
+    s->face_cap = (uint32_t)(cap < 1024u ? 1024u : cap);
+    s->job_cap = 2u * s->face_cap;
     VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     res = st_gpu_buffer_create(gpu, (VkDeviceSize)r->width * r->height * 8, storage, false, &s->vis, err);
     if (!res)
