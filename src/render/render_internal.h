@@ -201,9 +201,6 @@ void st_renderer_set_camera(st_renderer *r, const st_camera *camera);
 void st_renderer_pass_begin(st_renderer *r, VkCommandBuffer cmd, const char *name);
 void st_renderer_pass_next(st_renderer *r, VkCommandBuffer cmd, const char *name);
 void st_renderer_pass_end(st_renderer *r, VkCommandBuffer cmd);
-/* The older pair form: the first call opens a pass named after the method, the second closes it (the stage
- * is implied: TOP_OF_PIPE to open, ALL_COMMANDS to close). */
-void st_renderer_stamp(st_renderer *r, VkCommandBuffer cmd, VkPipelineStageFlags2 stage);
 
 /* Helpers for methods. */
 /* Begins dynamic rendering into the raster targets, cleared to the fog colour and far depth (0). */

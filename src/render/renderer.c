@@ -56,12 +56,6 @@ double st_frame_timing_pass_ms(const st_frame_timing *t, const char *name) {
     return ms;
 }
 
-void st_renderer_stamp(st_renderer *r, VkCommandBuffer cmd, VkPipelineStageFlags2 stage) {
-    (void)stage;
-    if (r->timed_open) st_renderer_pass_end(r, cmd);
-    else st_renderer_pass_begin(r, cmd, r->ops->info.name);
-}
-
 void st_renderer_begin_raster(st_renderer *r, VkCommandBuffer cmd) {
     VkRenderingAttachmentInfo color = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
                                        .imageView = r->color.view,

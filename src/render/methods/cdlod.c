@@ -444,7 +444,7 @@ static void prepare(st_renderer *r, cdlod_state *s) {
 static void cdlod_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     cdlod_state *s = state;
     prepare(r, s);
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    st_renderer_pass_begin(r, cmd, "draw");
     st_renderer_begin_raster(r, cmd);
     VkDescriptorSet sets[2] = {r->globals_set, s->set};
     if (s->patches) {
@@ -458,7 +458,7 @@ static void cdlod_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         }
     }
     st_renderer_end_raster(r, cmd);
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    st_renderer_pass_end(r, cmd);
 }
 
 static void cdlod_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
