@@ -129,8 +129,8 @@ int cmd_render(int argc, char **argv) {
         r = st_renderer_draw(renderer, &camera, &t, &err);
         gpu_ms[i] = t.gpu_ms;
         cpu_ms[i] = t.cpu_ms;
-        water_sim_ms += t.water_sim_gpu_ms / frames;
-        water_ms += t.water_gpu_ms / frames;
+        water_sim_ms += st_frame_timing_pass_ms(&t, "water-sim") / frames;
+        water_ms += st_frame_timing_pass_ms(&t, "water") / frames;
     }
     size_t pixels = (size_t)width * height;
     if (!r) {

@@ -875,9 +875,10 @@ static st_result frame_loop(viewer *v, st_error *err) {
         if (r) break;
         /* no timestamps (a CPU adapter): every GPU figure is n/a, not the 0 the timing holds */
         bool stamps = st_engine_has_gpu_timestamps(v->engine);
-        double shadow = v->desc.shadows && stamps ? timing.shadow_gpu_ms : NAN;
-        double water = timing.water_sim_gpu_ms + timing.water_gpu_ms;
-        ring_push(&v->method_ms, stamps ? timing.gpu_ms - (v->desc.shadows ? timing.shadow_gpu_ms : 0) - water : NAN);
+        double shadow_ms = st_frame_timing_pass_ms(&timing, "shadow");
+        double shadow = v->desc.shadows && stamps ? shadow_ms : NAN;
+        double water = st_frame_timing_pass_ms(&timing, "water-sim") + st_frame_timing_pass_ms(&timing, "water");
+        ring_push(&v->method_ms, stamps ? timing.gpu_ms - shadow_ms - water : NAN);
         ring_push(&v->water_ms, stamps && v->desc.water.mode != ST_WATER_NONE ? water : NAN);
         ring_push(&v->shadow_ms, shadow);
         ring_push(&v->render_ms, timing.cpu_ms);

@@ -286,6 +286,16 @@ static void test_edit_protocol(void **state) {
         const cJSON *close = test_json_field(row, "close");
         assert_true(test_json_number(close, "changed_pct") > 10.0);
         assert_true(cJSON_IsTrue(test_json_field(close, "consistent")));
+        /* the first post-edit frame carries the edit's terrain rows as a pass of their own; a steady frame not */
+        const cJSON *first = test_json_field(row, "first_post_edit_passes"), *pass;
+        bool upload = false, shadow = false;
+        cJSON_ArrayForEach(pass, first) {
+            upload |= !strcmp(test_json_string(pass, "name"), "upload");
+            shadow |= !strcmp(test_json_string(pass, "name"), "shadow");
+        }
+        assert_true(upload && shadow);
+        cJSON_ArrayForEach(pass, test_json_field(row, "steady_edited_passes"))
+            assert_string_not_equal(test_json_string(pass, "name"), "upload");
     }
     const cJSON *mo;
     cJSON_ArrayForEach(mo, test_json_field(doc, "methods")) {
@@ -304,6 +314,8 @@ static void test_edit_protocol(void **state) {
     fclose(fp);
     assert_non_null(strstr(buf, "| method | update | CPU0 | CPU1 | ΔC | GPU0 | GPU1 | ΔG | match |"));
     assert_non_null(strstr(buf, "of which shadow"));
+    assert_non_null(strstr(buf, "## GPU time per pass"));
+    assert_non_null(strstr(buf, "GPU time per pass of the first post-edit frame"));
     assert_non_null(strstr(buf, "## Memory"));
     st_compare_result_free(r);
     st_level_destroy(level);

@@ -1,11 +1,13 @@
-/* GPU tests of Scattered (`scatter`, `scatter-plain`) and Voxel Space (`voxelspace`) on analytic scenes
- * with known answers (lavapipe, validation on): depth and coverage against the analytic floor and the ray
- * method, the slab and its cave, an edit on the next frame, and the packed word's C twin. */
+/* GPU tests of Scattered (`scatter`, `scatter-plain`) and Voxel Space (`voxelspace`, `voxelspace-serial`) on
+ * analytic scenes with known answers (lavapipe, validation on): depth and coverage against the analytic floor
+ * and the ray method, the slab and its cave, an edit on the next frame, the packed word's C twin, and the
+ * parallel Voxel Space against the serial one, bit for bit. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "render/methods/methods.h"
+#include "strata/gen.h"
 #include "strata/render.h"
 #include "support.h"
 
@@ -296,6 +298,103 @@ static void test_voxelspace_slab_from_side(void **state) {
     test_engine_finish(e, l);
 }
 
+/* The near-face queue grows with the image: its capacities follow the pixels (a fixed cap of 65 535 faces, the
+ * 1-D dispatch limit, overflowed at 3840×2160, and the overflow was splatted by single invocations), and a close,
+ * low view of rough ground, whose near faces' boxes cover the screen many times over, fits in it. */
+static void test_scatter_queue_scales(void **state) {
+    (void)state;
+    st_gen_desc gd = {.width = 512, .height = 512, .seed = 4};
+    st_level *l = NULL;
+    assert_st_ok(st_gen_world(&gd, &l, err));
+    st_engine *e = test_engine(l);
+    uint32_t counts[4];
+    st_renderer *big = test_renderer(e, "scatter", 3840, 2160, NULL);
+    st_camera cam = {.position = {250, 250, 300}, .yaw_deg = 20, .pitch_deg = 60, .far_dist = 2}; /* sky: cheap */
+    assert_st_ok(st_renderer_draw(big, &cam, NULL, err)); /* the header is written by a frame */
+    assert_st_ok(st_scatter_queue_stats(big, counts, err));
+    if (counts[1] < 3840u * 2160u / 8u || counts[3] < 3840u * 2160u / 8u)
+        fail_msg("3840x2160: room for %u faces and %u jobs", counts[1], counts[3]);
+    st_renderer_destroy(big);
+    st_renderer *r = test_renderer(e, "scatter", 320, 200, NULL);
+    uint32_t most = 0;
+    for (int k = 0; k < 4; k++) { /* print_message below shows how full the queue got */
+        /* low over the ground, looking down a slope nearby: the eye 20 units over the terrain */
+        float x = 60.0f + 100.0f * (float)k, y = 80.0f + 90.0f * (float)k;
+        st_texel t = st_level_texel(l, (int)x, (int)y);
+        float ground = (float)(t.dual ? t.high : t.low);
+        st_camera low = {.position = {x, y, ground + 20.0f}, .yaw_deg = 45.0f * (float)k, .pitch_deg = -35};
+        assert_st_ok(st_renderer_draw(r, &low, NULL, err));
+        assert_st_ok(st_scatter_queue_stats(r, counts, err));
+        if (counts[0] > counts[1] || counts[2] > counts[3])
+            fail_msg("view %d overflows the queue: %u of %u faces, %u of %u jobs", k, counts[0], counts[1], counts[2],
+                     counts[3]);
+        print_message("view %d: %u of %u faces, %u of %u jobs\n", k, counts[0], counts[1], counts[2], counts[3]);
+        most = counts[2] > most ? counts[2] : most;
+    }
+    if (most == 0) fail_msg("no view queued a face: the test shows nothing");
+    st_renderer_destroy(r);
+    test_engine_finish(e, l);
+}
+
+/* The parallel Voxel Space (a workgroup per column) draws the serial one's image to the bit — colour and depth —
+ * on a generated world from every pitch (the forward march and, looking down, the backward one; at pitch 0
+ * the column's ground line does not move with the height, below it does and the guesses matter), from inside a
+ * valley, at a size whose focal length makes the steps grow with distance within the far plane, and across the
+ * edge of a level that does not wrap. */
+static void test_voxelspace_parallel_matches_serial(void **state) {
+    (void)state;
+    st_gen_desc gd = {.width = 512, .height = 512, .seed = 9};
+    st_level *l = NULL;
+    assert_st_ok(st_gen_world(&gd, &l, err));
+    st_engine *e = test_engine(l);
+    const st_camera cams[] = {
+        {.position = {100, 60, 120}, .yaw_deg = 35, .pitch_deg = 0},
+        {.position = {300, 300, 160}, .yaw_deg = 200, .pitch_deg = -30},
+        {.position = {20, 500, 200}, .yaw_deg = 80, .pitch_deg = -60},
+        {.position = {250, 120, 220}, .yaw_deg = 0, .pitch_deg = -90},
+        {.position = {400, 410, 60}, .yaw_deg = 300, .pitch_deg = 12},
+    };
+    const uint32_t sizes[2][2] = {{96, 60}, {200, 36}};
+    for (size_t c = 0; c < sizeof cams / sizeof cams[0] + 2; c++)
+        for (int z = 0; z < 2; z++) {
+            /* the last two: the same world not wrapping in x, seen across its edge (samples past it draw nothing
+             * and leave the march's guess as it was) */
+            bool bounded = c >= sizeof cams / sizeof cams[0];
+            if (bounded && z == 0) {
+                test_engine_finish(e, NULL);
+                l->wrap_x = false;
+                e = test_engine(l);
+            }
+            const st_camera edge_cams[2] = {{.position = {90, 200, 120}, .yaw_deg = 300, .pitch_deg = -25},
+                                            {.position = {490, 300, 180}, .yaw_deg = 60, .pitch_deg = -70}};
+            st_camera cam = bounded ? edge_cams[c - sizeof cams / sizeof cams[0]] : cams[c];
+            uint32_t w = sizes[z][0], h = sizes[z][1];
+            uint8_t *ca = malloc(w * h * 4), *cb = malloc(w * h * 4);
+            float *da = malloc(w * h * sizeof(float)), *db = malloc(w * h * sizeof(float));
+            const char *names[2] = {"voxelspace-serial", "voxelspace"};
+            for (int m = 0; m < 2; m++) {
+                st_renderer *r = test_renderer(e, names[m], w, h, NULL);
+                assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
+                assert_st_ok(st_renderer_readback(r, m ? cb : ca, m ? db : da, err));
+                st_renderer_destroy(r);
+            }
+            size_t color_diff = 0, depth_diff = 0, drawn = 0;
+            for (size_t k = 0; k < (size_t)w * h; k++) {
+                color_diff += memcmp(ca + 4 * k, cb + 4 * k, 4) != 0;
+                depth_diff += memcmp(da + k, db + k, sizeof(float)) != 0;
+                drawn += da[k] > 0.0f;
+            }
+            if (color_diff || depth_diff)
+                fail_msg("camera %zu at %ux%u: %zu colour and %zu depth values differ", c, w, h, color_diff, depth_diff);
+            if (drawn < (size_t)w * h / 10) fail_msg("camera %zu: only %zu pixels drawn", c, drawn);
+            free(ca);
+            free(cb);
+            free(da);
+            free(db);
+        }
+    test_engine_finish(e, l);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pack_round_trip),
@@ -304,9 +403,11 @@ int main(void) {
         cmocka_unit_test(test_scatter_slab_and_cave),
         cmocka_unit_test(test_scatter_rough_coverage),
         cmocka_unit_test(test_scatter_edit_next_frame),
+        cmocka_unit_test(test_scatter_queue_scales),
         cmocka_unit_test(test_voxelspace_flat_floor),
         cmocka_unit_test(test_voxelspace_terrace),
         cmocka_unit_test(test_voxelspace_slab_from_side),
+        cmocka_unit_test(test_voxelspace_parallel_matches_serial),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -307,6 +307,18 @@ static void render_drawn(st_engine *e, const char *method, st_water_mode mode, s
     st_frame_timing t;
     assert_st_ok(st_renderer_draw(r, &cam, &t, err));
     assert_st_ok(st_renderer_readback(r, rgba, depth, err));
+    /* the water's passes are timed by name like every other, last in the frame: the ocean's simulation, then
+     * the surface; a frame without water has neither */
+    uint32_t n = t.pass_count, sims = 0, surfaces = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        assert_non_null(t.passes[i].name);
+        sims += strcmp(t.passes[i].name, "water-sim") == 0;
+        surfaces += strcmp(t.passes[i].name, "water") == 0;
+    }
+    assert_int_equal(sims, mode == ST_WATER_OCEAN ? 1 : 0);
+    assert_int_equal(surfaces, mode == ST_WATER_NONE ? 0 : 1);
+    if (mode != ST_WATER_NONE) assert_string_equal(t.passes[n - 1].name, "water");
+    if (mode == ST_WATER_OCEAN) assert_string_equal(t.passes[n - 2].name, "water-sim");
     if (mode == ST_WATER_NONE) assert_null(st_renderer_water(r));
     else assert_non_null(st_renderer_water(r));
     st_renderer_destroy(r);

@@ -221,6 +221,65 @@ static void test_summarize(void **state) {
     st_compare_result_free(r);
 }
 
+/* Per-pass times over frames: by name in first-seen order, a pass absent from a frame counting 0 there, so the
+ * means add up to the frames' mean; medians per pass; and the method's passes the mean of its views'. */
+static void test_pass_sets(void **state) {
+    (void)state;
+    st_frame_timing f[3] = {0};
+    for (int k = 0; k < 3; k++) {
+        f[k].pass_count = 2;
+        f[k].passes[0] = (st_pass_timing){"shadow", 0.30 + 0.01 * k};
+        f[k].passes[1] = (st_pass_timing){"march", 0.10};
+    }
+    f[1].pass_count = 3; /* an edit's upload on one frame only, before the others */
+    f[1].passes[2] = f[1].passes[1];
+    f[1].passes[1] = f[1].passes[0];
+    f[1].passes[0] = (st_pass_timing){"upload", 0.06};
+    st_pass_set mean, median;
+    st_pass_set_mean(f, 3, &mean);
+    assert_int_equal(mean.count, 3);
+    assert_string_equal(mean.passes[0].name, "shadow");
+    assert_string_equal(mean.passes[1].name, "march");
+    assert_string_equal(mean.passes[2].name, "upload");
+    assert_float_equal(st_pass_set_ms(&mean, "shadow"), 0.31, 1e-12);
+    assert_float_equal(st_pass_set_ms(&mean, "upload"), 0.02, 1e-12);
+    assert_float_equal(st_pass_set_ms(&mean, "march"), 0.10, 1e-12);
+    assert_float_equal(st_pass_set_ms(&mean, "resolve"), 0, 0); /* absent */
+    st_pass_set_median(f, 3, &median);
+    assert_float_equal(st_pass_set_ms(&median, "shadow"), 0.31, 1e-12);
+    assert_float_equal(st_pass_set_ms(&median, "upload"), 0, 1e-12);
+    /* without timestamps the names are there and the times are not */
+    for (int k = 0; k < 3; k++)
+        for (uint32_t i = 0; i < f[k].pass_count; i++) f[k].passes[i].gpu_ms = NAN;
+    st_pass_set_mean(f, 3, &mean);
+    assert_int_equal(mean.count, 3);
+    assert_true(isnan(st_pass_set_ms(&mean, "shadow")));
+    st_pass_set_median(f, 3, &median);
+    assert_true(isnan(st_pass_set_ms(&median, "march")));
+
+    st_compare_result *r = calloc(1, sizeof *r);
+    r->method_count = 1;
+    r->view_count = 2;
+    r->rows = calloc(2, sizeof *r->rows);
+    for (int v = 0; v < 2; v++) {
+        r->rows[v].frames = 1;
+        r->rows[v].avg_ms = 1.0 + v;
+        r->rows[v].gpu_timing = true;
+        r->rows[v].passes.count = 2;
+        r->rows[v].passes.passes[0] = (st_pass_stat){"shadow", 0.5};
+        r->rows[v].passes.passes[1] = (st_pass_stat){"march", 0.5 + v};
+    }
+    r->rows[1].passes.count = 3;
+    r->rows[1].passes.passes[2] = (st_pass_stat){"bake", 0.2};
+    st_compare_summarize(r);
+    const st_pass_set *mp = &r->methods[0].passes;
+    assert_int_equal(mp->count, 3);
+    assert_float_equal(st_pass_set_ms(mp, "shadow"), 0.5, 1e-12);
+    assert_float_equal(st_pass_set_ms(mp, "march"), 1.0, 1e-12);
+    assert_float_equal(st_pass_set_ms(mp, "bake"), 0.1, 1e-12);
+    st_compare_result_free(r);
+}
+
 /* ΔE*ab of known colours, and the colour metrics of an image against itself and against one shifted. */
 static void test_color_error(void **state) {
     (void)state;
@@ -319,7 +378,7 @@ int main(void) {
         cmocka_unit_test(test_depth_to_distance), cmocka_unit_test(test_heatmap),
         cmocka_unit_test(test_slug_and_mosaic), cmocka_unit_test(test_summarize),
         cmocka_unit_test(test_merge),         cmocka_unit_test(test_color_error),
-        cmocka_unit_test(test_tune_by_order),
+        cmocka_unit_test(test_tune_by_order), cmocka_unit_test(test_pass_sets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

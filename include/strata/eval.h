@@ -199,6 +199,24 @@ st_result st_tune_write_svg(const st_tune_result *r, const char *path, st_error 
 #define ST_EDIT_CLOSE_EYE_HEIGHT 80.0f
 #define ST_EDIT_CLOSE_PITCH -75.0f
 
+/* GPU time per named pass (st_frame_timing.passes) gathered over frames: a mean or a median per name, in the
+ * order the names first appear; NAN without timestamps. */
+typedef struct st_pass_stat {
+    char name[24];
+    double ms;
+} st_pass_stat;
+typedef struct st_pass_set {
+    uint32_t count;
+    st_pass_stat passes[ST_MAX_FRAME_PASSES];
+} st_pass_set;
+/* The mean of each pass over n frames (a pass absent from a frame counts 0 there), so the means sum to the
+ * frames' mean GPU time. */
+void st_pass_set_mean(const st_frame_timing *frames, size_t n, st_pass_set *out);
+/* The median of each pass over n frames (absent = 0). */
+void st_pass_set_median(const st_frame_timing *frames, size_t n, st_pass_set *out);
+/* The ms of the pass `name`, 0 when the set has no such pass (NAN stays NAN). */
+double st_pass_set_ms(const st_pass_set *set, const char *name);
+
 /* How a method brings its derived data up to date after an edit. */
 typedef enum st_update_class {
     ST_UPDATE_DIRECT,  /* reads the terrain texture directly (at most small CPU bounds change) */
@@ -245,6 +263,7 @@ typedef struct st_edit_row {
     double update_cpu_median; /* st_engine_update_level alone (the methods' level_updated hooks, e.g. a
                                  refit), part of first_cpu: the edit's CPU work after the dig itself */
     double steady_cpu_ms, steady_gpu_ms;     /* median over the fresh edited renderer's steady frames */
+    st_pass_set first_passes, steady_passes; /* per pass: medians of the first post-edit and the steady frames */
     double overhead_cpu_ms, overhead_gpu_ms; /* first − steady */
     double steady_cpu_p25, steady_cpu_p75;
     bool overhead_cpu_noise;                 /* |first − steady| within the frames' own spread (or negative) */
@@ -319,6 +338,8 @@ typedef struct st_compare_row {
     double avg_ms;
     double warmup_ms;       /* this view's warm-up frames (CPU wall) */
     double shadow_ms;       /* mean GPU time of the shadow pass over the timed frames; NAN without timestamps */
+    st_pass_set passes;     /* mean GPU time of each pass over the timed frames */
+    double shadow_first_ms; /* the shadow pass of the view's first frame, which casts the map anew; NAN without */
     st_metrics metrics;
 } st_compare_row;
 
@@ -328,6 +349,8 @@ typedef struct st_compare_method {
     uint64_t gpu_bytes, cpu_bytes;
     double mean_ms, ci95_ms; /* mean of the view means ± 1.96·√(Σ s_i²/n_i)/k */
     double shadow_ms;        /* mean of the rows' shadow_ms (included in mean_ms) */
+    st_pass_set passes;      /* mean of the rows' pass times: they sum to mean_ms under GPU timing */
+    double shadow_first_ms;  /* mean of the rows' shadow_first_ms (not in mean_ms: a warm-up frame) */
     st_method_knobs knobs;
     char knob[32];           /* the tuned knob, "" when the defaults were used */
     double knob_value;

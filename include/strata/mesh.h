@@ -86,6 +86,11 @@ typedef struct st_tin_desc {
      * tolerance: a triangle on a side whose third corner lies on that row holds no sample but its corners.
      * Two grids sharing a side, each given the other's row, get the same side vertices. */
     st_tin_outside outside[4];
+    /* The sides simplified against their own samples alone, not the rows beside them (outside is unused): every
+     * sample still ends within the tolerance, but the surface between a side and the row beside it is not
+     * bounded. Two grids sharing a side still get the same side vertices. For a single-layer DEM, whose bound
+     * is at its samples (st_dem_tin). */
+    bool sides_alone;
     uint32_t max_insertions; /* 0 = unlimited; stop after this many interior insertions (tests) */
 } st_tin_desc;
 

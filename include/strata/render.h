@@ -133,7 +133,7 @@ typedef struct st_render_desc {
     const char *method;   /* name; NULL = "ray" */
     uint32_t width, height; /* 0 = 1280×800 */
     st_method_knobs knobs;
-    bool shadows;         /* cast the shared 1024² shadow map every frame */
+    bool shadows;         /* the shared 1024² shadow map (kept across frames, cast where the view moved or an edit landed) */
     uint32_t shadow_size; /* shadow map resolution (0 = 1024) */
     /* Viewer toggles, ignored by methods they do not apply to: wireframe overlay (mesh methods);
      * freeze_culling: methods that cull keep culling with the camera of the first frame drawn. */
@@ -144,13 +144,28 @@ typedef struct st_render_desc {
     st_water_desc water;
 } st_render_desc;
 
+#define ST_MAX_FRAME_PASSES 16
+
+/* One timed pass of a frame: a static name ("shadow", "upload", "near-cap", or one of the method's own:
+ * "march", "raster", "resolve", ...) and its GPU time, NAN when the adapter has no timestamps. */
+typedef struct st_pass_timing {
+    const char *name;
+    double gpu_ms;
+} st_pass_timing;
+
 typedef struct st_frame_timing {
     double gpu_ms;   /* sum of GPU timestamp intervals around each pass; NAN when unsupported */
     double cpu_ms;   /* CPU: record + submit + wait */
-    double shadow_gpu_ms; /* the shadow pass alone (included in gpu_ms); 0 when shadows are off */
-    double water_sim_gpu_ms; /* the ocean's simulation (included in gpu_ms); 0 without an ocean */
-    double water_gpu_ms;     /* the water surface: copies, geometry and shading (included); 0 without water */
+    /* every timed pass in recording order (their gpu_ms sum to gpu_ms): the upload, the shadow, the method's
+     * own, the near-plane cap, the water's ("water-sim", "water"); the names are there without timestamps too,
+     * so a frame's structure is known on every adapter */
+    uint32_t pass_count;
+    st_pass_timing passes[ST_MAX_FRAME_PASSES];
 } st_frame_timing;
+
+/* The GPU time of timing's passes called name, summed (a method may time several of one name): 0 when the frame
+ * has none (shadows off, no water), NAN when one of them has no timestamps. */
+double st_frame_timing_pass_ms(const st_frame_timing *timing, const char *name);
 
 /* A renderer of desc's method (NULL: ray at 1280×800) on the engine's level: its targets, its shadow map and
  * the method's own state, built now (a method that bakes or fits does so here). ST_ERR_INVALID without a level,

@@ -14,6 +14,7 @@ layout(set = 0, binding = 0, std140) uniform Globals {
     vec4 shadow_v;     // v = dot(p, xyz) + w
     vec4 shadow_d;     // depth along the light = dot(p, xyz) + w
     vec4 shadow_info;  // resolution, enabled, depth bias, normal offset
+    vec4 shadow_wrap;  // where logical texel (0, 0) is stored: the map is toroidal (src/render/passes/shadow.c)
 } g;
 
 // knobs.w: the axes along which the level does not wrap (st_level.wrap_x/wrap_y; surface.glsl says what lies past them)

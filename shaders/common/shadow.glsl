@@ -1,5 +1,7 @@
 // Shadow lookup into the shared map (src/render/passes/shadow.c): 2×2 bilinear comparison taps, with a normal
-// offset against acne on steep and vertical faces, fading to lit near the map's edge. Requires globals.glsl.
+// offset against acne on steep and vertical faces, fading to lit near the map's edge. The map is a window onto
+// a fixed texel grid stored toroidally, holding absolute depths: a tap's logical texel (clamped to the window)
+// is stored shadow_wrap further on, modulo the size. Requires globals.glsl.
 
 float shadow_lookup(vec3 p, vec3 n) {
     if (g.shadow_info.y == 0.0) return 1.0;
@@ -11,8 +13,11 @@ float shadow_lookup(vec3 p, vec3 n) {
     ivec2 i0 = ivec2(floor(st));
     vec2 f = st - vec2(i0);
     float lit[4];
+    int texels = int(size);
+    ivec2 wrap = ivec2(g.shadow_wrap.xy);
     for (int k = 0; k < 4; k++) {
-        ivec2 c = clamp(i0 + ivec2(k & 1, k >> 1), ivec2(0), ivec2(int(size) - 1));
+        ivec2 c = clamp(i0 + ivec2(k & 1, k >> 1), ivec2(0), ivec2(texels - 1)) + wrap;
+        c -= texels * ivec2(greaterThanEqual(c, ivec2(texels)));
         lit[k] = depth <= texelFetch(shadow_map, c, 0).r + g.shadow_info.z ? 1.0 : 0.0;
     }
     float mean = mix(mix(lit[0], lit[1], f.x), mix(lit[2], lit[3], f.x), f.y);

@@ -1,63 +1,13 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
-// Painted: shades a bar face with the shared path at the first SOLID point of the pixel's ray from the face —
-// the texel whose column it enters first, on that column's layer — so a face is shaded as the ray method shades
-// the same surface. The fragment's own position is not enough: its height is interpolated, so on a face at
-// exactly low, mid or high half the fragments fall on the wrong side of the layer tests (ceiling stripes,
-// cave-floor bands); and a merged far block's bars stand for the highest of its cells, so the texel under a
-// fragment may be a lower one, of another material (far walls that change colour).
+// Painted: shades a bar face at the first SOLID point of the pixel's ray from the face (paint_shade.glsl).
 #include "globals.glsl"
 #include "surface.glsl"
 #include "shading.glsl"
+#include "paint_shade.glsl"
 
 layout(location = 0) in vec3 world;
 layout(location = 1) flat in ivec4 block; // x0, y0, size, bar
 layout(location = 0) out vec4 out_color;
 
-// Walks the pixel's ray from the fragment (on the block's bar face) through the texel columns, at most 16,
-// and returns the first SOLID point and its cell; false when there is none within them. A merged block's
-// bars stand proud of its lower cells, so the ray may meet the terrain a few cells behind the face, also
-// in the next block.
-bool first_solid(vec3 o, vec3 dir, out ivec2 cell, out vec3 hit) {
-    vec3 d = mix(dir, vec3(1e-7), lessThan(abs(dir), vec3(1e-7)));
-    vec2 inv = 1.0 / d.xy;
-    ivec2 stp = ivec2(sign(d.xy));
-    vec2 far_side = step(vec2(0.0), d.xy);
-    ivec2 c = clamp(ivec2(floor(o.xy)), block.xy, block.xy + block.z - 1);
-    float u0 = 0.0;
-    for (int k = 0; k < 16; k++) {
-        vec2 tt = (vec2(c) + far_side - o.xy) * inv;
-        float u1 = max(min(tt.x, tt.y), u0);
-        float th = column_entry(surface_at(c), o.z, d.z, u0, u1);
-        if (th >= 0.0) {
-            cell = c;
-            hit = o + d * th;
-            return true;
-        }
-        if (tt.x <= tt.y) c.x += stp.x;
-        else c.y += stp.y;
-        u0 = u1;
-    }
-    return false;
-}
-
-void main() {
-    vec2 lo = vec2(block.xy) + 1e-3, hi = vec2(block.xy + block.z) - 1e-3;
-    vec3 p = vec3(clamp(world.xy, lo, hi), world.z);
-    ivec2 cell;
-    vec3 q;
-    bool slab;
-    if (first_solid(p, normalize(world - g.eye.xyz), cell, q)) {
-        Surface s = surface_at(cell);
-        slab = s.dual && q.z >= 0.5 * (s.low + s.mid); // which of the column's two intervals it entered
-    } else {
-        cell = ivec2(floor(p.xy)); // what the block's bar face covers: the bar's own layer
-        q = p;
-        slab = block.w == 1;
-    }
-    Surface s = surface_at(cell);
-    // on that interval and inside that texel, as the ray method's hit point is (a SOLID point)
-    q.z = slab && s.dual ? clamp(q.z, s.mid, s.high) : min(q.z, s.low);
-    q.xy = clamp(q.xy, vec2(cell) + 1e-3, vec2(cell) + 1.0 - 1e-3);
-    out_color = vec4(shade_point(q, s, vec3(0.0)), 1.0);
-}
+void main() { out_color = vec4(paint_shade(world, block), 1.0); }

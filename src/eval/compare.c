@@ -52,6 +52,7 @@ typedef struct run_state {
     uint8_t **ref_rgba;  /* per view: the reference shaded by the shared formula */
     uint8_t *rgba;
     float *depth, *dist, *delta_e;
+    st_frame_timing *timings; /* a view's timed frames */
     uint8_t *heat;
     st_mosaic grid, heatmap, colormap;
     uint32_t grid_factor, heat_factor;
@@ -69,6 +70,7 @@ static void run_state_free(run_state *s) {
     free(s->ref_dist);
     free(s->ref_rgba);
     free(s->rgba);
+    free(s->timings);
     free(s->depth);
     free(s->dist);
     free(s->delta_e);
@@ -122,12 +124,23 @@ static st_result run_method(run_state *s, size_t m, double start, size_t *done, 
         const st_camera *cam = &r->cameras[v];
         st_frame_timing ft;
         double wall;
+        /* the shadow pass of the view's first frame: the camera has just moved here, so the map is cast anew
+         * (wholly or mostly), where the timed frames that follow cast nothing */
+        row->shadow_first_ms = NAN;
+        bool first = true;
         if (v == 0) { /* the method's very first frame pays for whatever it builds lazily */
             res = draw_timed(rn, cam, &wall, &ft, err);
             cm->first_frame_ms = wall;
+            if (!res) row->shadow_first_ms = st_frame_timing_pass_ms(&ft, "shadow");
+            first = false;
         }
         row->warmup_ms = 0;
-        if (!res) res = st_eval_warm_up(rn, cam, r->warmup, &row->warmup_ms, err);
+        st_frame_timing warm_first;
+        if (!res) res = st_eval_warm_up_first(rn, cam, r->warmup, &row->warmup_ms, &warm_first, err);
+        if (!res && first && warm_first.pass_count) {
+            row->shadow_first_ms = st_frame_timing_pass_ms(&warm_first, "shadow");
+            first = false;
+        }
         if (v == 0) {
             cm->warmup_ms = row->warmup_ms;
             /* lazily built data exists now: the device's usage with this renderer live */
@@ -141,14 +154,19 @@ static st_result run_method(run_state *s, size_t m, double start, size_t *done, 
         double shadow = 0;
         for (uint32_t k = 0; k < r->frames && !res; k++) {
             if (cancelled(s)) res = st_error_set(err, ST_ERR_CANCELLED, "interrupted");
-            if (!res) res = draw_timed(rn, cam, NULL, &ft, err);
-            row->gpu_ms[k] = ft.gpu_ms;
-            row->cpu_ms[k] = ft.cpu_ms;
-            shadow += ft.shadow_gpu_ms;
-            if (!isfinite(ft.gpu_ms)) row->gpu_timing = false;
+            if (!res) res = draw_timed(rn, cam, NULL, &s->timings[k], err);
+            if (res) break;
+            row->gpu_ms[k] = s->timings[k].gpu_ms;
+            row->cpu_ms[k] = s->timings[k].cpu_ms;
+            shadow += st_frame_timing_pass_ms(&s->timings[k], "shadow");
+            if (!isfinite(s->timings[k].gpu_ms)) row->gpu_timing = false;
+            if (first) row->shadow_first_ms = st_frame_timing_pass_ms(&s->timings[k], "shadow");
+            first = false;
         }
         if (res) break;
         row->shadow_ms = row->gpu_timing && r->frames ? shadow / (double)r->frames : NAN;
+        if (!row->gpu_timing || !r->shadows) row->shadow_first_ms = NAN;
+        st_pass_set_mean(s->timings, r->frames, &row->passes);
         row->cpu = st_stats_of(row->cpu_ms, r->frames);
         if (row->gpu_timing) row->gpu = st_stats_of(row->gpu_ms, r->frames);
         else row->gpu = (st_stats){NAN, NAN, NAN, NAN, NAN, 0};
@@ -237,9 +255,10 @@ static st_result run_water(run_state *s, double start, st_error *err) {
             if (!res) res = draw_timed(rn, &r->cameras[v], NULL, &ft, err);
             if (res) continue;
             if (!isfinite(ft.gpu_ms)) w->gpu_timing = false;
-            sim += ft.water_sim_gpu_ms;
-            surf += ft.water_gpu_ms;
-            terrain += ft.gpu_ms - ft.water_sim_gpu_ms - ft.water_gpu_ms;
+            double sim_ms = st_frame_timing_pass_ms(&ft, "water-sim"), surf_ms = st_frame_timing_pass_ms(&ft, "water");
+            sim += sim_ms;
+            surf += surf_ms;
+            terrain += ft.gpu_ms - sim_ms - surf_ms;
             cpu += ft.cpu_ms;
         }
         double n = r->frames ? (double)r->frames : 1;
@@ -322,7 +341,8 @@ static st_result setup(run_state *s, st_error *err) {
     s->delta_e = malloc(n * sizeof(float));
     s->ref_dist = calloc(r->view_count, sizeof(float *));
     s->ref_rgba = calloc(r->view_count, sizeof(uint8_t *));
-    if (!s->rgba || !s->heat || !s->depth || !s->dist || !s->delta_e || !s->ref_dist || !s->ref_rgba)
+    s->timings = calloc(r->frames, sizeof *s->timings);
+    if (!s->timings || !s->rgba || !s->heat || !s->depth || !s->dist || !s->delta_e || !s->ref_dist || !s->ref_rgba)
         return st_error_set(err, ST_ERR_NOMEM, "compare: out of memory for %ux%u images", r->width, r->height);
     s->grid_factor = (r->width + GRID_TILE_MAX_W - 1) / GRID_TILE_MAX_W;
     s->heat_factor = (r->width + HEAT_TILE_MAX_W - 1) / HEAT_TILE_MAX_W;

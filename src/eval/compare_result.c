@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "strata/eval.h"
 
@@ -67,6 +68,36 @@ void st_compare_summarize(st_compare_result *r) {
             if (isfinite(x)) shadow += x, ks++;
         }
         r->methods[m].shadow_ms = ks ? shadow / (double)ks : NAN;
+        double first = 0;
+        size_t kf = 0;
+        for (size_t v = 0; v < r->view_count; v++) {
+            double x = r->rows[m * r->view_count + v].shadow_first_ms;
+            if (isfinite(x)) first += x, kf++;
+        }
+        r->methods[m].shadow_first_ms = kf ? first / (double)kf : NAN;
+        /* per pass: the mean over the timed views, each pass's names in the order the views first show them */
+        st_pass_set *ps = &r->methods[m].passes;
+        memset(ps, 0, sizeof *ps);
+        for (size_t v = 0; v < r->view_count; v++) {
+            const st_pass_set *rp = &r->rows[m * r->view_count + v].passes;
+            for (uint32_t i = 0; i < rp->count; i++) {
+                uint32_t j = 0;
+                while (j < ps->count && strcmp(ps->passes[j].name, rp->passes[i].name) != 0) j++;
+                if (j == ps->count && ps->count < ST_MAX_FRAME_PASSES) {
+                    ps->passes[j] = (st_pass_stat){.ms = 0};
+                    snprintf(ps->passes[j].name, sizeof ps->passes[j].name, "%s", rp->passes[i].name);
+                    ps->count++;
+                }
+            }
+        }
+        for (uint32_t j = 0; j < ps->count; j++) {
+            double total = 0;
+            for (size_t v = 0; v < r->view_count; v++) {
+                const st_compare_row *row = &r->rows[m * r->view_count + v];
+                if (row->frames && isfinite(row->avg_ms)) total += st_pass_set_ms(&row->passes, ps->passes[j].name);
+            }
+            ps->passes[j].ms = k ? total / (double)k : NAN;
+        }
         r->methods[m].mean_ms = k ? sum / (double)k : NAN;
         r->methods[m].ci95_ms = k && !one_frame ? 1.96 * sqrt(var) / (double)k : NAN;
     }

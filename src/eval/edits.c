@@ -23,6 +23,7 @@ static const struct {
 } update_classes[] = {
     {"voxel", ST_UPDATE_REBUILD},
     {"voxel-compute", ST_UPDATE_REBUILD},
+    {"slice-compute", ST_UPDATE_REBUILD}, /* the air tables of the dirty cells, re-built in the next frame */
     {"mesh", ST_UPDATE_REFIT},
     {"mesh-compute", ST_UPDATE_REFIT},
 };
@@ -174,14 +175,17 @@ static st_result consistency(st_engine *engine, st_renderer *inc, const st_rende
     st_renderer *fresh = NULL;
     res = st_renderer_create(engine, rd, &fresh, err);
     if (res) return st_error_prefix(err, "fresh renderer of the edited level");
-    st_frame_timing ft;
     if (!res) res = st_eval_warm_up(fresh, cam, warmup, NULL, err);
     double cpu[64], gpu[64];
+    st_frame_timing *frames = calloc(steady ? steady : 1, sizeof *frames);
+    if (!frames) res = st_error_set(err, ST_ERR_NOMEM, "edit: out of memory");
     for (uint32_t k = 0; k < steady && !res; k++) {
-        res = st_renderer_draw(fresh, cam, &ft, err);
-        cpu[k] = ft.cpu_ms;
-        gpu[k] = ft.gpu_ms;
+        res = st_renderer_draw(fresh, cam, &frames[k], err);
+        cpu[k] = frames[k].cpu_ms;
+        gpu[k] = frames[k].gpu_ms;
     }
+    if (!res) st_pass_set_median(frames, steady, &row->steady_passes);
+    free(frames);
     if (!res) res = readback(fresh, view, b->rgba_b, b->depth, b->dist_b, err);
     if (!res) row->changed_pct = st_image_changed_pct(b->before, b->dist_b, w, h);
     /* the close camera's target, from the same fresh renderer (a second fit of the edited mesh is not needed) */
@@ -261,6 +265,7 @@ st_result st_edit_measure(st_engine *engine, const st_level *original, st_level 
     row->repeats = repeats;
     row->gpu_timing = true;
     double update_ms[ST_EDIT_MAX_REPEATS];
+    st_frame_timing first[ST_EDIT_MAX_REPEATS];
     for (uint32_t rep = 0; rep < repeats && !res; rep++) {
         /* every repeat starts from the unedited level with a renderer built on it */
         restore(work, original);
@@ -285,6 +290,7 @@ st_result st_edit_measure(st_engine *engine, const st_level *original, st_level 
         update_ms[rep] = st_time_ms() - t0;
         if (!res) res = st_renderer_draw(rn, &cam, &ft, err);
         if (!res) {
+            first[rep] = ft;
             row->first_cpu_ms[rep] = update_ms[rep] + ft.cpu_ms;
             row->first_gpu_ms[rep] = ft.gpu_ms;
             if (!isfinite(ft.gpu_ms)) row->gpu_timing = false;
@@ -308,6 +314,7 @@ st_result st_edit_measure(st_engine *engine, const st_level *original, st_level 
     if (back) return back;
     row->first_cpu_median = median_of(row->first_cpu_ms, repeats);
     row->first_gpu_median = row->gpu_timing ? median_of(row->first_gpu_ms, repeats) : NAN;
+    st_pass_set_median(first, repeats, &row->first_passes);
     row->first_cpu_p25 = percentile_of(row->first_cpu_ms, repeats, 25);
     row->first_cpu_p75 = percentile_of(row->first_cpu_ms, repeats, 75);
     row->update_cpu_median = median_of(update_ms, repeats);

@@ -23,6 +23,10 @@ st_result st_eval_open_run(const st_engine_desc *ed, const st_level *level, cons
  * at 1.5 ms instead of 0.26). *wall_ms (may be NULL) gets the CPU wall time spent. */
 #define ST_EVAL_WARM_UP_MS 200.0
 st_result st_eval_warm_up(st_renderer *rn, const st_camera *cam, uint32_t frames, double *wall_ms, st_error *err);
+/* The same, keeping the timing of its first frame (the camera's first: the shadow map is cast anew there) in
+ * *first when it draws any (first->pass_count = 0 and gpu_ms NAN otherwise). */
+st_result st_eval_warm_up_first(st_renderer *rn, const st_camera *cam, uint32_t frames, double *wall_ms,
+                                st_frame_timing *first, st_error *err);
 
 /* One results folder per run (run_dir.c): files go to `work` while the run lasts; commit renames it to
  * `final` = root/<UTC time>-<tag>-<digest of settings> and points root/latest at it; abort removes it. */

@@ -19,6 +19,18 @@ void st_eval_json_number(cJSON *o, const char *name, double v) {
     else cJSON_AddNullToObject(o, name);
 }
 
+/* [{ "name", "ms" }] of a pass set, ms null without timestamps. */
+static cJSON *pass_array(const st_pass_set *set) {
+    cJSON *a = cJSON_CreateArray();
+    for (uint32_t i = 0; i < set->count; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", set->passes[i].name);
+        st_eval_json_number(o, "ms", set->passes[i].ms);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
 void st_eval_json_adapter(cJSON *root, const char *name, const char *device_type) {
     cJSON *ad = cJSON_AddObjectToObject(root, "adapter");
     cJSON_AddStringToObject(ad, "name", name);
@@ -130,6 +142,8 @@ static void add_edits(cJSON *root, const st_compare_result *r) {
         st_eval_json_number(o, "update_cpu_ms", w->update_cpu_median);
         st_eval_json_number(o, "edit_overhead_cpu_ms", w->overhead_cpu_ms);
         st_eval_json_number(o, "edit_overhead_gpu_ms", w->overhead_gpu_ms);
+        cJSON_AddItemToObject(o, "first_post_edit_passes", pass_array(&w->first_passes));
+        cJSON_AddItemToObject(o, "steady_edited_passes", pass_array(&w->steady_passes));
         if (w->consistent_after) cJSON_AddNumberToObject(o, "consistent_after_frames", w->consistent_after);
         else cJSON_AddNullToObject(o, "consistent_after_frames");
         st_eval_json_number(o, "class_mismatch_pct", w->final.mismatch_pct);
@@ -264,6 +278,8 @@ st_result st_compare_write_json(const st_compare_result *r, const char *path, st
         cJSON_AddNumberToObject(o, "method_gpu_bytes", (double)cm->gpu_bytes);
         cJSON_AddNumberToObject(o, "method_cpu_bytes", (double)cm->cpu_bytes);
         st_eval_json_number(o, "shadow_ms", cm->shadow_ms);
+        st_eval_json_number(o, "shadow_first_frame_ms", cm->shadow_first_ms);
+        cJSON_AddItemToObject(o, "passes", pass_array(&cm->passes));
         if (cm->device_usage_known) cJSON_AddNumberToObject(o, "device_usage_delta_bytes", (double)cm->device_usage_delta);
         else cJSON_AddNullToObject(o, "device_usage_delta_bytes");
         if (cm->knob[0]) {
@@ -292,6 +308,8 @@ st_result st_compare_write_json(const st_compare_result *r, const char *path, st
         cJSON_AddItemToObject(o, "cpu_ms", num_array(row->cpu_ms, row->frames));
         st_eval_json_number(o, "warmup_ms", row->warmup_ms);
         st_eval_json_number(o, "shadow_gpu_ms", row->shadow_ms);
+        st_eval_json_number(o, "shadow_first_frame_ms", row->shadow_first_ms);
+        cJSON_AddItemToObject(o, "passes", pass_array(&row->passes));
         st_eval_json_number(o, "see_through", row->metrics.see_through);
         st_eval_json_number(o, "covers_sky", row->metrics.covers_sky);
         st_eval_json_number(o, "depth_p50", row->metrics.depth_p50);

@@ -992,9 +992,9 @@ st_result st_tin_fit(st_tin *tin, const st_tin_desc *desc, st_error *err) {
             inner_idx[i] = horiz ? (uint32_t)inner * (uint32_t)W + i : i * (uint32_t)W + (uint32_t)inner;
         }
         side_row rows[2] = {{{desc->low, desc->mid, desc->high}, desc->dual, inner_idx}};
-        uint32_t row_count = 1;
+        uint32_t row_count = desc->sides_alone ? 0 : 1;
         const st_tin_outside *o = &desc->outside[side];
-        if (o->low) rows[row_count++] = (side_row){{o->low, o->mid, o->high}, o->dual, NULL};
+        if (o->low && !desc->sides_alone) rows[row_count++] = (side_row){{o->low, o->mid, o->high}, o->dual, NULL};
         double e = simplify_side(&c, w->dp, n, rows, row_count, w->dp_keep, btol);
         if (e > max_err) max_err = e;
         for (uint32_t i = 1; i + 1 < n; i++) {

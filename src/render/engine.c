@@ -107,6 +107,10 @@ st_result st_engine_update_level(st_engine *e, st_rect rect, st_error *err) {
     st_result r = ST_OK;
     for (int i = 0; i < ST_MAX_RENDERERS && !r; i++) {
         st_renderer *rd = e->renderers[i];
+        for (uint32_t k = 0; rd && k < rd->pass_count; k++) {
+            const st_frame_pass *p = &rd->passes[k];
+            if (p->ops && p->ops->level_updated) p->ops->level_updated(rd, p->state, rect);
+        }
         if (rd && rd->ops->level_updated) r = rd->ops->level_updated(rd, rd->state, rect, err);
     }
     return r;

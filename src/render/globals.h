@@ -23,6 +23,7 @@ typedef struct st_globals_gpu {
     float shadow_v[4];     /* v = dot(p, xyz) + w */
     float shadow_d[4];     /* depth along the light = dot(p, xyz) + w */
     float shadow_info[4];  /* resolution, enabled (0/1), depth bias, normal offset */
+    float shadow_wrap[4];  /* shadow map: where logical texel (0, 0) is stored (x, y); the map is toroidal */
 } st_globals_gpu;
 
 /* The fog (and sky) colour in linear light: what a frame is cleared to. */

@@ -13,7 +13,7 @@
 /* Uniform ray-march steps when st_method_knobs.ray_steps is 0: the globals carry them to every shader that
  * marches (the ray methods' knob, and the refinement of others). */
 #define ST_RAY_STEPS_DEFAULT 128u
-#define ST_MAX_PASS_STAMPS 32
+#define ST_MAX_PASS_STAMPS 64
 
 
 /* The terrain on the GPU (terrain_gpu.c): the level's texel pairs as one RGBA8_UINT (W/2)×H texture of
@@ -27,6 +27,8 @@ st_result st_terrain_gpu_set_level(st_terrain_gpu *t, const st_level *level, st_
 /* Queues the texels of rect (clipped to the level) for the next frame's upload; returns the clipped rect
  * (empty when nothing is left or no level is set). */
 st_rect st_terrain_gpu_queue(st_terrain_gpu *t, st_rect rect);
+/* Whether an upload is queued for the next frame. */
+bool st_terrain_gpu_has_pending(const st_terrain_gpu *t);
 /* Records the queued upload (if any) into a frame's command buffer, before any pass reads the texture. */
 st_result st_terrain_gpu_record_pending(st_terrain_gpu *t, VkCommandBuffer cmd, st_error *err);
 VkImageView st_terrain_gpu_view(const st_terrain_gpu *t);
@@ -96,7 +98,7 @@ typedef struct st_method_ops {
     st_target_kind targets;
     st_result (*create)(st_renderer *r, void **state, st_error *err);
     void (*destroy)(st_renderer *r, void *state);
-    /* Records the frame's passes; each pass bracketed by st_renderer_stamp pairs. */
+    /* Records the frame's passes, each a named timed pass (st_renderer_pass_begin/next/end). */
     void (*record)(st_renderer *r, void *state, VkCommandBuffer cmd);
     /* Optional: the level changed inside rect (already uploaded to the terrain texture). */
     st_result (*level_updated)(st_renderer *r, void *state, st_rect rect, st_error *err);
@@ -121,19 +123,18 @@ typedef struct st_pass_ops {
     void (*destroy)(st_renderer *r, void *state);
     /* Optional: the pass's share of the frame's globals, after the camera's (r->view is the frame's view). */
     void (*fill_globals)(st_renderer *r, void *state, st_globals_gpu *g);
-    /* Records the pass into the frame (maybe nothing); GPU work bracketed by st_renderer_stamp pairs. */
+    /* Records the pass into the frame (maybe nothing); GPU work as named timed passes
+     * (st_renderer_pass_begin/next/end), which st_frame_timing.passes reports. */
     void (*record)(st_renderer *r, void *state, VkCommandBuffer cmd);
-    /* Optional: the pass's timestamp pairs of the frame just drawn (ms each, in recording order) into its timing. */
-    void (*timing)(const st_renderer *r, const void *state, const double *pair_ms, uint32_t pairs,
-                   st_frame_timing *t);
+    /* Optional: the level changed inside rect (already queued for the next frame's upload). */
+    void (*level_updated)(st_renderer *r, void *state, st_rect rect);
 } st_pass_ops;
 
-#define ST_MAX_FRAME_PASSES 8
+#define ST_MAX_FRAME_ORDER 8
 
 typedef struct st_frame_pass {
     const st_pass_ops *ops; /* NULL: the method's own passes (st_method_ops.record) */
     void *state;
-    uint32_t first_stamp, stamps; /* its timestamps in the frame just recorded */
 } st_frame_pass;
 
 /* The frame's order: the passes and, as a NULL entry, the method (src/render/passes/registry.c). */
@@ -153,13 +154,20 @@ struct st_renderer {
     VkFence fence;
     VkQueryPool queries;
     uint32_t stamps;       /* timestamps written this frame */
+    /* this frame's timed passes: a name and the stamps that open and close it (UINT32_MAX: none written) */
+    struct {
+        const char *name;
+        uint32_t begin, end;
+    } timed[ST_MAX_FRAME_PASSES];
+    uint32_t timed_count;
+    bool timed_open;
     uint32_t frame_index;
     st_view view; /* the frame's camera, as the shaders see it (a store renderer's is camera-relative: eye 0,
                      view.origin the eye in double) */
     bool drawn;
     double time_s; /* st_renderer_set_time */
     /* the frame: the shared passes and the method's, in order (src/render/passes/registry.c) */
-    st_frame_pass passes[ST_MAX_FRAME_PASSES];
+    st_frame_pass passes[ST_MAX_FRAME_ORDER];
     uint32_t pass_count;
 };
 
@@ -168,8 +176,16 @@ const st_method_ops *st_method_ops_find(const char *name);
 /* The frame's camera into the globals and r->view, as st_renderer_draw does first. */
 void st_renderer_set_camera(st_renderer *r, const st_camera *camera);
 
+/* Timed passes. A frame's GPU time is the sum of its passes, each reported by name (st_frame_timing.passes),
+ * so a cost can be traced to the pass that spends it. `name` must be a static string. Begin opens a pass with
+ * a stamp at TOP_OF_PIPE; end closes it with one at ALL_COMMANDS (after every earlier command); next closes
+ * the open pass and opens `name` at that same stamp, so back-to-back passes cost one stamp between them.
+ * Beyond ST_MAX_FRAME_PASSES passes or ST_MAX_PASS_STAMPS stamps a frame's later passes go untimed. */
+void st_renderer_pass_begin(st_renderer *r, VkCommandBuffer cmd, const char *name);
+void st_renderer_pass_next(st_renderer *r, VkCommandBuffer cmd, const char *name);
+void st_renderer_pass_end(st_renderer *r, VkCommandBuffer cmd);
+
 /* Helpers for methods. */
-void st_renderer_stamp(st_renderer *r, VkCommandBuffer cmd, VkPipelineStageFlags2 stage);
 /* Begins dynamic rendering into the raster targets, cleared to the fog colour and far depth (0). */
 void st_renderer_begin_raster(st_renderer *r, VkCommandBuffer cmd);
 void st_renderer_end_raster(st_renderer *r, VkCommandBuffer cmd);
@@ -185,23 +201,30 @@ st_result st_renderer_set_create(st_renderer *r, const st_gpu_binding *bindings,
 st_result st_renderer_storage_targets_layout(st_renderer *r, VkDescriptorSetLayout *layout, VkDescriptorSet *set,
                                              st_error *err);
 
-/* The compute rasteriser's frame (src/render/vis_raster.c), shared by mesh-compute and cdlod-compute: a 64-bit
- * visibility buffer (depth bits | triangle id) filled by atomics from one invocation per triangle, triangles too
- * large for one invocation queued and shared out by an indirect pass, then a resolve pass per pixel. */
+/* The compute rasteriser's frame (src/render/vis_raster.c), shared by mesh-compute, cdlod-compute and
+ * paint-compute: a 64-bit visibility buffer (depth bits | primitive id) filled by atomics from one invocation per
+ * primitive, primitives too large for one invocation queued and shared out by an indirect pass, then a resolve
+ * pass per pixel. */
 typedef struct st_vis_raster {
     VkPipeline raster, big, resolve;
     VkBuffer vis;       /* the visibility buffer, cleared to 0 (nothing) every frame */
     VkBuffer big_queue; /* the indirect dispatch header {groups_x, split, 1, offered} and the queued ids */
     uint32_t big_split; /* workgroups per queued triangle: the header's groups_y */
+    /* words of the queue's header cleared each frame: {0, big_split, 1, 0} then zeros (0 = 4; at most 16) */
+    uint32_t header_words;
+    const char *raster_name; /* the first pass's timed name (NULL = "raster") */
+    bool untimed; /* inside a pass the caller times (the water's): no timed passes of its own */
 } st_vis_raster;
 /* The dispatch grid for `triangles` invocations in 64-wide groups: gx × gy groups, gx ≤ 65535; the shaders
  * get gx · 64 as their row width. */
 void st_vis_raster_grid(uint32_t triangles, uint32_t *gx, uint32_t *gy);
-/* Clears the visibility buffer and the big queue's header, ordered before the passes that follow. */
-void st_vis_raster_clear(const st_vis_raster *v, VkCommandBuffer cmd);
-/* The three passes after the caller bound its sets and pushed its constants: the gx × gy grid of triangles
- * (none when gx is 0), the queued big triangles, the resolve over width × height pixels. */
-void st_vis_raster_dispatch(const st_vis_raster *v, VkCommandBuffer cmd, uint32_t gx, uint32_t gy, uint32_t width,
-                            uint32_t height);
+/* Opens the timed pass "clear" (none when v->untimed, as for every pass below) and clears the visibility buffer and the big queue's header, ordered before the
+ * passes that follow. */
+void st_vis_raster_clear(st_renderer *r, const st_vis_raster *v, VkCommandBuffer cmd);
+/* The three passes after the caller bound its sets and pushed its constants, timed as "raster" (raster_name),
+ * "big" and
+ * "resolve" (the open "clear" ends at the first): the gx × gy grid of triangles (none when gx is 0), the queued
+ * big triangles, the resolve over the renderer's pixels. The last pass is closed on return. */
+void st_vis_raster_dispatch(st_renderer *r, const st_vis_raster *v, VkCommandBuffer cmd, uint32_t gx, uint32_t gy);
 
 #endif

@@ -1,7 +1,7 @@
 /* The renderer: one method at one size. Owns the colour and reverse-Z depth targets, the per-frame
  * globals, a command buffer and a timestamp query pool. A frame is a sequence of passes (src/render/passes/:
- * the shadow map, the method's own passes, the near-plane cap), recorded, submitted and waited on (serial
- * latency, not throughput); GPU time is the sum of the frame's timestamped passes. */
+ * the shadow map, the method's own passes, the near-plane cap, the water), recorded, submitted and waited on
+ * (serial latency, not throughput); GPU time is the sum of the frame's named, timestamped passes. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,11 +9,49 @@
 #include "render/render_internal.h"
 #include "strata/shading.h"
 
-void st_renderer_stamp(st_renderer *r, VkCommandBuffer cmd, VkPipelineStageFlags2 stage) {
-    /* A pass's closing stamp at ALL_COMMANDS waits for every earlier command; adapters whose timestamps do
-     * not honour that (lavapipe) have timestamps switched off (src/gpu/context.c). */
-    if (!r->engine->gpu->timestamps || r->stamps >= ST_MAX_PASS_STAMPS) return;
-    vkCmdWriteTimestamp2(cmd, stage, r->queries, r->stamps++);
+/* A stamp's index, or UINT32_MAX when none is written. A pass's closing stamp at ALL_COMMANDS waits for every
+ * earlier command; adapters whose timestamps do not honour that (lavapipe) have timestamps switched off
+ * (src/gpu/context.c). */
+static uint32_t write_stamp(st_renderer *r, VkCommandBuffer cmd, VkPipelineStageFlags2 stage) {
+    if (!r->engine->gpu->timestamps || r->stamps >= ST_MAX_PASS_STAMPS) return UINT32_MAX;
+    vkCmdWriteTimestamp2(cmd, stage, r->queries, r->stamps);
+    return r->stamps++;
+}
+
+void st_renderer_pass_begin(st_renderer *r, VkCommandBuffer cmd, const char *name) {
+    if (r->timed_open) st_renderer_pass_end(r, cmd);
+    if (r->timed_count >= ST_MAX_FRAME_PASSES) return;
+    r->timed[r->timed_count].name = name;
+    r->timed[r->timed_count].begin = write_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    r->timed[r->timed_count].end = UINT32_MAX;
+    r->timed_count++;
+    r->timed_open = true;
+}
+
+void st_renderer_pass_end(st_renderer *r, VkCommandBuffer cmd) {
+    if (!r->timed_open) return;
+    r->timed[r->timed_count - 1].end = write_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    r->timed_open = false;
+}
+
+void st_renderer_pass_next(st_renderer *r, VkCommandBuffer cmd, const char *name) {
+    if (!r->timed_open || r->timed_count >= ST_MAX_FRAME_PASSES) {
+        st_renderer_pass_begin(r, cmd, name);
+        return;
+    }
+    uint32_t shared = write_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    r->timed[r->timed_count - 1].end = shared;
+    r->timed[r->timed_count].name = name;
+    r->timed[r->timed_count].begin = shared;
+    r->timed[r->timed_count].end = UINT32_MAX;
+    r->timed_count++;
+}
+
+double st_frame_timing_pass_ms(const st_frame_timing *t, const char *name) {
+    double ms = 0;
+    for (uint32_t i = 0; i < t->pass_count && i < ST_MAX_FRAME_PASSES; i++)
+        if (t->passes[i].name && strcmp(t->passes[i].name, name) == 0) ms += t->passes[i].gpu_ms;
+    return ms;
 }
 
 void st_renderer_begin_raster(st_renderer *r, VkCommandBuffer cmd) {
@@ -172,7 +210,7 @@ st_result st_renderer_create(st_engine *e, const st_render_desc *desc, st_render
      * shadow pass fills set 0's binding 2). */
     uint32_t order_count = 0;
     const st_pass_ops *const *order = st_frame_order(&order_count);
-    for (uint32_t i = 0; i < order_count && i < ST_MAX_FRAME_PASSES && !res; i++) {
+    for (uint32_t i = 0; i < order_count && i < ST_MAX_FRAME_ORDER && !res; i++) {
         r->passes[i].ops = order[i];
         r->pass_count = i + 1;
         if (order[i]) res = order[i]->create(r, &r->passes[i].state, err);
@@ -270,7 +308,13 @@ st_result st_renderer_draw(st_renderer *r, const st_camera *cam, st_frame_timing
     if (res) return res;
     if (r->queries) vkCmdResetQueryPool(cmd, r->queries, 0, ST_MAX_PASS_STAMPS);
     r->stamps = 0;
+    r->timed_count = 0;
+    r->timed_open = false;
+    /* an edit's rows travel in this frame: timed as their own pass, so the first post-edit frame shows them */
+    bool upload = st_terrain_gpu_has_pending(r->engine->terrain);
+    if (upload) st_renderer_pass_begin(r, cmd, "upload");
     res = st_terrain_gpu_record_pending(r->engine->terrain, cmd, err);
+    if (upload) st_renderer_pass_end(r, cmd);
     if (res) {
         vkEndCommandBuffer(cmd);
         return res;
@@ -300,10 +344,9 @@ st_result st_renderer_draw(st_renderer *r, const st_camera *cam, st_frame_timing
     if (store) st_large_world_begin_frame(r->engine->world);
     for (uint32_t i = 0; i < r->pass_count; i++) {
         st_frame_pass *p = &r->passes[i];
-        p->first_stamp = r->stamps;
         if (p->ops) p->ops->record(r, p->state, cmd);
         else r->ops->record(r, r->state, cmd);
-        p->stamps = r->stamps - p->first_stamp;
+        st_renderer_pass_end(r, cmd); /* a timed pass left open ends with its recorder */
     }
     /* the frame's tile uploads are submitted before the frame that may read them */
     if (store) res = st_large_world_end_frame(r->engine->world, err);
@@ -323,29 +366,20 @@ st_result st_renderer_draw(st_renderer *r, const st_camera *cam, st_frame_timing
     if (timing) {
         timing->cpu_ms = t1 - t0;
         timing->gpu_ms = NAN;
-        timing->shadow_gpu_ms = 0;
-        timing->water_sim_gpu_ms = 0;
-        timing->water_gpu_ms = 0;
-        if (r->queries && r->stamps >= 2) {
-            uint64_t ticks[ST_MAX_PASS_STAMPS];
-            VkResult vr = vkGetQueryPoolResults(dev, r->queries, 0, r->stamps, sizeof ticks, ticks, sizeof(uint64_t),
-                                                VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-            if (vr == VK_SUCCESS) {
-                uint64_t sum = 0;
-                for (uint32_t i = 0; i + 1 < r->stamps; i += 2) sum += ticks[i + 1] - ticks[i];
-                timing->gpu_ms = (double)sum * gpu->timestamp_ns * 1e-6;
-                /* each pass's own pairs, for the passes that report them apart */
-                for (uint32_t i = 0; i < r->pass_count; i++) {
-                    const st_frame_pass *p = &r->passes[i];
-                    if (!p->ops || !p->ops->timing) continue;
-                    double pair_ms[ST_MAX_PASS_STAMPS / 2];
-                    uint32_t pairs = 0;
-                    for (uint32_t k = p->first_stamp; k + 1 < p->first_stamp + p->stamps; k += 2)
-                        pair_ms[pairs++] = (double)(ticks[k + 1] - ticks[k]) * gpu->timestamp_ns * 1e-6;
-                    p->ops->timing(r, p->state, pair_ms, pairs, timing);
-                }
-            }
+        timing->pass_count = r->timed_count;
+        uint64_t ticks[ST_MAX_PASS_STAMPS];
+        bool have = r->queries && r->stamps >= 2 &&
+                    vkGetQueryPoolResults(dev, r->queries, 0, r->stamps, sizeof ticks, ticks, sizeof(uint64_t),
+                                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) == VK_SUCCESS;
+        double sum = 0;
+        for (uint32_t i = 0; i < r->timed_count; i++) {
+            uint32_t b = r->timed[i].begin, e = r->timed[i].end;
+            double ms = have && b < r->stamps && e < r->stamps ? (double)(ticks[e] - ticks[b]) * gpu->timestamp_ns * 1e-6
+                                                               : NAN;
+            timing->passes[i] = (st_pass_timing){r->timed[i].name, ms};
+            if (isfinite(ms)) sum += ms;
         }
+        if (have) timing->gpu_ms = sum;
     }
     return ST_OK;
 }

@@ -75,6 +75,8 @@ st_rect st_terrain_gpu_queue(st_terrain_gpu *t, st_rect rect) {
     return rect;
 }
 
+bool st_terrain_gpu_has_pending(const st_terrain_gpu *t) { return !st_rect_empty(t->pending); }
+
 st_result st_terrain_gpu_record_pending(st_terrain_gpu *t, VkCommandBuffer cmd, st_error *err) {
     if (st_rect_empty(t->pending)) return ST_OK;
     st_rect rect = t->pending;

@@ -444,7 +444,7 @@ static void prepare(st_renderer *r, cdlod_state *s) {
 static void cdlod_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     cdlod_state *s = state;
     prepare(r, s);
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    st_renderer_pass_begin(r, cmd, "draw");
     st_renderer_begin_raster(r, cmd);
     VkDescriptorSet sets[2] = {r->globals_set, s->set};
     if (s->patches) {
@@ -458,7 +458,7 @@ static void cdlod_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         }
     }
     st_renderer_end_raster(r, cmd);
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    st_renderer_pass_end(r, cmd);
 }
 
 static void cdlod_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
@@ -469,16 +469,14 @@ static void cdlod_compute_record(st_renderer *r, void *state, VkCommandBuffer cm
     uint32_t total = total64 > UINT32_MAX - 64 ? UINT32_MAX - 64 : (uint32_t)total64;
     st_vis_raster v = {.raster = s->raster_pipeline, .big = s->big_pipeline, .resolve = s->resolve_pipeline,
                        .vis = s->vis.buffer, .big_queue = s->big.buffer, .big_split = CDLOD_BIG_SPLIT};
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
-    st_vis_raster_clear(&v, cmd);
+    st_vis_raster_clear(r, &v, cmd);
     VkDescriptorSet sets[3] = {r->globals_set, s->set, s->targets_set};
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 3, sets, 0, NULL);
     uint32_t gx, gy;
     st_vis_raster_grid(total, &gx, &gy);
     cdlod_compute_push push = {.tri_total = total, .big_cap = CDLOD_BIG_CAP, .row_threads = gx * 64};
     vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof push, &push);
-    st_vis_raster_dispatch(&v, cmd, gx, gy, r->width, r->height);
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    st_vis_raster_dispatch(r, &v, cmd, gx, gy);
 }
 
 static uint64_t cdlod_gpu_bytes(const st_renderer *r, const void *state) {

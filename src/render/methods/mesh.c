@@ -497,7 +497,7 @@ static void mesh_issue_draws(const mesh_state *s, VkCommandBuffer cmd) {
 static void mesh_record_draws(st_renderer *r, void *state, VkCommandBuffer cmd) {
     mesh_state *s = state;
     select_draws(r, s);
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    st_renderer_pass_begin(r, cmd, "draw");
     st_renderer_begin_raster(r, cmd);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->pipeline);
     VkDescriptorSet sets[2] = {r->globals_set, s->set};
@@ -509,7 +509,7 @@ static void mesh_record_draws(st_renderer *r, void *state, VkCommandBuffer cmd) 
         mesh_issue_draws(s, cmd);
     }
     st_renderer_end_raster(r, cmd);
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    st_renderer_pass_end(r, cmd);
 }
 
 static st_result mesh_compute_create(st_renderer *r, void **out, st_error *err) {
@@ -566,8 +566,7 @@ static void mesh_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd
     }
     st_vis_raster v = {.raster = s->pipeline, .big = s->big_pipeline, .resolve = s->resolve_pipeline,
                        .vis = s->vis.buffer, .big_queue = s->big.buffer, .big_split = MESH_BIG_SPLIT};
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
-    st_vis_raster_clear(&v, cmd);
+    st_vis_raster_clear(r, &v, cmd);
     VkDescriptorSet sets[3] = {r->globals_set, s->set, s->targets_set};
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 3, sets, 0, NULL);
     uint32_t gx, gy;
@@ -575,8 +574,7 @@ static void mesh_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd
     mesh_compute_push push = {.tri_total = total, .record_count = s->draw_count, .big_cap = MESH_BIG_CAP,
                               .row_threads = gx * 64, .wireframe = r->desc.wireframe};
     vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof push, &push);
-    st_vis_raster_dispatch(&v, cmd, gx, gy, r->width, r->height);
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    st_vis_raster_dispatch(r, &v, cmd, gx, gy);
 }
 
 /* A chunk's new data goes back into its slot when it fits, else to the shared tail; false = no room left. */

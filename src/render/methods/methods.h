@@ -13,8 +13,10 @@ extern const st_method_ops st_method_ray;         /* ray.c: height-field ray mar
 extern const st_method_ops st_method_ray_compute; /* ray.c: the same march in a compute pass */
 extern const st_method_ops st_method_slice;       /* slice.c: refined slices (default Sliced) */
 extern const st_method_ops st_method_slice_plain; /* slice.c: the paper's fixed slices */
+extern const st_method_ops st_method_slice_compute; /* slice.c: slice's planes rasterised in compute */
 extern const st_method_ops st_method_paint;       /* paint.c: camera-facing bars per ground cell */
 extern const st_method_ops st_method_paint_plain; /* paint.c: the paper's footprint, for comparison */
+extern const st_method_ops st_method_paint_compute; /* paint.c: paint's faces rasterised in compute */
 
 extern const st_method_ops st_method_voxel;         /* voxel.c: occupancy pyramid + hierarchical DDA, fragment */
 extern const st_method_ops st_method_voxel_compute; /* voxel.c: the same traversal in a compute pass */
@@ -22,6 +24,7 @@ extern const st_method_ops st_method_voxel_compute; /* voxel.c: the same travers
 extern const st_method_ops st_method_scatter;       /* scatter.c: hole-free face scatter + resolve */
 extern const st_method_ops st_method_scatter_plain; /* scatter.c: the paper's point scatter */
 extern const st_method_ops st_method_voxelspace;    /* voxelspace.c: Comanche column march (baseline) */
+extern const st_method_ops st_method_voxelspace_serial; /* voxelspace.c: the same, one invocation per column */
 extern const st_method_ops st_method_mesh;         /* mesh.c: fitted TIN chunks, indexed draws */
 extern const st_method_ops st_method_mesh_compute; /* mesh.c: the same triangles rasterised in compute */
 extern const st_method_ops st_method_cdlod;         /* cdlod.c: CDLOD over a tile store, instanced patches */
@@ -33,5 +36,8 @@ const st_lod_selection *st_cdlod_last_frame(const st_renderer *r, const uint32_t
 st_result st_cdlod_probe(st_renderer *r, uint32_t node, const float *grid, uint32_t count, float *out, st_error *err);
 uint32_t st_scatter_pack(float depth, uint8_t material); /* scatter.c: the screen-buffer word (C twin) */
 float st_scatter_unpack(uint32_t word, uint8_t *material); /* scatter.c: its depth (0 = miss) */
+/* scatter.c, for tests: the last frame's near-face queue — faces queued, their capacity, jobs queued, theirs
+ * (queued counts may exceed the capacities: the rest was splatted in place). Waits for the device. */
+st_result st_scatter_queue_stats(st_renderer *r, uint32_t counts[4], st_error *err);
 
 #endif

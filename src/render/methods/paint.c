@@ -2,7 +2,9 @@
  * [mid, high]) drawn from instance and vertex indices alone. The CPU lists the 16×16-texel tiles whose
  * boxes meet the frustum, nearest first, and merges cells of far tiles into 2×2 or 4×4 blocks where a
  * block projects under about a pixel, so the cost follows what is visible rather than the ground area.
- * `paint-plain` draws every tile of the ground bounds at full resolution with whole bars, for comparison. */
+ * `paint-plain` draws every tile of the ground bounds at full resolution with whole bars, for comparison;
+ * `paint-compute` rasterises `paint`'s faces in compute into a 64-bit visibility buffer (depth | face id) and
+ * resolves it, because raster throughput is tiny on some GPUs. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +25,25 @@ typedef struct paint_tile { /* mirror of the shader's ivec4 */
     int32_t x0, y0, flags, pad;
 } paint_tile;
 
+/* Mirror of PaintComputePush in shaders/common/paint_compute.glsl */
+typedef struct paint_compute_push {
+    uint32_t tile_base[4]; /* first tile of each level of detail */
+    uint32_t first[4];     /* first instance of each level of detail; [3]: every instance */
+    uint32_t misc[4];      /* hidden sides, invocations per dispatch row, face capacity, job capacity */
+} paint_compute_push;
+
+#define PAINT_QUEUE_HEADER 8u /* words before the queued faces (paint_compute.glsl) */
+
 typedef struct paint_state {
     bool plain; /* the paper's footprint: every cell of the ground bounds, no culling, no merging */
+    bool compute;
+    /* compute */
+    VkPipeline big_pipeline, resolve_pipeline;
+    VkDescriptorSetLayout targets_layout;
+    VkDescriptorSet targets_set;
+    st_gpu_buffer vis;   /* per pixel: reverse-Z depth bits | face id */
+    st_gpu_buffer queue; /* the big faces: header, faces, jobs */
+    uint32_t face_cap, job_cap;
     VkDescriptorSetLayout set_layout;
     VkDescriptorSet set;
     VkPipelineLayout layout;
@@ -69,8 +88,13 @@ static void paint_destroy(st_renderer *r, void *state) {
     paint_state *s = state;
     st_gpu *gpu = r->engine->gpu;
     if (s->pipeline) vkDestroyPipeline(gpu->device, s->pipeline, NULL);
+    if (s->big_pipeline) vkDestroyPipeline(gpu->device, s->big_pipeline, NULL);
+    if (s->resolve_pipeline) vkDestroyPipeline(gpu->device, s->resolve_pipeline, NULL);
     if (s->layout) vkDestroyPipelineLayout(gpu->device, s->layout, NULL);
     if (s->set_layout) vkDestroyDescriptorSetLayout(gpu->device, s->set_layout, NULL);
+    if (s->targets_layout) vkDestroyDescriptorSetLayout(gpu->device, s->targets_layout, NULL);
+    st_gpu_buffer_destroy(gpu, &s->vis);
+    st_gpu_buffer_destroy(gpu, &s->queue);
     st_gpu_buffer_destroy(gpu, &s->indices);
     st_gpu_buffer_destroy(gpu, &s->tiles);
     for (uint32_t k = 0; k <= PAINT_MAX_LOD; k++) free(s->lists[k]);
@@ -79,10 +103,11 @@ static void paint_destroy(st_renderer *r, void *state) {
     free(s);
 }
 
-/* The method's one set: the frame's tile list, read by the vertex shader. */
+/* Binding 0 of the method's set: the frame's tile list, read by the vertex shader (compute: the splat passes). */
 static st_gpu_binding tiles_binding(const paint_state *s) {
-    return (st_gpu_binding){
-        .type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_VERTEX_BIT, .buffer = s->tiles.buffer};
+    return (st_gpu_binding){.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                            .stages = s->compute ? VK_SHADER_STAGE_COMPUTE_BIT : VK_SHADER_STAGE_VERTEX_BIT,
+                            .buffer = s->tiles.buffer};
 }
 
 /* Makes the tile buffer hold at least n tiles. Safe inside record: the previous frame has completed
@@ -108,11 +133,12 @@ static st_result ensure_tiles(st_renderer *r, paint_state *s, uint32_t n, st_err
     return ST_OK;
 }
 
-static st_result create_common(st_renderer *r, void **out, bool plain, st_error *err) {
+static st_result create_common(st_renderer *r, void **out, bool plain, bool compute, st_error *err) {
     paint_state *s = calloc(1, sizeof *s);
     if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     *out = s;
     s->plain = plain;
+    s->compute = compute;
     st_gpu *gpu = r->engine->gpu;
     const st_level *l = r->engine->level;
     s->tiles_x = l->width < PAINT_TILE ? 1 : l->width / PAINT_TILE;
@@ -136,11 +162,14 @@ static st_result create_common(st_renderer *r, void **out, bool plain, st_error 
         idx[18 + i] = (uint16_t)(faces[i] + 8);
     }
 
-    st_gpu_binding b = tiles_binding(s);
-    res = st_gpu_set_layout(gpu, &b, 1, &s->set_layout, err);
+    /* set 1: the tile list (raster: for the vertex shader); compute also the visibility buffer and the queue,
+     * bound once the compute variant has made them */
+    st_gpu_binding b[3] = {tiles_binding(s), tiles_binding(s), tiles_binding(s)};
+    res = st_gpu_set_layout(gpu, b, compute ? 3 : 1, &s->set_layout, err);
     if (!res) res = st_renderer_alloc_set(r, s->set_layout, &s->set, err);
     if (!res) res = ensure_tiles(r, s, 1024, err);
-    if (!res) res = st_renderer_pipeline_layout(r, &s->set_layout, 1, sizeof(paint_push), &s->layout, err);
+    if (res || compute) return res; /* the compute variant makes its own pipelines */
+    res = st_renderer_pipeline_layout(r, &s->set_layout, 1, sizeof(paint_push), &s->layout, err);
     if (res) return res;
     st_gpu_graphics_desc d = {.vertex = "paint.vert",
                               .fragment = "paint.frag",
@@ -151,9 +180,46 @@ static st_result create_common(st_renderer *r, void **out, bool plain, st_error 
     return st_gpu_graphics_pipeline(gpu, &d, &s->pipeline, err);
 }
 
-static st_result paint_create(st_renderer *r, void **out, st_error *err) { return create_common(r, out, false, err); }
+static st_result paint_create(st_renderer *r, void **out, st_error *err) {
+    return create_common(r, out, false, false, err);
+}
 static st_result paint_plain_create(st_renderer *r, void **out, st_error *err) {
-    return create_common(r, out, true, err);
+    return create_common(r, out, true, false, err);
+}
+
+static st_result paint_compute_create(st_renderer *r, void **out, st_error *err) {
+    st_gpu *gpu = r->engine->gpu;
+    if (!gpu->int64_atomics)
+        return st_error_set(err, ST_ERR_UNSUPPORTED,
+                            "paint-compute needs 64-bit buffer atomics (shaderInt64 + shaderBufferInt64Atomics), "
+                            "which %s lacks; use --method paint",
+                            gpu->props.deviceName);
+    st_result res = create_common(r, out, false, true, err);
+    if (res) return res;
+    paint_state *s = *out;
+    /* The big faces: those over 8 pixels wide or tall lie within ~focal/8 texels of the eye; w·h/16 faces and
+     * twice as many jobs of 16 tiles (1024 pixels: the faces' boxes may cover the screen many times over) hold
+     * them at every size we render, and an overflow is still drawn, in place. */
+    uint64_t cap = (uint64_t)r->width * r->height / 16u;
+    s->face_cap = (uint32_t)(cap < 1024u ? 1024u : cap);
+    s->job_cap = 2u * s->face_cap;
+    VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    res = st_gpu_buffer_create(gpu, (VkDeviceSize)r->width * r->height * 8, storage, false, &s->vis, err);
+    if (!res)
+        res = st_gpu_buffer_create(gpu, ((VkDeviceSize)PAINT_QUEUE_HEADER + 8u * s->face_cap + 2u * s->job_cap) * 4,
+                                   storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, false, &s->queue, err);
+    if (res) return res;
+    st_gpu_binding b[3] = {tiles_binding(s), tiles_binding(s), tiles_binding(s)};
+    b[1].buffer = s->vis.buffer;
+    b[2].buffer = s->queue.buffer;
+    st_gpu_set_write(gpu, s->set, b, 3);
+    res = st_renderer_storage_targets_layout(r, &s->targets_layout, &s->targets_set, err);
+    VkDescriptorSetLayout sets[2] = {s->set_layout, s->targets_layout};
+    if (!res) res = st_renderer_pipeline_layout(r, sets, 2, sizeof(paint_compute_push), &s->layout, err);
+    if (!res) res = st_gpu_compute_pipeline(gpu, "paint_compute.comp", s->layout, &s->pipeline, err);
+    if (!res) res = st_gpu_compute_pipeline(gpu, "paint_big.comp", s->layout, &s->big_pipeline, err);
+    if (!res) res = st_gpu_compute_pipeline(gpu, "paint_resolve.comp", s->layout, &s->resolve_pipeline, err);
+    return res;
 }
 
 /* ---- the frame's tiles ------------------------------------------------------------------------------- */
@@ -170,8 +236,9 @@ static uint32_t tile_lod(const st_view *v, const float lo[3], const float hi[3])
     return k;
 }
 
-static void paint_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
-    paint_state *s = state;
+/* The frame's tiles, nearest first, into s->lists by level of detail (s->counts) and then into the GPU tile
+ * list, level 0 first; base[k]: where level k's tiles start there. Returns how many tiles in all. */
+static uint32_t list_tiles(st_renderer *r, paint_state *s, uint32_t base[PAINT_MAX_LOD + 1]) {
     st_view v = r->view;
     float b[4];
     bool any = st_view_ground_bounds(&v, 0.0f, PAINT_TOP, b);
@@ -228,14 +295,21 @@ static void paint_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     }
     /* the lists go to the GPU nearest level first; host writes to the mapped buffer before the submit
      * are visible to the frame without a barrier (queue submission orders host writes) */
-    uint32_t base[PAINT_MAX_LOD + 1], n = 0;
+    uint32_t n = 0;
     paint_tile *gpu_tiles = s->tiles.mapped;
     for (uint32_t k = 0; k <= PAINT_MAX_LOD; k++) {
         base[k] = n;
         if (s->counts[k]) memcpy(gpu_tiles + n, s->lists[k], s->counts[k] * sizeof(paint_tile));
         n += s->counts[k];
     }
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    return n;
+}
+
+static void paint_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
+    paint_state *s = state;
+    uint32_t base[PAINT_MAX_LOD + 1];
+    uint32_t n = list_tiles(r, s, base);
+    st_renderer_pass_begin(r, cmd, "bars");
     st_renderer_begin_raster(r, cmd);
     if (n) {
         VkDescriptorSet sets[2] = {r->globals_set, s->set};
@@ -251,13 +325,44 @@ static void paint_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         }
     }
     st_renderer_end_raster(r, cmd);
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    st_renderer_pass_end(r, cmd);
+}
+
+static void paint_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
+    paint_state *s = state;
+    uint32_t base[PAINT_MAX_LOD + 1];
+    list_tiles(r, s, base);
+    /* the instances (blocks) of every level of detail, in the raster variant's draw order */
+    paint_compute_push pc = {.misc = {1, 0, s->face_cap, s->job_cap}};
+    uint64_t total = 0;
+    for (uint32_t k = 0; k <= PAINT_MAX_LOD; k++) {
+        pc.tile_base[k] = base[k];
+        pc.first[k] = (uint32_t)total;
+        total += (uint64_t)s->counts[k] * (PAINT_TILE >> k) * (PAINT_TILE >> k);
+    }
+    if (total * 6 > UINT32_MAX) { /* the face ids would not fit 32 bits: nothing rather than a part */
+        ST_WARN("paint-compute: %llu blocks exceed the face ids", (unsigned long long)total);
+        total = 0;
+    }
+    pc.first[3] = (uint32_t)total;
+    uint32_t gx, gy;
+    st_vis_raster_grid((uint32_t)total, &gx, &gy);
+    pc.misc[1] = gx * 64;
+    /* the shared compute rasteriser's frame: paint's queue header is 8 words (faces, then jobs of 4 tiles) */
+    st_vis_raster v = {.raster = s->pipeline, .big = s->big_pipeline, .resolve = s->resolve_pipeline,
+                       .vis = s->vis.buffer, .big_queue = s->queue.buffer, .big_split = 1,
+                       .header_words = PAINT_QUEUE_HEADER, .raster_name = "bars"};
+    st_vis_raster_clear(r, &v, cmd);
+    VkDescriptorSet sets[3] = {r->globals_set, s->set, s->targets_set};
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 3, sets, 0, NULL);
+    vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof pc, &pc);
+    st_vis_raster_dispatch(r, &v, cmd, gx, gy);
 }
 
 static uint64_t paint_gpu_bytes(const st_renderer *r, const void *state) {
     (void)r;
     const paint_state *s = state;
-    return s->indices.size + s->tiles.size;
+    return s->indices.size + s->tiles.size + s->vis.size + s->queue.size;
 }
 
 static uint64_t paint_cpu_bytes(const st_renderer *r, const void *state) {
@@ -287,6 +392,19 @@ const st_method_ops st_method_paint_plain = {
     .create = paint_plain_create,
     .destroy = paint_destroy,
     .record = paint_record,
+    .level_updated = paint_level_updated,
+    .gpu_bytes = paint_gpu_bytes,
+    .cpu_bytes = paint_cpu_bytes,
+};
+
+const st_method_ops st_method_paint_compute = {
+    .info = {.name = "paint-compute",
+             .description = "paint's bar faces rasterised in compute into a 64-bit visibility buffer",
+             .compute = true},
+    .targets = ST_TARGETS_STORAGE,
+    .create = paint_compute_create,
+    .destroy = paint_destroy,
+    .record = paint_compute_record,
     .level_updated = paint_level_updated,
     .gpu_bytes = paint_gpu_bytes,
     .cpu_bytes = paint_cpu_bytes,

@@ -49,13 +49,13 @@ static st_result ray_create(st_renderer *r, void **out, st_error *err) {
 
 static void ray_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     ray_state *s = state;
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    st_renderer_pass_begin(r, cmd, "march");
     st_renderer_begin_raster(r, cmd);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->layout, 0, 1, &r->globals_set, 0, NULL);
     vkCmdDraw(cmd, 3, 1, 0, 0);
     st_renderer_end_raster(r, cmd);
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    st_renderer_pass_end(r, cmd);
 }
 
 static st_result ray_compute_create(st_renderer *r, void **out, st_error *err) {
@@ -71,11 +71,11 @@ static st_result ray_compute_create(st_renderer *r, void **out, st_error *err) {
 static void ray_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     ray_state *s = state;
     VkDescriptorSet sets[2] = {r->globals_set, s->targets_set};
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    st_renderer_pass_begin(r, cmd, "march");
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 2, sets, 0, NULL);
     vkCmdDispatch(cmd, (r->width + 7) / 8, (r->height + 7) / 8, 1);
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    st_renderer_pass_end(r, cmd);
 }
 
 const st_method_ops st_method_ray = {

@@ -9,7 +9,7 @@
 #include "render/methods/methods.h"
 
 #define SCATTER_TOP 256.0f        /* nothing is solid above */
-#define SCATTER_JOB_BYTES 32u     /* one queued face: 8 words (scatter.glsl) */
+#define SCATTER_FACE_BYTES 32u    /* one queued face: 8 words (scatter.glsl) */
 #define SCATTER_MAX_LEVEL 4096    /* coarsest block size, far beyond any sane far distance */
 #define SCATTER_PLAIN_DEFAULT 4u  /* the paper's publication density 4,4,4 */
 /* Hole-free variant: a merged block may project to at most 1/density pixels. 2 keeps merging (which
@@ -64,9 +64,10 @@ typedef struct scatter_state {
     VkPipelineLayout layout;
     VkPipeline scatter, tiles, resolve;
     st_gpu_buffer screen; /* one packed word per pixel */
-    st_gpu_buffer jobs;   /* queued near faces */
-    st_gpu_buffer header; /* indirect dispatch (x, y, z), faces offered, capacity */
-    uint32_t capacity;
+    st_gpu_buffer faces;  /* queued near faces */
+    st_gpu_buffer header; /* indirect dispatch (x, y, z), faces queued and their capacity, jobs and theirs */
+    st_gpu_buffer jobs;   /* the queued faces' tiles, a few per job */
+    uint32_t capacity, job_capacity;
 } scatter_state;
 
 static void scatter_destroy(st_renderer *r, void *state) {
@@ -80,31 +81,42 @@ static void scatter_destroy(st_renderer *r, void *state) {
     if (s->targets_layout) vkDestroyDescriptorSetLayout(dev, s->targets_layout, NULL);
     if (s->buffers_layout) vkDestroyDescriptorSetLayout(dev, s->buffers_layout, NULL);
     st_gpu_buffer_destroy(gpu, &s->screen);
-    st_gpu_buffer_destroy(gpu, &s->jobs);
+    st_gpu_buffer_destroy(gpu, &s->faces);
     st_gpu_buffer_destroy(gpu, &s->header);
+    st_gpu_buffer_destroy(gpu, &s->jobs);
     free(s);
 }
 
 static st_result create_buffers(st_renderer *r, scatter_state *s, st_error *err) {
     st_gpu *gpu = r->engine->gpu;
-    /* The near-face queue: faces larger than a tile exist only within ~focal/8 texels of the eye, a few
-     * per texel there; w·h/16 entries hold them at every size we render, and an overflow is still drawn. */
-    uint64_t cap = (uint64_t)r->width * r->height / 16u;
-    s->capacity = s->plain ? 1u : (uint32_t)(cap < 1024u ? 1024u : (cap > 65535u ? 65535u : cap));
+    /* The near-face queue: a face whose box on screen holds more than 256 pixels (SCATTER_IN_PLACE) is queued,
+     * and its box cut into jobs of 16 tiles (1024 pixels). Such faces lie within ~focal/16 texels of the eye, so
+     * their number grows with the pixels; the boxes of long faces seen at a slant cover the screen many times
+     * over (the default world's mesa view: 56 times), so w·h/8 faces and as many jobs. A full queue is still
+     * drawn, in place, but one invocation then walks a large face alone: at 3840×2160 the old fixed cap of
+     * 65 535 faces (one workgroup each) overflowed in the hangar and mesa views, which made the frame's cost grow
+     * faster than its pixels. */
+    uint64_t cap = (uint64_t)r->width * r->height / 8u;
+    s->capacity = s->plain ? 1u : (uint32_t)(cap < 1024u ? 1024u : cap);
+    s->job_capacity = s->capacity;
     VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     st_result res = st_gpu_buffer_create(gpu, (VkDeviceSize)r->width * r->height * 4u, storage, false, &s->screen, err);
     if (!res)
-        res = st_gpu_buffer_create(gpu, (VkDeviceSize)s->capacity * SCATTER_JOB_BYTES, storage, false, &s->jobs, err);
+        res = st_gpu_buffer_create(gpu, (VkDeviceSize)s->capacity * SCATTER_FACE_BYTES, storage, false, &s->faces, err);
     if (!res)
-        res = st_gpu_buffer_create(gpu, 5u * sizeof(uint32_t), storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, false,
+        res = st_gpu_buffer_create(gpu, 8u * sizeof(uint32_t),
+                                   storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, false,
                                    &s->header, err);
+    if (!res)
+        res = st_gpu_buffer_create(gpu, (VkDeviceSize)s->job_capacity * 2u * sizeof(uint32_t), storage, false, &s->jobs,
+                                   err);
     if (res) return res;
-    const VkBuffer buffers[3] = {s->screen.buffer, s->jobs.buffer, s->header.buffer};
-    st_gpu_binding b[3];
-    for (uint32_t i = 0; i < 3; i++)
+    const VkBuffer buffers[4] = {s->screen.buffer, s->faces.buffer, s->header.buffer, s->jobs.buffer};
+    st_gpu_binding b[4];
+    for (uint32_t i = 0; i < 4; i++)
         b[i] = (st_gpu_binding){
             .type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_COMPUTE_BIT, .buffer = buffers[i]};
-    return st_renderer_set_create(r, b, 3, &s->buffers_layout, &s->buffers_set, err);
+    return st_renderer_set_create(r, b, 4, &s->buffers_layout, &s->buffers_set, err);
 }
 
 static st_result scatter_create_common(st_renderer *r, bool plain, void **out, st_error *err) {
@@ -216,7 +228,7 @@ static void record_plain(st_renderer *r, scatter_state *s, VkCommandBuffer cmd) 
 static void scatter_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     scatter_state *s = state;
     VkDescriptorSet sets[3] = {r->globals_set, s->targets_set, s->buffers_set};
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    st_renderer_pass_begin(r, cmd, "clear");
     /* The previous frame's passes read and wrote these buffers (and read the header as indirect
      * arguments); the clear below must not overtake them. */
     st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
@@ -224,12 +236,13 @@ static void scatter_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
                                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT,
                               VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
     vkCmdFillBuffer(cmd, s->screen.buffer, 0, VK_WHOLE_SIZE, 0xFFFFFFFFu);
-    uint32_t header[5] = {0, 1, 1, 0, s->capacity};
+    uint32_t header[8] = {0, 1, 1, 0, s->capacity, 0, s->job_capacity, 0};
     vkCmdUpdateBuffer(cmd, s->header.buffer, 0, sizeof header, header);
     /* The cleared buffer and the reset queue header are what the scatter pass's atomics start from. */
     st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                               VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                               VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    st_renderer_pass_next(r, cmd, "scatter");
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 3, sets, 0, NULL);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->scatter);
     if (s->plain) {
@@ -242,21 +255,42 @@ static void scatter_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
                                   VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                                   VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
                                       VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        st_renderer_pass_next(r, cmd, "faces");
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->tiles);
         vkCmdDispatchIndirect(cmd, s->header.buffer, 0);
     }
     /* Every splat has landed before the resolve reads the buffer. */
     st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                               VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    st_renderer_pass_next(r, cmd, "resolve");
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->resolve);
     vkCmdDispatch(cmd, (r->width + 7u) / 8u, (r->height + 7u) / 8u, 1);
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    st_renderer_pass_end(r, cmd);
+}
+
+st_result st_scatter_queue_stats(st_renderer *r, uint32_t counts[4], st_error *err) {
+    if (r->ops != &st_method_scatter) return st_error_set(err, ST_ERR_INVALID, "not a scatter renderer");
+    const scatter_state *s = r->state;
+    st_gpu *gpu = r->engine->gpu;
+    st_result res = st_gpu_staging_reserve(gpu, 32, err);
+    VkCommandBuffer cmd;
+    if (!res) res = st_gpu_once_begin(gpu, &cmd, err);
+    if (res) return res;
+    VkBufferCopy region = {.size = 32};
+    vkCmdCopyBuffer(cmd, s->header.buffer, gpu->staging, 1, &region);
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    res = st_gpu_once_submit(gpu, cmd, err);
+    if (res) return res;
+    const uint32_t *h = gpu->staging_mapped;
+    counts[0] = h[3], counts[1] = h[4], counts[2] = h[5], counts[3] = h[6];
+    return ST_OK;
 }
 
 static uint64_t scatter_gpu_bytes(const st_renderer *r, const void *state) {
     (void)r;
     const scatter_state *s = state;
-    return (uint64_t)(s->screen.size + s->jobs.size + s->header.size);
+    return (uint64_t)(s->screen.size + s->faces.size + s->header.size + s->jobs.size);
 }
 
 const st_method_ops st_method_scatter = {

@@ -252,18 +252,18 @@ static void voxel_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         uint32_t ty1 = ((uint32_t)s->dirty.y1 + 8 * L->voxel[1] - 1) / (8 * L->voxel[1]);
         if (tx1 > L->tiles[0][0]) tx1 = L->tiles[0][0];
         if (ty1 > L->tiles[0][1]) ty1 = L->tiles[0][1];
-        st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+        st_renderer_pass_begin(r, cmd, "bake");
         /* The previous frame's draw read the words this bake overwrites (write-after-read: an execution
          * dependency suffices). The terrain rows of the edit were uploaded earlier in this command buffer,
          * behind the engine's copy → shader-read barrier. */
         st_gpu_cmd_memory_barrier(cmd, draw_stage(s), VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                                   VK_ACCESS_2_NONE);
         record_bake(r, s, cmd, tx0, ty0, tx1, ty1);
-        st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+        st_renderer_pass_end(r, cmd);
         s->dirty = (st_rect){0};
     }
     uint32_t push[4] = {s->budget, s->budget, s->show_steps, 0};
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    st_renderer_pass_begin(r, cmd, "march");
     if (s->compute) {
         VkDescriptorSet sets[3] = {r->globals_set, s->grid_set, s->targets_set};
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->draw);
@@ -279,7 +279,7 @@ static void voxel_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         vkCmdDraw(cmd, 3, 1, 0, 0);
         st_renderer_end_raster(r, cmd);
     }
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    st_renderer_pass_end(r, cmd);
 }
 
 static uint64_t voxel_gpu_bytes(const st_renderer *r, const void *state) {

@@ -97,7 +97,7 @@ static void near_cap_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     }
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    st_renderer_pass_begin(r, cmd, "near-cap");
     if (raster) {
         VkRenderingAttachmentInfo color = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
                                            .imageView = r->color.view,
@@ -130,7 +130,7 @@ static void near_cap_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 2, sets, 0, NULL);
         vkCmdDispatch(cmd, (r->width + 7) / 8, (r->height + 7) / 8, 1);
     }
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    st_renderer_pass_end(r, cmd);
 }
 
 const st_pass_ops st_pass_near_cap = {

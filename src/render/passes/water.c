@@ -637,8 +637,8 @@ static void record_compute(st_renderer *r, water_state *s, VkCommandBuffer cmd, 
                                  VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                                  VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     st_vis_raster v = {.raster = s->raster, .big = s->big_pass, .resolve = s->resolve, .vis = s->vis.buffer,
-                       .big_queue = s->big.buffer, .big_split = BIG_SPLIT};
-    st_vis_raster_clear(&v, cmd);
+                       .big_queue = s->big.buffer, .big_split = BIG_SPLIT, .untimed = true};
+    st_vis_raster_clear(r, &v, cmd);
     VkDescriptorSet sets[3] = {r->globals_set, s->set, s->compute_set};
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->compute_layout, 0, 3, sets, 0, NULL);
     uint32_t gx, gy;
@@ -651,7 +651,7 @@ static void record_compute(st_renderer *r, water_state *s, VkCommandBuffer cmd, 
     st_gpu_cmd_buffer_barrier(cmd, s->vertices.buffer, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                               VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                               VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-    st_vis_raster_dispatch(&v, cmd, gx, gy, r->width, r->height);
+    st_vis_raster_dispatch(r, &v, cmd, gx, gy);
     /* the resolve's writes, then copies of them into the targets */
     st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                               VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
@@ -702,29 +702,17 @@ static void water_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         /* foam fades with the time since the last frame; a jump (or the first frame) starts it afresh */
         double dt = s->have_last ? t - s->last_time : -1;
         bool fresh = !(dt >= 0 && dt <= 0.5);
-        st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+        st_renderer_pass_begin(r, cmd, "water-sim");
         st_ocean_gpu_record(s->ocean, cmd, t, fresh ? 0 : dt, st_water_choppiness(s->water), d->foam_decay_s, fresh);
-        st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+        st_renderer_pass_end(r, cmd);
     }
     s->last_time = t;
     s->have_last = true;
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+    st_renderer_pass_begin(r, cmd, "water");
     copy_scene(r, s, cmd);
     if (s->compute) record_compute(r, s, cmd, &plan);
     else record_raster(r, s, cmd, &plan);
-    st_renderer_stamp(r, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
-}
-
-static void water_timing(const st_renderer *r, const void *state, const double *pair_ms, uint32_t pairs,
-                         st_frame_timing *t) {
-    const water_state *s = state;
-    if (!s) return;
-    if (s->ocean && pairs >= 2) {
-        t->water_sim_gpu_ms = pair_ms[0];
-        t->water_gpu_ms = pair_ms[1];
-    } else if (!s->ocean && pairs >= 1) {
-        t->water_gpu_ms = pair_ms[0];
-    }
+    st_renderer_pass_end(r, cmd);
 }
 
 const st_pass_ops st_pass_water = {
@@ -733,7 +721,6 @@ const st_pass_ops st_pass_water = {
     .create = water_create,
     .destroy = water_destroy,
     .record = water_record,
-    .timing = water_timing,
 };
 
 static water_state *find_water(st_renderer *r) {

@@ -1,0 +1,48 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+// Sliced in compute: rebuilds a region of one air table (slice_compute.glsl) — table 0 from the terrain (each
+// cell over its 4×4 texels grown by one), table 1 from table 0 and table 2 from table 1 (a cell grown by one is
+// exactly the grown cells it holds) — at creation and after an edit (src/render/methods/slice.c).
+#include "globals.glsl"
+#include "slice_compute.glsl"
+
+layout(local_size_x = 8, local_size_y = 8) in;
+
+void main() {
+    ivec2 id = ivec2(gl_GlobalInvocationID.xy);
+    if (any(greaterThanEqual(id, pc.region.zw))) return;
+    int level = pc.level.x;
+    ivec2 cell = pc.region.xy + id, size = slice_table_size(level);
+    if (any(greaterThanEqual(cell, size))) return;
+    uint top = 0u, floor_top = 0u, ceiling = 256u;
+    if (level == 0) {
+        ivec2 level_size = ivec2(g.level_info.xy);
+        int side = slice_cell_side(0);
+        // the pair texels holding texels [side·c − 1, side·c + side + 1), wrapped (decoded as surface_at does)
+        for (int y = cell.y * side - 1; y <= cell.y * side + side; y++)
+            for (int x = (cell.x * side - 2) >> 1; x <= (cell.x * side + side) >> 1; x++) {
+                ivec2 t = ivec2(2 * x, y) & (level_size - 1);
+                uvec4 pair = texelFetch(terrain, ivec2(t.x >> 1, t.y), 0);
+                top = max(top, max(pair.x, pair.z));
+                if ((pair.y & 0x40u) != 0u) { // dual: a floor at low and a cave ceiling at mid
+                    uint d = ((pair.y & 3u) << 2) | (pair.w & 3u);
+                    floor_top = max(floor_top, pair.x);
+                    ceiling = min(ceiling, min(pair.x + (d << 3), pair.z));
+                } else {
+                    floor_top = max(floor_top, max(pair.x, pair.z));
+                }
+            }
+    } else {
+        int ratio = slice_cell_side(level) / slice_cell_side(level - 1);
+        ivec2 below = slice_table_size(level - 1);
+        for (int y = 0; y < ratio; y++)
+            for (int x = 0; x < ratio; x++) {
+                ivec2 c = min(cell * ratio + ivec2(x, y), below - 1);
+                vec3 v = slice_cell(c, level - 1);
+                top = max(top, uint(v.x));
+                floor_top = max(floor_top, uint(v.y));
+                ceiling = min(ceiling, uint(v.z));
+            }
+    }
+    slice_air[slice_table_base(level) + cell.y * size.x + cell.x] = slice_pack(top, floor_top, ceiling);
+}
