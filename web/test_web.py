@@ -273,6 +273,10 @@ def run_checks(wd, port, tool, cli, out):
     if "paint" in masks:
         check(switched["method"] == "paint" and wd.js("return window.strataHitMask();") == masks["paint"],
               "method picker: ray then paint in one page draws paint's image")
+        back = wd.js("var m = document.getElementById('method'); m.selectedIndex = 0;"
+                     "m.dispatchEvent(new Event('change')); return window.strataRedraw();")
+        check(back["method"] == "ray" and wd.js("return window.strataHitMask();") == masks["ray"],
+              "method picker: back to ray in the same page draws ray's image")
 
     # a dig changes the image the way the reference's dig does, and undo brings it back
     wd.open(scene_url(port, "ray"))
