@@ -39,6 +39,7 @@ static struct {
     char result[512];
     uint8_t *rgba;
     float *depth;
+    double gen_ms, upload_ms; /* the last generated world: st_gen_world, then set_level (upload, method) */
 } app = {.width = 320, .height = 200};
 
 static int fail(st_result r) { return r ? (int)r : 0; }
@@ -149,22 +150,35 @@ EMSCRIPTEN_KEEPALIVE int web_load_gen(uint32_t seed, uint32_t width, uint32_t he
     clear_error();
     st_level *l = NULL;
     st_gen_desc d = {.seed = seed, .width = width, .height = height};
+    double t0 = emscripten_get_now();
     st_result r = st_gen_world(&d, &l, &app.err);
+    double t1 = emscripten_get_now();
     if (!r) r = set_level(l, &app.err);
+    app.gen_ms = t1 - t0;
+    app.upload_ms = emscripten_get_now() - t1;
     return fail(r);
 }
 
 EMSCRIPTEN_KEEPALIVE int web_load_default(void) { return web_load_gen(0, 0, 0); }
 
 /* A Vangers world from its files' bytes (vpr may be NULL), as st_world_decode checks them. */
-EMSCRIPTEN_KEEPALIVE int web_load_world(const uint8_t *ini, uint32_t ini_size, const uint8_t *map, uint32_t map_size,
+EMSCRIPTEN_KEEPALIVE int web_load_world(const uint8_t *ini_bytes, uint32_t ini_size, const uint8_t *map, uint32_t map_size,
                                         const uint8_t *pal, uint32_t pal_size, const uint8_t *vpr, uint32_t vpr_size) {
     clear_error();
-    st_world_files f = {.ini = ini, .ini_size = ini_size, .map = map, .map_size = map_size, .pal = pal,
+    st_world_files f = {.ini = ini_bytes, .ini_size = ini_size, .map = map, .map_size = map_size, .pal = pal,
                         .pal_size = pal_size, .vpr = vpr, .vpr_size = vpr_size, .ini_name = "world.ini",
                         .map_name = "the map", .pal_name = "the palette", .vpr_name = "the .vpr"};
+    /* the size first, from world.ini alone: a world too large for the page is refused before any allocation */
+    st_world_ini ini;
+    st_result r = st_world_ini_parse((const char *)ini_bytes, ini_size, "world.ini", &ini, &app.err);
+    uint64_t texels = r ? 0 : (1ull << ini.map_power_x) << ini.map_power_y;
+    if (!r && texels > WEB_MAX_TEXELS)
+        r = st_error_set(&app.err, ST_ERR_INVALID,
+                         "a %llux%llu world is too large for the browser (at most %llu texels, the default world's "
+                         "2048x16384)",
+                         1ull << ini.map_power_x, 1ull << ini.map_power_y, (unsigned long long)WEB_MAX_TEXELS);
     st_level *l = NULL;
-    st_result r = st_world_decode(&f, &l, &app.err);
+    if (!r) r = st_world_decode(&f, &l, &app.err);
     if (!r) r = set_level(l, &app.err);
     return fail(r);
 }
@@ -276,9 +290,10 @@ EMSCRIPTEN_KEEPALIVE int web_read(void) {
     }
     snprintf(app.result, sizeof app.result,
              "{\"backend\":\"%s\",\"method\":\"%s\",\"width\":%u,\"height\":%u,\"coverage\":%.6f,"
-             "\"mean\":[%.3f,%.3f,%.3f],\"mask_crc\":%u,\"level_crc\":%u}",
+             "\"mean\":[%.3f,%.3f,%.3f],\"mask_crc\":%u,\"level_crc\":%u,\"gen_ms\":%.1f,\"upload_ms\":%.1f}",
              app.gb->ops->name, methods[app.method]->name, app.width, app.height, (double)hits / (double)n,
-             sum[0] / (double)n, sum[1] / (double)n, sum[2] / (double)n, st_crc32(mask, n), web_level_crc());
+             sum[0] / (double)n, sum[1] / (double)n, sum[2] / (double)n, st_crc32(mask, n), web_level_crc(), app.gen_ms,
+             app.upload_ms);
     return 0;
 }
 

@@ -303,6 +303,10 @@ static void bind_for(st_gb_gl *g, const gl_program *p) {
                 glBindBufferBase(GL_UNIFORM_BUFFER, i, g->uniforms[u].buffer);
     for (uint32_t i = 0; i < p->textures; i++) {
         glActiveTexture(GL_TEXTURE0 + i);
+        /* nothing bound at that (set, binding): no texture on the unit rather than another program's (a sampler
+         * of one type over a texture of another fails the draw in WebGL) */
+        glBindTexture(GL_TEXTURE_2D, 0);
+        glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
         for (uint32_t k = 0; k < g->bound_count; k++)
             if (g->bound_key[k] == p->tex_key[i]) {
                 gl_texture *t = &g->textures[g->bound_tex[k]];
