@@ -224,11 +224,13 @@ typedef struct cli_water {
     bool time_given;
 } cli_water;
 
-enum { CLI_OPT_WATER = 0x380, CLI_OPT_WIND, CLI_OPT_CHOPPY, CLI_OPT_TIME, CLI_OPT_WATER_LEVEL, CLI_OPT_WATER_DRAW };
+enum { CLI_OPT_WATER = 0x380, CLI_OPT_WIND, CLI_OPT_CHOPPY, CLI_OPT_TIME, CLI_OPT_WATER_LEVEL, CLI_OPT_WATER_DRAW,
+       CLI_OPT_WATER_DEPTH };
 #define CLI_WATER_OPTIONS                                                                       \
     {"water", required_argument, 0, CLI_OPT_WATER}, {"wind", required_argument, 0, CLI_OPT_WIND}, \
     {"choppy", required_argument, 0, CLI_OPT_CHOPPY}, {"time", required_argument, 0, CLI_OPT_TIME}, \
-    {"water-level", required_argument, 0, CLI_OPT_WATER_LEVEL}, {"water-draw", required_argument, 0, CLI_OPT_WATER_DRAW}
+    {"water-level", required_argument, 0, CLI_OPT_WATER_LEVEL}, {"water-draw", required_argument, 0, CLI_OPT_WATER_DRAW}, \
+    {"water-depth", required_argument, 0, CLI_OPT_WATER_DEPTH}
 #define CLI_WATER_USAGE                                                                                         \
     "  --water M     none, gerstner (a few waves) or ocean (the FFT ocean); default ocean where the world has\n" \
     "                water (material 0 at the flood level), else none\n"                                      \
@@ -236,9 +238,10 @@ enum { CLI_OPT_WATER = 0x380, CLI_OPT_WIND, CLI_OPT_CHOPPY, CLI_OPT_TIME, CLI_OP
     "  --choppy L    sideways displacement of the waves, 0..4 (default 1; 0 = round crests)\n"               \
     "  --time T      the waves' time in seconds (default 0), for reproducible frames\n"                      \
     "  --water-level Z  the mean surface height (default: the flood level + 0.5)\n"                          \
-    "  --water-draw D   compute (the default: rasterised and shaded in compute) or raster (vertex and fragment)\n"
+    "  --water-draw D   compute (the default: rasterised and shaded in compute) or raster (vertex and fragment)\n" \
+    "  --water-depth H  metres of water in the dispersion relation (default 0: deep water)\n"
 
-#define CLI_WATER_OPTION_COUNT 6
+#define CLI_WATER_OPTION_COUNT 7
 /* The water options as table entries into out[0..CLI_WATER_OPTION_COUNT) (their values go into w), for
  * cli_options_parse; returns the count. */
 size_t cli_water_table(cli_water *w, cli_opt *out);

@@ -1,6 +1,6 @@
 /* The water options every command that draws frames shares (render, view, bench ocean, compare's water row):
- * --water MODE, --wind SPEED[,DIR], --choppy L, --time T, --water-level Z, --water-draw D, with one set of limits
- * and messages. */
+ * --water MODE, --wind SPEED[,DIR], --choppy L, --time T, --water-level Z, --water-draw D, --water-depth H, with one
+ * set of limits and messages. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,13 +66,16 @@ size_t cli_water_table(cli_water *w, cli_opt *out) {
          .bad = "unknown --water-draw '%s' (compute or raster)",
          .help = "how the surface is drawn: compute (the default: rasterised and shaded in compute) or raster\n"
                  "(the hardware rasteriser, vertex and fragment shaders)"},
+        {.name = "water-depth", .kind = CLI_OPT_FLOAT, .target = &w->desc.depth_m, .min = 0, .max = 1e5, .arg = "H",
+         .bad = "bad --water-depth '%s' (0..100000 m)",
+         .help = "metres of water in the dispersion relation ω² = g·k·tanh(k·h) (default 0: deep water)"},
     };
     memcpy(out, table, sizeof table);
     return CLI_WATER_OPTION_COUNT;
 }
 
 bool cli_water_option(cli_water *w, const char *cmd, int c, const char *arg, int *status) {
-    if (c < CLI_OPT_WATER || c > CLI_OPT_WATER_DRAW) return false;
+    if (c < CLI_OPT_WATER || c > CLI_OPT_WATER_DEPTH) return false;
     cli_opt table[CLI_WATER_OPTION_COUNT]; /* in the order of the codes */
     cli_water_table(w, table);
     *status = cli_option_take(cmd, &table[c - CLI_OPT_WATER], arg);

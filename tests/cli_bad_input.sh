@@ -75,6 +75,8 @@ expect_usage_error "render: choppiness inf" render --choppy inf -o "$tmp/out.png
 expect_usage_error "render: negative time" render --time -3 -o "$tmp/out.png"
 expect_usage_error "render: water level past 1000" render --water-level 1e9 -o "$tmp/out.png"
 expect_usage_error "render: unknown way of drawing the water" render --water-draw fast -o "$tmp/out.png"
+expect_usage_error "render: negative water depth" render --water-depth -2 -o "$tmp/out.png"
+expect_usage_error "render: water depth nan" render --water-depth nan -o "$tmp/out.png"
 expect_usage_error "render a store: unknown water mode" render --world gen:1:65x65 --water sea -o "$tmp/out.png"
 expect_usage_error "render a store: wind nan" render --world gen:1:65x65 --wind nan -o "$tmp/out.png"
 expect_usage_error "view: unknown water mode" view --water lake --headless --frames 1

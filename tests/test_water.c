@@ -137,6 +137,46 @@ static void test_dispersion_phase_speed(void **state) {
     }
 }
 
+/* Over shallow water (h = 2 m) the same single waves move at √(g/k·tanh(k·h)) — the long ones near √(g·h),
+ * slower than in deep water by up to 3× here — and ω of the spectrum's grid and of a Gerstner wave follows it. */
+static void test_shallow_dispersion(void **state) {
+    (void)state;
+    const uint32_t N = 64;
+    const float L = 100.0f, h = 2.0f;
+    for (int n0 = 1; n0 <= 16; n0 *= 4) {
+        st_water *w = make((st_water_desc){.mode = ST_WATER_OCEAN, .fft_size = N, .cascades = 1, .patch_m = {L},
+                                           .choppiness = -1, .depth_m = h});
+        memset(w->h0[0], 0, sizeof(float) * 2 * N * N);
+        w->h0[0][2 * ((size_t)(N / 2) * N + (size_t)(N / 2 + n0))] = 0.25f;
+        w->fields_valid[0] = false;
+        double k = 2 * PI * n0 / L, want = sqrt(ST_WATER_G / k * tanh(k * h));
+        double t1 = 1.0, t2 = 1.0 + 0.2 * (2 * PI / (want * k));
+        const float *f;
+        st_error err;
+        assert_int_equal(st_water_fields(w, t1, 0, &f, &err), ST_OK);
+        double p1 = wave_phase(f, N, n0);
+        assert_int_equal(st_water_fields(w, t2, 0, &f, &err), ST_OK);
+        double dp = wave_phase(f, N, n0) - p1;
+        while (dp < 0) dp += 2 * PI;
+        double c = dp / k / (t2 - t1);
+        if (!(fabs(c - want) <= 0.01 * want)) fail_msg("k = %g over %g m: phase speed %g, want %g", k, h, c, want);
+        if (n0 == 1 && !(want < 0.5 * sqrt(ST_WATER_G / k))) fail_msg("the longest wave is not slowed: %g", want);
+        st_water_destroy(w);
+    }
+    st_water *g = make((st_water_desc){.mode = ST_WATER_GERSTNER, .gerstner_waves = 3, .wind_speed = 12,
+                                       .fetch_km = 100, .depth_m = h});
+    for (uint32_t i = 0; i < st_water_wave_count(g); i++) {
+        const st_gerstner_wave *v = &st_water_waves(g)[i];
+        double c = v->omega / v->k, want = sqrt(ST_WATER_G / v->k * tanh(v->k * h));
+        if (!(fabs(c - want) <= 0.005 * want)) fail_msg("Gerstner wave %u: ω/k %g, want %g", i, c, want);
+    }
+    /* the peak's wavelength is the one whose frequency the spectrum peaks at, over this depth */
+    double wp = st_water_peak_omega(12, 100e3);
+    if (!(fabs(st_water_dispersion(st_water_waves(g)[0].k, h) - wp) <= 0.002 * wp)) fail_msg("the peak wave's ω is off");
+    st_water_destroy(g);
+    assert_true(fabs(st_water_dispersion(0.5, 0) - sqrt(ST_WATER_G * 0.5)) < 1e-12); /* 0 = deep water */
+}
+
 static void test_gerstner_crest_speed(void **state) {
     (void)state;
     st_water *w = make((st_water_desc){.mode = ST_WATER_GERSTNER, .gerstner_waves = 1, .wind_dir_deg = 90,
@@ -384,6 +424,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ifft_equals_dft),         cmocka_unit_test(test_heights_are_real),
         cmocka_unit_test(test_dispersion_phase_speed),  cmocka_unit_test(test_gerstner_crest_speed),
+        cmocka_unit_test(test_shallow_dispersion),
         cmocka_unit_test(test_jacobian_folds),          cmocka_unit_test(test_spectrum_variance),
         cmocka_unit_test(test_no_peak_at_patch_periods), cmocka_unit_test(test_bands_are_disjoint),
         cmocka_unit_test(test_height_inverts_displacement), cmocka_unit_test(test_gerstner_fold_guard),

@@ -54,6 +54,9 @@ typedef struct st_water_desc {
     float level;
     float metres_per_unit; /* metres per texel and per height step; 0 = 1 */
     float foam_decay_s;    /* time constant of the foam's fading; 0 = 2.5 s */
+    /* The water's depth (m) in the dispersion relation ω² = g·k·tanh(k·h): waves longer than about twice it slow
+     * down to √(g·h); 0 = deep water (ω² = g·k). One depth for the whole surface (the FFT's waves share it). */
+    float depth_m;
     uint32_t seed;         /* the spectrum's random phases; 0 = 1 */
 } st_water_desc;
 
@@ -76,6 +79,11 @@ bool st_water_draw_parse(const char *name, st_water_draw *draw);
 float st_water_default_level(const st_level *level);
 /* Whether the world has water: a texel of material 0 at or below the default level. */
 bool st_water_world_has_water(const st_level *level);
+
+/* The dispersion relation: ω of wavenumber k (rad/m) over water depth_m deep — √(g·k·tanh(k·h)), or √(g·k)
+ * for depth_m ≤ 0 (deep water) — and its group-velocity factor dω/dk. */
+double st_water_dispersion(double k, double depth_m);
+double st_water_dispersion_slope(double k, double depth_m);
 
 /* The ocean loops with this period: every ω is rounded to a multiple of 2π/ST_WATER_LOOP_S (0.15 % at the
  * slowest wave of a 250 m patch), so time can reach the GPU as t mod the loop, in float, without its phases
@@ -125,7 +133,7 @@ uint32_t st_water_cascade_count(const st_water *water);
 st_water_cascade st_water_cascade_at(const st_water *water, uint32_t c);
 /* Cascade c's initial spectrum h0 as size² complex numbers (re, im), row-major, wave vector index
  * n + size/2 along each axis (n ∈ [−size/2, size/2)), zero outside the cascade's band and on the Nyquist row
- * and column; and ω(k) = √(g|k|) for each entry, rounded to the loop (ST_WATER_LOOP_S). */
+ * and column; and ω(k) = st_water_dispersion(|k|, depth_m) for each entry, rounded to the loop (ST_WATER_LOOP_S). */
 const float *st_water_h0(const st_water *water, uint32_t c);
 /* The ω of each entry of cascade c, as above. */
 const float *st_water_omega(const st_water *water, uint32_t c);

@@ -1,6 +1,6 @@
 /* The Gerstner wave set: a few trochoidal waves around the wind, from the spectrum's peak wavelength down by
- * the golden ratio, each with a steepness Q, amplitude A = Q/k and deep-water ω = √(g·k); the choppiness is
- * capped so the summed λ·Q stays under the fold at 1. shaders/water/gerstner.glsl is the GPU twin. */
+ * the golden ratio, each with a steepness Q, amplitude A = Q/k and ω² = g·k·tanh(k·h) (deep water: g·k); the
+ * choppiness is capped so the summed λ·Q stays under the fold at 1. shaders/water/gerstner.glsl is the GPU twin. */
 #include <math.h>
 
 #include "water/water_internal.h"
@@ -19,6 +19,19 @@ static uint32_t hash32(uint32_t x) {
     return x ^ (x >> 16);
 }
 
+/* The k whose ω is `omega` over water `depth` deep: g·k·tanh(k·h) grows with k, so bisection between the deep
+ * water's k (tanh < 1: the answer is no smaller) and a bound doubled until it is past. */
+static double wavenumber_of(double omega, double depth) {
+    double lo = omega * omega / ST_WATER_G, hi = 2.0 * lo + omega / sqrt(ST_WATER_G * depth);
+    while (st_water_dispersion(hi, depth) < omega) hi *= 2.0;
+    for (int it = 0; it < 100; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (st_water_dispersion(mid, depth) < omega) lo = mid;
+        else hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
 void st_water_build_waves(st_water *w) {
     const st_water_desc *d = &w->desc;
     double kp;
@@ -28,6 +41,7 @@ void st_water_build_waves(st_water *w) {
     } else {
         double wp = st_water_peak_omega(d->wind_speed, d->fetch_km * 1000.0);
         kp = wp * wp / ST_WATER_G;
+        if (d->depth_m > 0) kp = wavenumber_of(wp, d->depth_m); /* over shallow water a shorter wave */
     }
     w->wave_count = d->mode == ST_WATER_GERSTNER ? d->gerstner_waves : 0;
     double qsum = 0;
@@ -37,7 +51,7 @@ void st_water_build_waves(st_water *w) {
         v->dir[0] = (float)sin(th);
         v->dir[1] = (float)cos(th);
         double k = kp * pow(1.6180339887, (double)i);
-        double q = round(sqrt(ST_WATER_G * k) * ST_WATER_LOOP_S / (2.0 * PI));
+        double q = round(st_water_dispersion(k, d->depth_m) * ST_WATER_LOOP_S / (2.0 * PI));
         v->k = (float)k;
         v->omega = (float)((q < 1 ? 1 : q) * 2.0 * PI / ST_WATER_LOOP_S);
         v->steepness = WAVE_STEEPNESS[i];

@@ -16,7 +16,7 @@ double st_water_peak_omega(double wind, double fetch_m) {
 
 static double jonswap(const st_water_desc *d, double k, double cos_dir) {
     double U = d->wind_speed, F = d->fetch_km * 1000.0, g = ST_WATER_G;
-    double omega = sqrt(g * k);
+    double omega = st_water_dispersion(k, d->depth_m);
     double wp = st_water_peak_omega(U, F);
     double ratio = wp / omega;
     double shape = exp(-1.25 * ratio * ratio * ratio * ratio);
@@ -25,10 +25,10 @@ static double jonswap(const st_water_desc *d, double k, double cos_dir) {
     double sigma = omega <= wp ? 0.07 : 0.09;
     double dw = (omega - wp) / (sigma * wp);
     double S = alpha * g * g * pow(omega, -5.0) * shape * pow(3.3, exp(-0.5 * dw * dw));
-    /* S(ω) to the polar wavenumber spectrum (dω/dk = g/(2ω)), then to Cartesian (1/k), with cos² spreading
-     * normalised over the half plane downwind */
+    /* S(ω) to the polar wavenumber spectrum (dω/dk: g/(2ω) in deep water), then to Cartesian (1/k), with cos²
+     * spreading normalised over the half plane downwind */
     double spread = cos_dir > 0 ? (2.0 / PI) * cos_dir * cos_dir : 0.0;
-    return S * (g / (2.0 * omega)) / k * spread;
+    return S * st_water_dispersion_slope(k, d->depth_m) / k * spread;
 }
 
 static double phillips(const st_water_desc *d, double k, double cos_dir) {
@@ -91,8 +91,8 @@ st_result st_water_build_spectra(st_water *w, st_error *err) {
             for (uint32_t i = 0; i < N; i++) {
                 size_t t = (size_t)j * N + i;
                 double kx = ((double)i - N / 2) * dk, ky = ((double)j - N / 2) * dk, k = sqrt(kx * kx + ky * ky);
-                /* deep water, ω = √(g·k), rounded to a whole number of cycles per loop */
-                double q = round(sqrt(ST_WATER_G * k) * ST_WATER_LOOP_S / (2.0 * PI));
+                /* ω² = g·k·tanh(k·h) (deep: g·k), rounded to a whole number of cycles per loop */
+                double q = round(st_water_dispersion(k, d->depth_m) * ST_WATER_LOOP_S / (2.0 * PI));
                 if (k > 0 && q < 1) q = 1;
                 w->omega[c][t] = (float)(q * 2.0 * PI / ST_WATER_LOOP_S);
                 double amp = 0;

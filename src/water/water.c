@@ -61,7 +61,22 @@ st_result st_water_desc_check(const st_water_desc *desc, st_error *err) {
         return st_error_set(err, ST_ERR_INVALID, "water: %g metres per unit is outside 0.001..10000", d.metres_per_unit);
     if (!in_range(d.foam_decay_s, 0.01f, 600.0f))
         return st_error_set(err, ST_ERR_INVALID, "water: foam decay %g s is outside 0.01..600", d.foam_decay_s);
+    if (!in_range(d.depth_m, 0.0f, 1e5f))
+        return st_error_set(err, ST_ERR_INVALID, "water: depth %g m is outside 0..100000", d.depth_m);
     return ST_OK;
+}
+
+double st_water_dispersion(double k, double depth_m) {
+    if (!(k > 0)) return 0.0;
+    return depth_m > 0 ? sqrt(ST_WATER_G * k * tanh(k * depth_m)) : sqrt(ST_WATER_G * k);
+}
+
+double st_water_dispersion_slope(double k, double depth_m) {
+    double w = st_water_dispersion(k, depth_m);
+    if (!(w > 0)) return 0.0;
+    if (!(depth_m > 0)) return ST_WATER_G / (2.0 * w);
+    double th = tanh(k * depth_m);
+    return ST_WATER_G * (th + k * depth_m * (1.0 - th * th)) / (2.0 * w);
 }
 
 const char *st_water_mode_name(st_water_mode mode) {
