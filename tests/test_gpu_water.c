@@ -434,6 +434,58 @@ static void test_water_composes_with_every_method(void **state) {
     test_engine_finish(e, l);
 }
 
+/* An eye under the surface (the basin flooded to 10.5, the eye at 5 over its bed at 0, looking up a little):
+ * the bed is seen through the water — every pixel of it nearer the water's own colour than without water, the
+ * farther the nearer — and the surface above shows, seen from below, at its height. */
+static void test_underwater_view(void **state) {
+    (void)state;
+    st_level *l = basin_level();
+    for (int y = 40; y < 88; y++)
+        for (int x = 40; x < 88; x++) st_level_set_single(l, x, y, 0, 1); /* a bed, not stand-ins */
+    st_engine *e = test_engine(l);
+    const uint32_t W = 48, H = 32;
+    st_camera cam = {.position = {64, 45, 5}, .yaw_deg = 0, .pitch_deg = 10};
+    st_view v = st_camera_view(&cam, W, H);
+    uint8_t *c0 = malloc(W * H * 4), *c1 = malloc(W * H * 4);
+    float *d0 = malloc(W * H * sizeof(float)), *d1 = malloc(W * H * sizeof(float));
+    const char *methods[2] = {"ray", "ray-compute"};
+    const double deep[3] = {0.008, 0.055, 0.075}; /* water.c's deep colour (linear) */
+    for (int m = 0; m < 2; m++) {
+        for (int k = 0; k < 2; k++) {
+            st_render_desc d = {.method = methods[m], .width = W, .height = H,
+                                .water = {.mode = k ? ST_WATER_OCEAN : ST_WATER_NONE, .fft_size = 64, .level = 10.5f}};
+            st_renderer *r = NULL;
+            assert_st_ok(st_renderer_create(e, &d, &r, err));
+            assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
+            assert_st_ok(st_renderer_readback(r, k ? c1 : c0, k ? d1 : d0, err));
+            st_renderer_destroy(r);
+        }
+        int bed = 0, surface = 0;
+        for (uint32_t j = 0; j < H; j++)
+            for (uint32_t i = 0; i < W; i++) {
+                size_t p = (size_t)j * W + i;
+                float hit[3];
+                if (!isnan(test_pixel_hit(&v, d1, i, j, hit)) && fabsf(hit[2] - 10.5f) < 1.0f) surface++;
+                if (isnan(test_pixel_hit(&v, d0, i, j, hit)) || hit[2] > 1.0f) continue;
+                double before = 0, after = 0;
+                for (int ch = 0; ch < 3; ch++) {
+                    double want = 255 * (deep[ch] <= 0.0031308 ? 12.92 * deep[ch] : 1.055 * pow(deep[ch], 1 / 2.4) - 0.055);
+                    before += fabs(c0[4 * p + ch] - want);
+                    after += fabs(c1[4 * p + ch] - want);
+                }
+                if (!(after < before)) fail_msg("%s: bed pixel (%u, %u) not seen through water", methods[m], i, j);
+                bed++;
+            }
+        print_message("%s: %d bed pixels, %d of the surface\n", methods[m], bed, surface);
+        if (bed < 100 || surface < 40) fail_msg("%s: %d bed and %d surface pixels", methods[m], bed, surface);
+    }
+    free(c0);
+    free(c1);
+    free(d0);
+    free(d1);
+    test_engine_finish(e, l);
+}
+
 /* Water over a DEM store (camera-relative, metres, the store's sea level): a tilted plane from 20 m below the sea
  * to 40 m above it, seen along its coast, by both store methods. Pixels of land 5 m
  * above the sea are unchanged; pixels whose terrain is 3 m under it show the water's surface within 1.5 m of
@@ -574,6 +626,7 @@ int main(void) {
         cmocka_unit_test(test_water_is_watertight),
         cmocka_unit_test(test_compute_draw_matches_raster),
         cmocka_unit_test(test_water_over_a_store),
+        cmocka_unit_test(test_underwater_view),
         cmocka_unit_test(test_water_composes_with_every_method),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

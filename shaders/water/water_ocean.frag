@@ -16,6 +16,6 @@ layout(location = 1) in vec2 v_rest;
 layout(location = 0) out vec4 out_color;
 
 void main() {
-    vec3 color = water_shade(gl_FragCoord.xy, v_world, gl_FragCoord.z, v_rest, dFdx(v_rest), dFdy(v_rest));
+    vec3 color = water_shade(gl_FragCoord.xy, v_world, gl_FragCoord.z, v_rest, dFdx(v_rest), dFdy(v_rest), false);
     out_color = vec4(color, 1.0);
 }

@@ -19,7 +19,7 @@ layout(location = 0) out vec4 out_color;
 layout(location = 1) out float out_depth;
 
 void main() {
-    vec3 color = water_shade(gl_FragCoord.xy, v_world, gl_FragCoord.z, v_rest, dFdx(v_rest), dFdy(v_rest));
+    vec3 color = water_shade(gl_FragCoord.xy, v_world, gl_FragCoord.z, v_rest, dFdx(v_rest), dFdy(v_rest), false);
     out_color = vec4(linear_to_srgb(color), 1.0);
     out_depth = gl_FragCoord.z;
 }

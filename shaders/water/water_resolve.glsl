@@ -2,8 +2,9 @@
 // per pixel, the depth the surface is tested against (the terrain's, far where the terrain only stands for the
 // water: water_prepare.frag's rule), the nearest water triangle from the visibility buffer, the pixel ray met
 // with its plane, the rest point and its change across the pixel's quad by the triangle's barycentrics (what a
-// fragment shader's interpolation and coarse dFdx/dFdy give), and the shading of water_surface.glsl. Every pixel's depth
-// goes to out_depth (the water's where it shows, else the terrain's); only pixels that show water get a colour.
+// fragment shader's interpolation and coarse dFdx/dFdy give), and the shading of water_surface.glsl. Every
+// pixel's depth goes to out_depth (the water's where it shows, else the terrain's); pixels that show water get a
+// colour, and with the eye under the surface every pixel does (the terrain seen through the water).
 
 layout(local_size_x = 8, local_size_y = 8) in;
 
@@ -38,6 +39,13 @@ void main() {
     if (tested > 0.0 && water_stand_in(point_from_depth(c, tested))) tested = 0.0;
     bool shows = dw > 0.0 && dw >= tested;
     out_depth[px.y * width + px.x] = shows ? dw : ds;
+    // an eye under the surface sees the terrain through the water (and the water's own colour where nothing is)
+    bool under = g.eye.z < water_vertices[water_eye_slot()].z;
+    if (!shows && under) {
+        vec3 behind = ds > 0.0 ? texelFetch(scene_color, px, 0).rgb : vec3(0.0);
+        float dist = ds > 0.0 ? distance(point_from_depth(c, ds), g.eye.xyz) : 1e30;
+        imageStore(out_color, px, vec4(linear_to_srgb(water_through(behind, dist)), 1.0));
+    }
     if (!shows) return;
     vec3 rel[3];
     vec2 rest[3];
@@ -52,6 +60,6 @@ void main() {
     vec2 rq = water_rest_at(rel, rest, water_ray_plane(n, nr, q));
     vec2 drdx = water_finite(water_rest_at(rel, rest, water_ray_plane(n, nr, q + vec2(1.0, 0.0))) - rq);
     vec2 drdy = water_finite(water_rest_at(rel, rest, water_ray_plane(n, nr, q + vec2(0.0, 1.0))) - rq);
-    vec3 color = water_shade(c, g.eye.xyz + x0, dw, r0, drdx, drdy);
+    vec3 color = water_shade(c, g.eye.xyz + x0, dw, r0, drdx, drdy, under);
     imageStore(out_color, px, vec4(linear_to_srgb(color), 1.0));
 }

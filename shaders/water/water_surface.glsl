@@ -40,9 +40,39 @@ vec2 water_project(vec3 q) {
     return (c.xy / c.w * 0.5 + 0.5) * vec2(g.screen_right.w, g.screen_up.w);
 }
 
+// The water's own colour, lit: what scatters back out of deep water.
+vec3 water_deep_lit() {
+    return water.deep.rgb * (g.light.w + (1.0 - g.light.w) * max(g.light.z, 0.0));
+}
+
+// What an eye under the surface sees of a point `dist` away through the water: its colour absorbed toward the
+// water's own.
+vec3 water_through(vec3 color, float dist) {
+    vec3 T = exp(-water.absorb.rgb * dist);
+    return color * T + water_deep_lit() * (1.0 - T);
+}
+
+// The surface seen from below at p (slope of the surface there): inside Snell's window (48.6° about the normal)
+// the sky refracted in, less the Fresnel reflection of the water; outside it the total internal reflection of the
+// water's own colour; then the path back to the eye.
+vec3 water_underside(vec3 p, vec2 slope) {
+    vec3 nu = normalize(vec3(-slope, 1.0));
+    vec3 d = normalize(p - g.eye.xyz); // up toward the surface
+    vec3 t = refract(d, nu, 1.333);
+    vec3 color = water_deep_lit();
+    if (dot(t, t) > 0.0) { // inside the window
+        float ct = max(dot(t, nu), 0.0);
+        float F = 0.02 + 0.98 * pow(1.0 - ct, 5.0); // Schlick from the denser side: the transmitted angle's cosine
+        color = mix(water_sky(t), color, F);
+    }
+    return water_through(color, distance(p, g.eye.xyz));
+}
+
 // The colour (linear) of the surface point p seen through pixel position px (its centre), at reverse-Z depth
 // depth_out; rest is p's rest point (relative to O) and drdx, drdy its change to the next pixel along x and y.
-vec3 water_shade(vec2 px, vec3 p, float depth_out, vec2 rest, vec2 drdx, vec2 drdy) {
+// from_below: the eye is under the water (the compute resolve's underwater look; the raster pipeline shades the
+// underside as the top with its normal turned).
+vec3 water_shade(vec2 px, vec3 p, float depth_out, vec2 rest, vec2 drdx, vec2 drdy, bool from_below) {
     float footprint = max(length(abs(drdx) + abs(drdy)), 1e-4); // fwidth's measure
     vec2 slope;
     float variance, foam;
@@ -53,6 +83,7 @@ vec3 water_shade(vec2 px, vec3 p, float depth_out, vec2 rest, vec2 drdx, vec2 dr
 #else
     ocean_surface(rest, drdx, drdy, slope, variance, foam);
 #endif
+    if (from_below) return water_underside(p, slope);
     vec3 n = normalize(vec3(-slope, 1.0));
     vec3 v = normalize(g.eye.xyz - p);
     if (g.eye.z < p.z) n = -n; // seen from below

@@ -3,8 +3,11 @@
 // of the frame for the rasterising passes and the resolve. Requires globals.glsl, camera.glsl, water_common.glsl
 // and GL_EXT_shader_explicit_arithmetic_types_int64 (VIS_SPLAT also GL_EXT_shader_atomic_int64).
 
-// per ring, the (n + 1)² lattice points displaced, world units (water_lattice_*.comp)
+// per ring, the (n + 1)² lattice points displaced, world units (water_lattice_*.comp); after the last ring's
+// (WATER_RING_MAX of them: RING_MAX in water.c) the surface's height over the eye
 layout(set = 2, binding = 0, std430) buffer WaterVertices { vec4 water_vertices[]; };
+#define WATER_RING_MAX 16u
+uint water_eye_slot() { uint n1 = uint(water.grid.y) + 1u; return WATER_RING_MAX * n1 * n1; }
 // the lattice's triangles: the full square, then the four rings with their hole offset (water.c)
 layout(set = 2, binding = 1, std430) readonly buffer WaterIndices { uint water_indices[]; };
 // per pixel: reverse-Z depth bits (high 32) and triangle id (low 32); 0 = no water

@@ -15,7 +15,7 @@
 #define RING_CELLS 64u      /* cells per side of a ring's lattice (even, its half a multiple of 2) */
 #define RING_MORPH 8.0f     /* cells of a ring's outer band that morph toward the next ring */
 #define RING_BASE 0.25      /* the finest spacing (units) for an eye near the water; doubles with its height */
-#define RING_MAX 16u
+#define RING_MAX 16u        /* (WATER_RING_MAX in shaders/water/water_tri.glsl) */
 #define GEOMETRY_CUT 4.0f   /* waves shorter than this many vertex spacings are left to the shading */
 #define INDEX_VARIANTS 5u   /* the full square, then a ring with its hole offset by (0|1, 0|1) cells */
 #define BIG_SPLIT 16u       /* compute: workgroups sharing one big triangle (water_big.comp) */
@@ -246,7 +246,8 @@ static st_result create_compute(st_renderer *r, water_state *s, st_error *err) {
     st_gpu *gpu = r->engine->gpu;
     VkDeviceSize pixels = (VkDeviceSize)r->width * r->height, n1 = RING_CELLS + 1;
     VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-    st_result res = st_gpu_buffer_create(gpu, RING_MAX * n1 * n1 * 16, storage, false, &s->vertices, err);
+    /* every ring's lattice, then the surface's height over the eye */
+    st_result res = st_gpu_buffer_create(gpu, (RING_MAX * n1 * n1 + 1) * 16, storage, false, &s->vertices, err);
     if (!res) res = st_gpu_buffer_create(gpu, pixels * 8, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false, &s->vis, err);
     if (!res)
         res = st_gpu_buffer_create(gpu, 16 + (VkDeviceSize)BIG_CAP * 4,
