@@ -73,7 +73,11 @@ typedef struct water_state {
 } water_state;
 
 static bool water_on(const st_renderer *r) { return r->desc.water.mode != ST_WATER_NONE; }
-static bool water_compute(const st_renderer *r) { return r->desc.water.draw == ST_WATER_DRAW_COMPUTE; }
+/* The compute drawing needs 64-bit buffer atomics (the visibility buffer); an adapter without them gets the raster
+ * pipeline's picture instead. */
+static bool water_compute(const st_renderer *r) {
+    return r->desc.water.draw == ST_WATER_DRAW_COMPUTE && r->engine->gpu->int64_atomics;
+}
 
 static VkImageUsageFlags water_target_usage(const st_renderer *r) {
     if (!water_on(r)) return 0;
