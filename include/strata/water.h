@@ -81,8 +81,9 @@ float st_water_default_level(const st_level *level);
 bool st_water_world_has_water(const st_level *level);
 
 /* The dispersion relation: ω of wavenumber k (rad/m) over water depth_m deep — √(g·k·tanh(k·h)), or √(g·k)
- * for depth_m ≤ 0 (deep water) — and its group-velocity factor dω/dk. */
+ * for depth_m ≤ 0 (deep water); 0 for k ≤ 0. */
 double st_water_dispersion(double k, double depth_m);
+/* Its derivative dω/dk (the group velocity) at k over depth_m: g/(2ω) in deep water; 0 for k ≤ 0. */
 double st_water_dispersion_slope(double k, double depth_m);
 
 /* The ocean loops with this period: every ω is rounded to a multiple of 2π/ST_WATER_LOOP_S (0.15 % at the
