@@ -142,6 +142,7 @@ int cli_compare_store(int argc, char **argv) {
                                .skirts = so.skirts,
                                .no_shadows = mo.no_shadows,
                                .lod_grid = so.grid,
+                               .lod_error_bound = so.error_bound,
                                .gpu_slots = so.gpu_slots,
                                .out_dir = mo.out,
                                .device_index = mo.device_index,
