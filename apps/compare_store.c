@@ -30,6 +30,7 @@ static int usage(void) {
            "  --far M            far distance in metres (default: half the store's extent, at most 100 km)\n"
            "  --skirts           skirts under node edges\n"
            "  --lod-grid N       quads per node side (default 32)\n"
+           "  --lod-error E      δ per level for the ranges: measured (default) or bound (the index's worst tile)\n"
            "  --gpu-slots N      tile slots on the GPU (default 1024)\n"
            "  -o, --out DIR      output folder (default out/compare-world)\n"
            "  --no-shadows       no sun shadows (in the methods and the reference)\n"

@@ -569,6 +569,7 @@ typedef struct st_compare_store_result {
     uint32_t width, height, frames, warmup;
     double far_m;
     bool skirts, shadows;
+    bool lod_error_bound;        /* the ranges came from the index's δ bound, not the measured error */
     size_t method_count, tau_count, view_count;
     char methods[ST_COMPARE_MAX_METHODS][32];
     double taus[ST_COMPARE_STORE_MAX_TAUS];
