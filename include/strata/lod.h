@@ -170,13 +170,15 @@ void st_lod_vertex(const double eye[3], const st_lod_band *band, const double co
 
 #define ST_LOD_ERROR_QUANTILE 0.99 /* the share of the finest samples a level's δ must bound */
 #define ST_LOD_ERROR_LATTICE 8u    /* level-0 tiles sampled per world side for it */
+#define ST_LOD_ERROR_LATTICE_GEN 3u /* the same for generated stores, whose tiles are made on demand (slow) */
 
 /* The quadtree of a DEM store: its levels, spacing, δ per level — the measured error of the level's triangulated
  * surface that ST_LOD_ERROR_QUANTILE of the finest samples stay within, the largest over a lattice of
- * ST_LOD_ERROR_LATTICE² level-0 tiles (st_store_surface_error), made monotone — beside delta_bound (the largest δ
- * of each level's tiles in the index, a generated store's analytic bound), node bounds from the index (node (l, x, y) has the footprint of tile
- * (l − log2(s/N), x, y) for l ≥ log2(s/N); finer nodes take their level-0 tile's), and, with r, drawable tiles
- * and requests through the residency manager. The store (and r) must outlive *out's use. */
+ * ST_LOD_ERROR_LATTICE² level-0 tiles (ST_LOD_ERROR_LATTICE_GEN² for a generated store; st_store_surface_error),
+ * made monotone — beside delta_bound (the largest δ of each level's tiles in the index, a generated store's
+ * analytic bound), node bounds from the index (node (l, x, y) has the footprint of tile (l − log2(s/N), x, y) for
+ * l ≥ log2(s/N); finer nodes take their level-0 tile's), and, with r, drawable tiles and requests through the
+ * residency manager. The store (and r) must outlive *out's use. */
 st_result st_lod_world_of_store(st_store *store, st_residency *r, uint32_t grid, st_lod_world *out, st_error *err);
 /* Makes w's ranges use the index's bound (delta = delta_bound): the worst case of every tile anywhere. */
 void st_lod_world_use_bound(st_lod_world *w);

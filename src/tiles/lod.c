@@ -617,7 +617,8 @@ st_result st_lod_world_of_store(st_store *store, st_residency *r, uint32_t grid,
      * error 99 % of the surface has, so it keeps the finest level far past where the eye sees any difference.
      * The ranges use the measured quantile instead (docs/large-world.md, "δ per level"). */
     double measured[ST_LOD_MAX_LEVELS] = {0};
-    st_result res = st_store_surface_error(store, ST_LOD_ERROR_QUANTILE, ST_LOD_ERROR_LATTICE, measured, err);
+    st_result res = st_store_surface_error(store, ST_LOD_ERROR_QUANTILE,
+                                           in->generated ? ST_LOD_ERROR_LATTICE_GEN : ST_LOD_ERROR_LATTICE, measured, err);
     if (res) return st_error_prefix(err, "lod: δ of %s", in->source);
     for (uint32_t l = 0; l < in->levels; l++) out->delta[l] = l ? fmax(measured[l], out->delta[l - 1]) : 0;
     out->delta_measured = true;
