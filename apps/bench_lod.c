@@ -114,9 +114,9 @@ int bench_lod(int argc, char **argv) {
                                          {"no-flights", no_argument, 0, 'N'},  {"no-depth", no_argument, 0, 'Z'},
                                          {"method", required_argument, 0, 'm'}, {"gpu-slots", required_argument, 0, 'G'},
                                          {"device", required_argument, 0, 'D'}, {"validate", no_argument, 0, 'V'},
-                                         {"out", required_argument, 0, 'o'},
+                                         {"out", required_argument, 0, 'o'},    {"lod-error", required_argument, 0, 'E'},
                                          {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
-    bool table = false;
+    bool table = false, bound = false;
     table_opts to = {.path = "data/flights/cruise-300.flight", .method = "cdlod", .flights = true, .depth = true};
     cli_getopt_reset();
     int c;
@@ -152,6 +152,11 @@ int bench_lod(int argc, char **argv) {
             to.device_given = true;
             break;
         case 'V': to.validate = true; break;
+        case 'E':
+            if (strcmp(optarg, "bound") && strcmp(optarg, "measured"))
+                return cli_usage_error(cmd, "bad --lod-error '%s' (measured or bound)", optarg);
+            bound = !strcmp(optarg, "bound");
+            break;
         case 'o': to.out = optarg; break;
         case 'w': world = optarg; break;
         case 's':
@@ -172,11 +177,12 @@ int bench_lod(int argc, char **argv) {
             break;
         case 'h':
             printf("usage: strata bench lod [--world STORE] [--size WxH] [--tau PX] [--repeat N] [--speed M/S]\n"
-                   "                        [--lod-grid N]\n\n"
+                   "                        [--lod-grid N] [--lod-error measured|bound]\n\n"
                    "Times the CDLOD selection on the CPU for each default view of the store (default %s) at\n"
                    "1920x1080, tau 1: --repeat selections per view (default 200) alone, then with the residency\n"
                    "manager's requests and drawable lookups; then 600 frames of a flight at --speed m/s (default 300)\n"
-                   "at 60 frames per second, 60 m over the ground. Prints median and p99 against %.2f ms.\n\n"
+                   "at 60 frames per second, 60 m over the ground. Prints median and p99 against %.2f ms.\n"
+                   "--lod-error bound takes the ranges from the index's δ bound instead of the measured error.\n\n"
                    "strata bench lod --table -o FILE.md [--world STORE] [--size WxH] [--taus a,b,...] [--lod-grid N]\n"
                    "                 [--path FLIGHT] [--slow-load MS] [--method M] [--gpu-slots N] [--no-flights]\n"
                    "                 [--no-depth] [--device N] [--validate]\n"
@@ -191,7 +197,10 @@ int bench_lod(int argc, char **argv) {
         }
     }
     if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    if (table) return run_table(cmd, world, width, height, grid, &to);
+    if (table) {
+        if (bound) return cli_usage_error(cmd, "--table gives both: --lod-error is not one of its options");
+        return run_table(cmd, world, width, height, grid, &to);
+    }
     if (to.out || to.tau_count || to.slow_ms > 0 || !to.flights || !to.depth || to.gpu_slots || to.device_given ||
         to.validate)
         return cli_usage_error(cmd, "-o, --taus, --path, --slow-load, --no-flights, --no-depth, --gpu-slots, --device "
@@ -207,18 +216,26 @@ int bench_lod(int argc, char **argv) {
     size_t nv = 0;
     if (!r) r = st_store_views_default(store, views, ST_MAX_VIEWS, &nv, &err);
     st_lod_world alone, with;
+    double t_world = st_time_ms();
     if (!r) r = st_lod_world_of_store(store, NULL, grid, &alone, &err);
+    t_world = st_time_ms() - t_world;
     if (!r) {
         st_residency_desc rd = {.store = store, .load = cheap_load, .load_user = (void *)st_store_get_info(store),
                                 .cpu_tiles = 4096};
         r = st_residency_create(&rd, &res, &err);
     }
     if (!r) r = st_lod_world_of_store(store, res, grid, &with, &err);
+    if (!r && bound) st_lod_world_use_bound(&alone), st_lod_world_use_bound(&with);
     st_lod_params p = {.tau_px = tau};
     double worst_median = 0, worst_p99 = 0;
     if (!r)
+    {
         printf("lod selection on %s at %ux%u, tau %g px, grid %u: %u runs per view, one thread\n", world, width, height,
                (double)tau, alone.grid, repeat);
+        printf("  δ per level (%s; measuring it took %.0f ms):", bound ? "the index's bound" : "measured", t_world);
+        for (uint32_t l = 0; l < alone.levels; l++) printf(" %.3g", alone.delta[l]);
+        printf(" m\n");
+    }
     for (size_t v = 0; v < nv && !r; v++) {
         st_camera cam;
         r = st_store_view_camera(store, &views[v], &cam, &err);

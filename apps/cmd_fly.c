@@ -11,8 +11,9 @@
 
 static int usage(void) {
     printf("usage: strata fly --world STORE --path FILE [--method M] [--size WxH] [--far M] [--tau PX] [--skirts]\n"
-           "                  [--lod-grid N] [--lod-ratio R] [--morph-ratio M] [--gpu-slots N] [--slow-load MS]\n"
-           "                  [--settle N] [--no-shadows] [--device N] [--validate] [--no-progress] [-o|--out DIR]\n\n"
+           "                  [--lod-grid N] [--lod-ratio R] [--morph-ratio M] [--lod-error E] [--gpu-slots N]\n"
+           "                  [--slow-load MS] [--settle N] [--no-shadows] [--device N] [--validate] [--no-progress]\n"
+           "                  [-o|--out DIR]\n\n"
            "Flies the flight FILE over a DEM tile store (a folder, an http(s):// URL or gen:SEED:WxH), rendering every\n"
            "frame with %s, after the first camera has reached full detail. Writes fly.json (every frame's\n"
            "GPU, CPU and whole-frame ms, triangles, nodes, resident/queued/loading tiles, uploads, hole pixels),\n"
@@ -25,7 +26,8 @@ static int usage(void) {
            "  --slow-load MS  sleep this long in every tile load (the hitch test: frame times must stay flat)\n"
            "  --settle N      frames allowed to reach full detail at the start (default 4000)\n"
            "  -o, --out DIR   output folder (default out/fly)\n"
-           "  --tau, --skirts, --lod-grid, --lod-ratio, --morph-ratio, --gpu-slots as for strata render --world STORE\n",
+           "  --tau, --skirts, --lod-grid, --lod-ratio, --morph-ratio, --lod-error, --gpu-slots as for strata render --world\n"
+           "  STORE\n",
            cli_store_methods_list(), cli_store_methods_list());
     return CLI_EXIT_OK;
 }

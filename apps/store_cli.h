@@ -15,13 +15,15 @@ enum {
     CLI_OPT_MORPH_RATIO,
     CLI_OPT_GPU_SLOTS,
     CLI_OPT_SLOW_LOAD,
+    CLI_OPT_LOD_ERROR,
 };
 
 #define CLI_STORE_OPTIONS                                                                                            \
     {"tau", required_argument, 0, CLI_OPT_TAU}, {"skirts", no_argument, 0, CLI_OPT_SKIRTS},                          \
         {"lod-grid", required_argument, 0, CLI_OPT_LOD_GRID}, {"lod-ratio", required_argument, 0, CLI_OPT_LOD_RATIO}, \
         {"morph-ratio", required_argument, 0, CLI_OPT_MORPH_RATIO},                                                  \
-        {"gpu-slots", required_argument, 0, CLI_OPT_GPU_SLOTS}, {"slow-load", required_argument, 0, CLI_OPT_SLOW_LOAD}
+        {"gpu-slots", required_argument, 0, CLI_OPT_GPU_SLOTS}, {"slow-load", required_argument, 0, CLI_OPT_SLOW_LOAD}, \
+        {"lod-error", required_argument, 0, CLI_OPT_LOD_ERROR}
 
 typedef struct cli_store_opts {
     float tau_px;              /* 0 = 1 */
@@ -29,6 +31,7 @@ typedef struct cli_store_opts {
     uint32_t grid, gpu_slots;  /* 0 = defaults */
     float lod_ratio, morph_ratio;
     double slow_load_ms;
+    bool error_bound;          /* --lod-error bound */
 } cli_store_opts;
 
 /* The value of --world in a command's arguments (--world X or --world=X), or NULL. */

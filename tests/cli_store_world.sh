@@ -33,6 +33,10 @@ check "cdlod on a level: says why" grep -q "draws tile stores" "$tmp/stderr"
 expect_error "bad tau" render --world "$tmp/ps" --tau -1 -o "$tmp/x.png"
 expect_error "tau not a number" render --world "$tmp/ps" --tau abc -o "$tmp/x.png"
 expect_error "grid not a power of two" render --world "$tmp/ps" --lod-grid 12 -o "$tmp/x.png"
+expect_error "unknown LOD error" render --world "$tmp/ps" --lod-error worst -o "$tmp/x.png"
+check "unknown LOD error: names the choices" grep -q "measured or bound" "$tmp/stderr"
+expect_error "bench lod: unknown LOD error" bench lod --world "$tmp/ps" --lod-error x
+expect_error "bench lod: --lod-error with --table" bench lod --world "$tmp/ps" --table -o "$tmp/t.md" --lod-error bound
 expect_error "bad camera" render --world "$tmp/ps" --camera 1,2,nan,0,0 -o "$tmp/x.png"
 expect_error "unknown view" render --world "$tmp/ps" --view nowhere -o "$tmp/x.png"
 expect_error "view outside the store" render --world "$tmp/ps" --view "a:-5,10:0:0" -o "$tmp/x.png"

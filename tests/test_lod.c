@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analytic_store.h"
 #include "strata/lod.h"
 #include "support.h"
 
@@ -644,6 +645,89 @@ static void test_one_level_warning(void **state) {
     free(a);
 }
 
+
+static void test_one_level_widened(void **state) {
+    (void)state;
+    /* nodes a few times taller than wide and a low eye: the first walk has nodes reaching past the next level's
+     * morph start; the selection widens the ranges until none does, and the bands it reports are the widened ones */
+    aworld *a = make_world(1500);
+    st_lod_params p = {.tau_px = 1};
+    st_lod_view v = view_at(a, 3000, 3000, 5, 45, -30, 40000);
+    v.eye[2] = 100;
+    st_lod_selection sel = select_nodes(a, &p, &v);
+    assert_true(sel.widened > 0);
+    assert_int_equal(sel.one_level_violations, 0);
+    st_lod_band plain[ST_LOD_MAX_LEVELS];
+    st_lod_bands(&a->w, &p, v.focal_px, v.far_m, plain);
+    assert_true(sel.bands[0].range > plain[0].range);
+    for (uint32_t l = 0; l + 1 < a->w.levels; l++) assert_true(sel.bands[l].range <= sel.bands[l + 1].morph_start);
+    /* a view with ordinary nodes is selected once, with the plain bands */
+    aworld *flat = make_world(10);
+    st_lod_view fv = view_at(flat, 3000, 3000, 200, 45, -30, 40000);
+    st_lod_selection fs = select_nodes(flat, &p, &fv);
+    assert_int_equal(fs.widened, 0);
+    st_lod_bands(&flat->w, &p, fv.focal_px, fv.far_m, plain);
+    assert_true(fs.bands[0].range == plain[0].range);
+    st_lod_selection_free(&sel);
+    st_lod_selection_free(&fs);
+    free(a);
+    free(flat);
+}
+
+
+/* The measured error of a store's levels (st_store_surface_error): none for a plane and a tilted plane (a
+ * triangulated plane is the plane), and for sines, with the quantile 1 over every level-0 tile, exactly the largest
+ * gap at the sampled positions between each level's triangulated surface and the finest samples (rounded up by the
+ * histogram's 3 % at most); the 0.99 quantile is below it. */
+static double tri_level_surface(const analytic *a, uint32_t l, double u, double v) {
+    double fu = floor(u), fv = floor(v), tu = u - fu, tv = v - fv;
+    int64_t i = (int64_t)fu, j = (int64_t)fv, s = (int64_t)1 << l, last = ((int64_t)a->size - 1) >> l;
+    if (i >= last) i = last - 1, tu = u - (double)i;
+    if (j >= last) j = last - 1, tv = v - (double)j;
+    double h00 = analytic_sample(a, i * s, j * s), h11 = analytic_sample(a, (i + 1) * s, (j + 1) * s);
+    if (tu >= tv) return h00 + tu * (analytic_sample(a, (i + 1) * s, j * s) - h00) + tv * (h11 - analytic_sample(a, (i + 1) * s, j * s));
+    return h00 + tv * (analytic_sample(a, i * s, (j + 1) * s) - h00) + tu * (h11 - analytic_sample(a, i * s, (j + 1) * s));
+}
+
+static void test_measured_error(void **state) {
+    (void)state;
+    double out[ST_STORE_MAX_LEVELS];
+    for (int shape = 0; shape < 2; shape++) {
+        analytic a = {.shape = shape ? SHAPE_TILT : SHAPE_PLANE, .size = 257, .spacing = 2, .base = 40, .slope_x = 0.3,
+                      .slope_y = -0.2};
+        st_store *s = analytic_store(&a, 33, shape ? "err-tilt" : "err-plane");
+        assert_st_ok(st_store_surface_error(s, 1.0, 8, out, err));
+        for (uint32_t l = 0; l < st_store_get_info(s)->levels; l++) assert_true(out[l] == 0);
+        st_store_close(s);
+    }
+    analytic a = {.shape = SHAPE_SINE, .size = 513, .spacing = 2, .base = 60, .amp = 25, .wave = 90};
+    st_store *s = analytic_store(&a, 33, "err-sine");
+    const st_store_info *in = st_store_get_info(s);
+    assert_st_ok(st_store_surface_error(s, 1.0, 16, out, err)); /* 16 × 16: every level-0 tile */
+    double q99[ST_STORE_MAX_LEVELS];
+    assert_st_ok(st_store_surface_error(s, 0.99, 16, q99, err));
+    for (uint32_t l = 1; l < in->levels; l++) {
+        double worst = 0;
+        for (uint32_t ty = 0; ty < 16; ty++)
+            for (uint32_t tx = 0; tx < 16; tx++)
+                for (uint32_t j = 0; j <= 32; j += 3)
+                    for (uint32_t i = 0; i <= 32; i += 3) {
+                        int64_t X = tx * 32 + i, Y = ty * 32 + j;
+                        double e = fabs(tri_level_surface(&a, l, ldexp((double)X, -(int)l), ldexp((double)Y, -(int)l)) -
+                                        analytic_sample(&a, X, Y));
+                        worst = fmax(worst, e);
+                    }
+        if (!(out[l] >= worst && out[l] <= worst * 1.04 + 1e-4))
+            fail_msg("level %u: measured %.5f m, the largest gap is %.5f m", l, out[l], worst);
+        assert_true(q99[l] <= out[l] && q99[l] > 0);
+    }
+    /* bad arguments */
+    st_error e = {0};
+    assert_int_equal(st_store_surface_error(s, 0, 8, out, &e), ST_ERR_INVALID);
+    assert_int_equal(st_store_surface_error(s, 0.5, 0, out, &e), ST_ERR_INVALID);
+    st_store_close(s);
+}
+
 static void test_bad_parameters(void **state) {
     (void)state;
     aworld *a = make_world(60);
@@ -682,8 +766,8 @@ static void test_store_binding(void **state) {
     for (uint32_t l = 0; l < w.levels; l++) {
         st_tile_meta m;
         assert_true(st_store_tile_meta(s, (st_tile_key){l, 0, 0}, &m));
-        assert_true(w.delta[l] >= m.delta_m);
-        if (l) assert_true(w.delta[l] >= w.delta[l - 1]);
+        assert_true(w.delta_bound[l] >= m.delta_m);
+        if (l) assert_true(w.delta[l] >= w.delta[l - 1] && w.delta_bound[l] >= w.delta_bound[l - 1]);
     }
     /* node bounds: a node of level log2(s/N) + 1 is the footprint of a level-1 tile */
     float mn, mx;
@@ -710,6 +794,8 @@ int main(void) {
         cmocka_unit_test(test_requests),
         cmocka_unit_test(test_skirt_sides),
         cmocka_unit_test(test_one_level_warning),
+        cmocka_unit_test(test_one_level_widened),
+        cmocka_unit_test(test_measured_error),
         cmocka_unit_test(test_bad_parameters),
         cmocka_unit_test(test_store_binding),
     };

@@ -544,6 +544,7 @@ typedef struct st_compare_store_desc {
     uint32_t settle_frames;      /* frames allowed to reach full detail per view (0 = 4000) */
     bool skirts, no_shadows;
     uint32_t lod_grid, gpu_slots;
+    bool lod_error_bound;        /* ranges from the index's δ bound (st_method_knobs.lod_error_bound) */
     const char *out_dir;         /* NULL = out/compare-world */
     int device_index;
     bool device_given, validate, progress_lines;
@@ -568,6 +569,7 @@ typedef struct st_compare_store_result {
     uint32_t width, height, frames, warmup;
     double far_m;
     bool skirts, shadows;
+    bool lod_error_bound;        /* the ranges came from the index's δ bound, not the measured error */
     size_t method_count, tau_count, view_count;
     char methods[ST_COMPARE_MAX_METHODS][32];
     double taus[ST_COMPARE_STORE_MAX_TAUS];

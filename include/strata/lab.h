@@ -48,7 +48,10 @@ typedef struct st_lod_lab_result {
     double triangles[ST_LAB_MAX_TAUS];  /* mean over the views */
     uint32_t tau_decided[ST_LAB_MAX_TAUS]; /* levels whose range τ decides (of levels − 1) */
     double exponent, exponent_r2;       /* least squares of log T on log τ */
-    double delta_m[ST_LOD_MAX_LEVELS];  /* each level's δ (the store's index, monotone) */
+    double delta_m[ST_LOD_MAX_LEVELS];  /* each level's δ as the ranges use it (measured, monotone) */
+    double delta_bound_m[ST_LOD_MAX_LEVELS]; /* the index's bound, monotone */
+    double triangles_bound[ST_LAB_MAX_TAUS]; /* the same selections with the bound's ranges */
+    double exponent_bound;              /* their fitted exponent */
     double delta_growth;                /* the geometric mean of δ_{l+1}/δ_l over levels 1.. with δ > 0 */
     double exponent_from_delta;         /* −2·ln 2 / ln(growth): the exponent where the far plane cuts the rings */
     double pitch_triangles[4][ST_LAB_MAX_TAUS]; /* the mean over the views at pitch 0, −30, −60, −90 */

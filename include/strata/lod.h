@@ -33,7 +33,10 @@ struct st_lod_world {
     uint32_t grid;            /* N: quads per node side, a power of two from 4 to s */
     uint64_t width, height;   /* finest samples */
     double spacing_x, spacing_y; /* metres between finest samples */
-    double delta[ST_LOD_MAX_LEVELS];  /* each level's geometric error against the finest data, metres, monotone */
+    double delta[ST_LOD_MAX_LEVELS];  /* each level's geometric error against the finest data, metres, monotone:
+                                         what the ranges use */
+    double delta_bound[ST_LOD_MAX_LEVELS]; /* a store's index bound: its tiles' largest δ per level, monotone */
+    bool delta_measured;      /* delta is the measured quantile (st_lod_world_of_store), not the bound */
     /* min/max of the finest data inside node (l, x, y), metres; false when unknown (the node is skipped) */
     bool (*bounds)(const st_lod_world *w, uint32_t level, uint64_t x, uint64_t y, float *min_m, float *max_m);
     /* the tile to draw `tile` with: itself when drawable, else its nearest drawable ancestor; false: none
@@ -118,6 +121,8 @@ typedef struct st_lod_selection {
     uint32_t one_level_violations; /* drawn nodes whose box reaches beyond the next level's morph start: a
                                       neighbour two levels coarser is then possible (a crack) */
     double worst_violation_m;    /* the largest such overshoot */
+    uint32_t widened;            /* times the ranges were widened for this view to keep the one-level rule (the
+                                    violations above are what is left after the last, 0 unless it ran out) */
 } st_lod_selection;
 
 /* Checks p against w (grid a power of two within the tile, ratios in range, τ finite and positive). */
@@ -163,11 +168,20 @@ void st_lod_vertex(const double eye[3], const st_lod_band *band, const double co
 
 /* ---- a store as a quadtree --------------------------------------------------------------------------------- */
 
-/* The quadtree of a DEM store: its levels, spacing, the largest δ of each level's tiles (made monotone; a
- * generated store's analytic bound), node bounds from the index (node (l, x, y) has the footprint of tile
- * (l − log2(s/N), x, y) for l ≥ log2(s/N); finer nodes take their level-0 tile's), and, with r, drawable tiles
- * and requests through the residency manager. The store (and r) must outlive *out's use. */
+#define ST_LOD_ERROR_QUANTILE 0.99 /* the share of the finest samples a level's δ must bound */
+#define ST_LOD_ERROR_LATTICE 8u    /* level-0 tiles sampled per world side for it */
+#define ST_LOD_ERROR_LATTICE_GEN 3u /* the same for generated stores, whose tiles are made on demand (slow) */
+
+/* The quadtree of a DEM store: its levels, spacing, δ per level — the measured error of the level's triangulated
+ * surface that ST_LOD_ERROR_QUANTILE of the finest samples stay within, the largest over a lattice of
+ * ST_LOD_ERROR_LATTICE² level-0 tiles (ST_LOD_ERROR_LATTICE_GEN² for a generated store; st_store_surface_error),
+ * made monotone — beside delta_bound (the largest δ of each level's tiles in the index, a generated store's
+ * analytic bound), node bounds from the index (node (l, x, y) has the footprint of tile (l − log2(s/N), x, y) for
+ * l ≥ log2(s/N); finer nodes take their level-0 tile's), and, with r, drawable tiles and requests through the
+ * residency manager. The store (and r) must outlive *out's use. */
 st_result st_lod_world_of_store(st_store *store, st_residency *r, uint32_t grid, st_lod_world *out, st_error *err);
+/* Makes w's ranges use the index's bound (delta = delta_bound): the worst case of every tile anywhere. */
+void st_lod_world_use_bound(st_lod_world *w);
 /* The node that maps to tile `tile`'s sub-rectangle: its first node (x, y) at the same level, and the sample
  * offset of node (l, x, y) inside its tile. Nodes per tile side: */
 static inline uint32_t st_lod_nodes_per_tile(const st_lod_world *w) { return w->tile_intervals / w->grid; }

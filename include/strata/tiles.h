@@ -144,6 +144,13 @@ st_result st_store_read_tile(st_store *s, st_tile_key key, st_tile **out, st_err
  * NULL = the whole level. *rgb (3 bytes a pixel) is malloc'd. */
 st_result st_store_preview(st_store *s, uint32_t level, const uint64_t region[4], uint8_t **rgb, uint32_t *width,
                            uint32_t *height, st_error *err);
+/* The measured vertical error of each level's surface against the finest samples, as CDLOD draws it (every grid
+ * cell split along its (0,0)-(1,1) diagonal): over a lattice × lattice grid of level-0 tiles spread evenly over the
+ * world (1..64 a side, fewer where the level has fewer), each finest sample is compared with every ancestor's
+ * surface, and out[l] is the largest over the sampled tiles of the `quantile` (0..1] of those errors at level l
+ * (metres, over every third finest sample each way, rounded up by at most 3 %; out[0] = 0). Reads lattice² tiles
+ * and their ancestors. */
+st_result st_store_surface_error(st_store *s, double quantile, uint32_t lattice, double *out, st_error *err);
 /* A layer store as one st_level (the whole world in memory: for tests and small worlds): its texels, palette,
  * materials, name, wrap flags and flood levels, equal to the level it was built from. */
 st_result st_store_read_level(st_store *s, st_level **out, st_error *err);

@@ -68,6 +68,7 @@ static st_result write_json(const st_compare_store_result *r, const char *path, 
     cJSON_AddNumberToObject(root, "warmup", r->warmup);
     cJSON_AddNumberToObject(root, "far_m", r->far_m);
     cJSON_AddBoolToObject(root, "skirts", r->skirts);
+    cJSON_AddStringToObject(root, "lod_error", r->lod_error_bound ? "bound" : "measured");
     cJSON_AddBoolToObject(root, "shadows", r->shadows);
     cJSON_AddNumberToObject(root, "peak_rss_bytes", (double)r->peak_rss_bytes);
     cJSON_AddNumberToObject(root, "gpu_tile_bytes", (double)r->gpu_tile_bytes);
@@ -187,6 +188,7 @@ st_result st_compare_store_run(const st_compare_store_desc *d, st_compare_store_
     r->warmup = d->warmup ? d->warmup : DEFAULT_WARMUP;
     r->far_m = d->far_m > 0 ? d->far_m : st_store_far(d->store);
     r->skirts = d->skirts;
+    r->lod_error_bound = d->lod_error_bound;
     r->shadows = !d->no_shadows;
     uint32_t settle = d->settle_frames ? d->settle_frames : DEFAULT_SETTLE;
     st_result res = ST_OK;
@@ -247,8 +249,9 @@ st_result st_compare_store_run(const st_compare_store_desc *d, st_compare_store_
     st_world_desc wd = {.gpu_slots = d->gpu_slots};
     if (!res) res = st_engine_set_store(engine, d->store, &wd, err);
     char settings[1024];
-    snprintf(settings, sizeof settings, "world=%s size=%ux%u frames=%u warmup=%u far=%g skirts=%d shadows=%d grid=%u",
-             r->world, r->width, r->height, r->frames, r->warmup, r->far_m, r->skirts, r->shadows, d->lod_grid);
+    snprintf(settings, sizeof settings, "world=%s size=%ux%u frames=%u warmup=%u far=%g skirts=%d shadows=%d grid=%u "
+             "lod_error=%s", r->world, r->width, r->height, r->frames, r->warmup, r->far_m, r->skirts, r->shadows,
+             d->lod_grid, r->lod_error_bound ? "bound" : "measured");
     if (!res) res = st_run_dir_begin(out_root, r->slug, "world", settings, &dir, err);
     if (!res) res = st_dem_reference_create(d->store, 0, &ref, err);
     if (!res) st_dem_reference_set_shadows(ref, r->shadows);
@@ -284,6 +287,7 @@ st_result st_compare_store_run(const st_compare_store_desc *d, st_compare_store_
             rd.knobs.tau_px = (float)r->taus[t];
             rd.knobs.skirts = d->skirts;
             rd.knobs.lod_grid = d->lod_grid;
+            rd.knobs.lod_error_bound = d->lod_error_bound;
             st_renderer *rend = NULL;
             res = st_renderer_create(engine, &rd, &rend, err);
             size_t pooled = 0;

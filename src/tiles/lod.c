@@ -11,6 +11,7 @@
 #define MAX_VISITS (1u << 22)  /* nodes one selection may visit: far more than any sane τ needs */
 #define ONE_LEVEL_MARGIN 1.5   /* range_l + 1.5 × a level-l node's diagonal must not pass morph_start_{l+1} */
 #define MORPH_END_PULL 0.01    /* CDLOD pulls the morph's end 1 % toward its start */
+#define ONE_LEVEL_RETRIES 8    /* widenings of the ranges a view may need to keep the one-level rule */
 
 static double param(double v, double def) { return v > 0 ? v : def; }
 
@@ -37,8 +38,9 @@ static double node_size_y(const st_lod_world *w, uint32_t level) {
     return ldexp((double)w->grid * w->spacing_y, (int)level);
 }
 
-void st_lod_bands(const st_lod_world *w, const st_lod_params *p, double focal_px, double far_m,
-                  st_lod_band bands[ST_LOD_MAX_LEVELS]) {
+/* The bands with range_0 at least min_base (0: the least the one-level rule allows). */
+static void bands_from(const st_lod_world *w, const st_lod_params *p, double focal_px, double far_m, double min_base,
+                       st_lod_band bands[ST_LOD_MAX_LEVELS]) {
     uint32_t L = w->levels;
     double tau = param(p->tau_px, 1.0), r = param(p->lod_ratio, ST_LOD_DEFAULT_RATIO);
     double m = param(p->morph_ratio, ST_LOD_DEFAULT_MORPH);
@@ -48,7 +50,7 @@ void st_lod_bands(const st_lod_world *w, const st_lod_params *p, double focal_px
         need[l] = focal_px * w->delta[l] / tau;
         diag[l] = hypot(node_size_x(w, l), node_size_y(w, l));
     }
-    double base = 0;
+    double base = min_base;
     for (int iter = 0; iter < 400; iter++) {
         double prev = 0;
         for (uint32_t l = 0; l < L; l++) {
@@ -69,6 +71,11 @@ void st_lod_bands(const st_lod_world *w, const st_lod_params *p, double focal_px
         if (ok) break;
         base = base > 0 ? base * 1.25 : diag[0];
     }
+}
+
+void st_lod_bands(const st_lod_world *w, const st_lod_params *p, double focal_px, double far_m,
+                  st_lod_band bands[ST_LOD_MAX_LEVELS]) {
+    bands_from(w, p, focal_px, far_m, 0, bands);
 }
 
 double st_lod_morph_k(const st_lod_band *b, double d) {
@@ -386,14 +393,9 @@ static int visit(walk *k, uint32_t level, uint64_t x, uint64_t y, int parent_fru
 
 static bool finite3(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
 
-st_result st_lod_select(const st_lod_world *w, const st_lod_params *p, const st_lod_view *v, st_lod_selection *sel,
-                        st_error *err) {
-    st_result res = st_lod_check(w, p, err);
-    if (res) return res;
-    if (!finite3(v->eye) || !finite3(v->forward) || !(v->focal_px > 0) || !(v->width_px >= 1) ||
-        !(v->height_px >= 1) || !(v->near_m > 0) || !(v->far_m > v->near_m) || !isfinite(v->far_m))
-        return st_error_set(err, ST_ERR_INVALID, "lod: a view with a non-finite eye or bad planes (near %g, far %g)",
-                            v->near_m, v->far_m);
+/* One walk of the quadtree with range_0 at least min_base. */
+static void select_once(const st_lod_world *w, const st_lod_params *p, const st_lod_view *v, st_lod_selection *sel,
+                        double min_base, bool *failed, st_result *why) {
     sel->count = 0;
     sel->levels = w->levels;
     sel->grid = w->grid;
@@ -402,7 +404,7 @@ st_result st_lod_select(const st_lod_world *w, const st_lod_params *p, const st_
     sel->fallback = sel->missing = sel->culled = sel->visits = sel->one_level_violations = 0;
     sel->missing_kept = 0;
     sel->worst_violation_m = 0;
-    st_lod_bands(w, p, v->focal_px, v->far_m, sel->bands);
+    bands_from(w, p, v->focal_px, v->far_m, min_base, sel->bands);
     walk k = {.w = w, .p = p, .sel = sel};
     memcpy(k.eye, v->eye, sizeof k.eye);
     build_frustum(&k, v);
@@ -425,10 +427,36 @@ st_result st_lod_select(const st_lod_world *w, const st_lod_params *p, const st_
                     emit(&k, top, x, y, 0xF, &b, 0);
             }
         }
-    if (k.failed && k.why == ST_ERR_INVALID)
+    *failed = k.failed;
+    *why = k.why;
+}
+
+st_result st_lod_select(const st_lod_world *w, const st_lod_params *p, const st_lod_view *v, st_lod_selection *sel,
+                        st_error *err) {
+    st_result res = st_lod_check(w, p, err);
+    if (res) return res;
+    if (!finite3(v->eye) || !finite3(v->forward) || !(v->focal_px > 0) || !(v->width_px >= 1) ||
+        !(v->height_px >= 1) || !(v->near_m > 0) || !(v->far_m > v->near_m) || !isfinite(v->far_m))
+        return st_error_set(err, ST_ERR_INVALID, "lod: a view with a non-finite eye or bad planes (near %g, far %g)",
+                            v->near_m, v->far_m);
+    /* The bands' construction keeps the one-level rule horizontally; a node much taller than wide, close to the
+     * eye, can still reach past the next level's morph start. Then the ranges are widened (the least range_0 by
+     * 25 % a time) and the view selected again, so a frame never draws a node that may meet one two levels
+     * coarser; views without such a node are selected once. */
+    double min_base = 0;
+    bool failed = false;
+    sel->widened = 0;
+    st_result why = ST_OK;
+    for (uint32_t attempt = 0;; attempt++) {
+        select_once(w, p, v, sel, min_base, &failed, &why);
+        if (failed || !sel->one_level_violations || attempt == ONE_LEVEL_RETRIES) break;
+        min_base = sel->bands[0].range * 1.25;
+        sel->widened = attempt + 1;
+    }
+    if (failed && why == ST_ERR_INVALID)
         return st_error_set(err, ST_ERR_INVALID, "lod: the view visits more than %u nodes (τ %g px is too small for "
                             "this world)", MAX_VISITS, param(p->tau_px, 1));
-    if (k.failed) return st_error_set(err, ST_ERR_NOMEM, "lod: out of memory for the selection");
+    if (failed) return st_error_set(err, ST_ERR_NOMEM, "lod: out of memory for the selection");
     return ST_OK;
 }
 
@@ -583,8 +611,22 @@ st_result st_lod_world_of_store(st_store *store, st_residency *r, uint32_t grid,
                 st_tile_meta m;
                 if (st_store_tile_meta(store, (st_tile_key){l, x, y}, &m) && m.delta_m > worst) worst = m.delta_m;
             }
-        out->delta[l] = l ? fmax(worst, out->delta[l - 1]) : worst;
+        out->delta_bound[l] = l ? fmax(worst, out->delta_bound[l - 1]) : worst;
     }
+    /* The bound is the worst tile anywhere and a sum of per-level gaps: on amplified Puget Sound it is 20-25x the
+     * error 99 % of the surface has, so it keeps the finest level far past where the eye sees any difference.
+     * The ranges use the measured quantile instead (docs/large-world.md, "δ per level"). */
+    double measured[ST_LOD_MAX_LEVELS] = {0};
+    st_result res = st_store_surface_error(store, ST_LOD_ERROR_QUANTILE,
+                                           in->generated ? ST_LOD_ERROR_LATTICE_GEN : ST_LOD_ERROR_LATTICE, measured, err);
+    if (res) return st_error_prefix(err, "lod: δ of %s", in->source);
+    for (uint32_t l = 0; l < in->levels; l++) out->delta[l] = l ? fmax(measured[l], out->delta[l - 1]) : 0;
+    out->delta_measured = true;
     st_lod_params none = {0};
     return st_lod_check(out, &none, err);
+}
+
+void st_lod_world_use_bound(st_lod_world *w) {
+    memcpy(w->delta, w->delta_bound, sizeof w->delta);
+    w->delta_measured = false;
 }

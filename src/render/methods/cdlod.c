@@ -192,6 +192,7 @@ static st_result create_common(st_renderer *r, cdlod_state *s, st_error *err) {
                                 .no_cull = kn->lod_no_cull};
     st_result res = st_lod_world_of_store(st_large_world_store(e->world), st_large_world_residency(e->world),
                                           kn->lod_grid, &s->world, err);
+    if (!res && kn->lod_error_bound) st_lod_world_use_bound(&s->world);
     if (!res) res = st_lod_check(&s->world, &s->params, err);
     if (!res && s->world.levels > CDLOD_MAX_LEVELS)
         res = st_error_set(err, ST_ERR_UNSUPPORTED, "cdlod: %u levels (the shaders hold %u)", s->world.levels,
