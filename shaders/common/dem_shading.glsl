@@ -2,6 +2,8 @@
 // fog over the last tenth of the far distance. The C twin is src/reference/dem_shading.c (st_dem_shade); both
 // square the tint's stops to linear. Requires globals.glsl.
 
+#include "materials.glsl"
+
 const vec4 DEM_STOPS[6] = vec4[6](vec4(0.00, 0.36, 0.55, 0.30), vec4(0.15, 0.55, 0.65, 0.35),
                                   vec4(0.35, 0.72, 0.66, 0.42), vec4(0.60, 0.58, 0.47, 0.36),
                                   vec4(0.85, 0.80, 0.78, 0.76), vec4(1.00, 0.98, 0.98, 0.98));
@@ -20,8 +22,9 @@ vec3 dem_albedo(float h, float sea, float top_m) {
 
 // p: the point relative to the eye; h: its height in metres; n: unit normal; visibility of the sun in [0, 1].
 vec3 dem_shade(vec3 p, float h, vec3 n, float visibility, float sea, float top_m) {
-    vec3 albedo = dem_albedo(h, sea, top_m);
-    float light = g.light.w + (1.0 - g.light.w) * visibility * max(0.0, dot(n, g.light.xyz));
+    SurfaceColor sc = surface_color(p, n, Material(0u, 0u, 0.0, dem_albedo(h, sea, top_m), false), pixel_footprint(p, n));
+    vec3 albedo = sc.albedo;
+    float light = g.light.w + (1.0 - g.light.w) * visibility * max(0.0, dot(sc.normal, g.light.xyz));
     float f = smoothstep(g.eye.w - g.fog.w, g.eye.w, length(p.xy));
     vec3 c = albedo * light;
     return c + (g.fog.rgb - c) * f;

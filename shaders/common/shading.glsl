@@ -1,8 +1,14 @@
-// The shared shading path (every method): End-colour albedo, central-difference normal of the visible
-// layer, 0.25 + 0.75·visibility·max(0, n·l), cave factor on the floor under a slab, horizontal fog.
+// The shared shading path (every method): the surface's colour (materials.glsl), central-difference normal of
+// the visible layer, 0.25 + 0.75·visibility·max(0, n·l), cave factor on the floor under a slab, horizontal fog.
 // Requires globals.glsl and surface.glsl.
 
 #include "shadow.glsl"
+#include "materials.glsl"
+
+// What lies at point p of column s on the layer it is on: its type's flat colour.
+Material level_material(vec3 p, Surface s, uint type) {
+    return Material(type, type, 0.0, g.albedo[type].rgb, true);
+}
 
 float layer_height(ivec2 cell, bool upper) {
     Surface s = surface_at(cell);
@@ -36,7 +42,8 @@ vec3 shade_lit(vec3 p, Surface s, vec3 n, float visibility) {
     bool upper = !s.dual || p.z >= s.mid; // on the slab (or a single column) vs the floor under it
     uint type = upper ? s.high_type : s.low_type;
     if (s.dual && p.z <= s.low && s.low < s.high) visibility *= 0.25; // the cave floor
-    vec3 color = g.albedo[type].rgb * (g.light.w + (1.0 - g.light.w) * visibility * max(0.0, dot(n, g.light.xyz)));
+    SurfaceColor sc = surface_color(p, n, level_material(p, s, type), pixel_footprint(p, n));
+    vec3 color = sc.albedo * (g.light.w + (1.0 - g.light.w) * visibility * max(0.0, dot(sc.normal, g.light.xyz)));
     float d = length(p.xy - g.eye.xy);
     float f = smoothstep(g.eye.w - g.fog.w, g.eye.w, d);
     return mix(color, g.fog.rgb, f);
