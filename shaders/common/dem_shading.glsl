@@ -28,7 +28,7 @@ const uint MAT_GRASS = 2u, MAT_ROCK = 3u, MAT_DIRT = 8u, MAT_SAND = 1u, MAT_SNOW
 // two strongest become base and overlay.
 Material dem_material(float h, vec3 n, float sea, float top_m) {
     vec3 flat_albedo = dem_albedo(h, sea, top_m);
-    if (g.material_info.x == 0u) return Material(0u, 0u, 0.0, flat_albedo, false);
+    if (!shading_textured()) return Material(0u, 0u, 0.0, flat_albedo, false);
     if (h <= sea) return Material(MAT_SILT, MAT_SILT, 0.0, flat_albedo, false);
     float slope = 1.0 - n.z;
     float t = clamp((h - sea) / max(top_m - sea, 1.0), 0.0, 1.0);

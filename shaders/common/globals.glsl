@@ -36,7 +36,10 @@ layout(set = 0, binding = 1) uniform usampler2D terrain;
 layout(set = 0, binding = 2) uniform sampler2D shadow_map;
 
 // the materials (src/render/materials_gpu.c): albedo (sRGB) + height in alpha, and tangent-space normals, one
-// layer per material, trilinear and repeating; the control map (base, overlay, blend, flags) per level texel
+// layer per material, trilinear and repeating; the control map (base, overlay, blend, flags) per level texel.
+// ST_NO_MATERIALS (the web build, which binds no materials) leaves them out and shades flat.
+#ifndef ST_NO_MATERIALS
 layout(set = 0, binding = 3) uniform sampler2DArray material_surface;
 layout(set = 0, binding = 4) uniform sampler2DArray material_normal;
 layout(set = 0, binding = 5) uniform usampler2D control_map;
+#endif

@@ -29,7 +29,11 @@ struct SurfaceColor {
 
 // Whether the frame is shaded with the materials (g.material_info.x; flat shading otherwise).
 bool shading_textured() {
+#ifdef ST_NO_MATERIALS
+    return false;
+#else
     return g.material_info.x != 0u;
+#endif
 }
 
 // The footprint of the pixel whose ray meets the surface at p (shader coordinates: a store's are relative to the
@@ -87,8 +91,13 @@ struct MatSample {
 
 // One projection's tap of a layer: albedo + height, and the tangent-space normal (z along the projection axis).
 void mat_tap(uint layer, vec2 uv, vec2 gx, vec2 gy, out vec4 ah, out vec3 tn) {
+#ifdef ST_NO_MATERIALS
+    ah = vec4(0.5);
+    tn = vec3(0.0, 0.0, 1.0);
+#else
     ah = textureGrad(material_surface, vec3(uv, float(layer)), gx, gy);
     tn = textureGrad(material_normal, vec3(uv, float(layer)), gx, gy).xyz * 2.0 - 1.0;
+#endif
 }
 
 // The anti-tiling of the top projection: two copies of the tile at offsets chosen by a slow noise, blended

@@ -10,7 +10,10 @@
 // square; on a side, face, the column's own), the type's own material for a floor under a slab.
 Material level_material(vec3 p, Surface s, uint type, vec3 face) {
     Material m = Material(type, type, 0.0, g.albedo[type].rgb, true);
-    if (g.material_info.x == 0u || g.material_info.z == 0u || (s.dual && p.z < s.mid)) return m;
+#ifdef ST_NO_MATERIALS
+    return m;
+#else
+    if (!shading_textured() || g.material_info.z == 0u || (s.dual && p.z < s.mid)) return m;
     vec2 jitter = face.z > 0.5 ? vec2(mat_noise(p.xy * 0.9 + 11.0), mat_noise(p.xy * 0.9 + 37.0)) - 0.5 : vec2(0.0);
     ivec2 size = ivec2(g.level_info.xy);
     ivec2 c = level_clamp(ivec2(floor(p.xy + 0.9 * jitter)));
@@ -20,6 +23,7 @@ Material level_material(vec3 p, Surface s, uint type, vec3 face) {
     m.blend = float(t.z) / 255.0;
     m.tint = (t.w & 1u) != 0u;
     return m;
+#endif
 }
 
 float layer_height(ivec2 cell, bool upper) {
