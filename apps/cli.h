@@ -49,6 +49,10 @@ size_t cli_parse_ints(const char *text, long min, long max, int *out, size_t cap
 /* Loads "default", a world directory, a world.ini file, or "gen:multi:SEED:WxH[:DUAL]" (generated whole: a level's
  * size limits apply). */
 st_result cli_load_world(const char *path, st_level **out, st_error *err);
+/* A world folder's own materials for textured shading (docs/materials.md): WORLD/materials/NAME_albedo.png ...
+ * added to the engine's set, and WORLD/control.ctl as the level's control map; nothing for other worlds or when
+ * they are absent. */
+st_result cli_world_materials(st_engine *engine, const char *world, st_error *err);
 /* The verdict on the engine's Vulkan validation: CLI_EXIT_OK when it saw no messages, otherwise
  * "strata CMD: N Vulkan validation message(s)" on stderr and CLI_EXIT_RUNTIME. */
 int cli_validation_status(const char *cmd, const st_engine *engine);
@@ -138,6 +142,11 @@ void cli_options_usage(const cli_opt *opts, size_t count);
 #define CLI_OPT_REPEAT(dst, max_runs, text)                                                                     \
     {.name = "repeat", .kind = CLI_OPT_UINT, .target = (dst), .min = 1, .max = (max_runs), .arg = "N",        \
      .bad = "bad --repeat '%s' (1.." #max_runs ")", .help = (text)}
+/* --shading flat|textured into an st_shading; `text` says the command's default. */
+bool cli_parse_shading(const char *value, void *shading);
+#define CLI_OPT_SHADING(dst, text)                                                                              \
+    {.name = "shading", .kind = CLI_OPT_PARSE, .target = (dst), .parse = cli_parse_shading, .arg = "S",        \
+     .bad = "unknown shading '%s' (flat or textured)", .help = (text)}
 #define CLI_OPT_JSON(dst)                                                                                       \
     {.name = "json", .kind = CLI_OPT_FLAG, .target = (dst), .help = "the same as one JSON object on stdout"}
 

@@ -151,3 +151,5 @@ bool cli_parse_endian(const char *value, void *target) {
     else return false;
     return true;
 }
+
+bool cli_parse_shading(const char *value, void *shading) { return st_shading_parse(value, shading); }

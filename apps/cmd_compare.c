@@ -153,6 +153,7 @@ int cmd_compare(int argc, char **argv) {
     uint32_t edit_repeats = 0, soak_frames = 10000, check_every = 0, seed = 0;
     st_water_mode water = ST_WATER_NONE;
     bool water_given = false;
+    st_shading shading = ST_SHADING_FLAT;
     static const cli_measure_help text = {
         .methods = "method names (default: every registered method)",
         .views = "view names or specs (name:x,y:yaw:pitch[:height][:under]), or 'paper' for the\n"
@@ -163,7 +164,7 @@ int cmd_compare(int argc, char **argv) {
         .out = "output folder (default out/compare)",
         .no_shadows = "no shadow map (a method-only diagnostic; the protocol casts it for every method)",
         .shadow_size = "the shadow map's resolution (default 1024, the publication's; 256 with --quick)"};
-    cli_opt opts[CLI_MEASURE_OPTION_COUNT + 9] = {
+    cli_opt opts[CLI_MEASURE_OPTION_COUNT + 10] = {
         {.name = "quick", .kind = CLI_OPT_FLAG, .target = &quick,
          .help = "320x200, one view per pitch, 1 warm-up + 3 timed frames, 256² shadow map"},
         {.name = "tuning", .kind = CLI_OPT_STRING, .target = &tuning_path, .arg = "FILE",
@@ -186,8 +187,10 @@ int cmd_compare(int argc, char **argv) {
          .arg = "M", .bad = "unknown --water '%s' (none, gerstner or ocean)",
          .help = "the water row: the first method under the water (none, gerstner or ocean; default\n"
                  "ocean where the world has water), timed apart from the terrain, never scored"},
+        CLI_OPT_SHADING(&shading, "flat (the default: the protocol's shading, comparable with the paper) or\n"
+                                  "textured (what the materials cost per method; colours then differ from the reference)"),
     };
-    size_t count = 9 + cli_measure_table(&mo, &text, opts + 9);
+    size_t count = 10 + cli_measure_table(&mo, &text, opts + 10);
     int parsed = cli_options_parse(cmd, argc, argv, opts, count, 0, NULL, &help);
     if (parsed || help) {
         if (help) usage(opts, count);
@@ -267,6 +270,7 @@ int cmd_compare(int argc, char **argv) {
                          .edits = edits,
                          .edit = edit,
                          .water = water_given ? water : st_water_world_has_water(level) ? ST_WATER_OCEAN : ST_WATER_NONE};
+    d.run.shading = shading;
     st_compare_result *res = NULL;
     cli_measure_catch_interrupt();
     double started = st_time_ms();

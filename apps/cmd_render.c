@@ -36,6 +36,7 @@ int cmd_render(int argc, char **argv) {
     float far_dist = 0;
     bool device_given = false, no_shadows = false, help = false;
     cli_water water = {0};
+    st_shading shading = ST_SHADING_TEXTURED;
     const cli_opt own[] = {
         CLI_OPT_WORLD(&world),
         {.name = "method", .kind = CLI_OPT_STRING, .target = &method, .arg = "M",
@@ -53,6 +54,7 @@ int cmd_render(int argc, char **argv) {
         {.name = "ray-steps", .kind = CLI_OPT_UINT, .target = &steps, .min = 1, .max = 4096, .arg = "N",
          .bad = "bad ray step count '%s' (1..4096)", .help = "uniform steps of the ray march (default 128)"},
         CLI_OPT_NO_SHADOWS(&no_shadows),
+        CLI_OPT_SHADING(&shading, "flat (the paper's colour per material type) or textured (the default)"),
         CLI_OPT_SHADOW_SIZE(&shadow_size, "the shadow map's resolution (default 1024; 'strata run' uses 256 on a "
                                           "CPU adapter)"),
         CLI_OPT_DEVICE(&device, &device_given),
@@ -118,9 +120,10 @@ int cmd_render(int argc, char **argv) {
     st_engine_desc ed = {.device_index = (int)device, .device_given = device_given};
     if (!r) r = st_engine_create(&ed, &engine, &err);
     if (!r) r = st_engine_set_level(engine, level, &err);
+    if (!r && shading == ST_SHADING_TEXTURED) r = cli_world_materials(engine, world, &err);
     if (!r) cli_water_resolve(&water, level, ST_WATER_NONE);
     st_render_desc rd = {.method = method, .width = width, .height = height, .knobs.ray_steps = steps,
-                        .shadows = shadows, .shadow_size = shadow_size, .water = water.desc};
+                        .shadows = shadows, .shadow_size = shadow_size, .water = water.desc, .shading = shading};
     if (!r) r = st_renderer_create(engine, &rd, &renderer, &err);
     if (!r) st_renderer_set_time(renderer, water.time);
     double water_sim_ms = 0, water_ms = 0;

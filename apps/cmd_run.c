@@ -36,7 +36,7 @@ static void usage(const cli_opt *opts, size_t count) {
 /* The store methods over the store's default views: each view settled to full detail, then timed like the level
  * methods; dem-VIEW-METHOD.png and dem-contact-sheet.png; median[m·views + v] gets the times. */
 static st_result run_dem(st_engine *engine, st_store *store, const char *const *names, size_t n, uint32_t width,
-                         uint32_t height, uint32_t frames, bool cpu, bool shadows, const char *out, bool tty,
+                         uint32_t height, uint32_t frames, bool cpu, bool shadows, st_shading shading, const char *out, bool tty,
                          st_viewpoint *views, size_t *view_count, double *median, st_error *err) {
     st_result r = st_engine_set_store(engine, store, &(st_world_desc){0}, err);
     if (!r) r = st_store_views_default(store, views, ST_MAX_VIEWS, view_count, err);
@@ -58,7 +58,8 @@ static st_result run_dem(st_engine *engine, st_store *store, const char *const *
     if (!r) r = st_mosaic_create_framed(&sl, &sheet, err);
     for (size_t m = 0; m < n && !r; m++) {
         st_renderer *renderer = NULL;
-        st_render_desc rd = {.method = names[m], .width = width, .height = height, .shadows = shadows};
+        st_render_desc rd = {.method = names[m], .width = width, .height = height, .shadows = shadows,
+                             .shading = shading};
         r = st_renderer_create(engine, &rd, &renderer, err);
         for (size_t v = 0; v < nv && !r; v++) {
             st_camera cam;
@@ -130,9 +131,11 @@ int cmd_run(int argc, char **argv) {
     char *methods_arg = NULL;
     uint32_t size[2] = {0, 0}, frames = 0, device = 0, shadow_size = 0;
     bool device_given = false, no_shadows = false, help = false;
+    st_shading shading = ST_SHADING_TEXTURED;
     const cli_opt opts[] = {
         CLI_OPT_WORLD(&world),
         CLI_OPT_OUT(&out, "DIR", "the output folder (default out/)"),
+        CLI_OPT_SHADING(&shading, "flat (the paper's colour per material type) or textured (the default)"),
         CLI_OPT_SIZE_WH(size, 16384, "image size (default 1280x800 on a GPU, 320x200 on a CPU adapter)"),
         CLI_OPT_FRAMES(&frames, 10000, "timed frames per view"),
         CLI_OPT_METHODS(&methods_arg),
@@ -193,6 +196,7 @@ int cmd_run(int argc, char **argv) {
     st_engine_desc ed = {.device_index = (int)device, .device_given = device_given};
     if (!r) r = st_engine_create(&ed, &engine, &err);
     if (!r) r = st_engine_set_level(engine, level, &err);
+    if (!r && shading == ST_SHADING_TEXTURED) r = cli_world_materials(engine, world, &err);
     if (r) {
         int status = cli_fail("run", &err);
         st_engine_destroy(engine);
@@ -239,7 +243,7 @@ int cmd_run(int argc, char **argv) {
         const char *name = names[m];
         st_renderer *renderer = NULL;
         st_render_desc rd = {.method = name, .width = width, .height = height, .shadows = shadows,
-                             .shadow_size = shadow_size};
+                             .shadow_size = shadow_size, .shading = shading};
         r = st_renderer_create(engine, &rd, &renderer, &err);
         for (size_t v = 0; v < view_count && !r; v++) {
             st_camera cam = st_viewpoint_camera(level, &views[v]);
@@ -262,7 +266,7 @@ int cmd_run(int argc, char **argv) {
         st_renderer_destroy(renderer);
     }
     if (!r && dem)
-        r = run_dem(engine, store, dem_names, dem_methods, width, height, frames, cpu, shadows, out, tty, dem_views,
+        r = run_dem(engine, store, dem_names, dem_methods, width, height, frames, cpu, shadows, shading, out, tty, dem_views,
                     &dem_view_count, dem_median, &err);
     int status = CLI_EXIT_OK;
     if (!r) {

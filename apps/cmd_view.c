@@ -32,7 +32,8 @@ static void usage(const cli_opt *opts, size_t count) {
            "Opens a window showing the world with one method live, with a HUD. Keys (docs/viewer.md):\n"
            "  WASD move, Q/E down/up, Shift faster, wheel speed/zoom, right mouse button held: look\n"
            "  Tab fly / orbit / top-down camera, F1-F12 default views, L next view\n"
-           "  1-9 or M method, [ ] the method's main knob, H shadows, X wireframe, F freeze culling, V vsync\n"
+           "  1-9 or M method, [ ] the method's main knob, H shadows, G flat/textured shading, X wireframe,\n"
+           "  F freeze culling, V vsync\n"
            "  left click dig (Shift: raise), + - crater radius, Ctrl+Z undo, Ctrl+Y redo, Ctrl+S save\n"
            "  P screenshot, I HUD on/off, Esc quit\n"
            "  O water none / Gerstner / ocean, , . wind -/+ (Shift: turn it), J K choppiness -/+, T stop/run time\n\n");
@@ -73,6 +74,7 @@ typedef struct view_opts {
     int dig_x, dig_y, dig_r;
     bool headless; /* no window: the scripted frames are rendered offscreen (machines without a display) */
     cli_water water;
+    st_shading shading;
 } view_opts;
 
 #define MAX_FRAMES 1000000u /* --frames, and what a --record of a whole path may write */
@@ -374,6 +376,11 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
         v->desc.shadows = !v->desc.shadows;
         v->renderer_stale = true;
         break;
+    case GLFW_KEY_G:
+        v->desc.shading = v->desc.shading == ST_SHADING_FLAT ? ST_SHADING_TEXTURED : ST_SHADING_FLAT;
+        v->renderer_stale = true;
+        say(v, "shading: %s", st_shading_name(v->desc.shading));
+        break;
     case GLFW_KEY_X:
         if (!has_wireframe(v->desc.method)) {
             say(v, "wireframe: n/a for %s (mesh methods only)", v->desc.method);
@@ -634,6 +641,7 @@ static int parse(int argc, char **argv, view_opts *o) {
          .bad = "--vsync takes on or off, not '%s'", .help = "FIFO presentation (default on; off with --frames/--record)"},
         {.name = "no-shadows", .kind = CLI_OPT_FLAG, .target = &o->no_shadows,
          .help = "start with the shared shadow map off (on by default, as in strata render)"},
+        CLI_OPT_SHADING(&o->shading, "flat (the paper's colour per material type) or textured (the default)"),
         {.name = "ray-steps", .kind = CLI_OPT_UINT, .target = &o->steps, .min = 1, .max = 4096, .arg = "N",
          .bad = "bad ray step count '%s' (1..4096)", .help = "uniform steps of the ray methods (default 128)"},
         CLI_OPT_DEVICE(&o->device, &o->device_given),
@@ -708,6 +716,7 @@ static st_result setup(viewer *v, st_error *err) {
                          .present = true};
     r = st_engine_create(&ed, &v->engine, err);
     if (!r) r = st_engine_set_level(v->engine, v->level, err);
+    if (!r && o->shading == ST_SHADING_TEXTURED) r = cli_world_materials(v->engine, o->world, err);
     if (r) return r;
     v->device = st_engine_device(v->engine);
     char title[160];
@@ -953,10 +962,11 @@ static int run_headless(const view_opts *o) {
     st_engine_desc ed = {.device_index = (int)o->device, .device_given = o->device_given};
     if (!r) r = st_engine_create(&ed, &engine, &err);
     if (!r) r = st_engine_set_level(engine, level, &err);
+    if (!r && o->shading == ST_SHADING_TEXTURED) r = cli_world_materials(engine, o->world, &err);
     cli_water water = o->water;
     if (!r) cli_water_resolve(&water, level, ST_WATER_NONE);
     st_render_desc rd = {.method = o->method, .width = o->width, .height = o->height, .shadows = !o->no_shadows,
-                         .knobs.ray_steps = o->steps, .water = water.desc};
+                         .knobs.ray_steps = o->steps, .water = water.desc, .shading = o->shading};
     if (!r) r = st_renderer_create(engine, &rd, &renderer, &err);
     gpu = calloc(frames ? frames : 1, sizeof *gpu);
     cpu = calloc(frames ? frames : 1, sizeof *cpu);
@@ -1033,7 +1043,8 @@ int cmd_view(int argc, char **argv) {
         fprintf(stderr, "strata view: out of memory\n");
         return CLI_EXIT_RUNTIME;
     }
-    v->o = (view_opts){.world = "default", .method = "ray", .width = 1280, .height = 800, .fps = 30, .vsync = -1};
+    v->o = (view_opts){.world = "default", .method = "ray", .width = 1280, .height = 800, .fps = 30, .vsync = -1,
+                       .shading = ST_SHADING_TEXTURED};
     int status = parse(argc, argv, &v->o);
     if (status) {
         free(v);
@@ -1048,7 +1059,8 @@ int cmd_view(int argc, char **argv) {
     v->vsync = v->o.vsync >= 0 ? v->o.vsync : !scripted; /* scripted runs measure, they do not wait for vblank */
     v->hud_on = true;
     v->crater = 24;
-    v->desc = (st_render_desc){.method = v->o.method, .shadows = !v->o.no_shadows, .knobs.ray_steps = v->o.steps};
+    v->desc = (st_render_desc){.method = v->o.method, .shadows = !v->o.no_shadows, .knobs.ray_steps = v->o.steps,
+                               .shading = v->o.shading};
     v->method_index = 0;
     for (size_t i = 0; i < st_method_count(); i++)
         if (!strcmp(st_method_at(i)->name, v->o.method)) v->method_index = i;

@@ -132,7 +132,7 @@ static void render_usage(void) {
     printf("usage: strata render --world STORE [--method M] [--view NAME | --camera x,y,z,yaw,pitch] [--size WxH]\n"
            "                     [--frames N] [--far M] [--tau PX] [--skirts] [--wireframe] [--lod-grid N]\n"
            "                     [--lod-ratio R] [--morph-ratio M] [--gpu-slots N] [--settle N] [--no-shadows]\n"
-           "                     [--device N] -o|--out out.png [--depth out.pfm]\n\n"
+           "                     [--shading flat|textured] [--device N] -o|--out out.png [--depth out.pfm]\n\n"
            "Renders one image of a DEM tile store (a folder, an http(s):// URL or gen:SEED:WxH) once every tile the\n"
            "view wants is on the GPU, and prints the frame times, the level-of-detail figures and the residency.\n"
            "  --method M      %s (default cdlod)\n"
@@ -150,6 +150,7 @@ static void render_usage(void) {
            "                  default) or bound (the index's worst tile)\n"
            "  --gpu-slots N   tile slots on the GPU (default 1024)\n"
            "  --settle N      frames allowed to reach full detail before timing (default 4000)\n"
+           "  --shading S     flat (the hypsometric tint) or textured (the default: materials by slope and height)\n"
            "  --frames N      timed frames (default 1); --size, --no-shadows, --device, -o, --depth as for levels\n"
            "  --water M, --wind, --choppy, --time, --water-level, --water-draw: the water as for levels; default the\n"
            "                  ocean where the DEM reaches its sea level, the default --water-level\n",
@@ -163,7 +164,7 @@ int cli_render_store(int argc, char **argv) {
                                          {"size", required_argument, 0, 's'},    {"frames", required_argument, 0, 'f'},
                                          {"depth", required_argument, 0, 'd'},   {"device", required_argument, 0, 'D'},
                                          {"out", required_argument, 0, 'o'},     {"output", required_argument, 0, 'o'},
-                                         {"no-shadows", no_argument, 0, 'S'},
+                                         {"no-shadows", no_argument, 0, 'S'},    {"shading", required_argument, 0, 'G'},
                                          {"far", required_argument, 0, 'F'},     {"wireframe", no_argument, 0, 'W'},
                                          {"settle", required_argument, 0, 'e'},  {"help", no_argument, 0, 'h'},
                                          CLI_STORE_OPTIONS,                      CLI_WATER_OPTIONS,
@@ -172,6 +173,7 @@ int cli_render_store(int argc, char **argv) {
     cli_water water = {0};
     st_camera camera = {0};
     bool have_camera = false, device_given = false, shadows = true, wireframe = false;
+    st_shading shading = ST_SHADING_TEXTURED;
     uint32_t width = 1280, height = 800, frames = 1, device = 0, settle = 4000;
     double far = 0;
     cli_store_opts so = {0};
@@ -212,6 +214,10 @@ int cli_render_store(int argc, char **argv) {
             break;
         case 'd': out_depth = optarg; break;
         case 'S': shadows = false; break;
+        case 'G':
+            if (!st_shading_parse(optarg, &shading))
+                return cli_usage_error(cmd, "unknown shading '%s' (flat or textured)", optarg);
+            break;
         case 'W': wireframe = true; break;
         case 'o': out_png = optarg; break;
         case 'h': render_usage(); return CLI_EXIT_OK;
@@ -271,7 +277,7 @@ int cli_render_store(int argc, char **argv) {
         water.desc.mode = in->min_m <= in->sea_level_m ? ST_WATER_OCEAN : ST_WATER_NONE;
     }
     st_render_desc rd = {.method = method, .width = width, .height = height, .shadows = shadows, .wireframe = wireframe,
-                         .water = water.desc};
+                         .water = water.desc, .shading = shading};
     cli_store_knobs(&so, &rd.knobs);
     if (!r) r = st_renderer_create(engine, &rd, &renderer, &err);
     if (!r) st_renderer_set_time(renderer, water.time);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 
 #include "cli.h"
@@ -147,6 +148,37 @@ st_result cli_load_world(const char *path, st_level **out, st_error *err) {
         return r;
     }
     return st_world_load(path, out, err);
+}
+
+/* The folder of a world given as a folder or as its world.ini; NULL for the others (default, gen:...). */
+static bool world_folder(const char *world, char *dir, size_t cap) {
+    struct stat st;
+    if (!world || stat(world, &st)) return false;
+    if (S_ISDIR(st.st_mode)) return (size_t)snprintf(dir, cap, "%s", world) < cap;
+    const char *slash = strrchr(world, '/');
+    if (!S_ISREG(st.st_mode)) return false;
+    if (!slash) return (size_t)snprintf(dir, cap, ".") < cap;
+    return (size_t)snprintf(dir, cap, "%.*s", (int)(slash - world), world) < cap;
+}
+
+st_result cli_world_materials(st_engine *engine, const char *world, st_error *err) {
+    char dir[1024], path[1100];
+    if (!world_folder(world, dir, sizeof dir)) return ST_OK;
+    struct stat st;
+    snprintf(path, sizeof path, "%s/materials", dir);
+    st_result r = ST_OK;
+    if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+        uint32_t added = 0;
+        r = st_engine_add_materials(engine, path, &added, err);
+    }
+    snprintf(path, sizeof path, "%s/control.ctl", dir);
+    if (!r && !stat(path, &st)) {
+        st_control_map *map = NULL;
+        r = st_control_map_load(path, &map, err);
+        if (!r) r = st_engine_set_control_map(engine, map, err);
+        st_control_map_destroy(map);
+    }
+    return r;
 }
 
 static void print_help(FILE *to) {

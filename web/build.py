@@ -15,7 +15,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # The shaders the web backend runs: the native ones by file name (shaders/...), and the web's own display
-# passes (web/shaders/). Each is compiled with ST_TERRAIN_PIECES (globals.glsl says why) and
+# passes (web/shaders/). Each is compiled with ST_TERRAIN_PIECES (globals.glsl says why), ST_NO_MATERIALS (no
+# textured shading: the page binds no materials) and
 # ST_NO_STORAGE_BUFFERS (lists as textures: paint.vert).
 SHADERS = [
     "shaders/fullscreen.vert",
@@ -84,7 +85,7 @@ def translate_shaders(gen):
         es = os.path.join(gen, name + ".es")
         refl = os.path.join(gen, name + ".json")
         if newer(es, [path, __file__] + includes):
-            run(["glslangValidator", "-V", "--target-env", "vulkan1.3", "-DST_TERRAIN_PIECES", "-DST_NO_STORAGE_BUFFERS",
+            run(["glslangValidator", "-V", "--target-env", "vulkan1.3", "-DST_TERRAIN_PIECES", "-DST_NO_STORAGE_BUFFERS", "-DST_NO_MATERIALS",
                  "-I" + os.path.join(ROOT, "shaders/common"), path, "-o", spv])
             run(["spirv-cross", spv, "--es", "--version", "300", "--glsl-emit-push-constant-as-ubo",
                  "--fixup-clipspace", "--remove-unused-variables", "--output", es])

@@ -121,6 +121,8 @@ typedef struct st_measure_desc {
     uint32_t frames, warmup;    /* timed and untimed frames per method and view; 0 = the run's defaults */
     bool no_shadows;            /* method-only diagnostic (the protocols cast the shared shadow map) */
     uint32_t shadow_size;       /* the shared shadow map's resolution; 0 = ST_SHADOW_SIZE_PUBLICATION */
+    st_shading shading;         /* FLAT, the publication protocol's; TEXTURED measures what texturing costs (the
+                                   reference stays flat: its colour figures then measure the textures too) */
     const char *out_dir;        /* the adapter folder is created below it; NULL = the run's default */
     const char *cache_dir;      /* reference cache; NULL = "out/cache", "" = none */
     int device_index;           /* as st_engine_desc */
@@ -381,6 +383,7 @@ typedef struct st_compare_result {
     char cache_note[512];    /* "" or why the reference cache could not be written */
     bool shadows;
     uint32_t shadow_size;
+    st_shading shading;
     char tuning[512];        /* the tuning file used, "" for none */
     /* memory at the end of the run */
     uint64_t peak_rss_bytes;

@@ -6,6 +6,7 @@
 
 #include "strata/camera.h"
 #include "strata/level.h"
+#include "strata/materials.h"
 #include "strata/water.h"
 
 typedef struct st_engine st_engine;
@@ -51,8 +52,26 @@ st_result st_engine_list_devices(char *buf, size_t cap, st_error *err);
 /* Uploads the level (terrain texture, palette, materials). The engine keeps a pointer: the level must
  * outlive the engine or the next set_level. */
 st_result st_engine_set_level(st_engine *engine, const st_level *level, st_error *err);
-/* After an edit of the level: re-uploads the rows of rect and tells every live renderer. */
+/* After an edit of the level: re-uploads the rows of rect and tells every live renderer (the control map's
+ * texels there, when there is one, are filled again by its rule). */
 st_result st_engine_update_level(st_engine *engine, st_rect rect, st_error *err);
+
+/* ---- materials (strata/materials.h) ------------------------------------------------------------------- */
+/* The control map of the engine's level, the one textured renderers show: NULL until the first textured renderer
+ * of this level made it (filled by ST_CONTROL_AUTO) or st_engine_set_control_map gave it. Edit it in place (a
+ * brush: st_control_map_paint), then send the changed texels with st_engine_update_control. */
+st_control_map *st_engine_control_map(st_engine *engine);
+/* Uploads rect of the control map (clipped to it) to the GPU, and only that. ST_ERR_INVALID without a map. */
+st_result st_engine_update_control(st_engine *engine, st_rect rect, st_error *err);
+/* Makes a copy of map (a saved one: st_control_map_load) the level's control map and uploads it with the
+ * materials. ST_ERR_INVALID without a level or when the sizes differ. */
+st_result st_engine_set_control_map(st_engine *engine, const st_control_map *map, st_error *err);
+/* Adds a world's own material PNGs from dir (st_material_set_load_folder: *added of them) to the engine's set. */
+st_result st_engine_add_materials(st_engine *engine, const char *dir, uint32_t *added, st_error *err);
+/* The engine's material set; NULL until textured shading or st_engine_add_materials made it. */
+const st_material_set *st_engine_material_set(const st_engine *engine);
+/* The control map's texel rectangle the last upload sent (for tests). */
+st_rect st_engine_control_last_upload(const st_engine *engine);
 
 /* ---- methods ----------------------------------------------------------------------------------------- */
 typedef struct st_method_knobs {
@@ -130,6 +149,18 @@ void st_knob_set(st_method_knobs *knobs, const st_method_knob *knob, double valu
 /* The value the knob has in knobs: its default where the field is 0, min where a fraction is negative. */
 double st_knob_get(const st_method_knobs *knobs, const st_method_knob *knob);
 
+/* How surfaces are coloured: the paper's flat colour per material type, or the textured materials
+ * (strata/materials.h: the control map's materials, height-blended, projected by slope, filtered by the pixel's
+ * footprint). */
+typedef enum st_shading {
+    ST_SHADING_FLAT,     /* the default: the measurement protocol's shading */
+    ST_SHADING_TEXTURED,
+} st_shading;
+/* "flat" or "textured". */
+const char *st_shading_name(st_shading shading);
+/* The shading of that name; false for any other name. */
+bool st_shading_parse(const char *name, st_shading *out);
+
 typedef struct st_render_desc {
     const char *method;   /* name; NULL = "ray" */
     uint32_t width, height; /* 0 = 1280×800 */
@@ -143,6 +174,7 @@ typedef struct st_render_desc {
     /* The water pass after the method (mode NONE = the terrain alone, the default; level 0 = the world's
      * st_water_default_level). See docs/water.md. */
     st_water_desc water;
+    st_shading shading; /* FLAT by default */
 } st_render_desc;
 
 #define ST_MAX_FRAME_PASSES 16

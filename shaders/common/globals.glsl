@@ -15,6 +15,9 @@ layout(set = 0, binding = 0, std140) uniform Globals {
     vec4 shadow_d;     // depth along the light = dot(p, xyz) + w
     vec4 shadow_info;  // resolution, enabled, depth bias, normal offset
     vec4 shadow_wrap;  // where logical texel (0, 0) is stored: the map is toroidal (src/render/passes/shadow.c)
+    uvec4 material_info;   // shading (0 flat, 1 textured), material layers, control map present, 0
+    vec4 material_origin;  // xy: the world position of the shaders' origin (a store's eye), folded
+    vec4 material_mean[32]; // linear mean albedo of each material; w: repeats per world unit
 } g;
 
 // knobs.w: the axes along which the level does not wrap (st_level.wrap_x/wrap_y; surface.glsl says what lies past them)
@@ -32,3 +35,12 @@ layout(set = 0, binding = 1) uniform usampler2D terrain;
 
 // depth along the light of the first solid surface, per shadow texel (src/render/passes/shadow.c)
 layout(set = 0, binding = 2) uniform sampler2D shadow_map;
+
+// the materials (src/render/materials_gpu.c): albedo (sRGB) + height in alpha, and tangent-space normals, one
+// layer per material, trilinear and repeating; the control map (base, overlay, blend, flags) per level texel.
+// ST_NO_MATERIALS (the web build, which binds no materials) leaves them out and shades flat.
+#ifndef ST_NO_MATERIALS
+layout(set = 0, binding = 3) uniform sampler2DArray material_surface;
+layout(set = 0, binding = 4) uniform sampler2DArray material_normal;
+layout(set = 0, binding = 5) uniform usampler2D control_map;
+#endif

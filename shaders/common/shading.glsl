@@ -1,8 +1,30 @@
-// The shared shading path (every method): End-colour albedo, central-difference normal of the visible
-// layer, 0.25 + 0.75·visibility·max(0, n·l), cave factor on the floor under a slab, horizontal fog.
+// The shared shading path (every method): the surface's colour (materials.glsl), central-difference normal of
+// the visible layer, 0.25 + 0.75·visibility·max(0, n·l), cave factor on the floor under a slab, horizontal fog.
 // Requires globals.glsl and surface.glsl.
 
 #include "shadow.glsl"
+#include "materials.glsl"
+
+// What lies at point p of column s on the layer it is on, as the material set sees it: the control map's texel
+// of the column (on a top looked up through a little noise, so borders between texels are ragged rather than
+// square; on a side, face, the column's own), the type's own material for a floor under a slab.
+Material level_material(vec3 p, Surface s, uint type, vec3 face) {
+    Material m = Material(type, type, 0.0, g.albedo[type].rgb, true);
+#ifdef ST_NO_MATERIALS
+    return m;
+#else
+    if (!shading_textured() || g.material_info.z == 0u || (s.dual && p.z < s.mid)) return m;
+    vec2 jitter = face.z > 0.5 ? vec2(mat_noise(p.xy * 0.9 + 11.0), mat_noise(p.xy * 0.9 + 37.0)) - 0.5 : vec2(0.0);
+    ivec2 size = ivec2(g.level_info.xy);
+    ivec2 c = level_clamp(ivec2(floor(p.xy + 0.9 * jitter)));
+    uvec4 t = texelFetch(control_map, c & (size - 1), 0);
+    m.base = t.x;
+    m.overlay = t.y;
+    m.blend = float(t.z) / 255.0;
+    m.tint = (t.w & 1u) != 0u;
+    return m;
+#endif
+}
 
 float layer_height(ivec2 cell, bool upper) {
     Surface s = surface_at(cell);
@@ -30,13 +52,33 @@ vec3 gradient_normal(vec3 p, bool upper) {
     return normalize(vec3(-grad, 1.0));
 }
 
+// The face of its column that p lies on, facing the eye: the top of the layer (or the slab's ceiling) where p
+// is at that height, else a side: of the two toward the eye, the one whose neighbour is open at p's height (a
+// march's hit lies a little inside the column, so nearness alone can pick the wrong side), the nearer when
+// both or neither are. The plane the texture projects onto and the footprint lies in.
+vec3 surface_face(vec3 p, Surface s, bool upper) {
+    if (p.z >= (upper ? s.high : s.low) - 0.05) return vec3(0.0, 0.0, 1.0);
+    if (upper && s.dual && p.z <= s.mid + 0.05) return vec3(0.0, 0.0, -1.0);
+    ivec2 c = ivec2(floor(p.xy));
+    vec3 v = p - g.eye.xyz;
+    int sx = v.x > 0.0 ? -1 : 1, sy = v.y > 0.0 ? -1 : 1;
+    bool open_x = !surface_solid(surface_at(c + ivec2(sx, 0)), p.z);
+    bool open_y = !surface_solid(surface_at(c + ivec2(0, sy)), p.z);
+    vec2 f = fract(p.xy);
+    float dx = sx < 0 ? f.x : 1.0 - f.x, dy = sy < 0 ? f.y : 1.0 - f.y;
+    bool x_face = open_x != open_y ? open_x : dx <= dy;
+    return x_face ? vec3(float(sx), 0.0, 0.0) : vec3(0.0, float(sy), 0.0);
+}
+
 // The formula at point p of column s with unit normal n and the sun's visibility in [0, 1] (C twin:
 // st_shade_lit in src/reference/shading.c, held to this one by tests/test_gpu_shading.c). Linear colour.
 vec3 shade_lit(vec3 p, Surface s, vec3 n, float visibility) {
     bool upper = !s.dual || p.z >= s.mid; // on the slab (or a single column) vs the floor under it
     uint type = upper ? s.high_type : s.low_type;
     if (s.dual && p.z <= s.low && s.low < s.high) visibility *= 0.25; // the cave floor
-    vec3 color = g.albedo[type].rgb * (g.light.w + (1.0 - g.light.w) * visibility * max(0.0, dot(n, g.light.xyz)));
+    vec3 face = shading_textured() ? surface_face(p, s, upper) : n; // flat shading reads no neighbours
+    SurfaceColor sc = surface_color(p, n, level_material(p, s, type, face), pixel_footprint(p, face));
+    vec3 color = sc.albedo * (g.light.w + (1.0 - g.light.w) * visibility * max(0.0, dot(sc.normal, g.light.xyz)));
     float d = length(p.xy - g.eye.xy);
     float f = smoothstep(g.eye.w - g.fog.w, g.eye.w, d);
     return mix(color, g.fog.rgb, f);

@@ -109,7 +109,7 @@ static st_result run_method(run_state *s, size_t m, double start, size_t *done, 
     /* The publication protocol casts the shared shadow map for every method (a complete terrain frame);
      * --no-shadows is the method-only diagnostic. */
     st_render_desc rd = {.method = cm->name, .width = r->width, .height = r->height, .shadows = r->shadows,
-                         .shadow_size = r->shadow_size, .knobs = cm->knobs};
+                         .shadow_size = r->shadow_size, .knobs = cm->knobs, .shading = r->shading};
     st_renderer *rn = NULL;
     uint64_t usage0 = 0, usage1 = 0;
     bool usage = st_engine_memory_budget(s->engine, NULL, &usage0, NULL) == ST_OK;
@@ -238,7 +238,8 @@ static st_result run_water(run_state *s, double start, st_error *err) {
     st_compare_method *cm = &r->methods[0];
     snprintf(w->method, sizeof w->method, "%s", cm->name);
     st_render_desc rd = {.method = cm->name, .width = r->width, .height = r->height, .shadows = r->shadows,
-                         .shadow_size = r->shadow_size, .knobs = cm->knobs, .water = {.mode = w->mode}};
+                         .shadow_size = r->shadow_size, .knobs = cm->knobs, .water = {.mode = w->mode},
+                         .shading = r->shading};
     st_renderer *rn = NULL;
     st_result res = st_renderer_create(s->engine, &rd, &rn, err);
     if (res) return st_error_prefix(err, "the water row");
@@ -401,8 +402,9 @@ static st_result setup(run_state *s, st_error *err) {
     st_mosaic_row_label(&s->grid, 0, "reference (CPU)", 2);
     for (size_t m = 0; m < r->method_count; m++) st_mosaic_row_label(&s->grid, (uint32_t)(1 + m), r->methods[m].name, 2);
     char title[300];
-    snprintf(title, sizeof title, "strata compare %s: %s, %ux%u, shadow map %s", r->quick ? "--quick" : "", r->adapter,
-             r->width, r->height, r->shadows ? (r->shadow_size == ST_SHADOW_SIZE_PREVIEW ? "256" : "1024") : "off");
+    snprintf(title, sizeof title, "strata compare %s: %s, %ux%u, shadow map %s%s", r->quick ? "--quick" : "", r->adapter,
+             r->width, r->height, r->shadows ? (r->shadow_size == ST_SHADOW_SIZE_PREVIEW ? "256" : "1024") : "off",
+             r->shading == ST_SHADING_TEXTURED ? ", textured" : "");
     st_mosaic_text(&s->grid, 6, 6, title, (const uint8_t[3]){255, 255, 255}, 2);
     return ST_OK;
 }
@@ -423,6 +425,7 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
     r->quick = d->quick;
     r->shadows = !d->run.no_shadows;
     r->shadow_size = d->run.shadow_size ? d->run.shadow_size : ST_SHADOW_SIZE_PUBLICATION;
+    r->shading = d->run.shading;
     snprintf(r->tuning, sizeof r->tuning, "%s", d->tuning && d->tuning_path ? d->tuning_path : "");
     snprintf(r->world, sizeof r->world, "%s", d->run.world_name ? d->run.world_name : "default");
     snprintf(r->level_name, sizeof r->level_name, "%s", d->run.level->name);
@@ -507,7 +510,10 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
                         r->views[v].name);
     r->water.mode = d->water;
     if (r->water.mode != ST_WATER_NONE && len > 0 && (size_t)len < sizeof r->settings)
-        snprintf(r->settings + len, sizeof r->settings - (size_t)len, " water=%s", st_water_mode_name(r->water.mode));
+        len += snprintf(r->settings + len, sizeof r->settings - (size_t)len, " water=%s", st_water_mode_name(r->water.mode));
+    /* flat, the protocol's shading, is left out so the digests of earlier runs stay what they were */
+    if (r->shading == ST_SHADING_TEXTURED && len > 0 && (size_t)len < sizeof r->settings)
+        snprintf(r->settings + len, sizeof r->settings - (size_t)len, " shading=textured");
     r->rows = calloc(r->method_count * r->view_count, sizeof *r->rows);
     bool ok = r->rows != NULL;
     for (size_t k = 0; ok && k < r->method_count * r->view_count; k++) {

@@ -231,6 +231,7 @@ st_result st_compare_write_json(const st_compare_result *r, const char *path, st
     cJSON_AddBoolToObject(pr, "quick", r->quick);
     cJSON_AddBoolToObject(pr, "shadows", r->shadows);
     cJSON_AddNumberToObject(pr, "shadow_size", r->shadows ? r->shadow_size : 0);
+    cJSON_AddStringToObject(pr, "shading", st_shading_name(r->shading));
     cJSON_AddNumberToObject(pr, "color_visible_delta_e", ST_COLOR_VISIBLE_DE);
     cJSON_AddStringToObject(pr, "settings", r->settings);
     if (r->tuning[0]) cJSON_AddStringToObject(pr, "tuning", r->tuning);

@@ -82,6 +82,9 @@ st_result st_compare_write_markdown(const st_compare_result *r, const char *path
                     "cost is listed below); the reference shades with an exact shadow ray per hit\n", r->shadow_size);
     else
         fprintf(fp, "- shadow map: off (--no-shadows: a method-only diagnostic run; the reference is unshadowed too)\n");
+    if (r->shading == ST_SHADING_TEXTURED)
+        fprintf(fp, "- shading: textured (the materials; the reference keeps the protocol's flat colours, so the colour "
+                    "columns measure the textures as well as the method)\n");
     fprintf(fp, "- run: %s (settings: %s)\n", r->run_name, r->settings);
     if (r->tuning[0]) fprintf(fp, "- knob settings from %s\n", r->tuning);
     fprintf(fp, "- validation messages: %u\n", r->validation_messages);

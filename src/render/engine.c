@@ -34,15 +34,26 @@ st_result st_engine_create(const st_engine_desc *desc, st_engine **out, st_error
                               .addressModeW = VK_SAMPLER_ADDRESS_MODE_REPEAT};
     r = st_terrain_gpu_create(e->gpu, &e->terrain, err);
     if (!r) r = st_gpu_check(vkCreateSampler(dev, &si, NULL, &e->nearest), "creating a sampler", err);
-    /* set 0 of every pipeline: the globals, the terrain texture and the shadow map */
-    st_gpu_binding b[3] = {{.type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .stages = VK_SHADER_STAGE_ALL},
+    if (!r) r = st_materials_gpu_create(e, err);
+    /* set 0 of every pipeline: the globals, the terrain texture, the shadow map, the materials (albedo + height,
+     * normals: trilinear) and the control map */
+    st_gpu_binding b[6] = {{.type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .stages = VK_SHADER_STAGE_ALL},
                            {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
                             .stages = VK_SHADER_STAGE_ALL,
                             .immutable_sampler = &e->nearest},
                            {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
                             .stages = VK_SHADER_STAGE_ALL,
+                            .immutable_sampler = &e->nearest},
+                           {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                            .stages = VK_SHADER_STAGE_ALL,
+                            .immutable_sampler = &e->materials.trilinear},
+                           {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                            .stages = VK_SHADER_STAGE_ALL,
+                            .immutable_sampler = &e->materials.trilinear},
+                           {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                            .stages = VK_SHADER_STAGE_ALL,
                             .immutable_sampler = &e->nearest}};
-    if (!r) r = st_gpu_set_layout(e->gpu, b, 3, &e->globals_layout, err);
+    if (!r) r = st_gpu_set_layout(e->gpu, b, 6, &e->globals_layout, err);
     if (r) {
         st_engine_destroy(e);
         return r;
@@ -59,6 +70,7 @@ void st_engine_destroy(st_engine *e) {
         vkDeviceWaitIdle(e->gpu->device);
         st_large_world_destroy(e->world);
         st_terrain_gpu_destroy(e->terrain);
+        st_materials_gpu_destroy(e);
         if (e->globals_layout) vkDestroyDescriptorSetLayout(e->gpu->device, e->globals_layout, NULL);
         if (e->nearest) vkDestroySampler(e->gpu->device, e->nearest, NULL);
     }
@@ -92,6 +104,7 @@ st_result st_engine_set_level(st_engine *e, const st_level *level, st_error *err
         if (e->renderers[i])
             return st_error_set(err, ST_ERR_INVALID, "set_level with live renderers: destroy them first");
     e->level = level;
+    st_materials_gpu_level_changed(e);
     st_result r = st_terrain_gpu_set_level(e->terrain, level, err);
     for (uint32_t t = 0; t < 16; t++) {
         st_level_type_albedo(level, t, e->albedo[t]);
@@ -113,5 +126,7 @@ st_result st_engine_update_level(st_engine *e, st_rect rect, st_error *err) {
         }
         if (rd && rd->ops->level_updated) r = rd->ops->level_updated(rd, rd->state, rect, err);
     }
-    return r;
+    /* a slope changes one texel beyond the edit: its neighbours' rules see it */
+    st_rect grown = {rect.x0 - 1, rect.y0 - 1, rect.x1 + 1, rect.y1 + 1};
+    return r ? r : st_materials_gpu_refill(e, grown, err);
 }

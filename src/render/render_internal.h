@@ -6,6 +6,7 @@
 #include "gpu/gpu.h"
 #include "render/globals.h"
 #include "strata/large_world.h"
+#include "strata/materials.h"
 #include "strata/render.h"
 #include "strata/tile_pool.h"
 
@@ -77,6 +78,28 @@ void st_large_world_page_levels(const st_large_world *w, st_page_level levels[ST
 VkImageView st_large_world_placeholder_view(const st_large_world *w);
 void st_large_world_stats(const st_large_world *w, st_world_stats *out);
 
+/* The materials on the GPU (materials_gpu.c): set 0 bindings 3 (albedo + height array), 4 (normal array), 5
+ * (the control map), 1×1 stand-ins until a textured renderer enables them. */
+typedef struct st_materials_gpu {
+    st_gpu_image surface, normal, control;
+    VkSampler trilinear;
+    st_material_set *set;
+    st_control_map *map;            /* the CPU control map of control_level */
+    const st_level *control_level;  /* the level the GPU control map holds (NULL: none yet) */
+    bool arrays_ready;
+    st_rect uploaded; /* the control map's texels the last upload sent */
+} st_materials_gpu;
+st_result st_materials_gpu_create(st_engine *e, st_error *err);
+void st_materials_gpu_destroy(st_engine *e);
+/* Points set 0's bindings 3..5 of `set` at the engine's current material images. */
+void st_materials_gpu_bind(st_engine *e, VkDescriptorSet set);
+/* Synthesises and uploads the materials and the level's control map where not done yet; rebinds live renderers. */
+st_result st_materials_gpu_enable(st_engine *e, st_error *err);
+/* The engine's level was replaced: its control map is dropped. */
+void st_materials_gpu_level_changed(st_engine *e);
+/* The level changed inside rect: the control map's texels there are filled again and uploaded. */
+st_result st_materials_gpu_refill(st_engine *e, st_rect rect, st_error *err);
+
 struct st_engine {
     st_gpu *gpu;
     const st_level *level;
@@ -85,6 +108,7 @@ struct st_engine {
     VkSampler nearest;
     VkDescriptorSetLayout globals_layout; /* set 0: globals UBO + terrain */
     float albedo[16][4];
+    st_materials_gpu materials;
     st_renderer *renderers[ST_MAX_RENDERERS];
 };
 

@@ -206,6 +206,9 @@ st_result st_renderer_create(st_engine *e, const st_render_desc *desc, st_render
              .layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL}};
         st_gpu_set_write(gpu, r->globals_set, w, 2);
     }
+    /* textured shading: the materials (and the level's control map) on the GPU before the set is bound */
+    if (!res && r->desc.shading == ST_SHADING_TEXTURED) res = st_materials_gpu_enable(e, err);
+    if (!res) st_materials_gpu_bind(e, r->globals_set);
     /* The frame's passes, in order; each is created before the method, which may read what they bind (the
      * shadow pass fills set 0's binding 2). */
     uint32_t order_count = 0;
@@ -265,6 +268,26 @@ void st_renderer_destroy(st_renderer *r) {
     free(r);
 }
 
+/* Every material's repeat divides this many world units: a store's shaders, which see world − eye, get the eye
+ * folded by it, so the textures stay put in the world as the eye moves. */
+#define MATERIAL_FOLD 7680.0
+
+static void fill_material_globals(st_renderer *r, st_globals_gpu *g) {
+    const st_materials_gpu *m = &r->engine->materials;
+    bool textured = r->desc.shading == ST_SHADING_TEXTURED && m->arrays_ready;
+    memset(g->material_info, 0, sizeof g->material_info + sizeof g->material_origin + sizeof g->material_mean);
+    if (!textured) return;
+    g->material_info[0] = 1;
+    g->material_info[1] = m->set->count;
+    g->material_info[2] = r->ops->info.world != ST_WORLD_STORE && m->control_level == r->engine->level;
+    if (r->ops->info.world == ST_WORLD_STORE)
+        for (int k = 0; k < 2; k++) g->material_origin[k] = (float)fmod(r->view.origin[k], MATERIAL_FOLD);
+    for (uint32_t i = 0; i < m->set->count; i++) {
+        for (int k = 0; k < 3; k++) g->material_mean[i][k] = m->set->mean[i][k];
+        g->material_mean[i][3] = 1.0f / m->set->period[i];
+    }
+}
+
 static void fill_globals(st_renderer *r, const st_camera *cam) {
     st_view v = st_camera_view(cam, r->width, r->height);
     bool store = r->ops->info.world == ST_WORLD_STORE;
@@ -288,6 +311,7 @@ static void fill_globals(st_renderer *r, const st_camera *cam) {
     g->knobs[3] = l ? (l->wrap_x ? 0u : 1u) | (l->wrap_y ? 0u : 2u) : 3u;
     memcpy(g->albedo, r->engine->albedo, sizeof g->albedo);
     if (store) g->fog[3] = st_store_fog_band(v.far_dist);
+    fill_material_globals(r, g);
     for (uint32_t i = 0; i < r->pass_count; i++)
         if (r->passes[i].ops && r->passes[i].ops->fill_globals)
             r->passes[i].ops->fill_globals(r, r->passes[i].state, g);
@@ -405,4 +429,14 @@ uint64_t st_renderer_method_gpu_bytes(const st_renderer *r) {
 
 uint64_t st_renderer_method_cpu_bytes(const st_renderer *r) {
     return r->ops->cpu_bytes ? r->ops->cpu_bytes(r, r->state) : 0;
+}
+
+const char *st_shading_name(st_shading shading) { return shading == ST_SHADING_TEXTURED ? "textured" : "flat"; }
+
+bool st_shading_parse(const char *name, st_shading *out) {
+    if (!name) return false;
+    if (!strcmp(name, "flat")) *out = ST_SHADING_FLAT;
+    else if (!strcmp(name, "textured")) *out = ST_SHADING_TEXTURED;
+    else return false;
+    return true;
 }

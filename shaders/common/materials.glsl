@@ -1,0 +1,223 @@
+// The colour of a surface point: the one function every method's shading reaches (shade_lit for levels,
+// dem_shade for tile stores), so a way of shading is added here once. In: the point, its normal, what lies
+// there (Material) and the pixel's footprint on the surface; out: the albedo and the normal to light with.
+// Requires globals.glsl.
+#ifndef STRATA_MATERIALS_GLSL
+#define STRATA_MATERIALS_GLSL
+
+// What lies at a point: two materials of the material set and the overlay's share, and the flat colour the
+// paper's shading gives the point (a level's type End colour, a DEM's hypsometric tint).
+struct Material {
+    uint base, overlay;
+    float blend;      // overlay weight before height blending, 0..1
+    vec3 flat_albedo; // linear
+    bool tint;        // the base takes flat_albedo as its mean colour (a level's type colour)
+};
+
+// One pixel's extent on the surface: the change of the surface point per pixel step along screen x and y, and
+// the plane it lies in (the geometric face: a column's top or side for the height-field methods, a triangle's
+// plane for meshes), which chooses the texture projection.
+struct Footprint {
+    vec3 dx, dy;
+    vec3 plane; // unit normal
+};
+
+struct SurfaceColor {
+    vec3 albedo; // linear
+    vec3 normal; // unit, for lighting
+};
+
+// Whether the frame is shaded with the materials (g.material_info.x; flat shading otherwise).
+bool shading_textured() {
+#ifdef ST_NO_MATERIALS
+    return false;
+#else
+    return g.material_info.x != 0u;
+#endif
+}
+
+// The footprint of the pixel whose ray meets the surface at p (shader coordinates: a store's are relative to the
+// eye, as g.eye is) on the plane of unit normal n: the ray differentials of the neighbouring pixels cut with
+// that plane. Depends only on p, n and the camera, so image-order and object-order methods filter alike.
+Footprint pixel_footprint(vec3 p, vec3 n) {
+    vec3 v = p - g.eye.xyz;
+    float s = dot(v, g.forward.xyz) / g.forward.w; // distance along forward per focal pixel
+    float vn = dot(v, n);
+    float lim = 0.05 * length(v); // grazing: the footprint stays finite (about 20 pixels' worth)
+    vn = vn < 0.0 ? min(vn, -lim) : max(vn, lim);
+    Footprint f;
+    f.dx = s * (g.screen_right.xyz - v * (dot(g.screen_right.xyz, n) / vn));
+    f.dy = s * (g.screen_up.xyz - v * (dot(g.screen_up.xyz, n) / vn));
+    f.plane = n;
+    return f;
+}
+
+// ---- textured shading -----------------------------------------------------------------------------------
+
+// Every material's repeat and the anti-tiling noise's period divide this (renderer.c's MATERIAL_FOLD).
+const int MAT_FOLD = 7680;
+const float MAT_NOISE_CELL = 24.0; // world units per cell of the anti-tiling noise
+const float MAT_MACRO_CELL = 96.0; // world units per cell of the slow brightness variation
+
+uint mat_hash_u(ivec2 c) {
+    uvec2 v = uvec2(c) * 1664525u + 1013904223u;
+    v.x += v.y * 1664525u;
+    v.y += v.x * 1664525u;
+    v ^= v >> 16u;
+    v.x += v.y * 1664525u;
+    v.y += v.x * 1664525u;
+    v ^= v >> 16u;
+    return v.x ^ v.y;
+}
+float mat_hash(ivec2 c) { return float(mat_hash_u(c) & 0xffffffu) * (1.0 / 16777216.0); }
+
+// Value noise in [0, 1) at x (in cells of `cell` world units) that repeats every MAT_FOLD world units.
+float mat_noise_cells(vec2 x, float cell) {
+    int n = MAT_FOLD / int(cell);
+    ivec2 i = ivec2(floor(x));
+    vec2 f = fract(x);
+    f = f * f * (3.0 - 2.0 * f);
+    ivec2 i0 = ((i % n) + n) % n, i1 = ((i + 1) % n + n) % n;
+    float a = mat_hash(i0), b = mat_hash(ivec2(i1.x, i0.y)), c = mat_hash(ivec2(i0.x, i1.y)), d = mat_hash(i1);
+    return mix(mix(a, b, f.x), mix(c, d, f.x), f.y);
+}
+float mat_noise(vec2 x) { return mat_noise_cells(x, MAT_NOISE_CELL); }
+
+struct MatSample {
+    vec3 albedo; // linear
+    float height;
+    vec3 normal; // world
+};
+
+// One projection's tap of a layer: albedo + height, and the tangent-space normal (z along the projection axis).
+void mat_tap(uint layer, vec2 uv, vec2 gx, vec2 gy, out vec4 ah, out vec3 tn) {
+#ifdef ST_NO_MATERIALS
+    ah = vec4(0.5);
+    tn = vec3(0.0, 0.0, 1.0);
+#else
+    ah = textureGrad(material_surface, vec3(uv, float(layer)), gx, gy);
+    tn = textureGrad(material_normal, vec3(uv, float(layer)), gx, gy).xyz * 2.0 - 1.0;
+#endif
+}
+
+// The anti-tiling of the top projection: two copies of the tile at offsets chosen by a slow noise, blended
+// where the noise moves from one index to the next (one tap where it does not), so repeats do not line up.
+struct AntiTile {
+    vec2 off_a, off_b;
+    float b; // the share of copy b
+};
+
+AntiTile anti_tile(vec2 world) {
+    float k = mat_noise(world / MAT_NOISE_CELL) * 8.0;
+    float i = floor(k), f = fract(k);
+    AntiTile t;
+    t.off_a = vec2(mat_hash(ivec2(int(i), 17)), mat_hash(ivec2(int(i), 91)));
+    t.off_b = vec2(mat_hash(ivec2(int(i) + 1, 17)), mat_hash(ivec2(int(i) + 1, 91)));
+    t.b = smoothstep(0.3, 0.7, f);
+    return t;
+}
+
+// The top (xy) projection of a layer with anti-tiling; tn in the xy tangent frame.
+void mat_top(uint layer, vec2 uv, vec2 gx, vec2 gy, AntiTile at, out vec4 ah, out vec3 tn) {
+    if (at.b < 0.01) {
+        mat_tap(layer, uv + at.off_a, gx, gy, ah, tn);
+    } else if (at.b > 0.99) {
+        mat_tap(layer, uv + at.off_b, gx, gy, ah, tn);
+    } else {
+        vec4 ah_b;
+        vec3 tn_b;
+        mat_tap(layer, uv + at.off_a, gx, gy, ah, tn);
+        mat_tap(layer, uv + at.off_b, gx, gy, ah_b, tn_b);
+        ah = mix(ah, ah_b, at.b);
+        tn = mix(tn, tn_b, at.b);
+    }
+}
+
+// Which projections a normal needs: the top alone on gentle ground (slope = 1 − |n.z| < 0.25), else the top and
+// the dominant side (x or y), weighted as Quilez's biplanar mapping does (the weaker axis fades out before the
+// dominant side switches). w.x: the top's weight, w.y: the side's; side: 0 = x (uv = yz), 1 = y (uv = xz).
+vec2 mat_projection(vec3 n, out int side) {
+    vec3 a = abs(n);
+    side = a.x >= a.y ? 0 : 1;
+    if (1.0 - a.z < 0.25) return vec2(1.0, 0.0);
+    float s = max(a.x, a.y);
+    vec2 w = clamp((vec2(a.z, s) - 0.5773) / (1.0 - 0.5773), 0.0, 1.0);
+    w = pow(w, vec2(8.0));
+    // the top's weight goes to 1 as the slope reaches 0.25, where the top alone takes over
+    w.x = max(w.x, 1.0 - smoothstep(0.25, 0.35, 1.0 - a.z));
+    return w / (w.x + w.y);
+}
+
+// Whiteout blend of a tangent-space normal with the geometric normal n, per projection (top, side x, side y).
+vec3 mat_world_normal(vec3 tn, vec3 n, int proj) {
+    if (proj == 2) return vec3(tn.xy + n.xy, abs(tn.z) * n.z);
+    if (proj == 0) {
+        vec3 w = vec3(tn.xy + n.yz, abs(tn.z) * n.x);
+        return vec3(w.z, w.x, w.y);
+    }
+    vec3 w = vec3(tn.xy + n.xz, abs(tn.z) * n.y);
+    return vec3(w.x, w.z, w.y);
+}
+
+// A layer's sample at world position `world` on the face of normal n: albedo, height and the face's normal
+// with the texture's detail.
+MatSample mat_sample(uint layer, vec3 world, vec3 n, Footprint fp, vec2 w, int side, AntiTile at) {
+    float k = g.material_mean[layer].w;
+    vec4 ah = vec4(0.0);
+    vec3 nn = vec3(0.0);
+    if (w.x > 0.0) {
+        vec4 t;
+        vec3 tn;
+        mat_top(layer, world.xy * k, fp.dx.xy * k, fp.dy.xy * k, at, t, tn);
+        ah += w.x * t;
+        nn += w.x * mat_world_normal(tn, n, 2);
+    }
+    if (w.y > 0.0) {
+        vec4 t;
+        vec3 tn;
+        vec2 uv = side == 0 ? world.yz : world.xz;
+        vec2 gx = side == 0 ? fp.dx.yz : fp.dx.xz, gy = side == 0 ? fp.dy.yz : fp.dy.xz;
+        mat_tap(layer, uv * k, gx * k, gy * k, t, tn);
+        ah += w.y * t;
+        nn += w.y * mat_world_normal(tn, n, side);
+    }
+    return MatSample(ah.rgb, ah.a, normalize(nn));
+}
+
+// Height blend of two materials (the C twin: st_material_height_blend): h_i = height_i + weight_i,
+// top = max h − 0.2, b_i = max(h_i − top, 0), normalised. x: the base's share, y: the overlay's.
+vec2 mat_height_blend(float base_h, float over_h, float blend) {
+    float w = clamp(blend, 0.0, 1.0);
+    vec2 h = vec2(base_h + (1.0 - w), over_h + w);
+    float top = max(h.x, h.y) - 0.2;
+    vec2 b = max(h - top, 0.0);
+    return b / (b.x + b.y);
+}
+
+SurfaceColor surface_color(vec3 p, vec3 n, Material m, Footprint fp) {
+    if (!shading_textured()) return SurfaceColor(m.flat_albedo, n);
+    uint last = g.material_info.y - 1u;
+    uint base = min(m.base, last), over = min(m.overlay, last);
+    vec3 world = p + vec3(g.material_origin.xy, 0.0);
+    // the projection follows the geometric face; the detail it adds to the face's normal tilts the shading normal
+    vec3 face = fp.plane;
+    int side;
+    vec2 w = mat_projection(face, side);
+    AntiTile at = anti_tile(world.xy);
+    MatSample a = mat_sample(base, world, face, fp, w, side, at);
+    if (m.tint) a.albedo *= m.flat_albedo / max(g.material_mean[base].rgb, vec3(1e-3));
+    vec3 albedo = a.albedo, detail = a.normal;
+    if (m.blend > 0.0 && over != base) {
+        MatSample b = mat_sample(over, world, face, fp, w, side, at);
+        vec2 s = mat_height_blend(a.height, b.height, m.blend);
+        albedo = s.x * a.albedo + s.y * b.albedo;
+        detail = normalize(s.x * a.normal + s.y * b.normal);
+    }
+    // a slow brightness variation over tens of repeats, so distant ground is not one even tone
+    float macro = mat_noise_cells(world.xy / MAT_MACRO_CELL, MAT_MACRO_CELL) * 0.6 +
+                  mat_noise_cells(world.xy / (MAT_MACRO_CELL * 0.25), MAT_MACRO_CELL * 0.25) * 0.4;
+    albedo *= 0.8 + 0.4 * macro;
+    return SurfaceColor(albedo, normalize(n + (detail - face)));
+}
+
+#endif

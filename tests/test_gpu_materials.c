@@ -1,0 +1,185 @@
+/* Textured shading on the GPU: every level method shows the same material at the centre pixel of a flat floor
+ * (the one shading path, the footprint from the camera alone); a vertical wall takes the side projection (the
+ * texture's gradients in the image are about as strong across as along the wall, where a top projection
+ * would smear it into vertical streaks); a paint of the control map sends exactly its dirty rectangle to the
+ * GPU; textured shading really textures (the floor is not one colour) and flat shading ignores the materials. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/render_internal.h"
+#include "strata/image.h"
+#include "support.h"
+
+static uint8_t *render_rgba_lit(st_engine *e, const char *method, st_shading shading, st_camera cam, uint32_t w,
+                                uint32_t h, bool shadows) {
+    st_renderer *r = NULL;
+    st_render_desc d = {.method = method, .width = w, .height = h, .shadows = shadows, .shading = shading};
+    assert_st_ok(st_renderer_create(e, &d, &r, err));
+    uint8_t *rgba = malloc((size_t)w * h * 4);
+    assert_non_null(rgba);
+    assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
+    assert_st_ok(st_renderer_readback(r, rgba, NULL, err));
+    st_renderer_destroy(r);
+    return rgba;
+}
+
+static uint8_t *render_rgba(st_engine *e, const char *method, st_shading shading, st_camera cam, uint32_t w,
+                            uint32_t h) {
+    return render_rgba_lit(e, method, shading, cam, w, h, true);
+}
+
+/* The mean colour of the 3×3 pixels around the centre. */
+static void centre_colour(const uint8_t *rgba, uint32_t w, uint32_t h, float out[3]) {
+    for (int c = 0; c < 3; c++) {
+        float s = 0;
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                size_t x = (size_t)((int)w / 2 + dx), y = (size_t)((int)h / 2 + dy);
+                s += rgba[(y * w + x) * 4 + (size_t)c];
+            }
+        out[c] = s / 9.0f;
+    }
+}
+
+static void test_every_method_same_floor_material(void **state) {
+    (void)state;
+    st_level *level = test_flat_level(256, 256, 40);
+    st_engine *e = test_engine(level);
+    const uint32_t W = 96, H = 64;
+    st_camera cam = {.position = {128.3f, 100.6f, 70.0f}, .yaw_deg = 0, .pitch_deg = -55};
+    uint8_t *flat = render_rgba(e, "ray", ST_SHADING_FLAT, cam, W, H);
+    uint8_t *ref = render_rgba(e, "ray", ST_SHADING_TEXTURED, cam, W, H);
+    float ref_c[3];
+    centre_colour(ref, W, H, ref_c);
+    /* textured: the floor varies; flat: one colour (lit alike everywhere, the fog far away) */
+    double var_t = 0, var_f = 0, mean_t = 0, mean_f = 0;
+    for (uint32_t i = 0; i < W * H; i++) mean_t += ref[i * 4 + 1], mean_f += flat[i * 4 + 1];
+    mean_t /= W * H, mean_f /= W * H;
+    for (uint32_t i = 0; i < W * H; i++)
+        var_t += (ref[i * 4 + 1] - mean_t) * (ref[i * 4 + 1] - mean_t), var_f += (flat[i * 4 + 1] - mean_f) * (flat[i * 4 + 1] - mean_f);
+    var_t /= W * H, var_f /= W * H;
+    printf("floor green: flat mean %.1f variance %.2f, textured mean %.1f variance %.2f\n", mean_f, var_f, mean_t, var_t);
+    assert_true(var_f < 0.5);
+    assert_true(var_t > 1.0);
+    /* tinted by the type's colour: on average the textured floor keeps the flat colour */
+    assert_true(fabs(mean_t - mean_f) < 0.15 * mean_f + 4);
+    for (size_t m = 0; m < st_method_count(); m++) {
+        const char *name = st_method_at(m)->name;
+        uint8_t *img = render_rgba(e, name, ST_SHADING_TEXTURED, cam, W, H);
+        float c[3];
+        centre_colour(img, W, H, c);
+        float d = fmaxf(fabsf(c[0] - ref_c[0]), fmaxf(fabsf(c[1] - ref_c[1]), fabsf(c[2] - ref_c[2])));
+        printf("%-14s centre (%.1f, %.1f, %.1f), ray's (%.1f, %.1f, %.1f): %.1f apart\n", name, c[0], c[1], c[2],
+               ref_c[0], ref_c[1], ref_c[2], d);
+        if (d > 6.0f) fail_msg("%s shows another colour at the floor's centre (%.1f levels from ray's)", name, d);
+        free(img);
+    }
+    free(flat);
+    free(ref);
+    test_engine_finish(e, level);
+}
+
+/* The anisotropy of the image's luminance gradients over a window (the structure tensor's eigenvalue ratio,
+ * square-rooted): about 1 for an undistorted texture, large where it is smeared along one direction. */
+static double gradient_aspect(const uint8_t *rgba, uint32_t w, uint32_t x0, uint32_t y0, uint32_t size) {
+    double sxx = 0, syy = 0, sxy = 0;
+    for (uint32_t y = y0; y < y0 + size; y++)
+        for (uint32_t x = x0; x < x0 + size; x++) {
+#define LUM(i, j) (0.3 * rgba[((size_t)(j) * w + (i)) * 4] + 0.59 * rgba[((size_t)(j) * w + (i)) * 4 + 1] + \
+                   0.11 * rgba[((size_t)(j) * w + (i)) * 4 + 2])
+            double gx = LUM(x + 1, y) - LUM(x - 1, y), gy = LUM(x, y + 1) - LUM(x, y - 1);
+#undef LUM
+            sxx += gx * gx, syy += gy * gy, sxy += gx * gy;
+        }
+    double tr = sxx + syy, det = sxx * syy - sxy * sxy, disc = sqrt(fmax(tr * tr / 4 - det, 0));
+    double l1 = tr / 2 + disc, l2 = tr / 2 - disc;
+    return l2 > 1e-9 ? sqrt(l1 / l2) : INFINITY;
+}
+
+static void test_wall_side_projection(void **state) {
+    (void)state;
+    st_level *level = test_flat_level(256, 256, 10);
+    for (int y = 0; y < 256; y++)
+        for (int x = 0; x < 100; x++) st_level_set_single(level, x, y, 220, 3); /* a rock wall facing +x */
+    st_engine *e = test_engine(level);
+    const uint32_t W = 128, H = 96;
+    /* level with the wall's middle, looking at it square on (−x) from 36 texels */
+    st_camera cam = {.position = {136.0f, 128.4f, 110.0f}, .yaw_deg = 270, .pitch_deg = 0};
+    /* unshadowed: the shadow map's texels would stripe the wall's lighting, and the texture is the subject */
+    uint8_t *img = render_rgba_lit(e, "ray", ST_SHADING_TEXTURED, cam, W, H, false);
+    double a = gradient_aspect(img, W, W / 2 - 24, H / 2 - 24, 48);
+    uint8_t *flat = render_rgba_lit(e, "ray", ST_SHADING_FLAT, cam, W, H, false);
+    double sum = 0;
+    for (uint32_t y = H / 2 - 24; y < H / 2 + 24; y++)
+        for (uint32_t x = W / 2 - 24; x < W / 2 + 24; x++)
+            sum += fabs((double)img[((size_t)y * W + x) * 4 + 1] - flat[((size_t)y * W + x) * 4 + 1]);
+    const char *dump = getenv("STRATA_DUMP_IMAGES");
+    if (dump) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/wall.png", dump);
+        st_error pe = {0};
+        st_png_write(path, W, H, 4, 8, img, &pe);
+    }
+    printf("wall: gradient aspect %.2f, mean |textured − flat| %.2f levels\n", a, sum / (48 * 48));
+    assert_true(sum / (48 * 48) > 1.0); /* the wall is textured at all */
+    if (!(a <= 1.5)) fail_msg("the wall's texture is stretched: gradient aspect %.2f (at most 1.5)", a);
+    free(img);
+    free(flat);
+    test_engine_finish(e, level);
+}
+
+static void test_paint_uploads_dirty_rect(void **state) {
+    (void)state;
+    st_level *level = test_flat_level(64, 64, 20);
+    st_engine *e = test_engine(level);
+    assert_null(st_engine_control_map(e)); /* nothing until textured shading asks */
+    st_renderer *r = NULL;
+    st_render_desc d = {.method = "ray", .width = 32, .height = 32, .shading = ST_SHADING_TEXTURED};
+    assert_st_ok(st_renderer_create(e, &d, &r, err));
+    st_control_map *map = st_engine_control_map(e);
+    assert_non_null(map);
+    size_t bytes = (size_t)64 * 64 * 4;
+    uint8_t *before = malloc(bytes), *gpu = malloc(bytes);
+    memcpy(before, map->texels, bytes);
+    st_rect dirty;
+    st_control_map_paint(map, 40.0f, 12.0f, 4.0f, ST_MAT_SNOW, 1.0f, &dirty);
+    assert_false(st_rect_empty(dirty));
+    /* texels outside the stroke changed on the CPU too, but not sent: the GPU must keep the old ones */
+    for (int y = 0; y < 64; y++)
+        for (int x = 0; x < 64; x++)
+            if (!(x >= dirty.x0 && x < dirty.x1 && y >= dirty.y0 && y < dirty.y1))
+                map->texels[((size_t)y * 64 + (size_t)x) * 4 + 3] ^= 0x80;
+    assert_st_ok(st_engine_update_control(e, dirty, err));
+    st_rect sent = st_engine_control_last_upload(e);
+    assert_memory_equal(&sent, &dirty, sizeof sent);
+    assert_st_ok(st_gpu_image_read(e->gpu, &e->materials.control, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, gpu, err));
+    for (int y = 0; y < 64; y++)
+        for (int x = 0; x < 64; x++) {
+            size_t i = ((size_t)y * 64 + (size_t)x) * 4;
+            bool inside = x >= dirty.x0 && x < dirty.x1 && y >= dirty.y0 && y < dirty.y1;
+            const uint8_t *want = inside ? map->texels + i : before + i;
+            if (memcmp(gpu + i, want, 4))
+                fail_msg("GPU control texel (%d, %d) is %u,%u,%u,%u, want %u,%u,%u,%u (%s the dirty rectangle)", x, y,
+                         gpu[i], gpu[i + 1], gpu[i + 2], gpu[i + 3], want[0], want[1], want[2], want[3],
+                         inside ? "inside" : "outside");
+        }
+    /* a rectangle past the map is clipped, an empty one sends nothing */
+    assert_st_ok(st_engine_update_control(e, (st_rect){60, 60, 90, 90}, err));
+    sent = st_engine_control_last_upload(e);
+    assert_true(sent.x1 == 64 && sent.y1 == 64);
+    st_renderer_destroy(r);
+    free(before);
+    free(gpu);
+    test_engine_finish(e, level);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_method_same_floor_material),
+        cmocka_unit_test(test_wall_side_projection),
+        cmocka_unit_test(test_paint_uploads_dirty_rect),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
