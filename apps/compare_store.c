@@ -30,6 +30,7 @@ static int usage(void) {
            "  --far M            far distance in metres (default: half the store's extent, at most 100 km)\n"
            "  --skirts           skirts under node edges\n"
            "  --lod-grid N       quads per node side (default 32)\n"
+           "  --clip-n N         clipmap: vertices per level side, 2^k - 1 (default: the least that meets each τ)\n"
            "  --gpu-slots N      tile slots on the GPU (default 1024)\n"
            "  -o, --out DIR      output folder (default out/compare-world)\n"
            "  --no-shadows       no sun shadows (in the methods and the reference)\n"
@@ -142,6 +143,7 @@ int cli_compare_store(int argc, char **argv) {
                                .skirts = so.skirts,
                                .no_shadows = mo.no_shadows,
                                .lod_grid = so.grid,
+                               .clip_n = so.clip_n,
                                .gpu_slots = so.gpu_slots,
                                .out_dir = mo.out,
                                .device_index = mo.device_index,

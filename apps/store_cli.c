@@ -47,6 +47,10 @@ bool cli_store_option(cli_store_opts *o, const char *cmd, int c, const char *arg
         if (!cli_parse_double(arg, 0, 60000, &o->slow_load_ms))
             st = cli_usage_error(cmd, "bad --slow-load '%s' (milliseconds, 0..60000)", arg);
         break;
+    case CLI_OPT_CLIP_N:
+        if (!cli_parse_uint(arg, 31, 1023, &o->clip_n) || !st_is_pow2(o->clip_n + 1))
+            st = cli_usage_error(cmd, "bad --clip-n '%s' (2^k - 1, 31..1023)", arg);
+        break;
     default: return false;
     }
     *status = st;
@@ -59,6 +63,7 @@ void cli_store_knobs(const cli_store_opts *o, st_method_knobs *k) {
     k->lod_grid = o->grid;
     k->lod_ratio = o->lod_ratio;
     k->morph_ratio = o->morph_ratio;
+    k->clip_n = o->clip_n;
 }
 
 st_result cli_store_engine(const char *world, const cli_store_opts *o, int device, bool device_given, bool validate,
@@ -140,6 +145,7 @@ static void render_usage(void) {
            "  --lod-grid N    quads per node side (a power of two, default 32)\n"
            "  --lod-ratio R   least ratio of consecutive levels' ranges (default 2)\n"
            "  --morph-ratio M where a level's morph band starts (default 0.66)\n"
+           "  --clip-n N      clipmap: vertices per level side, 2^k - 1 (31..1023; default: the least that meets τ)\n"
            "  --gpu-slots N   tile slots on the GPU (default 1024)\n"
            "  --settle N      frames allowed to reach full detail before timing (default 4000)\n"
            "  --frames N      timed frames (default 1); --size, --no-shadows, --device, -o, --depth as for levels\n"

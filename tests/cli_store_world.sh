@@ -62,16 +62,16 @@ check "compare: results.json rows" python3 -c "
 import json,sys,math
 r=json.load(open(sys.argv[1]))
 rows=r['rows']
-assert len(rows)==2*2*2, len(rows)
+assert len(rows)==4*2*2, len(rows)  # cdlod, cdlod-compute, clipmap, clipmap-compute
 for x in rows:
     assert x['tau_px'] in (1,4)
     assert x['image_error_p95_px'] is not None and x['image_error_p95_px']>=0
     assert x['triangles']>0 and x['settled']
-assert len(r['summary'])==4
+assert len(r['summary'])==8
 " "$run/results.json"
 check "compare: results.md" grep -q "image error p95" "$run/results.md"
 check "compare: frames and references" sh -c "ls '$run' | grep -q 'reference-horizon-1.png' && ls '$run' | grep -q 'cdlod-compute-tau1-top-2.png'"
-check "compare: summary line per method and tau" test "$(grep -cE '^cdlod(-compute)? +[14] ' "$tmp/out")" -eq 4
+check "compare: summary line per method and tau" test "$(grep -cE '^(cdlod|clipmap)(-compute)? +[14] ' "$tmp/out")" -eq 8
 
 # ---- the main job with a DEM store -------------------------------------------------------------------------------
 "$strata" run --size 64x40 --methods ray,cdlod --dem "$tmp/ps" --out "$tmp/run" >"$tmp/out" 2>"$tmp/err"

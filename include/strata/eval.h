@@ -521,6 +521,7 @@ typedef struct st_compare_store_desc {
     uint32_t settle_frames;      /* frames allowed to reach full detail per view (0 = 4000) */
     bool skirts, no_shadows;
     uint32_t lod_grid, gpu_slots;
+    uint32_t clip_n;             /* clipmap methods: grid vertices a side (0 = from each τ) */
     const char *out_dir;         /* NULL = out/compare-world */
     int device_index;
     bool device_given, validate, progress_lines;
