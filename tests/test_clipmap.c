@@ -118,11 +118,11 @@ static void test_levels_and_active(void **state) {
 static void test_n_for_tau(void **state) {
     (void)state;
     double zero[4] = {0}, delta[4] = {0, 1.5, 3.5, 9};
-    assert_int_equal(st_clipmap_n_for_tau(zero, 4, 2, 500, 1, NULL), ST_CLIPMAP_MIN_N);
+    assert_int_equal(st_clipmap_n_for_tau(zero, 4, 2, 500, 1, 0, NULL), ST_CLIPMAP_MIN_N);
     uint32_t prev = 0;
     for (double tau = 8; tau >= 0.5; tau /= 2) {
         bool capped;
-        uint32_t n = st_clipmap_n_for_tau(delta, 4, 2, 500, tau, &capped);
+        uint32_t n = st_clipmap_n_for_tau(delta, 4, 2, 500, tau, 0, &capped);
         assert_true(n >= prev);
         assert_true(st_is_pow2(n + 1));
         if (!capped) { /* it meets τ, and the next smaller grid does not */
@@ -138,6 +138,10 @@ static void test_n_for_tau(void **state) {
         }
         prev = n;
     }
+    /* levels that first show beyond the far distance ask for nothing */
+    double steep[4] = {0, 0.1, 0.2, 1e6};
+    assert_int_equal(st_clipmap_n_for_tau(steep, 4, 2, 500, 1, 0, NULL), ST_CLIPMAP_MAX_N);
+    assert_true(st_clipmap_n_for_tau(steep, 4, 2, 500, 1, 150, NULL) < ST_CLIPMAP_MAX_N);
 }
 
 int main(void) {

@@ -36,9 +36,10 @@ st_result st_clipmap_geom_init(st_clipmap_geom *g, uint64_t width, uint64_t heig
 /* The smallest grid n = 2^k − 1 (ST_CLIPMAP_MIN_N..ST_CLIPMAP_MAX_N) for which every level l ≥ 1 shows its error
  * δ_l (metres; delta[l], l < count) within tau_px pixels at a focal length of focal_px pixels, where its surface
  * first appears: the inner edge of level l − 1's blend band, ((n − 1)/2 − w − 2)·2^(l−1) finest spacings from the
- * eye. *capped (may be NULL) tells whether even ST_CLIPMAP_MAX_N falls short (then that is returned). */
+ * eye — levels that first appear beyond far_m (0: no limit) are not seen. *capped (may be NULL) tells whether even
+ * ST_CLIPMAP_MAX_N falls short (then that is returned). */
 uint32_t st_clipmap_n_for_tau(const double *delta, uint32_t count, double spacing_m, double focal_px, double tau_px,
-                              bool *capped);
+                              double far_m, bool *capped);
 
 /* The window of level l for an eye at finest-sample coordinates eye_idx (x, y, fractional): the absolute
  * level-l sample index of its vertex (0, 0), (⌊c/2^(l+1)⌋ − (m − 1))·2 per axis. Its centre is within one level

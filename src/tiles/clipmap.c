@@ -36,13 +36,14 @@ st_result st_clipmap_geom_init(st_clipmap_geom *g, uint64_t width, uint64_t heig
 }
 
 uint32_t st_clipmap_n_for_tau(const double *delta, uint32_t count, double spacing_m, double focal_px, double tau_px,
-                              bool *capped) {
+                              double far_m, bool *capped) {
     if (capped) *capped = false;
     for (uint32_t n = ST_CLIPMAP_MIN_N; n <= ST_CLIPMAP_MAX_N; n = 2 * n + 1) {
         double w = n / 10.0, inner = (n - 1) / 2.0 - w - 2;
         bool ok = true;
         for (uint32_t l = 1; l < count && ok; l++) {
             double d = inner * ldexp(spacing_m, (int)l - 1);
+            if (far_m > 0 && d > far_m) break; /* this level and the coarser ones lie beyond the view */
             ok = delta[l] * focal_px <= tau_px * d;
         }
         if (ok) return n;

@@ -200,7 +200,7 @@ static st_result create_common(st_renderer *r, clipmap_state *s, st_error *err) 
     st_engine *e = r->engine;
     st_gpu *gpu = e->gpu;
     uint32_t n = r->desc.knobs.clip_n;
-    if (n && (!st_is_pow2(n + 1) || n < ST_CLIPMAP_MIN_N || n > ST_CLIPMAP_MAX_N))
+    if (n && (n < ST_CLIPMAP_MIN_N || n > ST_CLIPMAP_MAX_N))
         return st_error_set(err, ST_ERR_INVALID, "%s: a grid of %u vertices (2^k − 1, %u..%u)", r->ops->info.name, n,
                             ST_CLIPMAP_MIN_N, ST_CLIPMAP_MAX_N);
     st_result res = st_lod_world_of_store(st_large_world_store(e->world), st_large_world_residency(e->world),
@@ -294,10 +294,12 @@ static st_result make_geometry(st_renderer *r, clipmap_state *s, st_error *err) 
     const st_lod_world *w = &s->world;
     const st_view *v = &r->view;
     uint32_t n = r->desc.knobs.clip_n;
+    while (n && !st_is_pow2(n + 1)) n |= n >> 1; /* a knob doubled or halved (510, 127): the next 2^k − 1 */
     if (!n) {
         double tau = r->desc.knobs.tau_px > 0 ? r->desc.knobs.tau_px : 1.0;
         bool capped = false;
-        n = st_clipmap_n_for_tau(w->delta, w->levels, fmin(w->spacing_x, w->spacing_y), v->focal_px, tau, &capped);
+        n = st_clipmap_n_for_tau(w->delta, w->levels, fmin(w->spacing_x, w->spacing_y), v->focal_px, tau,
+                                 v->far_dist, &capped);
         if (capped && !s->warned) {
             ST_WARN("%s: τ = %g px asks for a grid finer than n = %u; drawing with n = %u (its error exceeds τ)",
                     r->ops->info.name, tau, ST_CLIPMAP_MAX_N, ST_CLIPMAP_MAX_N);
