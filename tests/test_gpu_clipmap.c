@@ -1,7 +1,8 @@
 /* GPU tests of geometry clipmaps (lavapipe, validation on) on tiny analytic stores (tests/analytic_store.h): the
  * known depth of every pixel on a plane, a tilted plane and a sum of sines for clipmap and clipmap-compute; a
  * camera sweep across level borders leaving no background pixel where the reference has ground; the toroidal
- * update equal to a fresh fill, bit for bit, after random moves; the blend continuous at every level border. */
+ * update equal to a fresh fill, bit for bit, after random moves; the blend continuous at every level border; a tile
+ * that does not load drawn from the coarser level. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -339,11 +340,87 @@ static void test_blend_continuous(void **state) {
     scene_free(&sc);
 }
 
+
+/* ---- a tile that does not load ---------------------------------------------------------------------------------- */
+
+typedef struct broken_loader {
+    st_store *store;
+    st_tile_key broken;
+} broken_loader;
+
+static st_result broken_load(void *user, st_tile_key key, st_tile **out, st_error *e) {
+    const broken_loader *b = user;
+    if (st_tile_key_equal(key, b->broken))
+        return st_error_set(e, ST_ERR_IO, "tile %u/%u/%u is broken", key.level, key.x, key.y);
+    return st_store_read_tile(b->store, key, out, e);
+}
+
+/* The grid of every `step`-th sample as the clipmap triangulates it (diagonals from low x, low y to high x, high y)
+ * at world metres (x, y). */
+static double triangulated(const analytic *a, double x, double y, int step) {
+    double u = x / (a->spacing * step), w = y / (a->spacing * step), fu = floor(u), fw = floor(w), tu = u - fu, tw = w - fw;
+    int64_t i0 = (int64_t)fu * step, j0 = (int64_t)fw * step;
+    double h00 = analytic_sample(a, i0, j0), h10 = analytic_sample(a, i0 + step, j0);
+    double h01 = analytic_sample(a, i0, j0 + step), h11 = analytic_sample(a, i0 + step, j0 + step);
+    return tu >= tw ? h00 + tu * (h10 - h00) + tw * (h11 - h10) : h00 + tw * (h01 - h00) + tu * (h11 - h01);
+}
+
+/* The finest tile under the eye fails to load: its part of level 0's window is filled from level 1 (the surface
+ * every other sample makes, which differs from the finest here, the waves being short), with no hole anywhere. */
+static void test_missing_tile_draws_coarser(void **state) {
+    (void)state;
+    analytic a = {.shape = SHAPE_SINE, .size = 257, .spacing = 2, .base = 60, .amp = 20, .wave = 10};
+    st_store *store = analytic_store(&a, 33, "clip-broken");
+    broken_loader bl = {store, {0, 3, 3}}; /* covers x, y in [192, 256] m */
+    st_engine *e = store_engine(store, &(st_world_desc){.gpu_slots = 256, .load = broken_load, .load_user = &bl});
+    st_camera cam = store_camera(224, 224, analytic_bilinear(&a, 224, 224) + 25, 0, -90, 1000);
+    for (int m = 0; m < 2; m++) {
+        st_renderer *r = clip_renderer(e, METHODS[m], 63);
+        st_lod_frame_stats s = {0};
+        for (int i = 0; i < 300; i++) { /* until every other tile is in */
+            assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
+            st_renderer_lod_stats(r, &s);
+            st_world_stats ws;
+            assert_st_ok(st_engine_world_stats(e, &ws, err));
+            if (!ws.residency.queued && !ws.residency.loading && s.fallback == 1 && i > 5) break;
+        }
+        assert_int_equal(s.fallback, 1);
+        assert_int_equal(s.missing, 0);
+        assert_false(s.settled);
+        st_clipmap_frame_info fi;
+        assert_st_ok(st_clipmap_last_frame(r, &fi, err));
+        assert_int_equal(fi.finest, 0);
+        float *depth = malloc(W * H * sizeof *depth);
+        assert_st_ok(st_renderer_readback(r, NULL, depth, err));
+        st_view v = st_camera_view(&cam, W, H);
+        uint32_t in_tile = 0, on_coarse = 0;
+        for (uint32_t j = 0; j < H; j++)
+            for (uint32_t i = 0; i < W; i++) {
+                float d = st_view_distance_from_depth(&v, i, j, depth[j * W + i]);
+                if (isnan(d)) fail_msg("%s: pixel (%u, %u) is a hole", METHODS[m], i, j);
+                float dir[3];
+                st_view_pixel_ray(&v, i, j, dir, NULL, NULL);
+                double x = v.origin[0] + dir[0] * d, y = v.origin[1] + dir[1] * d, z = v.origin[2] + dir[2] * d;
+                if (x < 194 || x > 254 || y < 194 || y > 254) continue; /* inside the broken tile, off its edges */
+                in_tile++;
+                if (fabs(z - triangulated(&a, x, y, 2)) < fabs(z - triangulated(&a, x, y, 1))) on_coarse++;
+            }
+        assert_true(in_tile > 100);
+        if (on_coarse < in_tile * 8 / 10)
+            fail_msg("%s: %u of %u pixels in the broken tile lie on the coarser surface", METHODS[m], on_coarse, in_tile);
+        free(depth);
+        st_renderer_destroy(r);
+    }
+    test_engine_finish(e, NULL);
+    st_store_close(store);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plane_known_depth),     cmocka_unit_test(test_tilted_plane_known_depth),
         cmocka_unit_test(test_sine_known_depth),      cmocka_unit_test(test_no_crack_sweep),
         cmocka_unit_test(test_toroidal_equals_fresh), cmocka_unit_test(test_blend_continuous),
+        cmocka_unit_test(test_missing_tile_draws_coarser),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
