@@ -76,11 +76,13 @@ check "compare: frames and references" sh -c "ls '$run' | grep -q 'reference-hor
 check "compare: summary line per method and tau" test "$(grep -cE '^(cdlod|clipmap)(-compute)? +[14] ' "$tmp/out")" -eq 8
 
 # ---- the main job with a DEM store -------------------------------------------------------------------------------
-"$strata" run --size 64x40 --methods ray,cdlod --dem "$tmp/ps" --out "$tmp/run" >"$tmp/out" 2>"$tmp/err"
+"$strata" run --size 64x40 --methods ray,cdlod,clipmap --dem "$tmp/ps" --out "$tmp/run" >"$tmp/out" 2>"$tmp/err"
 check "run --dem: exit 0 ($(head -c 200 "$tmp/err"))" test $? -eq 0
 check "run --dem: a store image per default view" test "$(ls "$tmp/run" | grep -c '^dem-.*-cdlod\.png$')" -eq 12
+check "run --dem: a clipmap image per default view" test "$(ls "$tmp/run" | grep -c '^dem-.*-clipmap\.png$')" -eq 12
 check "run --dem: the store's contact sheet and the level's" test -s "$tmp/run/dem-contact-sheet.png" -a -s "$tmp/run/contact-sheet.png"
 check "run --dem: the table row" grep -qE '^cdlod \(DEM\) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$' "$tmp/out"
+check "run --dem: the clipmap's row" grep -qE '^clipmap \(DEM\) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$' "$tmp/out"
 check "run --dem: the level row" grep -qE '^ray +[0-9.]+' "$tmp/out"
 expect_error "run: a store method without --dem" run --methods cdlod --out "$tmp/run2"
 expect_error "run: --dem that is no store" run --dem default --out "$tmp/run2"
