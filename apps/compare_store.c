@@ -31,6 +31,7 @@ static int usage(void) {
            "  --skirts           skirts under node edges\n"
            "  --lod-grid N       quads per node side (default 32)\n"
            "  --lod-error E      δ per level for the ranges: measured (default) or bound (the index's worst tile)\n"
+           "  --clip-n N         clipmap: vertices per level side, 2^k - 1 (default: the least that meets each τ)\n"
            "  --gpu-slots N      tile slots on the GPU (default 1024)\n"
            "  -o, --out DIR      output folder (default out/compare-world)\n"
            "  --no-shadows       no sun shadows (in the methods and the reference)\n"
@@ -144,6 +145,7 @@ int cli_compare_store(int argc, char **argv) {
                                .no_shadows = mo.no_shadows,
                                .lod_grid = so.grid,
                                .lod_error_bound = so.error_bound,
+                               .clip_n = so.clip_n,
                                .gpu_slots = so.gpu_slots,
                                .out_dir = mo.out,
                                .device_index = mo.device_index,

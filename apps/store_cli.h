@@ -16,6 +16,7 @@ enum {
     CLI_OPT_GPU_SLOTS,
     CLI_OPT_SLOW_LOAD,
     CLI_OPT_LOD_ERROR,
+    CLI_OPT_CLIP_N,
 };
 
 #define CLI_STORE_OPTIONS                                                                                            \
@@ -23,7 +24,7 @@ enum {
         {"lod-grid", required_argument, 0, CLI_OPT_LOD_GRID}, {"lod-ratio", required_argument, 0, CLI_OPT_LOD_RATIO}, \
         {"morph-ratio", required_argument, 0, CLI_OPT_MORPH_RATIO},                                                  \
         {"gpu-slots", required_argument, 0, CLI_OPT_GPU_SLOTS}, {"slow-load", required_argument, 0, CLI_OPT_SLOW_LOAD}, \
-        {"lod-error", required_argument, 0, CLI_OPT_LOD_ERROR}
+        {"lod-error", required_argument, 0, CLI_OPT_LOD_ERROR}, {"clip-n", required_argument, 0, CLI_OPT_CLIP_N}
 
 typedef struct cli_store_opts {
     float tau_px;              /* 0 = 1 */
@@ -32,6 +33,7 @@ typedef struct cli_store_opts {
     float lod_ratio, morph_ratio;
     double slow_load_ms;
     bool error_bound;          /* --lod-error bound */
+    uint32_t clip_n;           /* clipmap grid (0 = from τ) */
 } cli_store_opts;
 
 /* The value of --world in a command's arguments (--world X or --world=X), or NULL. */
@@ -43,7 +45,7 @@ void cli_store_knobs(const cli_store_opts *o, st_method_knobs *k);
 /* Opens the store and an engine holding it as its large world. */
 st_result cli_store_engine(const char *world, const cli_store_opts *o, int device, bool device_given, bool validate,
                            st_store **store, st_engine **engine, st_error *err);
-/* "cdlod, cdlod-compute": the methods of stores. */
+/* "cdlod, cdlod-compute, ...": the methods of stores. */
 const char *cli_store_methods_list(void);
 /* CLI_EXIT_OK when `method` draws stores, else the one usage error saying so. */
 int cli_store_method_check(const char *cmd, const char *method, const char *world);

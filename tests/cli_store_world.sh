@@ -37,6 +37,8 @@ expect_error "unknown LOD error" render --world "$tmp/ps" --lod-error worst -o "
 check "unknown LOD error: names the choices" grep -q "measured or bound" "$tmp/stderr"
 expect_error "bench lod: unknown LOD error" bench lod --world "$tmp/ps" --lod-error x
 expect_error "bench lod: --lod-error with --table" bench lod --world "$tmp/ps" --table -o "$tmp/t.md" --lod-error bound
+expect_error "clipmap grid not 2^k - 1" render --world "$tmp/ps" --method clipmap --clip-n 100 -o "$tmp/x.png"
+expect_error "clipmap grid too large" render --world "$tmp/ps" --method clipmap --clip-n 2047 -o "$tmp/x.png"
 expect_error "bad camera" render --world "$tmp/ps" --camera 1,2,nan,0,0 -o "$tmp/x.png"
 expect_error "unknown view" render --world "$tmp/ps" --view nowhere -o "$tmp/x.png"
 expect_error "view outside the store" render --world "$tmp/ps" --view "a:-5,10:0:0" -o "$tmp/x.png"
@@ -66,23 +68,25 @@ check "compare: results.json rows" python3 -c "
 import json,sys,math
 r=json.load(open(sys.argv[1]))
 rows=r['rows']
-assert len(rows)==2*2*2, len(rows)
+assert len(rows)==4*2*2, len(rows)  # cdlod, cdlod-compute, clipmap, clipmap-compute
 for x in rows:
     assert x['tau_px'] in (1,4)
     assert x['image_error_p95_px'] is not None and x['image_error_p95_px']>=0
     assert x['triangles']>0 and x['settled']
-assert len(r['summary'])==4
+assert len(r['summary'])==8
 " "$run/results.json"
 check "compare: results.md" grep -q "image error p95" "$run/results.md"
 check "compare: frames and references" sh -c "ls '$run' | grep -q 'reference-horizon-1.png' && ls '$run' | grep -q 'cdlod-compute-tau1-top-2.png'"
-check "compare: summary line per method and tau" test "$(grep -cE '^cdlod(-compute)? +[14] ' "$tmp/out")" -eq 4
+check "compare: summary line per method and tau" test "$(grep -cE '^(cdlod|clipmap)(-compute)? +[14] ' "$tmp/out")" -eq 8
 
 # ---- the main job with a DEM store -------------------------------------------------------------------------------
-"$strata" run --size 64x40 --methods ray,cdlod --dem "$tmp/ps" --out "$tmp/run" >"$tmp/out" 2>"$tmp/err"
+"$strata" run --size 64x40 --methods ray,cdlod,clipmap --dem "$tmp/ps" --out "$tmp/run" >"$tmp/out" 2>"$tmp/err"
 check "run --dem: exit 0 ($(head -c 200 "$tmp/err"))" test $? -eq 0
 check "run --dem: a store image per default view" test "$(ls "$tmp/run" | grep -c '^dem-.*-cdlod\.png$')" -eq 12
+check "run --dem: a clipmap image per default view" test "$(ls "$tmp/run" | grep -c '^dem-.*-clipmap\.png$')" -eq 12
 check "run --dem: the store's contact sheet and the level's" test -s "$tmp/run/dem-contact-sheet.png" -a -s "$tmp/run/contact-sheet.png"
 check "run --dem: the table row" grep -qE '^cdlod \(DEM\) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$' "$tmp/out"
+check "run --dem: the clipmap's row" grep -qE '^clipmap \(DEM\) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$' "$tmp/out"
 check "run --dem: the level row" grep -qE '^ray +[0-9.]+' "$tmp/out"
 expect_error "run: a store method without --dem" run --methods cdlod --out "$tmp/run2"
 expect_error "run: --dem that is no store" run --dem default --out "$tmp/run2"

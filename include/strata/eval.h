@@ -548,6 +548,7 @@ typedef struct st_compare_store_desc {
     bool skirts, no_shadows;
     uint32_t lod_grid, gpu_slots;
     bool lod_error_bound;        /* ranges from the index's δ bound (st_method_knobs.lod_error_bound) */
+    uint32_t clip_n;             /* clipmap methods: grid vertices a side (0 = from each τ) */
     const char *out_dir;         /* NULL = out/compare-world */
     int device_index;
     bool device_given, validate, progress_lines;

@@ -288,6 +288,7 @@ st_result st_compare_store_run(const st_compare_store_desc *d, st_compare_store_
             rd.knobs.skirts = d->skirts;
             rd.knobs.lod_grid = d->lod_grid;
             rd.knobs.lod_error_bound = d->lod_error_bound;
+            rd.knobs.clip_n = d->clip_n;
             st_renderer *rend = NULL;
             res = st_renderer_create(engine, &rd, &rend, err);
             size_t pooled = 0;

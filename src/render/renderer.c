@@ -161,7 +161,7 @@ st_result st_renderer_create(st_engine *e, const st_render_desc *desc, st_render
                             "this world is a level", name);
     if (ops->info.world == ST_WORLD_LEVEL && !e->level)
         return st_error_set(err, ST_ERR_INVALID, e->world ? "method '%s' draws levels; this world is a tile store "
-                                                            "(draw it with cdlod or cdlod-compute)"
+                                                            "(draw it with a store method: cdlod, clipmap, ...)"
                                                           : "no level loaded (method '%s')", name);
     int slot = -1;
     for (int i = 0; i < ST_MAX_RENDERERS && slot < 0; i++)

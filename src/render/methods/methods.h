@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "render/render_internal.h"
+#include "strata/clipmap.h"
 
 /* In an ops table's info: the method's knobs, a static array of st_method_knob (its quality knob first). */
 #define ST_METHOD_KNOBS(array) .knobs = (array), .knob_count = sizeof(array) / sizeof((array)[0])
@@ -34,6 +35,25 @@ const st_lod_selection *st_cdlod_last_frame(const st_renderer *r, const uint32_t
 /* cdlod.c, for tests: the GLSL vertex function on `count` grid coordinates (x, y pairs) of drawn node `node` of
  * the last frame: out gets x, y, z relative to the eye and the morph factor k per coordinate (4 floats each). */
 st_result st_cdlod_probe(st_renderer *r, uint32_t node, const float *grid, uint32_t count, float *out, st_error *err);
+extern const st_method_ops st_method_clipmap;         /* clipmap.c: geometry clipmaps over a tile store */
+extern const st_method_ops st_method_clipmap_compute; /* clipmap.c: the same triangles rasterised in compute */
+/* clipmap.c, for tests: the last frame's layout (the geometry, each level's window, the finest level drawn) and how
+ * many samples its update wrote. */
+typedef struct st_clipmap_frame_info {
+    st_clipmap_geom geom;
+    int64_t origin[ST_CLIPMAP_MAX_LEVELS][2];
+    uint32_t finest;
+    uint64_t texels_updated;
+    uint32_t fills;
+} st_clipmap_frame_info;
+st_result st_clipmap_last_frame(const st_renderer *r, st_clipmap_frame_info *out, st_error *err);
+/* clipmap.c, for tests: level `level`'s heights as the GPU holds them, (n + 1)² (z_f, z_c) pairs, sample (i, j) at
+ * (i mod (n + 1), j mod (n + 1)). */
+st_result st_clipmap_read_heights(st_renderer *r, uint32_t level, float *out, st_error *err);
+/* clipmap.c, for tests: the shaders' vertex function and normal at `count` grid points (level, x, y triples) of the
+ * last frame: out gets per point the vertex relative to the eye and its α (−1 for an unknown height), then the
+ * blended normal and 0 (8 floats each). */
+st_result st_clipmap_probe(st_renderer *r, const int32_t *points, uint32_t count, float *out, st_error *err);
 uint32_t st_scatter_pack(float depth, uint8_t material); /* scatter.c: the screen-buffer word (C twin) */
 float st_scatter_unpack(uint32_t word, uint8_t *material); /* scatter.c: its depth (0 = miss) */
 /* scatter.c, for tests: the last frame's near-face queue — faces queued, their capacity, jobs queued, theirs

@@ -30,6 +30,8 @@ static const st_method_ops *const registry[] = {
 static const st_method_ops *const store_registry[] = {
     &st_method_cdlod,
     &st_method_cdlod_compute,
+    &st_method_clipmap,
+    &st_method_clipmap_compute,
     NULL,
 };
 
