@@ -242,6 +242,8 @@ typedef struct st_residency_desc {
     uint64_t upload_budget_bytes;    /* per frame (0 = 64 MiB) */
     uint32_t max_loads;              /* loads in flight (0 = 2 per worker) */
     uint32_t pinned_levels;          /* coarsest levels never evicted (0 = 1: the root) */
+    bool pin_none;                   /* no level is pinned (pinned_levels ignored): a pyramid of one level that
+                                        is the whole world, paged around a camera */
     double slow_load_ms;             /* sleep injected into every load (--slow-load) */
     double retry_ms;                 /* first back-off after a failure (0 = 100 ms, doubling up to 10 s) */
 } st_residency_desc;

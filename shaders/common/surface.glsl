@@ -10,9 +10,30 @@ struct Surface {
     bool outside; // past the edge of a bounded axis: nothing there, SOLID at no height
 };
 
+// Paged terrain (g.knobs.w bit 2; src/render/paged_terrain.c): the texels live in pages of 2^s texels a side, the
+// tiles of a layer store, in the layers of terrain_pool as the residency manager brings them; the page table
+// says which layer holds each page. A page not resident reads as a single floor at its tile's lowest height.
+const uint LEVEL_PAGED = 4u;
+layout(set = 0, binding = 3, std430) readonly buffer TerrainPages {
+    uvec4 info;   // page shift s, pages along x, pages along y, 0
+    uint entry[]; // per page, row-major: (layer + 1) | floor << 24; layer + 1 = 0: not resident
+} terrain_pages;
+layout(set = 0, binding = 4) uniform usampler2DArray terrain_pool;
+
+// The texel pair holding texel c (inside the level): (h_even, m_even, h_odd, m_odd).
+uvec4 terrain_pair(ivec2 c) {
+    if ((g.knobs.w & LEVEL_PAGED) == 0u) return texelFetch(terrain, ivec2(c.x >> 1, c.y), 0);
+    uint s = terrain_pages.info.x;
+    uint e = terrain_pages.entry[uint(c.y >> s) * terrain_pages.info.y + uint(c.x >> s)];
+    uint layer = e & 0xFFFFFFu;
+    if (layer == 0u) return uvec4(e >> 24, 0u, e >> 24, 0u);
+    ivec2 m = c & ((1 << s) - 1);
+    return texelFetch(terrain_pool, ivec3(m.x >> 1, m.y, int(layer - 1u)), 0);
+}
+
 // Whether any axis of the level is bounded (a uniform: wrapping worlds take none of the edge paths).
 bool level_bounded() {
-    return g.knobs.w != 0u;
+    return (g.knobs.w & (LEVEL_BOUNDED_X | LEVEL_BOUNDED_Y)) != 0u;
 }
 
 // Whether texel column `cell` exists: inside the level along every bounded axis (twin of st_level_contains).

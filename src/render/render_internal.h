@@ -6,6 +6,7 @@
 #include "gpu/gpu.h"
 #include "render/globals.h"
 #include "strata/large_world.h"
+#include "strata/paged.h"
 #include "strata/render.h"
 #include "strata/tile_pool.h"
 
@@ -75,13 +76,32 @@ void st_large_world_page_levels(const st_large_world *w, st_page_level levels[ST
 VkImageView st_large_world_placeholder_view(const st_large_world *w);
 void st_large_world_stats(const st_large_world *w, st_world_stats *out);
 
+/* The paged terrain (paged_terrain.c, strata/paged.h): a level's texels as pages of a layer store in a pool of
+ * resident slots plus a page table (set 0, bindings 3 and 4), driven once per frame of every level renderer. */
+typedef struct st_paged_terrain st_paged_terrain;
+st_result st_paged_terrain_create(st_engine *e, const st_level *level, st_store *store, const st_paged_desc *desc,
+                                  st_paged_terrain **out, st_error *err);
+void st_paged_terrain_destroy(st_paged_terrain *p);
+/* Before the frame is recorded: requests the pages around the camera and ahead of its motion, then updates. */
+void st_paged_terrain_begin_frame(st_paged_terrain *p, const st_camera *cam);
+/* Before the frame is submitted: submits the frame's page uploads. */
+st_result st_paged_terrain_end_frame(st_paged_terrain *p, st_error *err);
+/* Tells every live level renderer of the pages mapped since the last call (level_updated with each page's
+ * rectangle), so what they derive from the terrain on the GPU follows; after end_frame, before recording. */
+st_result st_paged_terrain_deliver(st_engine *e, st_error *err);
+VkImageView st_paged_terrain_pool_view(const st_paged_terrain *p);
+const st_gpu_buffer *st_paged_terrain_table(const st_paged_terrain *p);
+
 struct st_engine {
     st_gpu *gpu;
     const st_level *level;
     st_large_world *world;
     st_terrain_gpu *terrain;
+    st_paged_terrain *paged;         /* set by st_engine_set_paged_level: the terrain is read through pages */
+    st_gpu_buffer page_placeholder;  /* set 0 binding 3 of renderers whose terrain is not paged */
+    st_gpu_image pool_placeholder;   /* set 0 binding 4 of those */
     VkSampler nearest;
-    VkDescriptorSetLayout globals_layout; /* set 0: globals UBO + terrain */
+    VkDescriptorSetLayout globals_layout; /* set 0: globals UBO, terrain, shadow map, page table, page pool */
     float albedo[16][4];
     st_renderer *renderers[ST_MAX_RENDERERS];
 };
