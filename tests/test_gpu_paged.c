@@ -2,7 +2,8 @@
  * evicted and slots reused), the page table maps every page it names to a slot holding exactly that page's
  * texels and maps every page within reach of the eye; and a paged render equals the render of the same level
  * held as one texture, colour and depth bit for bit, once the pages in reach are resident — for ray-compute,
- * voxel-compute (its pyramid rebuilt where pages arrive after it was made) and scatter. */
+ * voxel-compute (its pyramid rebuilt where pages arrive after it was made) and scatter; edits reach resident
+ * pages in the next frame, survive eviction, undo across it, and are written back into the store. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +27,10 @@ static st_level *world_level(void) {
     return l;
 }
 
+static char store_dir[1100]; /* the folder of the last world_store */
 static st_store *world_store(const st_level *l, const char *tag) {
     const char *dir = test_temp_dir(tag);
+    snprintf(store_dir, sizeof store_dir, "%s", dir);
     st_store_build_desc d = {.tile_size = PAGE};
     st_store_build_stats st;
     assert_st_ok(st_store_build_level(l, dir, &d, &st, err));
@@ -106,12 +109,88 @@ static void test_page_table_after_jumps(void **state) {
     st_paged_stats ps;
     assert_st_ok(st_engine_paged_stats(e, &ps, err));
     assert_true(ps.residency.evictions > 0); /* the pool was too small for every jump: slots were reused */
-    st_error e2 = {0}; /* an edit would not reach the pages: refused, not lost */
-    assert_int_equal(st_engine_update_level(e, (st_rect){0, 0, 4, 4}, &e2), ST_ERR_UNSUPPORTED);
+
     free(got);
     free(want);
     test_engine_finish(e, NULL);
     st_store_close(store);
+    st_level_destroy(level);
+}
+
+/* Whether the GPU's copy of page (px, py) holds the level's texels there now. */
+static bool page_is_level(st_engine *e, const st_level *level, uint32_t px, uint32_t py) {
+    size_t bytes = (size_t)(PAGE / 2) * PAGE * 4;
+    uint8_t *got = malloc(bytes), *want = malloc(bytes);
+    uint32_t slot;
+    bool mapped = st_engine_paged_page(e, px, py, &slot, got, bytes);
+    st_rect rect = {(int32_t)(px * PAGE), (int32_t)(py * PAGE), (int32_t)((px + 1) * PAGE), (int32_t)((py + 1) * PAGE)};
+    st_level_pack_pairs(level, rect, want);
+    bool same = mapped && !memcmp(got, want, bytes);
+    free(got);
+    free(want);
+    return same;
+}
+
+/* A dig on a resident page reaches its slot in the next frame; the page, evicted by a jump across the world and
+ * brought back, comes back dug; undone while evicted, it comes back undone; written back, the store holds it. */
+static void test_edits_across_eviction(void **state) {
+    (void)state;
+    st_level *level = world_level();
+    st_store *store = world_store(level, "paged-edits");
+    st_engine *e = NULL;
+    st_engine_desc ed = {.validate = true};
+    assert_st_ok(st_engine_create(&ed, &e, err));
+    st_paged_desc pd = {.pool_pages = POOL};
+    assert_st_ok(st_engine_set_paged_level(e, level, store, &pd, err));
+    st_renderer *r = test_renderer(e, "voxel-compute", 32, 20, NULL);
+    st_camera here = camera_at(300, 300, 0), away = camera_at(800, 800, 0);
+    assert_st_ok(st_engine_paged_settle(e, &here, 5000, NULL, err));
+    uint32_t px = 300 / PAGE, py = 300 / PAGE;
+    st_rect before_rect = {280, 280, 321, 321};
+    uint8_t saved_h[41 * 41], saved_m[41 * 41];
+    st_level_read_rect(level, before_rect, saved_h, saved_m);
+    st_level *original = NULL;
+    assert_st_ok(st_level_clone(level, &original, err));
+    st_rect dirty;
+    assert_st_ok(st_level_dig(level, 300, 300, 20, 60, &dirty, err));
+    assert_st_ok(st_engine_update_level(e, dirty, err));
+    assert_false(page_is_level(e, level, px, py)); /* not before the next frame */
+    free(test_draw_depth(r, here, 32, 20));
+    assert_true(page_is_level(e, level, px, py)); /* the frame after the dig */
+    /* away: the page loses its slot; back: it comes back dug */
+    assert_st_ok(st_engine_paged_settle(e, &away, 5000, NULL, err));
+    uint32_t slot;
+    assert_false(st_engine_paged_page(e, px, py, &slot, NULL, 0));
+    assert_st_ok(st_engine_paged_settle(e, &here, 5000, NULL, err));
+    assert_true(page_is_level(e, level, px, py));
+    /* undo while away */
+    assert_st_ok(st_engine_paged_settle(e, &away, 5000, NULL, err));
+    st_level_write_rect(level, before_rect, saved_h, saved_m);
+    assert_st_ok(st_engine_update_level(e, before_rect, err));
+    assert_st_ok(st_engine_paged_settle(e, &here, 5000, NULL, err));
+    assert_true(page_is_level(e, level, px, py));
+    assert_memory_equal(st_level_height_row(level, 300), st_level_height_row(original, 300), SIDE);
+    /* dig again and write back: the store holds the dug page, the rest as built */
+    assert_st_ok(st_level_dig(level, 300, 300, 20, 60, &dirty, err));
+    assert_st_ok(st_engine_update_level(e, dirty, err));
+    uint32_t written = 0;
+    assert_st_ok(st_engine_paged_write_back(e, &written, err));
+    assert_int_equal(written, 4); /* the pages the edits met: x and y in [280, 321) cross pages 4 and 5 */
+    assert_st_ok(st_engine_paged_write_back(e, &written, err));
+    assert_int_equal(written, 0); /* nothing left unsaved */
+    st_renderer_destroy(r);
+    test_engine_finish(e, NULL);
+    st_store_close(store);
+    assert_st_ok(st_store_open(store_dir, &store, err));
+    st_level *back = NULL;
+    assert_st_ok(st_store_read_level(store, &back, err));
+    for (uint32_t y = 0; y < SIDE; y++) {
+        assert_memory_equal(st_level_height_row(back, y), st_level_height_row(level, y), SIDE);
+        assert_memory_equal(st_level_meta_row(back, y), st_level_meta_row(level, y), SIDE);
+    }
+    st_level_destroy(back);
+    st_store_close(store);
+    st_level_destroy(original);
     st_level_destroy(level);
 }
 
@@ -192,6 +271,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_page_table_after_jumps),
         cmocka_unit_test(test_paged_render_equals_texture),
+        cmocka_unit_test(test_edits_across_eviction),
         cmocka_unit_test(test_paged_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

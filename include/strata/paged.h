@@ -25,10 +25,16 @@ typedef struct st_paged_desc {
  * from the level or the level read from it): every renderer created afterwards reads terrain through the page
  * table. The level stays the CPU's world (the reference, the near-plane test, the methods' own CPU data); the
  * store must outlive the engine or the next st_engine_set_level. No renderer may be live. ST_ERR_INVALID for a
- * DEM store or one whose size, tile size (a power of two ≥ 16) or palette differs from the level. Edits are refused
- * on a paged engine (st_engine_update_level: ST_ERR_UNSUPPORTED) until they are written to the pages. */
+ * DEM store or one whose size, tile size (a power of two ≥ 16) or palette differs from the level. Edits go to the
+ * level and then st_engine_update_level as ever: the pages they touch take their texels from the level from then
+ * on (on the GPU in the next frame where they are resident, when they come back otherwise) until written back. */
 st_result st_engine_set_paged_level(st_engine *engine, const st_level *level, st_store *store,
                                     const st_paged_desc *desc, st_error *err);
+
+/* Writes every page edited since the last write-back into the store (st_store_write_tiles: journalled, crash-safe);
+ * *written (may be NULL) gets how many. ST_ERR_INVALID for a store that is not a local folder (a generated world)
+ * or an engine whose terrain is not paged; the edits then stay unsaved (and on the GPU). */
+st_result st_engine_paged_write_back(st_engine *engine, uint32_t *written, st_error *err);
 
 typedef struct st_paged_stats {
     st_residency_stats residency;

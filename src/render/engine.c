@@ -138,10 +138,17 @@ st_result st_engine_set_level(st_engine *e, const st_level *level, st_error *err
 
 st_result st_engine_update_level(st_engine *e, st_rect rect, st_error *err) {
     if (!e->level) return st_error_set(err, ST_ERR_INVALID, "no level loaded");
-    if (e->paged) /* its pages come from the store: an edit would not reach them (docs/paged-terrain.md) */
-        return st_error_set(err, ST_ERR_UNSUPPORTED, "edits of paged terrain are not written to its pages yet");
-    rect = st_terrain_gpu_queue(e->terrain, rect);
-    if (st_rect_empty(rect)) return ST_OK;
+    if (e->paged) { /* its pages take the edit (paged_terrain.c); there is no texture of the whole level */
+        if (rect.x0 < 0) rect.x0 = 0;
+        if (rect.y0 < 0) rect.y0 = 0;
+        if (rect.x1 > (int32_t)e->level->width) rect.x1 = (int32_t)e->level->width;
+        if (rect.y1 > (int32_t)e->level->height) rect.y1 = (int32_t)e->level->height;
+        if (st_rect_empty(rect)) return ST_OK;
+        st_paged_terrain_edit(e->paged, rect);
+    } else {
+        rect = st_terrain_gpu_queue(e->terrain, rect);
+        if (st_rect_empty(rect)) return ST_OK;
+    }
     st_result r = ST_OK;
     for (int i = 0; i < ST_MAX_RENDERERS && !r; i++) {
         st_renderer *rd = e->renderers[i];

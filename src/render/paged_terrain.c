@@ -11,6 +11,9 @@
 
 #define DEFAULT_POOL_PAGES 256u
 #define TABLE_HEADER 4u /* u32s before the entries: page shift, pages along x and y, 0 */
+#define PAGE_EDITED 1u
+#define PAGE_RESEND 2u
+#define PAGE_UNSAVED 4u
 
 struct st_paged_terrain {
     st_engine *engine;
@@ -24,9 +27,14 @@ struct st_paged_terrain {
     uint64_t *slot_key;      /* per slot: the packed key of the page it holds, UINT64_MAX for none */
     st_gpu_buffer table;     /* header + per page: (slot + 1) | floor << 24; slot + 1 = 0: not resident */
     float margin, lookahead;
+    uint8_t *edited;         /* per page: PAGE_EDITED once edited (the level, not the store, is its truth on the
+                                GPU from then on), PAGE_RESEND while its slot misses an edit, PAGE_UNSAVED while
+                                the store misses one */
+    st_tile *scratch;        /* a page packed from the level, for uploads of edited pages */
     st_rect *arrived;        /* pages mapped since the renderers were last told (st_paged_terrain_deliver) */
     uint32_t arrived_count, arrived_cap;
     bool arrived_all;        /* more arrived than could be listed: the whole level counts as changed */
+    uint32_t resend_count;   /* pages flagged PAGE_RESEND */
     double last_eye[2];
     bool have_eye;
     uint32_t wanted, missing;
@@ -48,11 +56,25 @@ static uint32_t floor_of(st_paged_terrain *p, uint32_t x, uint32_t y) {
  * frames (every frame is waited on); an upload accepted now is copied in the batch submitted before the next
  * frame on the same queue, so from that frame on the slot holds the page the table names. A slot given to
  * another page clears its old page's entry first. */
+/* Page (x, y) packed from the level into the scratch tile. */
+static const st_tile *pack_page(st_paged_terrain *p, uint32_t x, uint32_t y) {
+    int32_t n = 1 << p->shift;
+    st_rect rect = {(int32_t)x * n, (int32_t)y * n, (int32_t)(x + 1) * n, (int32_t)(y + 1) * n};
+    st_level_pack_pairs(p->level, rect, p->scratch->data);
+    p->scratch->key = (st_tile_key){0, x, y};
+    return p->scratch;
+}
+
 static bool paged_upload(void *user, uint32_t slot, const st_tile *tile, uint64_t *ticket) {
     st_paged_terrain *p = user;
-    if (slot >= p->slots || tile->key.level != 0 || tile->key.x >= p->nx || tile->key.y >= p->ny ||
-        !p->pool_uploader.upload(p->pool_uploader.user, slot, tile, ticket))
-        return false;
+    if (slot >= p->slots || tile->key.level != 0 || tile->key.x >= p->nx || tile->key.y >= p->ny) return false;
+    /* an edited page's texels come from the level: the tile loaded from the store (or kept on the CPU since)
+     * may predate the edit */
+    uint8_t *ed = &p->edited[(size_t)tile->key.y * p->nx + tile->key.x];
+    const st_tile *send = *ed & PAGE_EDITED ? pack_page(p, tile->key.x, tile->key.y) : tile;
+    if (!p->pool_uploader.upload(p->pool_uploader.user, slot, send, ticket)) return false;
+    if (*ed & PAGE_RESEND) p->resend_count--;
+    *ed &= (uint8_t)~PAGE_RESEND;
     if (p->slot_key[slot] != UINT64_MAX) {
         st_tile_key old = st_tile_key_unpack(p->slot_key[slot]);
         uint32_t *e = entry(p, old.x, old.y);
@@ -90,6 +112,8 @@ void st_paged_terrain_destroy(st_paged_terrain *p) {
     st_gpu_buffer_destroy(p->engine->gpu, &p->table);
     free(p->slot_key);
     free(p->arrived);
+    free(p->edited);
+    st_tile_destroy(p->scratch);
     free(p);
 }
 
@@ -137,6 +161,9 @@ st_result st_paged_terrain_create(st_engine *e, const st_level *level, st_store 
     st_result r = ST_OK;
     p->slot_key = malloc((size_t)slots * sizeof *p->slot_key);
     if (!p->slot_key) r = st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    p->edited = calloc((size_t)p->nx * p->ny, 1);
+    if (!r && !p->edited) r = st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    if (!r) r = st_tile_create(ST_TILE_LAYERS, ST_TILE_PAIRS, in->tile_size, &p->scratch, err);
     if (!r) {
         for (uint32_t i = 0; i < slots; i++) p->slot_key[i] = UINT64_MAX;
         st_tile_pool_desc pd = {.encoding = ST_TILE_PAIRS,
@@ -222,6 +249,27 @@ void st_paged_terrain_begin_frame(st_paged_terrain *p, const st_camera *cam) {
     p->last_eye[1] = eye[1];
     p->have_eye = true;
     st_residency_update(p->residency);
+    /* edited pages that hold a slot get the edit in this frame's batch (a page without one gets it on upload) */
+    for (uint32_t i = 0; i < p->slots && p->resend_count; i++) {
+        if (p->slot_key[i] == UINT64_MAX) continue;
+        st_tile_key k = st_tile_key_unpack(p->slot_key[i]);
+        uint8_t *ed = &p->edited[(size_t)k.y * p->nx + k.x];
+        if (!(*ed & PAGE_RESEND)) continue;
+        uint64_t ticket;
+        if (!p->pool_uploader.upload(p->pool_uploader.user, i, pack_page(p, k.x, k.y), &ticket)) break; /* budget */
+        *ed &= (uint8_t)~PAGE_RESEND; /* the renderers were told of the edit itself by st_engine_update_level */
+        p->resend_count--;
+    }
+}
+
+void st_paged_terrain_edit(st_paged_terrain *p, st_rect rect) {
+    uint32_t n = 1u << p->shift;
+    for (uint32_t y = (uint32_t)rect.y0 / n; y < ((uint32_t)rect.y1 + n - 1) / n && y < p->ny; y++)
+        for (uint32_t x = (uint32_t)rect.x0 / n; x < ((uint32_t)rect.x1 + n - 1) / n && x < p->nx; x++) {
+            uint8_t *ed = &p->edited[(size_t)y * p->nx + x];
+            if (!(*ed & PAGE_RESEND)) p->resend_count++;
+            *ed |= PAGE_EDITED | PAGE_RESEND | PAGE_UNSAVED;
+        }
 }
 
 st_result st_paged_terrain_end_frame(st_paged_terrain *p, st_error *err) {
@@ -260,13 +308,49 @@ st_result st_engine_set_paged_level(st_engine *e, const st_level *level, st_stor
     if (!level || !store) return st_error_set(err, ST_ERR_INVALID, "a paged level needs its level and its store");
     st_paged_terrain *p = NULL;
     st_result r = st_paged_terrain_create(e, level, store, desc, &p, err);
-    if (!r) r = st_engine_set_level(e, level, err); /* the CPU's world, its albedo, and (unread) the texture */
+    if (!r) r = st_terrain_gpu_set_empty(e->terrain, err); /* no texture of the whole level: the pages are it */
     if (r) {
         st_paged_terrain_destroy(p);
         return r;
     }
+    st_paged_terrain_destroy(e->paged);
     e->paged = p;
+    e->level = level; /* the CPU's world, and its albedo as st_engine_set_level takes it */
+    for (uint32_t t = 0; t < 16; t++) {
+        st_level_type_albedo(level, t, e->albedo[t]);
+        e->albedo[t][3] = 1.0f;
+    }
     return ST_OK;
+}
+
+st_result st_engine_paged_write_back(st_engine *e, uint32_t *written, st_error *err) {
+    if (written) *written = 0;
+    st_paged_terrain *p = e->paged;
+    if (!p) return st_error_set(err, ST_ERR_INVALID, "the engine's terrain is not paged");
+    size_t count = 0, pages = (size_t)p->nx * p->ny;
+    for (size_t i = 0; i < pages; i++) count += (p->edited[i] & PAGE_UNSAVED) != 0;
+    if (!count) return ST_OK;
+    st_tile **tiles = calloc(count, sizeof *tiles);
+    st_result r = tiles ? ST_OK : st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < pages && !r; i++) {
+        if (!(p->edited[i] & PAGE_UNSAVED)) continue;
+        r = st_tile_create(ST_TILE_LAYERS, ST_TILE_PAIRS, 1u << p->shift, &tiles[k], err);
+        if (r) break;
+        const st_tile *t = pack_page(p, (uint32_t)(i % p->nx), (uint32_t)(i / p->nx));
+        memcpy(tiles[k]->data, t->data, t->data_bytes);
+        tiles[k]->key = t->key;
+        k++;
+    }
+    /* no load may read these tiles while their files change: wait for the running ones by asking for none */
+    if (!r) r = st_store_write_tiles(p->store, (const st_tile *const *)tiles, k, NULL, err);
+    if (!r) {
+        for (size_t i = 0; i < pages; i++) p->edited[i] &= (uint8_t)~PAGE_UNSAVED;
+        if (written) *written = (uint32_t)k;
+    }
+    for (size_t i = 0; tiles && i < k; i++) st_tile_destroy(tiles[i]);
+    free(tiles);
+    return r;
 }
 
 st_result st_engine_paged_stats(const st_engine *e, st_paged_stats *out, st_error *err) {

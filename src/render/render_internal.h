@@ -31,6 +31,8 @@ st_rect st_terrain_gpu_queue(st_terrain_gpu *t, st_rect rect);
 /* Records the queued upload (if any) into a frame's command buffer, before any pass reads the texture. */
 st_result st_terrain_gpu_record_pending(st_terrain_gpu *t, VkCommandBuffer cmd, st_error *err);
 VkImageView st_terrain_gpu_view(const st_terrain_gpu *t);
+/* A 1×1 zeroed texture in place of the level's (set 0 stays complete; paged terrain reads its pages instead). */
+st_result st_terrain_gpu_set_empty(st_terrain_gpu *t, st_error *err);
 
 /* For methods that read a tile pool (tile_pool.c): its slots as one 2D_ARRAY view, every slot in
  * ST_TILE_POOL_LAYOUT between batches (the layout the terrain texture keeps too). The image also has the
@@ -84,6 +86,9 @@ st_result st_paged_terrain_create(st_engine *e, const st_level *level, st_store 
 void st_paged_terrain_destroy(st_paged_terrain *p);
 /* Before the frame is recorded: requests the pages around the camera and ahead of its motion, then updates. */
 void st_paged_terrain_begin_frame(st_paged_terrain *p, const st_camera *cam);
+/* An edit of the level inside rect: its pages take their texels from the level from now on, get them again in
+ * the next frame where they hold a slot, and are written back by st_engine_paged_write_back. */
+void st_paged_terrain_edit(st_paged_terrain *p, st_rect rect);
 /* Before the frame is submitted: submits the frame's page uploads. */
 st_result st_paged_terrain_end_frame(st_paged_terrain *p, st_error *err);
 /* Tells every live level renderer of the pages mapped since the last call (level_updated with each page's
