@@ -187,7 +187,15 @@ static void test_killed_at_random(void **state) {
         st_store *s = NULL;
         assert_st_ok(st_store_open(dir, &s, err));
         int v = tile_value(s, 0, 0);
-        assert_true(v >= 0);
+        if (v < 0) { /* no batch reached its journal yet: the store as built, whole */
+            assert_int_equal(last_done, -1);
+            st_level *back = NULL;
+            assert_st_ok(st_store_read_level(s, &back, err));
+            for (uint32_t y = 0; y < H; y++) assert_memory_equal(st_level_height_row(back, y), st_level_height_row(l, y), W);
+            st_level_destroy(back);
+            st_store_close(s);
+            continue;
+        }
         for (uint32_t k = 1; k < 8; k++) assert_int_equal(tile_value(s, k % 4, k / 4), v);
         if (last_done >= 0) assert_true(v == last_done || v == (last_done + 1) % 250);
         st_store_close(s);
