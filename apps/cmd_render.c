@@ -9,6 +9,7 @@
 #include "store_cli.h"
 #include "strata/file.h"
 #include "strata/image.h"
+#include "strata/paged.h"
 #include "strata/render.h"
 #include "strata/views.h"
 
@@ -34,7 +35,8 @@ int cmd_render(int argc, char **argv) {
     bool have_camera = false;
     uint32_t size[2] = {1280, 800}, frames = 1, steps = 0, device = 0, shadow_size = 0;
     float far_dist = 0;
-    bool device_given = false, no_shadows = false, help = false;
+    bool device_given = false, no_shadows = false, help = false, paged = false;
+    uint32_t pool_pages = 0;
     cli_water water = {0};
     st_shading shading = ST_SHADING_TEXTURED;
     const cli_opt own[] = {
@@ -62,6 +64,11 @@ int cmd_render(int argc, char **argv) {
         {.name = "output", .kind = CLI_OPT_STRING, .target = &out_png}, /* the older name of --out */
         {.name = "depth", .kind = CLI_OPT_STRING, .target = &out_depth, .arg = "FILE",
          .help = "distance along each pixel's ray as a PFM (NaN where nothing was hit)"},
+        {.name = "paged", .kind = CLI_OPT_FLAG, .target = &paged,
+         .help = "the terrain reaches the GPU as pages of the layer store W (a folder or gen:multi:...),\n"
+                 "brought in around the camera before the frames (docs/paged-terrain.md)"},
+        {.name = "pool-pages", .kind = CLI_OPT_UINT, .target = &pool_pages, .min = 1, .max = 65536, .arg = "N",
+         .bad = "bad --pool-pages '%s' (1..65536)", .help = "resident pages of paged terrain on the GPU (default 256)"},
     };
     cli_opt opts[CLI_OPTS_COUNT(own) + CLI_WATER_OPTION_COUNT];
     memcpy(opts, own, sizeof own);
@@ -86,6 +93,9 @@ int cmd_render(int argc, char **argv) {
         return cli_usage_error("render", "method '%s' draws tile stores and %s is a level (give --world STORE)", method,
                                world);
     if (view_name && have_camera) return cli_usage_error("render", "give --view or --camera, not both");
+    if (pool_pages && !paged) return cli_usage_error("render", "--pool-pages is for --paged");
+    if (paged && !cli_is_layer_store(world) && strncmp(world, "gen:multi:", 10))
+        return cli_usage_error("render", "--paged draws a layer store (strata tile W -o STORE), and %s is none", world);
 
     st_error err = {0};
     st_level *level = NULL;
@@ -119,7 +129,15 @@ int cmd_render(int argc, char **argv) {
     if (far_dist > 0) camera.far_dist = far_dist;
     st_engine_desc ed = {.device_index = (int)device, .device_given = device_given};
     if (!r) r = st_engine_create(&ed, &engine, &err);
-    if (!r) r = st_engine_set_level(engine, level, &err);
+    st_store *pages = NULL;
+    if (!r && paged) {
+        r = st_store_open(world, &pages, &err);
+        st_paged_desc pd = {.pool_pages = pool_pages};
+        if (!r) r = st_engine_set_paged_level(engine, level, pages, &pd, &err);
+        if (!r) r = st_engine_paged_settle(engine, &camera, 10000, NULL, &err);
+    } else if (!r) {
+        r = st_engine_set_level(engine, level, &err);
+    }
     if (!r && shading == ST_SHADING_TEXTURED) r = cli_world_materials(engine, world, &err);
     if (!r) cli_water_resolve(&water, level, ST_WATER_NONE);
     st_render_desc rd = {.method = method, .width = width, .height = height, .knobs.ray_steps = steps,
@@ -172,6 +190,12 @@ int cmd_render(int argc, char **argv) {
                 printf(", gpu ms (mean, included above): simulation %.3f, surface %.3f", water_sim_ms, water_ms);
             printf("\n");
         }
+        st_paged_stats ps;
+        if (paged && !st_engine_paged_stats(engine, &ps, &err))
+            printf("  paged: %u of %u pages wanted are missing, %u mapped in a pool of %u (%.1f MiB on the GPU), %llu "
+                   "loads, %llu evictions\n",
+                   ps.missing, ps.wanted, ps.mapped, ps.pool_pages, (double)ps.gpu_bytes / 1048576.0,
+                   (unsigned long long)ps.residency.loads_done, (unsigned long long)ps.residency.evictions);
         printf("  wrote %s%s%s\n", out_png, out_depth ? " and " : "", out_depth ? out_depth : "");
         status = cli_validation_status("render", engine);
     } else {
@@ -179,6 +203,7 @@ int cmd_render(int argc, char **argv) {
     }
     st_renderer_destroy(renderer);
     st_engine_destroy(engine);
+    st_store_close(pages);
     st_level_destroy(level);
     free(rgba);
     free(depth);

@@ -23,7 +23,15 @@ same_render() {
     { echo "FAIL: tile default: $(cat "$tmp/err")"; fails=$((fails + 1)); }
 check "default: the store keeps the wrap" grep -q '"wrap_y":	true' "$tmp/def/store.json"
 same_render "default, ray-compute" default "$tmp/def" --method ray-compute --size 96x60
+cp "$tmp/rb.png" "$tmp/def.png"
+cp "$tmp/rb.pfm" "$tmp/def.pfm"
 same_render "default, scatter, another view" default "$tmp/def" --method scatter --size 64x40 --view bridge
+# paged: the pages around the view only (a pool of 64 of the world's 512), the same bytes
+"$strata" render --world "$tmp/def" --paged --pool-pages 64 --method ray-compute --size 96x60 -o "$tmp/pg.png" \
+    --depth "$tmp/pg.pfm" >"$tmp/pg.txt" 2>"$tmp/err" || { echo "FAIL: paged: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+check "paged: no page missing" grep -q 'paged: 0 of' "$tmp/pg.txt"
+check "paged: image" cmp -s "$tmp/pg.png" "$tmp/def.png"
+check "paged: depth" cmp -s "$tmp/pg.pfm" "$tmp/def.pfm"
 check "default: info of the store" sh -c "'$strata' info '$tmp/def' | grep -q 'layers'"
 
 # ---- a Vangers world (from the real DEM: water at its flood level) ------------------------------------------
@@ -47,6 +55,9 @@ cp -r "$tmp/gm" "$tmp/bad"
 printf '{"format":"strata-tile-store","version":1,"kind":"layers"}' >"$tmp/bad/store.json"
 expect_error "render: a damaged layer store" render --world "$tmp/bad" --size 8x8 -o "$tmp/x.png"
 check "no image left by the failure" test ! -e "$tmp/x.png"
+expect_error "render: --paged of a world that is no layer store" render --paged --size 8x8 -o "$tmp/x.png"
+expect_error "render: --pool-pages without --paged" render --world "$tmp/gm" --pool-pages 9 --size 8x8 -o "$tmp/x.png"
+expect_error "render: a pool past the adapter's layers" render --world "$tmp/gm" --paged --pool-pages 65536 --size 8x8 -o "$tmp/x.png"
 expect_error "render: a store method on a layer store" render --world "$tmp/gm" --method cdlod --size 8x8 -o "$tmp/x.png"
 
 echo "cli_layer_world: $passes passed, $fails failed"

@@ -37,6 +37,11 @@ st_result st_atomic_commit_all(st_atomic_file *files, size_t count, st_error *er
 void st_atomic_abort_all(st_atomic_file *files, size_t count);
 /* Writes a buffer atomically (temporary + rename). */
 st_result st_file_write_atomic(const char *path, const void *data, size_t size, st_error *err);
+/* The same, durably: the temporary is synced before the rename and the folder after it, so once this returns
+ * the file is there whole even after a power loss, and a crash at any moment leaves the old file or the new. */
+st_result st_file_write_durable(const char *path, const void *data, size_t size, st_error *err);
+/* Removes a file (a missing one is fine) and syncs its folder. */
+st_result st_file_remove_durable(const char *path, st_error *err);
 
 /* ---- folders ------------------------------------------------------------------------------------------ */
 /* Creates the folder path and its missing parents (mkdir -p); an existing one is fine. */

@@ -133,6 +133,11 @@ void st_level_set_single(st_level *level, int x, int y, uint8_t h, uint8_t type)
  * meta[0..1] are the even and odd texel of the pair in a level of terrain_types (8 or 16) types. */
 void st_level_encode_dual(uint32_t terrain_types, uint8_t low, uint8_t mid, uint8_t high, uint8_t low_type,
                           uint8_t high_type, uint8_t heights[2], uint8_t meta[2]);
+/* The next coarser level of the two-interval field: half the size each way (width ≥ 4, height ≥ 2), each coarse
+ * pair standing for 4×2 fine texels. Conservative: every height solid in a fine texel is solid in the coarse texel
+ * over it; the gap between floor and slab survives where the whole block shares it (docs/paged-terrain.md,
+ * "Coarse levels"). Keeps palette, materials, name and wrap; flood levels are not carried. */
+st_result st_level_coarsen(const st_level *fine, st_level **out, st_error *err);
 /* True when every dual pair is consistently flagged and mid <= high: the invariant edits keep. */
 bool st_level_valid(const st_level *level, st_error *err);
 

@@ -127,7 +127,9 @@ typedef struct st_tile_meta {
 typedef struct st_store st_store;
 
 /* Opens a store: a folder, an http:// or https:// URL of one (libcurl), or "gen:SEED:WxH[:SPACING]" for the
- * procedural DEM made tile by tile on demand (no disk). Reads the manifest and the level indices only. */
+ * procedural DEM made tile by tile on demand (no disk). Reads the manifest and the level indices only — and, in a
+ * folder where a write-back (st_store_write_tiles) was interrupted, finishes it from its journal first (a damaged
+ * journal is ST_ERR_FORMAT). */
 st_result st_store_open(const char *where, st_store **out, st_error *err);
 void st_store_close(st_store *s);
 /* The store's manifest as read (owned by the store, valid until st_store_close). */
@@ -204,6 +206,23 @@ st_result st_store_build_level(const st_level *level, const char *dir, const st_
 st_result st_store_build_layers(st_store *src, const char *dir, const st_store_build_desc *desc,
                                 st_store_build_stats *stats, st_error *err);
 
+/* ---- writing edited tiles back ------------------------------------------------------------------------- */
+
+typedef struct st_store_write_desc {
+    void (*after_journal)(void *user); /* tests: called once the journal is durable, before any tile is written */
+    void *user;
+} st_store_write_desc;
+
+/* Writes level-0 tiles of a layer store in a local folder (edited ones) back into it, crash-safely: a journal of
+ * all of them is made durable first (synced, renamed into place), then each tile file, the touched indices and the
+ * manifest are replaced (each synced and renamed), then the journal is removed; the store's index follows, so its
+ * reads give the new tiles. A crash at any moment leaves the store as before the write or, once the journal is
+ * down, one that st_store_open completes to after it: never a corrupt tile. The tiles' bounds are recomputed.
+ * One writer at a time, and no read of those tiles while it runs. ST_ERR_INVALID for a generated or http store,
+ * a DEM store, or a tile of another store (kind, encoding, size, key); ST_ERR_IO with the cause. */
+st_result st_store_write_tiles(st_store *s, const st_tile *const *tiles, size_t count, const st_store_write_desc *desc,
+                               st_error *err);
+
 /* ---- the residency manager ----------------------------------------------------------------------------- */
 
 /* The lab's state machine: Unloaded → Queued (needed) → Loading (a job picked it up; includes the GPU upload)
@@ -249,6 +268,8 @@ typedef struct st_residency_desc {
     uint64_t upload_budget_bytes;    /* per frame (0 = 64 MiB) */
     uint32_t max_loads;              /* loads in flight (0 = 2 per worker) */
     uint32_t pinned_levels;          /* coarsest levels never evicted (0 = 1: the root) */
+    bool pin_none;                   /* no level is pinned (pinned_levels ignored): a pyramid of one level that
+                                        is the whole world, paged around a camera */
     double slow_load_ms;             /* sleep injected into every load (--slow-load) */
     double retry_ms;                 /* first back-off after a failure (0 = 100 ms, doubling up to 10 s) */
 } st_residency_desc;

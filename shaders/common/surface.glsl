@@ -10,9 +10,33 @@ struct Surface {
     bool outside; // past the edge of a bounded axis: nothing there, SOLID at no height
 };
 
+// Paged terrain (g.knobs.w bit 2; src/render/paged_terrain.c): the texels live in pages of 2^s texels a side, the
+// tiles of a layer store, in the layers of terrain_pool as the residency manager brings them; the page table
+// says which layer holds each page. A page not resident reads as a single floor at its tile's lowest height.
+// Native only: the web build (ST_TERRAIN_PIECES, no storage buffers) draws whole levels.
+#if !defined(ST_TERRAIN_PIECES) && !defined(ST_NO_STORAGE_BUFFERS)
+#define ST_PAGED_TERRAIN 1
+const uint LEVEL_PAGED = 4u;
+layout(set = 0, binding = 6, std430) readonly buffer TerrainPages {
+    uvec4 info;   // page shift s, pages along x, pages along y, 0
+    uint entry[]; // per page, row-major: (layer + 1) | floor << 24; layer + 1 = 0: not resident
+} terrain_pages;
+layout(set = 0, binding = 7) uniform usampler2DArray terrain_pool;
+
+// The pair holding texel c (wrapped into the level) in its page.
+uvec4 terrain_page_pair(ivec2 c) {
+    uint s = terrain_pages.info.x;
+    uint e = terrain_pages.entry[uint(c.y >> s) * terrain_pages.info.y + uint(c.x >> s)];
+    uint layer = e & 0xFFFFFFu;
+    if (layer == 0u) return uvec4(e >> 24, 0u, e >> 24, 0u);
+    ivec2 m = c & ((1 << s) - 1);
+    return texelFetch(terrain_pool, ivec3(m.x >> 1, m.y, int(layer - 1u)), 0);
+}
+#endif
+
 // Whether any axis of the level is bounded (a uniform: wrapping worlds take none of the edge paths).
 bool level_bounded() {
-    return g.knobs.w != 0u;
+    return (g.knobs.w & (LEVEL_BOUNDED_X | LEVEL_BOUNDED_Y)) != 0u;
 }
 
 // Whether texel column `cell` exists: inside the level along every bounded axis (twin of st_level_contains).
@@ -47,11 +71,15 @@ bool level_clip_ray(vec3 o, vec3 dir, inout float t0, inout float t1) {
     return t0 <= t1;
 }
 
-// The pair holding texel column c (wrapped into the level): one texel of the terrain texture.
+// The pair holding texel column c (wrapped into the level): one texel of the terrain texture, or of its page
+// where the terrain is paged.
 uvec4 terrain_pair(ivec2 c) {
 #ifdef ST_TERRAIN_PIECES
     return texelFetch(terrain, ivec3(c.x >> 1, c.y & (TERRAIN_PIECE_ROWS - 1), c.y >> TERRAIN_PIECE_SHIFT), 0);
 #else
+#ifdef ST_PAGED_TERRAIN
+    if ((g.knobs.w & LEVEL_PAGED) != 0u) return terrain_page_pair(c);
+#endif
     return texelFetch(terrain, ivec2(c.x >> 1, c.y), 0);
 #endif
 }

@@ -165,6 +165,41 @@ st_result st_file_write_atomic(const char *path, const void *data, size_t size, 
     return st_atomic_commit(&f, err);
 }
 
+/* fsync of the folder holding path, so a rename into it survives a power loss too. */
+static int sync_parent(const char *path) {
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    else snprintf(dir, sizeof dir, ".");
+    int fd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+st_result st_file_write_durable(const char *path, const void *data, size_t size, st_error *err) {
+    st_atomic_file f;
+    st_result r = st_atomic_open(&f, path, err);
+    if (r) return r;
+    if ((size && fwrite(data, 1, size, f.fp) != size) || fflush(f.fp) != 0 || fsync(fileno(f.fp)) != 0) {
+        int e = errno;
+        st_atomic_abort(&f);
+        return st_error_set(err, ST_ERR_IO, "%s: write failed: %s", path, strerror(e));
+    }
+    r = st_atomic_commit(&f, err);
+    if (!r && sync_parent(path) != 0)
+        r = st_error_set(err, ST_ERR_IO, "%s: syncing its folder: %s", path, strerror(errno));
+    return r;
+}
+
+st_result st_file_remove_durable(const char *path, st_error *err) {
+    if (unlink(path) != 0 && errno != ENOENT) return st_error_set(err, ST_ERR_IO, "%s: %s", path, strerror(errno));
+    if (sync_parent(path) != 0) return st_error_set(err, ST_ERR_IO, "%s: syncing its folder: %s", path, strerror(errno));
+    return ST_OK;
+}
+
 /* ---- folders ---------------------------------------------------------------------------------------- */
 
 /* The one mkdir: every folder strata creates is made here. */

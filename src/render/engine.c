@@ -8,6 +8,31 @@
 
 #include "render/render_internal.h"
 
+/* Set 0's page table and page pool for renderers whose terrain is one texture: a table of zeros and one zeroed
+ * page (never read: the decode takes the texture unless the globals say the terrain is paged). */
+static st_result create_page_placeholders(st_engine *e, st_error *err) {
+    st_result r = st_gpu_buffer_create(e->gpu, 32, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &e->page_placeholder, err);
+    if (!r) memset(e->page_placeholder.mapped, 0, 32);
+    if (!r) r = st_gpu_image_create_array(e->gpu, 1, 1, 1, VK_FORMAT_R8G8B8A8_UINT,
+                                          VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                                          &e->pool_placeholder, err);
+    VkCommandBuffer cmd;
+    if (!r) r = st_gpu_once_begin(e->gpu, &cmd, err);
+    if (r) return r;
+    st_gpu_image *img = &e->pool_placeholder;
+    st_gpu_cmd_image_barrier(cmd, img->image, img->aspect, VK_IMAGE_LAYOUT_UNDEFINED,
+                             VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE,
+                             VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    VkClearColorValue zero = {{0}};
+    VkImageSubresourceRange range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    vkCmdClearColorImage(cmd, img->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &zero, 1, &range);
+    st_gpu_cmd_image_barrier(cmd, img->image, img->aspect, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                             VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_2_CLEAR_BIT,
+                             VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                             VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
+    return st_gpu_once_submit(e->gpu, cmd, err);
+}
+
 st_result st_engine_create(const st_engine_desc *desc, st_engine **out, st_error *err) {
     *out = NULL;
     st_engine_desc defaults = {0};
@@ -36,8 +61,9 @@ st_result st_engine_create(const st_engine_desc *desc, st_engine **out, st_error
     if (!r) r = st_gpu_check(vkCreateSampler(dev, &si, NULL, &e->nearest), "creating a sampler", err);
     if (!r) r = st_materials_gpu_create(e, err);
     /* set 0 of every pipeline: the globals, the terrain texture, the shadow map, the materials (albedo + height,
-     * normals: trilinear) and the control map */
-    st_gpu_binding b[6] = {{.type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .stages = VK_SHADER_STAGE_ALL},
+     * normals: trilinear), the control map, and the page table and page pool of paged terrain (placeholders
+     * where the terrain is one texture) */
+    st_gpu_binding b[8] = {{.type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .stages = VK_SHADER_STAGE_ALL},
                            {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
                             .stages = VK_SHADER_STAGE_ALL,
                             .immutable_sampler = &e->nearest},
@@ -50,10 +76,15 @@ st_result st_engine_create(const st_engine_desc *desc, st_engine **out, st_error
                            {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
                             .stages = VK_SHADER_STAGE_ALL,
                             .immutable_sampler = &e->materials.trilinear},
+                           {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                            .stages = VK_SHADER_STAGE_ALL,
+                            .immutable_sampler = &e->nearest},
+                           {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_ALL},
                            {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
                             .stages = VK_SHADER_STAGE_ALL,
                             .immutable_sampler = &e->nearest}};
-    if (!r) r = st_gpu_set_layout(e->gpu, b, 6, &e->globals_layout, err);
+    if (!r) r = st_gpu_set_layout(e->gpu, b, 8, &e->globals_layout, err);
+    if (!r) r = create_page_placeholders(e, err);
     if (r) {
         st_engine_destroy(e);
         return r;
@@ -69,8 +100,11 @@ void st_engine_destroy(st_engine *e) {
     if (e->gpu && e->gpu->device) {
         vkDeviceWaitIdle(e->gpu->device);
         st_large_world_destroy(e->world);
+        st_paged_terrain_destroy(e->paged);
         st_terrain_gpu_destroy(e->terrain);
         st_materials_gpu_destroy(e);
+        st_gpu_buffer_destroy(e->gpu, &e->page_placeholder);
+        st_gpu_image_destroy(e->gpu, &e->pool_placeholder);
         if (e->globals_layout) vkDestroyDescriptorSetLayout(e->gpu->device, e->globals_layout, NULL);
         if (e->nearest) vkDestroySampler(e->gpu->device, e->nearest, NULL);
     }
@@ -105,6 +139,8 @@ st_result st_engine_set_level(st_engine *e, const st_level *level, st_error *err
             return st_error_set(err, ST_ERR_INVALID, "set_level with live renderers: destroy them first");
     e->level = level;
     st_materials_gpu_level_changed(e);
+    st_paged_terrain_destroy(e->paged); /* a level set alone is one texture; st_engine_set_paged_level pages it */
+    e->paged = NULL;
     st_result r = st_terrain_gpu_set_level(e->terrain, level, err);
     for (uint32_t t = 0; t < 16; t++) {
         st_level_type_albedo(level, t, e->albedo[t]);
@@ -115,8 +151,17 @@ st_result st_engine_set_level(st_engine *e, const st_level *level, st_error *err
 
 st_result st_engine_update_level(st_engine *e, st_rect rect, st_error *err) {
     if (!e->level) return st_error_set(err, ST_ERR_INVALID, "no level loaded");
-    rect = st_terrain_gpu_queue(e->terrain, rect);
-    if (st_rect_empty(rect)) return ST_OK;
+    if (e->paged) { /* its pages take the edit (paged_terrain.c); there is no texture of the whole level */
+        if (rect.x0 < 0) rect.x0 = 0;
+        if (rect.y0 < 0) rect.y0 = 0;
+        if (rect.x1 > (int32_t)e->level->width) rect.x1 = (int32_t)e->level->width;
+        if (rect.y1 > (int32_t)e->level->height) rect.y1 = (int32_t)e->level->height;
+        if (st_rect_empty(rect)) return ST_OK;
+        st_paged_terrain_edit(e->paged, rect);
+    } else {
+        rect = st_terrain_gpu_queue(e->terrain, rect);
+        if (st_rect_empty(rect)) return ST_OK;
+    }
     st_result r = ST_OK;
     for (int i = 0; i < ST_MAX_RENDERERS && !r; i++) {
         st_renderer *rd = e->renderers[i];

@@ -7,6 +7,7 @@
 #include "render/globals.h"
 #include "strata/large_world.h"
 #include "strata/materials.h"
+#include "strata/paged.h"
 #include "strata/render.h"
 #include "strata/tile_pool.h"
 
@@ -33,6 +34,8 @@ bool st_terrain_gpu_has_pending(const st_terrain_gpu *t);
 /* Records the queued upload (if any) into a frame's command buffer, before any pass reads the texture. */
 st_result st_terrain_gpu_record_pending(st_terrain_gpu *t, VkCommandBuffer cmd, st_error *err);
 VkImageView st_terrain_gpu_view(const st_terrain_gpu *t);
+/* A 1×1 zeroed texture in place of the level's (set 0 stays complete; paged terrain reads its pages instead). */
+st_result st_terrain_gpu_set_empty(st_terrain_gpu *t, st_error *err);
 
 /* For methods that read a tile pool (tile_pool.c): its slots as one 2D_ARRAY view, every slot in
  * ST_TILE_POOL_LAYOUT between batches (the layout the terrain texture keeps too). The image also has the
@@ -99,14 +102,35 @@ st_result st_materials_gpu_enable(st_engine *e, st_error *err);
 void st_materials_gpu_level_changed(st_engine *e);
 /* The level changed inside rect: the control map's texels there are filled again and uploaded. */
 st_result st_materials_gpu_refill(st_engine *e, st_rect rect, st_error *err);
+/* The paged terrain (paged_terrain.c, strata/paged.h): a level's texels as pages of a layer store in a pool of
+ * resident slots plus a page table (set 0, bindings 6 and 7), driven once per frame of every level renderer. */
+typedef struct st_paged_terrain st_paged_terrain;
+st_result st_paged_terrain_create(st_engine *e, const st_level *level, st_store *store, const st_paged_desc *desc,
+                                  st_paged_terrain **out, st_error *err);
+void st_paged_terrain_destroy(st_paged_terrain *p);
+/* Before the frame is recorded: requests the pages around the camera and ahead of its motion, then updates. */
+void st_paged_terrain_begin_frame(st_paged_terrain *p, const st_camera *cam);
+/* An edit of the level inside rect: its pages take their texels from the level from now on, get them again in
+ * the next frame where they hold a slot, and are written back by st_engine_paged_write_back. */
+void st_paged_terrain_edit(st_paged_terrain *p, st_rect rect);
+/* Before the frame is submitted: submits the frame's page uploads. */
+st_result st_paged_terrain_end_frame(st_paged_terrain *p, st_error *err);
+/* Tells every live level renderer of the pages mapped since the last call (level_updated with each page's
+ * rectangle), so what they derive from the terrain on the GPU follows; after end_frame, before recording. */
+st_result st_paged_terrain_deliver(st_engine *e, st_error *err);
+VkImageView st_paged_terrain_pool_view(const st_paged_terrain *p);
+const st_gpu_buffer *st_paged_terrain_table(const st_paged_terrain *p);
 
 struct st_engine {
     st_gpu *gpu;
     const st_level *level;
     st_large_world *world;
     st_terrain_gpu *terrain;
+    st_paged_terrain *paged;         /* set by st_engine_set_paged_level: the terrain is read through pages */
+    st_gpu_buffer page_placeholder;  /* set 0 binding 6 of renderers whose terrain is not paged */
+    st_gpu_image pool_placeholder;   /* set 0 binding 7 of those */
     VkSampler nearest;
-    VkDescriptorSetLayout globals_layout; /* set 0: globals UBO + terrain */
+    VkDescriptorSetLayout globals_layout; /* set 0: globals UBO, terrain, shadow map, page table, page pool */
     float albedo[16][4];
     st_materials_gpu materials;
     st_renderer *renderers[ST_MAX_RENDERERS];

@@ -184,10 +184,10 @@ st_result st_renderer_create(st_engine *e, const st_render_desc *desc, st_render
     if (!res)
         res = st_gpu_buffer_create(gpu, sizeof(st_globals_gpu), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, true, &r->globals, err);
     if (!res) {
-        VkDescriptorPoolSize sizes[4] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 16},
-                                         {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 16},
-                                         {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 16},
-                                         {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 16}};
+        VkDescriptorPoolSize sizes[4] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 32},
+                                         {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 32},
+                                         {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 32},
+                                         {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 32}};
         VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                          .maxSets = 16,
                                          .poolSizeCount = 4,
@@ -205,6 +205,15 @@ st_result st_renderer_create(st_engine *e, const st_render_desc *desc, st_render
              .view = terrain,
              .layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL}};
         st_gpu_set_write(gpu, r->globals_set, w, 2);
+        /* the page table and page pool: the paged terrain's, or placeholders the decode never reads */
+        const st_paged_terrain *pg = ops->info.world == ST_WORLD_LEVEL ? e->paged : NULL;
+        st_gpu_binding pages = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                .buffer = pg ? st_paged_terrain_table(pg)->buffer : e->page_placeholder.buffer};
+        st_gpu_binding pool = {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                               .view = pg ? st_paged_terrain_pool_view(pg) : e->pool_placeholder.view,
+                               .layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+        st_gpu_set_write_binding(gpu, r->globals_set, 6, &pages);
+        st_gpu_set_write_binding(gpu, r->globals_set, 7, &pool);
     }
     /* textured shading: the materials (and the level's control map) on the GPU before the set is bound */
     if (!res && r->desc.shading == ST_SHADING_TEXTURED) res = st_materials_gpu_enable(e, err);
@@ -309,6 +318,7 @@ static void fill_globals(st_renderer *r, const st_camera *cam) {
     g->knobs[1] = l ? l->terrain_types : 0;
     /* the bounded axes (surface.glsl); a store's DEM ends at its edges */
     g->knobs[3] = l ? (l->wrap_x ? 0u : 1u) | (l->wrap_y ? 0u : 2u) : 3u;
+    if (l && r->engine->paged) g->knobs[3] |= 4u; /* the decode reads through the page table (surface.glsl) */
     memcpy(g->albedo, r->engine->albedo, sizeof g->albedo);
     if (store) g->fog[3] = st_store_fog_band(v.far_dist);
     fill_material_globals(r, g);
@@ -366,6 +376,18 @@ st_result st_renderer_draw(st_renderer *r, const st_camera *cam, st_frame_timing
     bool store = r->ops->info.world == ST_WORLD_STORE;
     /* a store renderer drives the residency manager once per frame, before its selection requests tiles */
     if (store) st_large_world_begin_frame(r->engine->world);
+    /* so does a renderer of paged terrain, for the pages around the eye: their uploads are submitted at once,
+     * ahead of this frame on the queue, and the renderers told of them before the frame is recorded */
+    st_paged_terrain *paged = store ? NULL : r->engine->paged;
+    if (paged) {
+        st_paged_terrain_begin_frame(paged, cam);
+        res = st_paged_terrain_end_frame(paged, err);
+        if (!res) res = st_paged_terrain_deliver(r->engine, err);
+        if (res) {
+            vkEndCommandBuffer(cmd);
+            return res;
+        }
+    }
     for (uint32_t i = 0; i < r->pass_count; i++) {
         st_frame_pass *p = &r->passes[i];
         if (p->ops) p->ops->record(r, p->state, cmd);

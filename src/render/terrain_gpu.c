@@ -2,6 +2,7 @@
  * (h_even, m_even, h_odd, m_odd). Owns its upload: the whole level at set_level (in bands through the staging
  * buffer), then the dirty rectangles of edits, recorded into the next frame's command buffer. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "render/render_internal.h"
 
@@ -89,4 +90,23 @@ st_result st_terrain_gpu_record_pending(st_terrain_gpu *t, VkCommandBuffer cmd, 
                            y1 - y0, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
     t->pending = (st_rect){0};
     return ST_OK;
+}
+
+st_result st_terrain_gpu_set_empty(st_terrain_gpu *t, st_error *err) {
+    vkDeviceWaitIdle(t->gpu->device);
+    st_gpu_image_destroy(t->gpu, &t->image);
+    t->level = NULL; /* edits queue nothing here */
+    t->pending = (st_rect){0};
+    st_result r = st_gpu_image_create(t->gpu, 1, 1, VK_FORMAT_R8G8B8A8_UINT,
+                                      VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, &t->image, err);
+    if (r) return st_error_prefix(err, "terrain texture");
+    r = st_gpu_staging_reserve(t->gpu, 4, err);
+    if (r) return r;
+    memset(t->gpu->staging_mapped, 0, 4);
+    VkCommandBuffer cmd;
+    r = st_gpu_once_begin(t->gpu, &cmd, err);
+    if (r) return r;
+    st_gpu_cmd_upload_rect(cmd, t->gpu, &t->image, VK_IMAGE_LAYOUT_UNDEFINED, 0, 0, 1, 1,
+                           VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+    return st_gpu_once_submit(t->gpu, cmd, err);
 }

@@ -863,7 +863,7 @@ st_result st_residency_create(const st_residency_desc *desc, st_residency **out,
         for (uint32_t l = 0; l < r->levels; l++) st_store_level_tiles(desc->store, l, &r->level_nx[l], &r->level_ny[l]);
     }
     uint32_t pinned = desc->pinned_levels ? desc->pinned_levels : 1;
-    r->pinned_from = pinned >= r->levels ? 0 : r->levels - pinned;
+    r->pinned_from = desc->pin_none ? r->levels : pinned >= r->levels ? 0 : r->levels - pinned;
     r->frame = 1;
     r->lru[0] = r->lru[1] = (res_lru){RES_NONE, RES_NONE, 0};
     r->table_mask = 0;

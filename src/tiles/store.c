@@ -35,6 +35,12 @@ struct st_store {
 };
 
 const st_store_info *st_store_get_info(const st_store *s) { return &s->info; }
+st_store_info *st_store_info_mut(st_store *s) { return &s->info; }
+st_tile_meta *st_store_index_mut(st_store *s, uint32_t level) { return level < s->info.levels ? s->index[level] : NULL; }
+const char *st_store_folder(const st_store *s) {
+    if (s->gen || s->layers || !strncmp(s->where, "http://", 7) || !strncmp(s->where, "https://", 8)) return NULL;
+    return s->where;
+}
 
 void st_store_level_tiles(const st_store *s, uint32_t level, uint32_t *nx, uint32_t *ny) {
     bool in = level < s->info.levels;
@@ -342,6 +348,13 @@ st_result st_store_open(const char *where, st_store **out, st_error *err) {
         free(idx);
         for (size_t i = 0; i < count && !r; i++)
             if (s->index[l][i].bytes) tiles++, bytes += s->index[l][i].bytes;
+    }
+    if (!r && st_store_folder(s)) { /* a write-back that a crash interrupted is finished first */
+        r = st_store_replay_journal(s, err);
+        tiles = bytes = 0; /* the indices as the journal left them */
+        for (uint32_t l = 0; l < s->info.levels && !r; l++)
+            for (size_t i = 0; i < (size_t)s->nx[l] * s->ny[l]; i++)
+                if (s->index[l][i].bytes) tiles++, bytes += s->index[l][i].bytes;
     }
     if (!r && (tiles != s->info.tiles || bytes != s->info.bytes))
         r = st_error_set(err, ST_ERR_FORMAT, "%s: the indices list %llu tiles (%llu bytes), the manifest %llu (%llu)",

@@ -84,4 +84,14 @@ st_result st_index_decode(const uint8_t *data, size_t size, const char *name, ui
 st_result st_manifest_format(const st_store_info *info, char **text, st_error *err);
 st_result st_manifest_parse(const char *text, size_t size, const char *name, st_store_info *info, st_error *err);
 
+/* ---- the store's own tables, for the journal (journal.c) ---------------------------------------------------- */
+/* The manifest and index of an opened store, to change as written-back tiles land (journal.c). */
+st_store_info *st_store_info_mut(st_store *s);
+st_tile_meta *st_store_index_mut(st_store *s, uint32_t level);
+/* The folder of a store on local disk; NULL for generated and http stores. */
+const char *st_store_folder(const st_store *s);
+/* Applies the journal a crashed write-back left in the store's folder (no journal: nothing to do); called by
+ * st_store_open once the indices are read, before they are checked against the manifest. */
+st_result st_store_replay_journal(st_store *s, st_error *err);
+
 #endif

@@ -1,0 +1,60 @@
+/* Paged terrain: the level's texels reach the GPU as pages — the tiles of a layer store (strata/tiles.h) — in a
+ * fixed pool of resident pages plus a page table, instead of one texture of the whole level. The residency
+ * manager fills the pool around the camera and along its motion, never blocking a frame; the shared texel
+ * decode (shaders/common/surface.glsl) reads through the table, so every level method draws unchanged. A page
+ * not resident yet reads as a floor at its tile's lowest height. src/render/paged_terrain.c owns it;
+ * docs/paged-terrain.md explains the design. */
+#ifndef STRATA_PAGED_H
+#define STRATA_PAGED_H
+
+#include "strata/render.h"
+#include "strata/tile_pool.h"
+#include "strata/tiles.h"
+
+typedef struct st_paged_desc {
+    uint32_t pool_pages;          /* resident pages on the GPU (0 = 256; at most the adapter's array layers) */
+    uint32_t cpu_tiles;           /* decoded tiles kept on the CPU (0 = pool_pages) */
+    uint64_t upload_budget_bytes; /* page bytes uploaded per frame (0 = 64 MiB) */
+    double slow_load_ms;          /* sleep injected into every load (slow-load mode) */
+    float margin;                 /* texels wanted beyond the far distance (0 = one page) */
+    float lookahead_frames;       /* prefetch where the eye will be after this many frames of its last motion
+                                     (0 = 30) */
+} st_paged_desc;
+
+/* Makes `level` the engine's world with its texels paged from `store`, a layer store of the same texels (built
+ * from the level or the level read from it): every renderer created afterwards reads terrain through the page
+ * table. The level stays the CPU's world (the reference, the near-plane test, the methods' own CPU data); the
+ * store must outlive the engine or the next st_engine_set_level. No renderer may be live. ST_ERR_INVALID for a
+ * DEM store or one whose size, tile size (a power of two ≥ 16) or palette differs from the level. Edits go to the
+ * level and then st_engine_update_level as ever: the pages they touch take their texels from the level from then
+ * on (on the GPU in the next frame where they are resident, when they come back otherwise) until written back. */
+st_result st_engine_set_paged_level(st_engine *engine, const st_level *level, st_store *store,
+                                    const st_paged_desc *desc, st_error *err);
+
+/* Writes every page edited since the last write-back into the store (st_store_write_tiles: journalled, crash-safe);
+ * *written (may be NULL) gets how many. ST_ERR_INVALID for a store that is not a local folder (a generated world)
+ * or an engine whose terrain is not paged; the edits then stay unsaved (and on the GPU). */
+st_result st_engine_paged_write_back(st_engine *engine, uint32_t *written, st_error *err);
+
+typedef struct st_paged_stats {
+    st_residency_stats residency;
+    st_tile_pool_stats pool;
+    uint32_t pool_pages;  /* slots of the pool */
+    uint32_t mapped;      /* pages the table maps to a slot now */
+    uint32_t wanted;      /* pages the last frame asked for */
+    uint32_t missing;     /* of those, not mapped yet (read as floors) */
+    uint64_t gpu_bytes;   /* the pool plus the page table */
+} st_paged_stats;
+
+/* The figures of the engine's paged terrain; ST_ERR_INVALID when its terrain is not paged. */
+st_result st_engine_paged_stats(const st_engine *engine, st_paged_stats *out, st_error *err);
+/* Drives the residency manager for `camera` as frames would (requests, update, uploads), without drawing,
+ * until every wanted page is mapped or max_frames pass; *frames (may be NULL) gets how many were needed. For
+ * harnesses and tests that need every page resident; a frame loop never calls it. */
+st_result st_engine_paged_settle(st_engine *engine, const st_camera *camera, uint32_t max_frames, uint32_t *frames,
+                                 st_error *err);
+/* The slot the page table maps page (px, py) to (false when none), and, when out is not NULL, that slot's
+ * texels as the GPU holds them (the tile's pair layout, (size/2)·size·4 bytes; waits for the device): tests. */
+bool st_engine_paged_page(st_engine *engine, uint32_t px, uint32_t py, uint32_t *slot, void *out, size_t bytes);
+
+#endif

@@ -1,0 +1,396 @@
+/* The paged terrain: a level's texels on the GPU as the tiles of a layer store in a fixed pool of resident pages
+ * (the tile pool's slots, RGBA8_UINT texel pairs) and a page table (one u32 per page, host-visible), set 0's
+ * bindings 6 and 7. Once per frame the pages around the eye and along its motion are requested, the residency
+ * manager updates (never waiting for a load) and the frame's uploads are submitted before the frame. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "render/render_internal.h"
+
+#define DEFAULT_POOL_PAGES 256u
+#define TABLE_HEADER 4u /* u32s before the entries: page shift, pages along x and y, 0 */
+#define PAGE_EDITED 1u
+#define PAGE_RESEND 2u
+#define PAGE_UNSAVED 4u
+
+struct st_paged_terrain {
+    st_engine *engine;
+    const st_level *level;
+    st_store *store;
+    const st_store_info *info;
+    st_residency *residency;
+    st_tile_pool *pool;
+    st_tile_uploader pool_uploader;
+    uint32_t slots, shift, nx, ny;
+    uint64_t *slot_key;      /* per slot: the packed key of the page it holds, UINT64_MAX for none */
+    st_gpu_buffer table;     /* header + per page: (slot + 1) | floor << 24; slot + 1 = 0: not resident */
+    float margin, lookahead;
+    uint8_t *edited;         /* per page: PAGE_EDITED once edited (the level, not the store, is its truth on the
+                                GPU from then on), PAGE_RESEND while its slot misses an edit, PAGE_UNSAVED while
+                                the store misses one */
+    st_tile *scratch;        /* a page packed from the level, for uploads of edited pages */
+    st_rect *arrived;        /* pages mapped since the renderers were last told (st_paged_terrain_deliver) */
+    uint32_t arrived_count, arrived_cap;
+    bool arrived_all;        /* more arrived than could be listed: the whole level counts as changed */
+    uint32_t resend_count;   /* pages flagged PAGE_RESEND */
+    double last_eye[2];
+    bool have_eye;
+    uint32_t wanted, missing;
+};
+
+static uint32_t *entry(st_paged_terrain *p, uint32_t x, uint32_t y) {
+    return (uint32_t *)p->table.mapped + TABLE_HEADER + (size_t)y * p->nx + x;
+}
+
+/* A missing page reads as a floor at the lowest low of its tile (the index's bound; 0 before a generated tile
+ * is made): nothing above the real floor is invented, so rays pass where slabs are still loading. */
+static uint32_t floor_of(st_paged_terrain *p, uint32_t x, uint32_t y) {
+    st_tile_meta m;
+    if (!st_store_tile_meta(p->store, (st_tile_key){0, x, y}, &m) || !(m.min_m >= 0)) return 0;
+    return m.min_m > 255 ? 255u : (uint32_t)m.min_m;
+}
+
+/* The residency manager's uploads: the pool's, plus the table. The table is host-visible and written between
+ * frames (every frame is waited on); an upload accepted now is copied in the batch submitted before the next
+ * frame on the same queue, so from that frame on the slot holds the page the table names. A slot given to
+ * another page clears its old page's entry first. */
+/* Page (x, y) packed from the level into the scratch tile. */
+static const st_tile *pack_page(st_paged_terrain *p, uint32_t x, uint32_t y) {
+    int32_t n = 1 << p->shift;
+    st_rect rect = {(int32_t)x * n, (int32_t)y * n, (int32_t)(x + 1) * n, (int32_t)(y + 1) * n};
+    st_level_pack_pairs(p->level, rect, p->scratch->data);
+    p->scratch->key = (st_tile_key){0, x, y};
+    return p->scratch;
+}
+
+static bool paged_upload(void *user, uint32_t slot, const st_tile *tile, uint64_t *ticket) {
+    st_paged_terrain *p = user;
+    if (slot >= p->slots || tile->key.level != 0 || tile->key.x >= p->nx || tile->key.y >= p->ny) return false;
+    /* an edited page's texels come from the level: the tile loaded from the store (or kept on the CPU since)
+     * may predate the edit */
+    uint8_t *ed = &p->edited[(size_t)tile->key.y * p->nx + tile->key.x];
+    const st_tile *send = *ed & PAGE_EDITED ? pack_page(p, tile->key.x, tile->key.y) : tile;
+    if (!p->pool_uploader.upload(p->pool_uploader.user, slot, send, ticket)) return false;
+    if (*ed & PAGE_RESEND) p->resend_count--;
+    *ed &= (uint8_t)~PAGE_RESEND;
+    if (p->slot_key[slot] != UINT64_MAX) {
+        st_tile_key old = st_tile_key_unpack(p->slot_key[slot]);
+        uint32_t *e = entry(p, old.x, old.y);
+        if ((*e & 0xFFFFFFu) == slot + 1) *e = floor_of(p, old.x, old.y) << 24;
+    }
+    p->slot_key[slot] = st_tile_key_pack(tile->key);
+    *entry(p, tile->key.x, tile->key.y) = (slot + 1) | (floor_of(p, tile->key.x, tile->key.y) << 24);
+    /* the renderers' data derived from the terrain (the voxel pyramid) learn of the page as of an edit */
+    if (p->arrived_count == p->arrived_cap) {
+        uint32_t cap = p->arrived_cap ? 2 * p->arrived_cap : 64;
+        st_rect *grown = realloc(p->arrived, cap * sizeof *grown);
+        if (!grown) { /* told nothing, the renderers keep what they derived from the floor: redo everything */
+            p->arrived_count = 0;
+            p->arrived_all = true;
+            return true;
+        }
+        p->arrived = grown;
+        p->arrived_cap = cap;
+    }
+    int32_t n = 1 << p->shift;
+    p->arrived[p->arrived_count++] = (st_rect){(int32_t)tile->key.x * n, (int32_t)tile->key.y * n,
+                                               (int32_t)(tile->key.x + 1) * n, (int32_t)(tile->key.y + 1) * n};
+    return true;
+}
+
+static bool paged_complete(void *user, uint64_t ticket) {
+    st_paged_terrain *p = user;
+    return p->pool_uploader.complete(p->pool_uploader.user, ticket);
+}
+
+void st_paged_terrain_destroy(st_paged_terrain *p) {
+    if (!p) return;
+    st_residency_destroy(p->residency); /* waits for running loads; uploads then stop */
+    st_tile_pool_destroy(p->pool);
+    st_gpu_buffer_destroy(p->engine->gpu, &p->table);
+    free(p->slot_key);
+    free(p->arrived);
+    free(p->edited);
+    st_tile_destroy(p->scratch);
+    free(p);
+}
+
+static bool same_palette(const st_level *l, const st_store_info *in) {
+    return l->terrain_types == in->terrain_types && !memcmp(l->palette, in->palette, sizeof l->palette) &&
+           !memcmp(l->begin_color, in->begin_color, 16) && !memcmp(l->end_color, in->end_color, 16);
+}
+
+st_result st_paged_terrain_create(st_engine *e, const st_level *level, st_store *store, const st_paged_desc *desc,
+                                  st_paged_terrain **out, st_error *err) {
+    *out = NULL;
+    st_paged_desc none = {0};
+    if (!desc) desc = &none;
+    const st_store_info *in = st_store_get_info(store);
+    if (in->kind != ST_TILE_LAYERS)
+        return st_error_set(err, ST_ERR_INVALID, "paged terrain comes from a layer store; this one holds a DEM");
+    if (in->width != level->width || in->height != level->height || !same_palette(level, in))
+        return st_error_set(err, ST_ERR_INVALID, "the layer store (%llux%llu) is not the level's (%ux%u, '%s')",
+                            (unsigned long long)in->width, (unsigned long long)in->height, level->width,
+                            level->height, level->name);
+    if (in->tile_size < 16 || !st_is_pow2(in->tile_size) || in->tile_size > level->width ||
+        in->tile_size > level->height)
+        return st_error_set(err, ST_ERR_INVALID, "pages of %u texels: a power of two from 16 to the level's side",
+                            in->tile_size);
+    uint32_t max_layers = e->gpu->props.limits.maxImageArrayLayers;
+    uint32_t slots = desc->pool_pages ? desc->pool_pages : DEFAULT_POOL_PAGES;
+    if (slots > max_layers) {
+        if (desc->pool_pages)
+            return st_error_set(err, ST_ERR_INVALID, "a pool of %u pages: this adapter has at most %u array layers", slots,
+                                max_layers);
+        slots = max_layers;
+    }
+    st_paged_terrain *p = calloc(1, sizeof *p);
+    if (!p) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    p->engine = e;
+    p->level = level;
+    p->store = store;
+    p->info = in;
+    p->slots = slots;
+    p->shift = (uint32_t)__builtin_ctz(in->tile_size);
+    p->nx = level->width >> p->shift;
+    p->ny = level->height >> p->shift;
+    p->margin = desc->margin > 0 ? desc->margin : (float)in->tile_size;
+    p->lookahead = desc->lookahead_frames > 0 ? desc->lookahead_frames : 30.0f;
+    st_result r = ST_OK;
+    p->slot_key = malloc((size_t)slots * sizeof *p->slot_key);
+    if (!p->slot_key) r = st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    p->edited = calloc((size_t)p->nx * p->ny, 1);
+    if (!r && !p->edited) r = st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    if (!r) r = st_tile_create(ST_TILE_LAYERS, ST_TILE_PAIRS, in->tile_size, &p->scratch, err);
+    if (!r) {
+        for (uint32_t i = 0; i < slots; i++) p->slot_key[i] = UINT64_MAX;
+        st_tile_pool_desc pd = {.encoding = ST_TILE_PAIRS,
+                                .tile_size = in->tile_size,
+                                .slots = slots,
+                                .frame_budget_bytes = desc->upload_budget_bytes};
+        r = st_tile_pool_create(e, &pd, &p->pool, err);
+    }
+    size_t words = TABLE_HEADER + (size_t)p->nx * p->ny;
+    if (!r) r = st_gpu_buffer_create(e->gpu, words * sizeof(uint32_t), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true,
+                                     &p->table, err);
+    if (!r) {
+        uint32_t *t = p->table.mapped;
+        t[0] = p->shift;
+        t[1] = p->nx;
+        t[2] = p->ny;
+        t[3] = 0;
+        for (uint32_t y = 0; y < p->ny; y++)
+            for (uint32_t x = 0; x < p->nx; x++) *entry(p, x, y) = floor_of(p, x, y) << 24;
+        p->pool_uploader = st_tile_pool_uploader(p->pool);
+        st_tile_uploader up = {.user = p, .upload = paged_upload, .complete = paged_complete};
+        st_residency_desc rd = {.store = store,
+                                .cpu_tiles = desc->cpu_tiles ? desc->cpu_tiles : slots,
+                                .gpu_slots = slots,
+                                .uploader = &up,
+                                .upload_budget_bytes = desc->upload_budget_bytes,
+                                .slow_load_ms = desc->slow_load_ms,
+                                .pin_none = true};
+        r = st_residency_create(&rd, &p->residency, err);
+    }
+    if (r) {
+        st_paged_terrain_destroy(p);
+        return r;
+    }
+    *out = p;
+    return ST_OK;
+}
+
+/* Requests the pages whose squares meet the disk of radius `radius` around (cx, cy), nearest first at
+ * priorities in (base, base + 1]; wraps along the level's wrapping axes, stops at the edges of bounded ones. */
+static uint32_t request_disk(st_paged_terrain *p, double cx, double cy, double radius, float base, bool count) {
+    double page = (double)(1u << p->shift);
+    int64_t x0 = (int64_t)floor((cx - radius) / page), x1 = (int64_t)floor((cx + radius) / page);
+    int64_t y0 = (int64_t)floor((cy - radius) / page), y1 = (int64_t)floor((cy + radius) / page);
+    /* a disk wider than the world asks for each page once */
+    if (x1 - x0 + 1 > (int64_t)p->nx) x0 = 0, x1 = p->nx - 1;
+    if (y1 - y0 + 1 > (int64_t)p->ny) y0 = 0, y1 = p->ny - 1;
+    uint32_t n = 0;
+    for (int64_t ty = y0; ty <= y1; ty++) {
+        if (!p->level->wrap_y && (ty < 0 || ty >= (int64_t)p->ny)) continue;
+        double dy = fmax(0.0, fmax((double)ty * page - cy, cy - (double)(ty + 1) * page));
+        for (int64_t tx = x0; tx <= x1; tx++) {
+            if (!p->level->wrap_x && (tx < 0 || tx >= (int64_t)p->nx)) continue;
+            double dx = fmax(0.0, fmax((double)tx * page - cx, cx - (double)(tx + 1) * page));
+            double d = sqrt(dx * dx + dy * dy);
+            if (d > radius) continue;
+            uint32_t px = (uint32_t)(((tx % (int64_t)p->nx) + p->nx) % p->nx);
+            uint32_t py = (uint32_t)(((ty % (int64_t)p->ny) + p->ny) % p->ny);
+            st_residency_request(p->residency, (st_tile_key){0, px, py}, base + (float)(1.0 / (1.0 + d / page)));
+            if (count) {
+                n++;
+                if ((*entry(p, px, py) & 0xFFFFFFu) == 0) p->missing++;
+            }
+        }
+    }
+    return n;
+}
+
+void st_paged_terrain_begin_frame(st_paged_terrain *p, const st_camera *cam) {
+    double eye[2] = {cam->position[0], cam->position[1]};
+    double radius = (double)(cam->far_dist > 0 ? cam->far_dist : ST_DEFAULT_FAR) + p->margin;
+    p->missing = 0;
+    p->wanted = request_disk(p, eye[0], eye[1], radius, 1.0f, true);
+    if (p->have_eye) { /* prefetch where the eye is heading, below everything it needs now */
+        double vx = eye[0] - p->last_eye[0], vy = eye[1] - p->last_eye[1];
+        double ahead = fmin(hypot(vx, vy) * p->lookahead, 2.0 * radius);
+        if (ahead >= 1.0) {
+            double s = ahead / hypot(vx, vy);
+            request_disk(p, eye[0] + vx * s, eye[1] + vy * s, radius, 0.0f, false);
+        }
+    }
+    p->last_eye[0] = eye[0];
+    p->last_eye[1] = eye[1];
+    p->have_eye = true;
+    st_residency_update(p->residency);
+    /* edited pages that hold a slot get the edit in this frame's batch (a page without one gets it on upload) */
+    for (uint32_t i = 0; i < p->slots && p->resend_count; i++) {
+        if (p->slot_key[i] == UINT64_MAX) continue;
+        st_tile_key k = st_tile_key_unpack(p->slot_key[i]);
+        uint8_t *ed = &p->edited[(size_t)k.y * p->nx + k.x];
+        if (!(*ed & PAGE_RESEND)) continue;
+        uint64_t ticket;
+        if (!p->pool_uploader.upload(p->pool_uploader.user, i, pack_page(p, k.x, k.y), &ticket)) break; /* budget */
+        *ed &= (uint8_t)~PAGE_RESEND; /* the renderers were told of the edit itself by st_engine_update_level */
+        p->resend_count--;
+    }
+}
+
+void st_paged_terrain_edit(st_paged_terrain *p, st_rect rect) {
+    uint32_t n = 1u << p->shift;
+    for (uint32_t y = (uint32_t)rect.y0 / n; y < ((uint32_t)rect.y1 + n - 1) / n && y < p->ny; y++)
+        for (uint32_t x = (uint32_t)rect.x0 / n; x < ((uint32_t)rect.x1 + n - 1) / n && x < p->nx; x++) {
+            uint8_t *ed = &p->edited[(size_t)y * p->nx + x];
+            if (!(*ed & PAGE_RESEND)) p->resend_count++;
+            *ed |= PAGE_EDITED | PAGE_RESEND | PAGE_UNSAVED;
+        }
+}
+
+st_result st_paged_terrain_end_frame(st_paged_terrain *p, st_error *err) {
+    st_result r = st_tile_pool_flush(p->pool, err);
+    return r ? st_error_prefix(err, "uploading pages") : ST_OK;
+}
+
+st_result st_paged_terrain_deliver(st_engine *e, st_error *err) {
+    st_paged_terrain *p = e->paged;
+    if (p->arrived_all) {
+        p->arrived_all = false;
+        p->arrived_count = 1;
+        if (!p->arrived_cap) return ST_OK; /* nothing could be listed, nor can this: the next page retries */
+        p->arrived[0] = (st_rect){0, 0, (int32_t)p->level->width, (int32_t)p->level->height};
+    }
+    st_result r = ST_OK;
+    for (int i = 0; i < ST_MAX_RENDERERS && !r; i++) {
+        st_renderer *rd = e->renderers[i];
+        if (!rd || rd->ops->info.world != ST_WORLD_LEVEL || !rd->ops->level_updated) continue;
+        for (uint32_t k = 0; k < p->arrived_count && !r; k++) r = rd->ops->level_updated(rd, rd->state, p->arrived[k], err);
+    }
+    p->arrived_count = 0;
+    return r;
+}
+
+VkImageView st_paged_terrain_pool_view(const st_paged_terrain *p) { return st_tile_pool_view(p->pool); }
+const st_gpu_buffer *st_paged_terrain_table(const st_paged_terrain *p) { return &p->table; }
+
+/* ---- the engine's side --------------------------------------------------------------------------------------- */
+
+st_result st_engine_set_paged_level(st_engine *e, const st_level *level, st_store *store, const st_paged_desc *desc,
+                                    st_error *err) {
+    for (int i = 0; i < ST_MAX_RENDERERS; i++)
+        if (e->renderers[i])
+            return st_error_set(err, ST_ERR_INVALID, "set_paged_level with live renderers: destroy them first");
+    if (!level || !store) return st_error_set(err, ST_ERR_INVALID, "a paged level needs its level and its store");
+    st_paged_terrain *p = NULL;
+    st_result r = st_paged_terrain_create(e, level, store, desc, &p, err);
+    if (!r) r = st_terrain_gpu_set_empty(e->terrain, err); /* no texture of the whole level: the pages are it */
+    if (r) {
+        st_paged_terrain_destroy(p);
+        return r;
+    }
+    st_paged_terrain_destroy(e->paged);
+    e->paged = p;
+    e->level = level; /* the CPU's world, and its albedo as st_engine_set_level takes it */
+    for (uint32_t t = 0; t < 16; t++) {
+        st_level_type_albedo(level, t, e->albedo[t]);
+        e->albedo[t][3] = 1.0f;
+    }
+    return ST_OK;
+}
+
+st_result st_engine_paged_write_back(st_engine *e, uint32_t *written, st_error *err) {
+    if (written) *written = 0;
+    st_paged_terrain *p = e->paged;
+    if (!p) return st_error_set(err, ST_ERR_INVALID, "the engine's terrain is not paged");
+    size_t count = 0, pages = (size_t)p->nx * p->ny;
+    for (size_t i = 0; i < pages; i++) count += (p->edited[i] & PAGE_UNSAVED) != 0;
+    if (!count) return ST_OK;
+    st_tile **tiles = calloc(count, sizeof *tiles);
+    st_result r = tiles ? ST_OK : st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < pages && !r; i++) {
+        if (!(p->edited[i] & PAGE_UNSAVED)) continue;
+        r = st_tile_create(ST_TILE_LAYERS, ST_TILE_PAIRS, 1u << p->shift, &tiles[k], err);
+        if (r) break;
+        const st_tile *t = pack_page(p, (uint32_t)(i % p->nx), (uint32_t)(i / p->nx));
+        memcpy(tiles[k]->data, t->data, t->data_bytes);
+        tiles[k]->key = t->key;
+        k++;
+    }
+    /* no load may read these tiles while their files change: wait for the running ones by asking for none */
+    if (!r) r = st_store_write_tiles(p->store, (const st_tile *const *)tiles, k, NULL, err);
+    if (!r) {
+        for (size_t i = 0; i < pages; i++) p->edited[i] &= (uint8_t)~PAGE_UNSAVED;
+        if (written) *written = (uint32_t)k;
+    }
+    for (size_t i = 0; tiles && i < k; i++) st_tile_destroy(tiles[i]);
+    free(tiles);
+    return r;
+}
+
+st_result st_engine_paged_stats(const st_engine *e, st_paged_stats *out, st_error *err) {
+    memset(out, 0, sizeof *out);
+    const st_paged_terrain *p = e->paged;
+    if (!p) return st_error_set(err, ST_ERR_INVALID, "the engine's terrain is not paged");
+    out->residency = st_residency_get_stats(p->residency);
+    out->pool = st_tile_pool_get_stats(p->pool);
+    out->pool_pages = p->slots;
+    for (uint32_t i = 0; i < p->slots; i++) out->mapped += p->slot_key[i] != UINT64_MAX;
+    out->wanted = p->wanted;
+    out->missing = p->missing;
+    out->gpu_bytes = (uint64_t)p->slots * st_tile_pool_tile_bytes(p->pool) + p->table.size;
+    return ST_OK;
+}
+
+st_result st_engine_paged_settle(st_engine *e, const st_camera *camera, uint32_t max_frames, uint32_t *frames,
+                                 st_error *err) {
+    if (frames) *frames = 0;
+    st_paged_terrain *p = e->paged;
+    if (!p) return st_error_set(err, ST_ERR_INVALID, "the engine's terrain is not paged");
+    for (uint32_t i = 0; i < max_frames; i++) {
+        st_paged_terrain_begin_frame(p, camera);
+        st_result r = st_paged_terrain_end_frame(p, err);
+        if (!r) r = st_paged_terrain_deliver(e, err);
+        if (r) return r;
+        if (frames) *frames = i + 1;
+        if (!p->missing) return ST_OK; /* counted before this update: every wanted page was already mapped */
+        struct timespec nap = {0, 1000000}; /* loads run on the job system: give them the millisecond */
+        nanosleep(&nap, NULL);
+    }
+    return ST_OK;
+}
+
+bool st_engine_paged_page(st_engine *e, uint32_t px, uint32_t py, uint32_t *slot, void *out, size_t bytes) {
+    st_paged_terrain *p = e->paged;
+    if (!p || px >= p->nx || py >= p->ny) return false;
+    uint32_t s = *entry(p, px, py) & 0xFFFFFFu;
+    if (!s) return false;
+    if (slot) *slot = s - 1;
+    st_error err = {0};
+    return !out || st_tile_pool_read_slot(p->pool, s - 1, out, bytes, &err) == ST_OK;
+}

@@ -1,0 +1,278 @@
+/* GPU tests of paged terrain: after random camera jumps over a pool too small for the world (so pages are
+ * evicted and slots reused), the page table maps every page it names to a slot holding exactly that page's
+ * texels and maps every page within reach of the eye; and a paged render equals the render of the same level
+ * held as one texture, colour and depth bit for bit, once the pages in reach are resident — for ray-compute,
+ * voxel-compute (its pyramid rebuilt where pages arrive after it was made) and scatter; edits reach resident
+ * pages in the next frame, survive eviction, undo across it, and are written back into the store. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/render_internal.h"
+#include "strata/gen.h"
+#include "strata/paged.h"
+#include "strata/tiles.h"
+#include "support.h"
+
+#define SIDE 1024u
+#define PAGE 64u
+#define PAGES (SIDE / PAGE)
+#define POOL 48u
+#define FAR 100.0f
+
+static st_level *world_level(void) {
+    st_gen_desc gd = {.seed = 11, .width = SIDE, .height = SIDE, .dual_percent = 15.0f};
+    st_level *l = NULL;
+    assert_st_ok(st_gen_world(&gd, &l, err));
+    return l;
+}
+
+static char store_dir[1100]; /* the folder of the last world_store */
+static st_store *world_store(const st_level *l, const char *tag) {
+    const char *dir = test_temp_dir(tag);
+    snprintf(store_dir, sizeof store_dir, "%s", dir);
+    st_store_build_desc d = {.tile_size = PAGE};
+    st_store_build_stats st;
+    assert_st_ok(st_store_build_level(l, dir, &d, &st, err));
+    st_store *s = NULL;
+    assert_st_ok(st_store_open(dir, &s, err));
+    return s;
+}
+
+static st_camera camera_at(float x, float y, float yaw) {
+    st_camera c = {0};
+    c.position[0] = x;
+    c.position[1] = y;
+    c.position[2] = 160.0f;
+    c.yaw_deg = yaw;
+    c.pitch_deg = -25.0f;
+    c.fovy_deg = 60.0f;
+    c.near_dist = 0.5f;
+    c.far_dist = FAR;
+    return c;
+}
+
+/* Whether page (px, py) lies within reach of the eye: its square within far + one page (the default margin) of
+ * (x, y), the world wrapping both ways. Written apart from the engine's request walk. */
+static bool in_reach(uint32_t px, uint32_t py, float x, float y) {
+    for (int wy = -1; wy <= 1; wy++)
+        for (int wx = -1; wx <= 1; wx++) {
+            float x0 = (float)px * PAGE + (float)wx * SIDE, y0 = (float)py * PAGE + (float)wy * SIDE;
+            float dx = fmaxf(0.0f, fmaxf(x0 - x, x - (x0 + PAGE)));
+            float dy = fmaxf(0.0f, fmaxf(y0 - y, y - (y0 + PAGE)));
+            if (sqrtf(dx * dx + dy * dy) <= FAR + PAGE - 1.0f) return true; /* a texel inside the exact bound */
+        }
+    return false;
+}
+
+static void test_page_table_after_jumps(void **state) {
+    (void)state;
+    st_level *level = world_level();
+    st_store *store = world_store(level, "paged-table");
+    st_engine *e = NULL;
+    st_engine_desc ed = {.validate = true};
+    assert_st_ok(st_engine_create(&ed, &e, err));
+    st_paged_desc pd = {.pool_pages = POOL};
+    assert_st_ok(st_engine_set_paged_level(e, level, store, &pd, err));
+    size_t bytes = (size_t)(PAGE / 2) * PAGE * 4;
+    uint8_t *got = malloc(bytes), *want = malloc(bytes);
+    srand(7);
+    for (int jump = 0; jump < 12; jump++) {
+        float x = (float)(rand() % SIDE), y = (float)(rand() % SIDE);
+        st_camera cam = camera_at(x, y, (float)(rand() % 360));
+        uint32_t frames = 0;
+        assert_st_ok(st_engine_paged_settle(e, &cam, 5000, &frames, err));
+        st_paged_stats ps;
+        assert_st_ok(st_engine_paged_stats(e, &ps, err));
+        assert_int_equal(ps.missing, 0);
+        assert_true(ps.wanted <= POOL);
+        bool used[POOL] = {false};
+        uint32_t mapped = 0;
+        for (uint32_t py = 0; py < PAGES; py++)
+            for (uint32_t px = 0; px < PAGES; px++) {
+                uint32_t slot;
+                if (!st_engine_paged_page(e, px, py, &slot, got, bytes)) {
+                    if (in_reach(px, py, x, y)) fail_msg("jump %d: page (%u, %u) in reach is not mapped", jump, px, py);
+                    continue;
+                }
+                mapped++;
+                assert_true(slot < POOL);
+                if (used[slot]) fail_msg("jump %d: slot %u mapped twice", jump, slot);
+                used[slot] = true;
+                st_rect rect = {(int32_t)(px * PAGE), (int32_t)(py * PAGE), (int32_t)((px + 1) * PAGE),
+                                (int32_t)((py + 1) * PAGE)};
+                assert_int_equal(st_level_pack_pairs(level, rect, want), bytes);
+                if (memcmp(got, want, bytes)) fail_msg("jump %d: slot %u does not hold page (%u, %u)", jump, slot, px, py);
+            }
+        assert_int_equal(mapped, ps.mapped);
+    }
+    st_paged_stats ps;
+    assert_st_ok(st_engine_paged_stats(e, &ps, err));
+    assert_true(ps.residency.evictions > 0); /* the pool was too small for every jump: slots were reused */
+
+    free(got);
+    free(want);
+    test_engine_finish(e, NULL);
+    st_store_close(store);
+    st_level_destroy(level);
+}
+
+/* Whether the GPU's copy of page (px, py) holds the level's texels there now. */
+static bool page_is_level(st_engine *e, const st_level *level, uint32_t px, uint32_t py) {
+    size_t bytes = (size_t)(PAGE / 2) * PAGE * 4;
+    uint8_t *got = malloc(bytes), *want = malloc(bytes);
+    uint32_t slot;
+    bool mapped = st_engine_paged_page(e, px, py, &slot, got, bytes);
+    st_rect rect = {(int32_t)(px * PAGE), (int32_t)(py * PAGE), (int32_t)((px + 1) * PAGE), (int32_t)((py + 1) * PAGE)};
+    st_level_pack_pairs(level, rect, want);
+    bool same = mapped && !memcmp(got, want, bytes);
+    free(got);
+    free(want);
+    return same;
+}
+
+/* A dig on a resident page reaches its slot in the next frame; the page, evicted by a jump across the world and
+ * brought back, comes back dug; undone while evicted, it comes back undone; written back, the store holds it. */
+static void test_edits_across_eviction(void **state) {
+    (void)state;
+    st_level *level = world_level();
+    st_store *store = world_store(level, "paged-edits");
+    st_engine *e = NULL;
+    st_engine_desc ed = {.validate = true};
+    assert_st_ok(st_engine_create(&ed, &e, err));
+    st_paged_desc pd = {.pool_pages = POOL};
+    assert_st_ok(st_engine_set_paged_level(e, level, store, &pd, err));
+    st_renderer *r = test_renderer(e, "voxel-compute", 32, 20, NULL);
+    st_camera here = camera_at(300, 300, 0), away = camera_at(800, 800, 0);
+    assert_st_ok(st_engine_paged_settle(e, &here, 5000, NULL, err));
+    uint32_t px = 300 / PAGE, py = 300 / PAGE;
+    st_rect before_rect = {280, 280, 321, 321};
+    uint8_t saved_h[41 * 41], saved_m[41 * 41];
+    st_level_read_rect(level, before_rect, saved_h, saved_m);
+    st_level *original = NULL;
+    assert_st_ok(st_level_clone(level, &original, err));
+    st_rect dirty;
+    assert_st_ok(st_level_dig(level, 300, 300, 20, 60, &dirty, err));
+    assert_st_ok(st_engine_update_level(e, dirty, err));
+    assert_false(page_is_level(e, level, px, py)); /* not before the next frame */
+    free(test_draw_depth(r, here, 32, 20));
+    assert_true(page_is_level(e, level, px, py)); /* the frame after the dig */
+    /* away: the page loses its slot; back: it comes back dug */
+    assert_st_ok(st_engine_paged_settle(e, &away, 5000, NULL, err));
+    uint32_t slot;
+    assert_false(st_engine_paged_page(e, px, py, &slot, NULL, 0));
+    assert_st_ok(st_engine_paged_settle(e, &here, 5000, NULL, err));
+    assert_true(page_is_level(e, level, px, py));
+    /* undo while away */
+    assert_st_ok(st_engine_paged_settle(e, &away, 5000, NULL, err));
+    st_level_write_rect(level, before_rect, saved_h, saved_m);
+    assert_st_ok(st_engine_update_level(e, before_rect, err));
+    assert_st_ok(st_engine_paged_settle(e, &here, 5000, NULL, err));
+    assert_true(page_is_level(e, level, px, py));
+    assert_memory_equal(st_level_height_row(level, 300), st_level_height_row(original, 300), SIDE);
+    /* dig again and write back: the store holds the dug page, the rest as built */
+    assert_st_ok(st_level_dig(level, 300, 300, 20, 60, &dirty, err));
+    assert_st_ok(st_engine_update_level(e, dirty, err));
+    uint32_t written = 0;
+    assert_st_ok(st_engine_paged_write_back(e, &written, err));
+    assert_int_equal(written, 4); /* the pages the edits met: x and y in [280, 321) cross pages 4 and 5 */
+    assert_st_ok(st_engine_paged_write_back(e, &written, err));
+    assert_int_equal(written, 0); /* nothing left unsaved */
+    st_renderer_destroy(r);
+    test_engine_finish(e, NULL);
+    st_store_close(store);
+    assert_st_ok(st_store_open(store_dir, &store, err));
+    st_level *back = NULL;
+    assert_st_ok(st_store_read_level(store, &back, err));
+    for (uint32_t y = 0; y < SIDE; y++) {
+        assert_memory_equal(st_level_height_row(back, y), st_level_height_row(level, y), SIDE);
+        assert_memory_equal(st_level_meta_row(back, y), st_level_meta_row(level, y), SIDE);
+    }
+    st_level_destroy(back);
+    st_store_close(store);
+    st_level_destroy(original);
+    st_level_destroy(level);
+}
+
+typedef struct frame {
+    uint8_t *rgba;
+    float *depth;
+} frame;
+
+static frame draw(st_renderer *r, st_camera cam, uint32_t w, uint32_t h) {
+    frame f = {malloc((size_t)w * h * 4), malloc((size_t)w * h * sizeof(float))};
+    assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
+    assert_st_ok(st_renderer_readback(r, f.rgba, f.depth, err));
+    return f;
+}
+
+static void test_paged_render_equals_texture(void **state) {
+    (void)state;
+    const char *methods[] = {"ray-compute", "voxel-compute", "scatter"};
+    enum { VIEWS = 3, W = 64, H = 40 };
+    st_camera cams[VIEWS] = {camera_at(100, 120, 30), camera_at(700, 500, 200), camera_at(1000, 20, 300)};
+    st_level *level = world_level();
+    frame want[3][VIEWS];
+    st_engine *e = test_engine(level);
+    for (int m = 0; m < 3; m++) {
+        st_renderer *r = test_renderer(e, methods[m], W, H, NULL);
+        for (int v = 0; v < VIEWS; v++) want[m][v] = draw(r, cams[v], W, H);
+        st_renderer_destroy(r);
+    }
+    test_engine_finish(e, NULL);
+
+    st_store *store = world_store(level, "paged-render");
+    st_engine_desc ed = {.validate = true};
+    assert_st_ok(st_engine_create(&ed, &e, err));
+    st_paged_desc pd = {.pool_pages = POOL};
+    assert_st_ok(st_engine_set_paged_level(e, level, store, &pd, err));
+    for (int m = 0; m < 3; m++) {
+        /* the renderer is made before any page is resident: what it derives from the terrain follows the pages */
+        st_renderer *r = test_renderer(e, methods[m], W, H, NULL);
+        for (int v = 0; v < VIEWS; v++) {
+            assert_st_ok(st_engine_paged_settle(e, &cams[v], 5000, NULL, err));
+            frame got = draw(r, cams[v], W, H);
+            if (memcmp(got.rgba, want[m][v].rgba, (size_t)W * H * 4))
+                fail_msg("%s, view %d: the paged colour differs from the texture's", methods[m], v);
+            if (memcmp(got.depth, want[m][v].depth, (size_t)W * H * sizeof(float)))
+                fail_msg("%s, view %d: the paged depth differs from the texture's", methods[m], v);
+            free(got.rgba);
+            free(got.depth);
+            free(want[m][v].rgba);
+            free(want[m][v].depth);
+        }
+        st_renderer_destroy(r);
+    }
+    test_engine_finish(e, NULL);
+    st_store_close(store);
+    st_level_destroy(level);
+}
+
+static void test_paged_bad_input(void **state) {
+    (void)state;
+    st_level *level = world_level();
+    st_engine *e = NULL;
+    st_engine_desc ed = {.validate = true};
+    assert_st_ok(st_engine_create(&ed, &e, err));
+    st_error e2 = {0};
+    st_store *other = NULL;
+    assert_st_ok(st_store_open("gen:multi:3:512x512", &other, err)); /* another size */
+    assert_int_equal(st_engine_set_paged_level(e, level, other, NULL, &e2), ST_ERR_INVALID);
+    st_store_close(other);
+    assert_st_ok(st_store_open("gen:1:257x257", &other, err)); /* a DEM */
+    assert_int_equal(st_engine_set_paged_level(e, level, other, NULL, &e2), ST_ERR_INVALID);
+    st_store_close(other);
+    st_paged_stats ps;
+    assert_int_equal(st_engine_paged_stats(e, &ps, &e2), ST_ERR_INVALID);
+    test_engine_finish(e, level);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_page_table_after_jumps),
+        cmocka_unit_test(test_paged_render_equals_texture),
+        cmocka_unit_test(test_edits_across_eviction),
+        cmocka_unit_test(test_paged_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
