@@ -272,6 +272,7 @@ int cmd_tune(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_mesh(int argc, char **argv);
+int cmd_tin(int argc, char **argv);
 int cmd_tile(int argc, char **argv);
 int cmd_fly(int argc, char **argv);
 /* True for a tile store the commands draw as one: a folder holding the store.json of a DEM store, an http(s):// URL,

@@ -27,6 +27,7 @@ static const cli_command commands[] = {
     {"convert", "convert worlds, PNG sets and elevation models (PNG, SRTM .hgt, raw int16)", cmd_convert},
     {"view", "the interactive viewer: a window with any method live, a HUD, cameras, edits, screenshots", cmd_view},
     {"mesh", "fit the chunked three-LOD triangle mesh of a world; stats, optional .obj/.ply export", cmd_mesh},
+    {"tin", "fit a single-layer DEM as one TIN in parallel tiles; the exact bound check and the time", cmd_tin},
     {"tile", "build a tile store (terrain bigger than memory) from DEMs, the procedural DEM or a world", cmd_tile},
     {"fly", "a scripted flight over a tile store: every frame's times, triangles, tiles, uploads and holes", cmd_fly},
 };

@@ -112,6 +112,58 @@ st_result st_tin_fit(st_tin *tin, const st_tin_desc *desc, st_error *err);
 /* Checks adjacency, orientation and the empty-circumcircle property over every interior edge, exactly. */
 bool st_tin_check_delaunay(const st_tin *tin, st_error *err);
 
+/* ---- the TIN of a single-layer DEM ----------------------------------------------------------------------
+ * A DEM of up to ST_DEM_TIN_MAX_SIDE samples a side fitted in tiles that share their sides, one st_tin fit each
+ * on the job system, stitched into one triangulation: two tiles sharing a side simplify it from the same
+ * samples by the same rule (its own samples; with sides_beside also the rows on both of its sides), so they keep
+ * the same vertices on it and the stitched TIN has no crack and no T-junction. Every sample ends within the tolerance of the triangle it lies in (error ≤ tolerance: a
+ * sample exactly at it stays uninserted). The result does not depend on the thread count: tiles are fitted
+ * alone and stitched in row-major order. */
+#define ST_DEM_TIN_MAX_SIDE 16385u
+
+typedef struct st_dem_tin_desc {
+    uint32_t width, height;   /* samples, 2..ST_DEM_TIN_MAX_SIDE each; sample (x, y) at index y*width + x */
+    const uint16_t *samples;  /* required */
+    double tolerance;         /* height units, > 0: every sample's error ≤ tolerance */
+    /* A tile's size in sample steps (tiles share their sides). Both 0 = the default, 64 × 64; one 0 = square tiles
+     * of the other; a size past the grid's is the grid's (both: one tile, the single fit). */
+    uint32_t tile_x, tile_y;
+    /* Also bound the surface between each side and the rows beside it, as the chunked mesh does (more vertices
+     * on the sides; st_tin_desc.sides_alone off); by default the sides are simplified alone, as the bound is at
+     * the samples. */
+    bool sides_beside;
+} st_dem_tin_desc;
+
+typedef struct st_dem_tin {
+    uint32_t width, height;
+    uint32_t tile_x, tile_y, tiles; /* the tile size used and the number of tiles */
+    uint32_t vertex_count, triangle_count;
+    st_tin_vertex *vertices;        /* tile by tile in row-major order, each tile's in insertion order */
+    uint32_t *triangles;            /* three vertex indices each, counter-clockwise (y up) */
+    double max_error;               /* the largest error the tile fits report, height units */
+} st_dem_tin;
+
+/* Fits desc's DEM (see above) into *out. ST_ERR_INVALID for a bad desc, ST_ERR_NOMEM. */
+st_result st_dem_tin_fit(const st_dem_tin_desc *desc, st_dem_tin **out, st_error *err);
+void st_dem_tin_destroy(st_dem_tin *tin);
+
+/* What st_dem_tin_check found. */
+typedef struct st_dem_tin_report {
+    uint64_t samples_checked;  /* every sample of the grid, each tested in every triangle it lies in */
+    uint64_t over_tolerance;   /* samples whose error exceeds the tolerance (0 for a correct fit) */
+    uint64_t at_tolerance;     /* samples whose error equals it exactly (integer tolerances only) */
+    double max_error;          /* the largest error found, height units */
+    uint64_t interior_edges, border_edges;
+} st_dem_tin_report;
+
+/* Checks tin against the samples it was fitted to, exactly: the triangles tile the grid's rectangle (counter-
+ * clockwise, one vertex per sample at most, every edge shared by two triangles or on the rectangle's boundary,
+ * which they cover once: no crack, no T-junction), and every sample's error against the closed triangles it lies
+ * in, |z·A − Σ w·z| against tolerance·A in integers when the tolerance is an integer. The counts go to *out; the
+ * bound itself is out->over_tolerance == 0. ST_ERR_INVALID with a message when the tiling fails. */
+st_result st_dem_tin_check(const st_dem_tin *tin, const uint16_t *samples, double tolerance, st_dem_tin_report *out,
+                           st_error *err);
+
 /* ---- the chunked mesh of a level -----------------------------------------------------------------------
  * 128×128-texel chunks (129² samples; sample (i, j) is texel (cx·128 + i, cy·128 + j), wrapped), three
  * LODs at τ, 2τ, 4τ with the sides always at τ, so neighbours at any two LODs share their side vertices.

@@ -1,0 +1,241 @@
+/* Tests of the DEM TIN fitted in parallel tiles: it holds the bound at every sample like the single fit, its
+ * tiles' shared sides meet without a crack or a T-junction, a sample exactly at the tolerance stays out (≤), the
+ * check finds a broken tiling and a violated bound, and bad descriptions are refused. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strata/image.h"
+#include "strata/mesh.h"
+#include "support.h"
+
+/* A w×h crop at (x0, y0) of the shipped Puget Sound DEM (0.1 m units). */
+static uint16_t *puget_crop(uint32_t x0, uint32_t y0, uint32_t w, uint32_t h) {
+    const char *src = getenv("STRATA_SOURCE");
+    assert_non_null(src);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/data/dem/ps_height_1k.png", src);
+    uint32_t W, H;
+    int ch, bits;
+    void *px = NULL;
+    assert_st_ok(st_png_read(path, &W, &H, &ch, &bits, &px, err));
+    assert_true(ch == 1 && bits == 16 && x0 + w <= W && y0 + h <= H);
+    uint16_t *out = malloc((size_t)w * h * sizeof *out);
+    for (uint32_t j = 0; j < h; j++) memcpy(out + (size_t)j * w, (uint16_t *)px + (size_t)(y0 + j) * W + x0, w * 2);
+    free(px);
+    return out;
+}
+
+static st_dem_tin *fit(const uint16_t *z, uint32_t w, uint32_t h, double tol, uint32_t tile) {
+    st_dem_tin_desc d = {.width = w, .height = h, .samples = z, .tolerance = tol, .tile_x = tile, .tile_y = tile};
+    st_dem_tin *t = NULL;
+    assert_st_ok(st_dem_tin_fit(&d, &t, err));
+    return t;
+}
+
+static st_dem_tin_report check_ok(const st_dem_tin *t, const uint16_t *z, double tol) {
+    st_dem_tin_report rep;
+    st_error e = {0};
+    if (st_dem_tin_check(t, z, tol, &rep, &e)) fail_msg("check: %s", e.message);
+    assert_int_equal(rep.samples_checked, (uint64_t)t->width * t->height);
+    assert_int_equal(rep.over_tolerance, 0);
+    assert_true(rep.max_error <= tol);
+    return rep;
+}
+
+/* Tiles of several sizes (one of them not dividing the grid) hold the bound at every sample, as the single fit
+ * does, with the shared sides conforming; the tile sides cost a few vertices more than the single fit. */
+static void test_tiles_bound_like_the_single_fit(void **state) {
+    (void)state;
+    const uint32_t W = 301, H = 257;
+    uint16_t *z = puget_crop(500, 400, W, H);
+    const double tol = 40; /* 4 m */
+    st_dem_tin *single = fit(z, W, H, tol, ST_DEM_TIN_MAX_SIDE);
+    assert_int_equal(single->tiles, 1);
+    check_ok(single, z, tol);
+    const uint32_t tiles[] = {64, 100, 128};
+    for (int k = 0; k < 3; k++) {
+        st_dem_tin *t = fit(z, W, H, tol, tiles[k]);
+        assert_true(t->tiles > 1);
+        st_dem_tin_report rep = check_ok(t, z, tol);
+        assert_true(rep.border_edges > 0 && rep.interior_edges > 0);
+        /* more vertices than the single fit (the tile sides), but not many more */
+        assert_true(t->vertex_count >= single->vertex_count * 98 / 100);
+        if (t->vertex_count > single->vertex_count * 115 / 100)
+            fail_msg("tile %u: %u vertices against %u in one fit", tiles[k], t->vertex_count, single->vertex_count);
+        /* the same fit again gives the same triangulation */
+        st_dem_tin *again = fit(z, W, H, tol, tiles[k]);
+        assert_int_equal(again->vertex_count, t->vertex_count);
+        assert_int_equal(again->triangle_count, t->triangle_count);
+        assert_memory_equal(again->vertices, t->vertices, t->vertex_count * sizeof *t->vertices);
+        assert_memory_equal(again->triangles, t->triangles, (size_t)t->triangle_count * 3 * sizeof *t->triangles);
+        st_dem_tin_destroy(again);
+        st_dem_tin_destroy(t);
+    }
+    /* the sides also bounded against the rows beside them (the chunked mesh's rule): the bound holds, with more
+     * vertices on the sides than when they are simplified alone */
+    st_dem_tin_desc beside = {.width = W, .height = H, .samples = z, .tolerance = tol, .tile_x = 64, .sides_beside = true};
+    st_dem_tin *b = NULL, *alone = fit(z, W, H, tol, 64);
+    assert_st_ok(st_dem_tin_fit(&beside, &b, err));
+    check_ok(b, z, tol);
+    assert_true(b->vertex_count > alone->vertex_count);
+    st_dem_tin_destroy(b);
+    st_dem_tin_destroy(alone);
+    st_dem_tin_destroy(single);
+    free(z);
+}
+
+/* Every vertex on a tile side is one vertex of the stitched TIN, and both tiles' triangles use it: on each shared
+ * line the triangles on either side have the same vertices there. */
+static void test_shared_sides_match(void **state) {
+    (void)state;
+    const uint32_t W = 129, H = 129, T = 32;
+    uint16_t *z = puget_crop(300, 600, W, H);
+    st_dem_tin *t = fit(z, W, H, 20, T);
+    check_ok(t, z, 20);
+    /* per shared column x = kT: the vertices used by triangles left of it and right of it */
+    for (uint32_t x = T; x < W - 1; x += T) {
+        uint8_t *left = calloc(H, 1), *right = calloc(H, 1);
+        for (uint32_t i = 0; i < t->triangle_count; i++) {
+            const uint32_t *v = &t->triangles[3 * (size_t)i];
+            uint32_t xmin = W, xmax = 0;
+            for (int k = 0; k < 3; k++) {
+                uint32_t vx = t->vertices[v[k]].x;
+                xmin = vx < xmin ? vx : xmin, xmax = vx > xmax ? vx : xmax;
+            }
+            for (int k = 0; k < 3; k++)
+                if (t->vertices[v[k]].x == x) {
+                    if (xmax == x && xmin < x) left[t->vertices[v[k]].y] = 1;
+                    if (xmin == x && xmax > x) right[t->vertices[v[k]].y] = 1;
+                }
+        }
+        uint32_t count = 0;
+        for (uint32_t y = 0; y < H; y++) {
+            if (left[y] != right[y]) fail_msg("column %u, row %u: a vertex on one side only", x, y);
+            count += left[y];
+        }
+        assert_true(count >= 2);
+        free(left);
+        free(right);
+    }
+    st_dem_tin_destroy(t);
+    free(z);
+}
+
+/* On integer data the bound is ≤: a lone bump exactly at the tolerance stays out, one unit more goes in. */
+static void test_tie_at_the_tolerance_stays_out(void **state) {
+    (void)state;
+    const uint32_t W = 9, H = 9;
+    uint16_t z[81] = {0};
+    z[4 * W + 4] = 40;
+    st_dem_tin *t = fit(z, W, H, 40, ST_DEM_TIN_MAX_SIDE); /* one tile: no side between */
+    st_dem_tin_report rep = check_ok(t, z, 40);
+    assert_int_equal(t->vertex_count, 4);
+    assert_int_equal(rep.at_tolerance, 1);
+    assert_true(rep.max_error == 40);
+    st_dem_tin_destroy(t);
+    z[4 * W + 4] = 41;
+    t = fit(z, W, H, 40, ST_DEM_TIN_MAX_SIDE);
+    rep = check_ok(t, z, 40);
+    assert_int_equal(t->vertex_count, 5);
+    assert_int_equal(rep.at_tolerance, 0);
+    st_dem_tin_destroy(t);
+    /* the same across a tile side: the bump on the shared column x = 4 */
+    t = fit(z, W, H, 40, 4);
+    check_ok(t, z, 40);
+    st_dem_tin_destroy(t);
+}
+
+/* The check is not blind: a sample moved past the bound, a triangle taken away, and a T-junction (a triangle
+ * split by a vertex on its edge, its neighbour left whole) are each found. */
+static void test_check_finds_faults(void **state) {
+    (void)state;
+    const uint32_t W = 65, H = 65;
+    uint16_t *z = puget_crop(100, 100, W, H);
+    st_dem_tin *t = fit(z, W, H, 30, 32);
+    check_ok(t, z, 30);
+    st_dem_tin_report rep;
+    st_error e = {0};
+    /* a sample that is no vertex, raised past the bound */
+    uint8_t *is_vertex = calloc((size_t)W * H, 1);
+    for (uint32_t v = 0; v < t->vertex_count; v++) is_vertex[t->vertices[v].y * W + t->vertices[v].x] = 1;
+    size_t s = 0;
+    while (is_vertex[s]) s++;
+    uint16_t keep = z[s];
+    z[s] = (uint16_t)(keep + 200);
+    assert_int_equal(st_dem_tin_check(t, z, 30, &rep, &e), ST_OK);
+    assert_true(rep.over_tolerance >= 1);
+    z[s] = keep;
+    free(is_vertex);
+    /* one triangle fewer: a hole */
+    t->triangle_count--;
+    assert_int_equal(st_dem_tin_check(t, z, 30, &rep, &e), ST_ERR_INVALID);
+    t->triangle_count++;
+    /* a T-junction: split triangle 0 at the midpoint of its longest edge, where its neighbour stays whole;
+     * find one whose edge midpoint is a sample and lies inside the grid */
+    bool made = false;
+    for (uint32_t i = 0; i < t->triangle_count && !made; i++) {
+        uint32_t *v = &t->triangles[3 * (size_t)i];
+        for (int k = 0; k < 3 && !made; k++) {
+            st_tin_vertex a = t->vertices[v[k]], b = t->vertices[v[(k + 1) % 3]];
+            if ((a.x + b.x) % 2 || (a.y + b.y) % 2) continue;
+            st_tin_vertex m = {(uint16_t)((a.x + b.x) / 2), (uint16_t)((a.y + b.y) / 2)};
+            bool on_border = (a.x == b.x && (a.x == 0 || a.x == W - 1)) || (a.y == b.y && (a.y == 0 || a.y == H - 1));
+            if (on_border || (m.x == a.x && m.y == a.y)) continue;
+            bool taken = false;
+            for (uint32_t u = 0; u < t->vertex_count; u++) taken |= t->vertices[u].x == m.x && t->vertices[u].y == m.y;
+            if (taken) continue;
+            t->vertices = realloc(t->vertices, (t->vertex_count + 1) * sizeof *t->vertices);
+            t->triangles = realloc(t->triangles, ((size_t)t->triangle_count + 1) * 3 * sizeof *t->triangles);
+            v = &t->triangles[3 * (size_t)i];
+            uint32_t mv = t->vertex_count++, c = v[(k + 2) % 3], va = v[k], vb = v[(k + 1) % 3];
+            t->vertices[mv] = m;
+            v[0] = va, v[1] = mv, v[2] = c;
+            uint32_t *n = &t->triangles[3 * (size_t)t->triangle_count++];
+            n[0] = mv, n[1] = vb, n[2] = c;
+            made = true;
+        }
+    }
+    assert_true(made);
+    assert_int_equal(st_dem_tin_check(t, z, 30, &rep, &e), ST_ERR_INVALID);
+    assert_non_null(strstr(e.message, "T-junction"));
+    st_dem_tin_destroy(t);
+    free(z);
+}
+
+static void test_bad_descriptions(void **state) {
+    (void)state;
+    uint16_t z[16] = {0};
+    st_dem_tin *t = NULL;
+    st_error e = {0};
+    st_dem_tin_desc bad[] = {
+        {.width = 4, .height = 4, .samples = NULL, .tolerance = 1},
+        {.width = 1, .height = 4, .samples = z, .tolerance = 1},
+        {.width = 4, .height = 4, .samples = z, .tolerance = 0},
+        {.width = 4, .height = 4, .samples = z, .tolerance = -1},
+        {.width = 4, .height = 4, .samples = z, .tolerance = INFINITY},
+        {.width = ST_DEM_TIN_MAX_SIDE + 1, .height = 4, .samples = z, .tolerance = 1},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(st_dem_tin_fit(&bad[i], &t, &e), ST_ERR_INVALID);
+        assert_null(t);
+    }
+    /* a single tile longer than one fit takes */
+    uint16_t *big = calloc((size_t)5000 * 2, sizeof *big);
+    st_dem_tin_desc huge = {.width = 5000, .height = 2, .samples = big, .tolerance = 1, .tile_x = ST_DEM_TIN_MAX_SIDE};
+    assert_int_equal(st_dem_tin_fit(&huge, &t, &e), ST_ERR_INVALID);
+    huge.tile_x = 0; /* by default in tiles, which fit */
+    assert_st_ok(st_dem_tin_fit(&huge, &t, err));
+    assert_int_equal(t->tiles, (5000 - 1 + 63) / 64);
+    check_ok(t, big, 1);
+    st_dem_tin_destroy(t);
+    free(big);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tiles_bound_like_the_single_fit), cmocka_unit_test(test_shared_sides_match),
+        cmocka_unit_test(test_tie_at_the_tolerance_stays_out), cmocka_unit_test(test_check_finds_faults),
+        cmocka_unit_test(test_bad_descriptions)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
