@@ -233,6 +233,12 @@ void st_renderer_pass_begin(st_renderer *r, VkCommandBuffer cmd, const char *nam
 void st_renderer_pass_next(st_renderer *r, VkCommandBuffer cmd, const char *name);
 void st_renderer_pass_end(st_renderer *r, VkCommandBuffer cmd);
 
+/* A test probe of a method's shader code on the GPU: runs `shader` once over `invocations` (64-wide groups)
+ * with sets {globals, method_set, a set of two storage buffers: the input (input_bytes copied from input) and
+ * the output (output_bytes)} and copies the output to out. Blocks until done; for tests, never in a frame. */
+st_result st_renderer_probe(st_renderer *r, VkDescriptorSetLayout method_layout, VkDescriptorSet method_set,
+                            const char *shader, const void *input, size_t input_bytes, void *out, size_t output_bytes,
+                            uint32_t invocations, st_error *err);
 /* Helpers for methods. */
 /* Begins dynamic rendering into the raster targets, cleared to the fog colour and far depth (0). */
 void st_renderer_begin_raster(st_renderer *r, VkCommandBuffer cmd);

@@ -462,3 +462,55 @@ bool st_shading_parse(const char *name, st_shading *out) {
     else return false;
     return true;
 }
+
+st_result st_renderer_probe(st_renderer *r, VkDescriptorSetLayout method_layout, VkDescriptorSet method_set,
+                            const char *shader, const void *input, size_t input_bytes, void *out, size_t output_bytes,
+                            uint32_t invocations, st_error *err) {
+    st_gpu *gpu = r->engine->gpu;
+    VkDevice dev = gpu->device;
+    st_gpu_buffer in = {0}, res_buf = {0};
+    VkDescriptorSetLayout layout = VK_NULL_HANDLE;
+    VkPipelineLayout playout = VK_NULL_HANDLE;
+    VkPipeline pipe = VK_NULL_HANDLE;
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    st_result res = st_gpu_buffer_create(gpu, input_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &in, err);
+    if (!res) res = st_gpu_buffer_create(gpu, output_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &res_buf, err);
+    if (!res) memcpy(in.mapped, input, input_bytes);
+    st_gpu_binding b[2] = {
+        {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_COMPUTE_BIT, .buffer = in.buffer},
+        {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_COMPUTE_BIT, .buffer = res_buf.buffer}};
+    if (!res) res = st_gpu_set_layout(gpu, b, 2, &layout, err);
+    if (!res) {
+        VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2};
+        VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 1,
+                                         .poolSizeCount = 1, .pPoolSizes = &ps};
+        res = st_gpu_check(vkCreateDescriptorPool(dev, &pi, NULL, &pool), "probe pool", err);
+    }
+    if (!res) res = st_gpu_set_alloc(gpu, pool, layout, &set, err);
+    if (!res) {
+        st_gpu_set_write(gpu, set, b, 2);
+        VkDescriptorSetLayout sets[2] = {method_layout, layout};
+        res = st_renderer_pipeline_layout(r, sets, 2, 0, &playout, err);
+    }
+    if (!res) res = st_gpu_compute_pipeline(gpu, shader, playout, &pipe, err);
+    VkCommandBuffer cmd;
+    if (!res) res = st_gpu_once_begin(gpu, &cmd, err);
+    if (!res) {
+        VkDescriptorSet sets[3] = {r->globals_set, method_set, set};
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, playout, 0, 3, sets, 0, NULL);
+        vkCmdDispatch(cmd, (invocations + 63) / 64, 1, 1);
+        st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                                  VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+        res = st_gpu_once_submit(gpu, cmd, err);
+    }
+    if (!res) memcpy(out, res_buf.mapped, output_bytes);
+    if (pipe) vkDestroyPipeline(dev, pipe, NULL);
+    if (playout) vkDestroyPipelineLayout(dev, playout, NULL);
+    if (pool) vkDestroyDescriptorPool(dev, pool, NULL);
+    if (layout) vkDestroyDescriptorSetLayout(dev, layout, NULL);
+    st_gpu_buffer_destroy(gpu, &in);
+    st_gpu_buffer_destroy(gpu, &res_buf);
+    return res;
+}

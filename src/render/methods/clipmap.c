@@ -903,59 +903,17 @@ st_result st_clipmap_probe(st_renderer *r, const int32_t *points, uint32_t count
         return st_error_set(err, ST_ERR_INVALID, "probe: not a clipmap renderer");
     clipmap_state *s = r->state;
     if (!r->drawn || !s->ready) return st_error_set(err, ST_ERR_INVALID, "probe: no frame drawn yet");
-    st_gpu *gpu = r->engine->gpu;
-    VkDevice dev = gpu->device;
-    st_gpu_buffer in = {0}, res_buf = {0};
-    VkDescriptorSetLayout layout = VK_NULL_HANDLE;
-    VkPipelineLayout playout = VK_NULL_HANDLE;
-    VkPipeline pipe = VK_NULL_HANDLE;
-    VkDescriptorPool pool = VK_NULL_HANDLE;
-    VkDescriptorSet set = VK_NULL_HANDLE;
-    st_result res = st_gpu_buffer_create(gpu, 16 + (VkDeviceSize)count * 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &in, err);
-    if (!res) res = st_gpu_buffer_create(gpu, (VkDeviceSize)count * 32, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &res_buf, err);
-    if (!res) {
-        uint32_t *h = in.mapped;
-        h[0] = count, h[1] = h[2] = h[3] = 0;
-        for (uint32_t i = 0; i < count; i++) {
-            int32_t *q = (int32_t *)(h + 4 + 4 * i);
-            q[0] = points[3 * i], q[1] = points[3 * i + 1], q[2] = points[3 * i + 2], q[3] = 0;
-        }
+    size_t in_bytes = 16 + (size_t)count * 16;
+    uint32_t *in = malloc(in_bytes);
+    if (!in) return st_error_set(err, ST_ERR_NOMEM, "probe: out of memory");
+    in[0] = count, in[1] = in[2] = in[3] = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        int32_t *q = (int32_t *)(in + 4 + 4 * i);
+        q[0] = points[3 * i], q[1] = points[3 * i + 1], q[2] = points[3 * i + 2], q[3] = 0;
     }
-    st_gpu_binding b[2] = {
-        {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_COMPUTE_BIT, .buffer = in.buffer},
-        {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_COMPUTE_BIT, .buffer = res_buf.buffer}};
-    if (!res) res = st_gpu_set_layout(gpu, b, 2, &layout, err);
-    if (!res) {
-        VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2};
-        VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 1,
-                                         .poolSizeCount = 1, .pPoolSizes = &ps};
-        res = st_gpu_check(vkCreateDescriptorPool(dev, &pi, NULL, &pool), "probe pool", err);
-    }
-    if (!res) res = st_gpu_set_alloc(gpu, pool, layout, &set, err);
-    if (!res) {
-        st_gpu_set_write(gpu, set, b, 2);
-        VkDescriptorSetLayout sets[2] = {s->set_layout, layout};
-        res = st_renderer_pipeline_layout(r, sets, 2, 0, &playout, err);
-    }
-    if (!res) res = st_gpu_compute_pipeline(gpu, "clipmap_probe.comp", playout, &pipe, err);
-    VkCommandBuffer cmd;
-    if (!res) res = st_gpu_once_begin(gpu, &cmd, err);
-    if (!res) {
-        VkDescriptorSet sets[3] = {r->globals_set, s->set, set};
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
-        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, playout, 0, 3, sets, 0, NULL);
-        vkCmdDispatch(cmd, (count + 63) / 64, 1, 1);
-        st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                                  VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-        res = st_gpu_once_submit(gpu, cmd, err);
-    }
-    if (!res) memcpy(out, res_buf.mapped, (size_t)count * 32);
-    if (pipe) vkDestroyPipeline(dev, pipe, NULL);
-    if (playout) vkDestroyPipelineLayout(dev, playout, NULL);
-    if (pool) vkDestroyDescriptorPool(dev, pool, NULL);
-    if (layout) vkDestroyDescriptorSetLayout(dev, layout, NULL);
-    st_gpu_buffer_destroy(gpu, &in);
-    st_gpu_buffer_destroy(gpu, &res_buf);
+    st_result res = st_renderer_probe(r, s->set_layout, s->set, "clipmap_probe.comp", in, in_bytes, out,
+                                      (size_t)count * 32, count, err);
+    free(in);
     return res;
 }
 
