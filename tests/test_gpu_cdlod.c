@@ -8,67 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analytic_store.h"
-#include "strata/image.h"
-#include "strata/lod.h"
-#include "strata/reference.h"
 #include "render/methods/methods.h"
+#include "store_frames.h"
+#include "strata/lod.h"
 
 #define W 96
 #define H 64
 
 static const char *const METHODS[2] = {"cdlod", "cdlod-compute"};
-
-typedef struct frame {
-    float *dist; /* along each pixel's ray, NAN = nothing drawn */
-    uint8_t *rgba;
-    st_lod_frame_stats lod;
-} frame;
-
-static void frame_free(frame *f) {
-    free(f->dist);
-    free(f->rgba);
-}
-
-/* Settles the renderer on cam (every wanted tile drawn at its own level) and reads the frame back. */
-static frame render(st_engine *e, st_renderer *r, st_camera cam, uint32_t w, uint32_t h) {
-    frame f = {.dist = malloc((size_t)w * h * sizeof(float)), .rgba = malloc((size_t)w * h * 4)};
-    assert_non_null(f.dist);
-    assert_non_null(f.rgba);
-    uint32_t frames = 0;
-    assert_st_ok(st_renderer_settle(r, &cam, 400, &frames, err));
-    assert_true(st_renderer_lod_stats(r, &f.lod));
-    if (!f.lod.settled) {
-        st_world_stats ws;
-        assert_st_ok(st_engine_world_stats(e, &ws, err));
-        fail_msg("not settled after %u frames: %u nodes, %u from an ancestor, %u missing; tiles %u queued, %u loading, "
-                 "%u resident, %u failed", frames, f.lod.nodes, f.lod.fallback, f.lod.missing, ws.residency.queued,
-                 ws.residency.loading, ws.residency.resident, ws.residency.failed);
-    }
-    assert_int_equal(f.lod.hole_px, 0); /* settled: nothing is missing */
-    assert_st_ok(st_renderer_readback(r, f.rgba, f.dist, err));
-    st_view v = st_camera_view(&cam, w, h);
-    for (uint32_t j = 0; j < h; j++)
-        for (uint32_t i = 0; i < w; i++) f.dist[j * w + i] = st_view_distance_from_depth(&v, i, j, f.dist[j * w + i]);
-    return f;
-}
-
-static st_renderer *store_renderer(st_engine *e, const char *method, uint32_t w, uint32_t h, const st_method_knobs *k) {
-    st_renderer *r = NULL;
-    st_render_desc d = {.method = method, .width = w, .height = h};
-    if (k) d.knobs = *k;
-    assert_st_ok(st_renderer_create(e, &d, &r, err));
-    return r;
-}
-
-static void maybe_write(const char *name, const frame *f, uint32_t w, uint32_t h) {
-    const char *dir = getenv("STRATA_TEST_IMAGES");
-    if (!dir) return;
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s.png", dir, name);
-    st_error err = {0};
-    st_png_write(path, w, h, 4, 8, f->rgba, &err);
-}
 
 /* ---- known depth on planes -------------------------------------------------------------------------------------- */
 
@@ -84,28 +31,20 @@ static void check_known_depth(const analytic *a, st_store *s, const char *label)
     for (int m = 0; m < 2; m++) {
         st_renderer *r = store_renderer(e, METHODS[m], W, H, NULL);
         for (size_t c = 0; c < sizeof cams / sizeof cams[0]; c++) {
-            frame f = render(e, r, cams[c], W, H);
+            frame f = store_frame(e, r, cams[c], W, H);
             char name[96];
             snprintf(name, sizeof name, "%s-%s-%zu", label, METHODS[m], c);
-            maybe_write(name, &f, W, H);
+            frame_write(name, &f, W, H);
             st_view v = st_camera_view(&cams[c], W, H);
             uint32_t hits = 0;
             for (uint32_t j = 0; j < H; j++)
                 for (uint32_t i = 0; i < W; i++) {
                     double want = analytic_ray(a, &v, i, j);
                     float got = f.dist[j * W + i];
-                    /* a pixel whose ray meets the plane within a tenth of a pixel of the world's edge may fall
-                     * either side of it */
+                    double at = isnan(want) ? (double)got : want;
+                    if (near_world_edge(&v, i, j, at, ext)) continue;
                     float dir[3];
                     st_view_pixel_ray(&v, i, j, dir, NULL, NULL);
-                    double at = isnan(want) ? (double)got : want;
-                    if (!isnan(at)) {
-                        double hx = v.origin[0] + dir[0] * at, hy = v.origin[1] + dir[1] * at;
-                        double near_edge = 0.1 * at / v.focal_px + 1e-3;
-                        if (fabs(hx) < near_edge || fabs(ext - hx) < near_edge || fabs(hy) < near_edge ||
-                            fabs(ext - hy) < near_edge)
-                            continue;
-                    }
                     if (isnan(want) != isnan(got)) {
                         fail_msg("%s %s camera %zu pixel (%u, %u): %s drawn, the plane %s there (%.3f %.3f %.3f at %.3f)",
                                  label, METHODS[m], c, i, j, isnan(got) ? "nothing" : "terrain",
@@ -167,40 +106,6 @@ static void test_wrong_world_refused(void **state) {
 
 /* ---- against the reference on a sum of sines ------------------------------------------------------------------- */
 
-typedef struct scene {
-    analytic a;
-    st_store *store;
-    st_engine *engine;
-    st_dem_reference *ref;
-} scene;
-
-static scene sine_scene(double wave, const char *tag, const st_world_desc *wd) {
-    scene sc = {.a = {.shape = SHAPE_SINE, .size = 513, .spacing = 2, .base = 60, .amp = 25, .wave = wave}};
-    sc.store = analytic_store(&sc.a, 33, tag);
-    sc.engine = store_engine(sc.store, wd ? wd : &(st_world_desc){.gpu_slots = 512});
-    assert_st_ok(st_dem_reference_create(sc.store, 0, &sc.ref, err));
-    return sc;
-}
-
-static void scene_free(scene *sc) {
-    st_dem_reference_destroy(sc->ref);
-    test_engine_finish(sc->engine, NULL);
-    st_store_close(sc->store);
-}
-
-static float *reference_distances(scene *sc, st_camera cam, uint32_t w, uint32_t h, bool shadows, uint8_t *rgba) {
-    st_ref_image img = {0};
-    assert_st_ok(st_ref_image_create(w, h, &img, err));
-    st_dem_reference_set_shadows(sc->ref, shadows);
-    assert_st_ok(st_dem_reference_cast(sc->ref, &cam, &img, err));
-    float *d = malloc((size_t)w * h * sizeof *d);
-    assert_non_null(d);
-    memcpy(d, img.distance, (size_t)w * h * sizeof *d);
-    if (rgba) memcpy(rgba, img.rgba, (size_t)w * h * 4);
-    st_ref_image_free(&img);
-    return d;
-}
-
 /* A camera low over the sines looking down at -55°, at (x, y): every pixel sees ground. */
 static st_camera down_camera(const analytic *a, double x, double y, double above, float yaw) {
     return store_camera(x, y, analytic_bilinear(a, x, y) + above, yaw, -55, 3000);
@@ -219,7 +124,7 @@ static void test_no_crack_sweep(void **state) {
             double x = 150 + 17.0 * step, y = 200 + 9.0 * step;
             st_camera cam = down_camera(&sc.a, x, y, 30 + (step % 5) * 6, 60);
             cam.pitch_deg = -50;
-            frame f = render(sc.engine, r, cam, W, H);
+            frame f = store_frame(sc.engine, r, cam, W, H);
             float *ref = reference_distances(&sc, cam, W, H, false, NULL);
             uint32_t holes = 0, ground = 0;
             for (uint32_t i = 0; i < W * H; i++) {
@@ -229,7 +134,7 @@ static void test_no_crack_sweep(void **state) {
             }
             assert_true(ground == W * H); /* the camera sees nothing but ground */
             if (holes) {
-                maybe_write("sweep-crack", &f, W, H);
+                frame_write("sweep-crack", &f, W, H);
                 fail_msg("%s step %d: %u background pixels where the ground is (levels %u..)", METHODS[m], step, holes,
                          f.lod.per_level[0] ? 0 : 1);
             }
@@ -257,7 +162,7 @@ static void test_sine_against_reference(void **state) {
     frame fr[2][2];
     for (int m = 0; m < 2; m++) {
         st_renderer *r = store_renderer(sc.engine, METHODS[m], W, H, &k);
-        for (int c = 0; c < 2; c++) fr[m][c] = render(sc.engine, r, cams[c], W, H);
+        for (int c = 0; c < 2; c++) fr[m][c] = store_frame(sc.engine, r, cams[c], W, H);
         st_renderer_destroy(r);
     }
     for (int c = 0; c < 2; c++) {
@@ -316,7 +221,7 @@ static void test_culling_changes_nothing(void **state) {
         st_renderer *rc = store_renderer(sc.engine, METHODS[m], W, H, &kc);
         st_renderer *ra = store_renderer(sc.engine, METHODS[m], W, H, &ka);
         for (int c = 0; c < 4; c++) {
-            frame a = render(sc.engine, rc, cams[c], W, H), b = render(sc.engine, ra, cams[c], W, H);
+            frame a = store_frame(sc.engine, rc, cams[c], W, H), b = store_frame(sc.engine, ra, cams[c], W, H);
             assert_true(a.lod.culled > 0);
             assert_true(b.lod.nodes > a.lod.nodes);
             uint32_t diff = 0;
@@ -333,18 +238,6 @@ static void test_culling_changes_nothing(void **state) {
 }
 
 /* ---- a tile that does not load ---------------------------------------------------------------------------------- */
-
-typedef struct broken_loader {
-    st_store *store;
-    st_tile_key broken;
-} broken_loader;
-
-static st_result broken_load(void *user, st_tile_key key, st_tile **out, st_error *err) {
-    const broken_loader *b = user;
-    if (st_tile_key_equal(key, b->broken))
-        return st_error_set(err, ST_ERR_IO, "tile %u/%u/%u is broken", key.level, key.x, key.y);
-    return st_store_read_tile(b->store, key, out, err);
-}
 
 /* The finest tile under the eye fails to load: its nodes draw its parent's heights (the level-1 surface, which
  * differs from the finest here, the waves being short), and with skirts no pixel goes missing (without them the
@@ -371,13 +264,12 @@ static void test_missing_tile_draws_ancestor(void **state) {
         }
         assert_true(s.fallback > 0);
         assert_int_equal(s.missing, 0);
-        float *depth = malloc(W * H * sizeof *depth);
-        assert_st_ok(st_renderer_readback(r, NULL, depth, err));
+        float *depth = store_frame_distances(r, &cam, W, H);
         st_view v = st_camera_view(&cam, W, H);
         uint32_t in_tile = 0, on_parent = 0;
         for (uint32_t j = 0; j < H; j++)
             for (uint32_t i = 0; i < W; i++) {
-                float d = st_view_distance_from_depth(&v, i, j, depth[j * W + i]);
+                float d = depth[j * W + i];
                 if (isnan(d)) fail_msg("%s: pixel (%u, %u) is a hole", METHODS[m], i, j);
                 float dir[3];
                 st_view_pixel_ray(&v, i, j, dir, NULL, NULL);
@@ -439,12 +331,9 @@ static void test_holes_counted(void **state) {
         }
         assert_true(s.missing > 0);
         assert_false(s.settled);
-        float *depth = malloc(W * H * sizeof *depth);
-        assert_st_ok(st_renderer_readback(r, NULL, depth, err));
-        st_view v = st_camera_view(&cam, W, H);
+        float *depth = store_frame_distances(r, &cam, W, H);
         uint32_t background = 0;
-        for (uint32_t j = 0; j < H; j++)
-            for (uint32_t i = 0; i < W; i++) background += isnan(st_view_distance_from_depth(&v, i, j, depth[j * W + i]));
+        for (uint32_t i = 0; i < W * H; i++) background += isnan(depth[i]);
         free(depth);
         /* looking straight down on the world, every background pixel is a hole, and the figure bounds them */
         if (!(background > 0 && background <= s.hole_px && s.hole_px <= W * H))
@@ -465,7 +354,7 @@ static void test_skirts(void **state) {
     st_camera cam = down_camera(&sc.a, 300, 300, 30, 75);
     for (int m = 0; m < 2; m++) {
         st_renderer *r0 = store_renderer(sc.engine, METHODS[m], W, H, &k), *r1 = store_renderer(sc.engine, METHODS[m], W, H, &ks);
-        frame a = render(sc.engine, r0, cam, W, H), b = render(sc.engine, r1, cam, W, H);
+        frame a = store_frame(sc.engine, r0, cam, W, H), b = store_frame(sc.engine, r1, cam, W, H);
         assert_int_equal(a.lod.skirt_triangles, 0);
         assert_true(b.lod.skirt_triangles > 0);
         assert_int_equal(b.lod.triangles - b.lod.skirt_triangles, a.lod.triangles);
@@ -508,7 +397,7 @@ static void test_vertex_twin(void **state) {
     st_method_knobs k = {.tau_px = 1, .lod_grid = 8};
     st_renderer *r = store_renderer(sc.engine, "cdlod", W, H, &k);
     st_camera cam = store_camera(300, 250, analytic_bilinear(&sc.a, 300, 250) + 35, 60, -25, 3000);
-    frame f = render(sc.engine, r, cam, W, H);
+    frame f = store_frame(sc.engine, r, cam, W, H);
     const uint32_t *from;
     uint32_t drawn;
     const st_lod_selection *sel = st_cdlod_last_frame(r, &from, &drawn);

@@ -8,56 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analytic_store.h"
-#include "strata/image.h"
-#include "strata/reference.h"
 #include "render/methods/methods.h"
+#include "store_frames.h"
 
 #define W 96
 #define H 64
 
 static const char *const METHODS[2] = {"clipmap", "clipmap-compute"};
 
-typedef struct frame {
-    float *dist; /* along each pixel's ray, NAN = nothing drawn */
-    uint8_t *rgba;
-    st_lod_frame_stats lod;
-} frame;
-
-static void frame_free(frame *f) {
-    free(f->dist);
-    free(f->rgba);
-}
-
-static frame render(st_renderer *r, st_camera cam) {
-    frame f = {.dist = malloc(W * H * sizeof(float)), .rgba = malloc(W * H * 4)};
-    assert_non_null(f.dist);
-    assert_non_null(f.rgba);
-    uint32_t frames = 0;
-    assert_st_ok(st_renderer_settle(r, &cam, 400, &frames, err));
-    assert_true(st_renderer_lod_stats(r, &f.lod));
-    if (!f.lod.settled) fail_msg("not settled after %u frames (%u fallback tiles)", frames, f.lod.fallback);
-    assert_st_ok(st_renderer_readback(r, f.rgba, f.dist, err));
-    st_view v = st_camera_view(&cam, W, H);
-    for (uint32_t j = 0; j < H; j++)
-        for (uint32_t i = 0; i < W; i++) f.dist[j * W + i] = st_view_distance_from_depth(&v, i, j, f.dist[j * W + i]);
-    return f;
-}
-
 static st_renderer *clip_renderer(st_engine *e, const char *method, uint32_t n) {
-    st_renderer *r = NULL;
-    st_render_desc d = {.method = method, .width = W, .height = H, .knobs = {.clip_n = n}};
-    assert_st_ok(st_renderer_create(e, &d, &r, err));
-    return r;
-}
-
-static void maybe_write(const char *name, const frame *f) {
-    const char *dir = getenv("STRATA_TEST_IMAGES");
-    if (!dir) return;
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s.png", dir, name);
-    st_error e = {0};
-    st_png_write(path, W, H, 4, 8, f->rgba, &e);
+    return store_renderer(e, method, W, H, &(st_method_knobs){.clip_n = n});
 }
 
 /* ---- known depth ------------------------------------------------------------------------------------------------ */
@@ -78,26 +38,17 @@ static void check_known_depth(const analytic *a, const char *label, uint32_t n) 
     for (int m = 0; m < 2; m++) {
         st_renderer *r = clip_renderer(e, METHODS[m], n);
         for (size_t c = 0; c < sizeof cams / sizeof cams[0]; c++) {
-            frame f = render(r, cams[c]);
+            frame f = store_frame(e, r, cams[c], W, H);
             char name[96];
             snprintf(name, sizeof name, "clip-%s-%s-%zu", label, METHODS[m], c);
-            maybe_write(name, &f);
+            frame_write(name, &f, W, H);
             st_view v = st_camera_view(&cams[c], W, H);
             uint32_t hits = 0, off = 0, mismatch = 0;
             for (uint32_t j = 0; j < H; j++)
                 for (uint32_t i = 0; i < W; i++) {
                     double want = analytic_ray(a, &v, i, j);
                     float got = f.dist[j * W + i];
-                    float dir[3];
-                    st_view_pixel_ray(&v, i, j, dir, NULL, NULL);
-                    double at = isnan(want) ? (double)got : want;
-                    if (!isnan(at)) { /* within a tenth of a pixel of the world's edge it may fall either side */
-                        double hx = v.origin[0] + dir[0] * at, hy = v.origin[1] + dir[1] * at;
-                        double near_edge = 0.1 * at / v.focal_px + 1e-3;
-                        if (fabs(hx) < near_edge || fabs(ext - hx) < near_edge || fabs(hy) < near_edge ||
-                            fabs(ext - hy) < near_edge)
-                            continue;
-                    }
+                    if (near_world_edge(&v, i, j, isnan(want) ? (double)got : want, ext)) continue;
                     if (isnan(want) != isnan(got)) {
                         if (plane)
                             fail_msg("%s %s camera %zu pixel (%u, %u): %s drawn where the surface %s", label, METHODS[m],
@@ -144,31 +95,10 @@ static void test_sine_known_depth(void **state) {
 
 /* ---- no crack -------------------------------------------------------------------------------------------------- */
 
-typedef struct scene {
-    analytic a;
-    st_store *store;
-    st_engine *engine;
-    st_dem_reference *ref;
-} scene;
-
-static scene sine_scene(double wave, const char *tag) {
-    scene sc = {.a = {.shape = SHAPE_SINE, .size = 513, .spacing = 2, .base = 60, .amp = 25, .wave = wave}};
-    sc.store = analytic_store(&sc.a, 33, tag);
-    sc.engine = store_engine(sc.store, &(st_world_desc){.gpu_slots = 512});
-    assert_st_ok(st_dem_reference_create(sc.store, 0, &sc.ref, err));
-    return sc;
-}
-
-static void scene_free(scene *sc) {
-    st_dem_reference_destroy(sc->ref);
-    test_engine_finish(sc->engine, NULL);
-    st_store_close(sc->store);
-}
-
 /* The sweep: the eye flies over the sines with a grid of 31, looking down, so that level borders cross the image; every pixel where the reference sees ground shows ground (no crack between rings, no T-junction gap). */
 static void test_no_crack_sweep(void **state) {
     (void)state;
-    scene sc = sine_scene(70, "clip-sweep");
+    scene sc = sine_scene(70, "clip-sweep", NULL);
     for (int m = 0; m < 2; m++) {
         st_renderer *r = clip_renderer(sc.engine, METHODS[m], 31);
         uint32_t levels_seen = 0;
@@ -176,29 +106,26 @@ static void test_no_crack_sweep(void **state) {
             double x = 150 + 17.3 * step, y = 200 + 9.1 * step;
             st_camera cam = store_camera(x, y, analytic_bilinear(&sc.a, x, y) + 20 + (step % 5) * 7, 60 + 9 * step,
                                          -65 - step % 3 * 8, 3000);
-            frame f = render(r, cam);
-            st_ref_image img = {0};
-            assert_st_ok(st_ref_image_create(W, H, &img, err));
-            st_dem_reference_set_shadows(sc.ref, false);
-            assert_st_ok(st_dem_reference_cast(sc.ref, &cam, &img, err));
+            frame f = store_frame(sc.engine, r, cam, W, H);
+            float *ref = reference_distances(&sc, cam, W, H, false, NULL);
             uint32_t holes = 0, ground = 0;
             for (uint32_t i = 0; i < W * H; i++) {
-                if (isnan(img.distance[i])) continue;
+                if (isnan(ref[i])) continue;
                 ground++;
                 if (isnan(f.dist[i])) {
-                    if (holes < 8) print_message("hole at (%u, %u), the reference at %.1f m\n", i % W, i / W, (double)img.distance[i]);
+                    if (holes < 8) print_message("hole at (%u, %u), the reference at %.1f m\n", i % W, i / W, (double)ref[i]);
                     holes++;
                 }
             }
             assert_true(ground == W * H); /* the camera sees nothing but ground */
             if (holes) {
-                maybe_write("clip-sweep-crack", &f);
+                frame_write("clip-sweep-crack", &f, W, H);
                 fail_msg("%s step %d: %u background pixels where the ground is", METHODS[m], step, holes);
             }
             uint32_t used = 0;
             for (uint32_t l = 0; l < f.lod.levels; l++) used += f.lod.per_level[l] > 0;
             if (used > levels_seen) levels_seen = used;
-            st_ref_image_free(&img);
+            free(ref);
             frame_free(&f);
         }
         assert_true(levels_seen >= 3); /* the frames did span level borders */
@@ -214,7 +141,7 @@ static void test_no_crack_sweep(void **state) {
  * a frame that does not move updates nothing. */
 static void test_toroidal_equals_fresh(void **state) {
     (void)state;
-    scene sc = sine_scene(90, "clip-torus");
+    scene sc = sine_scene(90, "clip-torus", NULL);
     st_renderer *moved = clip_renderer(sc.engine, "clipmap", 63);
     srand(5);
     double x = 400, y = 500;
@@ -225,7 +152,7 @@ static void test_toroidal_equals_fresh(void **state) {
         else x += (rand() % 41 - 20) * 0.7, y += (rand() % 41 - 20) * 0.7;
         x = fmin(fmax(x, 10), 1010), y = fmin(fmax(y, 10), 1010);
         cam = store_camera(x, y, analytic_bilinear(&sc.a, x, y) + 5 + rand() % 60, (float)(rand() % 360), -20, 3000);
-        frame f = render(moved, cam);
+        frame f = store_frame(sc.engine, moved, cam, W, H);
         st_clipmap_frame_info fi;
         assert_st_ok(st_clipmap_last_frame(moved, &fi, err));
         updated_moving += fi.texels_updated;
@@ -239,7 +166,7 @@ static void test_toroidal_equals_fresh(void **state) {
     assert_st_ok(st_clipmap_last_frame(moved, &still, err));
     assert_int_equal(still.texels_updated, 0);
     st_renderer *fresh = clip_renderer(sc.engine, "clipmap", 63);
-    frame f = render(fresh, cam);
+    frame f = store_frame(sc.engine, fresh, cam, W, H);
     frame_free(&f);
     st_clipmap_frame_info b;
     assert_st_ok(st_clipmap_last_frame(fresh, &b, err));
@@ -277,10 +204,10 @@ static void test_toroidal_equals_fresh(void **state) {
  * have α = 0, and the shading normal is the same on both sides. */
 static void test_blend_continuous(void **state) {
     (void)state;
-    scene sc = sine_scene(60, "clip-blend");
+    scene sc = sine_scene(60, "clip-blend", NULL);
     st_renderer *r = clip_renderer(sc.engine, "clipmap", 63);
     st_camera cam = store_camera(512, 480, analytic_bilinear(&sc.a, 512, 480) + 12, 30, -35, 3000);
-    frame f = render(r, cam);
+    frame f = store_frame(sc.engine, r, cam, W, H);
     frame_free(&f);
     st_clipmap_frame_info fi;
     assert_st_ok(st_clipmap_last_frame(r, &fi, err));
@@ -343,18 +270,6 @@ static void test_blend_continuous(void **state) {
 
 /* ---- a tile that does not load ---------------------------------------------------------------------------------- */
 
-typedef struct broken_loader {
-    st_store *store;
-    st_tile_key broken;
-} broken_loader;
-
-static st_result broken_load(void *user, st_tile_key key, st_tile **out, st_error *e) {
-    const broken_loader *b = user;
-    if (st_tile_key_equal(key, b->broken))
-        return st_error_set(e, ST_ERR_IO, "tile %u/%u/%u is broken", key.level, key.x, key.y);
-    return st_store_read_tile(b->store, key, out, e);
-}
-
 /* The grid of every `step`-th sample as the clipmap triangulates it (diagonals from low x, low y to high x, high y)
  * at world metres (x, y). */
 static double triangulated(const analytic *a, double x, double y, int step) {
@@ -390,13 +305,12 @@ static void test_missing_tile_draws_coarser(void **state) {
         st_clipmap_frame_info fi;
         assert_st_ok(st_clipmap_last_frame(r, &fi, err));
         assert_int_equal(fi.finest, 0);
-        float *depth = malloc(W * H * sizeof *depth);
-        assert_st_ok(st_renderer_readback(r, NULL, depth, err));
+        float *depth = store_frame_distances(r, &cam, W, H);
         st_view v = st_camera_view(&cam, W, H);
         uint32_t in_tile = 0, on_coarse = 0;
         for (uint32_t j = 0; j < H; j++)
             for (uint32_t i = 0; i < W; i++) {
-                float d = st_view_distance_from_depth(&v, i, j, depth[j * W + i]);
+                float d = depth[j * W + i];
                 if (isnan(d)) fail_msg("%s: pixel (%u, %u) is a hole", METHODS[m], i, j);
                 float dir[3];
                 st_view_pixel_ray(&v, i, j, dir, NULL, NULL);

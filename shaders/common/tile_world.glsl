@@ -1,6 +1,6 @@
 // A tile store on the GPU (src/render/large_world.c): the tile slots, what each slot holds (the slot table),
 // which slot holds each tile (the page table), and the frame's view of the world (CdlodFrame, filled by the
-// method, src/render/methods/cdlod.c). Heights are read exactly (texelFetch, bilinear in float). Positions are
+// methods, src/render/methods/store_method.c). Heights are read exactly (texelFetch, bilinear in float). Positions are
 // relative to the eye; finest-sample indices are relative to the frame's anchor, the eye's sample, so that every
 // node computes a shared vertex from the same integers (watertight seams). Requires globals.glsl.
 
@@ -16,7 +16,7 @@ layout(set = 1, binding = 0) uniform sampler2DArray tile_slots;
 layout(set = 1, binding = 1, std430) readonly buffer SlotTable { CdlodSlot slot_info[]; };
 layout(set = 1, binding = 2, std430) readonly buffer PageTable { uint page_table[]; };
 
-// Mirror of cdlod_frame_gpu in src/render/methods/cdlod.c
+// Mirror of st_store_frame_gpu in src/render/methods/store_method.h
 layout(set = 1, binding = 3, std140) uniform CdlodFrame {
     vec4 bands[CDLOD_MAX_LEVELS];    // morph start, morph end, 1 / (end − start) (0: no morph), unused
     uvec4 pages[CDLOD_MAX_LEVELS];   // page table level: offset, tiles across, down, present

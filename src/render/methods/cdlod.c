@@ -8,11 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/methods/methods.h"
+#include "render/methods/store_method.h"
 
-#define CDLOD_BIG_SPLIT 16u    /* workgroups sharing one big triangle (cdlod_big.comp) */
-#define CDLOD_BIG_CAP 65535u   /* big-triangle queue entries */
-#define CDLOD_MAX_LEVELS 24u   /* shaders/common/tile_world.glsl */
+#define CDLOD_MAX_LEVELS ST_STORE_TILE_LEVELS
 
 /* std430 mirror of CdlodNode in shaders/common/cdlod_vertex.glsl */
 typedef struct cdlod_node_gpu {
@@ -20,23 +18,6 @@ typedef struct cdlod_node_gpu {
     uint32_t level, tile_level, slot;
     float skirt;
 } cdlod_node_gpu;
-
-/* std140 mirror of CdlodFrame in shaders/common/tile_world.glsl */
-typedef struct cdlod_frame_gpu {
-    float bands[CDLOD_MAX_LEVELS][4];
-    uint32_t pages[CDLOD_MAX_LEVELS][4];
-    float anchor_tile[CDLOD_MAX_LEVELS][4];
-    uint32_t info[4];
-    float spacing[4];
-    float extent[4];
-    float eye_world[4];
-    uint32_t counts[4];
-} cdlod_frame_gpu;
-
-/* Mirror of CdlodComputePush in shaders/common/cdlod_tri.glsl */
-typedef struct cdlod_compute_push {
-    uint32_t tri_total, big_cap, row_threads, pad;
-} cdlod_compute_push;
 
 typedef struct cdlod_state {
     bool compute;
@@ -57,25 +38,20 @@ typedef struct cdlod_state {
     VkDescriptorSet set;
     VkPipelineLayout layout;
     VkPipeline patch_pipeline, skirt_pipeline;
-    /* compute */
-    VkDescriptorSetLayout targets_layout;
-    VkDescriptorSet targets_set;
-    VkPipeline raster_pipeline, big_pipeline, resolve_pipeline;
-    st_gpu_buffer vis, big;
+    st_store_compute cs; /* cdlod-compute */
 } cdlod_state;
 
 static void cdlod_destroy(st_renderer *r, void *state) {
     cdlod_state *s = state;
     st_gpu *gpu = r->engine->gpu;
     VkDevice dev = gpu->device;
-    VkPipeline pipes[] = {s->patch_pipeline, s->skirt_pipeline, s->raster_pipeline, s->big_pipeline,
-                          s->resolve_pipeline};
+    VkPipeline pipes[] = {s->patch_pipeline, s->skirt_pipeline};
     for (size_t i = 0; i < sizeof pipes / sizeof pipes[0]; i++)
         if (pipes[i]) vkDestroyPipeline(dev, pipes[i], NULL);
     if (s->layout) vkDestroyPipelineLayout(dev, s->layout, NULL);
     if (s->set_layout) vkDestroyDescriptorSetLayout(dev, s->set_layout, NULL);
-    if (s->targets_layout) vkDestroyDescriptorSetLayout(dev, s->targets_layout, NULL);
-    st_gpu_buffer *bufs[] = {&s->nodes, &s->instances, &s->frame, &s->index, &s->vis, &s->big};
+    st_store_compute_destroy(r, &s->cs);
+    st_gpu_buffer *bufs[] = {&s->nodes, &s->instances, &s->frame, &s->index};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) st_gpu_buffer_destroy(gpu, bufs[i]);
     st_lod_selection_free(&s->sel);
     free(s->drawn_from);
@@ -85,18 +61,13 @@ static void cdlod_destroy(st_renderer *r, void *state) {
 /* The shared index buffer: the quarter grid's (N/2)² quads, then one skirt strip of N/2 quads. Both wind
  * counter-clockwise seen from above in the map's (x, y, z) frame, like the mesh method's outward faces. */
 static st_result create_index_buffer(st_renderer *r, cdlod_state *s, st_error *err) {
-    st_gpu *gpu = r->engine->gpu;
     uint32_t h = s->world.grid / 2, row = h + 1;
     s->grid_indices = 6 * h * h;
     s->strip_first = s->grid_indices;
     s->strip_indices = 6 * h;
-    uint32_t total = s->grid_indices + s->strip_indices;
-    VkDeviceSize bytes = (VkDeviceSize)total * sizeof(uint16_t);
-    st_result res = st_gpu_buffer_create(gpu, bytes, VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                         false, &s->index, err);
-    if (!res) res = st_gpu_staging_reserve(gpu, bytes, err);
+    uint16_t *ix;
+    st_result res = st_store_method_index_begin(r, s->grid_indices + s->strip_indices, &s->index, &ix, err);
     if (res) return res;
-    uint16_t *ix = gpu->staging_mapped;
     uint32_t k = 0;
     for (uint32_t j = 0; j < h; j++)
         for (uint32_t i = 0; i < h; i++) {
@@ -111,40 +82,22 @@ static st_result create_index_buffer(st_renderer *r, cdlod_state *s, st_error *e
         ix[k++] = top0, ix[k++] = top1, ix[k++] = bot1;
         ix[k++] = top0, ix[k++] = bot1, ix[k++] = bot0;
     }
-    VkCommandBuffer cmd;
-    res = st_gpu_once_begin(gpu, &cmd, err);
-    if (res) return res;
-    VkBufferCopy region = {.size = bytes};
-    vkCmdCopyBuffer(cmd, gpu->staging, s->index.buffer, 1, &region);
-    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                              VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT, VK_ACCESS_2_INDEX_READ_BIT);
-    return st_gpu_once_submit(gpu, cmd, err);
+    return st_store_method_index_upload(r, &s->index, err);
 }
 
 /* The method's set: the tile pool's slots, the slot and page tables, the frame's uniforms, the selected nodes
  * and their instances; the compute variant adds the visibility buffer and the big-triangle queue. Returns the
  * binding count. */
 static uint32_t set_bindings(const st_renderer *r, const cdlod_state *s, st_gpu_binding b[8]) {
-    st_large_world *w = r->engine->world;
-    const VkBuffer buffers[8] = {VK_NULL_HANDLE,
-                                 st_large_world_slot_table(w)->buffer,
-                                 st_large_world_page_table(w)->buffer,
-                                 s->frame.buffer,
-                                 s->nodes.buffer,
-                                 s->instances.buffer,
-                                 s->vis.buffer,
-                                 s->big.buffer};
-    uint32_t n = s->compute ? 8 : 6;
-    for (uint32_t i = 0; i < n; i++)
-        b[i] = (st_gpu_binding){.type = i == 3 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                .stages = VK_SHADER_STAGE_ALL,
-                                .buffer = buffers[i]};
-    b[0] = (st_gpu_binding){.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-                            .stages = VK_SHADER_STAGE_ALL,
-                            .view = st_large_world_slots_view(w),
-                            .layout = ST_TILE_POOL_LAYOUT,
-                            .sampler = r->engine->nearest};
-    return n;
+    st_store_method_world_bindings(r, b);
+    const VkBuffer buffers[3] = {s->frame.buffer, s->nodes.buffer, s->instances.buffer};
+    for (uint32_t i = 0; i < 3; i++)
+        b[3 + i] = (st_gpu_binding){.type = i == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                    .stages = VK_SHADER_STAGE_ALL,
+                                    .buffer = buffers[i]};
+    if (!s->compute) return 6;
+    st_store_compute_bindings(&s->cs, b + 6);
+    return 8;
 }
 
 static void write_set(st_renderer *r, cdlod_state *s) {
@@ -190,10 +143,10 @@ static st_result create_common(st_renderer *r, cdlod_state *s, st_error *err) {
                                 .morph_ratio = kn->morph_ratio,
                                 .skirts = kn->skirts,
                                 .no_cull = kn->lod_no_cull};
-    st_result res = st_lod_world_of_store(st_large_world_store(e->world), st_large_world_residency(e->world),
-                                          kn->lod_grid, &s->world, err);
-    if (!res && kn->lod_error_bound) st_lod_world_use_bound(&s->world);
-    if (!res) res = st_lod_check(&s->world, &s->params, err);
+    st_result res = st_store_method_world(r, kn->lod_grid, &s->world, err);
+    if (res) return res;
+    if (kn->lod_error_bound) st_lod_world_use_bound(&s->world);
+    res = st_lod_check(&s->world, &s->params, err);
     if (!res && s->world.levels > CDLOD_MAX_LEVELS)
         res = st_error_set(err, ST_ERR_UNSUPPORTED, "cdlod: %u levels (the shaders hold %u)", s->world.levels,
                            CDLOD_MAX_LEVELS);
@@ -201,18 +154,9 @@ static st_result create_common(st_renderer *r, cdlod_state *s, st_error *err) {
         res = st_error_set(err, ST_ERR_INVALID, "cdlod: a grid of %u quads per node (at most 256: u16 indices)",
                            s->world.grid);
     if (res) return st_error_prefix(err, "%s", r->ops->info.name);
-    res = st_gpu_buffer_create(gpu, sizeof(cdlod_frame_gpu), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, true, &s->frame, err);
+    res = st_gpu_buffer_create(gpu, sizeof(st_store_frame_gpu), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, true, &s->frame, err);
     if (!res) res = create_index_buffer(r, s, err);
-    if (!res && s->compute) {
-        res = st_gpu_buffer_create(gpu, (VkDeviceSize)r->width * r->height * 8,
-                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false, &s->vis,
-                                   err);
-        if (!res)
-            res = st_gpu_buffer_create(gpu, 16 + (VkDeviceSize)CDLOD_BIG_CAP * 4,
-                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                                           VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
-                                       false, &s->big, err);
-    }
+    if (!res && s->compute) res = st_store_compute_buffers(r, &s->cs, err);
     if (res) return res;
     st_gpu_binding b[8];
     uint32_t bindings = set_bindings(r, s, b);
@@ -248,32 +192,18 @@ static st_result cdlod_create(st_renderer *r, void **out, st_error *err) {
 }
 
 static st_result cdlod_compute_create(st_renderer *r, void **out, st_error *err) {
-    st_gpu *gpu = r->engine->gpu;
-    if (!gpu->int64_atomics)
-        return st_error_set(err, ST_ERR_UNSUPPORTED,
-                            "cdlod-compute needs 64-bit buffer atomics (shaderInt64 + shaderBufferInt64Atomics), "
-                            "which %s lacks; use --method cdlod",
-                            gpu->props.deviceName);
+    st_result res = st_store_compute_check(r, "cdlod", err);
+    if (res) return res;
     cdlod_state *s = calloc(1, sizeof *s);
     if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     *out = s;
     s->compute = true;
-    st_result res = create_common(r, s, err);
-    if (!res) res = st_renderer_storage_targets_layout(r, &s->targets_layout, &s->targets_set, err);
-    VkDescriptorSetLayout sets[2] = {s->set_layout, s->targets_layout};
-    if (!res) res = st_renderer_pipeline_layout(r, sets, 2, sizeof(cdlod_compute_push), &s->layout, err);
-    if (!res) res = st_gpu_compute_pipeline(gpu, "cdlod_raster.comp", s->layout, &s->raster_pipeline, err);
-    if (!res) res = st_gpu_compute_pipeline(gpu, "cdlod_big.comp", s->layout, &s->big_pipeline, err);
-    if (!res) res = st_gpu_compute_pipeline(gpu, "cdlod_resolve.comp", s->layout, &s->resolve_pipeline, err);
+    res = create_common(r, s, err);
+    if (!res) res = st_store_compute_pipelines(r, &s->cs, s->set_layout, "cdlod", &s->layout, err);
     return res;
 }
 
 /* ---- the frame ---------------------------------------------------------------------------------------------- */
-
-static int64_t floor_div(int64_t a, int64_t b) {
-    int64_t q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
 
 /* Selects the nodes and fills the node, instance and frame buffers. Returns false when nothing is drawn. */
 static void prepare(st_renderer *r, cdlod_state *s) {
@@ -355,45 +285,16 @@ static void prepare(st_renderer *r, cdlod_state *s) {
             if (n->skirts & (1u << b)) inst[s->patches + s->skirts++] = drawn << 4 | b;
         drawn++;
     }
-    cdlod_frame_gpu *f = s->frame.mapped;
-    memset(f, 0, sizeof *f);
+    st_store_frame_gpu *f = s->frame.mapped;
+    st_store_method_tile_frame(r, w, ax, ay, f);
     for (uint32_t l = 0; l < w->levels; l++) {
         const st_lod_band *b = &sel->bands[l];
         bool morph = isfinite(b->morph_start) && b->morph_end > b->morph_start;
         f->bands[l][0] = morph ? (float)b->morph_start : FLT_MAX;
         f->bands[l][1] = morph ? (float)b->morph_end : FLT_MAX;
         f->bands[l][2] = morph ? (float)(1.0 / (b->morph_end - b->morph_start)) : 0.0f;
-        int64_t span = (int64_t)sint << l;
-        int64_t atx = floor_div(ax, span), aty = floor_div(ay, span);
-        f->anchor_tile[l][0] = (float)atx;
-        f->anchor_tile[l][1] = (float)aty;
-        f->anchor_tile[l][2] = (float)(ax - atx * span) / (float)(1 << l);
-        f->anchor_tile[l][3] = (float)(ay - aty * span) / (float)(1 << l);
     }
-    st_page_level pages[ST_LOD_MAX_LEVELS];
-    st_large_world_page_levels(lw, pages);
-    for (uint32_t l = 0; l < w->levels; l++) {
-        f->pages[l][0] = pages[l].offset;
-        f->pages[l][1] = pages[l].nx;
-        f->pages[l][2] = pages[l].ny;
-        f->pages[l][3] = pages[l].present;
-    }
-    const st_store_info *in = st_store_get_info(st_large_world_store(lw));
-    f->info[0] = w->levels;
     f->info[1] = N;
-    f->info[2] = st_large_world_u16(lw) ? 1u : 0u;
-    f->info[3] = sint;
-    f->spacing[0] = (float)w->spacing_x;
-    f->spacing[1] = (float)w->spacing_y;
-    f->spacing[2] = (float)(eye[0] - (double)ax * w->spacing_x);
-    f->spacing[3] = (float)(eye[1] - (double)ay * w->spacing_y);
-    f->extent[0] = (float)((int64_t)w->width - 1 - ax);
-    f->extent[1] = (float)((int64_t)w->height - 1 - ay);
-    f->extent[2] = (float)in->sea_level_m;
-    f->extent[3] = (float)in->max_m;
-    f->eye_world[0] = (float)eye[2];
-    f->eye_world[1] = r->desc.shadows ? 1.0f : 0.0f;
-    f->eye_world[2] = r->desc.wireframe ? 1.0f : 0.0f;
     f->counts[0] = s->patches;
     f->counts[1] = s->skirts;
     f->counts[2] = 2 * (N / 2) * (N / 2);
@@ -468,22 +369,13 @@ static void cdlod_compute_record(st_renderer *r, void *state, VkCommandBuffer cm
     uint64_t total64 = (uint64_t)s->patches * (2 * (s->world.grid / 2) * (s->world.grid / 2)) +
                        (uint64_t)s->skirts * s->world.grid;
     uint32_t total = total64 > UINT32_MAX - 64 ? UINT32_MAX - 64 : (uint32_t)total64;
-    st_vis_raster v = {.raster = s->raster_pipeline, .big = s->big_pipeline, .resolve = s->resolve_pipeline,
-                       .vis = s->vis.buffer, .big_queue = s->big.buffer, .big_split = CDLOD_BIG_SPLIT};
-    st_vis_raster_clear(r, &v, cmd);
-    VkDescriptorSet sets[3] = {r->globals_set, s->set, s->targets_set};
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 3, sets, 0, NULL);
-    uint32_t gx, gy;
-    st_vis_raster_grid(total, &gx, &gy);
-    cdlod_compute_push push = {.tri_total = total, .big_cap = CDLOD_BIG_CAP, .row_threads = gx * 64};
-    vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof push, &push);
-    st_vis_raster_dispatch(r, &v, cmd, gx, gy);
+    st_store_compute_draw(r, &s->cs, s->layout, s->set, cmd, total);
 }
 
 static uint64_t cdlod_gpu_bytes(const st_renderer *r, const void *state) {
     (void)r;
     const cdlod_state *s = state;
-    return (uint64_t)s->nodes.size + s->instances.size + s->frame.size + s->index.size + s->vis.size + s->big.size;
+    return (uint64_t)s->nodes.size + s->instances.size + s->frame.size + s->index.size + s->cs.vis.size + s->cs.big.size;
 }
 
 static uint64_t cdlod_cpu_bytes(const st_renderer *r, const void *state) {

@@ -9,14 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/methods/methods.h"
+#include "render/methods/store_method.h"
 #include "strata/clipmap.h"
 
-#define CLIP_BIG_SPLIT 16u  /* workgroups sharing one big triangle (clipmap_big.comp) */
-#define CLIP_BIG_CAP 65535u /* big-triangle queue entries */
 #define CLIP_FALLBACK_CAP 64u
 #define CLIP_MAX_PIECES (32u * ST_CLIPMAP_MAX_LEVELS)
-#define CLIP_TILE_LEVELS 24u /* shaders/common/tile_world.glsl */
 
 /* std140 mirror of ClipFrame in shaders/common/clipmap_vertex.glsl */
 typedef struct clip_frame_gpu {
@@ -30,19 +27,6 @@ typedef struct clip_frame_gpu {
     uint32_t info[4];
 } clip_frame_gpu;
 
-/* std140 mirror of CdlodFrame in shaders/common/tile_world.glsl (the tile world's part: pages, the anchor's
- * tiles, the spacing and extent, the eye's height, shadows), read by the slot lookups and the sun's march */
-typedef struct tile_frame_gpu {
-    float bands[CLIP_TILE_LEVELS][4];
-    uint32_t pages[CLIP_TILE_LEVELS][4];
-    float anchor_tile[CLIP_TILE_LEVELS][4];
-    uint32_t info[4];
-    float spacing[4];
-    float extent[4];
-    float eye_world[4];
-    uint32_t counts[4];
-} tile_frame_gpu;
-
 /* std430 mirror of ClipFill in shaders/methods/clipmap_update.comp */
 typedef struct clip_fill_gpu {
     int32_t rect[4]; /* x0, y0 (absolute level samples), width, first invocation */
@@ -53,11 +37,6 @@ typedef struct clip_fill_gpu {
 typedef struct clip_fill_push {
     uint32_t level, first, count, texels;
 } clip_fill_push;
-
-/* Mirror of ClipComputePush in shaders/common/clipmap_tri.glsl */
-typedef struct clip_compute_push {
-    uint32_t tri_total, big_cap, row_threads, pad;
-} clip_compute_push;
 
 /* What the GPU holds of one level (committed when a frame's update is recorded). */
 typedef struct clip_level {
@@ -92,31 +71,27 @@ typedef struct clipmap_state {
     uint64_t texels_updated;
     st_lod_frame_stats stats;
     /* GPU */
-    st_gpu_buffer heights, piece_buf, clip_ubo, tile_ubo, fill_buf, index, vis, big;
+    st_gpu_buffer heights, piece_buf, clip_ubo, tile_ubo, fill_buf, index;
     uint32_t index_first[ST_CLIP_SHAPES], index_count[ST_CLIP_SHAPES];
     VkDescriptorSetLayout set_layout;
     VkDescriptorSet set;
     VkPipelineLayout layout, fill_layout;
     VkPipeline patch_pipeline, edge_pipeline, fill_pipeline;
-    VkDescriptorSetLayout targets_layout;
-    VkDescriptorSet targets_set;
-    VkPipeline raster_pipeline, big_pipeline, resolve_pipeline;
+    st_store_compute cs; /* clipmap-compute */
 } clipmap_state;
 
 static void clipmap_destroy(st_renderer *r, void *state) {
     clipmap_state *s = state;
     st_gpu *gpu = r->engine->gpu;
     VkDevice dev = gpu->device;
-    VkPipeline pipes[] = {s->patch_pipeline, s->edge_pipeline, s->fill_pipeline, s->raster_pipeline, s->big_pipeline,
-                          s->resolve_pipeline};
+    VkPipeline pipes[] = {s->patch_pipeline, s->edge_pipeline, s->fill_pipeline};
     for (size_t i = 0; i < sizeof pipes / sizeof pipes[0]; i++)
         if (pipes[i]) vkDestroyPipeline(dev, pipes[i], NULL);
     if (s->layout) vkDestroyPipelineLayout(dev, s->layout, NULL);
     if (s->fill_layout) vkDestroyPipelineLayout(dev, s->fill_layout, NULL);
     if (s->set_layout) vkDestroyDescriptorSetLayout(dev, s->set_layout, NULL);
-    if (s->targets_layout) vkDestroyDescriptorSetLayout(dev, s->targets_layout, NULL);
-    st_gpu_buffer *bufs[] = {&s->heights, &s->piece_buf, &s->clip_ubo, &s->tile_ubo, &s->fill_buf,
-                             &s->index,   &s->vis,       &s->big};
+    st_store_compute_destroy(r, &s->cs);
+    st_gpu_buffer *bufs[] = {&s->heights, &s->piece_buf, &s->clip_ubo, &s->tile_ubo, &s->fill_buf, &s->index};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) st_gpu_buffer_destroy(gpu, bufs[i]);
     free(s->fills);
     free(s);
@@ -126,36 +101,22 @@ static void clipmap_destroy(st_renderer *r, void *state) {
  * uniforms, the heights, the footprints, the fill rectangles; the compute variant adds the visibility buffer
  * and the big-triangle queue. Returns the binding count. */
 static uint32_t set_bindings(const st_renderer *r, const clipmap_state *s, st_gpu_binding b[10]) {
-    st_large_world *w = r->engine->world;
-    const VkBuffer buffers[10] = {VK_NULL_HANDLE,
-                                  st_large_world_slot_table(w)->buffer,
-                                  st_large_world_page_table(w)->buffer,
-                                  s->tile_ubo.buffer,
-                                  s->clip_ubo.buffer,
-                                  s->heights.buffer,
-                                  s->piece_buf.buffer,
-                                  s->fill_buf.buffer,
-                                  s->vis.buffer,
-                                  s->big.buffer};
-    uint32_t n = s->compute ? 10 : 8;
-    for (uint32_t i = 0; i < n; i++)
-        b[i] = (st_gpu_binding){.type = (i == 3 || i == 4) ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-                                                           : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                .stages = VK_SHADER_STAGE_ALL,
-                                .buffer = buffers[i]};
-    b[0] = (st_gpu_binding){.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-                            .stages = VK_SHADER_STAGE_ALL,
-                            .view = st_large_world_slots_view(w),
-                            .layout = ST_TILE_POOL_LAYOUT,
-                            .sampler = r->engine->nearest};
-    return n;
+    st_store_method_world_bindings(r, b);
+    const VkBuffer buffers[5] = {s->tile_ubo.buffer, s->clip_ubo.buffer, s->heights.buffer, s->piece_buf.buffer,
+                                 s->fill_buf.buffer};
+    for (uint32_t i = 0; i < 5; i++)
+        b[3 + i] = (st_gpu_binding){.type = i < 2 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                    .stages = VK_SHADER_STAGE_ALL,
+                                    .buffer = buffers[i]};
+    if (!s->compute) return 8;
+    st_store_compute_bindings(&s->cs, b + 8);
+    return 10;
 }
 
 /* The index buffer: every shape's triangles, counter-clockwise seen from above in the map's frame like cdlod's
  * (quad (a, b, c, d) as (a, b, c) and (a, c, d): every diagonal runs from low x, low y to high x, high y, so a
  * finer level's triangles lie inside the coarser level's); the edge strips as (v_2k, v_2k+1, v_2k+2). */
 static st_result create_index_buffer(st_renderer *r, clipmap_state *s, st_error *err) {
-    st_gpu *gpu = r->engine->gpu;
     const st_clipmap_geom *g = &s->geom;
     uint32_t total = 0;
     for (uint32_t k = 0; k < ST_CLIP_SHAPES; k++) {
@@ -163,13 +124,9 @@ static st_result create_index_buffer(st_renderer *r, clipmap_state *s, st_error 
         s->index_count[k] = 3 * st_clipmap_shape_triangles(g, (st_clipmap_shape)k);
         total += s->index_count[k];
     }
-    VkDeviceSize bytes = (VkDeviceSize)total * sizeof(uint16_t);
-    st_gpu_buffer_destroy(gpu, &s->index);
-    st_result res = st_gpu_buffer_create(gpu, bytes, VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                         false, &s->index, err);
-    if (!res) res = st_gpu_staging_reserve(gpu, bytes, err);
+    uint16_t *ix;
+    st_result res = st_store_method_index_begin(r, total, &s->index, &ix, err);
     if (res) return res;
-    uint16_t *ix = gpu->staging_mapped;
     uint32_t k = 0;
     for (uint32_t sh = 0; sh < ST_CLIP_SHAPES; sh++) {
         uint32_t w, h;
@@ -186,14 +143,7 @@ static st_result create_index_buffer(st_renderer *r, clipmap_state *s, st_error 
                 ix[k++] = a, ix[k++] = c, ix[k++] = d;
             }
     }
-    VkCommandBuffer cmd;
-    res = st_gpu_once_begin(gpu, &cmd, err);
-    if (res) return res;
-    VkBufferCopy region = {.size = bytes};
-    vkCmdCopyBuffer(cmd, gpu->staging, s->index.buffer, 1, &region);
-    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                              VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT, VK_ACCESS_2_INDEX_READ_BIT);
-    return st_gpu_once_submit(gpu, cmd, err);
+    return st_store_method_index_upload(r, &s->index, err);
 }
 
 static st_result create_common(st_renderer *r, clipmap_state *s, st_error *err) {
@@ -203,12 +153,11 @@ static st_result create_common(st_renderer *r, clipmap_state *s, st_error *err) 
     if (n && (n < ST_CLIPMAP_MIN_N || n > ST_CLIPMAP_MAX_N))
         return st_error_set(err, ST_ERR_INVALID, "%s: a grid of %u vertices (2^k − 1, %u..%u)", r->ops->info.name, n,
                             ST_CLIPMAP_MIN_N, ST_CLIPMAP_MAX_N);
-    st_result res = st_lod_world_of_store(st_large_world_store(e->world), st_large_world_residency(e->world),
-                                          0, &s->world, err);
-    if (res) return st_error_prefix(err, "%s", r->ops->info.name);
+    st_result res = st_store_method_world(r, 0, &s->world, err);
+    if (res) return res;
     res = st_gpu_buffer_create(gpu, sizeof(clip_frame_gpu), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, true, &s->clip_ubo, err);
     if (!res)
-        res = st_gpu_buffer_create(gpu, sizeof(tile_frame_gpu), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, true, &s->tile_ubo, err);
+        res = st_gpu_buffer_create(gpu, sizeof(st_store_frame_gpu), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, true, &s->tile_ubo, err);
     if (!res)
         res = st_gpu_buffer_create(gpu, CLIP_MAX_PIECES * 8, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &s->piece_buf, err);
     s->fill_cap = 256;
@@ -221,16 +170,7 @@ static st_result create_common(st_renderer *r, clipmap_state *s, st_error *err) 
     if (!res)
         res = st_gpu_buffer_create(gpu, 64, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, false,
                                    &s->heights, err);
-    if (!res && s->compute) {
-        res = st_gpu_buffer_create(gpu, (VkDeviceSize)r->width * r->height * 8,
-                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false, &s->vis,
-                                   err);
-        if (!res)
-            res = st_gpu_buffer_create(gpu, 16 + (VkDeviceSize)CLIP_BIG_CAP * 4,
-                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                                           VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
-                                       false, &s->big, err);
-    }
+    if (!res && s->compute) res = st_store_compute_buffers(r, &s->cs, err);
     if (res) return res;
     st_gpu_binding b[10];
     uint32_t count = set_bindings(r, s, b);
@@ -267,23 +207,14 @@ static st_result clipmap_create(st_renderer *r, void **out, st_error *err) {
 }
 
 static st_result clipmap_compute_create(st_renderer *r, void **out, st_error *err) {
-    st_gpu *gpu = r->engine->gpu;
-    if (!gpu->int64_atomics)
-        return st_error_set(err, ST_ERR_UNSUPPORTED,
-                            "clipmap-compute needs 64-bit buffer atomics (shaderInt64 + shaderBufferInt64Atomics), "
-                            "which %s lacks; use --method clipmap",
-                            gpu->props.deviceName);
+    st_result res = st_store_compute_check(r, "clipmap", err);
+    if (res) return res;
     clipmap_state *s = calloc(1, sizeof *s);
     if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     *out = s;
     s->compute = true;
-    st_result res = create_common(r, s, err);
-    if (!res) res = st_renderer_storage_targets_layout(r, &s->targets_layout, &s->targets_set, err);
-    VkDescriptorSetLayout sets[2] = {s->set_layout, s->targets_layout};
-    if (!res) res = st_renderer_pipeline_layout(r, sets, 2, sizeof(clip_compute_push), &s->layout, err);
-    if (!res) res = st_gpu_compute_pipeline(gpu, "clipmap_raster.comp", s->layout, &s->raster_pipeline, err);
-    if (!res) res = st_gpu_compute_pipeline(gpu, "clipmap_big.comp", s->layout, &s->big_pipeline, err);
-    if (!res) res = st_gpu_compute_pipeline(gpu, "clipmap_resolve.comp", s->layout, &s->resolve_pipeline, err);
+    res = create_common(r, s, err);
+    if (!res) res = st_store_compute_pipelines(r, &s->cs, s->set_layout, "clipmap", &s->layout, err);
     return res;
 }
 
@@ -522,7 +453,6 @@ static bool box_outside(const st_view *v, const double lo[3], const double hi[3]
 /* Selects the frame: windows, active levels, requests, settled; with `record`, the fills against what the GPU
  * holds (then committed), the footprints and the uniforms. */
 static void prepare(st_renderer *r, clipmap_state *s, bool record) {
-    st_large_world *lw = r->engine->world;
     const st_lod_world *w = &s->world;
     double t0 = st_time_ms();
     memset(&s->stats, 0, sizeof s->stats);
@@ -691,42 +621,8 @@ static void prepare(st_renderer *r, clipmap_state *s, bool record) {
         st_gpu_set_write(r->engine->gpu, s->set, b, count);
     }
     if (s->fill_count) memcpy(s->fill_buf.mapped, s->fills, s->fill_count * sizeof(clip_fill_gpu));
-    /* the tile world's uniforms, as cdlod fills them */
-    tile_frame_gpu *tf = s->tile_ubo.mapped;
-    memset(tf, 0, sizeof *tf);
-    uint32_t sint = w->tile_intervals;
-    for (uint32_t l = 0; l < w->levels && l < CLIP_TILE_LEVELS; l++) {
-        int64_t span = (int64_t)sint << l;
-        int64_t atx = ax >= 0 ? ax / span : -((-ax + span - 1) / span), aty = ay >= 0 ? ay / span : -((-ay + span - 1) / span);
-        tf->anchor_tile[l][0] = (float)atx;
-        tf->anchor_tile[l][1] = (float)aty;
-        tf->anchor_tile[l][2] = (float)(ax - atx * span) / (float)(1 << l);
-        tf->anchor_tile[l][3] = (float)(ay - aty * span) / (float)(1 << l);
-    }
-    st_page_level pages[ST_LOD_MAX_LEVELS];
-    st_large_world_page_levels(lw, pages);
-    for (uint32_t l = 0; l < w->levels && l < CLIP_TILE_LEVELS; l++) {
-        tf->pages[l][0] = pages[l].offset;
-        tf->pages[l][1] = pages[l].nx;
-        tf->pages[l][2] = pages[l].ny;
-        tf->pages[l][3] = pages[l].present;
-    }
-    const st_store_info *in = st_store_get_info(st_large_world_store(lw));
-    tf->info[0] = w->levels;
-    tf->info[1] = 0;
-    tf->info[2] = st_large_world_u16(lw) ? 1u : 0u;
-    tf->info[3] = sint;
-    tf->spacing[0] = (float)w->spacing_x;
-    tf->spacing[1] = (float)w->spacing_y;
-    tf->spacing[2] = (float)(eye[0] - (double)ax * w->spacing_x);
-    tf->spacing[3] = (float)(eye[1] - (double)ay * w->spacing_y);
-    tf->extent[0] = (float)((int64_t)w->width - 1 - ax);
-    tf->extent[1] = (float)((int64_t)w->height - 1 - ay);
-    tf->extent[2] = (float)in->sea_level_m;
-    tf->extent[3] = (float)in->max_m;
-    tf->eye_world[0] = (float)eye[2];
-    tf->eye_world[1] = r->desc.shadows ? 1.0f : 0.0f;
-    tf->eye_world[2] = r->desc.wireframe ? 1.0f : 0.0f;
+    /* the tile world's uniforms */
+    st_store_method_tile_frame(r, w, ax, ay, s->tile_ubo.mapped);
     /* the clipmap's */
     clip_frame_gpu *cf = s->clip_ubo.mapped;
     memset(cf, 0, sizeof *cf);
@@ -822,25 +718,16 @@ static void clipmap_compute_record(st_renderer *r, void *state, VkCommandBuffer 
     clipmap_state *s = state;
     prepare(r, s, true);
     uint32_t total = s->ready ? (uint32_t)s->triangles : 0;
-    st_vis_raster v = {.raster = s->raster_pipeline, .big = s->big_pipeline, .resolve = s->resolve_pipeline,
-                       .vis = s->vis.buffer, .big_queue = s->big.buffer, .big_split = CLIP_BIG_SPLIT};
     st_renderer_pass_begin(r, cmd, "update");
     if (s->ready) record_fills(r, s, cmd);
-    st_vis_raster_clear(r, &v, cmd); /* opens "clear", closing "update" */
-    VkDescriptorSet sets[3] = {r->globals_set, s->set, s->targets_set};
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 3, sets, 0, NULL);
-    uint32_t gx, gy;
-    st_vis_raster_grid(total, &gx, &gy);
-    clip_compute_push push = {.tri_total = total, .big_cap = CLIP_BIG_CAP, .row_threads = gx * 64};
-    vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof push, &push);
-    st_vis_raster_dispatch(r, &v, cmd, gx, gy);
+    st_store_compute_draw(r, &s->cs, s->layout, s->set, cmd, total); /* its "clear" closes "update" */
 }
 
 static uint64_t clipmap_gpu_bytes(const st_renderer *r, const void *state) {
     (void)r;
     const clipmap_state *s = state;
     return (uint64_t)s->heights.size + s->piece_buf.size + s->clip_ubo.size + s->tile_ubo.size + s->fill_buf.size +
-           s->index.size + s->vis.size + s->big.size;
+           s->index.size + s->cs.vis.size + s->cs.big.size;
 }
 
 static uint64_t clipmap_cpu_bytes(const st_renderer *r, const void *state) {
