@@ -27,14 +27,15 @@
 static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata view [--world W] [--method M] [--view NAME | --camera x,y,z,yaw,pitch] [--size WxH]\n"
            "                   [--frames N] [--screenshot FILE] [--path FILE] [--record DIR] [--fps N] [--headless]\n"
-           "                   [--dig x,y,r] [--save DIR] [--vsync on|off] [--no-shadows] [--ray-steps N] [--device N]\n"
-           "                   [--water none|gerstner|ocean] [--wind S[,D]] [--choppy L] [--time T] [--water-level Z]\n\n"
+           "                   [--dig x,y,r] [--paint x,y,r,MATERIAL] [--save DIR] [--vsync on|off] [--no-shadows]\n"
+           "                   [--ray-steps N] [--device N] [--water none|gerstner|ocean] [--wind S[,D]] [--choppy L] [--time T] [--water-level Z]\n\n"
            "Opens a window showing the world with one method live, with a HUD. Keys (docs/viewer.md):\n"
            "  WASD move, Q/E down/up, Shift faster, wheel speed/zoom, right mouse button held: look\n"
            "  Tab fly / orbit / top-down camera, F1-F12 default views, L next view\n"
            "  1-9 or M method, [ ] the method's main knob, H shadows, G flat/textured shading, X wireframe,\n"
            "  F freeze culling, V vsync\n"
            "  left click dig (Shift: raise), + - crater radius, Ctrl+Z undo, Ctrl+Y redo, Ctrl+S save\n"
+           "  B brush: dig / paint a material, N (Shift+N) the next (previous) material to paint\n"
            "  P screenshot, I HUD on/off, Esc quit\n"
            "  O water none / Gerstner / ocean, , . wind -/+ (Shift: turn it), J K choppiness -/+, T stop/run time\n\n");
     cli_options_usage(opts, count);
@@ -72,6 +73,9 @@ typedef struct view_opts {
     int vsync; /* -1 = default */
     bool dig;
     int dig_x, dig_y, dig_r;
+    bool paint; /* --paint x,y,r,MATERIAL: the material by number, or by name (paint_name) */
+    int paint_x, paint_y, paint_r, paint_material;
+    char paint_name[ST_MATERIAL_NAME];
     bool headless; /* no window: the scripted frames are rendered offscreen (machines without a display) */
     cli_water water;
     st_shading shading;
@@ -120,6 +124,9 @@ typedef struct viewer {
     double play_start_ms;
     bool vsync, vsync_changed, hud_on;
     int crater;
+    bool painting;        /* the left button paints paint_material into the control map instead of digging */
+    int paint_material;
+    bool save_control;    /* the world has its own control map (loaded or painted): saved with it */
     /* input gathered by the callbacks between frames */
     bool looking;
     double last_x, last_y;
@@ -241,22 +248,52 @@ static st_result edit(viewer *v, st_edit_kind kind, int x, int y, int radius, st
     return r;
 }
 
+/* A round paint of `material` into the control map at texel (x, y) (on a wrapping level's copy: the level's
+ * own texel); only the changed texels go to the GPU. */
+static st_result paint(viewer *v, float x, float y, int radius, int material, float strength, st_error *err) {
+    if (v->level->wrap_x) x = (float)st_wrap((int)floorf(x), (int)v->level->width) + (x - floorf(x));
+    if (v->level->wrap_y) y = (float)st_wrap((int)floorf(y), (int)v->level->height) + (y - floorf(y));
+    st_rect dirty;
+    st_result r = st_edit_history_paint(v->history, st_engine_control_map(v->engine), x, y, (float)radius,
+                                        (uint8_t)material, strength, &dirty, err);
+    if (!r) v->save_control = true;
+    if (!r && !st_rect_empty(dirty)) r = st_engine_update_control(v->engine, dirty, err);
+    return r;
+}
+
 static void undo_redo(viewer *v, bool redo) {
     st_rect dirty;
-    bool done = redo ? st_edit_history_redo(v->history, v->level, &dirty)
-                     : st_edit_history_undo(v->history, v->level, &dirty);
+    bool of_control = false;
+    st_control_map *control = st_engine_control_map(v->engine);
+    bool done = redo ? st_edit_history_redo(v->history, v->level, control, &dirty, &of_control)
+                     : st_edit_history_undo(v->history, v->level, control, &dirty, &of_control);
     if (!done) {
         say(v, "nothing to %s", redo ? "redo" : "undo");
         return;
     }
     st_error err = {0};
-    if (st_engine_update_level(v->engine, dirty, &err)) say(v, "%s", err.message);
+    st_result r = of_control ? st_engine_update_control(v->engine, dirty, &err)
+                             : st_engine_update_level(v->engine, dirty, &err);
+    if (r) say(v, "%s", err.message);
+}
+
+/* The world's files, and its control map as DIR/control.ctl when it has one of its own. */
+static st_result save_world_files(st_engine *engine, const st_level *level, bool with_control, const char *dir,
+                                  st_error *err) {
+    st_result r = st_world_save(level, dir, err);
+    const st_control_map *map = with_control ? st_engine_control_map(engine) : NULL;
+    if (!r && map) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/control.ctl", dir);
+        r = st_control_map_save(map, path, err);
+    }
+    return r ? st_error_prefix(err, "saving to %s", dir) : ST_OK;
 }
 
 static st_result save_world(viewer *v, st_error *err) {
     double t0 = st_time_ms();
-    st_result r = st_world_save(v->level, v->save_dir, err);
-    if (r) return st_error_prefix(err, "saving to %s", v->save_dir);
+    st_result r = save_world_files(v->engine, v->level, v->save_control, v->save_dir, err);
+    if (r) return r;
     st_edit_history_mark_saved(v->history);
     say(v, "saved the world to %s (%.0f ms)", v->save_dir, st_time_ms() - t0);
     return ST_OK;
@@ -361,6 +398,8 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
         return;
     }
     if (repeat) return;
+    const st_material_set *set = st_engine_material_set(v->engine);
+    int materials = set ? (int)set->count : ST_MAT_SYNTH_COUNT;
     if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9) select_method(v, (size_t)(key - GLFW_KEY_1));
     else if (key >= GLFW_KEY_F1 && key <= GLFW_KEY_F12) jump_to_view(v, (size_t)(key - GLFW_KEY_F1));
     switch (key) {
@@ -408,6 +447,16 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
     }
     case GLFW_KEY_L:
         if (v->view_count) jump_to_view(v, (v->view_index + (shift ? v->view_count - 1 : 1)) % v->view_count);
+        break;
+    case GLFW_KEY_B:
+        v->painting = !v->painting;
+        if (v->painting && v->desc.shading == ST_SHADING_FLAT) say(v, "brush: paint (shown with textured shading: G)");
+        else say(v, "brush: %s", v->painting ? "paint" : "dig");
+        break;
+    case GLFW_KEY_N:
+        v->paint_material = (v->paint_material + (shift ? materials - 1 : 1)) % materials;
+        v->painting = true;
+        say(v, "brush: paint %s", set ? set->names[v->paint_material] : "");
         break;
     case GLFW_KEY_P: v->screenshot = true; break;
     case GLFW_KEY_I: v->hud_on = !v->hud_on; break;
@@ -523,15 +572,20 @@ static void build_hud(viewer *v, const float *cursor_hit) {
              st_cam_mode_name(v->cam.mode), v->playing ? " (path)" : "", (double)cam->position[0],
              (double)cam->position[1], (double)cam->position[2], (double)cam->yaw_deg, (double)cam->pitch_deg,
              (double)v->cam.speed);
+    char where[64], brush[64];
+    const st_material_set *set = st_engine_material_set(v->engine);
     if (cursor_hit)
-        snprintf(lines[n++], 256, "cursor %.0f %.0f h %.0f   crater r %d (+ -)   edits %zu undo, %zu redo%s",
-                 (double)cursor_hit[0], (double)cursor_hit[1], (double)cursor_hit[2], v->crater,
-                 st_edit_history_undo_count(v->history), st_edit_history_redo_count(v->history),
-                 st_edit_history_unsaved(v->history) ? "  UNSAVED (Ctrl+S)" : "");
+        snprintf(where, sizeof where, "cursor %.0f %.0f h %.0f", (double)cursor_hit[0], (double)cursor_hit[1],
+                 (double)cursor_hit[2]);
     else
-        snprintf(lines[n++], 256, "cursor sky   crater r %d (+ -)   edits %zu undo, %zu redo%s", v->crater,
-                 st_edit_history_undo_count(v->history), st_edit_history_redo_count(v->history),
-                 st_edit_history_unsaved(v->history) ? "  UNSAVED (Ctrl+S)" : "");
+        snprintf(where, sizeof where, "cursor sky");
+    if (v->painting)
+        snprintf(brush, sizeof brush, "paint %s (B, N) r %d", set ? set->names[v->paint_material] : "?", v->crater);
+    else
+        snprintf(brush, sizeof brush, "dig (B) r %d", v->crater);
+    snprintf(lines[n++], 256, "%s   brush %s (+ -)   edits %zu undo, %zu redo%s", where, brush,
+             st_edit_history_undo_count(v->history), st_edit_history_redo_count(v->history),
+             st_edit_history_unsaved(v->history) ? "  UNSAVED (Ctrl+S)" : "");
     float wmax = 0, hl;
     for (int i = 0; i < n; i++) {
         float wl;
@@ -593,6 +647,45 @@ static bool parse_dig(const char *value, void *target) {
     return true;
 }
 
+/* --paint x,y,r,MATERIAL: texels 0..ST_LEVEL_MAX_DIM-1, r in 1..4096, the material a number below
+ * ST_MATERIAL_MAX or a name (a-z, 0-9, _), resolved against the world's material set once it is known. */
+static bool parse_paint(const char *value, void *target) {
+    view_opts *o = target;
+    const char *comma = strrchr(value, ',');
+    if (!comma || (size_t)(comma - value) >= 64) return false;
+    char head[64];
+    snprintf(head, sizeof head, "%.*s", (int)(comma - value), value);
+    int d[3];
+    if (cli_parse_ints(head, 0, ST_LEVEL_MAX_DIM - 1, d, 3) != 3 || d[2] < 1 || d[2] > 4096) return false;
+    const char *mat = comma + 1;
+    size_t len = strlen(mat);
+    if (!len || len >= ST_MATERIAL_NAME) return false;
+    uint32_t id;
+    o->paint_name[0] = 0;
+    if (cli_parse_uint(mat, 0, ST_MATERIAL_MAX - 1, &id)) {
+        o->paint_material = (int)id;
+    } else {
+        for (size_t k = 0; k < len; k++)
+            if (!((mat[k] >= 'a' && mat[k] <= 'z') || (mat[k] >= '0' && mat[k] <= '9') || mat[k] == '_')) return false;
+        snprintf(o->paint_name, sizeof o->paint_name, "%s", mat);
+    }
+    o->paint_x = d[0], o->paint_y = d[1], o->paint_r = d[2];
+    return true;
+}
+
+/* The material --paint names in the engine's set (synthesised, plus the world's own): ST_ERR_INVALID for a
+ * name or number the set lacks. */
+static st_result paint_material(const view_opts *o, st_engine *engine, int *material, st_error *err) {
+    const st_material_set *set = st_engine_material_set(engine);
+    if (!set) return st_error_set(err, ST_ERR_INVALID, "--paint needs textured shading");
+    int m = o->paint_name[0] ? st_material_find(set, o->paint_name) : o->paint_material;
+    if (m < 0 || m >= (int)set->count)
+        return st_error_set(err, ST_ERR_INVALID, "--paint: no material '%s' in this world's %u",
+                            o->paint_name[0] ? o->paint_name : "(that number)", set->count);
+    *material = m;
+    return ST_OK;
+}
+
 static bool parse_vsync(const char *value, void *target) {
     if (strcmp(value, "on") && strcmp(value, "off")) return false;
     *(int *)target = !strcmp(value, "on");
@@ -634,6 +727,11 @@ static int parse(int argc, char **argv, view_opts *o) {
          .bad = "bad --dig '%s' (want x,y,r: texels 0..65535, r in 1..4096)",
          .help = "with --frames: dig a crater of radius r (depth r, at most 255) at texel (x, y)\n"
                  "before frame N/2"},
+        {.name = "paint", .kind = CLI_OPT_PARSE, .target = o, .given = &o->paint, .parse = parse_paint,
+         .arg = "x,y,r,M",
+         .bad = "bad --paint '%s' (want x,y,r,MATERIAL: texels 0..65535, r in 1..4096, a material's name or number)",
+         .help = "with --frames: paint material M (a name of docs/materials.md or a number) in a\n"
+                 "round brush of radius r at texel (x, y) before frame N/2 (after --dig)"},
         {.name = "save", .kind = CLI_OPT_STRING, .target = &o->save_dir, .arg = "DIR",
          .help = "where Ctrl+S saves (default: the world's directory; ./edited-world for 'default');\n"
                  "with --frames, the edited world is saved there at the end"},
@@ -659,6 +757,8 @@ static int parse(int argc, char **argv, view_opts *o) {
     if (o->screenshot && !o->frames) return cli_usage_error("view", "--screenshot needs --frames N");
     if (o->screenshot && cli_check_output_file("view", o->screenshot)) return CLI_EXIT_USAGE; /* before --record */
     if (o->dig && !o->frames) return cli_usage_error("view", "--dig needs --frames N");
+    if (o->paint && !o->frames) return cli_usage_error("view", "--paint needs --frames N");
+    if (o->paint && o->shading == ST_SHADING_FLAT) return cli_usage_error("view", "--paint needs textured shading");
     if (o->headless && !o->frames && !o->record_dir)
         return cli_usage_error("view", "--headless needs --frames N or --record DIR");
     return CLI_EXIT_OK;
@@ -718,6 +818,7 @@ static st_result setup(viewer *v, st_error *err) {
     if (!r) r = st_engine_set_level(v->engine, v->level, err);
     if (!r && o->shading == ST_SHADING_TEXTURED) r = cli_world_materials(v->engine, o->world, err);
     if (r) return r;
+    v->save_control = st_engine_control_map(v->engine) != NULL; /* the world brought control.ctl */
     v->device = st_engine_device(v->engine);
     char title[160];
     snprintf(title, sizeof title, "strata view: %s", v->level->name);
@@ -869,14 +970,24 @@ static st_result frame_loop(viewer *v, st_error *err) {
             cursor_pixels(v, v->click_x, v->click_y, &px, &py);
             if (st_viewer_pick(v->level, &v->cam.camera, v->desc.width, v->desc.height, px, py, hit)) {
                 st_error e2 = {0};
-                if (edit(v, v->click_raise ? ST_EDIT_RAISE : ST_EDIT_DIG, (int)floorf(hit[0]), (int)floorf(hit[1]),
-                         v->crater, &e2))
-                    say(v, "edit failed: %s", e2.message);
+                /* painting: Shift lays a thin coat (a third of the weight) */
+                st_result er = v->painting ? paint(v, hit[0], hit[1], v->crater, v->paint_material,
+                                                   v->click_raise ? 1.0f / 3.0f : 1.0f, &e2)
+                                           : edit(v, v->click_raise ? ST_EDIT_RAISE : ST_EDIT_DIG, (int)floorf(hit[0]),
+                                                  (int)floorf(hit[1]), v->crater, &e2);
+                if (er) say(v, "%s failed: %s", v->painting ? "paint" : "edit", e2.message);
+            } else if (v->painting) {
+                say(v, "nothing to paint there (sky)");
             } else {
                 say(v, "nothing to %s there (sky)", v->click_raise ? "raise" : "dig");
             }
         }
         if (o->dig && v->frame == o->frames / 2) r = edit(v, ST_EDIT_DIG, o->dig_x, o->dig_y, o->dig_r, err);
+        if (!r && o->paint && v->frame == o->frames / 2) {
+            int m = 0;
+            r = paint_material(o, v->engine, &m, err);
+            if (!r) r = paint(v, (float)o->paint_x + 0.5f, (float)o->paint_y + 0.5f, o->paint_r, m, 1.0f, err);
+        }
         if (r) break;
         st_frame_timing timing;
         st_renderer_set_time(v->renderer, v->water_time);
@@ -963,6 +1074,9 @@ static int run_headless(const view_opts *o) {
     if (!r) r = st_engine_create(&ed, &engine, &err);
     if (!r) r = st_engine_set_level(engine, level, &err);
     if (!r && o->shading == ST_SHADING_TEXTURED) r = cli_world_materials(engine, o->world, &err);
+    bool own_control = !r && st_engine_control_map(engine) != NULL; /* the world brought control.ctl */
+    st_edit_history *history = NULL;
+    if (!r && o->paint) r = st_edit_history_create(0, &history, &err);
     cli_water water = o->water;
     if (!r) cli_water_resolve(&water, level, ST_WATER_NONE);
     st_render_desc rd = {.method = o->method, .width = o->width, .height = o->height, .shadows = !o->no_shadows,
@@ -973,6 +1087,8 @@ static int run_headless(const view_opts *o) {
     rgba = o->record_dir ? malloc((size_t)o->width * o->height * 4) : NULL;
     if (!r && (!gpu || !cpu || (o->record_dir && !rgba))) r = st_error_set(&err, ST_ERR_NOMEM, "out of memory");
     bool edited = false;
+    int paint_id = 0;
+    st_rect uploaded = {0}; /* the control texels the paint sent to the GPU */
     for (uint32_t i = 0; i < frames && !r; i++) {
         st_camera cam = o->path_file ? st_cam_path_at(&path, (float)i / (float)o->fps, &start) : start;
         if (o->dig && i == frames / 2) { /* as with a window: a crater as deep as its radius, before frame N/2 */
@@ -982,6 +1098,19 @@ static int run_headless(const view_opts *o) {
             if (!r) r = st_engine_update_level(engine, dirty, &err);
             edited = !r;
             if (r) break;
+        }
+        if (o->paint && i == frames / 2) { /* after the dig, as with a window; the renderer made the control map */
+            int m = 0;
+            st_rect dirty = {0};
+            r = paint_material(o, engine, &m, &err);
+            paint_id = m;
+            if (!r) r = st_edit_history_paint(history, st_engine_control_map(engine), (float)o->paint_x + 0.5f,
+                                              (float)o->paint_y + 0.5f, (float)o->paint_r, (uint8_t)m, 1.0f, &dirty,
+                                              &err);
+            if (!r && !st_rect_empty(dirty)) r = st_engine_update_control(engine, dirty, &err);
+            if (r) break;
+            if (!st_rect_empty(dirty)) uploaded = st_engine_control_last_upload(engine);
+            edited = own_control = true;
         }
         st_frame_timing t;
         st_renderer_set_time(renderer, water.time + (double)i / (double)o->fps);
@@ -1004,8 +1133,7 @@ static int run_headless(const view_opts *o) {
     double save_ms = 0;
     if (!r && o->save_dir && edited) { /* edits of a scripted run are saved only where --save says */
         double t0 = st_time_ms();
-        r = st_world_save(level, o->save_dir, &err);
-        if (r) st_error_prefix(&err, "saving to %s", o->save_dir);
+        r = save_world_files(engine, level, own_control, o->save_dir, &err);
         save_ms = st_time_ms() - t0;
     }
     int status = CLI_EXIT_OK;
@@ -1020,6 +1148,10 @@ static int run_headless(const view_opts *o) {
         if (o->record_dir) printf("  wrote %u frames to %s/\n", frames, o->record_dir);
         if (o->dig) printf("  dug a crater of radius %d at (%d, %d) before frame %u\n", o->dig_r, o->dig_x, o->dig_y,
                            frames / 2);
+        if (o->paint)
+            printf("  painted %s (material %d) in radius %d at (%d, %d) before frame %u: uploaded control texels "
+                   "x %d..%d y %d..%d\n", st_engine_material_set(engine)->names[paint_id], paint_id, o->paint_r,
+                   o->paint_x, o->paint_y, frames / 2, uploaded.x0, uploaded.x1, uploaded.y0, uploaded.y1);
         if (o->screenshot) printf("  wrote %s\n", o->screenshot);
         if (o->save_dir && edited) printf("  saved the world to %s (%.0f ms)\n", o->save_dir, save_ms);
         status = cli_validation_status("view", engine);
@@ -1029,6 +1161,7 @@ static int run_headless(const view_opts *o) {
     free(gpu);
     free(cpu);
     free(rgba);
+    st_edit_history_destroy(history);
     st_renderer_destroy(renderer);
     st_engine_destroy(engine);
     st_cam_path_free(&path);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The viewer in a real window under Xvfb (lavapipe, validation on from ctest): a short run shows terrain and
-# sky, is deterministic, a scripted dig under the screen centre changes the picture, the compute method
+# sky, is deterministic, a scripted dig under the screen centre changes the picture, a scripted paint is saved
+# with the world and comes back when it is reopened, the compute method
 # presents the same scene, and without an X server `strata view` fails with one line and status 1.
 set -u
 strata="$1"
@@ -117,6 +118,39 @@ if DISPLAY= "$strata" view "${top[@]}" --screenshot "$tmp/h1.png" >"$tmp/h1.out"
 else
     fail "headless dig and save: $(tail -2 "$tmp/h1.out" "$tmp/h2.out")"
 fi
+
+# headless --paint: the brush's control texels alone go to the GPU, the painted map is saved with the world as
+# control.ctl, and reopening the saved world shows the same picture as the painted run (the original differs)
+cp -r "$tmp/world" "$tmp/paint"
+top=(--headless --world "$tmp/paint" --camera 200,1000,250,0,-90 --size 64x40 --no-shadows --frames 2)
+if DISPLAY= "$strata" view "${top[@]}" --screenshot "$tmp/p0.png" >"$tmp/p0.out" 2>&1 &&
+    DISPLAY= "$strata" view "${top[@]}" --screenshot "$tmp/p1.png" --paint 200,1000,40,snow --save "$tmp/paint" \
+        >"$tmp/p1.out" 2>&1 &&
+    DISPLAY= "$strata" view "${top[@]}" --screenshot "$tmp/p2.png" >"$tmp/p2.out" 2>&1; then
+    up=$(sed -n 's/.*uploaded control texels x \([0-9]*\)\.\.\([0-9]*\) y \([0-9]*\)\.\.\([0-9]*\)$/\1 \2 \3 \4/p' "$tmp/p1.out")
+    read -r x0 x1 y0 y1 <<<"$up"
+    [ -n "$up" ] && [ "$x0" -ge 159 ] && [ "$x1" -le 242 ] && [ "$y0" -ge 959 ] && [ "$y1" -le 1042 ] &&
+        [ $((x1 - x0)) -ge 70 ] && pass || fail "the paint's upload is not its brush's rectangle: '$up'"
+    [ -f "$tmp/paint/control.ctl" ] && [ "$(ls "$tmp/paint" | wc -l)" -eq 5 ] && pass ||
+        fail "the painted world was not saved with control.ctl: $(ls "$tmp/paint")"
+    cmp -s "$tmp/p0.png" "$tmp/p1.png" && fail "headless --paint did not change the picture" || pass
+    cmp -s "$tmp/p1.png" "$tmp/p2.png" && pass || fail "the reopened world does not show the painted control map"
+else
+    fail "headless paint and save: $(tail -2 "$tmp/p0.out" "$tmp/p1.out" "$tmp/p2.out")"
+fi
+# a bad --paint is refused with one line and status 2: malformed, an unknown material, flat shading
+for args in "--paint 1,2,3 --frames 1" "--paint 1,2,0,snow --frames 1" "--paint 1,2,3,snow" \
+    "--paint 1,2,3,snow --frames 1 --shading flat" "--paint 1,2,3,Snow! --frames 1"; do
+    # shellcheck disable=SC2086
+    DISPLAY= "$strata" view --headless --world "$tmp/world" $args >"$tmp/out" 2>"$tmp/err"
+    status=$?
+    if [ "$status" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; then pass; else
+        fail "view $args: status $status, stderr: $(head -c 300 "$tmp/err")"; fi
+done
+DISPLAY= "$strata" view "${top[@]}" --paint 10,10,3,nosuch >"$tmp/out" 2>"$tmp/err"
+status=$?
+[ "$status" -eq 2 ] && grep -q "no material 'nosuch'" "$tmp/err" && pass ||
+    fail "--paint of an unknown material: status $status, $(head -c 300 "$tmp/err")"
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

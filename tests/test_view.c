@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strata/materials.h"
 #include "strata/view.h"
 #include "support.h"
 
@@ -32,33 +33,90 @@ static void test_undo_redo_are_exact(void **state) {
     assert_int_equal(st_edit_history_undo_count(h), 2);
 
     st_rect undone;
-    assert_true(st_edit_history_undo(h, l, &undone));
+    assert_true(st_edit_history_undo(h, l, NULL, &undone, NULL));
     assert_true(planes_equal(l, after_one));
-    assert_true(st_edit_history_undo(h, l, &undone));
+    assert_true(st_edit_history_undo(h, l, NULL, &undone, NULL));
     assert_true(planes_equal(l, original));
     assert_false(st_edit_history_unsaved(h)); /* back to the loaded state */
-    assert_false(st_edit_history_undo(h, l, &undone));
+    assert_false(st_edit_history_undo(h, l, NULL, &undone, NULL));
     assert_int_equal(st_edit_history_redo_count(h), 2);
-    assert_true(st_edit_history_redo(h, l, &undone));
+    assert_true(st_edit_history_redo(h, l, NULL, &undone, NULL));
     assert_true(planes_equal(l, after_one));
     assert_true(st_level_valid(l, NULL));
 
     /* saving marks the state; undoing past it makes the level unsaved again */
     st_edit_history_mark_saved(h);
     assert_false(st_edit_history_unsaved(h));
-    assert_true(st_edit_history_undo(h, l, &undone));
+    assert_true(st_edit_history_undo(h, l, NULL, &undone, NULL));
     assert_true(st_edit_history_unsaved(h));
-    assert_true(st_edit_history_redo(h, l, &undone));
+    assert_true(st_edit_history_redo(h, l, NULL, &undone, NULL));
     assert_false(st_edit_history_unsaved(h));
 
     /* a new edit drops what could be redone */
-    assert_true(st_edit_history_undo(h, l, &undone));
+    assert_true(st_edit_history_undo(h, l, NULL, &undone, NULL));
     assert_st_ok(st_edit_history_apply(h, l, ST_EDIT_DIG, 50, 10, 3, 10, &dirty, err));
     assert_int_equal(st_edit_history_redo_count(h), 0);
     assert_true(st_edit_history_unsaved(h));
     st_edit_history_destroy(h);
     st_level_destroy(after_one);
     st_level_destroy(original);
+    st_level_destroy(l);
+}
+
+/* Paints and digs share one history: undo and redo put back exactly the control texels and level bytes of each
+ * step, in order, and a paint with bad input changes nothing. */
+static void test_paint_undo_redo_are_exact(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(64, 64, 100);
+    st_control_map *map = NULL;
+    assert_st_ok(st_control_map_create(64, 64, &map, err));
+    st_control_map_fill(map, l, (st_rect){0, 0, 64, 64}, ST_CONTROL_BY_RULES);
+    size_t bytes = 64 * 64 * 4;
+    uint8_t *loaded = malloc(bytes), *painted = malloc(bytes);
+    memcpy(loaded, map->texels, bytes);
+    st_edit_history *h = NULL;
+    assert_st_ok(st_edit_history_create(0, &h, err));
+    st_rect dirty, undone;
+    bool of_control = false;
+    assert_st_ok(st_edit_history_paint(h, map, 20.5f, 30.5f, 6.0f, ST_MAT_SNOW, 1.0f, &dirty, err));
+    assert_false(st_rect_empty(dirty));
+    assert_true(dirty.x0 >= 14 && dirty.x1 <= 27 && dirty.y0 >= 24 && dirty.y1 <= 37);
+    assert_int_equal(map->texels[(30 * 64 + 20) * 4 + 1], ST_MAT_SNOW);
+    assert_true(st_edit_history_unsaved(h));
+    memcpy(painted, map->texels, bytes);
+    assert_st_ok(st_edit_history_apply(h, l, ST_EDIT_DIG, 40, 40, 4, 20, &dirty, err));
+    assert_st_ok(st_edit_history_paint(h, map, 22.0f, 30.0f, 4.0f, ST_MAT_ROCK, 0.5f, &dirty, err));
+    assert_int_equal(st_edit_history_undo_count(h), 3);
+
+    assert_true(st_edit_history_undo(h, l, map, &undone, &of_control)); /* the rock paint */
+    assert_true(of_control);
+    assert_memory_equal(map->texels, painted, bytes);
+    assert_true(st_edit_history_undo(h, l, map, &undone, &of_control)); /* the dig */
+    assert_false(of_control);
+    assert_int_equal(l->heights[40 * 64 + 40], 100);
+    /* a paint cannot be undone without its map: nothing changes */
+    assert_false(st_edit_history_undo(h, l, NULL, &undone, &of_control));
+    assert_int_equal(st_edit_history_undo_count(h), 1);
+    assert_true(st_edit_history_undo(h, l, map, &undone, &of_control));
+    assert_memory_equal(map->texels, loaded, bytes);
+    assert_false(st_edit_history_unsaved(h));
+    assert_true(st_edit_history_redo(h, l, map, &undone, &of_control));
+    assert_true(of_control);
+    assert_memory_equal(map->texels, painted, bytes);
+
+    /* bad input: refused, the map untouched */
+    st_error e = {0};
+    assert_int_equal(st_edit_history_paint(h, map, 200, 10, 4, 1, 1, &dirty, &e), ST_ERR_INVALID);
+    assert_int_equal(st_edit_history_paint(h, map, NAN, 10, 4, 1, 1, &dirty, &e), ST_ERR_INVALID);
+    assert_int_equal(st_edit_history_paint(h, map, 10, 10, 0, 1, 1, &dirty, &e), ST_ERR_INVALID);
+    assert_int_equal(st_edit_history_paint(h, map, 10, 10, 4, 1, 0, &dirty, &e), ST_ERR_INVALID);
+    assert_int_equal(st_edit_history_paint(h, NULL, 10, 10, 4, 1, 1, &dirty, &e), ST_ERR_INVALID);
+    assert_memory_equal(map->texels, painted, bytes);
+    assert_int_equal(st_edit_history_undo_count(h), 1);
+    st_edit_history_destroy(h);
+    free(loaded);
+    free(painted);
+    st_control_map_destroy(map);
     st_level_destroy(l);
 }
 
@@ -73,7 +131,7 @@ static void test_edits_at_the_border_and_bad_input(void **state) {
     assert_st_ok(st_edit_history_apply(h, l, ST_EDIT_DIG, 0, 31, 6, 40, &dirty, err));
     assert_int_equal(dirty.x0, 0);
     assert_int_equal(dirty.y1, 32);
-    assert_true(st_edit_history_undo(h, l, &undone));
+    assert_true(st_edit_history_undo(h, l, NULL, &undone, NULL));
     assert_true(planes_equal(l, original));
     st_error e = {0};
     assert_int_equal(st_edit_history_apply(h, l, ST_EDIT_DIG, 40, 3, 6, 40, &dirty, &e), ST_ERR_INVALID);
@@ -93,7 +151,7 @@ static void test_budget_forgets_oldest(void **state) {
     for (int i = 0; i < 6; i++) assert_st_ok(st_edit_history_apply(h, l, ST_EDIT_DIG, 8 + 8 * i, 20, 4, 10, &dirty, err));
     size_t kept = st_edit_history_undo_count(h);
     assert_true(kept >= 1 && kept < 6);
-    while (st_edit_history_undo(h, l, &undone)) {
+    while (st_edit_history_undo(h, l, NULL, &undone, NULL)) {
     }
     /* the oldest crater stays: it was forgotten, not undone; the level differs from the loaded one */
     assert_true(l->heights[20 * 64 + 8] < 200);
@@ -282,6 +340,7 @@ static void test_store_view_switches(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_undo_redo_are_exact),
+        cmocka_unit_test(test_paint_undo_redo_are_exact),
         cmocka_unit_test(test_pick_past_a_bounded_edge),
         cmocka_unit_test(test_edits_at_the_border_and_bad_input),
         cmocka_unit_test(test_budget_forgets_oldest),

@@ -103,8 +103,9 @@ float st_cam_path_duration(const st_cam_path *path);
 st_camera st_cam_path_at(const st_cam_path *path, float t, const st_camera *base);
 
 /* ---- edit history ---------------------------------------------------------------------------------------- */
-/* Every edit keeps the height and metadata bytes of its rectangle before and after, so undo and redo are
- * exact byte copies. The oldest edits are forgotten when the history passes its byte budget. */
+/* Every edit keeps the bytes of its rectangle before and after (a dig's or raise's height and metadata planes,
+ * a paint's control-map texels), so undo and redo are exact byte copies, in one order for both kinds. The
+ * oldest edits are forgotten when the history passes its byte budget. */
 typedef struct st_edit_history st_edit_history;
 
 typedef enum st_edit_kind { ST_EDIT_DIG, ST_EDIT_RAISE } st_edit_kind;
@@ -116,10 +117,19 @@ void st_edit_history_destroy(st_edit_history *h);
  * the changed rectangle (empty when nothing changed) for st_engine_update_level. */
 st_result st_edit_history_apply(st_edit_history *h, st_level *level, st_edit_kind kind, int cx, int cy, int radius,
                                 int amount, st_rect *dirty, st_error *err);
-/* Undoes the last applied edit (its rectangle's bytes from before); false when there is none. */
-bool st_edit_history_undo(st_edit_history *h, st_level *level, st_rect *dirty);
-/* Redoes the last undone edit; false when there is none (a new edit drops what could be redone). */
-bool st_edit_history_redo(st_edit_history *h, st_level *level, st_rect *dirty);
+/* Paints map with st_control_map_paint and records it. *dirty receives the changed texels' rectangle (empty when
+ * nothing changed) for st_engine_update_control. ST_ERR_INVALID for no map, a centre off the map, a non-finite
+ * value, a radius outside 0.5..4096 or a strength outside (0, 1]; the map is then untouched. */
+st_result st_edit_history_paint(st_edit_history *h, st_control_map *map, float cx, float cy, float radius,
+                                uint8_t material, float strength, st_rect *dirty, st_error *err);
+/* Undoes the last applied edit (its rectangle's bytes from before) into level or, for a paint, into control;
+ * *of_control (may be NULL) says which. False, changing nothing, when there is none or its target is missing
+ * (NULL, or a control map too small for it). */
+bool st_edit_history_undo(st_edit_history *h, st_level *level, st_control_map *control, st_rect *dirty,
+                          bool *of_control);
+/* Redoes the last undone edit, as undo does; false when there is none (a new edit drops what could be redone). */
+bool st_edit_history_redo(st_edit_history *h, st_level *level, st_control_map *control, st_rect *dirty,
+                          bool *of_control);
 /* How many edits can be undone now. */
 size_t st_edit_history_undo_count(const st_edit_history *h);
 /* How many can be redone. */
