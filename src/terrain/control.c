@@ -220,6 +220,11 @@ st_result st_control_map_decode(const uint8_t *data, size_t size, const char *na
     uint32_t w = get_u32(data + 8), h = get_u32(data + 12), crc = get_u32(data + 16), csize = get_u32(data + 20);
     if ((size_t)csize != size - 24)
         return st_error_set(err, ST_ERR_FORMAT, "%s: the control map is truncated or has trailing bytes", name);
+    /* Deflate expands at most 1032:1, so the claimed size is checked against the bytes before the map is
+     * allocated: a 40-byte file claiming 16384² texels would take a gigabyte. */
+    if ((uint64_t)w * h * 4 > (uint64_t)csize * 1032 + 64)
+        return st_error_set(err, ST_ERR_FORMAT, "%s: a %ux%u control map cannot come from %u deflated bytes", name, w,
+                            h, csize);
     st_control_map *m;
     st_result r = st_control_map_create(w, h, &m, err);
     if (r) return r == ST_ERR_NOMEM ? r : st_error_set(err, ST_ERR_FORMAT, "%s: bad control map size %ux%u", name, w, h);
