@@ -89,17 +89,28 @@ grep -q "^target: median decode of a 2048x16384 .vmc ≤ 150 ms: n/a for this ru
 
 # every bench reads its options through the one option layer: one line and exit 2 for an unknown option, a bad
 # value or a stray argument; --help lists the options
-for b in decode dem gen reference tiles upload; do
+for b in decode dem gen mesh reference tiles upload; do
     "$strata" bench $b --frobnicate >/dev/null 2>"$tmp/err"
     [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^strata bench $b: unknown option '--frobnicate'" "$tmp/err" &&
         pass || fail "bench $b --frobnicate: $(cat "$tmp/err")"
     "$strata" bench $b --help >"$tmp/help" 2>&1 && grep -q "^options:\|^Runs the parts" "$tmp/help" && pass ||
         fail "bench $b --help lists no options: $(head -3 "$tmp/help")"
 done
-for b in decode dem gen reference upload; do
+for b in decode dem gen mesh reference upload; do
     "$strata" bench $b --repeat 0 >/dev/null 2>"$tmp/err"
     [ $? -eq 2 ] && grep -q "bad --repeat '0'" "$tmp/err" && pass || fail "bench $b --repeat 0: $(cat "$tmp/err")"
 done
+"$strata" bench mesh --quality 2 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "bad --quality '2' (0..1)" "$tmp/err" && pass || fail "bench mesh --quality 2: $(cat "$tmp/err")"
+for a in "--units" "-q" "--repeat=x" "--no-dem=1"; do
+    "$strata" bench mesh $a >/dev/null 2>"$tmp/err"
+    [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && pass || fail "bench mesh $a: $(cat "$tmp/err")"
+done
+# a --dem whose header claims 32768x32768 16-bit samples is refused by its header, before 2 GiB are decoded
+printf '\211\120\116\107\015\012\032\012\000\000\000\015\111\110\104\122\000\000\200\000\000\000\200\000\020\000\000\000\000\261\207\040\340\000\000\000\014\111\104\101\124\170\234\143\140\240\075\000\000\000\144\000\001\206\144\074\065' >"$tmp/huge16.png"
+"$strata" bench mesh --dem "$tmp/huge16.png" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "up to 4097 a side, not 32768x32768" "$tmp/err" && pass ||
+    fail "bench mesh --dem of a 32768x32768 header: $(cat "$tmp/err")"
 "$strata" bench reference --world "$tmp/w" stray >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "unexpected argument 'stray'" "$tmp/err" && pass || fail "bench reference took a stray argument"
 "$strata" bench upload --sweep 1,0 >/dev/null 2>"$tmp/err"
