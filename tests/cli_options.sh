@@ -122,5 +122,32 @@ printf '\211\120\116\107\015\012\032\012\000\000\000\015\111\110\104\122\000\000
 "$strata" bench tiles --amplify 3 >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "bad --amplify '3'" "$tmp/err" && pass || fail "bench tiles --amplify 3: $(cat "$tmp/err")"
 
+# render --world STORE reads its options through the option layer: the messages every command gives, one line and
+# exit 2, and a --help that lists every option it takes
+while IFS='|' read -r args want; do
+    "$strata" render --world gen:1:65x65 -o "$tmp/store.png" $args >/dev/null 2>"$tmp/err"
+    [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "$want" "$tmp/err" && [ ! -e "$tmp/store.png" ] && pass ||
+        fail "render --world STORE $args: $(cat "$tmp/err")"
+done <<'CASES'
+--frames 0|bad --frames '0' (1..100000)
+--settle 0|bad --settle '0' (1..1000000)
+--device 99|bad --device '99' (an adapter index
+--size 0x0|bad --size '0x0' (WxH, each 1..16384)
+--tau nan|bad --tau 'nan' (pixels, 0.01..1000)
+--clip-n 100|bad --clip-n '100' (2^k - 1, 31..1023)
+--frobnicate|unknown option '--frobnicate'
+--far|option '--far' needs a value
+--water-depth -1|bad --water-depth '-1'
+stray|unexpected argument 'stray'
+CASES
+"$strata" render --world gen:1:65x65 --help >"$tmp/help" 2>&1
+missing=""
+for o in world method view camera far size frames settle wireframe no-shadows shading device out depth tau skirts \
+         lod-grid lod-ratio morph-ratio gpu-slots slow-load lod-error clip-n water wind choppy time water-level \
+         water-draw water-depth; do
+    grep -q -- "--$o " "$tmp/help" || missing="$missing --$o"
+done
+[ -z "$missing" ] && pass || fail "render --world STORE --help does not list$missing"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
