@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
-#include "strata/file.h"
 #include "strata/tiles.h"
 #include "tiles/tiles_internal.h"
 
@@ -46,9 +45,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (add_crc) st_le_put32(j + size - 1, st_crc32(data + 1, size - 1));
     char path[128];
     snprintf(path, sizeof path, "%s/journal.bin", dir);
-    st_error err = {0};
-    if (st_file_write_atomic(path, j, n, &err)) __builtin_trap();
+    FILE *fp = fopen(path, "wb"); /* plain writes: a synced one per input would cost most of the time */
+    if (!fp || fwrite(j, 1, n, fp) != n || fclose(fp)) __builtin_trap();
     free(j);
+    st_error err = {0};
     st_store *s = NULL;
     st_result r = st_store_open(dir, &s, &err);
     if (r) {
