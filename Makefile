@@ -50,7 +50,7 @@ clean:
 FUZZ_TIME ?= 30
 # Inputs are at most 8 KiB, but 256 KiB for the PNG set and 1 MiB for whole worlds, whose seeds are 512x256
 # levels: large enough for the size checks against real headers and tables.
-FUZZ_TARGETS = vmc vmp vpr pal world_ini dem png_heightmap tile store_meta png_set world
+FUZZ_TARGETS = vmc vmp vpr pal world_ini dem png_heightmap tile store_meta png_set world control journal
 fuzz: setup
 	@CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_FUZZ=ON >/dev/null
 	@cmake --build build-fuzz -j $(JOBS) --target fuzz_all

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "strata/file.h"
 #include "strata/gen.h"
 #include "strata/image.h"
 #include "strata/mesh.h"
@@ -43,22 +44,14 @@ static void print_fit(const char *label, const st_mesh *m, double ms, double gri
 
 static const char *cmd = "bench mesh";
 
-static int usage(void) {
+static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata bench mesh [--repeat N] [-q Q] [--sweep] [--dem FILE.png [--units M] | --no-dem]\n\n"
            "On the default world (2048x16384): the full fit of every chunk and LOD (median of N runs, default 3)\n"
            "with the outline metric in 64² tiles, in whole chunks and with the paper's metric; the exact refit\n"
            "after the edit protocol's r48 depth-90 crater (median of 15); then a single-layer TIN of a DEM.\n"
            "Verdicts on the targets (at q = 0.5): full fit >= 2 M stored triangles/s, GPU <= 8 bytes per\n"
-           "stored triangle, refit <= 3 ms CPU.\n\n"
-           "  --repeat N     full fits per variant (default 3)\n"
-           "  -q, --quality Q  0..1 (default 0.5)\n"
-           "  --sweep        also one fit at each of q = 0, 0.25, 0.5, 0.75, 1 with both metrics\n"
-           "  --dem FILE     the DEM of the single-layer control: a 16-bit grey PNG up to %u a side\n"
-           "                 (default data/dem/ps_height_1k.png, Puget Sound, 0.1 m units)\n"
-           "  --units M      metres per sample unit of --dem FILE (default 1)\n"
-           "  --no-dem       skip the DEM control\n",
-           ST_TIN_MAX_SIDE);
-    return CLI_EXIT_OK;
+           "stored triangle, refit <= 3 ms CPU.\n\noptions:\n");
+    cli_options_usage(opts, count);
 }
 
 typedef struct dem_samples {
@@ -66,16 +59,27 @@ typedef struct dem_samples {
     void *px; /* 16-bit grey */
 } dem_samples;
 
-/* Read before the long fits, so a bad --dem fails at once. */
+/* Read before the long fits, so a bad --dem fails at once; its header is judged before a pixel is decoded. */
 static int dem_read(const char *path, dem_samples *d) {
-    int ch, bits;
     st_error err = {0};
-    if (st_png_read(path, &d->w, &d->h, &ch, &bits, &d->px, &err)) return cli_fail(cmd, &err);
-    if (ch != 1 || bits != 16 || d->w > ST_TIN_MAX_SIDE || d->h > ST_TIN_MAX_SIDE) {
-        free(d->px);
-        d->px = NULL;
-        return cli_usage_error(cmd, "%s: want a 16-bit grey PNG up to %u a side", path, ST_TIN_MAX_SIDE);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    st_png_info info;
+    if (st_file_read_all(path, (size_t)1 << 31, &data, &size, &err) || st_png_probe(data, size, path, &info, &err)) {
+        free(data);
+        return cli_fail(cmd, &err);
     }
+    st_result r = ST_OK;
+    if (info.channels == 1 && info.bit_depth == 16 && info.width <= ST_TIN_MAX_SIDE && info.height <= ST_TIN_MAX_SIDE)
+        r = st_png_decode(data, size, path, 0, &info, &d->px, &err);
+    else
+        r = st_error_set(&err, ST_ERR_INVALID, "%s: want a 16-bit grey PNG up to %u a side, not %ux%u with %d channel%s "
+                         "of %d bits", path, ST_TIN_MAX_SIDE, info.width, info.height, info.channels,
+                         info.channels == 1 ? "" : "s", info.bit_depth);
+    free(data);
+    if (r) return cli_fail(cmd, &err);
+    d->w = info.width;
+    d->h = info.height;
     return CLI_EXIT_OK;
 }
 
@@ -107,37 +111,31 @@ static int dem_control(const char *path, const dem_samples *dem, double units) {
 }
 
 int bench_mesh(int argc, char **argv) {
-    static const struct option opts[] = {{"repeat", required_argument, 0, 'r'}, {"quality", required_argument, 0, 'q'},
-                                         {"sweep", no_argument, 0, 's'},        {"dem", required_argument, 0, 'd'},
-                                         {"units", required_argument, 0, 'u'},  {"no-dem", no_argument, 0, 'D'},
-                                         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     uint32_t repeat = 3;
     float quality = 0.5f, units = 0;
-    bool sweep = false, dem = true;
+    bool sweep = false, dem = true, dem_given = false, help = false;
     const char *dem_path = "data/dem/ps_height_1k.png";
-    bool dem_given = false;
-    cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, ":r:q:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'r':
-            if (!cli_parse_uint(optarg, 1, 100, &repeat)) return cli_usage_error(cmd, "bad --repeat '%s' (1..100)", optarg);
-            break;
-        case 'q':
-            if (!cli_parse_float(optarg, 0, 1, &quality)) return cli_usage_error(cmd, "bad quality '%s' (0..1)", optarg);
-            break;
-        case 's': sweep = true; break;
-        case 'd': dem_path = optarg, dem_given = true; break;
-        case 'u':
-            if (!cli_parse_float(optarg, 1e-6f, 1e6f, &units)) return cli_usage_error(cmd, "bad --units '%s'", optarg);
-            break;
-        case 'D': dem = false; break;
-        case 'h': return usage();
-        case ':': return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-        }
+    char dem_help[160];
+    snprintf(dem_help, sizeof dem_help, "the DEM of the single-layer control: a 16-bit grey PNG up to %u a side\n"
+             "(default data/dem/ps_height_1k.png, Puget Sound, 0.1 m units)", ST_TIN_MAX_SIDE);
+    const cli_opt opts[] = {
+        CLI_OPT_REPEAT(&repeat, 100, "full fits per variant (default 3)"),
+        {.name = "quality", .letter = 'q', .kind = CLI_OPT_FLOAT, .target = &quality, .min = 0, .max = 1, .arg = "Q",
+         .bad = "bad --quality '%s' (0..1)", .help = "0..1 (default 0.5)"},
+        {.name = "sweep", .kind = CLI_OPT_FLAG, .target = &sweep,
+         .help = "also one fit at each of q = 0, 0.25, 0.5, 0.75, 1 with both metrics"},
+        {.name = "dem", .kind = CLI_OPT_STRING, .target = &dem_path, .given = &dem_given, .arg = "FILE",
+         .help = dem_help},
+        {.name = "units", .kind = CLI_OPT_FLOAT, .target = &units, .min = 1e-6, .max = 1e6, .arg = "M",
+         .bad = "bad --units '%s' (metres per sample unit, 1e-6..1e6)",
+         .help = "metres per sample unit of --dem FILE (default 1)"},
+        {.name = "no-dem", .kind = CLI_OPT_CLEAR, .target = &dem, .help = "skip the DEM control"},
+    };
+    int parsed = cli_options_parse(cmd, argc, argv, opts, CLI_OPTS_COUNT(opts), 0, NULL, &help);
+    if (parsed || help) {
+        if (help) usage(opts, CLI_OPTS_COUNT(opts));
+        return parsed;
     }
-    if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     if (units && !dem_given) return cli_usage_error(cmd, "--units is for --dem FILE");
     /* the shipped Puget Sound model is in decimetres; any other file says its own unit (default metres) */
     double dem_units = units ? units : dem_given ? 1.0 : 0.1;

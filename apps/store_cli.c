@@ -21,44 +21,61 @@ const char *cli_world_arg(int argc, char **argv) {
     return NULL;
 }
 
+static bool parse_lod_grid(const char *value, void *target) {
+    uint32_t v;
+    if (!cli_parse_uint(value, 4, 256, &v) || !st_is_pow2(v)) return false;
+    *(uint32_t *)target = v;
+    return true;
+}
+
+static bool parse_lod_error(const char *value, void *target) {
+    if (!strcmp(value, "bound")) *(bool *)target = true;
+    else if (!strcmp(value, "measured")) *(bool *)target = false;
+    else return false;
+    return true;
+}
+
+static bool parse_clip_n(const char *value, void *target) {
+    uint32_t v;
+    if (!cli_parse_uint(value, 31, 1023, &v) || !st_is_pow2(v + 1)) return false;
+    *(uint32_t *)target = v;
+    return true;
+}
+
+size_t cli_store_table(cli_store_opts *o, cli_opt *out) {
+    const cli_opt table[CLI_STORE_OPTION_COUNT] = {
+        {.name = "tau", .kind = CLI_OPT_FLOAT, .target = &o->tau_px, .min = 0.01, .max = 1000, .arg = "PX",
+         .bad = "bad --tau '%s' (pixels, 0.01..1000)", .help = "screen-space error threshold in pixels (default 1)"},
+        {.name = "skirts", .kind = CLI_OPT_FLAG, .target = &o->skirts,
+         .help = "hang skirts under the node edges (the morph alone closes seams without them)"},
+        {.name = "lod-grid", .kind = CLI_OPT_PARSE, .target = &o->grid, .parse = parse_lod_grid, .arg = "N",
+         .bad = "bad --lod-grid '%s' (a power of two, 4..256)", .help = "quads per node side (a power of two, default 32)"},
+        {.name = "lod-ratio", .kind = CLI_OPT_FLOAT, .target = &o->lod_ratio, .min = 1.5, .max = 16, .arg = "R",
+         .bad = "bad --lod-ratio '%s' (1.5..16)", .help = "least ratio of consecutive levels' ranges (default 2)"},
+        {.name = "morph-ratio", .kind = CLI_OPT_FLOAT, .target = &o->morph_ratio, .min = 0.05, .max = 0.95, .arg = "M",
+         .bad = "bad --morph-ratio '%s' (0.05..0.95)", .help = "where a level's morph band starts (default 0.66)"},
+        {.name = "gpu-slots", .kind = CLI_OPT_UINT, .target = &o->gpu_slots, .min = 16, .max = 65536, .arg = "N",
+         .bad = "bad --gpu-slots '%s' (16..65536)", .help = "tile slots on the GPU (default 1024)"},
+        {.name = "slow-load", .kind = CLI_OPT_DOUBLE, .target = &o->slow_load_ms, .min = 0, .max = 60000, .arg = "MS",
+         .bad = "bad --slow-load '%s' (milliseconds, 0..60000)",
+         .help = "sleep this long in every tile load (a slow disk or network; default 0)"},
+        {.name = "lod-error", .kind = CLI_OPT_PARSE, .target = &o->error_bound, .parse = parse_lod_error, .arg = "E",
+         .bad = "bad --lod-error '%s' (measured or bound)",
+         .help = "δ per level for the ranges: measured (the error 99 % of the surface stays within;\n"
+                 "default) or bound (the index's worst tile)"},
+        {.name = "clip-n", .kind = CLI_OPT_PARSE, .target = &o->clip_n, .parse = parse_clip_n, .arg = "N",
+         .bad = "bad --clip-n '%s' (2^k - 1, 31..1023)",
+         .help = "clipmap: vertices per level side, 2^k - 1 (31..1023; default: the least that meets τ)"},
+    };
+    memcpy(out, table, sizeof table);
+    return CLI_STORE_OPTION_COUNT;
+}
+
 bool cli_store_option(cli_store_opts *o, const char *cmd, int c, const char *arg, int *status) {
-    int st = CLI_EXIT_OK;
-    switch (c) {
-    case CLI_OPT_TAU:
-        if (!cli_parse_float(arg, 0.01f, 1000.0f, &o->tau_px))
-            st = cli_usage_error(cmd, "bad --tau '%s' (pixels, 0.01..1000)", arg);
-        break;
-    case CLI_OPT_SKIRTS: o->skirts = true; break;
-    case CLI_OPT_LOD_GRID:
-        if (!cli_parse_uint(arg, 4, 256, &o->grid) || !st_is_pow2(o->grid))
-            st = cli_usage_error(cmd, "bad --lod-grid '%s' (a power of two, 4..256)", arg);
-        break;
-    case CLI_OPT_LOD_RATIO:
-        if (!cli_parse_float(arg, 1.5f, 16.0f, &o->lod_ratio)) st = cli_usage_error(cmd, "bad --lod-ratio '%s' (1.5..16)", arg);
-        break;
-    case CLI_OPT_MORPH_RATIO:
-        if (!cli_parse_float(arg, 0.05f, 0.95f, &o->morph_ratio))
-            st = cli_usage_error(cmd, "bad --morph-ratio '%s' (0.05..0.95)", arg);
-        break;
-    case CLI_OPT_GPU_SLOTS:
-        if (!cli_parse_uint(arg, 16, 65536, &o->gpu_slots)) st = cli_usage_error(cmd, "bad --gpu-slots '%s' (16..65536)", arg);
-        break;
-    case CLI_OPT_SLOW_LOAD:
-        if (!cli_parse_double(arg, 0, 60000, &o->slow_load_ms))
-            st = cli_usage_error(cmd, "bad --slow-load '%s' (milliseconds, 0..60000)", arg);
-        break;
-    case CLI_OPT_LOD_ERROR:
-        if (!strcmp(arg, "bound")) o->error_bound = true;
-        else if (!strcmp(arg, "measured")) o->error_bound = false;
-        else st = cli_usage_error(cmd, "bad --lod-error '%s' (measured or bound)", arg);
-        break;
-    case CLI_OPT_CLIP_N:
-        if (!cli_parse_uint(arg, 31, 1023, &o->clip_n) || !st_is_pow2(o->clip_n + 1))
-            st = cli_usage_error(cmd, "bad --clip-n '%s' (2^k - 1, 31..1023)", arg);
-        break;
-    default: return false;
-    }
-    *status = st;
+    if (c < CLI_OPT_TAU || c > CLI_OPT_CLIP_N) return false;
+    cli_opt table[CLI_STORE_OPTION_COUNT]; /* in the order of the codes */
+    cli_store_table(o, table);
+    *status = cli_option_take(cmd, &table[c - CLI_OPT_TAU], arg);
     return true;
 }
 
@@ -133,105 +150,73 @@ void cli_print_world(const st_world_stats *w) {
 
 /* ---- strata render --world STORE ---------------------------------------------------------------------------- */
 
-static void render_usage(void) {
+static void render_usage(const cli_opt *opts, size_t count) {
     printf("usage: strata render --world STORE [--method M] [--view NAME | --camera x,y,z,yaw,pitch] [--size WxH]\n"
            "                     [--frames N] [--far M] [--tau PX] [--skirts] [--wireframe] [--lod-grid N]\n"
            "                     [--lod-ratio R] [--morph-ratio M] [--gpu-slots N] [--settle N] [--no-shadows]\n"
            "                     [--shading flat|textured] [--device N] -o|--out out.png [--depth out.pfm]\n\n"
            "Renders one image of a DEM tile store (a folder, an http(s):// URL or gen:SEED:WxH) once every tile the\n"
            "view wants is on the GPU, and prints the frame times, the level-of-detail figures and the residency.\n"
-           "  --method M      %s (default cdlod)\n"
-           "  --view NAME     one of the store's default views (horizon-1..3, pitch30-1..3, pitch60-1..3, top-1..3;\n"
-           "                  default horizon-1) or name:x,y:yaw:pitch[:height] in metres\n"
-           "  --camera C      eye x,y,z in metres (double precision), yaw, pitch\n"
-           "  --far M         far distance in metres (default: half the store's extent, at most 100 km)\n"
-           "  --tau PX        screen-space error threshold in pixels (default 1)\n"
-           "  --skirts        hang skirts under the node edges (the morph alone closes seams without them)\n"
-           "  --wireframe     overlay the triangle edges, coloured by LOD level\n"
-           "  --lod-grid N    quads per node side (a power of two, default 32)\n"
-           "  --lod-ratio R   least ratio of consecutive levels' ranges (default 2)\n"
-           "  --morph-ratio M where a level's morph band starts (default 0.66)\n"
-           "  --lod-error E   δ per level for the ranges: measured (the error 99 %% of the surface stays within;\n"
-           "                  default) or bound (the index's worst tile)\n"
-           "  --clip-n N      clipmap: vertices per level side, 2^k - 1 (31..1023; default: the least that meets τ)\n"
-           "  --gpu-slots N   tile slots on the GPU (default 1024)\n"
-           "  --settle N      frames allowed to reach full detail before timing (default 4000)\n"
-           "  --shading S     flat (the hypsometric tint) or textured (the default: materials by slope and height)\n"
-           "  --frames N      timed frames (default 1); --size, --no-shadows, --device, -o, --depth as for levels\n"
-           "  --water M, --wind, --choppy, --time, --water-level, --water-draw: the water as for levels; default the\n"
-           "                  ocean where the DEM reaches its sea level, the default --water-level\n",
-           cli_store_methods_list());
+           "The water defaults to the ocean where the DEM reaches its sea level.\n\n"
+           "options:\n");
+    cli_options_usage(opts, count);
 }
+
+static bool parse_camera(const char *value, void *camera) { return st_camera_parse_precise(value, camera); }
 
 int cli_render_store(int argc, char **argv) {
     const char *cmd = "render";
-    static const struct option opts[] = {{"world", required_argument, 0, 'w'},   {"method", required_argument, 0, 'm'},
-                                         {"view", required_argument, 0, 'v'},    {"camera", required_argument, 0, 'c'},
-                                         {"size", required_argument, 0, 's'},    {"frames", required_argument, 0, 'f'},
-                                         {"depth", required_argument, 0, 'd'},   {"device", required_argument, 0, 'D'},
-                                         {"out", required_argument, 0, 'o'},     {"output", required_argument, 0, 'o'},
-                                         {"no-shadows", no_argument, 0, 'S'},    {"shading", required_argument, 0, 'G'},
-                                         {"far", required_argument, 0, 'F'},     {"wireframe", no_argument, 0, 'W'},
-                                         {"settle", required_argument, 0, 'e'},  {"help", no_argument, 0, 'h'},
-                                         CLI_STORE_OPTIONS,                      CLI_WATER_OPTIONS,
-                                         {0, 0, 0, 0}};
     const char *world = NULL, *method = "cdlod", *view_name = NULL, *out_png = NULL, *out_depth = NULL;
     cli_water water = {0};
     st_camera camera = {0};
-    bool have_camera = false, device_given = false, shadows = true, wireframe = false;
+    bool have_camera = false, device_given = false, no_shadows = false, wireframe = false, help = false;
     st_shading shading = ST_SHADING_TEXTURED;
-    uint32_t width = 1280, height = 800, frames = 1, device = 0, settle = 4000;
+    uint32_t size[2] = {1280, 800}, frames = 1, device = 0, settle = 4000;
     double far = 0;
     cli_store_opts so = {0};
-    cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-        int status;
-        if (cli_store_option(&so, cmd, c, optarg, &status) || cli_water_option(&water, cmd, c, optarg, &status)) {
-            if (status) return status;
-            continue;
-        }
-        switch (c) {
-        case 'w': world = optarg; break;
-        case 'm': method = optarg; break;
-        case 'v': view_name = optarg; break;
-        case 'c':
-            if (!st_camera_parse_precise(optarg, &camera))
-                return cli_usage_error(cmd, "malformed or out-of-range camera '%s' (want x,y,z,yaw,pitch: positions "
-                                       "within 1e8 m, yaw -360..360, pitch -90..90)", optarg);
-            have_camera = true;
-            break;
-        case 's':
-            if (!cli_parse_size(optarg, &width, &height) || width > 16384 || height > 16384)
-                return cli_usage_error(cmd, "bad size '%s' (want WxH, each 1..16384)", optarg);
-            break;
-        case 'f':
-            if (!cli_parse_uint(optarg, 1, 100000, &frames)) return cli_usage_error(cmd, "bad frame count '%s'", optarg);
-            break;
-        case 'e':
-            if (!cli_parse_uint(optarg, 1, 1000000, &settle)) return cli_usage_error(cmd, "bad --settle '%s'", optarg);
-            break;
-        case 'F':
-            if (!cli_parse_double(optarg, 2, 1e7, &far)) return cli_usage_error(cmd, "bad --far '%s' (metres, 2..10^7)", optarg);
-            break;
-        case 'D':
-            if (!cli_parse_uint(optarg, 0, 64, &device)) return cli_usage_error(cmd, "bad device index '%s'", optarg);
-            device_given = true;
-            break;
-        case 'd': out_depth = optarg; break;
-        case 'S': shadows = false; break;
-        case 'G':
-            if (!st_shading_parse(optarg, &shading))
-                return cli_usage_error(cmd, "unknown shading '%s' (flat or textured)", optarg);
-            break;
-        case 'W': wireframe = true; break;
-        case 'o': out_png = optarg; break;
-        case 'h': render_usage(); return CLI_EXIT_OK;
-        case ':': return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-        }
+    char method_help[320];
+    snprintf(method_help, sizeof method_help, "%s (default cdlod)", cli_store_methods_list());
+    const cli_opt own[] = {
+        CLI_OPT_WORLD(&world),
+        {.name = "method", .kind = CLI_OPT_STRING, .target = &method, .arg = "M", .help = method_help},
+        {.name = "view", .kind = CLI_OPT_STRING, .target = &view_name, .arg = "NAME",
+         .help = "one of the store's default views (horizon-1..3, pitch30-1..3, pitch60-1..3, top-1..3;\n"
+                 "default horizon-1) or name:x,y:yaw:pitch[:height] in metres"},
+        {.name = "camera", .kind = CLI_OPT_PARSE, .target = &camera, .given = &have_camera, .parse = parse_camera,
+         .arg = "C",
+         .bad = "malformed or out-of-range camera '%s' (want x,y,z,yaw,pitch: positions within 1e8 m, yaw -360..360, "
+                "pitch -90..90)",
+         .help = "eye x,y,z in metres (double precision), yaw, pitch"},
+        {.name = "far", .kind = CLI_OPT_DOUBLE, .target = &far, .min = 2, .max = 1e7, .arg = "M",
+         .bad = "bad --far '%s' (metres, 2..10^7)",
+         .help = "far distance in metres (default: half the store's extent, at most 100 km)"},
+        CLI_OPT_SIZE_WH(size, 16384, "image size (default 1280x800)"),
+        CLI_OPT_FRAMES(&frames, 100000, "timed frames (default 1)"),
+        {.name = "settle", .kind = CLI_OPT_UINT, .target = &settle, .min = 1, .max = 1000000, .arg = "N",
+         .bad = "bad --settle '%s' (1..1000000)",
+         .help = "frames allowed to reach full detail before timing (default 4000)"},
+        {.name = "wireframe", .kind = CLI_OPT_FLAG, .target = &wireframe,
+         .help = "overlay the triangle edges, coloured by LOD level"},
+        CLI_OPT_NO_SHADOWS(&no_shadows),
+        CLI_OPT_SHADING(&shading, "flat (the hypsometric tint) or textured (the default: materials by slope and height)"),
+        CLI_OPT_DEVICE(&device, &device_given),
+        CLI_OPT_OUT(&out_png, "FILE", "output image, a .png (sRGB)"),
+        {.name = "output", .kind = CLI_OPT_STRING, .target = &out_png}, /* the older name of --out */
+        {.name = "depth", .kind = CLI_OPT_STRING, .target = &out_depth, .arg = "FILE",
+         .help = "distance along each pixel's ray as a PFM (NaN where nothing was hit)"},
+    };
+    cli_opt opts[CLI_OPTS_COUNT(own) + CLI_STORE_OPTION_COUNT + CLI_WATER_OPTION_COUNT];
+    memcpy(opts, own, sizeof own);
+    size_t count = CLI_OPTS_COUNT(own);
+    count += cli_store_table(&so, opts + count);
+    count += cli_water_table(&water, opts + count);
+    int status = cli_options_parse(cmd, argc, argv, opts, count, 0, NULL, &help);
+    if (status || help) {
+        if (help) render_usage(opts, count);
+        return status;
     }
-    if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    uint32_t width = size[0], height = size[1];
+    bool shadows = !no_shadows;
     if (!out_png) return cli_usage_error(cmd, "missing -o out.png");
     struct stat out_stat; /* a directory gets its own message when the output is opened */
     bool out_is_dir = stat(out_png, &out_stat) == 0 && S_ISDIR(out_stat.st_mode);
@@ -239,7 +224,7 @@ int cli_render_store(int argc, char **argv) {
         return cli_usage_error(cmd, "-o '%s': the image is written as PNG, so its name must end in .png", out_png);
     if (out_depth && !cli_has_suffix(out_depth, ".pfm"))
         return cli_usage_error(cmd, "--depth '%s': the depth is written as PFM, so its name must end in .pfm", out_depth);
-    int status = cli_store_method_check(cmd, method, world);
+    status = cli_store_method_check(cmd, method, world);
     if (status) return status;
     if (view_name && have_camera) return cli_usage_error(cmd, "give --view or --camera, not both");
 

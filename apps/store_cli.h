@@ -3,6 +3,7 @@
 #ifndef STRATA_STORE_CLI_H
 #define STRATA_STORE_CLI_H
 
+#include "cli.h"
 #include "strata/large_world.h"
 #include "strata/render.h"
 
@@ -38,7 +39,12 @@ typedef struct cli_store_opts {
 
 /* The value of --world in a command's arguments (--world X or --world=X), or NULL. */
 const char *cli_world_arg(int argc, char **argv);
-/* Takes getopt_long's c when it is one of CLI_STORE_OPTIONS (true; *status CLI_EXIT_USAGE after a bad value). */
+#define CLI_STORE_OPTION_COUNT 9
+/* The options above as table entries into out[0..CLI_STORE_OPTION_COUNT), in the order of their codes (their
+ * values go into o), for cli_options_parse; returns the count. */
+size_t cli_store_table(cli_store_opts *o, cli_opt *out);
+/* Takes getopt_long's c when it is one of CLI_STORE_OPTIONS (true; *status CLI_EXIT_USAGE after a bad value; the
+ * same values and messages as the table). */
 bool cli_store_option(cli_store_opts *o, const char *cmd, int c, const char *arg, int *status);
 /* The options as method knobs. */
 void cli_store_knobs(const cli_store_opts *o, st_method_knobs *k);

@@ -1,14 +1,18 @@
 /* Writes the seed corpora of the fuzz targets into fuzz/corpus/<target>/: valid inputs made by the library's
  * own writers (a Huffman .vmc, an identity .vmc, .vmp, .vpr, .pal, world.ini, raw, PNG, a PNG set and whole
- * worlds of 512x256). */
+ * worlds of 512x256, a control map, a layer store's write journals). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include "fuzz_common.h"
 
 #include "strata/file.h"
 #include "strata/heightmap.h"
 #include "strata/image.h"
+#include "strata/materials.h"
 #include "strata/tiles.h"
 #include "strata/vangers.h"
 #include "tiles/tiles_internal.h"
@@ -40,6 +44,70 @@ static void put(const char *target, const char *name, const uint8_t *prefix, siz
     fwrite(prefix, 1, np, fp);
     fwrite(data, 1, n, fp);
     fclose(fp);
+}
+
+/* The journal of a write of two tiles into fuzz_journal_store's store, copied while it is durable (before any
+ * tile is written). */
+typedef struct journal_copy {
+    char path[1100];
+    uint8_t *bytes;
+    size_t size;
+} journal_copy;
+
+static void copy_journal(void *user) {
+    journal_copy *c = user;
+    st_error err = {0};
+    if (st_file_read_all(c->path, 1u << 20, &c->bytes, &c->size, &err)) fprintf(stderr, "%s\n", err.message), exit(1);
+}
+
+static void journal_seeds(void) {
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/journal-store.tmpseed", root);
+    st_error err = {0};
+    st_store *s = NULL;
+    journal_copy c = {0};
+    snprintf(c.path, sizeof c.path, "%s/journal.bin", dir);
+    if (fuzz_journal_store(dir, &err) || st_store_open(dir, &s, &err)) fprintf(stderr, "%s\n", err.message), exit(1);
+    st_tile *t[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++) {
+        if (st_store_read_tile(s, (st_tile_key){0, (uint32_t)(1 + 2 * k), (uint32_t)k}, &t[k], &err))
+            fprintf(stderr, "%s\n", err.message), exit(1);
+        uint8_t *q = t[k]->data;
+        for (size_t i = 0; i < t[k]->data_bytes; i += 4) q[i] = q[i + 2] = (uint8_t)(50 + 100 * k);
+    }
+    st_store_write_desc wd = {.after_journal = copy_journal, .user = &c};
+    if (st_store_write_tiles(s, (const st_tile *const *)t, 2, &wd, &err)) fprintf(stderr, "%s\n", err.message), exit(1);
+    st_tile_destroy(t[0]);
+    st_tile_destroy(t[1]);
+    st_store_close(s);
+    /* flags 0: the journal as written; flags 1: without its CRC, which the target appends */
+    uint8_t flags = 0;
+    put("journal", "two-tiles.bin", &flags, 1, c.bytes, c.size);
+    flags = 1;
+    put("journal", "two-tiles-crc.bin", &flags, 1, c.bytes, c.size - 4);
+    free(c.bytes);
+    /* the scratch store goes; only its journal was wanted */
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -r '%s'", dir);
+    if (system(cmd)) exit(1);
+}
+
+static void control_seed(void) {
+    st_control_map *m = NULL;
+    st_error err = {0};
+    if (st_control_map_create(16, 8, &m, &err)) fprintf(stderr, "%s\n", err.message), exit(1);
+    for (size_t i = 0; i < 16 * 8; i++) {
+        m->texels[4 * i] = (uint8_t)(i % 5);
+        m->texels[4 * i + 1] = (uint8_t)(i % 3);
+        m->texels[4 * i + 2] = (uint8_t)(i * 37);
+        m->texels[4 * i + 3] = (uint8_t)(i & 1);
+    }
+    uint8_t *f = NULL;
+    size_t n = 0;
+    if (st_control_map_encode(m, &f, &n, &err)) fprintf(stderr, "%s\n", err.message), exit(1);
+    put("control", "16x8.ctl", NULL, 0, f, n);
+    free(f);
+    st_control_map_destroy(m);
 }
 
 int main(int argc, char **argv) {
@@ -212,6 +280,8 @@ int main(int argc, char **argv) {
         }
         st_level_destroy(big);
     }
+    control_seed();
+    journal_seeds();
     printf("seed corpora written under %s\n", root);
     return 0;
 }

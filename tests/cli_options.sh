@@ -89,17 +89,28 @@ grep -q "^target: median decode of a 2048x16384 .vmc ≤ 150 ms: n/a for this ru
 
 # every bench reads its options through the one option layer: one line and exit 2 for an unknown option, a bad
 # value or a stray argument; --help lists the options
-for b in decode dem gen reference tiles upload; do
+for b in decode dem gen mesh reference tiles upload; do
     "$strata" bench $b --frobnicate >/dev/null 2>"$tmp/err"
     [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^strata bench $b: unknown option '--frobnicate'" "$tmp/err" &&
         pass || fail "bench $b --frobnicate: $(cat "$tmp/err")"
     "$strata" bench $b --help >"$tmp/help" 2>&1 && grep -q "^options:\|^Runs the parts" "$tmp/help" && pass ||
         fail "bench $b --help lists no options: $(head -3 "$tmp/help")"
 done
-for b in decode dem gen reference upload; do
+for b in decode dem gen mesh reference upload; do
     "$strata" bench $b --repeat 0 >/dev/null 2>"$tmp/err"
     [ $? -eq 2 ] && grep -q "bad --repeat '0'" "$tmp/err" && pass || fail "bench $b --repeat 0: $(cat "$tmp/err")"
 done
+"$strata" bench mesh --quality 2 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "bad --quality '2' (0..1)" "$tmp/err" && pass || fail "bench mesh --quality 2: $(cat "$tmp/err")"
+for a in "--units" "-q" "--repeat=x" "--no-dem=1"; do
+    "$strata" bench mesh $a >/dev/null 2>"$tmp/err"
+    [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && pass || fail "bench mesh $a: $(cat "$tmp/err")"
+done
+# a --dem whose header claims 32768x32768 16-bit samples is refused by its header, before 2 GiB are decoded
+printf '\211\120\116\107\015\012\032\012\000\000\000\015\111\110\104\122\000\000\200\000\000\000\200\000\020\000\000\000\000\261\207\040\340\000\000\000\014\111\104\101\124\170\234\143\140\240\075\000\000\000\144\000\001\206\144\074\065' >"$tmp/huge16.png"
+"$strata" bench mesh --dem "$tmp/huge16.png" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "up to 4097 a side, not 32768x32768" "$tmp/err" && pass ||
+    fail "bench mesh --dem of a 32768x32768 header: $(cat "$tmp/err")"
 "$strata" bench reference --world "$tmp/w" stray >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "unexpected argument 'stray'" "$tmp/err" && pass || fail "bench reference took a stray argument"
 "$strata" bench upload --sweep 1,0 >/dev/null 2>"$tmp/err"
@@ -110,6 +121,33 @@ done
 [ $? -eq 2 ] && grep -q "bad --handles '1,99'" "$tmp/err" && pass || fail "bench dem --handles 1,99: $(cat "$tmp/err")"
 "$strata" bench tiles --amplify 3 >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "bad --amplify '3'" "$tmp/err" && pass || fail "bench tiles --amplify 3: $(cat "$tmp/err")"
+
+# render --world STORE reads its options through the option layer: the messages every command gives, one line and
+# exit 2, and a --help that lists every option it takes
+while IFS='|' read -r args want; do
+    "$strata" render --world gen:1:65x65 -o "$tmp/store.png" $args >/dev/null 2>"$tmp/err"
+    [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "$want" "$tmp/err" && [ ! -e "$tmp/store.png" ] && pass ||
+        fail "render --world STORE $args: $(cat "$tmp/err")"
+done <<'CASES'
+--frames 0|bad --frames '0' (1..100000)
+--settle 0|bad --settle '0' (1..1000000)
+--device 99|bad --device '99' (an adapter index
+--size 0x0|bad --size '0x0' (WxH, each 1..16384)
+--tau nan|bad --tau 'nan' (pixels, 0.01..1000)
+--clip-n 100|bad --clip-n '100' (2^k - 1, 31..1023)
+--frobnicate|unknown option '--frobnicate'
+--far|option '--far' needs a value
+--water-depth -1|bad --water-depth '-1'
+stray|unexpected argument 'stray'
+CASES
+"$strata" render --world gen:1:65x65 --help >"$tmp/help" 2>&1
+missing=""
+for o in world method view camera far size frames settle wireframe no-shadows shading device out depth tau skirts \
+         lod-grid lod-ratio morph-ratio gpu-slots slow-load lod-error clip-n water wind choppy time water-level \
+         water-draw water-depth; do
+    grep -q -- "--$o " "$tmp/help" || missing="$missing --$o"
+done
+[ -z "$missing" ] && pass || fail "render --world STORE --help does not list$missing"
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

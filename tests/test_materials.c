@@ -226,6 +226,26 @@ static void test_control_save_load(void **state) {
     st_control_map_destroy(m);
 }
 
+/* A header claiming far more texels than its deflated bytes can hold is refused before the map is allocated (a
+ * 40-byte file claiming 16384x16384 texels took a gigabyte). */
+static void test_control_decode_claimed_size(void **state) {
+    (void)state;
+    st_control_map *m = NULL;
+    st_error e = {0};
+    uint8_t *file = NULL;
+    size_t size = 0;
+    assert_int_equal(st_control_map_create(16, 8, &m, &e), ST_OK);
+    assert_int_equal(st_control_map_encode(m, &file, &size, &e), ST_OK);
+    st_control_map_destroy(m);
+    assert_true(size < 64);
+    for (int b = 0; b < 4; b++) file[8 + b] = file[12 + b] = (uint8_t)(16384u >> (8 * b)); /* width, height */
+    m = NULL;
+    assert_int_equal(st_control_map_decode(file, size, "big.ctl", &m, &e), ST_ERR_FORMAT);
+    assert_null(m);
+    assert_non_null(strstr(e.message, "cannot come from"));
+    free(file);
+}
+
 static void test_control_paint(void **state) {
     (void)state;
     st_control_map *m = NULL;
@@ -278,7 +298,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_synthesis_deterministic), cmocka_unit_test(test_synthesis_tiles),
         cmocka_unit_test(test_height_blend),           cmocka_unit_test(test_control_rules),
-        cmocka_unit_test(test_control_save_load),      cmocka_unit_test(test_control_paint),
+        cmocka_unit_test(test_control_save_load),
+        cmocka_unit_test(test_control_decode_claimed_size),      cmocka_unit_test(test_control_paint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -84,9 +84,16 @@ st_result st_control_map_create(uint32_t width, uint32_t height, st_control_map 
 void st_control_map_destroy(st_control_map *map);
 /* Fills the texels of rect (clipped to the map; the level must have the map's size) from level by rule. */
 void st_control_map_fill(st_control_map *map, const st_level *level, st_rect rect, st_control_rule rule);
-/* Writes the map to path atomically (a small header, the texels deflated, a CRC). */
+/* The map's file in memory (docs/materials.md): magic, width, height, the texels' CRC, the deflated size and the
+ * deflated texels. *bytes (size bytes) is the caller's to free; ST_ERR_NOMEM when out of memory. */
+st_result st_control_map_encode(const st_control_map *map, uint8_t **bytes, size_t *size, st_error *err);
+/* Writes the map to path atomically (st_control_map_encode's bytes). */
 st_result st_control_map_save(const st_control_map *map, const char *path, st_error *err);
-/* Reads a map saved by st_control_map_save; a truncated, corrupt or oversized file is ST_ERR_FORMAT. */
+/* Decodes bytes made by st_control_map_encode (name labels the messages); truncated, corrupt or oversized
+ * bytes are ST_ERR_FORMAT, *out NULL. */
+st_result st_control_map_decode(const uint8_t *data, size_t size, const char *name, st_control_map **out,
+                                st_error *err);
+/* Reads a map saved by st_control_map_save (st_control_map_decode of the file's bytes). */
 st_result st_control_map_load(const char *path, st_control_map **out, st_error *err);
 
 /* A round brush stroke: texels within radius of (cx, cy) get `material` as their overlay, its weight raised
