@@ -9,6 +9,7 @@
 #include "strata/dem.h"
 #include "strata/eval.h"
 #include "strata/level.h"
+#include "strata/tiles.h"
 #include "strata/render.h"
 #include "strata/views.h"
 
@@ -49,6 +50,10 @@ size_t cli_parse_ints(const char *text, long min, long max, int *out, size_t cap
 /* Loads "default", a world directory, a world.ini file, or "gen:multi:SEED:WxH[:DUAL]" (generated whole: a level's
  * size limits apply). */
 st_result cli_load_world(const char *path, st_level **out, st_error *err);
+/* The camera of view `name` (NULL = the world's first default view) on the level, or, where there is none, on
+ * the paged world of layer store `pages` (its size and the texel under the view read through its pages). */
+st_result cli_view_camera(const st_level *level, st_store *pages, const char *name, st_camera *camera,
+                          st_error *err);
 /* A world folder's own materials for textured shading (docs/materials.md): WORLD/materials/NAME_albedo.png ...
  * added to the engine's set, and WORLD/control.ctl as the level's control map; nothing for other worlds or when
  * they are absent. */
@@ -259,6 +264,9 @@ size_t cli_water_table(cli_water *w, cli_opt *out);
 bool cli_water_option(cli_water *w, const char *cmd, int c, const char *arg, int *status);
 /* Without --water: the ocean when the world has water, else `otherwise`. */
 void cli_water_resolve(cli_water *w, const st_level *level, st_water_mode otherwise);
+/* The same for a paged world held by no level: from the layer store's index (its tiles' lowest heights) and
+ * flood levels, reading no texel. */
+void cli_water_resolve_paged(cli_water *w, st_store *store, st_water_mode otherwise);
 
 int cmd_gen(int argc, char **argv);
 int cmd_info(int argc, char **argv);

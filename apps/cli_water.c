@@ -85,3 +85,24 @@ bool cli_water_option(cli_water *w, const char *cmd, int c, const char *arg, int
 void cli_water_resolve(cli_water *w, const st_level *level, st_water_mode otherwise) {
     if (!w->mode_given) w->desc.mode = st_water_world_has_water(level) ? ST_WATER_OCEAN : otherwise;
 }
+
+void cli_water_resolve_paged(cli_water *w, st_store *store, st_water_mode otherwise) {
+    if (w->mode_given) return;
+    /* no texel is read: the index's lowest height of each tile against the most common flood level (a generated
+     * world's index knows no bounds before its tiles are made: no water unless asked for) */
+    const st_store_info *in = st_store_get_info(store);
+    uint32_t count[256] = {0}, best = 0;
+    for (uint32_t s = 0; s < in->flood_sections; s++) count[in->flood[s]]++;
+    for (uint32_t v = 1; v < 256; v++)
+        if (count[v] > count[best]) best = v;
+    float z = (float)best + 0.5f;
+    uint32_t nx, ny;
+    st_store_level_tiles(store, 0, &nx, &ny);
+    bool wet = false;
+    for (uint32_t y = 0; y < ny && !wet && !in->generated; y++)
+        for (uint32_t x = 0; x < nx && !wet; x++) {
+            st_tile_meta m;
+            wet = st_store_tile_meta(store, (st_tile_key){0, x, y}, &m) && m.min_m <= z;
+        }
+    w->desc.mode = wet ? ST_WATER_OCEAN : otherwise;
+}

@@ -66,7 +66,8 @@ int cmd_render(int argc, char **argv) {
          .help = "distance along each pixel's ray as a PFM (NaN where nothing was hit)"},
         {.name = "paged", .kind = CLI_OPT_FLAG, .target = &paged,
          .help = "the terrain reaches the GPU as pages of the layer store W (a folder or gen:multi:...),\n"
-                 "brought in around the camera before the frames (docs/paged-terrain.md)"},
+                 "brought in around the camera before the frames; no level of W is made, so W may be\n"
+                 "of any size (up to 65536x65536); methods ray, ray-compute, scatter (docs/paged-terrain.md)"},
         {.name = "pool-pages", .kind = CLI_OPT_UINT, .target = &pool_pages, .min = 1, .max = 65536, .arg = "N",
          .bad = "bad --pool-pages '%s' (1..65536)", .help = "resident pages of paged terrain on the GPU (default 256)"},
     };
@@ -113,33 +114,24 @@ int cmd_render(int argc, char **argv) {
     if (!r) out_count++;
     if (!r && out_depth) r = st_atomic_open(&outs[out_count], out_depth, &err);
     if (!r && out_depth) out_count++;
-    if (!r) r = cli_load_world(world, &level, &err);
-    if (!r && !have_camera) {
-        st_viewpoint vp;
-        if (view_name) r = st_views_find(level, view_name, &vp, &err);
-        else {
-            st_viewpoint all[ST_MAX_VIEWS];
-            size_t n = 0;
-            r = st_views_default(level, all, ST_MAX_VIEWS, &n, &err);
-            if (!r && n == 0) r = st_error_set(&err, ST_ERR_INVALID, "the world has no default views: give --camera");
-            if (!r) vp = all[0];
-        }
-        if (!r) camera = st_viewpoint_camera(level, &vp);
-    }
+    /* a paged world is read through its pages alone: no level of it is made, whatever its size */
+    st_store *pages = NULL;
+    if (!r && paged) r = st_store_open(world, &pages, &err);
+    else if (!r) r = cli_load_world(world, &level, &err);
+    if (!r && !have_camera) r = cli_view_camera(level, pages, view_name, &camera, &err);
     if (far_dist > 0) camera.far_dist = far_dist;
     st_engine_desc ed = {.device_index = (int)device, .device_given = device_given};
     if (!r) r = st_engine_create(&ed, &engine, &err);
-    st_store *pages = NULL;
     if (!r && paged) {
-        r = st_store_open(world, &pages, &err);
         st_paged_desc pd = {.pool_pages = pool_pages};
-        if (!r) r = st_engine_set_paged_level(engine, level, pages, &pd, &err);
+        r = st_engine_set_paged_world(engine, pages, &pd, &err);
         if (!r) r = st_engine_paged_settle(engine, &camera, 10000, NULL, &err);
     } else if (!r) {
         r = st_engine_set_level(engine, level, &err);
     }
     if (!r && shading == ST_SHADING_TEXTURED) r = cli_world_materials(engine, world, &err);
-    if (!r) cli_water_resolve(&water, level, ST_WATER_NONE);
+    if (!r && level) cli_water_resolve(&water, level, ST_WATER_NONE);
+    else if (!r) cli_water_resolve_paged(&water, pages, ST_WATER_NONE);
     st_render_desc rd = {.method = method, .width = width, .height = height, .knobs.ray_steps = steps,
                         .shadows = shadows, .shadow_size = shadow_size, .water = water.desc, .shading = shading};
     if (!r) r = st_renderer_create(engine, &rd, &renderer, &err);

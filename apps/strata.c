@@ -1,5 +1,6 @@
 /* strata: the command line. Dispatches to one subcommand per file (cmd_*.c). */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "strata/gen.h"
 #include "strata/image.h"
 #include "strata/tiles.h"
+#include "strata/views.h"
 #include "strata/world.h"
 
 static const cli_command commands[] = {
@@ -149,6 +151,37 @@ st_result cli_load_world(const char *path, st_level **out, st_error *err) {
         return r;
     }
     return st_world_load(path, out, err);
+}
+
+st_result cli_view_camera(const st_level *level, st_store *pages, const char *name, st_camera *camera,
+                          st_error *err) {
+    uint32_t w = level ? level->width : 0, h = level ? level->height : 0;
+    if (!level && pages) {
+        w = (uint32_t)st_store_get_info(pages)->width;
+        h = (uint32_t)st_store_get_info(pages)->height;
+    }
+    st_viewpoint vp;
+    st_result r = ST_OK;
+    if (name) r = st_views_find_sized(w, h, name, &vp, err);
+    else {
+        st_viewpoint all[ST_MAX_VIEWS];
+        size_t n = 0;
+        r = st_views_default_sized(w, h, all, ST_MAX_VIEWS, &n, err);
+        if (!r && n == 0) r = st_error_set(err, ST_ERR_INVALID, "the world has no default views: give --camera");
+        if (!r) vp = all[0];
+    }
+    if (r) return r;
+    if (level || !pages) {
+        *camera = st_viewpoint_camera(level, &vp);
+        return ST_OK;
+    }
+    st_layer_pages *reader = NULL;
+    st_texel ground;
+    r = st_layer_pages_create(pages, 1, &reader, err);
+    if (!r) r = st_layer_pages_texel(reader, (int64_t)floorf(vp.x), (int64_t)floorf(vp.y), &ground, err);
+    st_layer_pages_destroy(reader);
+    if (!r) *camera = st_viewpoint_camera_on(ground, &vp);
+    return r;
 }
 
 /* The folder of a world given as a folder or as its world.ini; NULL for the others (default, gen:...). */

@@ -26,12 +26,21 @@ same_render "default, ray-compute" default "$tmp/def" --method ray-compute --siz
 cp "$tmp/rb.png" "$tmp/def.png"
 cp "$tmp/rb.pfm" "$tmp/def.pfm"
 same_render "default, scatter, another view" default "$tmp/def" --method scatter --size 64x40 --view bridge
-# paged: the pages around the view only (a pool of 64 of the world's 512), the same bytes
+# paged: the pages around the view only (a pool of 64 of the world's 512), no level in memory: the same depth;
+# the same bytes in flat shading (textured shading of a paged world has no control map: materials by type)
 "$strata" render --world "$tmp/def" --paged --pool-pages 64 --method ray-compute --size 96x60 -o "$tmp/pg.png" \
     --depth "$tmp/pg.pfm" >"$tmp/pg.txt" 2>"$tmp/err" || { echo "FAIL: paged: $(cat "$tmp/err")"; fails=$((fails + 1)); }
 check "paged: no page missing" grep -q 'paged: 0 of' "$tmp/pg.txt"
-check "paged: image" cmp -s "$tmp/pg.png" "$tmp/def.png"
 check "paged: depth" cmp -s "$tmp/pg.pfm" "$tmp/def.pfm"
+same_render "paged, flat" default "$tmp/def" --method ray-compute --size 96x60 --shading flat
+"$strata" render --world "$tmp/def" --paged --pool-pages 64 --method ray-compute --size 96x60 --shading flat \
+    -o "$tmp/pgf.png" >/dev/null 2>"$tmp/err" || { echo "FAIL: paged flat: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+check "paged: image (flat)" cmp -s "$tmp/pgf.png" "$tmp/ra.png"
+"$strata" render --world gen:multi:3:65536x65536 --paged --method scatter --size 32x20 --shading flat \
+    -o "$tmp/big.png" >"$tmp/big.txt" 2>"$tmp/err" || { echo "FAIL: 65536² paged: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+check "65536² paged: every wanted page resident" grep -q 'paged: 0 of' "$tmp/big.txt"
+expect_error "render: a method that needs the whole level on a paged world" render --world gen:multi:3:65536x65536 \
+    --paged --method voxel-compute --size 8x8 -o "$tmp/x.png"
 check "default: info of the store" sh -c "'$strata' info '$tmp/def' | grep -q 'layers'"
 
 # ---- a Vangers world (from the real DEM: water at its flood level) ------------------------------------------

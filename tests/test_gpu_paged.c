@@ -3,7 +3,8 @@
  * texels and maps every page within reach of the eye; and a paged render equals the render of the same level
  * held as one texture, colour and depth bit for bit, once the pages in reach are resident — for ray-compute,
  * voxel-compute (its pyramid rebuilt where pages arrive after it was made) and scatter; edits reach resident
- * pages in the next frame, survive eviction, undo across it, and are written back into the store. */
+ * pages in the next frame, survive eviction, undo across it, and are written back into the store; a paged world
+ * with no level in memory draws the same bytes. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,6 +249,58 @@ static void test_paged_render_equals_texture(void **state) {
     st_level_destroy(level);
 }
 
+/* The same world as a paged world alone (st_engine_set_paged_world: no level in memory, the near-plane test and
+ * everything else of the CPU reading through the pages): ray-compute and scatter draw the texture's bytes, a
+ * method that keeps data of the whole level is refused, and so is an edit. One view stands in a cave, its near
+ * plane in the rock, so the near-plane test reads texels through the pages. */
+static void test_paged_world_without_level(void **state) {
+    (void)state;
+    const char *methods[] = {"ray-compute", "scatter"};
+    enum { VIEWS = 3, W = 64, H = 40 };
+    st_camera cams[VIEWS] = {camera_at(100, 120, 30), camera_at(700, 500, 200), camera_at(1000, 20, 300)};
+    cams[2].position[2] = 1.0f; /* at the floor: its near plane meets solid somewhere around */
+    st_level *level = world_level();
+    frame want[2][VIEWS];
+    st_engine *e = test_engine(level);
+    for (int m = 0; m < 2; m++) {
+        st_renderer *r = test_renderer(e, methods[m], W, H, NULL);
+        for (int v = 0; v < VIEWS; v++) want[m][v] = draw(r, cams[v], W, H);
+        st_renderer_destroy(r);
+    }
+    test_engine_finish(e, NULL);
+
+    st_store *store = world_store(level, "paged-world");
+    st_level_destroy(level); /* nothing of the level is kept: the store is the world */
+    st_engine_desc ed = {.validate = true};
+    assert_st_ok(st_engine_create(&ed, &e, err));
+    st_paged_desc pd = {.pool_pages = POOL};
+    assert_st_ok(st_engine_set_paged_world(e, store, &pd, err));
+    for (int m = 0; m < 2; m++) {
+        st_renderer *r = test_renderer(e, methods[m], W, H, NULL);
+        for (int v = 0; v < VIEWS; v++) {
+            assert_st_ok(st_engine_paged_settle(e, &cams[v], 5000, NULL, err));
+            frame got = draw(r, cams[v], W, H);
+            if (memcmp(got.rgba, want[m][v].rgba, (size_t)W * H * 4))
+                fail_msg("%s, view %d: the paged world's colour differs from the texture's", methods[m], v);
+            if (memcmp(got.depth, want[m][v].depth, (size_t)W * H * sizeof(float)))
+                fail_msg("%s, view %d: the paged world's depth differs from the texture's", methods[m], v);
+            free(got.rgba);
+            free(got.depth);
+            free(want[m][v].rgba);
+            free(want[m][v].depth);
+        }
+        st_renderer_destroy(r);
+    }
+    st_error e2 = {0};
+    st_renderer *voxel = NULL;
+    st_render_desc vd = {.method = "voxel-compute", .width = 8, .height = 8};
+    assert_int_equal(st_renderer_create(e, &vd, &voxel, &e2), ST_ERR_INVALID);
+    assert_null(voxel);
+    assert_int_equal(st_engine_update_level(e, (st_rect){0, 0, 8, 8}, &e2), ST_ERR_INVALID);
+    test_engine_finish(e, NULL);
+    st_store_close(store);
+}
+
 static void test_paged_bad_input(void **state) {
     (void)state;
     st_level *level = world_level();
@@ -272,6 +325,7 @@ int main(void) {
         cmocka_unit_test(test_page_table_after_jumps),
         cmocka_unit_test(test_paged_render_equals_texture),
         cmocka_unit_test(test_edits_across_eviction),
+        cmocka_unit_test(test_paged_world_without_level),
         cmocka_unit_test(test_paged_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -666,12 +666,82 @@ static void test_http_store(void **state) {
     st_dem_source_destroy(src);
 }
 
+/* The CPU's reads of a layer store (st_layer_pages): windows anywhere on a wrapping generated world — across its
+ * edges, at negative coordinates, larger than a page — hold exactly the texels of the world made whole, and point
+ * reads decode as st_level_texel does; a bounded world refuses a window past its edge and reads nothing there. */
+static void test_layer_pages(void **state) {
+    (void)state;
+    const char *spec = "gen:multi:7:512x256";
+    st_gen_desc gd;
+    assert_st_ok(st_gen_parse(spec, &gd, err));
+    st_level *whole = NULL;
+    assert_st_ok(st_gen_world(&gd, &whole, err));
+    st_store *s = NULL;
+    assert_st_ok(st_store_open(spec, &s, err));
+    st_layer_pages *p = NULL;
+    assert_st_ok(st_layer_pages_create(s, 3, &p, err));
+    const int64_t at[][2] = {{0, 0}, {-6, -130}, {500, 250}, {130, 7}, {-1024, 512}};
+    const uint32_t size[][2] = {{64, 32}, {16, 256}, {32, 16}, {512, 256}, {2, 2}};
+    for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+        st_level *w = NULL;
+        assert_st_ok(st_layer_pages_window(p, at[k][0], at[k][1], size[k][0], size[k][1], &w, err));
+        assert_false(w->wrap_x || w->wrap_y);
+        assert_int_equal(w->terrain_types, whole->terrain_types);
+        assert_memory_equal(w->palette, whole->palette, sizeof w->palette);
+        for (uint32_t j = 0; j < w->height; j++)
+            for (uint32_t i = 0; i < w->width; i++) {
+                uint32_t x = (uint32_t)((at[k][0] + i) & (whole->width - 1)),
+                         y = (uint32_t)((at[k][1] + j) & (whole->height - 1));
+                if (st_level_height_row(w, j)[i] != st_level_height_row(whole, y)[x] ||
+                    st_level_meta_row(w, j)[i] != st_level_meta_row(whole, y)[x])
+                    fail_msg("window %zu: texel (%u, %u) is not the world's (%u, %u)", k, i, j, x, y);
+            }
+        st_level_destroy(w);
+    }
+    uint64_t rng = 99;
+    for (int n = 0; n < 4000; n++) { /* point reads over more pages than the cache holds */
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        int64_t x = (int64_t)(rng >> 40) % 2048 - 1024, y = (int64_t)(rng >> 20 & 0xFFFFF) % 1024 - 512;
+        st_texel t, want = st_level_texel(whole, (int)(x & 511), (int)(y & 255));
+        assert_st_ok(st_layer_pages_texel(p, x, y, &t, err));
+        if (memcmp(&t, &want, sizeof t)) fail_msg("texel (%lld, %lld) decodes apart from the level's", (long long)x, (long long)y);
+    }
+    st_level *w = NULL;
+    st_error e2 = {0};
+    assert_int_equal(st_layer_pages_window(p, 1, 0, 4, 4, &w, &e2), ST_ERR_INVALID); /* an odd x splits a pair */
+    assert_int_equal(st_layer_pages_window(p, 0, 0, 6, 4, &w, &e2), ST_ERR_INVALID);
+    assert_null(w);
+    st_layer_pages_destroy(p);
+    st_store_close(s);
+
+    /* a bounded world: a layer store of a level that does not wrap */
+    whole->wrap_x = whole->wrap_y = false;
+    const char *dir = test_temp_dir("layer-pages");
+    st_store_build_desc bd = {.tile_size = 64};
+    st_store_build_stats bs;
+    assert_st_ok(st_store_build_level(whole, dir, &bd, &bs, err));
+    assert_st_ok(st_store_open(dir, &s, err));
+    assert_st_ok(st_layer_pages_create(s, 0, &p, err));
+    assert_int_equal(st_layer_pages_window(p, -2, 0, 4, 4, &w, &e2), ST_ERR_INVALID);
+    assert_int_equal(st_layer_pages_window(p, 0, 254, 4, 4, &w, &e2), ST_ERR_INVALID);
+    st_texel t;
+    assert_st_ok(st_layer_pages_texel(p, 512, 3, &t, err));
+    assert_true(t.outside);
+    assert_st_ok(st_layer_pages_texel(p, 511, 255, &t, err));
+    st_texel want = st_level_texel(whole, 511, 255);
+    assert_memory_equal(&t, &want, sizeof t);
+    st_layer_pages_destroy(p);
+    st_store_close(s);
+    st_level_destroy(whole);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tile_round_trip),   cmocka_unit_test(test_dem_store),
         cmocka_unit_test(test_resume_and_shards), cmocka_unit_test(test_damaged_store),
         cmocka_unit_test(test_layer_store),       cmocka_unit_test(test_generated_store),
         cmocka_unit_test(test_generated_layer_store),
+        cmocka_unit_test(test_layer_pages),
         cmocka_unit_test(test_amplify_keeps_source), cmocka_unit_test(test_http_store),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

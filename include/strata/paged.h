@@ -31,6 +31,16 @@ typedef struct st_paged_desc {
 st_result st_engine_set_paged_level(st_engine *engine, const st_level *level, st_store *store,
                                     const st_paged_desc *desc, st_error *err);
 
+/* Makes the layer store `store` the engine's world with no level of it in memory: a world of any size up to
+ * ST_LEVEL_MAX_DIM a side (a generated "gen:multi:..." store makes its pages on demand, on the job system). The GPU
+ * reads the pages as with st_engine_set_paged_level; the CPU reads the few texels it needs through them
+ * (st_layer_pages) and holds nothing of the size of the world but the page table and a byte per page. Only
+ * methods that read the terrain through the pages alone draw it (ray, ray-compute, scatter: the others keep data of
+ * the whole level and refuse it at st_renderer_create), and it takes no edits (st_engine_update_level refuses
+ * them). The store must outlive the engine or the next set_level. No renderer may be live; ST_ERR_INVALID for a
+ * DEM store or a size or tile size paged terrain cannot hold. */
+st_result st_engine_set_paged_world(st_engine *engine, st_store *store, const st_paged_desc *desc, st_error *err);
+
 /* Writes every page edited since the last write-back into the store (st_store_write_tiles: journalled, crash-safe);
  * *written (may be NULL) gets how many. ST_ERR_INVALID for a store that is not a local folder (a generated world)
  * or an engine whose terrain is not paged; the edits then stay unsaved (and on the GPU). */

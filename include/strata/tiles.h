@@ -157,6 +157,25 @@ st_result st_store_surface_error(st_store *s, double quantile, uint32_t lattice,
  * materials, name, wrap flags and flood levels, equal to the level it was built from. */
 st_result st_store_read_level(st_store *s, st_level **out, st_error *err);
 
+/* ---- a layer store's texels on the CPU (src/tiles/layer_pages.c) ------------------------------------------------
+ * What the CPU side of a paged world reads in place of a level of the whole world: point reads through a small
+ * cache of decoded pages, and windows of the world as levels of their own. Not thread-safe (one caller). */
+typedef struct st_layer_pages st_layer_pages;
+
+/* A reader of the layer store's level-0 tiles, keeping up to cache_pages (0 = 8) decoded pages; the store must
+ * outlive it. ST_ERR_INVALID for a DEM store. */
+st_result st_layer_pages_create(st_store *store, uint32_t cache_pages, st_layer_pages **out, st_error *err);
+void st_layer_pages_destroy(st_layer_pages *p);
+/* Texel (x, y) of the world, decoded as st_level_texel decodes it: wrapped along the store's wrapping axes,
+ * `outside` past the edge of a bounded one. Reads (and may generate) its page on a miss. */
+st_result st_layer_pages_texel(st_layer_pages *p, int64_t x, int64_t y, st_texel *out, st_error *err);
+/* The world's texels [x0, x0 + w) × [y0, y0 + h) as a new level of w×h (powers of two from 2; x0 even, so pairs
+ * stay whole) that does not wrap, with the store's palette and name: the texel (i, j) of the window is the
+ * world's (x0 + i, y0 + j), wrapped along wrapping axes. ST_ERR_INVALID for a window past a bounded edge. Reads
+ * every page it meets (none kept in the cache). */
+st_result st_layer_pages_window(st_layer_pages *p, int64_t x0, int64_t y0, uint32_t w, uint32_t h, st_level **out,
+                                st_error *err);
+
 /* ---- building a store ---------------------------------------------------------------------------------- */
 
 typedef struct st_store_progress {

@@ -19,13 +19,20 @@ typedef struct st_viewpoint {
 /* The 12 default views of the embedded world (3 per pitch at 0, −30, −60, −90), scaled to the level's
  * size when it is not the default 2048×16384. */
 st_result st_views_default(const st_level *level, st_viewpoint *out, size_t cap, size_t *count, st_error *err);
+/* The same for a world of width × height texels held by no level (a paged world); 0 × 0 = unscaled. */
+st_result st_views_default_sized(uint32_t width, uint32_t height, st_viewpoint *out, size_t cap, size_t *count,
+                                 st_error *err);
 /* The paper's 12 views on Fostral (spec §4.2). */
 st_result st_views_paper(st_viewpoint *out, size_t cap, size_t *count, st_error *err);
 /* Finds a view by name in the default catalogue, or parses "name:x,y:yaw:pitch[:height][:under]". */
 st_result st_views_find(const st_level *level, const char *name, st_viewpoint *out, st_error *err);
+/* The same for a world of width × height texels held by no level (0 × 0: no size known, positions unchecked). */
+st_result st_views_find_sized(uint32_t width, uint32_t height, const char *name, st_viewpoint *out, st_error *err);
 /* The camera of a viewpoint: the eye at (x, y), eye_height above the surface there (the slab top, or the floor
  * for an `under` view; above 0 without a level), the default field of view, near and far. */
 st_camera st_viewpoint_camera(const st_level *level, const st_viewpoint *v);
+/* The same where the world is held by no level: `ground` is the texel under (x, y), however it was read. */
+st_camera st_viewpoint_camera_on(st_texel ground, const st_viewpoint *v);
 
 /* ---- tile stores (src/eval/views_store.c): metres instead of texels ------------------------------------------
  * Every DEM store has 12 default views of its own, placed from its relief (docs/harness.md): three targets picked

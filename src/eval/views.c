@@ -38,6 +38,11 @@ static bool json_number(const cJSON *obj, const char *key, float *out) {
 }
 
 st_result st_views_default(const st_level *level, st_viewpoint *out, size_t cap, size_t *count, st_error *err) {
+    return st_views_default_sized(level ? level->width : 0, level ? level->height : 0, out, cap, count, err);
+}
+
+st_result st_views_default_sized(uint32_t width, uint32_t height, st_viewpoint *out, size_t cap, size_t *count,
+                                 st_error *err) {
     *count = 0;
     size_t size = 0;
     const char *text = st_data_file("default_world.json", &size);
@@ -51,10 +56,10 @@ st_result st_views_default(const st_level *level, st_viewpoint *out, size_t cap,
         goto done;
     }
     float sx = 1.0f, sy = 1.0f;
-    if (level) { /* the catalogue is in default-world texels; smaller sizes scale, larger ones repeat the layout
-                    in cells of the default size whose first one keeps it (docs/default-world.md) */
-        sx = fminf(1.0f, (float)level->width / (float)ST_GEN_DEFAULT_WIDTH);
-        sy = fminf(1.0f, (float)level->height / (float)ST_GEN_DEFAULT_HEIGHT);
+    if (width && height) { /* the catalogue is in default-world texels; smaller sizes scale, larger ones repeat the
+                              layout in cells of the default size whose first one keeps it (docs/default-world.md) */
+        sx = fminf(1.0f, (float)width / (float)ST_GEN_DEFAULT_WIDTH);
+        sy = fminf(1.0f, (float)height / (float)ST_GEN_DEFAULT_HEIGHT);
     }
     size_t n = 0;
     const cJSON *v;
@@ -121,7 +126,7 @@ static bool parse_float(const char *text, float *out) {
 }
 
 /* "name:x,y:yaw:pitch[:height][:under]" */
-static st_result parse_spec(const st_level *level, const char *spec, st_viewpoint *out, st_error *err) {
+static st_result parse_spec(uint32_t width, uint32_t height, const char *spec, st_viewpoint *out, st_error *err) {
     char buf[256];
     if (strlen(spec) >= sizeof buf) return st_error_set(err, ST_ERR_INVALID, "view spec is too long");
     snprintf(buf, sizeof buf, "%s", spec);
@@ -165,19 +170,23 @@ static st_result parse_spec(const st_level *level, const char *spec, st_viewpoin
             return st_error_set(err, ST_ERR_INVALID, "view '%s': unexpected field '%s' (%s)", spec, fields[i], form);
         }
     }
-    if (level && (v.x < 0.0f || v.y < 0.0f || v.x >= (float)level->width || v.y >= (float)level->height))
+    if (width && (v.x < 0.0f || v.y < 0.0f || v.x >= (float)width || v.y >= (float)height))
         return st_error_set(err, ST_ERR_INVALID, "view '%s': position (%g,%g) is outside the %ux%u level", spec,
-                            (double)v.x, (double)v.y, level->width, level->height);
+                            (double)v.x, (double)v.y, width, height);
     *out = v;
     return ST_OK;
 }
 
 st_result st_views_find(const st_level *level, const char *name, st_viewpoint *out, st_error *err) {
+    return st_views_find_sized(level ? level->width : 0, level ? level->height : 0, name, out, err);
+}
+
+st_result st_views_find_sized(uint32_t width, uint32_t height, const char *name, st_viewpoint *out, st_error *err) {
     if (!name || !*name) return st_error_set(err, ST_ERR_INVALID, "empty view name");
-    if (strchr(name, ':')) return parse_spec(level, name, out, err);
+    if (strchr(name, ':')) return parse_spec(width, height, name, out, err);
     st_viewpoint views[ST_MAX_VIEWS];
     size_t n = 0;
-    st_result r = st_views_default(level, views, ST_MAX_VIEWS, &n, err);
+    st_result r = st_views_default_sized(width, height, views, ST_MAX_VIEWS, &n, err);
     if (r) return r;
     char known[512] = "";
     size_t used = 0;
@@ -194,13 +203,16 @@ st_result st_views_find(const st_level *level, const char *name, st_viewpoint *o
 }
 
 st_camera st_viewpoint_camera(const st_level *level, const st_viewpoint *v) {
+    st_texel ground = {.outside = true};
+    if (level) ground = st_level_texel(level, (int)floorf(v->x), (int)floorf(v->y));
+    return st_viewpoint_camera_on(ground, v);
+}
+
+st_camera st_viewpoint_camera_on(st_texel ground, const st_viewpoint *v) {
     st_camera cam;
     memset(&cam, 0, sizeof cam);
-    float surface = 0.0f;
-    if (level) {
-        st_texel t = st_level_texel(level, (int)floorf(v->x), (int)floorf(v->y));
-        surface = v->under ? (float)t.low : (float)t.high;
-    }
+    float surface = 0.0f; /* nothing there (no level, or past a bounded edge): above 0 */
+    if (!ground.outside) surface = v->under ? (float)ground.low : (float)ground.high;
     /* the eye stands exactly at (x, y), as the paper's harness places it */
     cam.position[0] = v->x;
     cam.position[1] = v->y;

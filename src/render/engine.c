@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "render/render_internal.h"
+#include "strata/water.h"
 
 /* Set 0's page table and page pool for renderers whose terrain is one texture: a table of zeros and one zeroed
  * page (never read: the decode takes the texture unless the globals say the terrain is paged). */
@@ -138,6 +139,7 @@ st_result st_engine_set_level(st_engine *e, const st_level *level, st_error *err
         if (e->renderers[i])
             return st_error_set(err, ST_ERR_INVALID, "set_level with live renderers: destroy them first");
     e->level = level;
+    st_engine_shape_from_level(e, level);
     st_materials_gpu_level_changed(e);
     st_paged_terrain_destroy(e->paged); /* a level set alone is one texture; st_engine_set_paged_level pages it */
     e->paged = NULL;
@@ -149,7 +151,27 @@ st_result st_engine_set_level(st_engine *e, const st_level *level, st_error *err
     return r;
 }
 
+void st_engine_shape_from_level(st_engine *e, const st_level *level) {
+    e->shape = (st_world_shape){.width = level->width,
+                                .height = level->height,
+                                .terrain_types = level->terrain_types,
+                                .wrap_x = level->wrap_x,
+                                .wrap_y = level->wrap_y,
+                                .water_level = st_water_default_level(level)};
+}
+
+bool st_engine_world_texel(st_engine *e, int64_t x, int64_t y, st_texel *out) {
+    if (e->level) {
+        if (!st_level_contains(e->level, x, y)) *out = (st_texel){.outside = true};
+        else *out = st_level_texel(e->level, (int)(x & (e->level->width - 1)), (int)(y & (e->level->height - 1)));
+        return true;
+    }
+    return e->paged && st_paged_terrain_texel(e->paged, x, y, out);
+}
+
 st_result st_engine_update_level(st_engine *e, st_rect rect, st_error *err) {
+    if (!e->level && e->paged)
+        return st_error_set(err, ST_ERR_INVALID, "a paged world without its level in memory takes no edits");
     if (!e->level) return st_error_set(err, ST_ERR_INVALID, "no level loaded");
     if (e->paged) { /* its pages take the edit (paged_terrain.c); there is no texture of the whole level */
         if (rect.x0 < 0) rect.x0 = 0;

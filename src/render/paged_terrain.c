@@ -17,7 +17,9 @@
 
 struct st_paged_terrain {
     st_engine *engine;
-    const st_level *level;
+    const st_level *level;   /* NULL: a world with no level in memory, its CPU reads through `reader` */
+    st_layer_pages *reader;  /* such a world's texels on the CPU (the near-plane test) */
+    bool wrap_x, wrap_y;
     st_store *store;
     const st_store_info *info;
     st_residency *residency;
@@ -114,6 +116,7 @@ void st_paged_terrain_destroy(st_paged_terrain *p) {
     free(p->arrived);
     free(p->edited);
     st_tile_destroy(p->scratch);
+    st_layer_pages_destroy(p->reader);
     free(p);
 }
 
@@ -130,14 +133,17 @@ st_result st_paged_terrain_create(st_engine *e, const st_level *level, st_store 
     const st_store_info *in = st_store_get_info(store);
     if (in->kind != ST_TILE_LAYERS)
         return st_error_set(err, ST_ERR_INVALID, "paged terrain comes from a layer store; this one holds a DEM");
-    if (in->width != level->width || in->height != level->height || !same_palette(level, in))
+    if (level && (in->width != level->width || in->height != level->height || !same_palette(level, in)))
         return st_error_set(err, ST_ERR_INVALID, "the layer store (%llux%llu) is not the level's (%ux%u, '%s')",
                             (unsigned long long)in->width, (unsigned long long)in->height, level->width,
                             level->height, level->name);
-    if (in->tile_size < 16 || !st_is_pow2(in->tile_size) || in->tile_size > level->width ||
-        in->tile_size > level->height)
-        return st_error_set(err, ST_ERR_INVALID, "pages of %u texels: a power of two from 16 to the level's side",
+    if (in->tile_size < 16 || !st_is_pow2(in->tile_size) || in->tile_size > in->width || in->tile_size > in->height)
+        return st_error_set(err, ST_ERR_INVALID, "pages of %u texels: a power of two from 16 to the world's side",
                             in->tile_size);
+    if (in->width > ST_LEVEL_MAX_DIM || in->height > ST_LEVEL_MAX_DIM || !st_is_pow2((uint32_t)in->width) ||
+        !st_is_pow2((uint32_t)in->height))
+        return st_error_set(err, ST_ERR_INVALID, "a paged world of %llux%llu: powers of two up to %u a side",
+                            (unsigned long long)in->width, (unsigned long long)in->height, ST_LEVEL_MAX_DIM);
     uint32_t max_layers = e->gpu->props.limits.maxImageArrayLayers;
     uint32_t slots = desc->pool_pages ? desc->pool_pages : DEFAULT_POOL_PAGES;
     if (slots > max_layers) {
@@ -154,8 +160,10 @@ st_result st_paged_terrain_create(st_engine *e, const st_level *level, st_store 
     p->info = in;
     p->slots = slots;
     p->shift = (uint32_t)__builtin_ctz(in->tile_size);
-    p->nx = level->width >> p->shift;
-    p->ny = level->height >> p->shift;
+    p->nx = (uint32_t)(in->width >> p->shift);
+    p->ny = (uint32_t)(in->height >> p->shift);
+    p->wrap_x = level ? level->wrap_x : in->wrap_x;
+    p->wrap_y = level ? level->wrap_y : in->wrap_y;
     p->margin = desc->margin > 0 ? desc->margin : (float)in->tile_size;
     p->lookahead = desc->lookahead_frames > 0 ? desc->lookahead_frames : 30.0f;
     st_result r = ST_OK;
@@ -164,6 +172,7 @@ st_result st_paged_terrain_create(st_engine *e, const st_level *level, st_store 
     p->edited = calloc((size_t)p->nx * p->ny, 1);
     if (!r && !p->edited) r = st_error_set(err, ST_ERR_NOMEM, "out of memory");
     if (!r) r = st_tile_create(ST_TILE_LAYERS, ST_TILE_PAIRS, in->tile_size, &p->scratch, err);
+    if (!r && !level) r = st_layer_pages_create(store, 0, &p->reader, err);
     if (!r) {
         for (uint32_t i = 0; i < slots; i++) p->slot_key[i] = UINT64_MAX;
         st_tile_pool_desc pd = {.encoding = ST_TILE_PAIRS,
@@ -213,10 +222,10 @@ static uint32_t request_disk(st_paged_terrain *p, double cx, double cy, double r
     if (y1 - y0 + 1 > (int64_t)p->ny) y0 = 0, y1 = p->ny - 1;
     uint32_t n = 0;
     for (int64_t ty = y0; ty <= y1; ty++) {
-        if (!p->level->wrap_y && (ty < 0 || ty >= (int64_t)p->ny)) continue;
+        if (!p->wrap_y && (ty < 0 || ty >= (int64_t)p->ny)) continue;
         double dy = fmax(0.0, fmax((double)ty * page - cy, cy - (double)(ty + 1) * page));
         for (int64_t tx = x0; tx <= x1; tx++) {
-            if (!p->level->wrap_x && (tx < 0 || tx >= (int64_t)p->nx)) continue;
+            if (!p->wrap_x && (tx < 0 || tx >= (int64_t)p->nx)) continue;
             double dx = fmax(0.0, fmax((double)tx * page - cx, cx - (double)(tx + 1) * page));
             double d = sqrt(dx * dx + dy * dy);
             if (d > radius) continue;
@@ -283,7 +292,7 @@ st_result st_paged_terrain_deliver(st_engine *e, st_error *err) {
         p->arrived_all = false;
         p->arrived_count = 1;
         if (!p->arrived_cap) return ST_OK; /* nothing could be listed, nor can this: the next page retries */
-        p->arrived[0] = (st_rect){0, 0, (int32_t)p->level->width, (int32_t)p->level->height};
+        p->arrived[0] = (st_rect){0, 0, (int32_t)(p->nx << p->shift), (int32_t)(p->ny << p->shift)};
     }
     st_result r = ST_OK;
     for (int i = 0; i < ST_MAX_RENDERERS && !r; i++) {
@@ -293,6 +302,12 @@ st_result st_paged_terrain_deliver(st_engine *e, st_error *err) {
     }
     p->arrived_count = 0;
     return r;
+}
+
+bool st_paged_terrain_texel(st_paged_terrain *p, int64_t x, int64_t y, st_texel *out) {
+    if (!p->reader) return false;
+    st_error err = {0};
+    return st_layer_pages_texel(p->reader, x, y, out, &err) == ST_OK;
 }
 
 VkImageView st_paged_terrain_pool_view(const st_paged_terrain *p) { return st_tile_pool_view(p->pool); }
@@ -316,8 +331,56 @@ st_result st_engine_set_paged_level(st_engine *e, const st_level *level, st_stor
     st_paged_terrain_destroy(e->paged);
     e->paged = p;
     e->level = level; /* the CPU's world, and its albedo as st_engine_set_level takes it */
+    st_engine_shape_from_level(e, level);
+    st_materials_gpu_level_changed(e);
     for (uint32_t t = 0; t < 16; t++) {
         st_level_type_albedo(level, t, e->albedo[t]);
+        e->albedo[t][3] = 1.0f;
+    }
+    return ST_OK;
+}
+
+/* The most common flood level of a store's sections, as st_water_default_level finds it in a level's. */
+static float store_water_level(const st_store_info *in) {
+    uint32_t count[256] = {0};
+    if (!in->flood_sections) return 0.5f; /* no flood levels kept: all zero */
+    for (uint32_t s = 0; s < in->flood_sections; s++) count[in->flood[s]]++;
+    uint32_t best = 0;
+    for (uint32_t v = 1; v < 256; v++)
+        if (count[v] > count[best]) best = v;
+    return (float)best + 0.5f;
+}
+
+st_result st_engine_set_paged_world(st_engine *e, st_store *store, const st_paged_desc *desc, st_error *err) {
+    for (int i = 0; i < ST_MAX_RENDERERS; i++)
+        if (e->renderers[i])
+            return st_error_set(err, ST_ERR_INVALID, "set_paged_world with live renderers: destroy them first");
+    if (!store) return st_error_set(err, ST_ERR_INVALID, "a paged world needs its store");
+    st_paged_terrain *p = NULL;
+    st_result r = st_paged_terrain_create(e, NULL, store, desc, &p, err);
+    if (!r) r = st_terrain_gpu_set_empty(e->terrain, err);
+    if (r) {
+        st_paged_terrain_destroy(p);
+        return r;
+    }
+    st_paged_terrain_destroy(e->paged);
+    e->paged = p;
+    e->level = NULL; /* nothing of the whole world on the CPU: its texels come through the pages */
+    st_materials_gpu_level_changed(e);
+    const st_store_info *in = st_store_get_info(store);
+    e->shape = (st_world_shape){.width = (uint32_t)in->width,
+                                .height = (uint32_t)in->height,
+                                .terrain_types = in->terrain_types,
+                                .wrap_x = in->wrap_x,
+                                .wrap_y = in->wrap_y,
+                                .water_level = store_water_level(in)};
+    /* the albedo of each type from the store's palette, as a level of it would give */
+    st_level pal = {.terrain_types = in->terrain_types};
+    memcpy(pal.begin_color, in->begin_color, 16);
+    memcpy(pal.end_color, in->end_color, 16);
+    memcpy(pal.palette, in->palette, sizeof pal.palette);
+    for (uint32_t t = 0; t < 16; t++) {
+        st_level_type_albedo(&pal, t, e->albedo[t]);
         e->albedo[t][3] = 1.0f;
     }
     return ST_OK;

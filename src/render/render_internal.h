@@ -121,9 +121,26 @@ st_result st_paged_terrain_deliver(st_engine *e, st_error *err);
 VkImageView st_paged_terrain_pool_view(const st_paged_terrain *p);
 const st_gpu_buffer *st_paged_terrain_table(const st_paged_terrain *p);
 
+/* What the CPU side needs of the engine's world besides its texels — set from the level, or from the layer store
+ * of a paged world that has no level in memory (st_engine_set_paged_world). */
+typedef struct st_world_shape {
+    uint32_t width, height, terrain_types;
+    bool wrap_x, wrap_y;
+    float water_level; /* the default water surface: st_water_default_level of the level or the store's floods */
+} st_world_shape;
+
+/* The shape of a level (st_engine_set_level and st_engine_set_paged_level). */
+void st_engine_shape_from_level(st_engine *e, const st_level *level);
+/* Texel (x, y) of the engine's world as st_level_texel decodes it, from the level or, for a paged world without
+ * one, through the pages (read on the CPU, maybe made on demand); false when it cannot be read. */
+bool st_engine_world_texel(st_engine *e, int64_t x, int64_t y, st_texel *out);
+/* Texel (x, y) through the paged terrain's CPU reader (a world without a level); false on a failed read. */
+bool st_paged_terrain_texel(st_paged_terrain *p, int64_t x, int64_t y, st_texel *out);
+
 struct st_engine {
     st_gpu *gpu;
-    const st_level *level;
+    const st_level *level;           /* the CPU's world; NULL for a paged world read through its pages alone */
+    st_world_shape shape;            /* the world's size, wrap, types and water, level or not */
     st_large_world *world;
     st_terrain_gpu *terrain;
     st_paged_terrain *paged;         /* set by st_engine_set_paged_level: the terrain is read through pages */
@@ -157,6 +174,9 @@ typedef struct st_method_ops {
     /* Optional: the CPU side of a frame alone (selection and requests, no GPU work): settling a view to full
      * detail without drawing the frames in between. */
     void (*select)(st_renderer *r, void *state);
+    /* Reads the terrain only through surface_at and the world's shape, never the level's texels on the CPU nor
+     * data of the whole level: it draws a paged world that has no level in memory. */
+    bool pages_suffice;
 } st_method_ops;
 
 /* A pass of the frame (src/render/passes/): work the renderer records around the method's own passes and that

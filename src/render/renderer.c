@@ -159,10 +159,22 @@ st_result st_renderer_create(st_engine *e, const st_render_desc *desc, st_render
     if (ops->info.world == ST_WORLD_STORE && !e->world)
         return st_error_set(err, ST_ERR_INVALID, "method '%s' draws DEM tile stores (a folder, URL or gen:SEED:WxH); "
                             "this world is a level", name);
-    if (ops->info.world == ST_WORLD_LEVEL && !e->level)
+    if (ops->info.world == ST_WORLD_LEVEL && !e->level && !e->paged)
         return st_error_set(err, ST_ERR_INVALID, e->world ? "method '%s' draws levels; this world is a tile store "
                                                             "(draw it with a store method: cdlod, clipmap, ...)"
                                                           : "no level loaded (method '%s')", name);
+    if (ops->info.world == ST_WORLD_LEVEL && !e->level && !ops->pages_suffice) {
+        char known[256] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < st_method_count(); i++) {
+            const st_method_ops *m = st_method_ops_find(st_method_at(i)->name);
+            if (!m || !m->pages_suffice) continue;
+            int k = snprintf(known + used, sizeof known - used, "%s%s", used ? ", " : "", m->info.name);
+            if (k > 0 && used + (size_t)k < sizeof known) used += (size_t)k;
+        }
+        return st_error_set(err, ST_ERR_INVALID, "method '%s' needs the whole level in memory; a paged world without one "
+                            "draws with %s", name, known);
+    }
     int slot = -1;
     for (int i = 0; i < ST_MAX_RENDERERS && slot < 0; i++)
         if (!e->renderers[i]) slot = i;
@@ -288,7 +300,8 @@ static void fill_material_globals(st_renderer *r, st_globals_gpu *g) {
     if (!textured) return;
     g->material_info[0] = 1;
     g->material_info[1] = m->set->count;
-    g->material_info[2] = r->ops->info.world != ST_WORLD_STORE && m->control_level == r->engine->level;
+    g->material_info[2] = r->ops->info.world != ST_WORLD_STORE && r->engine->level &&
+                          m->control_level == r->engine->level;
     if (r->ops->info.world == ST_WORLD_STORE)
         for (int k = 0; k < 2; k++) g->material_origin[k] = (float)fmod(r->view.origin[k], MATERIAL_FOLD);
     for (uint32_t i = 0; i < m->set->count; i++) {
@@ -303,7 +316,7 @@ static void fill_globals(st_renderer *r, const st_camera *cam) {
     if (store) v = st_view_relative(&v); /* camera-relative: shaders see world − eye */
     r->view = v;
     st_globals_gpu *g = r->globals.mapped;
-    const st_level *l = store ? NULL : r->engine->level;
+    const st_world_shape *l = store ? NULL : &r->engine->shape;
     st_globals_fill_view(g, &v, r->desc.knobs.ray_steps, r->frame_index);
     if (l) {
         g->level[0] = (float)l->width;

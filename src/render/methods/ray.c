@@ -87,6 +87,7 @@ const st_method_ops st_method_ray = {
     .create = ray_create,
     .destroy = ray_destroy,
     .record = ray_record,
+    .pages_suffice = true,
 };
 
 const st_method_ops st_method_ray_compute = {
@@ -98,4 +99,5 @@ const st_method_ops st_method_ray_compute = {
     .create = ray_compute_create,
     .destroy = ray_destroy,
     .record = ray_compute_record,
+    .pages_suffice = true,
 };

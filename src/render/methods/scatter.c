@@ -154,7 +154,7 @@ static void record_levels(st_renderer *r, scatter_state *s, VkCommandBuffer cmd)
     float b[4];
     if (!st_view_ground_bounds(&v, 0.0f, SCATTER_TOP, b)) return;
     /* along an axis that does not wrap, only the level's own blocks: past its edge there is nothing */
-    const st_level *l = r->engine->level;
+    const st_world_shape *l = &r->engine->shape;
     if (!l->wrap_x) b[0] = fmaxf(b[0], 0.0f), b[2] = fminf(b[2], (float)l->width);
     if (!l->wrap_y) b[1] = fmaxf(b[1], 0.0f), b[3] = fminf(b[3], (float)l->height);
     if (!(b[0] < b[2] && b[1] < b[3])) return;
@@ -303,6 +303,7 @@ const st_method_ops st_method_scatter = {
     .destroy = scatter_destroy,
     .record = scatter_record,
     .gpu_bytes = scatter_gpu_bytes,
+    .pages_suffice = true,
 };
 
 const st_method_ops st_method_scatter_plain = {

@@ -52,7 +52,6 @@ static st_result near_cap_create(st_renderer *r, void **out, st_error *err) {
  * (the rectangle's bounding box), exact enough that a camera in open air never pays for the pass. */
 static bool near_plane_may_meet_solid(const st_renderer *r) {
     const st_view *v = &r->view;
-    const st_level *l = r->engine->level;
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     const float px[4][2] = {{0, 0}, {v->width, 0}, {0, v->height}, {v->width, v->height}};
     for (int c = 0; c < 4; c++) {
@@ -70,9 +69,9 @@ static bool near_plane_may_meet_solid(const st_renderer *r) {
     if (x1 - x0 > 64 || y1 - y0 > 64) return true; /* a far-off near plane: let the pass decide */
     for (double y = y0; y <= y1; y++)
         for (double x = x0; x <= x1; x++) {
-            if (!st_level_contains(l, (int64_t)x, (int64_t)y)) continue; /* past a non-wrapping edge: nothing */
-            int tx = (int)((int64_t)x & (int64_t)(l->width - 1)), ty = (int)((int64_t)y & (int64_t)(l->height - 1));
-            st_texel t = st_level_texel(l, tx, ty);
+            st_texel t; /* from the level, or through the pages of a world without one */
+            if (!st_engine_world_texel(r->engine, (int64_t)x, (int64_t)y, &t)) return true; /* unread: the pass decides */
+            if (t.outside) continue; /* past a non-wrapping edge: nothing */
             if (lo[2] <= (float)t.low || (t.dual && lo[2] <= (float)t.high && hi[2] >= (float)t.mid)) return true;
         }
     return false;

@@ -243,7 +243,7 @@ static void plane_point_at(const shadow_cache *c, double u, double v, double z, 
 static bool add_edit_casts(const st_renderer *r, const shadow_cache *c, st_rect e, shadow_rect *list,
                            uint32_t *count) {
     int64_t n = shadow_size(r);
-    double W = r->engine->level->width, H = r->engine->level->height;
+    double W = r->engine->shape.width, H = r->engine->shape.height;
     /* the window's ground footprint: its four corners at z = 0 and z = top */
     double wx0 = INFINITY, wx1 = -INFINITY, wy0 = INFINITY, wy1 = -INFINITY;
     for (int i = 0; i < 8; i++) {
@@ -259,8 +259,8 @@ static bool add_edit_casts(const st_renderer *r, const shadow_cache *c, st_rect 
     int64_t i0 = (int64_t)floor((wx0 - ex1) / W), i1 = (int64_t)ceil((wx1 - ex0) / W);
     int64_t j0 = (int64_t)floor((wy0 - ey1) / H), j1 = (int64_t)ceil((wy1 - ey0) / H);
     /* along an axis that does not wrap there is one copy: the level's own */
-    if (!r->engine->level->wrap_x) i0 = i1 = 0;
-    if (!r->engine->level->wrap_y) j0 = j1 = 0;
+    if (!r->engine->shape.wrap_x) i0 = i1 = 0;
+    if (!r->engine->shape.wrap_y) j0 = j1 = 0;
     if (i1 - i0 > SHADOW_MAX_COPIES || j1 - j0 > SHADOW_MAX_COPIES) return false;
     for (int64_t j = j0; j <= j1; j++)
         for (int64_t i = i0; i <= i1; i++) {

@@ -306,7 +306,7 @@ static st_result water_create(st_renderer *r, void **out, st_error *err) {
     /* a level's most common flood level; a DEM store's sea level (its heights are metres, as the waves') */
     if (wd.level == 0)
         wd.level = s->store ? (float)st_store_get_info(st_large_world_store(r->engine->world))->sea_level_m
-                            : st_water_default_level(r->engine->level);
+                            : r->engine->shape.water_level;
     if (s->store) wd.metres_per_unit = 1;
     st_result res = st_water_create(&wd, &s->water, err);
     if (res) return st_error_prefix(err, "water");

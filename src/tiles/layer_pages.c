@@ -1,0 +1,147 @@
+/* The CPU's reads of a layer store's texels: a small cache of decoded pages (each one page-sized st_level, so
+ * texels decode by the level's own rule) for point reads, and windows of the world as levels of their own — what
+ * the CPU side of a paged world reads instead of a level of the whole world. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "strata/tiles.h"
+
+#define DEFAULT_CACHE 8u
+
+typedef struct cached_page {
+    uint64_t key; /* packed tile key + 1; 0 = empty */
+    uint64_t used;
+    st_level *level;
+} cached_page;
+
+struct st_layer_pages {
+    st_store *store;
+    const st_store_info *info;
+    uint32_t shift, nx, ny;
+    cached_page *cache;
+    uint32_t cache_count;
+    uint64_t clock;
+};
+
+st_result st_layer_pages_create(st_store *store, uint32_t cache_pages, st_layer_pages **out, st_error *err) {
+    *out = NULL;
+    const st_store_info *in = st_store_get_info(store);
+    if (in->kind != ST_TILE_LAYERS) return st_error_set(err, ST_ERR_INVALID, "not a layer store: it holds a DEM");
+    if (in->tile_size < 2 || !st_is_pow2(in->tile_size))
+        return st_error_set(err, ST_ERR_INVALID, "layer pages of %u texels: a power of two", in->tile_size);
+    st_layer_pages *p = calloc(1, sizeof *p);
+    uint32_t n = cache_pages ? cache_pages : DEFAULT_CACHE;
+    if (p) p->cache = calloc(n, sizeof *p->cache);
+    if (!p || !p->cache) {
+        free(p);
+        return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    }
+    p->store = store;
+    p->info = in;
+    p->cache_count = n;
+    p->shift = (uint32_t)__builtin_ctz(in->tile_size);
+    st_store_level_tiles(store, 0, &p->nx, &p->ny);
+    *out = p;
+    return ST_OK;
+}
+
+void st_layer_pages_destroy(st_layer_pages *p) {
+    if (!p) return;
+    for (uint32_t i = 0; i < p->cache_count; i++) st_level_destroy(p->cache[i].level);
+    free(p->cache);
+    free(p);
+}
+
+/* Copies the texels of store tile (tx, ty) into the window level dst, where the tile's first texel lands at
+ * (wx, wy) (maybe outside it: only the texels inside are copied; wx is even, so pairs stay whole). */
+static st_result copy_tile(st_store *s, uint32_t n, uint32_t tx, uint32_t ty, int64_t wx, int64_t wy, st_level *dst,
+                           st_error *err) {
+    st_tile *t = NULL;
+    st_result r = st_store_read_tile(s, (st_tile_key){0, tx, ty}, &t, err);
+    if (r) return r;
+    uint8_t *heights, *meta;
+    st_level_planes_mut(dst, &heights, &meta);
+    for (uint32_t j = 0; j < n; j++) {
+        int64_t y = wy + j;
+        if (y < 0 || y >= (int64_t)dst->height) continue;
+        const uint8_t *q = (const uint8_t *)t->data + (size_t)j * (n / 2) * 4;
+        for (uint32_t i = 0; i < n; i += 2, q += 4) {
+            int64_t x = wx + i;
+            if (x < 0 || x >= (int64_t)dst->width) continue;
+            size_t at = (size_t)y * dst->width + (size_t)x;
+            heights[at] = q[0];
+            meta[at] = q[1];
+            heights[at + 1] = q[2];
+            meta[at + 1] = q[3];
+        }
+    }
+    st_tile_destroy(t);
+    return ST_OK;
+}
+
+static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+st_result st_layer_pages_window(st_layer_pages *p, int64_t x0, int64_t y0, uint32_t w, uint32_t h, st_level **out,
+                                st_error *err) {
+    *out = NULL;
+    const st_store_info *in = p->info;
+    if (w < 2 || h < 2 || !st_is_pow2(w) || !st_is_pow2(h) || (x0 & 1))
+        return st_error_set(err, ST_ERR_INVALID, "a window of %ux%u at x %lld: powers of two from 2, at an even x", w,
+                            h, (long long)x0);
+    if ((!in->wrap_x && (x0 < 0 || x0 + w > (int64_t)in->width)) ||
+        (!in->wrap_y && (y0 < 0 || y0 + h > (int64_t)in->height)))
+        return st_error_set(err, ST_ERR_INVALID, "a window of %ux%u at (%lld, %lld) reaches past the world's edge", w, h,
+                            (long long)x0, (long long)y0);
+    st_level *l = NULL;
+    st_result r = st_level_create(w, h, &l, err);
+    if (r) return r;
+    l->terrain_types = in->terrain_types;
+    memcpy(l->begin_color, in->begin_color, 16);
+    memcpy(l->end_color, in->end_color, 16);
+    memcpy(l->palette, in->palette, sizeof l->palette);
+    snprintf(l->name, sizeof l->name, "%s", in->name);
+    l->wrap_x = l->wrap_y = false; /* a window: nothing past it */
+    int64_t n = (int64_t)1 << p->shift;
+    for (int64_t ty = floor_div(y0, n); ty * n < y0 + (int64_t)h && !r; ty++)
+        for (int64_t tx = floor_div(x0, n); tx * n < x0 + (int64_t)w && !r; tx++) {
+            uint32_t sx = (uint32_t)(((tx % (int64_t)p->nx) + p->nx) % p->nx);
+            uint32_t sy = (uint32_t)(((ty % (int64_t)p->ny) + p->ny) % p->ny);
+            r = copy_tile(p->store, (uint32_t)n, sx, sy, tx * n - x0, ty * n - y0, l, err);
+        }
+    if (r) {
+        st_level_destroy(l);
+        return r;
+    }
+    *out = l;
+    return ST_OK;
+}
+
+st_result st_layer_pages_texel(st_layer_pages *p, int64_t x, int64_t y, st_texel *out, st_error *err) {
+    const st_store_info *in = p->info;
+    if ((!in->wrap_x && (x < 0 || x >= (int64_t)in->width)) || (!in->wrap_y && (y < 0 || y >= (int64_t)in->height))) {
+        *out = (st_texel){.outside = true};
+        return ST_OK;
+    }
+    int64_t n = (int64_t)1 << p->shift;
+    int64_t px = floor_div(x, n), py = floor_div(y, n);
+    px = ((px % (int64_t)p->nx) + p->nx) % p->nx;
+    py = ((py % (int64_t)p->ny) + p->ny) % p->ny;
+    uint64_t key = st_tile_key_pack((st_tile_key){0, (uint32_t)px, (uint32_t)py}) + 1;
+    cached_page *hit = NULL, *oldest = &p->cache[0];
+    for (uint32_t i = 0; i < p->cache_count && !hit; i++) {
+        if (p->cache[i].key == key) hit = &p->cache[i];
+        else if (p->cache[i].used < oldest->used) oldest = &p->cache[i];
+    }
+    if (!hit) {
+        st_level *l = NULL;
+        st_result r = st_layer_pages_window(p, px * n, py * n, (uint32_t)n, (uint32_t)n, &l, err);
+        if (r) return r;
+        st_level_destroy(oldest->level);
+        oldest->level = l;
+        oldest->key = key;
+        hit = oldest;
+    }
+    hit->used = ++p->clock;
+    *out = st_level_texel(hit->level, (int)(x & (n - 1)), (int)(y & (n - 1))); /* pages align to n */
+    return ST_OK;
+}
