@@ -126,7 +126,7 @@ static void test_stand_in_depth(void **state) {
     float level = st_water_default_level(l);
     float *heights = NULL;
     st_water_bed bed;
-    assert_st_ok(st_water_bed_from_level(l, level, 1, &heights, &bed, err));
+    assert_st_ok(st_water_bed_from_level(l, level, (st_rect){0, 0, 256, 256}, 1, &heights, &bed, err));
     assert_true(isnan(heights[50 * 256 + 120]) && heights[50 * 256 + 20] == 20.0f);
     st_water_desc d = {.mode = ST_WATER_GERSTNER, .shore_slope = 0.1f};
     st_water *w = NULL;

@@ -58,7 +58,7 @@ typedef struct st_water_desc {
      * down to √(g·h); 0 = deep water (ω² = g·k). One depth for the whole surface (the FFT's waves share it). */
     float depth_m;
     /* The bed's slope modelled where the bed is unknown (a texel that only stands for the water's surface): its
-     * depth is this times its distance to the shore, up to depth_m when that is set; 0 = 0.05. Only used once a
+     * depth is this times its distance to the shore, up to depth_m when that is set; 0 = 0.1 (1 in 10). Only used once a
      * bed is set (st_water_set_bed). */
     float shore_slope;
     uint32_t seed;         /* the spectrum's random phases; 0 = 1 */
@@ -193,11 +193,13 @@ typedef struct st_water_bed {
 /* Sets the bed the waves shoal over (NULL: none, one depth everywhere); copies what it needs. ST_ERR_INVALID
  * for an empty grid, a spacing that is not finite and positive, or a bed height that is infinite; ST_ERR_NOMEM. */
 st_result st_water_set_bed(st_water *water, const st_water_bed *bed, st_error *err);
-/* The bed of a level under a water level (units): one sample per `step` texels (a power of two) at texel
- * centres; a texel of material 0 whose top is at most a unit under the level stands for the water (NAN), as
- * the renderer's stand-ins do. *heights (width × height floats, freed by the caller) and *bed filled. */
-st_result st_water_bed_from_level(const st_level *level, float water_level, uint32_t step, float **heights,
-                                  st_water_bed *bed, st_error *err);
+/* The bed of a level under a water level (units) over the texels of `rect` (it may reach past a wrapping
+ * level's edges): one sample per `step` texels (a power of two) at texel centres; a texel of material 0 whose
+ * top is at most a unit under the level stands for the water (NAN), as the renderer's stand-ins do; a texel off a
+ * level that does not wrap is dry. *heights (freed by the caller) and *bed filled. ST_ERR_INVALID for an empty
+ * rect or a bad step. */
+st_result st_water_bed_from_level(const st_level *level, float water_level, st_rect rect, uint32_t step,
+                                  float **heights, st_water_bed *bed, st_error *err);
 
 /* What the shore holds at a world point (bilinear between samples; all zero without a bed): */
 typedef struct st_water_shore_sample {
@@ -217,6 +219,8 @@ const float *st_water_shore_grid(const st_water *water, uint32_t *width, uint32_
                                  double origin[2], double *spacing);
 /* Per wave (Gerstner) or cascade (ocean) i: its ω and its far wavenumber (rad/m) the shoaling starts from. */
 void st_water_shoal_wave(const st_water *water, uint32_t i, float *omega, float *k_far);
+/* And its far amplitude (m): a Gerstner wave's own, a cascade's √2·σ (a lone sinusoid's amplitude). */
+float st_water_shoal_amplitude(const st_water *water, uint32_t i);
 /* The wavenumber (rad/m) of angular frequency omega over depth_m of water (depth ≤ 0: deep), the inverse of
  * st_water_dispersion. */
 double st_water_wavenumber(double omega, double depth_m);

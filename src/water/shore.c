@@ -246,24 +246,25 @@ st_result st_water_set_bed(st_water *w, const st_water_bed *bed, st_error *err) 
     return r;
 }
 
-st_result st_water_bed_from_level(const st_level *level, float water_level, uint32_t step, float **heights,
-                                  st_water_bed *bed, st_error *err) {
+st_result st_water_bed_from_level(const st_level *level, float water_level, st_rect rect, uint32_t step,
+                                  float **heights, st_water_bed *bed, st_error *err) {
     *heights = NULL;
     if (!step || !st_is_pow2(step)) return st_error_set(err, ST_ERR_INVALID, "water: a bed step of %u", step);
-    uint32_t W = (level->width + step - 1) / step, H = (level->height + step - 1) / step;
+    if (st_rect_empty(rect)) return st_error_set(err, ST_ERR_INVALID, "water: an empty rectangle for the bed");
+    uint32_t W = ((uint32_t)(rect.x1 - rect.x0) + step - 1) / step, H = ((uint32_t)(rect.y1 - rect.y0) + step - 1) / step;
     float *h = malloc((size_t)W * H * sizeof *h);
     if (!h) return st_error_set(err, ST_ERR_NOMEM, "water: out of memory for the bed");
     for (uint32_t j = 0; j < H; j++)
         for (uint32_t i = 0; i < W; i++) {
-            st_texel t = st_level_texel(level, (int)(i * step), (int)(j * step));
+            st_texel t = st_level_texel(level, rect.x0 + (int)(i * step), rect.y0 + (int)(j * step));
             /* the water lies on the upper surface */
             float top = (float)(t.dual ? t.high : t.low);
             uint32_t type = t.dual ? t.high_type : t.low_type;
             bool stand_in = type == 0 && top <= water_level + 0.01f && top >= water_level - 1.0f;
-            h[(size_t)j * W + i] = stand_in ? NAN : top;
+            h[(size_t)j * W + i] = t.outside ? water_level + 1.0f : stand_in ? NAN : top;
         }
     *heights = h;
-    *bed = (st_water_bed){.width = W, .height = H, .origin = {0.5, 0.5}, .spacing = step, .bed = h};
+    *bed = (st_water_bed){.width = W, .height = H, .origin = {rect.x0 + 0.5, rect.y0 + 0.5}, .spacing = step, .bed = h};
     return ST_OK;
 }
 
@@ -284,6 +285,8 @@ void st_water_shoal_wave(const st_water *w, uint32_t i, float *omega, float *k_f
     *omega = i < w->shoal_count ? w->shoal_omega[i] : 0;
     *k_far = i < w->shoal_count ? w->shoal_k[i] : 0;
 }
+
+float st_water_shoal_amplitude(const st_water *w, uint32_t i) { return i < w->shoal_count ? w->shoal_amp[i] : 0; }
 
 /* Bilinear between sample centres, clamped at the edges (the GPU's linear filter with CLAMP_TO_EDGE). */
 static float sample_layer(const st_water *w, uint32_t layer, double u, double v) {

@@ -21,7 +21,7 @@ st_water_desc st_water_desc_resolve(const st_water_desc *in) {
     if (d.gerstner_waves == 0) d.gerstner_waves = 5;
     if (d.metres_per_unit == 0) d.metres_per_unit = 1.0f;
     if (d.foam_decay_s == 0) d.foam_decay_s = 2.5f;
-    if (d.shore_slope == 0) d.shore_slope = 0.05f;
+    if (d.shore_slope == 0) d.shore_slope = 0.1f;
     if (d.seed == 0) d.seed = 1;
     return d;
 }
