@@ -615,6 +615,61 @@ static void test_rendered_gerstner_matches_query(void **state) {
     test_engine_finish(e, l);
 }
 
+/* The surf: over the basin's stand-ins (their depth the shore slope times the distance to the bank) the waves
+ * break where the local wave height passes 0.78 of the depth (st_water_shore_at on the CPU): the pixels there
+ * carry foam, the pixels of water where it does not pass carry none. */
+static void test_surf_foam_where_waves_break(void **state) {
+    (void)state;
+    st_level *l = basin_level();
+    st_engine *e = test_engine(l);
+    const uint32_t W = 64, H = 64;
+    st_render_desc d = {.method = "ray-compute", .width = W, .height = H,
+                        .water = {.mode = ST_WATER_GERSTNER, .gerstner_waves = 1, .wind_speed = 5}};
+    st_renderer *r = NULL;
+    assert_st_ok(st_renderer_create(e, &d, &r, err));
+    st_camera cam = {.position = {64, 64, 40}, .yaw_deg = 0, .pitch_deg = -90};
+    st_view v = st_camera_view(&cam, W, H);
+    uint8_t *rgba = malloc(W * H * 4);
+    float *depth = malloc(W * H * sizeof *depth);
+    st_renderer_set_time(r, 2.0);
+    assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
+    assert_st_ok(st_renderer_readback(r, rgba, depth, err));
+    const st_water *w = st_renderer_water(r);
+    assert_true(st_water_has_bed(w));
+    uint32_t calm = 0, calm_bright = 0, surf = 0;
+    double surf_red = 0;
+    for (uint32_t j = 0; j < H; j++)
+        for (uint32_t i = 0; i < W; i++) {
+            float hit[3];
+            if (isnan(test_pixel_hit(&v, depth, i, j, hit))) continue;
+            /* water pixels: inside the basin, off the sand bar */
+            if (hit[0] < 41 || hit[0] > 87 || hit[1] < 41 || hit[1] > 87) continue;
+            if (hit[0] > 55 && hit[0] < 73 && hit[1] > 55 && hit[1] < 73) continue;
+            /* and out of the sun's glint (the shared sun (1, 2, 4)): the eye's ray mirrored by the level surface
+             * within 25° of the sun shows glitter, as white as foam */
+            double m[3] = {hit[0] - cam.position[0], hit[1] - cam.position[1], cam.position[2] - hit[2]};
+            double ml = sqrt(m[0] * m[0] + m[1] * m[1] + m[2] * m[2]);
+            if ((m[0] + 2 * m[1] + 4 * m[2]) / (ml * sqrt(21.0)) > cos(25 * 3.14159265 / 180)) continue;
+            st_water_shore_sample s = st_water_shore_at(w, hit[0], hit[1]);
+            uint8_t red = rgba[4 * (j * W + i)];
+            if (s.breaking < 0.95f) {
+                calm++;
+                calm_bright += red > 120;
+            } else if (s.breaking > 2.2f) {
+                surf++;
+                surf_red += red;
+            }
+        }
+    print_message("calm %u (bright %u), surf %u (mean red %.1f)\n", calm, calm_bright, surf, surf ? surf_red / surf : 0);
+    assert_true(calm > 200 && surf > 100);
+    assert_true(calm_bright * 100 <= calm);  /* no foam where the waves do not break */
+    assert_true(surf_red / surf > 120);      /* foam where they do */
+    free(rgba);
+    free(depth);
+    st_renderer_destroy(r);
+    test_engine_finish(e, l);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fft_matches_dft),
@@ -623,6 +678,7 @@ int main(void) {
         cmocka_unit_test(test_foam_from_folds_decays),
         cmocka_unit_test(test_cpu_query_matches_gpu),
         cmocka_unit_test(test_rendered_gerstner_matches_query),
+        cmocka_unit_test(test_surf_foam_where_waves_break),
         cmocka_unit_test(test_water_is_watertight),
         cmocka_unit_test(test_compute_draw_matches_raster),
         cmocka_unit_test(test_water_over_a_store),

@@ -57,6 +57,10 @@ typedef struct st_water_desc {
     /* The water's depth (m) in the dispersion relation ω² = g·k·tanh(k·h): waves longer than about twice it slow
      * down to √(g·h); 0 = deep water (ω² = g·k). One depth for the whole surface (the FFT's waves share it). */
     float depth_m;
+    /* The bed's slope modelled where the bed is unknown (a texel that only stands for the water's surface): its
+     * depth is this times its distance to the shore, up to depth_m when that is set; 0 = 0.1 (1 in 10). Only used once a
+     * bed is set (st_water_set_bed). */
+    float shore_slope;
     uint32_t seed;         /* the spectrum's random phases; 0 = 1 */
 } st_water_desc;
 
@@ -165,6 +169,61 @@ st_result st_water_fields(st_water *water, double t, uint32_t c, const float **f
 static inline float st_water_jacobian(float lambda, float dxdx, float dydy, float dxdy) {
     return (1.0f + lambda * dxdx) * (1.0f + lambda * dydy) - lambda * lambda * dxdy * dxdy;
 }
+
+/* ---- the shore: shoaling over the bed ------------------------------------------------------------------
+ * With a bed set, every wave (each Gerstner wave, each cascade at its energy-weighted mean wavenumber) keeps its
+ * frequency ω as it meets shallower water: its wavenumber becomes the k of ω² = g·k·tanh(k·d) at the local
+ * depth d, its amplitude grows by the shoaling coefficient Ks = √(c_g(far)/c_g(d)) (energy flux kept), and its
+ * phase is taken at x − F·m̂, m̂ the unit normal pointing away from the nearest shore and F = ∫ (k(d)/k_far − 1)
+ * ds from x out to where the wave no longer feels the bottom: along the normal the wave's crests are then
+ * k(d)/k_far closer, across it they keep their spacing (Snell: the waves turn toward the shore normal). Where
+ * the local wave height H = 2·√(Σ (A·Ks)²) passes ST_WATER_BREAKING × d the waves break: the amplitudes are
+ * held at that height (the surf zone) and the surface makes foam. docs/water.md says how far this goes. */
+#define ST_WATER_BREAKING 0.78
+typedef struct st_water_bed {
+    uint32_t width, height; /* samples, row-major */
+    double origin[2];       /* world position (units) of sample (0, 0) */
+    double spacing;         /* world units between neighbouring samples */
+    /* Per sample the bed's height (units); NAN where the bed is unknown (the sample stands for the water's
+     * surface: its depth is modelled from its distance to the shore, st_water_desc.shore_slope); a bed at or
+     * above the water's level is dry. */
+    const float *bed;
+} st_water_bed;
+
+/* Sets the bed the waves shoal over (NULL: none, one depth everywhere); copies what it needs. ST_ERR_INVALID
+ * for an empty grid, a spacing that is not finite and positive, or a bed height that is infinite; ST_ERR_NOMEM. */
+st_result st_water_set_bed(st_water *water, const st_water_bed *bed, st_error *err);
+/* The bed of a level under a water level (units) over the texels of `rect` (it may reach past a wrapping
+ * level's edges): one sample per `step` texels (a power of two) at texel centres; a texel of material 0 whose
+ * top is at most a unit under the level stands for the water (NAN), as the renderer's stand-ins do; a texel off a
+ * level that does not wrap is dry. *heights (freed by the caller) and *bed filled. ST_ERR_INVALID for an empty
+ * rect or a bad step. */
+st_result st_water_bed_from_level(const st_level *level, float water_level, st_rect rect, uint32_t step,
+                                  float **heights, st_water_bed *bed, st_error *err);
+
+/* What the shore holds at a world point (bilinear between samples; all zero without a bed): */
+typedef struct st_water_shore_sample {
+    float depth_m;    /* the water's depth (0: dry) */
+    float normal[2];  /* unit normal away from the nearest shore (0 where there is no shore) */
+    float height_m;   /* the local wave height H before the surf zone holds it */
+    float breaking;   /* H / (ST_WATER_BREAKING · d): the waves break where it passes 1 */
+} st_water_shore_sample;
+/* The shore at world (x, y) units: the sampled depth and normal, the local wave height H and its ratio to the
+ * breaking height. */
+st_water_shore_sample st_water_shore_at(const st_water *water, double x, double y);
+/* Whether the water has a bed set. */
+bool st_water_has_bed(const st_water *water);
+/* The shore's grid for the GPU: samples, origin and spacing (units), and its layers: 0 the depth (m), 1 and 2
+ * the normal, then F (m) of each wave (Gerstner) or cascade (ocean); NULL without a bed. */
+const float *st_water_shore_grid(const st_water *water, uint32_t *width, uint32_t *height, uint32_t *layers,
+                                 double origin[2], double *spacing);
+/* Per wave (Gerstner) or cascade (ocean) i: its ω and its far wavenumber (rad/m) the shoaling starts from. */
+void st_water_shoal_wave(const st_water *water, uint32_t i, float *omega, float *k_far);
+/* And its far amplitude (m): a Gerstner wave's own, a cascade's √2·σ (a lone sinusoid's amplitude). */
+float st_water_shoal_amplitude(const st_water *water, uint32_t i);
+/* The wavenumber (rad/m) of angular frequency omega over depth_m of water (depth ≤ 0: deep), the inverse of
+ * st_water_dispersion. */
+double st_water_wavenumber(double omega, double depth_m);
 
 /* ---- spectra and transforms (exposed for tests and tools) --------------------------------------------- */
 /* The directional wavenumber spectrum F(kx, ky) in m⁴ (∫F dk² = the variance of the elevation) of desc

@@ -20,18 +20,21 @@ vec3 ocean_disp_at(uint c, vec2 uv, int m) {
 }
 
 // The summed displacement (world units) of the rest point, waves shorter than `cut` units filtered out.
+// Over the shore each cascade is sampled at rest − F·m̂ (its waves shorter along the normal) and shoaled.
 vec3 ocean_displacement(vec2 rest, float cut) {
     vec3 d = vec3(0.0);
     int mips = textureQueryLevels(ocean_disp);
+    WaterShore sh = water_shore_at(rest);
     for (uint c = 0u; c < water.info.z; c++) {
         vec4 cs = water.cascade[c];
-        vec2 uv = rest / cs.x + cs.yz;
+        vec2 uv = (rest - sh.f[c] * water.surface.y * sh.normal) / cs.x + cs.yz;
+        float gain = sh.ks[c] * sh.hold;
         float lod = max(log2(cut / (2.0 * cs.w)), 0.0);
         if (lod >= float(mips - 1)) continue; // all its waves are shorter than the cut: their mean is 0
         int m0 = int(floor(lod));
         vec3 a = ocean_disp_at(c, uv, m0);
         float t = lod - float(m0);
-        d += t > 0.0 ? mix(a, ocean_disp_at(c, uv, m0 + 1), t) : a;
+        d += gain * (t > 0.0 ? mix(a, ocean_disp_at(c, uv, m0 + 1), t) : a);
     }
     return d * water.surface.y;
 }
@@ -40,16 +43,21 @@ vec3 ocean_displacement(vec2 rest, float cut) {
 // foam, summed over the cascades (foam: the strongest), at the rest point; drdx and drdy are the rest point's
 // change to the next pixel along x and y (the filter's footprint: dFdx and dFdy in a fragment shader, the same
 // differences found analytically in compute).
-void ocean_surface(vec2 rest, vec2 drdx, vec2 drdy, out vec2 slope, out float variance, out float foam) {
+// Over the shore (sh) each cascade's slopes are shoaled and, along the normal, steepened as its waves shorten.
+void ocean_surface(vec2 rest, vec2 drdx, vec2 drdy, WaterShore sh, out vec2 slope, out float variance, out float foam) {
     slope = vec2(0.0);
     variance = 0.0;
     foam = 0.0;
     float half_texel = 0.5 / float(textureSize(ocean_surf, 0).x);
     for (uint c = 0u; c < water.info.z; c++) {
         vec4 cs = water.cascade[c];
-        vec4 s = textureGrad(ocean_surf, vec3(rest / cs.x + cs.yz + half_texel, float(c)), drdx / cs.x, drdy / cs.x);
-        slope += s.xy;
-        variance += max(s.z - dot(s.xy, s.xy), 0.0);
+        vec2 uv = (rest - sh.f[c] * water.surface.y * sh.normal) / cs.x + cs.yz + half_texel;
+        vec4 s = textureGrad(ocean_surf, vec3(uv, float(c)), drdx / cs.x, drdy / cs.x);
+        float gain = sh.ks[c] * sh.hold;
+        vec2 sl = gain * s.xy;
+        sl += (sh.ratio[c] - 1.0) * dot(sl, sh.normal) * sh.normal;
+        slope += sl;
+        variance += gain * gain * max(s.z - dot(s.xy, s.xy), 0.0);
         foam = max(foam, s.w);
     }
 }

@@ -16,12 +16,15 @@ layout(set = 1, binding = 0, std140) uniform Water {
     vec4 cascade[4]; // ocean: patch (units), uv of O (frac, x and y), texel (units)
     vec4 ring[16];       // compute rasteriser: per ring its lower corner (relative to O), spacing, morph (0/1)
     uvec4 ring_tris[16]; // compute rasteriser: per ring its first frame-wide triangle, first index, triangles
+    vec4 shore;          // xy: O − the shore grid's sample (0, 0) (units); z: samples per unit; w unused
+    vec4 shoal[8];       // per Gerstner wave or cascade: ω, far wavenumber (rad/m), amplitude (m), far group speed
 } water;
 
 layout(set = 1, binding = 1) uniform sampler2D scene_color;      // the terrain's colour, linear (sRGB view)
 layout(set = 1, binding = 2) uniform sampler2D scene_depth;      // the terrain's reverse-Z depth
 layout(set = 1, binding = 3) uniform sampler2DArray ocean_disp;  // per cascade (λDx, λDy, h, J), metres; texelFetch
 layout(set = 1, binding = 4) uniform sampler2DArray ocean_surf;  // per cascade (sx, sy, sx²+sy², foam), mipmapped
+layout(set = 1, binding = 5) uniform sampler2DArray shore_tex;   // the shore: depth (m), normal x, y, F (m) per wave
 
 const float WATER_PI = 3.14159265358979;
 
@@ -50,17 +53,117 @@ bool water_stand_in(vec3 p) {
     return type == 0u && top <= water.surface.x + 0.01 && top >= water.surface.x - 1.0 && abs(p.z - top) < 0.3;
 }
 
+// ---- the shore (the twin of st_shore_local_at, src/water/shore.c) -----------------------------------
+
+const float WATER_G = 9.81;
+const float WATER_BREAKING = 0.78; // ST_WATER_BREAKING
+
+// The wavenumber (rad/m) of ω over d metres of water: Guo's fit, then Newton (st_water_wavenumber).
+float water_wavenumber(float omega, float d) {
+    float k0 = omega * omega / WATER_G;
+    if (d <= 0.0 || k0 * d > 10.0) return k0;
+    float x = omega * sqrt(d / WATER_G);
+    float k = x * x * pow(1.0 - exp(-pow(x, 2.5)), -0.4) / d;
+    for (int i = 0; i < 2; i++) {
+        float th = tanh(k * d);
+        k -= (WATER_G * k * th - omega * omega) / (WATER_G * (th + k * d * (1.0 - th * th)));
+    }
+    return k;
+}
+
+// The group speed dω/dk at k over d metres.
+float water_group(float k, float d) {
+    float th = tanh(k * d);
+    return WATER_G * (th + k * d * (1.0 - th * th)) / (2.0 * sqrt(WATER_G * k * th));
+}
+
+// What the shore makes of each wave at a rest point: its wavenumber ratio k(d)/k_far, shoaling coefficient and
+// phase offset F (m); the surf zone's hold of every amplitude, the breaking ratio H/(0.78·d).
+struct WaterShore {
+    float depth, hold, breaking, height;
+    vec2 normal;
+    float ratio[8], ks[8], f[8];
+};
+
+WaterShore water_shore_at(vec2 rest) {
+    WaterShore s;
+    s.depth = 0.0;
+    s.hold = 1.0;
+    s.breaking = 0.0;
+    s.height = 0.0;
+    s.normal = vec2(0.0);
+    for (int i = 0; i < 8; i++) {
+        s.ratio[i] = 1.0;
+        s.ks[i] = 1.0;
+        s.f[i] = 0.0;
+    }
+    if ((water.info.w & 4u) == 0u) return s;
+    vec2 tc = ((rest + water.shore.xy) * water.shore.z + 0.5) / vec2(textureSize(shore_tex, 0).xy);
+    s.depth = texture(shore_tex, vec3(tc, 0.0)).r;
+    s.normal = vec2(texture(shore_tex, vec3(tc, 1.0)).r, texture(shore_tex, vec3(tc, 2.0)).r);
+    uint count = water.info.x == 1u ? water.info.y : water.info.z;
+    float sum = 0.0;
+    for (uint i = 0u; i < count; i++) {
+        vec4 w = water.shoal[i];
+        s.f[i] = texture(shore_tex, vec3(tc, float(3u + i))).r;
+        float kl = s.depth > 0.0 ? max(water_wavenumber(w.x, s.depth), w.y) : w.y;
+        s.ratio[i] = kl / w.y;
+        s.ks[i] = s.depth > 0.0 ? sqrt(w.w / water_group(kl, s.depth)) : 1.0;
+        float a = w.z * s.ks[i];
+        sum += a * a;
+    }
+    float h = 2.0 * sqrt(sum), limit = WATER_BREAKING * max(s.depth, 0.0);
+    s.height = h;
+    s.breaking = limit > 0.0 ? h / limit : (h > 0.0 ? 1e9 : 0.0);
+    s.hold = h > limit ? (h > 0.0 ? limit / h : 0.0) : 1.0;
+    return s;
+}
+
 // ---- Gerstner (the twin of st_gerstner_displace, src/water/gerstner.c), in world units ----------------
+
+// Wave i over the shore: its direction turned toward the shore normal (the phase offset's gradient), the length
+// of that turned wave vector relative to k, and its amplitude (units) shoaled and held.
+void gerstner_shoaled(uint i, WaterShore sh, out vec2 dir, out float klen, out float amp) {
+    vec4 a = water.wave[2u * i];
+    vec2 kv = a.xy + (sh.ratio[i] - 1.0) * dot(a.xy, sh.normal) * sh.normal;
+    klen = length(kv);
+    dir = kv / klen;
+    amp = a.w * sh.ks[i] * sh.hold;
+}
+
+// The choppiness there: the summed λ·k·A of the shoaled waves kept under the fold, as on the CPU.
+float gerstner_local_chop(WaterShore sh) {
+    float q = 0.0;
+    for (uint i = 0u; i < water.info.y; i++) {
+        vec2 dir;
+        float klen, amp;
+        gerstner_shoaled(i, sh, dir, klen, amp);
+        q += water.wave[2u * i].z * klen * amp;
+    }
+    float lambda = water.surface.z;
+    return q > 0.0 && lambda * q > 0.9 ? 0.9 / q : lambda;
+}
+
+// The phase of wave i at the rest point, taken at rest − F·m̂ over the shore.
+float gerstner_phase(uint i, vec2 rest, WaterShore sh) {
+    vec4 a = water.wave[2u * i], b = water.wave[2u * i + 1u];
+    return a.z * dot(a.xy, rest - sh.f[i] * water.surface.y * sh.normal) + b.x;
+}
 
 // Waves shorter than `cut` fade out (gone at cut, whole from twice cut): the geometry's filter.
 vec3 gerstner_displacement(vec2 rest, float cut) {
     vec3 d = vec3(0.0);
+    WaterShore sh = water_shore_at(rest);
+    float lambda = gerstner_local_chop(sh);
     for (uint i = 0u; i < water.info.y; i++) {
-        vec4 a = water.wave[2u * i], b = water.wave[2u * i + 1u];
-        float f = clamp(2.0 * WATER_PI / (a.z * cut) - 1.0, 0.0, 1.0);
-        float th = a.z * dot(a.xy, rest) + b.x;
-        d.xy += f * water.surface.z * a.w * a.xy * cos(th);
-        d.z += f * a.w * sin(th);
+        vec4 a = water.wave[2u * i];
+        vec2 dir;
+        float klen, amp;
+        gerstner_shoaled(i, sh, dir, klen, amp);
+        float f = clamp(2.0 * WATER_PI / (a.z * klen * cut) - 1.0, 0.0, 1.0);
+        float th = gerstner_phase(i, rest, sh);
+        d.xy += f * lambda * amp * dir * cos(th);
+        d.z += f * amp * sin(th);
     }
     return d;
 }

@@ -9,18 +9,22 @@
 #ifdef WATER_GERSTNER
 // Gerstner at the fragment: the slope of the displaced surface and its Jacobian, waves shorter than two
 // footprints faded out and their slope variance moved into `variance`.
-void gerstner_surface(vec2 rest, float footprint, out vec2 slope, out float variance, out float jac) {
+void gerstner_surface(vec2 rest, float footprint, WaterShore sh, out vec2 slope, out float variance, out float jac) {
     vec3 tx = vec3(1.0, 0.0, 0.0), ty = vec3(0.0, 1.0, 0.0);
     variance = 0.0;
-    float lambda = water.surface.z;
+    float lambda = gerstner_local_chop(sh);
     for (uint i = 0u; i < water.info.y; i++) {
-        vec4 a = water.wave[2u * i], b = water.wave[2u * i + 1u];
-        float f = clamp(2.0 * WATER_PI / (a.z * 2.0 * footprint) - 1.0, 0.0, 1.0);
-        float th = a.z * dot(a.xy, rest) + b.x, s = sin(th), c = cos(th);
-        float ka = f * a.z * a.w;
-        tx += vec3(-lambda * ka * a.x * a.x * s, -lambda * ka * a.x * a.y * s, ka * a.x * c);
-        ty += vec3(-lambda * ka * a.x * a.y * s, -lambda * ka * a.y * a.y * s, ka * a.y * c);
-        variance += (1.0 - f) * 0.5 * (a.z * a.w) * (a.z * a.w);
+        vec4 a = water.wave[2u * i];
+        vec2 dir;
+        float klen, amp;
+        gerstner_shoaled(i, sh, dir, klen, amp);
+        float k = a.z * klen;
+        float f = clamp(2.0 * WATER_PI / (k * 2.0 * footprint) - 1.0, 0.0, 1.0);
+        float th = gerstner_phase(i, rest, sh), s = sin(th), c = cos(th);
+        float ka = f * k * amp;
+        tx += vec3(-lambda * ka * dir.x * dir.x * s, -lambda * ka * dir.x * dir.y * s, ka * dir.x * c);
+        ty += vec3(-lambda * ka * dir.x * dir.y * s, -lambda * ka * dir.y * dir.y * s, ka * dir.y * c);
+        variance += (1.0 - f) * 0.5 * (k * amp) * (k * amp);
     }
     vec3 n = cross(tx, ty);
     slope = -n.xy / max(n.z, 0.05);
@@ -76,12 +80,13 @@ vec3 water_shade(vec2 px, vec3 p, float depth_out, vec2 rest, vec2 drdx, vec2 dr
     float footprint = max(length(abs(drdx) + abs(drdy)), 1e-4); // fwidth's measure
     vec2 slope;
     float variance, foam;
+    WaterShore sh = water_shore_at(rest);
 #ifdef WATER_GERSTNER
     float jac;
-    gerstner_surface(rest, footprint, slope, variance, jac);
+    gerstner_surface(rest, footprint, sh, slope, variance, jac);
     foam = smoothstep(0.8, 0.25, jac); // no persistence without a simulation
 #else
-    ocean_surface(rest, drdx, drdy, slope, variance, foam);
+    ocean_surface(rest, drdx, drdy, sh, slope, variance, foam);
 #endif
     if (from_below) return water_underside(p, slope);
     vec3 n = normalize(vec3(-slope, 1.0));
@@ -99,11 +104,12 @@ vec3 water_shade(vec2 px, vec3 p, float depth_out, vec2 rest, vec2 drdx, vec2 dr
     vec3 deep = water.deep.rgb * (ambient + sun * max(l.z, 0.0));
     vec3 below = deep;
     float d_scene = texelFetch(scene_depth, ivec2(px), 0).r;
-    float shore = 0.0;
+    float shore = 0.0, pixel_depth = -1.0;
     if (d_scene > 0.0) {
         vec3 t = point_from_depth(px, d_scene);
         if (!water_stand_in(t)) {
             float d_vert = max(p.z - t.z, 0.0);
+            pixel_depth = d_vert / water.surface.y; // metres
             // refraction: look up the terrain a little along the slope, unless that pixel's terrain is in front
             vec2 px2 = water_project(t + vec3(slope, 0.0) * (water.absorb.w * min(d_vert, 4.0)));
             vec2 size = vec2(g.screen_right.w, g.screen_up.w);
@@ -118,12 +124,19 @@ vec3 water_shade(vec2 px, vec3 p, float depth_out, vec2 rest, vec2 drdx, vec2 dr
             vec3 T = exp(-water.absorb.rgb * path);
             below = terrain * T + deep * (1.0 - T);
             float w = water.foam.w;
-            if (w > 0.0) {
+            if (w > 0.0 && (water.info.w & 4u) == 0u) { // without a shore: a band of the shallowest water
                 float edge = 1.0 - smoothstep(0.0, w, d_vert);
                 float ripple = 0.55 + 0.45 * sin(6.0 * d_vert / w - 1.7 * water.surface.w + 3.0 * (slope.x - slope.y));
                 shore = edge * ripple;
             }
         }
+    }
+    // the surf: where the local wave height passes 0.78 of the depth the waves break, foaming on their crests
+    // (by the pixel's own depth where its bed is seen: the shore's samples may be coarser than the banks)
+    float breaking = pixel_depth >= 0.0 ? sh.height / max(WATER_BREAKING * pixel_depth, 1e-6) : sh.breaking;
+    if ((water.info.w & 4u) != 0u && breaking > 1.0) {
+        float crest_up = clamp(0.5 + (p.z - water.surface.x) / max(water.origin.w, 1e-3), 0.0, 1.0);
+        shore = smoothstep(1.0, 2.0, breaking) * (0.2 + 0.8 * crest_up * crest_up);
     }
     vec3 color = mix(below, reflected, F);
     // subsurface: thin crests lit from behind glow blue-green

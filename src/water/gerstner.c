@@ -65,14 +65,32 @@ void st_water_build_waves(st_water *w) {
 }
 
 void st_gerstner_displace(const st_water *w, double t, double x, double y, double out[3]) {
-    double tm = st_water_loop_time(t);
+    double tm = st_water_loop_time(t), mpu = w->desc.metres_per_unit;
+    st_shore_local sh;
+    st_shore_local_at(w, x / mpu, y / mpu, &sh);
     out[0] = out[1] = out[2] = 0;
+    /* over the shore: each wave's phase taken at x − F·m̂ along its own direction, shorter and turned toward the
+     * shore normal, its amplitude shoaled and held to the surf zone, the choppiness kept under the fold there */
+    double dir[ST_WATER_MAX_WAVES][2], amp[ST_WATER_MAX_WAVES], qsum = 0;
     for (uint32_t i = 0; i < w->wave_count; i++) {
         const st_gerstner_wave *v = &w->waves[i];
-        double th = (double)v->k * ((double)v->dir[0] * x + (double)v->dir[1] * y) - (double)v->omega * tm + v->phase;
-        double c = cos(th), s = sin(th), a = v->amplitude;
-        out[0] += w->chop * a * v->dir[0] * c;
-        out[1] += w->chop * a * v->dir[1] * c;
+        double dm = v->dir[0] * sh.normal[0] + v->dir[1] * sh.normal[1], r1 = sh.ratio[i] - 1.0;
+        double kx = v->dir[0] + r1 * dm * sh.normal[0], ky = v->dir[1] + r1 * dm * sh.normal[1];
+        double len = sqrt(kx * kx + ky * ky);
+        dir[i][0] = kx / len;
+        dir[i][1] = ky / len;
+        amp[i] = v->amplitude * sh.ks[i] * sh.hold;
+        qsum += v->k * len * amp[i];
+    }
+    double lambda = w->chop;
+    if (qsum > 0 && lambda * qsum > FOLD_GUARD) lambda = FOLD_GUARD / qsum;
+    for (uint32_t i = 0; i < w->wave_count; i++) {
+        const st_gerstner_wave *v = &w->waves[i];
+        double px = x - sh.f_m[i] * sh.normal[0], py = y - sh.f_m[i] * sh.normal[1];
+        double th = (double)v->k * ((double)v->dir[0] * px + (double)v->dir[1] * py) - (double)v->omega * tm + v->phase;
+        double c = cos(th), s = sin(th), a = amp[i];
+        out[0] += lambda * a * dir[i][0] * c;
+        out[1] += lambda * a * dir[i][1] * c;
         out[2] += a * s;
     }
 }

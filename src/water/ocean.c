@@ -67,10 +67,18 @@ st_result st_ocean_cpu_fields(st_water *w, double t, uint32_t c, st_error *err) 
 
 st_result st_ocean_displace(st_water *w, double t, double x, double y, double out[3], st_error *err) {
     out[0] = out[1] = out[2] = 0;
+    double mpu = w->desc.metres_per_unit;
+    st_shore_local sh;
+    st_shore_local_at(w, x / mpu, y / mpu, &sh);
+    double rx = x, ry = y;
     for (uint32_t c = 0; c < w->cascade_count; c++) {
         st_result r = st_ocean_cpu_fields(w, t, c, err);
         if (r) return r;
         uint32_t N = w->cascades[c].size;
+        /* over the shore: the cascade sampled at x − F·m̂ (its waves shorter along the normal), shoaled */
+        x = rx - sh.f_m[c] * sh.normal[0];
+        y = ry - sh.f_m[c] * sh.normal[1];
+        double gain = sh.ks[c] * sh.hold;
         /* texel (i, j) rests at (i, j)·L/N: the GPU's bilinear sampling with texel centres on the grid */
         double gx = x / w->cascades[c].patch_m * N, gy = y / w->cascades[c].patch_m * N;
         double fx0 = floor(gx), fy0 = floor(gy), fx = gx - fx0, fy = gy - fy0;
@@ -85,9 +93,9 @@ st_result st_ocean_displace(st_water *w, double t, double x, double y, double ou
             v[1] += wgt * o[2];
             v[2] += wgt * o[0];
         }
-        out[0] += w->chop * v[0];
-        out[1] += w->chop * v[1];
-        out[2] += v[2];
+        out[0] += gain * w->chop * v[0];
+        out[1] += gain * w->chop * v[1];
+        out[2] += gain * v[2];
     }
     return ST_OK;
 }

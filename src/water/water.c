@@ -21,6 +21,7 @@ st_water_desc st_water_desc_resolve(const st_water_desc *in) {
     if (d.gerstner_waves == 0) d.gerstner_waves = 5;
     if (d.metres_per_unit == 0) d.metres_per_unit = 1.0f;
     if (d.foam_decay_s == 0) d.foam_decay_s = 2.5f;
+    if (d.shore_slope == 0) d.shore_slope = 0.1f;
     if (d.seed == 0) d.seed = 1;
     return d;
 }
@@ -63,6 +64,8 @@ st_result st_water_desc_check(const st_water_desc *desc, st_error *err) {
         return st_error_set(err, ST_ERR_INVALID, "water: foam decay %g s is outside 0.01..600", d.foam_decay_s);
     if (!in_range(d.depth_m, 0.0f, 1e5f))
         return st_error_set(err, ST_ERR_INVALID, "water: depth %g m is outside 0..100000", d.depth_m);
+    if (!in_range(d.shore_slope, 1e-4f, 10.0f))
+        return st_error_set(err, ST_ERR_INVALID, "water: shore slope %g is outside 0.0001..10", d.shore_slope);
     return ST_OK;
 }
 
@@ -159,6 +162,7 @@ void st_water_destroy(st_water *w) {
         free(w->omega[c]);
         free(w->fields[c]);
     }
+    st_shore_free(w);
     free(w->scratch);
     free(w);
 }
@@ -174,7 +178,8 @@ st_result st_water_set_weather(st_water *w, float wind_speed, float wind_dir_deg
     if (r) return r;
     w->desc = st_water_desc_resolve(&d);
     st_water_build_waves(w);
-    return st_water_build_spectra(w, err);
+    r = st_water_build_spectra(w, err);
+    return r ? r : st_shore_rebuild(w, err); /* the waves' F follow their new frequencies */
 }
 
 uint32_t st_water_cascade_count(const st_water *w) { return w->cascade_count; }

@@ -19,7 +19,26 @@ struct st_water {
     bool fields_valid[ST_WATER_MAX_CASCADES];
     float *fields[ST_WATER_MAX_CASCADES];
     double *scratch; /* 4 complex channels of size² */
+    /* the shore (shore.c), NULL without a bed: the bed as set, and the fields built over it */
+    uint32_t shore_w, shore_h, shore_layers;
+    double shore_origin[2], shore_spacing;
+    float *shore_bed;   /* units, NAN = unknown */
+    float *shore;       /* shore_layers × w × h: depth (m), normal x, normal y, then F (m) per shoaling wave */
+    uint32_t shoal_count; /* the Gerstner waves, or the cascades */
+    float shoal_omega[ST_WATER_MAX_WAVES], shoal_k[ST_WATER_MAX_WAVES], shoal_amp[ST_WATER_MAX_WAVES];
 };
+
+/* What the shore makes of the waves at a rest point (shore.c): per shoaling wave the wavenumber ratio
+ * k(d)/k_far, the shoaling coefficient, F (m) and the normal; `hold` scales every amplitude down to the surf
+ * zone's height. Without a bed: ratio 1, Ks 1, F 0, hold 1. */
+typedef struct st_shore_local {
+    float depth_m, normal[2], height_m, breaking, hold;
+    float ratio[ST_WATER_MAX_WAVES], ks[ST_WATER_MAX_WAVES], f_m[ST_WATER_MAX_WAVES];
+} st_shore_local;
+void st_shore_local_at(const st_water *w, double x_units, double y_units, st_shore_local *out);
+/* Rebuilds the shore's fields for the current waves (after a change of weather); ST_OK without a bed. */
+st_result st_shore_rebuild(st_water *w, st_error *err);
+void st_shore_free(st_water *w);
 
 /* spectrum.c: the cascades and their h0 and ω for w->desc (allocated on first call, rewritten after). */
 st_result st_water_build_spectra(st_water *w, st_error *err);

@@ -11,6 +11,7 @@
 
 #include "render/passes/ocean_gpu.h"
 #include "render/passes/passes.h"
+#include "render/passes/water_shore.h"
 
 #define RING_CELLS 64u      /* cells per side of a ring's lattice (even, its half a multiple of 2) */
 #define RING_MORPH 8.0f     /* cells of a ring's outer band that morph toward the next ring */
@@ -30,6 +31,8 @@ typedef struct water_ubo {
     float cascade[4][4];
     float ring[RING_MAX][4];
     uint32_t ring_tris[RING_MAX][4];
+    float shore[4];
+    float shoal[ST_WATER_MAX_WAVES][4];
 } water_ubo;
 
 typedef struct water_push {
@@ -51,6 +54,9 @@ typedef struct water_state {
     float rms_units; /* the surface's rms height (world units): the crest factor of the subsurface glow */
     st_gpu_image scene_color, scene_depth, work_depth;
     st_gpu_image dummy_disp, dummy_surf; /* Gerstner: the ocean's bindings stay valid */
+    st_water_shore_gpu shore; /* the shore's fields (water_shore.c); its image a 1×1 stand-in without a bed */
+    bool has_shore;
+    VkSampler clamped;    /* linear, clamped to the edge: the shore's fields */
     st_ocean_gpu *ocean;
     st_gpu_buffer ubo, indices;
     uint32_t index_first[INDEX_VARIANTS], index_count[INDEX_VARIANTS], border_count[INDEX_VARIANTS];
@@ -113,6 +119,8 @@ static void water_destroy(st_renderer *r, void *state) {
     st_gpu_image_destroy(gpu, &s->work_depth);
     st_gpu_image_destroy(gpu, &s->dummy_disp);
     st_gpu_image_destroy(gpu, &s->dummy_surf);
+    st_water_shore_gpu_destroy(gpu, &s->shore);
+    if (s->clamped) vkDestroySampler(dev, s->clamped, NULL);
     st_water_destroy(s->water);
     free(s);
 }
@@ -324,6 +332,14 @@ static st_result water_create(st_renderer *r, void **out, st_error *err) {
     if (!res && st_water_get_desc(s->water)->mode == ST_WATER_OCEAN) res = st_ocean_gpu_create(gpu, s->water, &s->ocean, err);
     if (!res && !s->ocean) res = dummy_array(gpu, VK_FORMAT_R32G32B32A32_SFLOAT, &s->dummy_disp, err);
     if (!res && !s->ocean) res = dummy_array(gpu, VK_FORMAT_R16G16B16A16_SFLOAT, &s->dummy_surf, err);
+    /* a level's bed: the waves shoal toward its shores (a store's sea has no bed here yet) */
+    if (!res && !s->store && r->engine->level) {
+        double eye[2] = {r->view.eye[0], r->view.eye[1]};
+        bool moved;
+        res = st_water_shore_gpu_update(gpu, r->engine->level, s->water, eye, &s->shore, &moved, err);
+        s->has_shore = !res;
+    }
+    if (!res && !s->has_shore) res = dummy_array(gpu, VK_FORMAT_R32_SFLOAT, &s->shore.image, err);
     if (!res) res = st_gpu_buffer_create(gpu, sizeof(water_ubo), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, true, &s->ubo, err);
     if (!res) res = build_indices(r, s, err);
     if (!res) {
@@ -336,10 +352,13 @@ static st_result water_create(st_renderer *r, void **out, st_error *err) {
                                   .addressModeW = VK_SAMPLER_ADDRESS_MODE_REPEAT,
                                   .maxLod = VK_LOD_CLAMP_NONE};
         res = st_gpu_check(vkCreateSampler(dev, &si, NULL, &s->linear), "water sampler", err);
+        si.addressModeU = si.addressModeV = si.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+        si.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
+        if (!res) res = st_gpu_check(vkCreateSampler(dev, &si, NULL, &s->clamped), "water shore sampler", err);
     }
     VkShaderStageFlags stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT | VK_SHADER_STAGE_COMPUTE_BIT;
     VkSampler nearest = r->engine->nearest;
-    st_gpu_binding b[5] = {{.type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+    st_gpu_binding b[6] = {{.type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
                             .stages = stages,
                             .buffer = s->ubo.buffer,
                             .range = sizeof(water_ubo)},
@@ -362,17 +381,22 @@ static st_result water_create(st_renderer *r, void **out, st_error *err) {
                             .stages = stages,
                             .sampler = s->linear,
                             .view = s->ocean ? st_ocean_gpu_surf_view(s->ocean) : s->dummy_surf.view,
-                            .layout = VK_IMAGE_LAYOUT_GENERAL}};
-    if (!res) res = st_gpu_set_layout(gpu, b, 5, &s->set_layout, err);
+                            .layout = VK_IMAGE_LAYOUT_GENERAL},
+                           {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                            .stages = stages,
+                            .sampler = s->clamped,
+                            .view = s->shore.image.view,
+                            .layout = s->has_shore ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL}};
+    if (!res) res = st_gpu_set_layout(gpu, b, 6, &s->set_layout, err);
     if (!res) {
         VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1},
-                                         {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 4}};
+                                         {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 5}};
         VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 1,
                                          .poolSizeCount = 2, .pPoolSizes = sizes};
         res = st_gpu_check(vkCreateDescriptorPool(dev, &pi, NULL, &s->pool), "water descriptor pool", err);
     }
     if (!res) res = st_gpu_set_alloc(gpu, s->pool, s->set_layout, &s->set, err);
-    if (!res) st_gpu_set_write(gpu, s->set, b, 5);
+    if (!res) st_gpu_set_write(gpu, s->set, b, 6);
     if (!res) res = s->compute ? create_compute(r, s, err) : create_raster(r, s, err);
     return res;
 }
@@ -437,7 +461,24 @@ static void fill_ubo(st_renderer *r, water_state *s, const ring_plan *p, double 
     u->info[0] = d->mode == ST_WATER_GERSTNER ? 1u : 2u;
     u->info[1] = st_water_wave_count(s->water);
     u->info[2] = st_water_cascade_count(s->water);
-    u->info[3] = (s->storage ? 1u : 0u) | (s->store ? 2u : 0u);
+    u->info[3] = (s->storage ? 1u : 0u) | (s->store ? 2u : 0u) | (s->has_shore ? 4u : 0u);
+    if (s->has_shore) {
+        uint32_t sw, sh, layers;
+        double so[2], spacing;
+        st_water_shore_grid(s->water, &sw, &sh, &layers, so, &spacing);
+        u->shore[0] = (float)(p->origin[0] - so[0]); /* world = O + rest */
+        u->shore[1] = (float)(p->origin[1] - so[1]);
+        u->shore[2] = (float)(1.0 / spacing);
+        uint32_t n = d->mode == ST_WATER_GERSTNER ? st_water_wave_count(s->water) : st_water_cascade_count(s->water);
+        for (uint32_t i = 0; i < n && i < ST_WATER_MAX_WAVES; i++) {
+            float omega, k_far;
+            st_water_shoal_wave(s->water, i, &omega, &k_far);
+            u->shoal[i][0] = omega;
+            u->shoal[i][1] = k_far;
+            u->shoal[i][2] = st_water_shoal_amplitude(s->water, i);
+            u->shoal[i][3] = (float)st_water_dispersion_slope(k_far, d->depth_m);
+        }
+    }
     /* colours (linear) and per-unit optics; absorption in 1/m (red goes first) */
     const float deep[3] = {0.008f, 0.055f, 0.075f}, absorb_m[3] = {0.45f, 0.07f, 0.05f};
     for (int k = 0; k < 3; k++) {
@@ -701,6 +742,15 @@ static void water_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     if (!s) return;
     const st_water_desc *d = st_water_get_desc(s->water);
     double t = r->time_s;
+    if (s->has_shore) {
+        /* the shore's window follows the eye (rebuilt on the CPU and uploaded when it moves: the frame before is
+         * done with it) */
+        double eye[2] = {r->view.eye[0], r->view.eye[1]};
+        bool moved;
+        st_error err = {0};
+        if (st_water_shore_gpu_update(r->engine->gpu, r->engine->level, s->water, eye, &s->shore, &moved, &err))
+            s->has_shore = false; /* out of memory: the waves go on without the shore */
+    }
     ring_plan plan = plan_rings(r, s, d->level);
     fill_ubo(r, s, &plan, t);
     if (s->ocean) {
@@ -746,5 +796,6 @@ st_result st_renderer_set_weather(st_renderer *r, float wind_speed, float wind_d
     st_result res = st_water_set_weather(s->water, wind_speed, wind_dir_deg, choppiness, err);
     if (!res) s->rms_units = (float)(rms_height_m(s->water) / st_water_get_desc(s->water)->metres_per_unit);
     if (!res && s->ocean) res = st_ocean_gpu_upload(s->ocean, s->water, err);
+    if (!res && s->has_shore) res = st_water_shore_gpu_upload(r->engine->gpu, s->water, &s->shore.image, err);
     return res;
 }
