@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "backend_gl.h"
+#include "gen_bands.h"
 #include "methods/methods.h"
 #include "render/globals.h"
 #include "strata/gen.h"
@@ -160,6 +161,27 @@ EMSCRIPTEN_KEEPALIVE int web_load_gen(uint32_t seed, uint32_t width, uint32_t he
 }
 
 EMSCRIPTEN_KEEPALIVE int web_load_default(void) { return web_load_gen(0, 0, 0); }
+
+/* The same world made in bands (web/gen_bands.c): begin, the bands' rows (web_gen_rows here, web_band_make in
+ * the workers, copied in by the page), then finish, which makes it the page's world. */
+static double bands_t0;
+
+EMSCRIPTEN_KEEPALIVE int web_gen_begin(uint32_t seed, uint32_t width, uint32_t height) {
+    clear_error();
+    bands_t0 = emscripten_get_now();
+    return fail(web_bands_begin(seed, width, height, &app.err));
+}
+
+EMSCRIPTEN_KEEPALIVE int web_gen_finish(void) {
+    clear_error();
+    st_level *l = NULL;
+    st_result r = web_bands_finish(&l, &app.err);
+    double t1 = emscripten_get_now();
+    if (!r) r = set_level(l, &app.err);
+    app.gen_ms = t1 - bands_t0;
+    app.upload_ms = emscripten_get_now() - t1;
+    return fail(r);
+}
 
 /* A Vangers world from its files' bytes (vpr may be NULL), as st_world_decode checks them. */
 EMSCRIPTEN_KEEPALIVE int web_load_world(const uint8_t *ini_bytes, uint32_t ini_size, const uint8_t *map, uint32_t map_size,

@@ -9,6 +9,17 @@ var params = new URLSearchParams(location.search);
 
 function $(id) { return document.getElementById(id); }
 
+// The generator's helper (web/gen_worker.js), started first so that its instance is ready when the world is made:
+// it makes the second half of a generated world's rows while the page makes the first (without shared memory,
+// which plain http.server does not allow, wasm threads are not an option). Started for the default world and
+// generated worlds of a million texels or more; ?workers=1 always, ?workers=0 never.
+var genSpec = /^(\d+):(\d+)x(\d+)$/.exec(params.get('gen') || '');
+var genWorker = null;
+if (typeof Worker !== 'undefined' && (params.get('workers') === '1' ||
+    (params.get('workers') !== '0' && (!genSpec || genSpec[2] * genSpec[3] >= (1 << 20))))) {
+  try { genWorker = new Worker('gen_worker.js'); } catch (e) { genWorker = null; }
+}
+
 // The one message of the page: shown in place, never an exception alone in the console.
 function showMessage(text) {
   var m = $('message');
@@ -283,11 +294,39 @@ function start() {
     $('size').value = params.get('size');
     applySize(params.get('size'));
   }
-  var gen = /^(\d+):(\d+)x(\d+)$/.exec(params.get('gen') || '');
+  var gen = genSpec;
   var tg = performance.now();
-  if (gen) check(call('web_load_gen', 'number', ['number', 'number', 'number'], [+gen[1], +gen[2], +gen[3]]), 'generating');
-  else check(call('web_load_default', 'number', [], []), 'generating the default world');
-  var genMs = performance.now() - tg;
+  return generate(gen ? [+gen[1], +gen[2], +gen[3]] : [0, 0, 0], gen ? 'generating' : 'generating the default world')
+    .then(function (workers) { firstFrame(t0, performance.now() - tg, workers); });
+}
+
+// Makes the world of (seed, width, height) (zeros: the default), the rows shared with the worker when there is
+// one; resolves to the number of workers that helped.
+function generate(desc, what) {
+  if (!genWorker) {
+    check(call('web_load_gen', 'number', ['number', 'number', 'number'], desc), what);
+    return Promise.resolve(0);
+  }
+  check(call('web_gen_begin', 'number', ['number', 'number', 'number'], desc), what);
+  var w = call('web_gen_width', 'number', [], []), h = call('web_gen_height', 'number', [], []);
+  var split = Math.floor(h / 64) * 32; // a multiple of the generator's 32-row blocks
+  var band = new Promise(function (ok, bad) {
+    genWorker.onmessage = function (e) { if (e.data.error) bad(new Error(what + ': ' + e.data.error)); else ok(e.data); };
+    genWorker.onerror = function (e) { bad(new Error(what + ': the generator worker failed: ' + e.message)); };
+  });
+  genWorker.postMessage({seed: desc[0], w: w, h: h, y0: split, y1: h});
+  check(call('web_gen_rows', 'number', ['number', 'number'], [0, split]), what);
+  return band.then(function (b) {
+    b.planes.forEach(function (buf, i) {
+      var p = call('web_gen_plane', 'number', ['number', 'number'], [i, b.y0]);
+      Module.HEAPU8.set(new Uint8Array(buf), p);
+    });
+    check(call('web_gen_finish', 'number', [], []), what);
+    return 1;
+  });
+}
+
+function firstFrame(t0, genMs, workers) {
   var m = params.get('method');
   if (m) {
     var idx = Array.prototype.map.call($('method').options, function (o) { return o.textContent; }).indexOf(m);
@@ -309,7 +348,7 @@ function start() {
   var first = performance.now();
   hud();
   publish({generate_ms: genMs, first_frame_ms: first - t0, load_to_frame_ms: first,
-           frame_ms: page.frameMs});
+           frame_ms: page.frameMs, gen_workers: workers});
   page.ready = true;
   wire();
   requestAnimationFrame(loop);

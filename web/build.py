@@ -40,8 +40,8 @@ CORE = [
     "src/view/pick.c", "src/view/history.c", "src/view/controls.c",
     "src/render/globals.c",
 ]
-WEB = ["web/backend_gl.c", "web/methods/ray.c", "web/methods/slice.c", "web/methods/paint.c", "web/app.c", "web/dem_png.c"]
-PAGE = ["web/index.html", "web/app.js", "data/default_world.json"]
+WEB = ["web/backend_gl.c", "web/methods/ray.c", "web/methods/slice.c", "web/methods/paint.c", "web/app.c", "web/dem_png.c", "web/gen_bands.c"]
+PAGE = ["web/index.html", "web/app.js", "web/gen_worker.js", "data/default_world.json"]
 
 EXPORTS = [
     "_main", "_malloc", "_free",
@@ -49,6 +49,8 @@ EXPORTS = [
     "_web_set_size", "_web_set_camera", "_web_render", "_web_read", "_web_result_ptr", "_web_pixels_ptr",
     "_web_dig", "_web_undo", "_web_error", "_web_level_crc", "_web_level_width", "_web_level_height",
     "_web_method_count", "_web_method_name", "_web_default_camera", "_web_control", "_web_set_view",
+    "_web_gen_begin", "_web_gen_finish", "_web_gen_rows", "_web_gen_plane", "_web_gen_width", "_web_gen_height",
+    "_web_band_make", "_web_band_plane", "_web_band_free", "_web_band_error",
 ]
 
 
@@ -165,7 +167,7 @@ def main():
     js = os.path.join(out, "strata.js")
     if newer(js, objs + [__file__]):
         run(["emcc", "-O2", "-o", js] + objs + [
-            "-sUSE_WEBGL2=1", "-sMIN_WEBGL_VERSION=2", "-sMAX_WEBGL_VERSION=2", "-sENVIRONMENT=web",
+            "-sUSE_WEBGL2=1", "-sMIN_WEBGL_VERSION=2", "-sMAX_WEBGL_VERSION=2", "-sENVIRONMENT=web,worker",
             "-sALLOW_MEMORY_GROWTH=1", "-sINITIAL_MEMORY=134217728", "-sMAXIMUM_MEMORY=2147483648",
             "-sEXPORTED_FUNCTIONS=" + ",".join(EXPORTS),
             "-sEXPORTED_RUNTIME_METHODS=ccall,cwrap,UTF8ToString,HEAPU8,HEAPF32",

@@ -264,6 +264,14 @@ def run_checks(wd, port, tool, cli, out):
             check(md <= MAX_MEAN_DIFF, "%s: mean colour %s vs the reference's %s (differs by %.2f, at most %.1f)" % (
                 method, [round(v, 1) for v in r["mean"]], [round(v, 1) for v in ref["mean"]], md, MAX_MEAN_DIFF))
 
+    # the world made in two bands, the second by the page's worker (web/gen_worker.js): the same bytes and image
+    wd.open(scene_url(port, "ray") + "&workers=1")
+    r = wd.wait_result()
+    check(r.get("gen_workers") == 1 and r.get("level_crc") == ref["level_crc"] and
+          ("ray" not in masks or wd.js("return window.strataHitMask();") == masks["ray"]),
+          "world made with the worker: CRC-32 %08x (native %08x), the same image (workers %s)" % (
+              r.get("level_crc", 0), ref["level_crc"], r.get("gen_workers")))
+
     # the method picker: switching in the page gives what a fresh page of that method gives
     wd.open(scene_url(port, "ray"))
     wd.wait_result()
@@ -372,8 +380,9 @@ def run_checks(wd, port, tool, cli, out):
     else:
         wd.canvas_png(os.path.join(out, "web-default-ray.png"))
         print("measured: default world 2048x16384 at 320x200: first frame (read back) %.0f ms after navigation "
-              "start, %.0f ms after the script started; of it st_gen_world %.0f ms, upload and method %.0f ms" % (
-                  r["load_to_frame_ms"], r["first_frame_ms"], r["gen_ms"], r["upload_ms"]), flush=True)
+              "start, %.0f ms after the script started; of it the generator %.0f ms (%d worker), upload and "
+              "method %.0f ms" % (r["load_to_frame_ms"], r["first_frame_ms"], r["gen_ms"], r.get("gen_workers", 0),
+                                  r["upload_ms"]), flush=True)
         check(r["coverage"] > 0.05, "default world: something is drawn (coverage %.3f)" % r["coverage"])
         # a view in the second piece of the level texture (rows 8192 and up) against the native method
         r = wd.js("return window.strataView('ledge', '%dx%d');" % SIZE)

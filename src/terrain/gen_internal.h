@@ -5,6 +5,7 @@
 #ifndef STRATA_TERRAIN_GEN_INTERNAL_H
 #define STRATA_TERRAIN_GEN_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -77,5 +78,27 @@ static inline bool gen_share_exact(const gen_ctx *g) {
 st_result gen_sampled_threshold(const gen_ctx *g, uint32_t *threshold, st_error *err);
 /* Turns every pair of p scoring above threshold dual, over pair rows [r0, r1) and columns [c0, c1). */
 void gen_apply_dual(const gen_planes *p, size_t r0, size_t r1, size_t c0, size_t c1, uint32_t threshold);
+
+/* The whole world in three steps, so that its terrain pass (nearly all the work) can be shared out: natively on
+ * the job system (st_gen_world), in the page among workers that each make a band of rows and hand its planes
+ * back. begin checks desc, allocates the level and the whole-world planes; terrain fills rows [y0, y1) of them
+ * (y0 a multiple of GEN_WORLD_ROWS, so any split gives the same bytes: every texel is a pure function of its
+ * place); finish runs the slab passes and hands the level over. finish and abort free the world. */
+#define GEN_WORLD_ROWS 32u
+typedef struct gen_world {
+    gen_ctx g;
+    bool is_default;
+    st_level *level;
+    gen_planes planes; /* heights and meta are the level's */
+    uint16_t *eroded;
+    uint64_t *hist;
+    uint32_t threshold;
+    _Atomic bool failed;
+} gen_world;
+
+st_result gen_world_begin(const st_gen_desc *desc, gen_world **out, st_error *err);
+bool gen_world_terrain(gen_world *w, uint32_t y0, uint32_t y1);
+st_result gen_world_finish(gen_world *w, st_level **out, st_error *err);
+void gen_world_abort(gen_world *w);
 
 #endif

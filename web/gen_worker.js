@@ -1,0 +1,30 @@
+// A worker that makes bands of the generated world's terrain for the page (web/gen_bands.c): its own instance of
+// strata.wasm, one band a message ({seed, w, h, y0, y1}), answered with the band's four planes (heights,
+// metadata, scores, candidates: rows of w, w, w and 2w bytes) as transferred buffers, or {error}.
+'use strict';
+
+var ready = false, queue = [];
+var Module = {
+  noInitialRun: true,
+  onRuntimeInitialized: function () { ready = true; queue.splice(0).forEach(make); },
+  onAbort: function (what) { postMessage({error: 'the generator worker stopped: ' + what}); }
+};
+importScripts('strata.js');
+
+onmessage = function (e) { if (ready) make(e.data); else queue.push(e.data); };
+
+function make(q) {
+  var rc = Module.ccall('web_band_make', 'number', ['number', 'number', 'number', 'number', 'number'],
+                        [q.seed, q.w, q.h, q.y0, q.y1]);
+  if (rc !== 0) {
+    postMessage({error: Module.UTF8ToString(Module.ccall('web_band_error', 'number', [], []))});
+    return;
+  }
+  var rows = q.y1 - q.y0, widths = [q.w, q.w, q.w, 2 * q.w], planes = [];
+  for (var i = 0; i < 4; i++) {
+    var p = Module.ccall('web_band_plane', 'number', ['number'], [i]);
+    planes.push(Module.HEAPU8.slice(p, p + widths[i] * rows).buffer);
+  }
+  Module.ccall('web_band_free', null, [], []);
+  postMessage({y0: q.y0, y1: q.y1, planes: planes}, planes);
+}
