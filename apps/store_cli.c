@@ -53,8 +53,8 @@ bool cli_store_option(cli_store_opts *o, const char *cmd, int c, const char *arg
         else st = cli_usage_error(cmd, "bad --lod-error '%s' (measured or bound)", arg);
         break;
     case CLI_OPT_CLIP_N:
-        if (!cli_parse_uint(arg, 31, 1023, &o->clip_n) || !st_is_pow2(o->clip_n + 1))
-            st = cli_usage_error(cmd, "bad --clip-n '%s' (2^k - 1, 31..1023)", arg);
+        if (!cli_parse_uint(arg, 31, 1023, &o->clip_n) || (o->clip_n + 1) % 4)
+            st = cli_usage_error(cmd, "bad --clip-n '%s' (4m - 1, 31..1023)", arg);
         break;
     default: return false;
     }
@@ -153,7 +153,7 @@ static void render_usage(void) {
            "  --morph-ratio M where a level's morph band starts (default 0.66)\n"
            "  --lod-error E   δ per level for the ranges: measured (the error 99 %% of the surface stays within;\n"
            "                  default) or bound (the index's worst tile)\n"
-           "  --clip-n N      clipmap: vertices per level side, 2^k - 1 (31..1023; default: the least that meets τ)\n"
+           "  --clip-n N      clipmap: vertices per level side, 4m - 1 (31..1023; default: the least that meets τ)\n"
            "  --gpu-slots N   tile slots on the GPU (default 1024)\n"
            "  --settle N      frames allowed to reach full detail before timing (default 4000)\n"
            "  --shading S     flat (the hypsometric tint) or textured (the default: materials by slope and height)\n"
