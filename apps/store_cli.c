@@ -21,44 +21,59 @@ const char *cli_world_arg(int argc, char **argv) {
     return NULL;
 }
 
+static bool parse_lod_grid(const char *value, void *target) {
+    uint32_t v;
+    if (!cli_parse_uint(value, 4, 256, &v) || !st_is_pow2(v)) return false;
+    ((cli_store_opts *)target)->grid = v;
+    return true;
+}
+
+static bool parse_lod_error(const char *value, void *target) {
+    if (!value || (strcmp(value, "bound") && strcmp(value, "measured"))) return false;
+    ((cli_store_opts *)target)->error_bound = !strcmp(value, "bound");
+    return true;
+}
+
+static bool parse_clip_n(const char *value, void *target) {
+    uint32_t v;
+    if (!cli_parse_uint(value, 31, 1023, &v) || (v + 1) % 4) return false;
+    ((cli_store_opts *)target)->clip_n = v;
+    return true;
+}
+
+size_t cli_store_table(cli_store_opts *o, cli_opt *out) {
+    const cli_opt table[CLI_STORE_OPTION_COUNT] = {
+        {.name = "tau", .kind = CLI_OPT_FLOAT, .target = &o->tau_px, .min = 0.01, .max = 1000, .arg = "PX",
+         .bad = "bad --tau '%s' (pixels, 0.01..1000)", .help = "screen-space error threshold in pixels (default 1)"},
+        {.name = "skirts", .kind = CLI_OPT_FLAG, .target = &o->skirts,
+         .help = "hang skirts under the node edges (the morph alone closes seams without them)"},
+        {.name = "lod-grid", .kind = CLI_OPT_PARSE, .target = o, .parse = parse_lod_grid, .arg = "N",
+         .bad = "bad --lod-grid '%s' (a power of two, 4..256)", .help = "quads per node side (a power of two, default 32)"},
+        {.name = "lod-ratio", .kind = CLI_OPT_FLOAT, .target = &o->lod_ratio, .min = 1.5, .max = 16, .arg = "R",
+         .bad = "bad --lod-ratio '%s' (1.5..16)", .help = "least ratio of consecutive levels' ranges (default 2)"},
+        {.name = "morph-ratio", .kind = CLI_OPT_FLOAT, .target = &o->morph_ratio, .min = 0.05, .max = 0.95, .arg = "M",
+         .bad = "bad --morph-ratio '%s' (0.05..0.95)", .help = "where a level's morph band starts (default 0.66)"},
+        {.name = "gpu-slots", .kind = CLI_OPT_UINT, .target = &o->gpu_slots, .min = 16, .max = 65536, .arg = "N",
+         .bad = "bad --gpu-slots '%s' (16..65536)", .help = "tile slots on the GPU (default 1024)"},
+        {.name = "slow-load", .kind = CLI_OPT_DOUBLE, .target = &o->slow_load_ms, .min = 0, .max = 60000, .arg = "MS",
+         .bad = "bad --slow-load '%s' (milliseconds, 0..60000)",
+         .help = "sleep this long in every tile load (the hitch test: frame times must stay flat)"},
+        {.name = "lod-error", .kind = CLI_OPT_PARSE, .target = o, .parse = parse_lod_error, .arg = "E",
+         .bad = "bad --lod-error '%s' (measured or bound)",
+         .help = "δ per level for the ranges: measured (the default) or bound (the index's worst tile)"},
+        {.name = "clip-n", .kind = CLI_OPT_PARSE, .target = o, .parse = parse_clip_n, .arg = "N",
+         .bad = "bad --clip-n '%s' (4m - 1, 31..1023)",
+         .help = "clipmap: vertices per level side, 4m - 1 (31..1023; default: the least that meets τ)"},
+    };
+    memcpy(out, table, sizeof table);
+    return CLI_STORE_OPTION_COUNT;
+}
+
 bool cli_store_option(cli_store_opts *o, const char *cmd, int c, const char *arg, int *status) {
-    int st = CLI_EXIT_OK;
-    switch (c) {
-    case CLI_OPT_TAU:
-        if (!cli_parse_float(arg, 0.01f, 1000.0f, &o->tau_px))
-            st = cli_usage_error(cmd, "bad --tau '%s' (pixels, 0.01..1000)", arg);
-        break;
-    case CLI_OPT_SKIRTS: o->skirts = true; break;
-    case CLI_OPT_LOD_GRID:
-        if (!cli_parse_uint(arg, 4, 256, &o->grid) || !st_is_pow2(o->grid))
-            st = cli_usage_error(cmd, "bad --lod-grid '%s' (a power of two, 4..256)", arg);
-        break;
-    case CLI_OPT_LOD_RATIO:
-        if (!cli_parse_float(arg, 1.5f, 16.0f, &o->lod_ratio)) st = cli_usage_error(cmd, "bad --lod-ratio '%s' (1.5..16)", arg);
-        break;
-    case CLI_OPT_MORPH_RATIO:
-        if (!cli_parse_float(arg, 0.05f, 0.95f, &o->morph_ratio))
-            st = cli_usage_error(cmd, "bad --morph-ratio '%s' (0.05..0.95)", arg);
-        break;
-    case CLI_OPT_GPU_SLOTS:
-        if (!cli_parse_uint(arg, 16, 65536, &o->gpu_slots)) st = cli_usage_error(cmd, "bad --gpu-slots '%s' (16..65536)", arg);
-        break;
-    case CLI_OPT_SLOW_LOAD:
-        if (!cli_parse_double(arg, 0, 60000, &o->slow_load_ms))
-            st = cli_usage_error(cmd, "bad --slow-load '%s' (milliseconds, 0..60000)", arg);
-        break;
-    case CLI_OPT_LOD_ERROR:
-        if (!strcmp(arg, "bound")) o->error_bound = true;
-        else if (!strcmp(arg, "measured")) o->error_bound = false;
-        else st = cli_usage_error(cmd, "bad --lod-error '%s' (measured or bound)", arg);
-        break;
-    case CLI_OPT_CLIP_N:
-        if (!cli_parse_uint(arg, 31, 1023, &o->clip_n) || (o->clip_n + 1) % 4)
-            st = cli_usage_error(cmd, "bad --clip-n '%s' (4m - 1, 31..1023)", arg);
-        break;
-    default: return false;
-    }
-    *status = st;
+    if (c < CLI_OPT_TAU || c > CLI_OPT_CLIP_N) return false;
+    cli_opt table[CLI_STORE_OPTION_COUNT];
+    cli_store_table(o, table);
+    *status = cli_option_take(cmd, &table[c - CLI_OPT_TAU], arg);
     return true;
 }
 

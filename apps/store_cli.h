@@ -3,10 +3,12 @@
 #ifndef STRATA_STORE_CLI_H
 #define STRATA_STORE_CLI_H
 
+#include "cli.h"
 #include "strata/large_world.h"
 #include "strata/render.h"
 
-/* getopt_long values of the shared options (outside the printable range the commands' own letters use). */
+/* getopt_long values of the shared options (outside the printable range the commands' own letters use), in the
+ * order of cli_store_table. */
 enum {
     CLI_OPT_TAU = 0x300,
     CLI_OPT_SKIRTS,
@@ -38,6 +40,11 @@ typedef struct cli_store_opts {
 
 /* The value of --world in a command's arguments (--world X or --world=X), or NULL. */
 const char *cli_world_arg(int argc, char **argv);
+#define CLI_STORE_OPTION_COUNT 9
+/* The shared options as cli_opt entries into o (for cli_options_parse): --tau, --skirts, --lod-grid, --lod-ratio,
+ * --morph-ratio, --gpu-slots, --slow-load, --lod-error, --clip-n; fills out[0..CLI_STORE_OPTION_COUNT) and
+ * returns the count. */
+size_t cli_store_table(cli_store_opts *o, cli_opt *out);
 /* Takes getopt_long's c when it is one of CLI_STORE_OPTIONS (true; *status CLI_EXIT_USAGE after a bad value). */
 bool cli_store_option(cli_store_opts *o, const char *cmd, int c, const char *arg, int *status);
 /* The options as method knobs. */

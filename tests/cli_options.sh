@@ -89,14 +89,14 @@ grep -q "^target: median decode of a 2048x16384 .vmc ≤ 150 ms: n/a for this ru
 
 # every bench reads its options through the one option layer: one line and exit 2 for an unknown option, a bad
 # value or a stray argument; --help lists the options
-for b in decode dem gen reference tiles upload; do
+for b in decode dem gen reference tiles upload lod; do
     "$strata" bench $b --frobnicate >/dev/null 2>"$tmp/err"
     [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^strata bench $b: unknown option '--frobnicate'" "$tmp/err" &&
         pass || fail "bench $b --frobnicate: $(cat "$tmp/err")"
     "$strata" bench $b --help >"$tmp/help" 2>&1 && grep -q "^options:\|^Runs the parts" "$tmp/help" && pass ||
         fail "bench $b --help lists no options: $(head -3 "$tmp/help")"
 done
-for b in decode dem gen reference upload; do
+for b in decode dem gen reference upload lod; do
     "$strata" bench $b --repeat 0 >/dev/null 2>"$tmp/err"
     [ $? -eq 2 ] && grep -q "bad --repeat '0'" "$tmp/err" && pass || fail "bench $b --repeat 0: $(cat "$tmp/err")"
 done
@@ -110,6 +110,27 @@ done
 [ $? -eq 2 ] && grep -q "bad --handles '1,99'" "$tmp/err" && pass || fail "bench dem --handles 1,99: $(cat "$tmp/err")"
 "$strata" bench tiles --amplify 3 >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "bad --amplify '3'" "$tmp/err" && pass || fail "bench tiles --amplify 3: $(cat "$tmp/err")"
+
+"$strata" bench lod --tau nan >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "bad --tau 'nan'" "$tmp/err" && pass ||
+    fail "bench lod --tau nan: $(cat "$tmp/err")"
+"$strata" bench lod --frames 1e9 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "bad --frames '1e9'" "$tmp/err" && pass || fail "bench lod --frames 1e9: $(cat "$tmp/err")"
+"$strata" bench lod stray >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "unexpected argument 'stray'" "$tmp/err" && pass || fail "bench lod took a stray argument"
+
+# fly reads its options through the same layer
+"$strata" fly --frobnicate >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^strata fly: unknown option '--frobnicate'" "$tmp/err" &&
+    pass || fail "fly --frobnicate: $(cat "$tmp/err")"
+"$strata" fly --help >"$tmp/help" 2>&1 && grep -q "^options:" "$tmp/help" && grep -q -- "--clip-n" "$tmp/help" && pass ||
+    fail "fly --help lists no options: $(head -3 "$tmp/help")"
+"$strata" fly --world gen:1:257x257 --path x --size 0x10 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "bad --size '0x10'" "$tmp/err" && pass || fail "fly --size 0x10: $(cat "$tmp/err")"
+"$strata" fly --world gen:1:257x257 --path x --far inf >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "bad --far 'inf'" "$tmp/err" && pass || fail "fly --far inf: $(cat "$tmp/err")"
+"$strata" fly --world gen:1:257x257 --path x stray >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "unexpected argument 'stray'" "$tmp/err" && pass || fail "fly took a stray argument"
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

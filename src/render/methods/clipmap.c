@@ -515,6 +515,8 @@ static void prepare(st_renderer *r, clipmap_state *s, bool record) {
     s->stats.fallback = fallback;
     s->stats.missing = missing;
     s->stats.levels = g->levels;
+    s->stats.grid = g->n;
+    s->stats.finest = s->finest;
     s->stats.tau_px = r->desc.knobs.tau_px > 0 ? r->desc.knobs.tau_px : 1.0;
     if (!record) {
         s->stats.select_ms = st_time_ms() - t0;
@@ -679,6 +681,8 @@ static void prepare(st_renderer *r, clipmap_state *s, bool record) {
     st->nodes = total;
     st->quadrants = total;
     st->triangles = tri;
+    st->samples_updated = s->texels_updated;
+    st->update_rects = s->fill_count;
     st->select_ms = st_time_ms() - t0;
     if (missing) st->hole_px = (uint64_t)r->width * r->height; /* the coarsest level lacks a tile: a bound */
 }
