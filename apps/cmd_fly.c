@@ -9,7 +9,7 @@
 #include "strata/fly.h"
 #include "strata/image.h"
 
-static int usage(void) {
+static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata fly --world STORE --path FILE [--method M] [--size WxH] [--far M] [--tau PX] [--skirts]\n"
            "                  [--lod-grid N] [--lod-ratio R] [--morph-ratio M] [--lod-error E] [--gpu-slots N]\n"
            "                  [--slow-load MS] [--settle N] [--no-shadows] [--device N] [--validate] [--no-progress]\n"
@@ -20,68 +20,46 @@ static int usage(void) {
            "fly.md and fly.svg into OUT/<adapter>/<time>-fly-<digest>/ and prints the summary.\n"
            "A flight file (data/flights/*.flight) has one statement a line: start U V (fractions of the world),\n"
            "heading DEG, fps N, then speed M/S, height M (over the ground), pitch DEG, fly SECONDS, turn DEG SECONDS.\n\n"
-           "  --method M      %s (default cdlod)\n"
-           "  --size WxH      image size (default 1920x1080)\n"
-           "  --far M         far distance in metres (default: half the store's extent, at most 100 km)\n"
-           "  --slow-load MS  sleep this long in every tile load (the hitch test: frame times must stay flat)\n"
-           "  --settle N      frames allowed to reach full detail at the start (default 4000)\n"
-           "  -o, --out DIR   output folder (default out/fly)\n"
-           "  --tau, --skirts, --lod-grid, --lod-ratio, --morph-ratio, --lod-error, --gpu-slots as for strata render --world\n"
-           "  STORE\n",
-           cli_store_methods_list(), cli_store_methods_list());
-    return CLI_EXIT_OK;
+           "options:\n",
+           cli_store_methods_list());
+    cli_options_usage(opts, count);
 }
 
 int cmd_fly(int argc, char **argv) {
     const char *cmd = "fly";
-    static const struct option opts[] = {{"world", required_argument, 0, 'w'},  {"path", required_argument, 0, 'p'},
-                                         {"method", required_argument, 0, 'm'}, {"size", required_argument, 0, 's'},
-                                         {"far", required_argument, 0, 'F'},    {"settle", required_argument, 0, 'e'},
-                                         {"no-shadows", no_argument, 0, 'S'},   {"device", required_argument, 0, 'D'},
-                                         {"validate", no_argument, 0, 'V'},     {"no-progress", no_argument, 0, 'P'},
-                                         {"out", required_argument, 0, 'o'},    {"help", no_argument, 0, 'h'},
-                                         CLI_STORE_OPTIONS,                     {0, 0, 0, 0}};
     const char *world = NULL, *path = NULL, *method = "cdlod", *out = "out/fly";
-    uint32_t width = 1920, height = 1080, settle = 0, device = 0;
+    uint32_t size[2] = {1920, 1080}, settle = 0, device = 0;
     double far = 0;
-    bool shadows = true, device_given = false, validate = false, progress = true;
+    bool no_shadows = false, device_given = false, validate = false, no_progress = false, help = false;
     cli_store_opts so = {0};
-    cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-        int status;
-        if (cli_store_option(&so, cmd, c, optarg, &status)) {
-            if (status) return status;
-            continue;
-        }
-        switch (c) {
-        case 'w': world = optarg; break;
-        case 'p': path = optarg; break;
-        case 'm': method = optarg; break;
-        case 's':
-            if (!cli_parse_size(optarg, &width, &height) || width > 16384 || height > 16384)
-                return cli_usage_error(cmd, "bad size '%s' (want WxH, each 1..16384)", optarg);
-            break;
-        case 'F':
-            if (!cli_parse_double(optarg, 2, 1e7, &far)) return cli_usage_error(cmd, "bad --far '%s' (metres, 2..10^7)", optarg);
-            break;
-        case 'e':
-            if (!cli_parse_uint(optarg, 1, 1000000, &settle)) return cli_usage_error(cmd, "bad --settle '%s'", optarg);
-            break;
-        case 'S': shadows = false; break;
-        case 'D':
-            if (!cli_parse_uint(optarg, 0, 64, &device)) return cli_usage_error(cmd, "bad device index '%s'", optarg);
-            device_given = true;
-            break;
-        case 'V': validate = true; break;
-        case 'P': progress = false; break;
-        case 'o': out = optarg; break;
-        case 'h': return usage();
-        case ':': return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-        }
+    char method_help[256];
+    snprintf(method_help, sizeof method_help, "%s (default cdlod)", cli_store_methods_list());
+    cli_opt opts[16 + CLI_STORE_OPTION_COUNT] = {
+        {.name = "world", .kind = CLI_OPT_STRING, .target = &world, .arg = "STORE",
+         .help = "the DEM tile store: a folder, an http(s):// URL or gen:SEED:WxH"},
+        {.name = "path", .kind = CLI_OPT_STRING, .target = &path, .arg = "FILE", .help = "the flight (data/flights/*.flight)"},
+        {.name = "method", .kind = CLI_OPT_STRING, .target = &method, .arg = "M", .help = method_help},
+        CLI_OPT_SIZE_WH(size, 16384, "image size (default 1920x1080)"),
+        {.name = "far", .kind = CLI_OPT_DOUBLE, .target = &far, .min = 2, .max = 1e7, .arg = "M",
+         .bad = "bad --far '%s' (metres, 2..10^7)",
+         .help = "far distance in metres (default: half the store's extent, at most 100 km)"},
+        {.name = "settle", .kind = CLI_OPT_UINT, .target = &settle, .min = 1, .max = 1000000, .arg = "N",
+         .help = "frames allowed to reach full detail at the start (default 4000)"},
+        {.name = "no-shadows", .kind = CLI_OPT_FLAG, .target = &no_shadows, .help = "no sun shadow"},
+        CLI_OPT_DEVICE(&device, &device_given),
+        {.name = "validate", .kind = CLI_OPT_FLAG, .target = &validate, .help = "Vulkan validation on (messages fail the run)"},
+        {.name = "no-progress", .kind = CLI_OPT_FLAG, .target = &no_progress, .help = "no progress lines on stderr"},
+        CLI_OPT_OUT(&out, "DIR", "output folder (default out/fly)"),
+    };
+    size_t count = 11;
+    count += cli_store_table(&so, opts + count);
+    int parsed = cli_options_parse(cmd, argc, argv, opts, count, 0, NULL, &help);
+    if (parsed || help) {
+        if (help) usage(opts, count);
+        return parsed;
     }
-    if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    uint32_t width = size[0], height = size[1];
+    bool shadows = !no_shadows, progress = !no_progress;
     if (!world) return cli_usage_error(cmd, "missing --world STORE");
     if (!path) return cli_usage_error(cmd, "missing --path FILE (a flight: see data/flights/)");
     if (!out[0]) return cli_usage_error(cmd, "--out needs a folder");

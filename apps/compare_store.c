@@ -31,7 +31,7 @@ static int usage(void) {
            "  --skirts           skirts under node edges\n"
            "  --lod-grid N       quads per node side (default 32)\n"
            "  --lod-error E      δ per level for the ranges: measured (default) or bound (the index's worst tile)\n"
-           "  --clip-n N         clipmap: vertices per level side, 2^k - 1 (default: the least that meets each τ)\n"
+           "  --clip-n N         clipmap: vertices per level side, 4m - 1 (default: the least that meets each τ)\n"
            "  --gpu-slots N      tile slots on the GPU (default 1024)\n"
            "  -o, --out DIR      output folder (default out/compare-world)\n"
            "  --no-shadows       no sun shadows (in the methods and the reference)\n"

@@ -37,7 +37,7 @@ static bool parse_lod_error(const char *value, void *target) {
 
 static bool parse_clip_n(const char *value, void *target) {
     uint32_t v;
-    if (!cli_parse_uint(value, 31, 1023, &v) || !st_is_pow2(v + 1)) return false;
+    if (!cli_parse_uint(value, 31, 1023, &v) || (v + 1) % 4) return false;
     *(uint32_t *)target = v;
     return true;
 }
@@ -58,14 +58,14 @@ size_t cli_store_table(cli_store_opts *o, cli_opt *out) {
          .bad = "bad --gpu-slots '%s' (16..65536)", .help = "tile slots on the GPU (default 1024)"},
         {.name = "slow-load", .kind = CLI_OPT_DOUBLE, .target = &o->slow_load_ms, .min = 0, .max = 60000, .arg = "MS",
          .bad = "bad --slow-load '%s' (milliseconds, 0..60000)",
-         .help = "sleep this long in every tile load (a slow disk or network; default 0)"},
+         .help = "sleep this long in every tile load (the hitch test: frame times must stay flat; default 0)"},
         {.name = "lod-error", .kind = CLI_OPT_PARSE, .target = &o->error_bound, .parse = parse_lod_error, .arg = "E",
          .bad = "bad --lod-error '%s' (measured or bound)",
          .help = "δ per level for the ranges: measured (the error 99 % of the surface stays within;\n"
                  "default) or bound (the index's worst tile)"},
         {.name = "clip-n", .kind = CLI_OPT_PARSE, .target = &o->clip_n, .parse = parse_clip_n, .arg = "N",
-         .bad = "bad --clip-n '%s' (2^k - 1, 31..1023)",
-         .help = "clipmap: vertices per level side, 2^k - 1 (31..1023; default: the least that meets τ)"},
+         .bad = "bad --clip-n '%s' (4m - 1, 31..1023)",
+         .help = "clipmap: vertices per level side, 4m - 1 (31..1023; default: the least that meets τ)"},
     };
     memcpy(out, table, sizeof table);
     return CLI_STORE_OPTION_COUNT;

@@ -7,7 +7,8 @@
 #include "strata/large_world.h"
 #include "strata/render.h"
 
-/* getopt_long values of the shared options (outside the printable range the commands' own letters use). */
+/* getopt_long values of the shared options (outside the printable range the commands' own letters use), in the
+ * order of cli_store_table. */
 enum {
     CLI_OPT_TAU = 0x300,
     CLI_OPT_SKIRTS,

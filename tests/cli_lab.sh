@@ -42,6 +42,15 @@ assert r['validation_messages'] == 0
 check "table on the CPU alone: exit 0 ($(head -c 300 "$tmp/err"))" test $? -eq 0
 check "table on the CPU alone: no flight sections" sh -c "! grep -q 'Resident tiles' '$tmp/cpu.md' && ! grep -q 'Depth' '$tmp/cpu.md'"
 
+# the clipmap's CPU frame: per view its levels, footprints and triangles, and the flight's update
+"$strata" bench lod --world "$world" --method clipmap --size 64x40 --repeat 2 --frames 20 >"$tmp/out" 2>"$tmp/err"
+check "bench lod --method clipmap: exit 0 ($(head -c 300 "$tmp/err"))" test $? -eq 0
+check "bench lod --method clipmap: every view" sh -c "test \$(grep -c 'footprints .* M triangles: median' '$tmp/out') -eq 12"
+check "bench lod --method clipmap: the flight" grep -q "flight at 300 m/s (20 frames): median .* samples updated per frame" "$tmp/out"
+check "bench lod --method clipmap: the verdict" grep -q "^target: median clipmap CPU frame" "$tmp/out"
+expect_error "clipmap options for cdlod's selection" bench lod --world "$world" --clip-n 63
+expect_error "a method of levels" bench lod --world "$world" --method ray
+
 expect_error "table without -o" bench lod --table --world "$world"
 expect_error "table into a non-Markdown file" bench lod --table --world "$world" -o "$tmp/t.txt"
 expect_error "table into a missing folder" bench lod --table --world "$world" -o "$tmp/none/t.md"

@@ -89,14 +89,14 @@ grep -q "^target: median decode of a 2048x16384 .vmc ≤ 150 ms: n/a for this ru
 
 # every bench reads its options through the one option layer: one line and exit 2 for an unknown option, a bad
 # value or a stray argument; --help lists the options
-for b in decode dem gen mesh reference tiles upload; do
+for b in decode dem gen mesh reference tiles upload lod; do
     "$strata" bench $b --frobnicate >/dev/null 2>"$tmp/err"
     [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^strata bench $b: unknown option '--frobnicate'" "$tmp/err" &&
         pass || fail "bench $b --frobnicate: $(cat "$tmp/err")"
     "$strata" bench $b --help >"$tmp/help" 2>&1 && grep -q "^options:\|^Runs the parts" "$tmp/help" && pass ||
         fail "bench $b --help lists no options: $(head -3 "$tmp/help")"
 done
-for b in decode dem gen mesh reference upload; do
+for b in decode dem gen mesh reference upload lod; do
     "$strata" bench $b --repeat 0 >/dev/null 2>"$tmp/err"
     [ $? -eq 2 ] && grep -q "bad --repeat '0'" "$tmp/err" && pass || fail "bench $b --repeat 0: $(cat "$tmp/err")"
 done
@@ -134,7 +134,7 @@ done <<'CASES'
 --device 99|bad --device '99' (an adapter index
 --size 0x0|bad --size '0x0' (WxH, each 1..16384)
 --tau nan|bad --tau 'nan' (pixels, 0.01..1000)
---clip-n 100|bad --clip-n '100' (2^k - 1, 31..1023)
+--clip-n 100|bad --clip-n '100' (4m - 1, 31..1023)
 --frobnicate|unknown option '--frobnicate'
 --far|option '--far' needs a value
 --water-depth -1|bad --water-depth '-1'
@@ -148,6 +148,27 @@ for o in world method view camera far size frames settle wireframe no-shadows sh
     grep -q -- "--$o " "$tmp/help" || missing="$missing --$o"
 done
 [ -z "$missing" ] && pass || fail "render --world STORE --help does not list$missing"
+
+"$strata" bench lod --tau nan >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "bad --tau 'nan'" "$tmp/err" && pass ||
+    fail "bench lod --tau nan: $(cat "$tmp/err")"
+"$strata" bench lod --frames 1e9 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "bad --frames '1e9'" "$tmp/err" && pass || fail "bench lod --frames 1e9: $(cat "$tmp/err")"
+"$strata" bench lod stray >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "unexpected argument 'stray'" "$tmp/err" && pass || fail "bench lod took a stray argument"
+
+# fly reads its options through the same layer
+"$strata" fly --frobnicate >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^strata fly: unknown option '--frobnicate'" "$tmp/err" &&
+    pass || fail "fly --frobnicate: $(cat "$tmp/err")"
+"$strata" fly --help >"$tmp/help" 2>&1 && grep -q "^options:" "$tmp/help" && grep -q -- "--clip-n" "$tmp/help" && pass ||
+    fail "fly --help lists no options: $(head -3 "$tmp/help")"
+"$strata" fly --world gen:1:257x257 --path x --size 0x10 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "bad --size '0x10'" "$tmp/err" && pass || fail "fly --size 0x10: $(cat "$tmp/err")"
+"$strata" fly --world gen:1:257x257 --path x --far inf >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "bad --far 'inf'" "$tmp/err" && pass || fail "fly --far inf: $(cat "$tmp/err")"
+"$strata" fly --world gen:1:257x257 --path x stray >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "unexpected argument 'stray'" "$tmp/err" && pass || fail "fly took a stray argument"
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

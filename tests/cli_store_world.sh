@@ -37,7 +37,7 @@ expect_error "unknown LOD error" render --world "$tmp/ps" --lod-error worst -o "
 check "unknown LOD error: names the choices" grep -q "measured or bound" "$tmp/stderr"
 expect_error "bench lod: unknown LOD error" bench lod --world "$tmp/ps" --lod-error x
 expect_error "bench lod: --lod-error with --table" bench lod --world "$tmp/ps" --table -o "$tmp/t.md" --lod-error bound
-expect_error "clipmap grid not 2^k - 1" render --world "$tmp/ps" --method clipmap --clip-n 100 -o "$tmp/x.png"
+expect_error "clipmap grid not 4m - 1" render --world "$tmp/ps" --method clipmap --clip-n 100 -o "$tmp/x.png"
 expect_error "clipmap grid too large" render --world "$tmp/ps" --method clipmap --clip-n 2047 -o "$tmp/x.png"
 expect_error "bad camera" render --world "$tmp/ps" --camera 1,2,nan,0,0 -o "$tmp/x.png"
 expect_error "unknown view" render --world "$tmp/ps" --view nowhere -o "$tmp/x.png"

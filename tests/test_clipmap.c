@@ -30,9 +30,9 @@ static void cover(const st_clipmap_geom *g, const st_clipmap_piece *p, uint32_t 
 
 static void test_footprints_cover_once(void **state) {
     (void)state;
-    uint32_t ns[2] = {31, 127};
+    uint32_t ns[4] = {31, 127, 71, 99}; /* powers of two less one, and other 4m − 1 */
     srand(7);
-    for (int t = 0; t < 2; t++) {
+    for (int t = 0; t < 4; t++) {
         st_clipmap_geom g = geom(ns[t], 1u << 20);
         uint32_t q = g.n - 1;
         uint8_t *count = malloc((size_t)q * q);
@@ -101,6 +101,8 @@ static void test_levels_and_active(void **state) {
     assert_int_equal(st_clipmap_geom_init(&g, 100, 100, 1, 1, 32, 3, 100, 0, &e), ST_ERR_INVALID);
     assert_int_equal(st_clipmap_geom_init(&g, 100, 100, 1, 1, 32, 3, 15, 0, &e), ST_ERR_INVALID);
     assert_int_equal(st_clipmap_geom_init(&g, 100, 100, 1, 1, 32, 3, 2047, 0, &e), ST_ERR_INVALID);
+    assert_int_equal(st_clipmap_geom_init(&g, 100, 100, 1, 1, 32, 3, 33, 0, &e), ST_ERR_INVALID);
+    assert_st_ok(st_clipmap_geom_init(&g, 100, 100, 1, 1, 32, 3, 35, 0, err));
     /* the coarsest window reaches the far distance */
     assert_st_ok(st_clipmap_geom_init(&g, 65537, 65537, 2.5, 2.5, 256, 9, 255, 20000, err));
     double half = ((g.n - 1) / 2.0 - 1) * 2.5;
@@ -124,12 +126,12 @@ static void test_n_for_tau(void **state) {
         bool capped;
         uint32_t n = st_clipmap_n_for_tau(delta, 4, 2, 500, tau, 0, &capped);
         assert_true(n >= prev);
-        assert_true(st_is_pow2(n + 1));
+        assert_int_equal((n + 1) % 4, 0);
         if (!capped) { /* it meets τ, and the next smaller grid does not */
             double w = n / 10.0, inner = (n - 1) / 2.0 - w - 2;
             for (uint32_t l = 1; l < 4; l++) assert_true(delta[l] * 500 <= tau * inner * ldexp(2, (int)l - 1));
             if (n > ST_CLIPMAP_MIN_N) {
-                uint32_t s = (n - 1) / 2;
+                uint32_t s = n - ST_CLIPMAP_N_STEP;
                 double ws = s / 10.0, in2 = (s - 1) / 2.0 - ws - 2;
                 bool ok = true;
                 for (uint32_t l = 1; l < 4; l++) ok = ok && delta[l] * 500 <= tau * in2 * ldexp(2, (int)l - 1);
@@ -144,12 +146,32 @@ static void test_n_for_tau(void **state) {
     assert_true(st_clipmap_n_for_tau(steep, 4, 2, 500, 1, 150, NULL) < ST_CLIPMAP_MAX_N);
 }
 
+/* The finest level from τ: a level replaces the finer one while its error, seen from the nearest its window comes
+ * to the eye, stays within τ; it stops at the first that does not, and at a window the eye is not above. */
+static void test_finest_for_tau(void **state) {
+    (void)state;
+    st_clipmap_geom g = geom(63, 1u << 16);
+    double delta[5] = {0, 1, 2, 4, 8}, clear[5] = {0, 1000, 1000, 1000, 1000};
+    /* K = 500 px: level l shows δ_l·500/1000 px = δ_l/2 px */
+    assert_int_equal(st_clipmap_finest_for_tau(&g, delta, 5, clear, 500, 0.4), 0);
+    assert_int_equal(st_clipmap_finest_for_tau(&g, delta, 5, clear, 500, 0.5), 1);
+    assert_int_equal(st_clipmap_finest_for_tau(&g, delta, 5, clear, 500, 1.0), 2);
+    assert_int_equal(st_clipmap_finest_for_tau(&g, delta, 5, clear, 500, 100), 4);
+    assert_int_equal(st_clipmap_finest_for_tau(&g, delta, 3, clear, 500, 100), 2); /* no δ past the store's levels */
+    clear[2] = -5; /* the eye below the highest ground of level 2's window */
+    assert_int_equal(st_clipmap_finest_for_tau(&g, delta, 5, clear, 500, 100), 1);
+    clear[2] = 1000;
+    st_clipmap_geom g2 = geom(63, 256); /* few levels: never past the coarsest */
+    assert_true(st_clipmap_finest_for_tau(&g2, delta, 5, clear, 500, 100) + 1 <= g2.levels);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_footprints_cover_once),
         cmocka_unit_test(test_exposed_is_new_less_old),
         cmocka_unit_test(test_levels_and_active),
         cmocka_unit_test(test_n_for_tau),
+        cmocka_unit_test(test_finest_for_tau),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -139,10 +139,9 @@ static void test_no_crack_sweep(void **state) {
 /* A renderer moved through random cameras (short hops that shift the windows by a few samples, and jumps) holds,
  * at the end, the same heights bit for bit in every level's window as a fresh renderer drawn at the last camera;
  * a frame that does not move updates nothing. */
-static void test_toroidal_equals_fresh(void **state) {
-    (void)state;
+static void toroidal_equals_fresh(uint32_t n) {
     scene sc = sine_scene(90, "clip-torus", NULL);
-    st_renderer *moved = clip_renderer(sc.engine, "clipmap", 63);
+    st_renderer *moved = clip_renderer(sc.engine, "clipmap", n);
     srand(5);
     double x = 400, y = 500;
     st_camera cam = {0};
@@ -165,7 +164,7 @@ static void test_toroidal_equals_fresh(void **state) {
     st_clipmap_frame_info still;
     assert_st_ok(st_clipmap_last_frame(moved, &still, err));
     assert_int_equal(still.texels_updated, 0);
-    st_renderer *fresh = clip_renderer(sc.engine, "clipmap", 63);
+    st_renderer *fresh = clip_renderer(sc.engine, "clipmap", n);
     frame f = store_frame(sc.engine, fresh, cam, W, H);
     frame_free(&f);
     st_clipmap_frame_info b;
@@ -187,13 +186,63 @@ static void test_toroidal_equals_fresh(void **state) {
                 compared++;
             }
     }
-    assert_true(compared >= 2 * 63 * 63);
+    assert_true(compared >= 2ull * n * n);
     /* the moves updated far less than refilling every level every frame would have */
-    assert_true(updated_moving < 40ull * (a.geom.levels - a.finest) * 63 * 63 / 2);
+    assert_true(updated_moving < 40ull * (a.geom.levels - a.finest) * n * n / 2);
     free(ha);
     free(hb);
     st_renderer_destroy(moved);
     st_renderer_destroy(fresh);
+    scene_free(&sc);
+}
+
+static void test_toroidal_equals_fresh(void **state) {
+    (void)state;
+    toroidal_equals_fresh(63);
+    toroidal_equals_fresh(75); /* n + 1 = 76 texels a side, not a power of two: the wrap is a true modulo */
+}
+
+/* ---- the finest level from τ ------------------------------------------------------------------------------------ */
+
+/* With n from τ the finest level follows the error too: over a plane (δ = 0 at every level) the coarsest level is
+ * with a δ drawn from the eye on and the depth is still exact; over short sines seen from low down level 0 stays. */
+static void test_finest_level_from_tau(void **state) {
+    (void)state;
+    analytic a = {.shape = SHAPE_PLANE, .size = 513, .spacing = 2, .base = 40};
+    st_store *s = analytic_store(&a, 33, "clip-tau-plane");
+    st_engine *e = store_engine(s, &(st_world_desc){.gpu_slots = 256});
+    st_camera cam = store_camera(500, 480, 80, 20, -60, 3000); /* LH04 alone draws level 1 from 40 m up */
+    st_renderer *r = store_renderer(e, "clipmap", W, H, &(st_method_knobs){.tau_px = 1});
+    frame f = store_frame(e, r, cam, W, H);
+    st_clipmap_frame_info fi;
+    assert_st_ok(st_clipmap_last_frame(r, &fi, err));
+    assert_int_equal(fi.finest, fi.geom.store_levels - 1); /* the coarsest with a measured δ */
+    st_view v = st_camera_view(&cam, W, H);
+    uint32_t hits = 0;
+    for (uint32_t j = 0; j < H; j++)
+        for (uint32_t i = 0; i < W; i++) {
+            double want = analytic_ray(&a, &v, i, j);
+            float got = f.dist[j * W + i];
+            if (near_world_edge(&v, i, j, isnan(want) ? (double)got : want, (double)(a.size - 1) * a.spacing)) continue;
+            if (isnan(want) != isnan(got)) fail_msg("pixel (%u, %u): %s drawn", i, j, isnan(got) ? "nothing" : "terrain");
+            if (isnan(want)) continue;
+            hits++;
+            if (fabs(got - want) > 1e-3 * want + 1e-3) fail_msg("pixel (%u, %u): %.4f, the plane at %.4f", i, j, (double)got, want);
+        }
+    assert_true(hits > W * H / 4);
+    frame_free(&f);
+    st_renderer_destroy(r);
+    test_engine_finish(e, NULL);
+    st_store_close(s);
+
+    scene sc = sine_scene(20, "clip-tau-sine", NULL);
+    cam = store_camera(500, 480, analytic_bilinear(&sc.a, 500, 480) + 40, 20, -30, 3000);
+    r = store_renderer(sc.engine, "clipmap", W, H, &(st_method_knobs){.tau_px = 1});
+    f = store_frame(sc.engine, r, cam, W, H);
+    assert_st_ok(st_clipmap_last_frame(r, &fi, err));
+    assert_int_equal(fi.finest, 0);
+    frame_free(&f);
+    st_renderer_destroy(r);
     scene_free(&sc);
 }
 
@@ -333,7 +382,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plane_known_depth),     cmocka_unit_test(test_tilted_plane_known_depth),
         cmocka_unit_test(test_sine_known_depth),      cmocka_unit_test(test_no_crack_sweep),
-        cmocka_unit_test(test_toroidal_equals_fresh), cmocka_unit_test(test_blend_continuous),
+        cmocka_unit_test(test_toroidal_equals_fresh), cmocka_unit_test(test_finest_level_from_tau),
+        cmocka_unit_test(test_blend_continuous),
         cmocka_unit_test(test_missing_tile_draws_coarser),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

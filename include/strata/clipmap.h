@@ -11,8 +11,9 @@
 #define ST_CLIPMAP_MAX_LEVELS 24u
 #define ST_CLIPMAP_MIN_N 31u   /* the blend band and the nesting leave no room below */
 #define ST_CLIPMAP_MAX_N 1023u /* blocks of m = (n + 1)/4 ≤ 256 vertices a side: 16-bit indices */
+#define ST_CLIPMAP_N_STEP 4u   /* n = 4m − 1: consecutive grids differ by 4 vertices */
 
-/* The clipmap of a world: the grid (n vertices a side per level, n = 2^k − 1, m = (n + 1)/4), the levels
+/* The clipmap of a world: the grid (n vertices a side per level, n = 4m − 1), the levels
  * (level l has a spacing of 2^l finest samples; levels past the store's coarsest read its root tile decimated),
  * the world's finest samples and spacing, and the blend band's width w in level samples (n/10). */
 typedef struct st_clipmap_geom {
@@ -28,12 +29,12 @@ typedef struct st_clipmap_geom {
 /* Fills g for a world of width × height finest samples at the given spacing (metres), tiles of s intervals and
  * store_levels levels, a grid of n vertices, and as many levels as it takes for the coarsest window to reach
  * far_m from the eye in every direction or to cover the world (at most ST_CLIPMAP_MAX_LEVELS).
- * ST_ERR_INVALID for n not of the form 2^k − 1 within ST_CLIPMAP_MIN_N..ST_CLIPMAP_MAX_N, or a bad world. */
+ * ST_ERR_INVALID for n not of the form 4m − 1 within ST_CLIPMAP_MIN_N..ST_CLIPMAP_MAX_N, or a bad world. */
 st_result st_clipmap_geom_init(st_clipmap_geom *g, uint64_t width, uint64_t height, double spacing_x,
                                double spacing_y, uint32_t tile_intervals, uint32_t store_levels, uint32_t n,
                                double far_m, st_error *err);
 
-/* The smallest grid n = 2^k − 1 (ST_CLIPMAP_MIN_N..ST_CLIPMAP_MAX_N) for which every level l ≥ 1 shows its error
+/* The smallest grid n = 4m − 1 (ST_CLIPMAP_MIN_N..ST_CLIPMAP_MAX_N) for which every level l ≥ 1 shows its error
  * δ_l (metres; delta[l], l < count) within tau_px pixels at a focal length of focal_px pixels, where its surface
  * first appears: the inner edge of level l − 1's blend band, ((n − 1)/2 − w − 2)·2^(l−1) finest spacings from the
  * eye — levels that first appear beyond far_m (0: no limit) are not seen. *capped (may be NULL) tells whether even
@@ -50,6 +51,14 @@ void st_clipmap_window(const st_clipmap_geom *g, uint32_t level, const double ey
 /* The finest level drawn for an eye h metres above the ground: the first whose window, (n − 1)·2^l finest
  * spacings wide, is at least 2.5·h (LH04), at most the coarsest level. */
 uint32_t st_clipmap_finest_active(const st_clipmap_geom *g, double height_above_m);
+
+/* The coarsest level that may be drawn finest under the screen-space error: level l + 1 replaces l as the finest
+ * while its error δ_{l+1} (delta, count levels) shows within tau_px pixels at a focal length of focal_px from the
+ * nearest its window can come to the eye, clearance_m[l + 1] (the eye's height over the highest ground in that
+ * window; ≤ 0 when the eye is not above it all). 0 when level 1 already fails. The finest level drawn is the
+ * larger of this and st_clipmap_finest_active. */
+uint32_t st_clipmap_finest_for_tau(const st_clipmap_geom *g, const double *delta, uint32_t count,
+                                   const double *clearance_m, double focal_px, double tau_px);
 
 /* The shapes every footprint is an instance of: a rectangle of w × h vertices (blocks m × m, ring fix-ups 3 × m
  * and m × 3, interior trims (2m + 1) × 2 and 2 × 2m, the finest level's 3 × 3 centre), or a row or column of n

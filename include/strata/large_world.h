@@ -52,6 +52,10 @@ typedef struct st_lod_frame_stats {
                            UINT64_MAX when it could not be counted */
     double select_ms;   /* CPU time of the selection (requests included) */
     bool settled;       /* every drawn node at its own level: nothing drawn from an ancestor, nothing missing */
+    uint32_t grid;      /* quads per node side (cdlod), vertices per level side n (clipmap) */
+    uint32_t finest;    /* clipmap: the finest level drawn (cdlod: 0) */
+    uint64_t samples_updated; /* clipmap: height samples the frame's toroidal update wrote (cdlod: 0) */
+    uint32_t update_rects;    /* clipmap: the update's fill rectangles (split at tile edges) */
 } st_lod_frame_stats;
 
 /* The last frame's figures of a method that selects levels of detail; false for other methods. */

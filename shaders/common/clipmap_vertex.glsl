@@ -29,9 +29,15 @@ layout(set = 1, binding = 5, std430) readonly buffer ClipHeights { vec2 heights[
 // the frame's footprints, sorted by shape: (shape | level << 8, x | y << 16), x, y the vertex in the window
 layout(set = 1, binding = 6, std430) readonly buffer ClipPieces { uvec2 pieces[]; };
 
+// a mod N for any sign (GLSL leaves % of negative operands undefined); N = n + 1 = 4m need not be a power of two
+int clip_wrap(int a, int N) {
+    int x = a - N * int(floor(float(a) / float(N)));
+    return x < 0 ? x + N : x >= N ? x - N : x;
+}
+
 uint clip_texel(uint level, ivec2 a) {
     int N = clip.anchor.z;
-    return level * uint(N * N) + uint((a.y & (N - 1)) * N + (a.x & (N - 1)));
+    return level * uint(N * N) + uint(clip_wrap(a.y, N) * N + clip_wrap(a.x, N));
 }
 
 // α at a point gp (level samples from the window's origin): 0 inside, 1 from ((n − 1)/2 − 2) samples from the eye

@@ -5,14 +5,15 @@
 
 #include "strata/clipmap.h"
 
-static bool is_pow2_minus_1(uint32_t n) { return st_is_pow2(n + 1); }
+/* n = 4m − 1: the ring's layout (blocks of m, the two-quad fix-ups, the one-quad trim) needs nothing more */
+static bool is_grid_n(uint32_t n) { return (n + 1) % 4 == 0; }
 
 st_result st_clipmap_geom_init(st_clipmap_geom *g, uint64_t width, uint64_t height, double spacing_x,
                                double spacing_y, uint32_t tile_intervals, uint32_t store_levels, uint32_t n,
                                double far_m, st_error *err) {
     memset(g, 0, sizeof *g);
-    if (!is_pow2_minus_1(n) || n < ST_CLIPMAP_MIN_N || n > ST_CLIPMAP_MAX_N)
-        return st_error_set(err, ST_ERR_INVALID, "clipmap: a grid of %u vertices (2^k − 1, %u..%u)", n,
+    if (!is_grid_n(n) || n < ST_CLIPMAP_MIN_N || n > ST_CLIPMAP_MAX_N)
+        return st_error_set(err, ST_ERR_INVALID, "clipmap: a grid of %u vertices (4m − 1, %u..%u)", n,
                             ST_CLIPMAP_MIN_N, ST_CLIPMAP_MAX_N);
     if (width < 2 || height < 2 || !(spacing_x > 0) || !(spacing_y > 0) || !st_is_pow2(tile_intervals) ||
         !store_levels || store_levels > ST_CLIPMAP_MAX_LEVELS)
@@ -38,7 +39,7 @@ st_result st_clipmap_geom_init(st_clipmap_geom *g, uint64_t width, uint64_t heig
 uint32_t st_clipmap_n_for_tau(const double *delta, uint32_t count, double spacing_m, double focal_px, double tau_px,
                               double far_m, bool *capped) {
     if (capped) *capped = false;
-    for (uint32_t n = ST_CLIPMAP_MIN_N; n <= ST_CLIPMAP_MAX_N; n = 2 * n + 1) {
+    for (uint32_t n = ST_CLIPMAP_MIN_N; n <= ST_CLIPMAP_MAX_N; n += 4) {
         double w = n / 10.0, inner = (n - 1) / 2.0 - w - 2;
         bool ok = true;
         for (uint32_t l = 1; l < count && ok; l++) {
@@ -57,6 +58,15 @@ void st_clipmap_window(const st_clipmap_geom *g, uint32_t level, const double ey
         int64_t f = (int64_t)floor(ldexp(eye_idx[k], -(int)level - 1));
         origin[k] = (f - (int64_t)(g->m - 1)) * 2;
     }
+}
+
+uint32_t st_clipmap_finest_for_tau(const st_clipmap_geom *g, const double *delta, uint32_t count,
+                                   const double *clearance_m, double focal_px, double tau_px) {
+    uint32_t l = 0;
+    while (l + 1 < g->levels && l + 1 < count && clearance_m[l + 1] > 0 &&
+           delta[l + 1] * focal_px <= tau_px * clearance_m[l + 1])
+        l++;
+    return l;
 }
 
 uint32_t st_clipmap_finest_active(const st_clipmap_geom *g, double height_above_m) {

@@ -312,6 +312,7 @@ static void prepare(st_renderer *r, cdlod_state *s) {
     st->skirt_triangles = (uint64_t)s->skirts * N;
     memcpy(st->per_level, sel->per_level, sizeof st->per_level);
     st->levels = w->levels;
+    st->grid = N;
     /* the selection does not depend on residency, only the fallbacks do: with none, the frame is final */
     st->settled = !sel->fallback && !sel->missing && !res;
     st->select_ms = st_time_ms() - t0;

@@ -151,7 +151,7 @@ static st_result create_common(st_renderer *r, clipmap_state *s, st_error *err) 
     st_gpu *gpu = e->gpu;
     uint32_t n = r->desc.knobs.clip_n;
     if (n && (n < ST_CLIPMAP_MIN_N || n > ST_CLIPMAP_MAX_N))
-        return st_error_set(err, ST_ERR_INVALID, "%s: a grid of %u vertices (2^k − 1, %u..%u)", r->ops->info.name, n,
+        return st_error_set(err, ST_ERR_INVALID, "%s: a grid of %u vertices (4m − 1, %u..%u)", r->ops->info.name, n,
                             ST_CLIPMAP_MIN_N, ST_CLIPMAP_MAX_N);
     st_result res = st_store_method_world(r, 0, &s->world, err);
     if (res) return res;
@@ -225,7 +225,7 @@ static st_result make_geometry(st_renderer *r, clipmap_state *s, st_error *err) 
     const st_lod_world *w = &s->world;
     const st_view *v = &r->view;
     uint32_t n = r->desc.knobs.clip_n;
-    while (n && !st_is_pow2(n + 1)) n |= n >> 1; /* a knob doubled or halved (510, 127): the next 2^k − 1 */
+    if (n) n = (n + 1 + ST_CLIPMAP_N_STEP - 1) / ST_CLIPMAP_N_STEP * ST_CLIPMAP_N_STEP - 1; /* a knob doubled or halved (510): the next 4m − 1 */
     if (!n) {
         double tau = r->desc.knobs.tau_px > 0 ? r->desc.knobs.tau_px : 1.0;
         bool capped = false;
@@ -473,6 +473,19 @@ static void prepare(st_renderer *r, clipmap_state *s, bool record) {
     const double *eye = r->view.origin;
     double eye_idx[2] = {eye[0] / w->spacing_x, eye[1] / w->spacing_y};
     s->finest = st_clipmap_finest_active(g, eye[2] - ground_under(s, eye));
+    if (!r->desc.knobs.clip_n) { /* n from τ: so is the finest level (LH04's rule from the eye's height is the least) */
+        double clearance[ST_CLIPMAP_MAX_LEVELS] = {0}, tau = r->desc.knobs.tau_px > 0 ? r->desc.knobs.tau_px : 1.0;
+        for (uint32_t l = 1; l < g->levels && l < w->levels; l++) {
+            int64_t o[2];
+            st_clipmap_window(g, l, eye_idx, o);
+            double zlo, zhi;
+            rect_bounds(s, l, (st_clip_rect){o[0], o[1], o[0] + g->n, o[1] + g->n}, &zlo, &zhi);
+            clearance[l] = eye[2] - zhi;
+            if (!(clearance[l] > 0)) break;
+        }
+        uint32_t f = st_clipmap_finest_for_tau(g, w->delta, w->levels, clearance, r->view.focal_px, tau);
+        if (f > s->finest) s->finest = f;
+    }
     for (uint32_t l = 0; l < g->levels; l++) st_clipmap_window(g, l, eye_idx, s->origin[l]);
     /* requests: every active level's tiles (coarse first), and those a quarter window further as a prefetch */
     bool settled = true;
@@ -502,6 +515,8 @@ static void prepare(st_renderer *r, clipmap_state *s, bool record) {
     s->stats.fallback = fallback;
     s->stats.missing = missing;
     s->stats.levels = g->levels;
+    s->stats.grid = g->n;
+    s->stats.finest = s->finest;
     s->stats.tau_px = r->desc.knobs.tau_px > 0 ? r->desc.knobs.tau_px : 1.0;
     if (!record) {
         s->stats.select_ms = st_time_ms() - t0;
@@ -666,6 +681,8 @@ static void prepare(st_renderer *r, clipmap_state *s, bool record) {
     st->nodes = total;
     st->quadrants = total;
     st->triangles = tri;
+    st->samples_updated = s->texels_updated;
+    st->update_rects = s->fill_count;
     st->select_ms = st_time_ms() - t0;
     if (missing) st->hole_px = (uint64_t)r->width * r->height; /* the coarsest level lacks a tile: a bound */
 }
