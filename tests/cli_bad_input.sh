@@ -183,6 +183,14 @@ expect_usage_error "convert: PNG set of named pipes" convert "$tmp/pngset" "$tmp
 expect_usage_error "view: --path is a named pipe" view --headless --world "$tmp/w" --path "$tmp/pipe.txt" --frames 1
 expect_usage_error "compare: --tuning is a named pipe" compare --quick --tuning "$tmp/pipe.json" --out "$tmp/cmp"
 expect_usage_error "merge: results file is a named pipe" merge "$tmp/pipe.json"
+# a world's own materials (WORLD/materials/) and control map: a named pipe among them is refused, not waited on
+for f in materials/rock_albedo.png materials/materials.txt control.ctl; do
+    rm -rf "$tmp/fifo-mat" && cp -r "$tmp/w" "$tmp/fifo-mat" && mkdir -p "$tmp/fifo-mat/materials"
+    mkfifo "$tmp/fifo-mat/$f"
+    expect_usage_error "render: $f is a named pipe" render --world "$tmp/fifo-mat" --size 16x10 --no-shadows \
+        -o "$tmp/out.png"
+    grep -q "named pipe" "$tmp/stderr" || { echo "FAIL: $f as a named pipe: $(cat "$tmp/stderr")"; fails=$((fails + 1)); }
+done
 # Impossible sizes are bad input (exit 2), refused up front with the limit named; PNG headers are judged
 # before anything is decoded.
 sed -e 's/^Map Power X = .*/Map Power X = 16/' -e 's/^Map Power Y = .*/Map Power Y = 16/' "$tmp/w/world.ini" > "$tmp/w16.ini"

@@ -7,12 +7,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "strata/file.h"
 #include "strata/image.h"
 #include "strata/materials.h"
 #include "terrain/noise.h"
 
 #define PI_F 3.14159265f
+#define MATERIAL_LIST_MAX_BYTES 65536 /* materials.txt: far more than ST_MATERIAL_MAX * 2 names take */
 
 /* ---- tileable noise: every lattice coordinate is taken modulo the period --------------------------------- */
 
@@ -493,10 +496,11 @@ static st_result read_plane(const char *path, uint32_t size, int *channels, uint
     return ST_OK;
 }
 
+/* Whether anything is at path: never by opening it, which waits forever on a named pipe (its reader then refuses
+ * what is not a regular file, in one message). */
 static bool file_exists(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (f) fclose(f);
-    return f != NULL;
+    struct stat sb;
+    return stat(path, &sb) == 0;
 }
 
 /* The layer `layer` from NAME_albedo/height/normal.png in dir (height and normal optional: flat 0.5, z up). */
@@ -548,24 +552,32 @@ st_result st_material_set_load_folder(st_material_set *set, const char *dir, uin
     for (uint32_t i = 0; i < set->count; i++) snprintf(names[count++], ST_MATERIAL_NAME, "%s", set->names[i]);
     char list[1024];
     snprintf(list, sizeof list, "%s/materials.txt", dir);
-    FILE *f = fopen(list, "r");
-    if (f) {
-        char line[256];
-        while (fgets(line, sizeof line, f) && count < ST_MATERIAL_MAX * 2) {
-            line[strcspn(line, "\r\n")] = 0;
-            size_t len = strlen(line);
+    if (file_exists(list)) {
+        uint8_t *text = NULL;
+        size_t size = 0;
+        /* the file reader refuses a named pipe or a device, and a list longer than any set of names */
+        st_result r = st_file_read_all(list, MATERIAL_LIST_MAX_BYTES, &text, &size, err);
+        if (r) return r;
+        for (size_t at = 0; at < size && count < ST_MATERIAL_MAX * 2;) {
+            const char *line = (const char *)text + at;
+            size_t len = 0;
+            while (at + len < size && line[len] != '\n') len++;
+            at += len + 1;
+            if (len && line[len - 1] == '\r') len--;
             if (!len) continue;
             bool ok = len < ST_MATERIAL_NAME;
             for (size_t k = 0; k < len && ok; k++)
                 ok = (line[k] >= 'a' && line[k] <= 'z') || (line[k] >= '0' && line[k] <= '9') || line[k] == '_';
             if (!ok) {
-                fclose(f);
-                return st_error_set(err, ST_ERR_FORMAT, "%s: bad material name '%.40s' (a-z, 0-9, _; under %d)", list,
-                                    line, ST_MATERIAL_NAME);
+                int shown = len < 40 ? (int)len : 40;
+                r = st_error_set(err, ST_ERR_FORMAT, "%s: bad material name '%.*s' (a-z, 0-9, _; under %d)", list,
+                                 shown, line, ST_MATERIAL_NAME);
+                free(text);
+                return r;
             }
-            snprintf(names[count++], ST_MATERIAL_NAME, "%s", line);
+            snprintf(names[count++], ST_MATERIAL_NAME, "%.*s", (int)len, line);
         }
-        fclose(f);
+        free(text);
     }
     for (uint32_t i = 0; i < count; i++) {
         char path[1024];
