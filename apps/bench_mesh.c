@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "strata/file.h"
 #include "strata/gen.h"
 #include "strata/image.h"
 #include "strata/mesh.h"
@@ -59,28 +58,9 @@ typedef struct dem_samples {
     void *px; /* 16-bit grey */
 } dem_samples;
 
-/* Read before the long fits, so a bad --dem fails at once; its header is judged before a pixel is decoded. */
+/* Read before the long fits, so a bad --dem fails at once. */
 static int dem_read(const char *path, dem_samples *d) {
-    st_error err = {0};
-    uint8_t *data = NULL;
-    size_t size = 0;
-    st_png_info info;
-    if (st_file_read_all(path, (size_t)1 << 31, &data, &size, &err) || st_png_probe(data, size, path, &info, &err)) {
-        free(data);
-        return cli_fail(cmd, &err);
-    }
-    st_result r = ST_OK;
-    if (info.channels == 1 && info.bit_depth == 16 && info.width <= ST_TIN_MAX_SIDE && info.height <= ST_TIN_MAX_SIDE)
-        r = st_png_decode(data, size, path, 0, &info, &d->px, &err);
-    else
-        r = st_error_set(&err, ST_ERR_INVALID, "%s: want a 16-bit grey PNG up to %u a side, not %ux%u with %d channel%s "
-                         "of %d bits", path, ST_TIN_MAX_SIDE, info.width, info.height, info.channels,
-                         info.channels == 1 ? "" : "s", info.bit_depth);
-    free(data);
-    if (r) return cli_fail(cmd, &err);
-    d->w = info.width;
-    d->h = info.height;
-    return CLI_EXIT_OK;
+    return cli_read_grey16_png(cmd, path, 2, ST_TIN_MAX_SIDE, &d->w, &d->h, &d->px);
 }
 
 static int dem_control(const char *path, const dem_samples *dem, double units) {

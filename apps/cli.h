@@ -47,6 +47,11 @@ bool cli_parse_double(const char *text, double min, double max, double *out);
 /* Parses 1..cap comma-separated integers, each in [min, max] (min, max within int); returns how many, or 0
  * when the text is malformed, a value is out of range or there are more than cap. */
 size_t cli_parse_ints(const char *text, long min, long max, int *out, size_t cap);
+/* Reads a 16-bit grey PNG of min_side..max_side samples a side (a single-layer DEM) into *samples (malloc'd, w*h
+ * of them), judged by its header before anything is decoded; returns CLI_EXIT_OK, or the exit status after one
+ * line "strata CMD: ..." on stderr. */
+int cli_read_grey16_png(const char *cmd, const char *path, uint32_t min_side, uint32_t max_side, uint32_t *w,
+                        uint32_t *h, void **samples);
 /* Loads "default", a world directory, a world.ini file, or "gen:multi:SEED:WxH[:DUAL]" (generated whole: a level's
  * size limits apply). */
 st_result cli_load_world(const char *path, st_level **out, st_error *err);

@@ -54,17 +54,11 @@ int cmd_tin(int argc, char **argv) {
                                tolerance);
     st_error err = {0};
     uint32_t w = 0, h = 0;
-    int channels = 0, bits = 0;
     void *px = NULL;
     double t0 = st_time_ms();
-    if (st_png_read(path, &w, &h, &channels, &bits, &px, &err)) return cli_fail(cmd, &err);
+    int status = cli_read_grey16_png(cmd, path, 2, ST_DEM_TIN_MAX_SIDE, &w, &h, &px);
+    if (status) return status;
     double read_ms = st_time_ms() - t0;
-    if (channels != 1 || bits != 16 || w > ST_DEM_TIN_MAX_SIDE || h > ST_DEM_TIN_MAX_SIDE || w < 2 || h < 2) {
-        free(px);
-        return cli_usage_error(cmd, "%s: want a 16-bit grey PNG of 2..%u samples a side (it has %ux%u, %d channel(s) of "
-                               "%d bits)",
-                               path, ST_DEM_TIN_MAX_SIDE, w, h, channels, bits);
-    }
     uint32_t side = serial ? ST_DEM_TIN_MAX_SIDE : tile;
     st_dem_tin_desc d = {.width = w, .height = h, .samples = px, .tolerance = tolerance, .tile_x = side, .tile_y = side,
                          .sides_beside = beside};
@@ -83,7 +77,7 @@ int cmd_tin(int argc, char **argv) {
            tin->tiles, tin->tile_x, tin->tile_y, threads < tin->tiles ? threads : tin->tiles, fit_ms, tin->vertex_count,
            tin->triangle_count, 2.0 * (double)(w - 1) * (double)(h - 1) / (double)tin->triangle_count,
            (double)tin->vertex_count / (fit_ms / 1000.0));
-    int status = CLI_EXIT_OK;
+    status = CLI_EXIT_OK;
     double check_ms = 0;
     if (!no_check) {
         st_dem_tin_report rep;

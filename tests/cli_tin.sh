@@ -48,6 +48,10 @@ expect_error "tin: a missing file" tin "$tmp/none.png"
 expect_error "tin: not a PNG" tin "$STRATA_SOURCE/data/dem/SOURCES.md"
 mkfifo "$tmp/pipe"
 expect_error "tin: a named pipe" tin "$tmp/pipe"
+# a header claiming 32768x32768 16-bit samples (57 bytes) is refused by its header, before 2 GiB are decoded
+printf '\211\120\116\107\015\012\032\012\000\000\000\015\111\110\104\122\000\000\200\000\000\000\200\000\020\000\000\000\000\261\207\040\340\000\000\000\014\111\104\101\124\170\234\143\140\240\075\000\000\000\144\000\001\206\144\074\065' >"$tmp/huge16.png"
+expect_error "tin: a 32768x32768 header" tin "$tmp/huge16.png"
+check "tin: the header's size is refused" grep -q "samples a side (it has 32768x32768" "$tmp/stderr"
 expect_error "tin: zero tolerance" tin "$dem" --tolerance 0
 expect_error "tin: negative tolerance" tin "$dem" --tolerance -4
 expect_error "tin: non-finite tolerance" tin "$dem" --tolerance nan
