@@ -191,6 +191,14 @@ for f in materials/rock_albedo.png materials/materials.txt control.ctl; do
         -o "$tmp/out.png"
     grep -q "named pipe" "$tmp/stderr" || { echo "FAIL: $f as a named pipe: $(cat "$tmp/stderr")"; fails=$((fails + 1)); }
 done
+# a material PNG whose 57-byte header claims 32768x32768 RGBA pixels is refused by its header, before 4 GiB are decoded
+rm -rf "$tmp/huge-mat" && cp -r "$tmp/w" "$tmp/huge-mat" && mkdir -p "$tmp/huge-mat/materials"
+printf '\211\120\116\107\015\012\032\012\000\000\000\015\111\110\104\122\000\000\200\000\000\000\200\000\010\006\000\000\000\304\174\243\177\000\000\000\014\111\104\101\124\170\234\143\140\240\075\000\000\000\144\000\001\206\144\074\065' \
+    >"$tmp/huge-mat/materials/rock_albedo.png"
+expect_usage_error "render: a material PNG claiming 32768x32768" render --world "$tmp/huge-mat" --size 16x10 --no-shadows \
+    -o "$tmp/out.png"
+grep -q "must be .* at 8 bits (this one is 32768x32768" "$tmp/stderr" ||
+    { echo "FAIL: a material's size is not judged by its header: $(cat "$tmp/stderr")"; fails=$((fails + 1)); }
 # Impossible sizes are bad input (exit 2), refused up front with the limit named; PNG headers are judged
 # before anything is decoded.
 sed -e 's/^Map Power X = .*/Map Power X = 16/' -e 's/^Map Power Y = .*/Map Power Y = 16/' "$tmp/w/world.ini" > "$tmp/w16.ini"

@@ -15,6 +15,7 @@
 #include "terrain/noise.h"
 
 #define PI_F 3.14159265f
+#define MATERIAL_PNG_MAX_BYTES ((size_t)1 << 26) /* far more than an 8-bit RGBA PNG of a layer needs */
 #define MATERIAL_LIST_MAX_BYTES 65536 /* materials.txt: far more than ST_MATERIAL_MAX * 2 names take */
 
 /* ---- tileable noise: every lattice coordinate is taken modulo the period --------------------------------- */
@@ -480,18 +481,22 @@ void st_material_height_blend(float base_height, float overlay_height, float ble
 
 /* ---- a world's own materials ------------------------------------------------------------------------ */
 
-/* Reads one size × size PNG of a world's material into 8-bit channels (grey, grey+alpha, RGB or RGBA). */
+/* Reads one size × size PNG of a world's material into 8-bit channels (grey, grey+alpha, RGB or RGBA), judged by
+ * its header before a pixel is decoded (a small file may claim 2^30 pixels). */
 static st_result read_plane(const char *path, uint32_t size, int *channels, uint8_t **pixels, st_error *err) {
-    uint32_t w, h;
-    int bits;
+    uint8_t *data = NULL;
+    size_t bytes = 0;
+    st_png_info info;
+    st_result r = st_file_read_all(path, MATERIAL_PNG_MAX_BYTES, &data, &bytes, err);
+    if (!r) r = st_png_probe(data, bytes, path, &info, err);
+    if (!r && (info.width != size || info.height != size || info.bit_depth != 8))
+        r = st_error_set(err, ST_ERR_INVALID, "%s: a material's PNG must be %ux%u at 8 bits (this one is %ux%u, %d)",
+                         path, size, size, info.width, info.height, info.bit_depth);
     void *px = NULL;
-    st_result r = st_png_read(path, &w, &h, channels, &bits, &px, err);
+    if (!r) r = st_png_decode(data, bytes, path, (uint64_t)size * size, &info, &px, err);
+    free(data);
     if (r) return r;
-    if (w != size || h != size || bits != 8) {
-        free(px);
-        return st_error_set(err, ST_ERR_INVALID, "%s: a material's PNG must be %ux%u at 8 bits (this one is %ux%u, %d)",
-                            path, size, size, w, h, bits);
-    }
+    *channels = info.channels;
     *pixels = px;
     return ST_OK;
 }
