@@ -69,8 +69,15 @@ int cmd_info(int argc, char **argv) {
     if (nargs > 1) return cli_usage_error(cmd, "expected at most one WORLD");
     if (world && nargs) return cli_usage_error(cmd, "give the world once (--world W or W)");
     const char *path = world ? world : nargs ? argv[first] : "default";
-    if (cli_is_store(path) || cli_is_layer_store(path) || !strncmp(path, "gen:multi:", 10)) /* a generated world: described, never made */
+    if (cli_is_store(path) || cli_is_layer_store(path) || !strncmp(path, "gen:multi:", 10)) { /* a generated world: described, never made */
+        /* the picture's path is judged before the store is read: PNG bytes go only into a .png that can be made */
+        int status = preview ? cli_check_output_file(cmd, preview) : CLI_EXIT_OK;
+        if (status) return status;
+        if (preview && !cli_has_suffix(preview, ".png"))
+            return cli_usage_error(cmd, "--preview '%s': the picture is written as PNG, so its name must end in .png",
+                                   preview);
         return cli_info_store(cmd, path, json, preview, preview_level, have_region ? region : NULL);
+    }
     if (preview || have_region || preview_level >= 0) return cli_usage_error(cmd, "--preview is for tile stores");
     st_error err = {0};
     st_level *level = NULL;

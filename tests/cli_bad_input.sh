@@ -137,6 +137,10 @@ expect_usage_error "render: depth into a missing folder" render --size 16x10 --c
 expect_usage_error "render: -o a directory" render --size 16x10 -o "$tmp"
 grep -q "is a directory" "$tmp/stderr" || { echo "FAIL: -o DIR: $(cat "$tmp/stderr")"; fails=$((fails + 1)); }
 expect_usage_error "render: -o .jpg" render --size 16x10 -o "$tmp/out.jpg"
+expect_usage_error "info STORE: --preview .jpg" info gen:1:65x65 --preview "$tmp/out.jpg"
+[ -e "$tmp/out.jpg" ] && { echo "FAIL: info --preview wrote PNG bytes into a .jpg"; fails=$((fails + 1)); }
+expect_usage_error "info STORE: --preview a directory" info gen:1:65x65 --preview "$tmp"
+grep -q "is a directory" "$tmp/stderr" || { echo "FAIL: --preview DIR: $(cat "$tmp/stderr")"; fails=$((fails + 1)); }
 expect_usage_error "render: --depth not .pfm" render --size 16x10 -o "$tmp/out.png" --depth "$tmp/d.png"
 printf '0 100 100 120 0 -30\n1 140 160 110 45 -40\n' > "$tmp/early.path"
 expect_usage_error "view: screenshot into a missing folder" view --headless --frames 2 --record "$tmp/rec-early" \
