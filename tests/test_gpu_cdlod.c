@@ -446,6 +446,70 @@ static void test_vertex_twin(void **state) {
     scene_free(&sc);
 }
 
+/* cdlod-compute computes a grid vertex once per triangle that uses it, in three inlined copies of the vertex
+ * function (cdlod_fetch): every copy of a shared vertex must give the same bits, and the same as the vertex
+ * function called alone (what the raster variant's vertex shader runs), or neighbouring triangles leave cracks the
+ * rasteriser's exact test lets far terrain show through. */
+static void test_compute_vertices_bit_identical(void **state) {
+    (void)state;
+    scene sc = sine_scene(70, "cdlod-bits", NULL);
+    st_method_knobs k = {.tau_px = 1, .lod_grid = 8};
+    st_renderer *r = store_renderer(sc.engine, "cdlod-compute", W, H, &k);
+    st_camera cam = store_camera(300, 250, analytic_bilinear(&sc.a, 300, 250) + 35, 60, -25, 3000);
+    frame f = store_frame(sc.engine, r, cam, W, H);
+    uint32_t per_patch = 2 * 4 * 4, count = f.lod.quadrants * per_patch;
+    assert_true(count > 1000);
+    uint32_t *tris = malloc(count * sizeof *tris);
+    float *out = malloc((size_t)count * 20 * sizeof *out);
+    for (uint32_t i = 0; i < count; i++) tris[i] = i;
+    assert_st_ok(st_cdlod_tri_probe(r, tris, count, out, err));
+    /* per (node, grid vertex) of the 9 × 9 grid: the first copy seen, then every other held to it */
+    uint32_t nodes = f.lod.nodes, compared = 0, differ = 0;
+    float *first = malloc((size_t)nodes * 81 * 3 * sizeof *first);
+    uint8_t *seen = calloc((size_t)nodes * 81, 1);
+    for (uint32_t t = 0; t < count; t++) {
+        const float *o = out + 20 * t;
+        float g[6] = {o[12], o[13], o[14], o[15], o[16], o[17]};
+        for (int c = 0; c < 3; c++) {
+            uint32_t node = (uint32_t)o[4 * c + 3], gx = (uint32_t)g[2 * c], gy = (uint32_t)g[2 * c + 1];
+            assert_true(node < nodes && gx <= 8 && gy <= 8);
+            size_t at = (size_t)node * 81 + gy * 9 + gx;
+            if (!seen[at]) {
+                memcpy(first + 3 * at, o + 4 * c, 12);
+                seen[at] = 1;
+                continue;
+            }
+            compared++;
+            if (memcmp(first + 3 * at, o + 4 * c, 12)) differ++;
+        }
+    }
+    if (differ) fail_msg("%u of %u shared corners differ between the triangles that use them", differ, compared);
+    assert_true(compared > count);
+    /* and the vertex function alone, per node, on the same grid vertices */
+    float grid[2 * 81], alone[4 * 81];
+    for (uint32_t y = 0; y < 9; y++)
+        for (uint32_t x = 0; x < 9; x++) grid[2 * (y * 9 + x)] = (float)x, grid[2 * (y * 9 + x) + 1] = (float)y;
+    uint32_t against = 0, off = 0;
+    for (uint32_t n = 0; n < nodes; n += nodes / 50 + 1) {
+        assert_st_ok(st_cdlod_probe(r, n, grid, 81, alone, err));
+        for (uint32_t v = 0; v < 81; v++) {
+            size_t at = (size_t)n * 81 + v;
+            if (!seen[at]) continue;
+            against++;
+            if (memcmp(first + 3 * at, alone + 4 * v, 12)) off++;
+        }
+    }
+    if (off) fail_msg("%u of %u corners differ from the vertex function called alone", off, against);
+    assert_true(against > 100);
+    free(first);
+    free(seen);
+    free(tris);
+    free(out);
+    frame_free(&f);
+    st_renderer_destroy(r);
+    scene_free(&sc);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plane_known_depth),
@@ -458,6 +522,7 @@ int main(void) {
         cmocka_unit_test(test_holes_counted),
         cmocka_unit_test(test_skirts),
         cmocka_unit_test(test_vertex_twin),
+        cmocka_unit_test(test_compute_vertices_bit_identical),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,25 +17,34 @@ layout(set = 1, binding = 4, std430) readonly buffer Nodes { CdlodNode nodes[]; 
 // patch instances (node << 4 | quadrant), then skirt instances (node << 4 | 4·quadrant + side)
 layout(set = 1, binding = 5, std430) readonly buffer Instances { uint instances[]; };
 
+// Every value a vertex's position depends on is `precise` (no fused multiply-add): the compute variant computes a
+// shared vertex in several inlined copies of this function (one per triangle corner), the raster variant once per
+// vertex, and a compiler free to fuse some copies and not others would give neighbouring triangles different bits
+// for their shared corner — a crack the compute rasteriser's exact test lets far terrain through.
+
 // Finest-sample index (from the anchor) of grid coordinate g of node n, clamped where the world ends.
 vec2 cdlod_index(CdlodNode n, vec2 g) {
-    return min(vec2(n.corner) + g * float(1u << n.level), frame.extent.xy);
+    precise vec2 i = vec2(n.corner) + g * float(1u << n.level);
+    return min(i, frame.extent.xy);
 }
 
 float cdlod_height_at(CdlodNode n, vec2 idx) {
-    vec2 grad;
-    return slot_height(n.slot, (idx - vec2(n.tex_origin)) * exp2(-float(n.tile_level)), grad);
+    precise vec2 uv = (idx - vec2(n.tex_origin)) * exp2(-float(n.tile_level));
+    precise float h = slot_height_exact(n.slot, uv);
+    return h;
 }
 
 // The vertex at grid coordinate g (integers, 0..N) of node n, relative to the eye; k gets its morph factor.
 vec3 cdlod_vertex(CdlodNode n, vec2 g, out float k) {
     vec2 idx = cdlod_index(n, g);
-    vec3 p = vec3(idx * frame.spacing.xy - frame.spacing.zw, cdlod_height_at(n, idx));
+    precise vec3 p = vec3(idx * frame.spacing.xy - frame.spacing.zw, cdlod_height_at(n, idx));
     vec4 b = frame.bands[n.level];
-    k = clamp((length(p) - b.x) * b.z, 0.0, 1.0);
-    vec2 m = g - fract(g * 0.5) * 2.0 * k;
+    precise float kk = clamp((length(p) - b.x) * b.z, 0.0, 1.0);
+    k = kk;
+    precise vec2 m = g - fract(g * 0.5) * 2.0 * kk;
     idx = cdlod_index(n, m);
-    return vec3(idx * frame.spacing.xy - frame.spacing.zw, cdlod_height_at(n, idx));
+    precise vec3 q = vec3(idx * frame.spacing.xy - frame.spacing.zw, cdlod_height_at(n, idx));
+    return q;
 }
 
 // Grid coordinate of vertex t (0..N/2) along skirt side `side` of quadrant q (side 0 low y, 1 high x, 2 high y,

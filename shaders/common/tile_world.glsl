@@ -33,7 +33,8 @@ float slot_sample(uint slot, ivec2 ij) {
     float v = texelFetch(tile_slots, ivec3(ij, int(slot)), 0).r;
     if (frame.info.z != 0u) v = round(v * 65535.0); // R16_UNORM back to the stored integer
     CdlodSlot s = slot_info[slot];
-    return (s.offset + s.scale * v) - frame.eye_world.x;
+    precise float m = (s.offset + s.scale * v) - frame.eye_world.x; // precise: a vertex's height (slot_height_exact)
+    return m;
 }
 
 // The bilinear surface of a slot's tile at sample coordinates uv (clamped to the tile), relative to the eye's
@@ -51,6 +52,21 @@ float slot_height(uint slot, vec2 uv, out vec2 grad) {
     float a = h00 * (1.0 - t.x) + h10 * t.x, b = h01 * (1.0 - t.x) + h11 * t.x;
     grad = vec2((h10 - h00) * (1.0 - t.y) + (h11 - h01) * t.y, b - a);
     return a * (1.0 - t.y) + b * t.y;
+}
+
+// slot_height without the slope, every step `precise` (no fused operations): for vertex positions, which must be
+// the same bits wherever they are computed (shaders/common/cdlod_vertex.glsl).
+float slot_height_exact(uint slot, vec2 uv) {
+    float last = float(frame.info.w);
+    uv = clamp(uv, vec2(0.0), vec2(last));
+    vec2 c = min(floor(uv), vec2(last - 1.0));
+    precise vec2 t = uv - c;
+    ivec2 i = ivec2(c);
+    float h00 = slot_sample(slot, i), h10 = slot_sample(slot, i + ivec2(1, 0));
+    float h01 = slot_sample(slot, i + ivec2(0, 1)), h11 = slot_sample(slot, i + ivec2(1, 1));
+    precise float a = h00 * (1.0 - t.x) + h10 * t.x, b = h01 * (1.0 - t.x) + h11 * t.x;
+    precise float h = a * (1.0 - t.y) + b * t.y;
+    return h;
 }
 
 // The finest tile on the GPU under a point p (relative to the eye), at or above level `from`: its slot, level

@@ -418,6 +418,21 @@ st_result st_cdlod_probe(st_renderer *r, uint32_t node, const float *grid, uint3
     return res;
 }
 
+st_result st_cdlod_tri_probe(st_renderer *r, const uint32_t *tris, uint32_t count, float *out, st_error *err) {
+    if (r->ops != &st_method_cdlod_compute) return st_error_set(err, ST_ERR_INVALID, "probe: not a cdlod-compute renderer");
+    cdlod_state *s = r->state;
+    if (!r->drawn) return st_error_set(err, ST_ERR_INVALID, "probe: no frame drawn yet");
+    size_t in_bytes = 16 + (size_t)count * 4;
+    uint32_t *in = malloc(in_bytes);
+    if (!in) return st_error_set(err, ST_ERR_NOMEM, "probe: out of memory");
+    in[0] = count, in[1] = in[2] = in[3] = 0;
+    memcpy(in + 4, tris, (size_t)count * 4);
+    st_result res = st_renderer_probe(r, s->set_layout, s->set, "cdlod_tri_probe.comp", in, in_bytes, out,
+                                      (size_t)count * 80, count, err);
+    free(in);
+    return res;
+}
+
 const st_method_ops st_method_cdlod = {
     .info = {.name = "cdlod",
              .description = "CDLOD quadtree over a tile store, morphing patches instanced and rasterised",

@@ -35,6 +35,10 @@ const st_lod_selection *st_cdlod_last_frame(const st_renderer *r, const uint32_t
 /* cdlod.c, for tests: the GLSL vertex function on `count` grid coordinates (x, y pairs) of drawn node `node` of
  * the last frame: out gets x, y, z relative to the eye and the morph factor k per coordinate (4 floats each). */
 st_result st_cdlod_probe(st_renderer *r, uint32_t node, const float *grid, uint32_t count, float *out, st_error *err);
+/* cdlod.c, for tests: cdlod-compute's triangle fetch on `count` patch triangle ids of the last frame (as the
+ * rasteriser numbers them): out gets per triangle its three corners relative to the eye, each followed by its
+ * drawn node's index, then the corners' grid coordinates (x, y each) and two zeros (20 floats a triangle). */
+st_result st_cdlod_tri_probe(st_renderer *r, const uint32_t *tris, uint32_t count, float *out, st_error *err);
 extern const st_method_ops st_method_clipmap;         /* clipmap.c: geometry clipmaps over a tile store */
 extern const st_method_ops st_method_clipmap_compute; /* clipmap.c: the same triangles rasterised in compute */
 /* clipmap.c, for tests: the last frame's layout (the geometry, each level's window, the finest level drawn) and how
