@@ -181,6 +181,15 @@ int cli_compare_store(int argc, char **argv) {
             printf("%-14s %6g %10.3f %12.2f %10.2f %8.3f%% %12.0f %10.3f\n", res->methods[m], res->taus[t],
                    res->mean_ms[m][t], res->ise_p95[m][t], res->ise_max[m][t], res->see_through[m][t],
                    res->triangles[m][t], res->select_ms[m][t]);
+    printf("see-through per pitch (%% of pixels; seams' target 0):\n  %-12s %6s", "method", "tau");
+    for (size_t k = 0; k < res->pitch_count; k++) printf(" %8.0f°", res->pitches[k]);
+    printf("\n");
+    for (size_t m = 0; m < res->method_count; m++)
+        for (size_t t = 0; t < res->tau_count; t++) {
+            printf("  %-12s %6g", res->methods[m], res->taus[t]);
+            for (size_t k = 0; k < res->pitch_count; k++) printf(" %8.3f%%", res->see_through_pitch[m][t][k]);
+            printf("\n");
+        }
     printf("peak RSS %.0f MiB, GPU tile slots %.0f MiB\n", (double)res->peak_rss_bytes / 1048576.0,
            (double)res->gpu_tile_bytes / 1048576.0);
     if (res->validation_messages) printf("validation messages: %u\n", res->validation_messages);

@@ -74,7 +74,14 @@ for x in rows:
     assert x['image_error_p95_px'] is not None and x['image_error_p95_px']>=0
     assert x['triangles']>0 and x['settled']
 assert len(r['summary'])==8
+for s in r['summary']:  # one view per pitch here: each pitch's see-through is its view's
+    pp=s['see_through_per_pitch']
+    assert [p['pitch_deg'] for p in pp]==[0,-90], pp
+    mine=[x for x in rows if x['method']==s['method'] and x['tau_px']==s['tau_px']]
+    assert sorted(p['see_through_pct'] for p in pp)==sorted(x['see_through_pct'] for x in mine), (pp, mine)
 " "$run/results.json"
+check "compare: see-through per pitch in results.md" grep -q "^| method | τ px | 0° | -90° |" "$run/results.md"
+check "compare: see-through per pitch printed" grep -q "^see-through per pitch" "$tmp/out"
 check "compare: results.md" grep -q "image error p95" "$run/results.md"
 check "compare: frames and references" sh -c "ls '$run' | grep -q 'reference-horizon-1.png' && ls '$run' | grep -q 'cdlod-compute-tau1-top-2.png'"
 check "compare: summary line per method and tau" test "$(grep -cE '^(cdlod|clipmap)(-compute)? +[14] ' "$tmp/out")" -eq 8

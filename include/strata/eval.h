@@ -568,6 +568,8 @@ typedef struct st_compare_store_row {
     bool settled;
 } st_compare_store_row;
 
+#define ST_COMPARE_STORE_MAX_PITCHES 8
+
 typedef struct st_compare_store_result {
     char adapter[256], device_type[16], slug[96], world[512];
     uint32_t width, height, frames, warmup;
@@ -587,6 +589,12 @@ typedef struct st_compare_store_result {
     double see_through[ST_COMPARE_MAX_METHODS][ST_COMPARE_STORE_MAX_TAUS];
     double triangles[ST_COMPARE_MAX_METHODS][ST_COMPARE_STORE_MAX_TAUS];
     double select_ms[ST_COMPARE_MAX_METHODS][ST_COMPARE_STORE_MAX_TAUS];
+    /* the seams' figure per pitch: the distinct pitches of the views (rounded to a degree, in the order first
+     * seen; views past the first ST_COMPARE_STORE_MAX_PITCHES pitches are left out) and, per method and τ, the
+     * mean see-through over that pitch's views */
+    size_t pitch_count;
+    double pitches[ST_COMPARE_STORE_MAX_PITCHES];
+    double see_through_pitch[ST_COMPARE_MAX_METHODS][ST_COMPARE_STORE_MAX_TAUS][ST_COMPARE_STORE_MAX_PITCHES];
     uint32_t validation_messages;
     uint64_t peak_rss_bytes, gpu_tile_bytes;
     char out_dir[1200];

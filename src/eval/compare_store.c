@@ -132,9 +132,41 @@ static st_result write_json(const st_compare_store_result *r, const char *path, 
             st_eval_json_number(o, "see_through_pct", r->see_through[m][t]);
             st_eval_json_number(o, "triangles", r->triangles[m][t]);
             st_eval_json_number(o, "select_ms", r->select_ms[m][t]);
+            cJSON *pp = cJSON_AddArrayToObject(o, "see_through_per_pitch");
+            for (size_t k = 0; k < r->pitch_count; k++) {
+                cJSON *e = cJSON_CreateObject();
+                cJSON_AddNumberToObject(e, "pitch_deg", r->pitches[k]);
+                st_eval_json_number(e, "see_through_pct", r->see_through_pitch[m][t][k]);
+                cJSON_AddItemToArray(pp, e);
+            }
             cJSON_AddItemToArray(sum, o);
         }
     return st_eval_json_write(root, path, err);
+}
+
+/* The see-through per pitch: the views grouped by their pitch rounded to a degree. */
+static void see_through_per_pitch(st_compare_store_result *r) {
+    int group[ST_MAX_VIEWS];
+    r->pitch_count = 0;
+    for (size_t v = 0; v < r->view_count; v++) {
+        double p = round(r->views[v].pitch_deg);
+        group[v] = -1;
+        for (size_t k = 0; k < r->pitch_count; k++)
+            if (r->pitches[k] == p) group[v] = (int)k;
+        if (group[v] < 0 && r->pitch_count < ST_COMPARE_STORE_MAX_PITCHES) {
+            group[v] = (int)r->pitch_count;
+            r->pitches[r->pitch_count++] = p;
+        }
+    }
+    for (size_t m = 0; m < r->method_count; m++)
+        for (size_t t = 0; t < r->tau_count; t++)
+            for (size_t k = 0; k < r->pitch_count; k++) {
+                double sum = 0;
+                uint32_t n = 0;
+                for (size_t v = 0; v < r->view_count; v++)
+                    if (group[v] == (int)k) sum += r->rows[(m * r->tau_count + t) * r->view_count + v].metrics.see_through, n++;
+                r->see_through_pitch[m][t][k] = n ? sum / n : NAN;
+            }
 }
 
 static st_result write_markdown(const st_compare_store_result *r, const char *path, st_error *err) {
@@ -156,6 +188,18 @@ static st_result write_markdown(const st_compare_store_result *r, const char *pa
             fprintf(fp, "| %s | %g | %.3f | %.2f | %.2f | %.3f | %.0f | %.3f |\n", r->methods[m], r->taus[t],
                     r->mean_ms[m][t], r->ise_p95[m][t], r->ise_max[m][t], r->see_through[m][t], r->triangles[m][t],
                     r->select_ms[m][t]);
+    fprintf(fp, "\nSee-through per pitch (%% of pixels, the mean over the pitch's views; the seams' target is 0 at every "
+                "pitch):\n\n| method | τ px |");
+    for (size_t k = 0; k < r->pitch_count; k++) fprintf(fp, " %.0f° |", r->pitches[k]);
+    fprintf(fp, "\n|---|---:|");
+    for (size_t k = 0; k < r->pitch_count; k++) fprintf(fp, "---:|");
+    fprintf(fp, "\n");
+    for (size_t m = 0; m < r->method_count; m++)
+        for (size_t t = 0; t < r->tau_count; t++) {
+            fprintf(fp, "| %s | %g |", r->methods[m], r->taus[t]);
+            for (size_t k = 0; k < r->pitch_count; k++) fprintf(fp, " %.3f |", r->see_through_pitch[m][t][k]);
+            fprintf(fp, "\n");
+        }
     fprintf(fp, "\nImage error: pooled over every drawn pixel of every view (docs/harness.md). Per view:\n\n");
     fprintf(fp, "| method | τ | view | median ms | p99 ms | see-thr %% | covers-sky %% | depth p95 m | colour MAE | "
                 "image err p50 / p95 px | triangles | nodes |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -372,6 +416,7 @@ st_result st_compare_store_run(const st_compare_store_desc *d, st_compare_store_
         if (!st_engine_world_stats(engine, &ws, NULL)) r->gpu_tile_bytes = ws.gpu_bytes;
         r->validation_messages = st_engine_validation_messages(engine);
         r->peak_rss_bytes = st_eval_peak_rss_bytes();
+        see_through_per_pitch(r);
         char file[1400];
         snprintf(file, sizeof file, "%s/results.json", dir.work);
         res = write_json(r, file, err);
