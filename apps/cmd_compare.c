@@ -147,7 +147,8 @@ int cmd_compare(int argc, char **argv) {
     if (cli_is_store(cli_world_arg(argc, argv))) return cli_compare_store(argc, argv);
     const char *cmd = "compare";
     cli_measure mo = cli_measure_defaults("out/compare");
-    bool quick = false, edits = false, soak = false, dig_given = false, help = false;
+    bool quick = false, edits = false, soak = false, dig_given = false, help = false, paged = false;
+    uint32_t pool_pages = 0;
     const char *tuning_path = NULL;
     int dig[5] = {0, 0, 0, 0, 0};
     uint32_t edit_repeats = 0, soak_frames = 10000, check_every = 0, seed = 0;
@@ -164,7 +165,7 @@ int cmd_compare(int argc, char **argv) {
         .out = "output folder (default out/compare)",
         .no_shadows = "no shadow map (a method-only diagnostic; the protocol casts it for every method)",
         .shadow_size = "the shadow map's resolution (default 1024, the publication's; 256 with --quick)"};
-    cli_opt opts[CLI_MEASURE_OPTION_COUNT + 10] = {
+    cli_opt opts[CLI_MEASURE_OPTION_COUNT + 12] = {
         {.name = "quick", .kind = CLI_OPT_FLAG, .target = &quick,
          .help = "320x200, one view per pitch, 1 warm-up + 3 timed frames, 256² shadow map"},
         {.name = "tuning", .kind = CLI_OPT_STRING, .target = &tuning_path, .arg = "FILE",
@@ -189,8 +190,14 @@ int cmd_compare(int argc, char **argv) {
                  "ocean where the world has water), timed apart from the terrain, never scored"},
         CLI_OPT_SHADING(&shading, "flat (the default: the protocol's shading, comparable with the paper) or\n"
                                   "textured (what the materials cost per method; colours then differ from the reference)"),
+        {.name = "paged", .kind = CLI_OPT_FLAG, .target = &paged,
+         .help = "the methods draw the layer store W as a paged world with no level (the far field\n"
+                 "from coarser levels past 1024 texels), scored against the reference cast on W\n"
+                 "read whole (it must fit a level); methods ray, ray-compute, scatter"},
+        {.name = "pool-pages", .kind = CLI_OPT_UINT, .target = &pool_pages, .min = 1, .max = 65536, .arg = "N",
+         .bad = "bad --pool-pages '%s' (1..65536)", .help = "--paged: full-resolution pages on the GPU (default 256)"},
     };
-    size_t count = 10 + cli_measure_table(&mo, &text, opts + 10);
+    size_t count = 12 + cli_measure_table(&mo, &text, opts + 12);
     int parsed = cli_options_parse(cmd, argc, argv, opts, count, 0, NULL, &help);
     if (parsed || help) {
         if (help) usage(opts, count);
@@ -212,6 +219,10 @@ int cmd_compare(int argc, char **argv) {
     }
 
     if (soak && edits) return cli_usage_error(cmd, "--soak and --edits are separate runs");
+    if (pool_pages && !paged) return cli_usage_error(cmd, "--pool-pages is for --paged");
+    if (paged && (soak || edits)) return cli_usage_error(cmd, "--paged scores frames of a world that takes no edits");
+    if (paged && !cli_is_layer_store(mo.world) && strncmp(mo.world, "gen:multi:", 10))
+        return cli_usage_error(cmd, "--paged draws a layer store (strata tile W -o STORE), and %s is none", mo.world);
 
     st_error err = {0};
     st_tuning tuning;
@@ -220,6 +231,8 @@ int cmd_compare(int argc, char **argv) {
     if (cli_load_world(mo.world, &level, &err)) return cli_fail(cmd, &err);
     char *method_items[ST_COMPARE_MAX_METHODS];
     size_t method_count = 0;
+    static char paged_methods[] = "ray,ray-compute,scatter"; /* the methods a paged world takes (split in place) */
+    if (paged && !mo.methods_arg) mo.methods_arg = paged_methods;
     const char *unknown = cli_measure_methods(&mo, method_items, ST_COMPARE_MAX_METHODS, &method_count);
     if (unknown) {
         st_level_destroy(level);
@@ -271,11 +284,22 @@ int cmd_compare(int argc, char **argv) {
                          .edit = edit,
                          .water = water_given ? water : st_water_world_has_water(level) ? ST_WATER_OCEAN : ST_WATER_NONE};
     d.run.shading = shading;
+    st_store *pages = NULL;
+    if (paged) {
+        d.water = water_given ? water : ST_WATER_NONE;
+        if (st_store_open(mo.world, &pages, &err)) {
+            st_level_destroy(level);
+            return cli_fail(cmd, &err);
+        }
+        d.run.paged = pages;
+        d.run.paged_pool = pool_pages;
+    }
     st_compare_result *res = NULL;
     cli_measure_catch_interrupt();
     double started = st_time_ms();
     r = st_compare_run(&d, &res, &err);
     st_level_destroy(level);
+    st_store_close(pages);
     if (r == ST_ERR_CANCELLED) {
         fprintf(stderr, "strata compare: interrupted after %.0f s: this run kept nothing (its partial folder is "
                         "removed; %s/<adapter>/latest still names the last complete run); the reference cache keeps "

@@ -123,9 +123,10 @@ int cmd_render(int argc, char **argv) {
     st_engine_desc ed = {.device_index = (int)device, .device_given = device_given};
     if (!r) r = st_engine_create(&ed, &engine, &err);
     if (!r && paged) {
-        st_paged_desc pd = {.pool_pages = pool_pages};
+        /* past the full-resolution window the far field comes from coarser levels (docs/paged-terrain.md) */
+        st_paged_desc pd = {.pool_pages = pool_pages, .far_levels = st_paged_far_levels_for(camera.far_dist, 0)};
         r = st_engine_set_paged_world(engine, pages, &pd, &err);
-        if (!r) r = st_engine_paged_settle(engine, &camera, 10000, NULL, &err);
+        if (!r) r = st_engine_paged_settle(engine, &camera, 1000000, NULL, &err); /* returns once all are in */
     } else if (!r) {
         r = st_engine_set_level(engine, level, &err);
     }
@@ -185,9 +186,10 @@ int cmd_render(int argc, char **argv) {
         st_paged_stats ps;
         if (paged && !st_engine_paged_stats(engine, &ps, &err))
             printf("  paged: %u of %u pages wanted are missing, %u mapped in a pool of %u (%.1f MiB on the GPU), %llu "
-                   "loads, %llu evictions\n",
+                   "loads, %llu evictions; %u coarser level%s (%u pages)\n",
                    ps.missing, ps.wanted, ps.mapped, ps.pool_pages, (double)ps.gpu_bytes / 1048576.0,
-                   (unsigned long long)ps.residency.loads_done, (unsigned long long)ps.residency.evictions);
+                   (unsigned long long)ps.residency.loads_done, (unsigned long long)ps.residency.evictions,
+                   ps.levels - 1, ps.levels == 2 ? "" : "s", ps.far_mapped);
         printf("  wrote %s%s%s\n", out_png, out_depth ? " and " : "", out_depth ? out_depth : "");
         status = cli_validation_status("render", engine);
     } else {

@@ -301,6 +301,101 @@ static void test_paged_world_without_level(void **state) {
     st_store_close(store);
 }
 
+/* The far field: a paged world with full resolution only within 96 texels of the eye and two coarser levels out
+ * to the far distance. After settling, each texel the GPU reads is its page's where level 0 has it mapped, else the
+ * coarse texel over it from the finest coarser level that has its page, else its tile's floor: a level built by
+ * that rule on the CPU (from st_level_coarsen of the whole world) renders bit for bit what the paged world renders
+ * — ray-compute and scatter, colour and depth. */
+static void test_far_field_levels(void **state) {
+    (void)state;
+    enum { W = 64, H = 40 };
+    st_level *level = world_level();
+    st_store *store = world_store(level, "paged-far");
+    st_level *coarse[3] = {level, NULL, NULL};
+    assert_st_ok(st_level_coarsen(level, &coarse[1], err));
+    assert_st_ok(st_level_coarsen(coarse[1], &coarse[2], err));
+    st_camera cam = camera_at(300, 400, 60);
+    cam.far_dist = 700.0f;
+    cam.pitch_deg = -8.0f;
+    st_engine_desc ed = {.validate = true};
+    st_engine *e = NULL;
+    assert_st_ok(st_engine_create(&ed, &e, err));
+    st_paged_desc pd = {.pool_pages = 64, .far_levels = 2, .full_radius = 96.0f};
+    assert_st_ok(st_engine_set_paged_world(e, store, &pd, err));
+    assert_st_ok(st_engine_paged_settle(e, &cam, 20000, NULL, err));
+    st_paged_stats ps;
+    assert_st_ok(st_engine_paged_stats(e, &ps, err));
+    assert_int_equal(ps.levels, 3);
+    assert_int_equal(ps.missing, 0);
+    assert_true(ps.far_mapped > 0);
+    /* the level the GPU reads, texel pair by texel pair */
+    st_level *seen = NULL;
+    assert_st_ok(st_level_clone(level, &seen, err));
+    uint8_t *heights, *meta;
+    st_level_planes_mut(seen, &heights, &meta);
+    uint32_t fine = 0, far = 0, floors = 0;
+    for (uint32_t py = 0; py < PAGES; py++)
+        for (uint32_t px = 0; px < PAGES; px++) {
+            int k = 0;
+            while (k < 3 && !st_engine_paged_level_mapped(e, (uint32_t)k, px >> k, py >> k)) k++;
+            if (k == 0) {
+                fine++;
+                continue;
+            }
+            k < 3 ? far++ : floors++;
+            st_tile_meta m;
+            assert_true(st_store_tile_meta(store, (st_tile_key){0, px, py}, &m));
+            for (uint32_t y = py * PAGE; y < (py + 1) * PAGE; y++)
+                for (uint32_t x = px * PAGE; x < (px + 1) * PAGE; x += 2) {
+                    size_t at = (size_t)y * SIDE + x;
+                    if (k == 3) {
+                        heights[at] = heights[at + 1] = (uint8_t)m.min_m;
+                        meta[at] = meta[at + 1] = 0;
+                        continue;
+                    }
+                    const st_level *c = coarse[k];
+                    uint32_t cx = x >> k, cy = y >> k;
+                    size_t ce = (size_t)cy * c->width + (cx & ~1u);
+                    const uint8_t *ch = st_level_height_row(c, 0), *cm = st_level_meta_row(c, 0);
+                    uint8_t q[4] = {ch[ce], cm[ce], ch[ce + 1], cm[ce + 1]};
+                    if (!(q[1] & ST_META_DUAL)) { /* a single coarse texel: the one over (x, y), in both halves */
+                        if (cx & 1) q[0] = q[2], q[1] = q[3];
+                        else q[2] = q[0], q[3] = q[1];
+                    }
+                    heights[at] = q[0], meta[at] = q[1], heights[at + 1] = q[2], meta[at + 1] = q[3];
+                }
+        }
+    assert_true(fine > 0 && far > 0); /* both kinds of page in the picture's world (floors where nothing reaches) */
+    (void)floors;
+    const char *methods[] = {"ray-compute", "scatter"};
+    frame got[2];
+    for (int m = 0; m < 2; m++) {
+        st_renderer *r = test_renderer(e, methods[m], W, H, NULL);
+        got[m] = draw(r, cam, W, H);
+        st_renderer_destroy(r);
+    }
+    test_engine_finish(e, NULL);
+    e = test_engine(seen);
+    for (int m = 0; m < 2; m++) {
+        st_renderer *r = test_renderer(e, methods[m], W, H, NULL);
+        frame want = draw(r, cam, W, H);
+        if (memcmp(got[m].rgba, want.rgba, (size_t)W * H * 4))
+            fail_msg("%s: the far field's colour differs from the level the GPU should read", methods[m]);
+        if (memcmp(got[m].depth, want.depth, (size_t)W * H * sizeof(float)))
+            fail_msg("%s: the far field's depth differs from the level the GPU should read", methods[m]);
+        free(want.rgba);
+        free(want.depth);
+        free(got[m].rgba);
+        free(got[m].depth);
+        st_renderer_destroy(r);
+    }
+    test_engine_finish(e, seen);
+    st_store_close(store);
+    st_level_destroy(coarse[1]);
+    st_level_destroy(coarse[2]);
+    st_level_destroy(level);
+}
+
 static void test_paged_bad_input(void **state) {
     (void)state;
     st_level *level = world_level();
@@ -326,6 +421,7 @@ int main(void) {
         cmocka_unit_test(test_paged_render_equals_texture),
         cmocka_unit_test(test_edits_across_eviction),
         cmocka_unit_test(test_paged_world_without_level),
+        cmocka_unit_test(test_far_field_levels),
         cmocka_unit_test(test_paged_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -735,6 +735,60 @@ static void test_layer_pages(void **state) {
     st_level_destroy(whole);
 }
 
+/* The coarser levels of a layer store (st_store_open_coarse): every tile of two levels up equals the same texels
+ * of st_level_coarsen applied to the whole world twice (the coarsening is local to each 2×2 block of texels, so
+ * tile by tile it is the whole level's), and the index learns the tiles' bounds. */
+static void test_coarse_store(void **state) {
+    (void)state;
+    const char *spec = "gen:multi:4:1024x1024";
+    st_gen_desc gd;
+    assert_st_ok(st_gen_parse(spec, &gd, err));
+    st_level *whole = NULL, *c1 = NULL, *c2 = NULL;
+    assert_st_ok(st_gen_world(&gd, &whole, err));
+    assert_st_ok(st_level_coarsen(whole, &c1, err));
+    assert_st_ok(st_level_coarsen(c1, &c2, err));
+    st_store *s = NULL, *s1 = NULL, *s2 = NULL, *s3 = NULL;
+    assert_st_ok(st_store_open(spec, &s, err));
+    assert_st_ok(st_store_open_coarse(s, &s1, err));
+    assert_st_ok(st_store_open_coarse(s1, &s2, err));
+    const st_store_info *in = st_store_get_info(s2);
+    assert_int_equal(in->width, 256);
+    assert_int_equal(in->height, 256);
+    assert_true(in->wrap_x && in->wrap_y && in->generated);
+    st_error e2 = {0};
+    assert_int_equal(st_store_open_coarse(s2, &s3, &e2), ST_ERR_INVALID); /* 256² in 256² tiles: none coarser */
+    st_level *levels[2] = {c1, c2};
+    st_store *stores[2] = {s1, s2};
+    for (int k = 0; k < 2; k++) {
+        uint32_t nx, ny;
+        st_store_level_tiles(stores[k], 0, &nx, &ny);
+        uint32_t n = st_store_get_info(stores[k])->tile_size;
+        uint8_t *want = malloc((size_t)n * n * 2);
+        assert_non_null(want);
+        for (uint32_t ty = 0; ty < ny; ty++)
+            for (uint32_t tx = 0; tx < nx; tx++) {
+                st_tile *t = NULL;
+                assert_st_ok(st_store_read_tile(stores[k], (st_tile_key){0, tx, ty}, &t, err));
+                size_t bytes = st_level_pack_pairs(levels[k], (st_rect){(int32_t)(tx * n), (int32_t)(ty * n),
+                                                                        (int32_t)((tx + 1) * n), (int32_t)((ty + 1) * n)},
+                                                   want);
+                assert_int_equal(bytes, t->data_bytes);
+                if (memcmp(t->data, want, bytes)) fail_msg("coarse level %d, tile %u,%u differs from st_level_coarsen", k + 1, tx, ty);
+                st_tile_meta m;
+                assert_true(st_store_tile_meta(stores[k], (st_tile_key){0, tx, ty}, &m));
+                assert_true(m.min_m == t->min_m && m.max_m == t->max_m);
+                st_tile_destroy(t);
+            }
+        free(want);
+    }
+    st_store_close(s2);
+    st_store_close(s1);
+    st_store_close(s);
+    st_level_destroy(c2);
+    st_level_destroy(c1);
+    st_level_destroy(whole);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tile_round_trip),   cmocka_unit_test(test_dem_store),
@@ -742,6 +796,7 @@ int main(void) {
         cmocka_unit_test(test_layer_store),       cmocka_unit_test(test_generated_store),
         cmocka_unit_test(test_generated_layer_store),
         cmocka_unit_test(test_layer_pages),
+        cmocka_unit_test(test_coarse_store),
         cmocka_unit_test(test_amplify_keeps_source), cmocka_unit_test(test_http_store),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

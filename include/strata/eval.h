@@ -130,6 +130,11 @@ typedef struct st_measure_desc {
     bool progress;              /* a progress bar with ETA on stderr (a terminal) */
     bool progress_lines;        /* one plain line per finished step on stderr (not a terminal) */
     const volatile sig_atomic_t *cancel; /* when it becomes non-zero the run stops with ST_ERR_CANCELLED */
+    /* Paged (compare only): the methods draw this layer store of the level's texels as a paged world with no
+     * level (st_engine_set_paged_world, with paged_pool pages and the far field's coarser levels for far_dist),
+     * each view settled until its pages are resident; the level stays the reference's. NULL = the level. */
+    st_store *paged;
+    uint32_t paged_pool;
 } st_measure_desc;
 
 /* The shared shadow map's resolution per purpose: the publication protocol (compare, tune, edits, render) casts

@@ -11,6 +11,8 @@
 #include "strata/tile_pool.h"
 #include "strata/tiles.h"
 
+#define ST_PAGED_MAX_LEVELS 8u /* the full-resolution pages and up to 7 coarser levels */
+
 typedef struct st_paged_desc {
     uint32_t pool_pages;          /* resident pages on the GPU (0 = 256; at most the adapter's array layers) */
     uint32_t cpu_tiles;           /* decoded tiles kept on the CPU (0 = pool_pages) */
@@ -19,7 +21,19 @@ typedef struct st_paged_desc {
     float margin;                 /* texels wanted beyond the far distance (0 = one page) */
     float lookahead_frames;       /* prefetch where the eye will be after this many frames of its last motion
                                      (0 = 30) */
+    /* The far field: coarser levels of the store (st_store_open_coarse, made on demand from the pages under
+     * them), each half the resolution of the one below. With far_levels > 0, full resolution is wanted within
+     * full_radius of the eye only, level k within full_radius·2^k (the coarsest out to the far distance), and a
+     * texel whose page is missing at one level is read from the finest coarser level that has it. */
+    uint32_t far_levels;          /* coarser levels (0 = none: every page within far at full resolution; at most
+                                     ST_PAGED_MAX_LEVELS − 1, fewer where the world runs out of whole pages) */
+    float full_radius;            /* texels around the eye at full resolution when far_levels > 0 (0 = 1024) */
+    uint32_t far_pages;           /* pool pages of each coarser level (0 = all that its disc can meet: 169 for
+                                     the default radius in 256² pages) */
 } st_paged_desc;
+
+/* The coarser levels st_paged_desc.far_levels needs for `far_dist` with that full_radius (0 = the default). */
+uint32_t st_paged_far_levels_for(float far_dist, float full_radius);
 
 /* Makes `level` the engine's world with its texels paged from `store`, a layer store of the same texels (built
  * from the level or the level read from it): every renderer created afterwards reads terrain through the page
@@ -52,7 +66,9 @@ typedef struct st_paged_stats {
     uint32_t pool_pages;  /* slots of the pool */
     uint32_t mapped;      /* pages the table maps to a slot now */
     uint32_t wanted;      /* pages the last frame asked for */
-    uint32_t missing;     /* of those, not mapped yet (read as floors) */
+    uint32_t missing;     /* of those, not mapped yet (read from a coarser level, or as floors) */
+    uint32_t levels;      /* 1 + the coarser levels of the far field */
+    uint32_t far_mapped;  /* pages of the coarser levels in the pool */
     uint64_t gpu_bytes;   /* the pool plus the page table */
 } st_paged_stats;
 
@@ -66,5 +82,8 @@ st_result st_engine_paged_settle(st_engine *engine, const st_camera *camera, uin
 /* The slot the page table maps page (px, py) to (false when none), and, when out is not NULL, that slot's
  * texels as the GPU holds them (the tile's pair layout, (size/2)·size·4 bytes; waits for the device): tests. */
 bool st_engine_paged_page(st_engine *engine, uint32_t px, uint32_t py, uint32_t *slot, void *out, size_t bytes);
+/* Whether page (px, py) of level k (0 = full resolution, k ≥ 1 the far field's coarser levels) is mapped to a
+ * slot now: tests. */
+bool st_engine_paged_level_mapped(const st_engine *engine, uint32_t k, uint32_t px, uint32_t py);
 
 #endif

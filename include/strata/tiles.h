@@ -157,6 +157,13 @@ st_result st_store_surface_error(st_store *s, double quantile, uint32_t lattice,
  * materials, name, wrap flags and flood levels, equal to the level it was built from. */
 st_result st_store_read_level(st_store *s, st_level **out, st_error *err);
 
+/* The next coarser level of a layer store as a store of its own: half the texels each way, the same tile size,
+ * palette and wrap, each tile made on demand from the four tiles under it by st_level_coarsen (conservative: every
+ * height solid in a fine texel is solid in the coarse texel over it; docs/paged-terrain.md). Nothing on disk; the
+ * finer store must outlive it. Opened again on a coarse store, it gives the next level up. ST_ERR_INVALID for a
+ * DEM store or one with fewer than two tiles each way. Thread-safe reads, as the finer store's. */
+st_result st_store_open_coarse(st_store *fine, st_store **out, st_error *err);
+
 /* ---- a layer store's texels on the CPU (src/tiles/layer_pages.c) ------------------------------------------------
  * What the CPU side of a paged world reads in place of a level of the whole world: point reads through a small
  * cache of decoded pages, and windows of the world as levels of their own. Not thread-safe (one caller). */

@@ -12,25 +12,42 @@ struct Surface {
 
 // Paged terrain (g.knobs.w bit 2; src/render/paged_terrain.c): the texels live in pages of 2^s texels a side, the
 // tiles of a layer store, in the layers of terrain_pool as the residency manager brings them; the page table
-// says which layer holds each page. A page not resident reads as a single floor at its tile's lowest height.
-// Native only: the web build (ST_TERRAIN_PIECES, no storage buffers) draws whole levels.
+// says which layer holds each page. The far field: coarser levels of the same field (level k: one texel per
+// 2^k × 2^k texels, conservative: docs/paged-terrain.md) in pages of their own; a texel whose page is missing is
+// read from the finest coarser level that has its page, and where none has it, as a single floor at its tile's
+// lowest height. Native only: the web build (ST_TERRAIN_PIECES, no storage buffers) draws whole levels.
 #if !defined(ST_TERRAIN_PIECES) && !defined(ST_NO_STORAGE_BUFFERS)
 #define ST_PAGED_TERRAIN 1
 const uint LEVEL_PAGED = 4u;
 layout(set = 0, binding = 6, std430) readonly buffer TerrainPages {
-    uvec4 info;   // page shift s, pages along x, pages along y, 0
-    uint entry[]; // per page, row-major: (layer + 1) | floor << 24; layer + 1 = 0: not resident
+    uvec4 info;            // page shift s, level-0 pages along x, along y, levels (1 + the coarser ones)
+    uint level_offset[8];  // each level's first entry; level k has (pages along x >> k) × (along y >> k)
+    uint entry[];          // per page, row-major: (layer + 1) | floor << 24; layer + 1 = 0: not resident
 } terrain_pages;
 layout(set = 0, binding = 7) uniform usampler2DArray terrain_pool;
 
-// The pair holding texel c (wrapped into the level) in its page.
+// The pair holding texel c (wrapped into the level) in its page, or the coarse texel over it.
 uvec4 terrain_page_pair(ivec2 c) {
     uint s = terrain_pages.info.x;
     uint e = terrain_pages.entry[uint(c.y >> s) * terrain_pages.info.y + uint(c.x >> s)];
     uint layer = e & 0xFFFFFFu;
-    if (layer == 0u) return uvec4(e >> 24, 0u, e >> 24, 0u);
-    ivec2 m = c & ((1 << s) - 1);
-    return texelFetch(terrain_pool, ivec3(m.x >> 1, m.y, int(layer - 1u)), 0);
+    if (layer != 0u) {
+        ivec2 m = c & ((1 << s) - 1);
+        return texelFetch(terrain_pool, ivec3(m.x >> 1, m.y, int(layer - 1u)), 0);
+    }
+    for (uint k = 1u; k < terrain_pages.info.w; k++) {
+        ivec2 ck = c >> int(k);
+        uint i = terrain_pages.level_offset[k] + uint(ck.y >> s) * (terrain_pages.info.y >> k) + uint(ck.x >> s);
+        uint l = terrain_pages.entry[i] & 0xFFFFFFu;
+        if (l == 0u) continue;
+        ivec2 m = ck & ((1 << s) - 1);
+        uvec4 p = texelFetch(terrain_pool, ivec3(m.x >> 1, m.y, int(l - 1u)), 0);
+        // a dual pair is one column for both its texels; of two single ones the caller picks by c's parity, so
+        // both halves hold the coarse texel over c
+        if ((p.y & 0x40u) == 0u) p = (ck.x & 1) != 0 ? p.zwzw : p.xyxy;
+        return p;
+    }
+    return uvec4(e >> 24, 0u, e >> 24, 0u);
 }
 #endif
 

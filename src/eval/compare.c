@@ -12,6 +12,7 @@
 #include "strata/eval.h"
 #include "strata/file.h"
 #include "strata/image.h"
+#include "strata/paged.h"
 #include "strata/render.h"
 
 #define GRID_TILE_MAX_W 320u  /* grid tiles are scaled down to at most this width */
@@ -128,7 +129,9 @@ static st_result run_method(run_state *s, size_t m, double start, size_t *done, 
          * (wholly or mostly), where the timed frames that follow cast nothing */
         row->shadow_first_ms = NAN;
         bool first = true;
-        if (v == 0) { /* the method's very first frame pays for whatever it builds lazily */
+        /* a paged world: the view's pages (and its far field's) resident before any frame counts */
+        if (s->d->run.paged) res = st_engine_paged_settle(s->engine, cam, 1000000, NULL, err);
+        if (!res && v == 0) { /* the method's very first frame pays for whatever it builds lazily */
             res = draw_timed(rn, cam, &wall, &ft, err);
             cm->first_frame_ms = wall;
             if (!res) row->shadow_first_ms = st_frame_timing_pass_ms(&ft, "shadow");
@@ -323,6 +326,10 @@ static st_result setup(run_state *s, st_error *err) {
         r->vendor_id = info.vendor_id;
         r->device_id = info.device_id;
     }
+    if (!res && d->run.paged) {
+        st_paged_desc pd = {.pool_pages = d->run.paged_pool, .far_levels = st_paged_far_levels_for(r->far_dist, 0)};
+        res = st_engine_set_paged_world(s->engine, d->run.paged, &pd, err);
+    }
     if (res) return res;
     const char *tag = r->quick ? "quick" : "compare";
     if ((res = st_run_dir_begin(d->run.out_dir ? d->run.out_dir : "out/compare", r->slug, tag, r->settings, &s->dir,
@@ -458,6 +465,8 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
         }
     }
     r->edits = d->edits;
+    if (d->edits && d->run.paged)
+        return st_error_set(err, ST_ERR_INVALID, "compare: the edit protocol edits a level; a paged world takes no edits");
     if (d->edits) {
         st_result er = st_edit_check(d->run.level, &d->edit, err);
         if (er) {
@@ -513,7 +522,9 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
         len += snprintf(r->settings + len, sizeof r->settings - (size_t)len, " water=%s", st_water_mode_name(r->water.mode));
     /* flat, the protocol's shading, is left out so the digests of earlier runs stay what they were */
     if (r->shading == ST_SHADING_TEXTURED && len > 0 && (size_t)len < sizeof r->settings)
-        snprintf(r->settings + len, sizeof r->settings - (size_t)len, " shading=textured");
+        len += snprintf(r->settings + len, sizeof r->settings - (size_t)len, " shading=textured");
+    if (d->run.paged && len > 0 && (size_t)len < sizeof r->settings)
+        snprintf(r->settings + len, sizeof r->settings - (size_t)len, " paged=%u", d->run.paged_pool);
     r->rows = calloc(r->method_count * r->view_count, sizeof *r->rows);
     bool ok = r->rows != NULL;
     for (size_t k = 0; ok && k < r->method_count * r->view_count; k++) {

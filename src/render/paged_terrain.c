@@ -10,23 +10,40 @@
 #include "render/render_internal.h"
 
 #define DEFAULT_POOL_PAGES 256u
-#define TABLE_HEADER 4u /* u32s before the entries: page shift, pages along x and y, 0 */
+
+#define DEFAULT_FULL_RADIUS 1024.0f
+/* u32s before the entries: page shift, level-0 pages along x and y, levels, then each level's first entry */
+#define TABLE_HEADER (4u + ST_PAGED_MAX_LEVELS)
 #define PAGE_EDITED 1u
 #define PAGE_RESEND 2u
 #define PAGE_UNSAVED 4u
 
+/* One level of the pages: 0 the world's own, k ≥ 1 the k-th coarser level (st_store_open_coarse), each with its
+ * residency manager and its own range of the pool's slots. */
+typedef struct paged_level {
+    st_paged_terrain *p;
+    uint32_t k;
+    st_store *store;         /* k = 0: the world's; k ≥ 1: a coarse store owned here */
+    st_residency *residency;
+    uint32_t nx, ny, offset; /* pages along x and y; the first entry of this level in the table */
+    uint32_t slot_base, slots;
+} paged_level;
+
 struct st_paged_terrain {
     st_engine *engine;
+    paged_level lv[ST_PAGED_MAX_LEVELS];
+    uint32_t levels;         /* 1 + the coarser levels of the far field */
+    float full_radius;       /* with coarser levels: texels around the eye wanted at full resolution */
     const st_level *level;   /* NULL: a world with no level in memory, its CPU reads through `reader` */
     st_layer_pages *reader;  /* such a world's texels on the CPU (the near-plane test) */
     bool wrap_x, wrap_y;
     st_store *store;
     const st_store_info *info;
-    st_residency *residency;
+    st_residency *residency; /* level 0's */
     st_tile_pool *pool;
     st_tile_uploader pool_uploader;
-    uint32_t slots, shift, nx, ny;
-    uint64_t *slot_key;      /* per slot: the packed key of the page it holds, UINT64_MAX for none */
+    uint32_t slots, shift, nx, ny; /* slots of every level; level 0's pages along x and y */
+    uint64_t *slot_key;      /* per slot: the packed key (its level the page's) it holds, UINT64_MAX for none */
     st_gpu_buffer table;     /* header + per page: (slot + 1) | floor << 24; slot + 1 = 0: not resident */
     float margin, lookahead;
     uint8_t *edited;         /* per page: PAGE_EDITED once edited (the level, not the store, is its truth on the
@@ -42,15 +59,16 @@ struct st_paged_terrain {
     uint32_t wanted, missing;
 };
 
-static uint32_t *entry(st_paged_terrain *p, uint32_t x, uint32_t y) {
-    return (uint32_t *)p->table.mapped + TABLE_HEADER + (size_t)y * p->nx + x;
+static uint32_t *level_entry(st_paged_terrain *p, uint32_t k, uint32_t x, uint32_t y) {
+    return (uint32_t *)p->table.mapped + TABLE_HEADER + p->lv[k].offset + (size_t)y * p->lv[k].nx + x;
 }
+static uint32_t *entry(st_paged_terrain *p, uint32_t x, uint32_t y) { return level_entry(p, 0, x, y); }
 
 /* A missing page reads as a floor at the lowest low of its tile (the index's bound; 0 before a generated tile
  * is made): nothing above the real floor is invented, so rays pass where slabs are still loading. */
-static uint32_t floor_of(st_paged_terrain *p, uint32_t x, uint32_t y) {
+static uint32_t floor_of(st_paged_terrain *p, uint32_t k, uint32_t x, uint32_t y) {
     st_tile_meta m;
-    if (!st_store_tile_meta(p->store, (st_tile_key){0, x, y}, &m) || !(m.min_m >= 0)) return 0;
+    if (!st_store_tile_meta(p->lv[k].store, (st_tile_key){0, x, y}, &m) || !(m.min_m >= 0)) return 0;
     return m.min_m > 255 ? 255u : (uint32_t)m.min_m;
 }
 
@@ -67,23 +85,27 @@ static const st_tile *pack_page(st_paged_terrain *p, uint32_t x, uint32_t y) {
     return p->scratch;
 }
 
-static bool paged_upload(void *user, uint32_t slot, const st_tile *tile, uint64_t *ticket) {
-    st_paged_terrain *p = user;
-    if (slot >= p->slots || tile->key.level != 0 || tile->key.x >= p->nx || tile->key.y >= p->ny) return false;
+static bool paged_upload(void *user, uint32_t local, const st_tile *tile, uint64_t *ticket) {
+    paged_level *lv = user;
+    st_paged_terrain *p = lv->p;
+    uint32_t k = lv->k, slot = lv->slot_base + local;
+    if (local >= lv->slots || tile->key.level != 0 || tile->key.x >= lv->nx || tile->key.y >= lv->ny) return false;
     /* an edited page's texels come from the level: the tile loaded from the store (or kept on the CPU since)
-     * may predate the edit */
-    uint8_t *ed = &p->edited[(size_t)tile->key.y * p->nx + tile->key.x];
-    const st_tile *send = *ed & PAGE_EDITED ? pack_page(p, tile->key.x, tile->key.y) : tile;
+     * may predate the edit (coarser levels follow the store alone) */
+    uint8_t *ed = k == 0 ? &p->edited[(size_t)tile->key.y * p->nx + tile->key.x] : NULL;
+    const st_tile *send = ed && *ed & PAGE_EDITED ? pack_page(p, tile->key.x, tile->key.y) : tile;
     if (!p->pool_uploader.upload(p->pool_uploader.user, slot, send, ticket)) return false;
-    if (*ed & PAGE_RESEND) p->resend_count--;
-    *ed &= (uint8_t)~PAGE_RESEND;
-    if (p->slot_key[slot] != UINT64_MAX) {
-        st_tile_key old = st_tile_key_unpack(p->slot_key[slot]);
-        uint32_t *e = entry(p, old.x, old.y);
-        if ((*e & 0xFFFFFFu) == slot + 1) *e = floor_of(p, old.x, old.y) << 24;
+    if (ed) {
+        if (*ed & PAGE_RESEND) p->resend_count--;
+        *ed &= (uint8_t)~PAGE_RESEND;
     }
-    p->slot_key[slot] = st_tile_key_pack(tile->key);
-    *entry(p, tile->key.x, tile->key.y) = (slot + 1) | (floor_of(p, tile->key.x, tile->key.y) << 24);
+    if (p->slot_key[slot] != UINT64_MAX) { /* the slot's page before, of this level (each level has its slots) */
+        st_tile_key old = st_tile_key_unpack(p->slot_key[slot]);
+        uint32_t *e = level_entry(p, k, old.x, old.y);
+        if ((*e & 0xFFFFFFu) == slot + 1) *e = floor_of(p, k, old.x, old.y) << 24;
+    }
+    p->slot_key[slot] = st_tile_key_pack((st_tile_key){k, tile->key.x, tile->key.y});
+    *level_entry(p, k, tile->key.x, tile->key.y) = (slot + 1) | (floor_of(p, k, tile->key.x, tile->key.y) << 24);
     /* the renderers' data derived from the terrain (the voxel pyramid) learn of the page as of an edit */
     if (p->arrived_count == p->arrived_cap) {
         uint32_t cap = p->arrived_cap ? 2 * p->arrived_cap : 64;
@@ -96,20 +118,22 @@ static bool paged_upload(void *user, uint32_t slot, const st_tile *tile, uint64_
         p->arrived = grown;
         p->arrived_cap = cap;
     }
-    int32_t n = 1 << p->shift;
+    int32_t n = 1 << (p->shift + k); /* a coarse page stands for 2^k times the texels each way */
     p->arrived[p->arrived_count++] = (st_rect){(int32_t)tile->key.x * n, (int32_t)tile->key.y * n,
                                                (int32_t)(tile->key.x + 1) * n, (int32_t)(tile->key.y + 1) * n};
     return true;
 }
 
 static bool paged_complete(void *user, uint64_t ticket) {
-    st_paged_terrain *p = user;
-    return p->pool_uploader.complete(p->pool_uploader.user, ticket);
+    paged_level *lv = user;
+    return lv->p->pool_uploader.complete(lv->p->pool_uploader.user, ticket);
 }
 
 void st_paged_terrain_destroy(st_paged_terrain *p) {
     if (!p) return;
-    st_residency_destroy(p->residency); /* waits for running loads; uploads then stop */
+    for (uint32_t k = 0; k < ST_PAGED_MAX_LEVELS; k++)
+        st_residency_destroy(p->lv[k].residency); /* waits for running loads; uploads then stop */
+    for (uint32_t k = ST_PAGED_MAX_LEVELS; k-- > 1;) st_store_close(p->lv[k].store); /* coarsest first */
     st_tile_pool_destroy(p->pool);
     st_gpu_buffer_destroy(p->engine->gpu, &p->table);
     free(p->slot_key);
@@ -144,14 +168,29 @@ st_result st_paged_terrain_create(st_engine *e, const st_level *level, st_store 
         !st_is_pow2((uint32_t)in->height))
         return st_error_set(err, ST_ERR_INVALID, "a paged world of %llux%llu: powers of two up to %u a side",
                             (unsigned long long)in->width, (unsigned long long)in->height, ST_LEVEL_MAX_DIM);
+    if (desc->far_levels >= ST_PAGED_MAX_LEVELS)
+        return st_error_set(err, ST_ERR_INVALID, "%u coarser levels: at most %u", desc->far_levels,
+                            ST_PAGED_MAX_LEVELS - 1);
+    /* a coarser level of whole pages needs the world at least two pages a side at the level below */
+    uint32_t levels = 1;
+    while (levels <= desc->far_levels && (in->width >> levels) >= in->tile_size && (in->height >> levels) >= in->tile_size)
+        levels++;
     uint32_t max_layers = e->gpu->props.limits.maxImageArrayLayers;
-    uint32_t slots = desc->pool_pages ? desc->pool_pages : DEFAULT_POOL_PAGES;
-    if (slots > max_layers) {
-        if (desc->pool_pages)
-            return st_error_set(err, ST_ERR_INVALID, "a pool of %u pages: this adapter has at most %u array layers", slots,
-                                max_layers);
-        slots = max_layers;
+    uint32_t slots0 = desc->pool_pages ? desc->pool_pages : DEFAULT_POOL_PAGES;
+    /* a coarser level wants the pages of a disc of full_radius/page + 1 of its own pages around the eye: by default
+     * as many slots as the square around such a disc holds, so that it can always settle */
+    float full = desc->full_radius > 0 ? desc->full_radius : DEFAULT_FULL_RADIUS;
+    uint32_t reach = (uint32_t)ceilf(full / (float)in->tile_size) + 1;
+    uint32_t far_pages = desc->far_pages ? desc->far_pages : (2 * reach + 1) * (2 * reach + 1);
+    uint64_t all = slots0 + (uint64_t)(levels - 1) * far_pages;
+    if (all > max_layers) {
+        if (desc->pool_pages || levels > 1)
+            return st_error_set(err, ST_ERR_INVALID, "a pool of %llu pages: this adapter has at most %u array layers",
+                                (unsigned long long)all, max_layers);
+        slots0 = max_layers;
+        all = slots0;
     }
+    uint32_t slots = (uint32_t)all;
     st_paged_terrain *p = calloc(1, sizeof *p);
     if (!p) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     p->engine = e;
@@ -165,6 +204,8 @@ st_result st_paged_terrain_create(st_engine *e, const st_level *level, st_store 
     p->wrap_x = level ? level->wrap_x : in->wrap_x;
     p->wrap_y = level ? level->wrap_y : in->wrap_y;
     p->margin = desc->margin > 0 ? desc->margin : (float)in->tile_size;
+    p->levels = levels;
+    p->full_radius = desc->full_radius > 0 ? desc->full_radius : DEFAULT_FULL_RADIUS;
     p->lookahead = desc->lookahead_frames > 0 ? desc->lookahead_frames : 30.0f;
     st_result r = ST_OK;
     p->slot_key = malloc((size_t)slots * sizeof *p->slot_key);
@@ -173,6 +214,20 @@ st_result st_paged_terrain_create(st_engine *e, const st_level *level, st_store 
     if (!r && !p->edited) r = st_error_set(err, ST_ERR_NOMEM, "out of memory");
     if (!r) r = st_tile_create(ST_TILE_LAYERS, ST_TILE_PAIRS, in->tile_size, &p->scratch, err);
     if (!r && !level) r = st_layer_pages_create(store, 0, &p->reader, err);
+    size_t words = TABLE_HEADER;
+    for (uint32_t k = 0; k < levels && !r; k++) {
+        paged_level *lv = &p->lv[k];
+        lv->p = p;
+        lv->k = k;
+        lv->store = store;
+        if (k) r = st_store_open_coarse(p->lv[k - 1].store, &lv->store, err);
+        lv->nx = p->nx >> k;
+        lv->ny = p->ny >> k;
+        lv->offset = (uint32_t)(words - TABLE_HEADER);
+        lv->slot_base = k ? slots0 + (k - 1) * far_pages : 0;
+        lv->slots = k ? far_pages : slots0;
+        words += (size_t)lv->nx * lv->ny;
+    }
     if (!r) {
         for (uint32_t i = 0; i < slots; i++) p->slot_key[i] = UINT64_MAX;
         st_tile_pool_desc pd = {.encoding = ST_TILE_PAIRS,
@@ -181,7 +236,6 @@ st_result st_paged_terrain_create(st_engine *e, const st_level *level, st_store 
                                 .frame_budget_bytes = desc->upload_budget_bytes};
         r = st_tile_pool_create(e, &pd, &p->pool, err);
     }
-    size_t words = TABLE_HEADER + (size_t)p->nx * p->ny;
     if (!r) r = st_gpu_buffer_create(e->gpu, words * sizeof(uint32_t), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true,
                                      &p->table, err);
     if (!r) {
@@ -189,20 +243,26 @@ st_result st_paged_terrain_create(st_engine *e, const st_level *level, st_store 
         t[0] = p->shift;
         t[1] = p->nx;
         t[2] = p->ny;
-        t[3] = 0;
-        for (uint32_t y = 0; y < p->ny; y++)
-            for (uint32_t x = 0; x < p->nx; x++) *entry(p, x, y) = floor_of(p, x, y) << 24;
+        t[3] = levels;
+        for (uint32_t k = 0; k < ST_PAGED_MAX_LEVELS; k++) t[4 + k] = k < levels ? p->lv[k].offset : 0;
+        for (uint32_t k = 0; k < levels; k++)
+            for (uint32_t y = 0; y < p->lv[k].ny; y++)
+                for (uint32_t x = 0; x < p->lv[k].nx; x++) *level_entry(p, k, x, y) = floor_of(p, k, x, y) << 24;
         p->pool_uploader = st_tile_pool_uploader(p->pool);
-        st_tile_uploader up = {.user = p, .upload = paged_upload, .complete = paged_complete};
-        st_residency_desc rd = {.store = store,
-                                .cpu_tiles = desc->cpu_tiles ? desc->cpu_tiles : slots,
-                                .gpu_slots = slots,
+    }
+    for (uint32_t k = 0; k < levels && !r; k++) {
+        st_tile_uploader up = {.user = &p->lv[k], .upload = paged_upload, .complete = paged_complete};
+        uint32_t cpu = k ? p->lv[k].slots : desc->cpu_tiles ? desc->cpu_tiles : p->lv[k].slots;
+        st_residency_desc rd = {.store = p->lv[k].store,
+                                .cpu_tiles = cpu,
+                                .gpu_slots = p->lv[k].slots,
                                 .uploader = &up,
                                 .upload_budget_bytes = desc->upload_budget_bytes,
                                 .slow_load_ms = desc->slow_load_ms,
                                 .pin_none = true};
-        r = st_residency_create(&rd, &p->residency, err);
+        r = st_residency_create(&rd, &p->lv[k].residency, err);
     }
+    if (!r) p->residency = p->lv[0].residency;
     if (r) {
         st_paged_terrain_destroy(p);
         return r;
@@ -211,30 +271,34 @@ st_result st_paged_terrain_create(st_engine *e, const st_level *level, st_store 
     return ST_OK;
 }
 
-/* Requests the pages whose squares meet the disk of radius `radius` around (cx, cy), nearest first at
- * priorities in (base, base + 1]; wraps along the level's wrapping axes, stops at the edges of bounded ones. */
-static uint32_t request_disk(st_paged_terrain *p, double cx, double cy, double radius, float base, bool count) {
-    double page = (double)(1u << p->shift);
+/* Requests the pages of level k whose squares meet the disk of radius `radius` (level-0 texels) around (cx, cy),
+ * nearest first at priorities in (base, base + 1]; wraps along the world's wrapping axes, stops at the edges of
+ * bounded ones. */
+static uint32_t request_disk(st_paged_terrain *p, uint32_t k, double cx, double cy, double radius, float base,
+                             bool count) {
+    const paged_level *lv = &p->lv[k];
+    double page = (double)(1u << (p->shift + k)); /* a page of level k, in level-0 texels */
+    int64_t nx = lv->nx, ny = lv->ny;
     int64_t x0 = (int64_t)floor((cx - radius) / page), x1 = (int64_t)floor((cx + radius) / page);
     int64_t y0 = (int64_t)floor((cy - radius) / page), y1 = (int64_t)floor((cy + radius) / page);
     /* a disk wider than the world asks for each page once */
-    if (x1 - x0 + 1 > (int64_t)p->nx) x0 = 0, x1 = p->nx - 1;
-    if (y1 - y0 + 1 > (int64_t)p->ny) y0 = 0, y1 = p->ny - 1;
+    if (x1 - x0 + 1 > nx) x0 = 0, x1 = nx - 1;
+    if (y1 - y0 + 1 > ny) y0 = 0, y1 = ny - 1;
     uint32_t n = 0;
     for (int64_t ty = y0; ty <= y1; ty++) {
-        if (!p->wrap_y && (ty < 0 || ty >= (int64_t)p->ny)) continue;
+        if (!p->wrap_y && (ty < 0 || ty >= ny)) continue;
         double dy = fmax(0.0, fmax((double)ty * page - cy, cy - (double)(ty + 1) * page));
         for (int64_t tx = x0; tx <= x1; tx++) {
-            if (!p->wrap_x && (tx < 0 || tx >= (int64_t)p->nx)) continue;
+            if (!p->wrap_x && (tx < 0 || tx >= nx)) continue;
             double dx = fmax(0.0, fmax((double)tx * page - cx, cx - (double)(tx + 1) * page));
             double d = sqrt(dx * dx + dy * dy);
             if (d > radius) continue;
-            uint32_t px = (uint32_t)(((tx % (int64_t)p->nx) + p->nx) % p->nx);
-            uint32_t py = (uint32_t)(((ty % (int64_t)p->ny) + p->ny) % p->ny);
-            st_residency_request(p->residency, (st_tile_key){0, px, py}, base + (float)(1.0 / (1.0 + d / page)));
+            uint32_t px = (uint32_t)(((tx % nx) + nx) % nx);
+            uint32_t py = (uint32_t)(((ty % ny) + ny) % ny);
+            st_residency_request(lv->residency, (st_tile_key){0, px, py}, base + (float)(1.0 / (1.0 + d / page)));
             if (count) {
                 n++;
-                if ((*entry(p, px, py) & 0xFFFFFFu) == 0) p->missing++;
+                if ((*level_entry(p, k, px, py) & 0xFFFFFFu) == 0) p->missing++;
             }
         }
     }
@@ -243,15 +307,25 @@ static uint32_t request_disk(st_paged_terrain *p, double cx, double cy, double r
 
 void st_paged_terrain_begin_frame(st_paged_terrain *p, const st_camera *cam) {
     double eye[2] = {cam->position[0], cam->position[1]};
-    double radius = (double)(cam->far_dist > 0 ? cam->far_dist : ST_DEFAULT_FAR) + p->margin;
+    double far = (double)(cam->far_dist > 0 ? cam->far_dist : ST_DEFAULT_FAR);
+    /* with coarser levels, full resolution within full_radius only; level k covers 2^k times that (and at least
+     * the far distance at the coarsest), each with a margin of one of its own pages */
+    double radius = (p->levels > 1 ? fmin(far, (double)p->full_radius) : far) + p->margin;
     p->missing = 0;
-    p->wanted = request_disk(p, eye[0], eye[1], radius, 1.0f, true);
+    p->wanted = request_disk(p, 0, eye[0], eye[1], radius, 1.0f, true);
+    for (uint32_t k = 1; k < p->levels; k++) {
+        double reach = k + 1 == p->levels ? far : fmin(far, (double)p->full_radius * (double)(1u << k));
+        double previous = fmin(far, (double)p->full_radius * (double)(1u << (k - 1)));
+        if (previous >= far) break; /* the finer levels reach the far distance already */
+        p->wanted += request_disk(p, k, eye[0], eye[1], reach + p->margin * (double)(1u << k), 1.0f, true);
+    }
+    for (uint32_t k = 1; k < p->levels; k++) st_residency_update(p->lv[k].residency);
     if (p->have_eye) { /* prefetch where the eye is heading, below everything it needs now */
         double vx = eye[0] - p->last_eye[0], vy = eye[1] - p->last_eye[1];
         double ahead = fmin(hypot(vx, vy) * p->lookahead, 2.0 * radius);
         if (ahead >= 1.0) {
             double s = ahead / hypot(vx, vy);
-            request_disk(p, eye[0] + vx * s, eye[1] + vy * s, radius, 0.0f, false);
+            request_disk(p, 0, eye[0] + vx * s, eye[1] + vy * s, radius, 0.0f, false);
         }
     }
     p->last_eye[0] = eye[0];
@@ -262,6 +336,7 @@ void st_paged_terrain_begin_frame(st_paged_terrain *p, const st_camera *cam) {
     for (uint32_t i = 0; i < p->slots && p->resend_count; i++) {
         if (p->slot_key[i] == UINT64_MAX) continue;
         st_tile_key k = st_tile_key_unpack(p->slot_key[i]);
+        if (k.level) continue; /* a coarser level's page: edits do not reach it */
         uint8_t *ed = &p->edited[(size_t)k.y * p->nx + k.x];
         if (!(*ed & PAGE_RESEND)) continue;
         uint64_t ticket;
@@ -269,6 +344,13 @@ void st_paged_terrain_begin_frame(st_paged_terrain *p, const st_camera *cam) {
         *ed &= (uint8_t)~PAGE_RESEND; /* the renderers were told of the edit itself by st_engine_update_level */
         p->resend_count--;
     }
+}
+
+uint32_t st_paged_far_levels_for(float far_dist, float full_radius) {
+    double r = full_radius > 0 ? (double)full_radius : (double)DEFAULT_FULL_RADIUS;
+    uint32_t k = 0;
+    while (k + 1 < ST_PAGED_MAX_LEVELS && r * (double)(1u << k) < (double)far_dist) k++;
+    return k;
 }
 
 void st_paged_terrain_edit(st_paged_terrain *p, st_rect rect) {
@@ -423,6 +505,9 @@ st_result st_engine_paged_stats(const st_engine *e, st_paged_stats *out, st_erro
     out->residency = st_residency_get_stats(p->residency);
     out->pool = st_tile_pool_get_stats(p->pool);
     out->pool_pages = p->slots;
+    out->levels = p->levels;
+    for (uint32_t i = 0; i < p->slots; i++)
+        if (p->slot_key[i] != UINT64_MAX && st_tile_key_unpack(p->slot_key[i]).level) out->far_mapped++;
     for (uint32_t i = 0; i < p->slots; i++) out->mapped += p->slot_key[i] != UINT64_MAX;
     out->wanted = p->wanted;
     out->missing = p->missing;
@@ -456,4 +541,10 @@ bool st_engine_paged_page(st_engine *e, uint32_t px, uint32_t py, uint32_t *slot
     if (slot) *slot = s - 1;
     st_error err = {0};
     return !out || st_tile_pool_read_slot(p->pool, s - 1, out, bytes, &err) == ST_OK;
+}
+
+bool st_engine_paged_level_mapped(const st_engine *e, uint32_t k, uint32_t px, uint32_t py) {
+    st_paged_terrain *p = e->paged;
+    if (!p || k >= p->levels || px >= p->lv[k].nx || py >= p->lv[k].ny) return false;
+    return (*level_entry(p, k, px, py) & 0xFFFFFFu) != 0;
 }

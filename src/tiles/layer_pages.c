@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strata/tiles.h"
+#include "tiles/tiles_internal.h"
 
 #define DEFAULT_CACHE 8u
 
@@ -52,13 +52,8 @@ void st_layer_pages_destroy(st_layer_pages *p) {
     free(p);
 }
 
-/* Copies the texels of store tile (tx, ty) into the window level dst, where the tile's first texel lands at
- * (wx, wy) (maybe outside it: only the texels inside are copied; wx is even, so pairs stay whole). */
-static st_result copy_tile(st_store *s, uint32_t n, uint32_t tx, uint32_t ty, int64_t wx, int64_t wy, st_level *dst,
-                           st_error *err) {
-    st_tile *t = NULL;
-    st_result r = st_store_read_tile(s, (st_tile_key){0, tx, ty}, &t, err);
-    if (r) return r;
+void st_tile_pairs_to_level(const st_tile *t, st_level *dst, int64_t wx, int64_t wy) {
+    uint32_t n = t->size;
     uint8_t *heights, *meta;
     st_level_planes_mut(dst, &heights, &meta);
     for (uint32_t j = 0; j < n; j++) {
@@ -75,6 +70,15 @@ static st_result copy_tile(st_store *s, uint32_t n, uint32_t tx, uint32_t ty, in
             meta[at + 1] = q[3];
         }
     }
+}
+
+/* Copies store tile (tx, ty) into the window level dst, its first texel at (wx, wy) there. */
+static st_result copy_tile(st_store *s, uint32_t tx, uint32_t ty, int64_t wx, int64_t wy, st_level *dst,
+                           st_error *err) {
+    st_tile *t = NULL;
+    st_result r = st_store_read_tile(s, (st_tile_key){0, tx, ty}, &t, err);
+    if (r) return r;
+    st_tile_pairs_to_level(t, dst, wx, wy);
     st_tile_destroy(t);
     return ST_OK;
 }
@@ -106,7 +110,7 @@ st_result st_layer_pages_window(st_layer_pages *p, int64_t x0, int64_t y0, uint3
         for (int64_t tx = floor_div(x0, n); tx * n < x0 + (int64_t)w && !r; tx++) {
             uint32_t sx = (uint32_t)(((tx % (int64_t)p->nx) + p->nx) % p->nx);
             uint32_t sy = (uint32_t)(((ty % (int64_t)p->ny) + p->ny) % p->ny);
-            r = copy_tile(p->store, (uint32_t)n, sx, sy, tx * n - x0, ty * n - y0, l, err);
+            r = copy_tile(p->store, sx, sy, tx * n - x0, ty * n - y0, l, err);
         }
     if (r) {
         st_level_destroy(l);

@@ -32,13 +32,14 @@ struct st_store {
     pthread_mutex_t meta_lock;
     gen_meta *learnt; /* open addressing, GEN_META_CAP slots */
     uint32_t learnt_count;
+    st_store *coarse_of; /* a coarser level of this layer store (st_store_open_coarse): its tiles are made from it */
 };
 
 const st_store_info *st_store_get_info(const st_store *s) { return &s->info; }
 st_store_info *st_store_info_mut(st_store *s) { return &s->info; }
 st_tile_meta *st_store_index_mut(st_store *s, uint32_t level) { return level < s->info.levels ? s->index[level] : NULL; }
 const char *st_store_folder(const st_store *s) {
-    if (s->gen || s->layers || !strncmp(s->where, "http://", 7) || !strncmp(s->where, "https://", 8)) return NULL;
+    if (s->gen || s->layers || s->coarse_of || !strncmp(s->where, "http://", 7) || !strncmp(s->where, "https://", 8)) return NULL;
     return s->where;
 }
 
@@ -55,7 +56,7 @@ static bool key_inside(const st_store *s, st_tile_key k) {
 void st_store_close(st_store *s) {
     if (!s) return;
     for (uint32_t l = 0; l < ST_STORE_MAX_LEVELS; l++) free(s->index[l]);
-    if (s->gen || s->layers) {
+    if (s->gen || s->layers || s->coarse_of) {
         st_dem_source_destroy(s->gen);
         st_gen_source_destroy(s->layers);
         pthread_mutex_destroy(&s->meta_lock);
@@ -370,7 +371,7 @@ st_result st_store_open(const char *where, st_store **out, st_error *err) {
 
 bool st_store_tile_meta(const st_store *s, st_tile_key key, st_tile_meta *out) {
     if (!key_inside(s, key)) return false;
-    if (s->gen || s->layers) {
+    if (s->gen || s->layers || s->coarse_of) {
         /* The tile's own bounds when it was made, else the nearest ancestor's (the finest data inside a tile lies
          * inside its parent's bounds), else the generator's global bound. */
         st_store *ms = (st_store *)s;
@@ -386,6 +387,82 @@ bool st_store_tile_meta(const st_store *s, st_tile_key key, st_tile_meta *out) {
     return true;
 }
 
+/* ---- coarser levels of a layer store --------------------------------------------------------------------- */
+
+st_result st_store_open_coarse(st_store *fine, st_store **out, st_error *err) {
+    *out = NULL;
+    const st_store_info *f = &fine->info;
+    if (f->kind != ST_TILE_LAYERS) return st_error_set(err, ST_ERR_INVALID, "%s: not a layer store", fine->where);
+    if (f->width / 2 < f->tile_size || f->height / 2 < f->tile_size || f->width % (2ull * f->tile_size) ||
+        f->height % (2ull * f->tile_size))
+        return st_error_set(err, ST_ERR_INVALID, "%s: %llux%llu texels in tiles of %u have no coarser level of whole tiles",
+                            fine->where, (unsigned long long)f->width, (unsigned long long)f->height, f->tile_size);
+    char name[1100];
+    snprintf(name, sizeof name, "coarse:%.1000s", fine->where);
+    st_store *s = generated_store_new(name);
+    if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    s->coarse_of = fine;
+    st_store_info *in = &s->info;
+    *in = *f;
+    in->width = f->width / 2;
+    in->height = f->height / 2;
+    in->levels = 1;
+    in->generated = true;
+    in->bytes = 0;
+    in->compression = ST_TILE_RAW;
+    in->flood_sections = 0;
+    snprintf(in->source, sizeof in->source, "the coarser level of %.480s", fine->where);
+    fill_geometry(s);
+    in->tiles = (uint64_t)s->nx[0] * s->ny[0];
+    *out = s;
+    return ST_OK;
+}
+
+/* A coarse tile: its four children (tiles of the finer store under it) side by side as one level of twice the
+ * tile's side, coarsened (st_level_coarsen, conservative), packed as pairs. */
+static st_result read_coarse(st_store *s, st_tile_key key, st_tile **out, st_error *err) {
+    const uint32_t n = s->info.tile_size;
+    st_level *block = NULL, *coarse = NULL;
+    st_tile *t = NULL;
+    st_result r = st_level_create(2 * n, 2 * n, &block, err);
+    if (!r) {
+        block->terrain_types = s->info.terrain_types;
+        block->wrap_x = block->wrap_y = false; /* each coarse texel is its own 2×2 fine texels: no neighbour read */
+    }
+    for (uint32_t j = 0; j < 2 && !r; j++)
+        for (uint32_t i = 0; i < 2 && !r; i++) {
+            st_tile *child = NULL;
+            r = st_store_read_tile(s->coarse_of, (st_tile_key){0, 2 * key.x + i, 2 * key.y + j}, &child, err);
+            if (!r) st_tile_pairs_to_level(child, block, (int64_t)i * n, (int64_t)j * n);
+            st_tile_destroy(child);
+        }
+    if (!r) r = st_level_coarsen(block, &coarse, err);
+    if (!r) r = st_tile_create(ST_TILE_LAYERS, ST_TILE_PAIRS, n, &t, err);
+    if (!r) {
+        t->key = key;
+        st_level_pack_pairs(coarse, (st_rect){0, 0, (int32_t)n, (int32_t)n}, t->data);
+        uint8_t mn = 255, mx = 0;
+        const uint8_t *q = t->data;
+        for (size_t i = 0; i < (size_t)n * n / 2; i++, q += 4) { /* a pair's two heights bound it */
+            uint8_t a = q[0] < q[2] ? q[0] : q[2], b = q[0] < q[2] ? q[2] : q[0];
+            mn = a < mn ? a : mn;
+            mx = b > mx ? b : mx;
+        }
+        t->min_m = mn;
+        t->max_m = mx;
+        t->scale = 1;
+        learn(s, key, t->min_m, t->max_m);
+    }
+    st_level_destroy(block);
+    st_level_destroy(coarse);
+    if (r) {
+        st_tile_destroy(t);
+        return r;
+    }
+    *out = t;
+    return ST_OK;
+}
+
 st_result st_store_read_tile(st_store *s, st_tile_key key, st_tile **out, st_error *err) {
     *out = NULL;
     if (!key_inside(s, key))
@@ -393,6 +470,7 @@ st_result st_store_read_tile(st_store *s, st_tile_key key, st_tile **out, st_err
                             key.x, key.y, s->info.levels);
     if (s->gen) return read_generated(s, key, out, err);
     if (s->layers) return read_generated_layers(s, key, out, err);
+    if (s->coarse_of) return read_coarse(s, key, out, err);
     st_tile_meta m;
     if (!st_store_tile_meta(s, key, &m))
         return st_error_set(err, ST_ERR_IO, "%s: tile %u/%u/%u is not in the store", s->where, key.level, key.x, key.y);

@@ -87,6 +87,9 @@ st_result st_manifest_parse(const char *text, size_t size, const char *name, st_
 /* ---- the store's own tables, for the journal (journal.c) ---------------------------------------------------- */
 /* The manifest and index of an opened store, to change as written-back tiles land (journal.c). */
 st_store_info *st_store_info_mut(st_store *s);
+/* Copies a layer tile's texel pairs into dst with the tile's first texel at (wx, wy) (wx even): only the texels
+ * that fall inside dst. */
+void st_tile_pairs_to_level(const st_tile *t, st_level *dst, int64_t wx, int64_t wy);
 st_tile_meta *st_store_index_mut(st_store *s, uint32_t level);
 /* The folder of a store on local disk; NULL for generated and http stores. */
 const char *st_store_folder(const st_store *s);
