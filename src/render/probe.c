@@ -10,7 +10,7 @@
  * (its globals: level size and types, shadows off, camera at the origin with far 600). */
 static st_result run_probe(st_engine *e, const char *shader, const void *input, size_t in_stride, uint32_t count,
                            void *output, size_t out_stride, st_error *err) {
-    if (!e->level) return st_error_set(err, ST_ERR_INVALID, "no level loaded");
+    if (!e->level && !e->paged) return st_error_set(err, ST_ERR_INVALID, "no level loaded");
     st_gpu *gpu = e->gpu;
     VkDevice dev = gpu->device;
     st_render_desc rd = {.method = "ray-compute", .width = 8, .height = 8};
