@@ -36,7 +36,7 @@ CORE = [
     "src/core/camera.c", "src/core/crc.c", "src/core/error.c", "src/core/file.c", "src/core/jobs.c",
     "src/core/log.c", "src/core/timer.c",
     "src/terrain/edit.c", "src/terrain/gen.c", "src/terrain/gen_region.c", "src/terrain/gen_slabs.c",
-    "src/terrain/gen_world.c", "src/terrain/level.c",
+    "src/terrain/gen_world.c", "src/terrain/level.c", "src/terrain/control.c",
     "src/io/heightmap_level.c", "src/io/vmc.c", "src/io/vmp.c", "src/io/vpr.c", "src/io/pal.c", "src/io/world_ini.c", "src/io/world.c",
     "src/view/pick.c", "src/view/history.c", "src/view/controls.c",
     "src/render/globals.c",
