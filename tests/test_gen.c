@@ -177,9 +177,9 @@ static void test_rejects_bad_sizes(void **state) {
     assert_null(l);
 }
 
-/* The generator's output pinned: these CRC-32s of heights then metadata were taken before the generator was made
- * faster (the coarse fields by rows, tables for the fine noises, hashes made once), whose output must not move.
- * Change them only with a change meant to change the world. */
+/* The generator's output pinned (CRC-32 of heights then metadata), so that a change of how it computes (the
+ * terrain pass split among bands or workers, a faster noise) cannot move the world unseen. Change them only with a
+ * change meant to change the world. */
 static void test_output_pinned(void **state) {
     (void)state;
     static const struct {

@@ -341,7 +341,7 @@ EMSCRIPTEN_KEEPALIVE int web_dig(float px, float py, int raise) {
 EMSCRIPTEN_KEEPALIVE int web_undo(void) {
     clear_error();
     st_rect dirty;
-    if (!app.level || !st_edit_history_undo(app.history, app.level, &dirty)) return -1;
+    if (!app.level || !st_edit_history_undo(app.history, app.level, NULL, &dirty, NULL)) return -1; /* no control map here */
     return fail(after_edit(dirty, &app.err));
 }
 

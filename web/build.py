@@ -17,7 +17,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The shaders the web backend runs: the native ones by file name (shaders/...), and the web's own display
 # passes (web/shaders/). Each is compiled with ST_TERRAIN_PIECES (globals.glsl says why), ST_NO_MATERIALS (no
 # textured shading: the page binds no materials) and
-# ST_NO_STORAGE_BUFFERS (lists as textures: paint.vert).
+# ST_NO_STORAGE_BUFFERS (lists as textures: paint.vert) and ST_NO_INSTANCING (instances as runs of vertices:
+# paint.vert; SwiftShader makes each instance a draw of its own).
 SHADERS = [
     "shaders/fullscreen.vert",
     "shaders/methods/ray.frag",
@@ -35,7 +36,7 @@ CORE = [
     "src/core/camera.c", "src/core/crc.c", "src/core/error.c", "src/core/file.c", "src/core/jobs.c",
     "src/core/log.c", "src/core/timer.c",
     "src/terrain/edit.c", "src/terrain/gen.c", "src/terrain/gen_region.c", "src/terrain/gen_slabs.c",
-    "src/terrain/gen_world.c", "src/terrain/level.c",
+    "src/terrain/gen_world.c", "src/terrain/level.c", "src/terrain/control.c",
     "src/io/heightmap_level.c", "src/io/vmc.c", "src/io/vmp.c", "src/io/vpr.c", "src/io/pal.c", "src/io/world_ini.c", "src/io/world.c",
     "src/view/pick.c", "src/view/history.c", "src/view/controls.c",
     "src/render/globals.c",
@@ -88,6 +89,7 @@ def translate_shaders(gen):
         refl = os.path.join(gen, name + ".json")
         if newer(es, [path, __file__] + includes):
             run(["glslangValidator", "-V", "--target-env", "vulkan1.3", "-DST_TERRAIN_PIECES", "-DST_NO_STORAGE_BUFFERS", "-DST_NO_MATERIALS",
+                 "-DST_NO_INSTANCING",
                  "-I" + os.path.join(ROOT, "shaders/common"), path, "-o", spv])
             run(["spirv-cross", spv, "--es", "--version", "300", "--glsl-emit-push-constant-as-ubo",
                  "--fixup-clipspace", "--remove-unused-variables", "--output", es])

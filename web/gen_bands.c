@@ -74,7 +74,11 @@ EMSCRIPTEN_KEEPALIVE int web_band_make(uint32_t seed, uint32_t width, uint32_t h
     bool ok = g && band.p.heights && band.p.meta && band.p.score && band.p.cand;
     if (ok) {
         gen_ctx_init(g, &d);
-        ok = gen_terrain_rect(g, 0, y0, d.width, y1 - y0, &band.p);
+        for (uint32_t y = y0; ok && y < y1; y += GEN_WORLD_ROWS) { /* a call a block, as gen_world_terrain */
+            uint32_t rows = y1 - y < GEN_WORLD_ROWS ? y1 - y : GEN_WORLD_ROWS;
+            gen_planes o = gen_planes_at(&band.p, 0, y - y0);
+            ok = gen_terrain_rect(g, 0, y, d.width, rows, &o);
+        }
     }
     free(g);
     if (!ok) {

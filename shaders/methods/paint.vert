@@ -12,15 +12,24 @@ layout(push_constant) uniform PaintPush {
     uint tile_base; // first tile of this draw in the list
     uint lod;       // blocks of 2^lod × 2^lod cells
     uint hidden_sides; // 1: start floor-bar sides at the camera-side neighbours' floors (0: the paper's bars)
-    uint pad;
+    uint run_base;     // ST_NO_INSTANCING: the draw's first instance (0 and unused natively)
 } pc;
 
 layout(location = 0) out vec3 world;
 layout(location = 1) flat out ivec4 block; // x0, y0, size, bar
 
 void main() {
-    PaintBlock k = paint_block(pc.tile_base, pc.lod, uint(gl_InstanceIndex));
-    int bar = gl_VertexIndex >> 3, corner = gl_VertexIndex & 7;
+#ifdef ST_NO_INSTANCING
+    // instances as runs of vertices in one draw (a CPU rasteriser may cost a whole draw per instance): the
+    // method's index buffer numbers vertex v of instance i of the run i * 16 + v
+    uint instance = pc.run_base + (uint(gl_VertexIndex) >> 4);
+    int vertex = gl_VertexIndex & 15;
+#else
+    uint instance = uint(gl_InstanceIndex);
+    int vertex = gl_VertexIndex;
+#endif
+    PaintBlock k = paint_block(pc.tile_base, pc.lod, instance);
+    int bar = vertex >> 3, corner = vertex & 7;
     vec3 lo, hi;
     if (!paint_bar(k, bar, pc.hidden_sides != 0u, lo, hi)) { // a point outside the clip volume: every
         world = vec3(0.0);                                   // triangle of the bar vanishes

@@ -102,34 +102,6 @@ static inline float noise_row_at(const noise_row *r, uint32_t x) {
     return a + (b - a) * r->v;
 }
 
-/* A fine noise's row evaluated at every texel: the offset inside a cell and its fade depend on x only through
- * x & cell_mask, so they come from tables of one cell (the same values noise_row_at computes). */
-#define NOISE_FINE_MAX_CELL 64u /* fine16 and fine8: cells of 16 and 8 texels at most (fs <= 1) */
-typedef struct noise_fine {
-    float fx[NOISE_FINE_MAX_CELL], u[NOISE_FINE_MAX_CELL];
-} noise_fine;
-
-static void noise_fine_setup(noise_fine *t, const noise2 *n) {
-    for (uint32_t i = 0; i <= n->cell_mask; i++) {
-        t->fx[i] = ((float)i + 0.5f) * n->inv_cell;
-        t->u[i] = st_noise_fade(t->fx[i]);
-    }
-}
-
-static inline float noise_fine_at(const noise_row *r, const noise_fine *t, uint32_t x) {
-    const noise2 *n = r->n;
-    uint32_t ix = x >> n->shift, m = x & n->cell_mask;
-    float fx = t->fx[m], fy = r->fy;
-    const uint8_t *g0 = r->g0 + (ix - r->base), *g1 = r->g1 + (ix - r->base);
-    uint32_t h00 = g0[0], h10 = g0[1], h01 = g1[0], h11 = g1[1];
-    float v00 = grad_x[h00] * fx + grad_y[h00] * fy, v10 = grad_x[h10] * (fx - 1.0f) + grad_y[h10] * fy;
-    float v01 = grad_x[h01] * fx + grad_y[h01] * (fy - 1.0f);
-    float v11 = grad_x[h11] * (fx - 1.0f) + grad_y[h11] * (fy - 1.0f);
-    float u = t->u[m];
-    float a = v00 + (v10 - v00) * u, b = v01 + (v11 - v01) * u;
-    return a + (b - a) * r->v;
-}
-
 static inline float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
 static inline float smoothstep(float e0, float e1, float v) {
     float t = clampf((v - e0) / (e1 - e0), 0.0f, 1.0f);
@@ -197,7 +169,6 @@ typedef struct block_layout {
 typedef struct row_ctx {
     uint32_t y;
     noise_row fine16, fine8;
-    noise_fine fine16_t, fine8_t;
     uint32_t nriv;
     float xr[NEAR_COLUMNS], rw[NEAR_COLUMNS]; /* the near columns' main rivers: centre and half width on this row */
     const landmark *lms[NEAR_LANDMARKS];
@@ -211,7 +182,6 @@ typedef struct texel_info {
     int k;      /* terrace index */
     float fr;   /* position inside the terrace, 0 at its lip, 1 at the foot of the next cliff */
     float biome, cave;
-    float dither; /* material_for's, a hash of the texel: made once for the texel and its slab's top */
     uint8_t h, type;
     bool water;
 } texel_info;
@@ -255,81 +225,40 @@ static float river_x(const gen_ctx *g, uint32_t col, uint32_t y, float *rw) {
     return x < 0 ? x + (float)g->w : x;
 }
 
-/* The noises the smooth fields are made of, one slot each in a coarse row's values. */
-enum {
-    N_BASE, N_RIDGE = N_BASE + 6, N_MMASK = N_RIDGE + 4, N_BIOME, N_BIOME2, N_BIOME3, N_BUTTE, N_STEP, N_CAVE, N_TRIB,
-    N_TSTR = N_TRIB + 2, N_COUNT
-};
-
-static const noise2 *field_noise(const gen_ctx *g, int i) {
-    if (i < N_RIDGE) return &g->base[i - N_BASE];
-    if (i < N_MMASK) return &g->ridge[i - N_RIDGE];
-    if (i >= N_TRIB && i < N_TSTR) return &g->trib[i - N_TRIB];
-    switch (i) {
-    case N_MMASK: return &g->mmask;
-    case N_BIOME: return &g->biome;
-    case N_BIOME2: return &g->biome2;
-    case N_BIOME3: return &g->biome3;
-    case N_BUTTE: return &g->butte;
-    case N_STEP: return &g->step;
-    case N_CAVE: return &g->cave;
-    default: return &g->tstr;
+/* The smooth fields at one coarse grid point. */
+static void coarse_eval(const gen_ctx *g, uint32_t x, uint32_t y, float *f) {
+    x &= g->w - 1;
+    y &= g->h - 1;
+    float fbm = 0.0f, amp = 1.0f;
+    for (int i = 0; i < 6; i++, amp *= 0.5f) fbm += amp * noise_at(&g->base[i], x, y);
+    float b01 = clampf(0.5f + 0.62f * fbm, 0.0f, 1.0f);
+    float ridge = 0.0f;
+    amp = 1.0f;
+    for (int i = 0; i < 4; i++, amp *= 0.5f) {
+        float r = 1.0f - fabsf(noise_at(&g->ridge[i], x, y));
+        ridge += amp * r * r;
     }
-}
-
-/* Bytes of gradient table coarse_row needs for cw points: two lattice rows of one noise at a time, whose cell
- * is at least 2 texels (noise_make). */
-static size_t coarse_grads_size(uint32_t cw) { return 2 * ((size_t)cw * GEN_STRIDE / 2 + 4); }
-
-/* The smooth fields at the coarse points cx0 .. cx0 + cw - 1 of coarse row cy (texels GEN_STRIDE apart; the
- * last ones may lie past the world's edge and wrap): each noise along the row from its two lattice rows hashed
- * once (noise_row_at gives noise_at's values exactly), then the fields from the noises as at one point.
- * vals holds N_COUNT × cw floats, grads coarse_grads_size(cw) bytes. */
-static void coarse_row(const gen_ctx *g, uint32_t cx0, uint32_t cw, uint32_t cy, float *f, float *vals,
-                       uint8_t *grads) {
-    uint32_t y = (cy * GEN_STRIDE) & (g->h - 1), x0 = cx0 * GEN_STRIDE, span = (cw - 1) * GEN_STRIDE + 1;
-    for (int k = 0; k < N_COUNT; k++) {
-        noise_row r;
-        r.g0 = grads;
-        r.g1 = grads + coarse_grads_size(cw) / 2;
-        noise_row_setup(&r, field_noise(g, k), y, x0, span); /* lattice columns unwrapped, hashed wrapped */
-        float *v = vals + (size_t)k * cw;
-        for (uint32_t i = 0; i < cw; i++) v[i] = noise_row_at(&r, x0 + i * GEN_STRIDE);
-    }
-    for (uint32_t i = 0; i < cw; i++, f += F_COUNT) {
-        const float *n = vals + i;
-#define NV(k) n[(size_t)(k) * cw]
-        float fbm = 0.0f, amp = 1.0f;
-        for (int k = 0; k < 6; k++, amp *= 0.5f) fbm += amp * NV(N_BASE + k);
-        float b01 = clampf(0.5f + 0.62f * fbm, 0.0f, 1.0f);
-        float ridge = 0.0f;
-        amp = 1.0f;
-        for (int k = 0; k < 4; k++, amp *= 0.5f) {
-            float r = 1.0f - fabsf(NV(N_RIDGE + k));
-            ridge += amp * r * r;
-        }
-        ridge /= 1.875f;
-        float mm = smoothstep(-0.15f, 0.45f, NV(N_MMASK));
-        float biome = (NV(N_BIOME) + 0.45f * NV(N_BIOME2) + 0.2f * NV(N_BIOME3)) * 1.4f;
-        float e = 0.9f * b01 - 0.12f + 0.75f * mm * ridge * ridge * (0.3f + b01);
-        /* buttes: flat-topped towers in the dry country */
-        float dry = smoothstep(0.05f, 0.45f, -biome);
-        e += 0.22f * dry * smoothstep(0.30f, 0.36f, NV(N_BUTTE));
-        f[F_E] = e;
-        f[F_BIOME] = biome;
-        f[F_STEP] = 26.0f + 18.0f * clampf(NV(N_STEP) * 1.5f + 0.5f, 0.0f, 1.0f);
-        f[F_CAVE] = smoothstep(-0.25f, 0.25f, NV(N_CAVE));
-        f[F_TRIB] = NV(N_TRIB) + 0.25f * NV(N_TRIB + 1);
-        f[F_TS] = 0.8f + 0.2f * smoothstep(-0.3f, 0.3f, NV(N_TSTR));
-#undef NV
-    }
+    ridge /= 1.875f;
+    float mm = smoothstep(-0.15f, 0.45f, noise_at(&g->mmask, x, y));
+    float biome = (noise_at(&g->biome, x, y) + 0.45f * noise_at(&g->biome2, x, y) +
+                   0.2f * noise_at(&g->biome3, x, y)) * 1.4f;
+    float e = 0.9f * b01 - 0.12f + 0.75f * mm * ridge * ridge * (0.3f + b01);
+    /* buttes: flat-topped towers in the dry country */
+    float dry = smoothstep(0.05f, 0.45f, -biome);
+    e += 0.22f * dry * smoothstep(0.30f, 0.36f, noise_at(&g->butte, x, y));
+    f[F_E] = e;
+    f[F_BIOME] = biome;
+    f[F_STEP] = 26.0f + 18.0f * clampf(noise_at(&g->step, x, y) * 1.5f + 0.5f, 0.0f, 1.0f);
+    f[F_CAVE] = smoothstep(-0.25f, 0.25f, noise_at(&g->cave, x, y));
+    f[F_TRIB] = noise_at(&g->trib[0], x, y) + 0.25f * noise_at(&g->trib[1], x, y);
+    f[F_TS] = 0.8f + 0.2f * smoothstep(-0.3f, 0.3f, noise_at(&g->tstr, x, y));
 }
 
 /* ---- materials ------------------------------------------------------------------------------------ */
 
-static uint8_t material_for(const texel_info *t) {
+static uint8_t material_for(const texel_info *t, uint32_t x, uint32_t y, uint32_t seed) {
     if (t->water) return M_WATER;
-    float dither = t->dither;
+    float dither = hash_signed(st_noise_hash(x, y, seed ^ 0x51ed27u)) * 6.0f;
     if (t->H < 7.0f + dither * 0.5f) return M_SAND; /* beaches and banks */
     if (t->k >= 1 && t->fr < 0.07f) return t->biome > 0.75f ? M_BASALT : M_ROCK; /* cliff lips */
     float hgt = (float)t->h + dither;
@@ -382,8 +311,6 @@ static inline void set_single(pair_out *p, int k, int h, uint8_t type) {
 static inline int grain(uint32_t x, uint32_t y, uint32_t seed) {
     return (int)(st_noise_hash(x, y, seed ^ 0x2c1b3c6du) % 3u) - 1;
 }
-/* The texel's grain where a shape needs it (hashed only there). */
-#define GRAIN() grain(xk, y, s)
 
 /* Elevation changes applied before terracing (so they are terraced like everything else). */
 static float lm_elevation(const gen_ctx *g, const landmark *l, uint32_t x, uint32_t y, float H, float dxr,
@@ -418,6 +345,7 @@ static void lm_apply(const gen_ctx *g, const landmark *l, float xr, float rw, ui
          * pair always fall on the same side of a landmark's outline. The candidate is set once, at k == 0. */
         float dx = wrap_delta((float)x - l->cx, (float)g->w), dy = dyf;
         bool even = k == 0;
+        int gr = grain(xk, y, s);
         switch (l->kind) {
         case LM_HANGAR: { /* opening at dx = 0 facing −x, the hall runs to +x */
             float depth = 2.0f * floorf(48.0f * fs), hw = 48.0f * fs, wt = fmaxf(1.0f, 8.0f * fs);
@@ -438,9 +366,9 @@ static void lm_apply(const gen_ctx *g, const landmark *l, float xr, float rw, ui
             if (fabsf(dx) < ax && fabsf(dy) < ay) {
                 float qx = dx - roundf(dx / pitch) * pitch, qy = dy - roundf(dy / pitch) * pitch;
                 if (fabsf(qx) < ps && fabsf(qy) < ps) set_single(p, k, G + 72, M_ROCK);
-                else if (even) set_forced_dual(p, G, G + 56, G + 72 + GRAIN(), M_BASALT, M_GRASS);
+                else if (even) set_forced_dual(p, G, G + 56, G + 72 + gr, M_BASALT, M_GRASS);
             } else if (fabsf(dx) < ax + ring && fabsf(dy) < ay + ring) {
-                set_single(p, k, G + GRAIN(), M_SAND);
+                set_single(p, k, G + gr, M_SAND);
             }
             break;
         }
@@ -449,9 +377,9 @@ static void lm_apply(const gen_ctx *g, const landmark *l, float xr, float rw, ui
             bool ridge = fabsf(dy) < 24.0f * fs && fabsf(dx) < 200.0f * fs;
             bool road = fabsf(dx) < 10.0f * fs && fabsf(dy) < 220.0f * fs;
             if (ridge && road) {
-                if (even) set_forced_dual(p, G, G + 48, R + GRAIN(), M_METAL, M_ROCK);
+                if (even) set_forced_dual(p, G, G + 48, R + gr, M_METAL, M_ROCK);
             } else if (ridge) {
-                set_single(p, k, R + GRAIN(), M_ROCK);
+                set_single(p, k, R + gr, M_ROCK);
             } else if (fabsf(dx) < 36.0f * fs && fabsf(dy) < 220.0f * fs) {
                 set_single(p, k, G, road ? M_METAL : M_SAND);
             }
@@ -461,11 +389,11 @@ static void lm_apply(const gen_ctx *g, const landmark *l, float xr, float rw, ui
             if (fabsf(dx) >= 192.0f * fs) break;
             const int L = 72, U = 136;
             float y0 = -24.0f * fs + 8.0f * fs * sinf(dx * 0.05f / fs), y1 = 16.0f * fs;
-            if (dy >= -170.0f * fs && dy < y0) set_single(p, k, L + GRAIN(), M_CLAY);
+            if (dy >= -170.0f * fs && dy < y0) set_single(p, k, L + gr, M_CLAY);
             else if (dy >= y0 && dy < y1) {
-                if (even) set_forced_dual(p, L + GRAIN(), U - 16, U + GRAIN(), M_BASALT, M_GRASS);
+                if (even) set_forced_dual(p, L + gr, U - 16, U + gr, M_BASALT, M_GRASS);
             } else if (dy >= y1 && dy < 100.0f * fs) {
-                set_single(p, k, U + GRAIN(), dy < y1 + 3.0f * fs ? M_ROCK : M_GRASS);
+                set_single(p, k, U + gr, dy < y1 + 3.0f * fs ? M_ROCK : M_GRASS);
             }
             break;
         }
@@ -474,12 +402,12 @@ static void lm_apply(const gen_ctx *g, const landmark *l, float xr, float rw, ui
             const int G = 56, T = 176;
             if (rr < R) {
                 if (fabsf(dx) < 28.0f * fs && dy > -16.0f * fs) {
-                    if (even) set_forced_dual(p, G, G + 64, T + GRAIN(), M_BASALT, M_CLAY);
+                    if (even) set_forced_dual(p, G, G + 64, T + gr, M_BASALT, M_CLAY);
                 } else {
-                    set_single(p, k, T + GRAIN(), rr > R - 4.0f * fs ? M_ROCK : M_CLAY);
+                    set_single(p, k, T + gr, rr > R - 4.0f * fs ? M_ROCK : M_CLAY);
                 }
             } else if (rr < 1.5f * R) {
-                set_single(p, k, G + GRAIN(), M_SAND);
+                set_single(p, k, G + gr, M_SAND);
             }
             break;
         }
@@ -492,7 +420,7 @@ static void lm_apply(const gen_ctx *g, const landmark *l, float xr, float rw, ui
                 if (even) {
                     float q = dxr / span;
                     int mid = D - 12 - (int)(22.0f * q * q);
-                    set_forced_dual(p, e[0].h, mid, D + GRAIN(), e[0].type, M_ROCK);
+                    set_forced_dual(p, e[0].h, mid, D + gr, e[0].type, M_ROCK);
                 }
             } else if (fabsf(dxr) < span + 48.0f * fs) {
                 float ramp = (float)D - (fabsf(dxr) - span) * 1.2f / fs;
@@ -501,7 +429,7 @@ static void lm_apply(const gen_ctx *g, const landmark *l, float xr, float rw, ui
             break;
         }
         case LM_LOOKOUT: {
-            if (sqrtf(dx * dx + dy * dy) < 60.0f * fs) set_single(p, k, 236 + GRAIN(), dx > 0 ? M_CHALK : M_ROCK);
+            if (sqrtf(dx * dx + dy * dy) < 60.0f * fs) set_single(p, k, 236 + gr, dx > 0 ? M_CHALK : M_ROCK);
             break;
         }
         case LM_OUTPOST: { /* a walled yard of rust-metal sheds */
@@ -516,7 +444,7 @@ static void lm_apply(const gen_ctx *g, const landmark *l, float xr, float rw, ui
             int bh = 10 + (int)((hh >> 6) % 31u);
             if (fabsf(dx) > half - 4.0f * fs || fabsf(dy) > half - 4.0f * fs) set_single(p, k, G + 24, M_METAL);
             else if ((hh >> 12) % 5u != 0 && fabsf(lx) < bx && fabsf(ly) < by) set_single(p, k, G + bh, M_METAL);
-            else set_single(p, k, G + GRAIN(), M_SAND);
+            else set_single(p, k, G + gr, M_SAND);
             break;
         }
         default: break;
@@ -524,13 +452,11 @@ static void lm_apply(const gen_ctx *g, const landmark *l, float xr, float rw, ui
     }
 }
 
-#undef GRAIN
-
 /* ---- the texel ------------------------------------------------------------------------------------ */
 
 static void eval_texel(const gen_ctx *g, const row_ctx *r, const float *cf, uint32_t x, texel_info *t) {
     uint32_t y = r->y;
-    float n16 = noise_fine_at(&r->fine16, &r->fine16_t, x), n8 = noise_fine_at(&r->fine8, &r->fine8_t, x);
+    float n16 = noise_row_at(&r->fine16, x), n8 = noise_row_at(&r->fine8, x);
     uint32_t near = 0; /* the nearest main river */
     float dxr = fabsf(wrap_delta((float)x - r->xr[0], (float)g->w));
     for (uint32_t i = 1; i < r->nriv; i++) {
@@ -582,8 +508,7 @@ static void eval_texel(const gen_ctx *g, const row_ctx *r, const float *cf, uint
     if (hi < 1) hi = 1;
     if (hi > GEN_MAX_HEIGHT) hi = GEN_MAX_HEIGHT;
     t->h = (uint8_t)hi;
-    t->dither = hash_signed(st_noise_hash(x, y, g->seed ^ 0x51ed27u)) * 6.0f;
-    t->type = material_for(t);
+    t->type = material_for(t, x, y, g->seed);
 }
 
 /* The generic slab: the upper terrace continues over the band below its cliff, leaving a cave. */
@@ -609,7 +534,7 @@ static void overhang_candidate(const gen_ctx *g, uint32_t x, uint32_t y, const t
     p->mid = (uint8_t)(low + 8 * d);
     p->high = (uint8_t)high;
     p->low_type = t->biome > 0.75f ? M_BASALT : (t->biome < -0.25f ? M_CLAY : M_BASALT);
-    p->high_type = material_for(&up);
+    p->high_type = material_for(&up, x, y, g->seed);
     p->score = (uint16_t)(1.0f + sc * SCORE_MAX_GENERIC);
 }
 
@@ -676,11 +601,12 @@ static void row_setup(const gen_ctx *g, const block_layout *b, uint32_t y, row_c
  * same world position whatever rectangle asks for it, so the interpolated fields (and so every texel) do not
  * depend on the rectangle. */
 static void terrain_block(const gen_ctx *g, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, const gen_planes *out,
-                          float *coarse, float *rowf, float *vals, uint8_t *cgrads, row_ctx *r,
-                          block_layout *layout) {
+                          float *coarse, float *rowf, row_ctx *r, block_layout *layout) {
     uint32_t cx0 = x0 / GEN_STRIDE, cw = (x0 + w - 1) / GEN_STRIDE + 2 - cx0;
     uint32_t cy0 = y0 / GEN_STRIDE, ch = (y0 + h - 1) / GEN_STRIDE + 2 - cy0;
-    for (uint32_t j = 0; j < ch; j++) coarse_row(g, cx0, cw, cy0 + j, coarse + (size_t)j * cw * F_COUNT, vals, cgrads);
+    for (uint32_t j = 0; j < ch; j++)
+        for (uint32_t i = 0; i < cw; i++)
+            coarse_eval(g, (cx0 + i) * GEN_STRIDE, (cy0 + j) * GEN_STRIDE, coarse + (size_t)(j * cw + i) * F_COUNT);
     size_t half = out->stride / 2;
     block_layout_setup(g, x0 / g->cell_w, y0, layout);
     for (uint32_t yy = 0; yy < h; yy++) {
@@ -731,17 +657,13 @@ bool gen_terrain_rect(const gen_ctx *g, uint32_t x0, uint32_t y0, uint32_t w, ui
     float *coarse = malloc(sizeof(float) * F_COUNT * cw * crows);
     float *rowf = malloc(sizeof(float) * F_COUNT * cw);
     uint8_t *grads = malloc(4 * ((size_t)w + 2));
-    float *vals = malloc(sizeof(float) * N_COUNT * cw);
-    uint8_t *cgrads = malloc(coarse_grads_size(cw));
     block_layout *layout = malloc(sizeof *layout);
-    bool ok = coarse && rowf && grads && vals && cgrads && layout;
+    bool ok = coarse && rowf && grads && layout;
     row_ctx r;
     r.fine16.g0 = grads;
     r.fine16.g1 = grads + (w + 2);
     r.fine8.g0 = grads + 2 * ((size_t)w + 2);
     r.fine8.g1 = grads + 3 * ((size_t)w + 2);
-    noise_fine_setup(&r.fine16_t, &g->fine16);
-    noise_fine_setup(&r.fine8_t, &g->fine8);
     /* blocks aligned to GEN_BLOCK rows of the world, so a rectangle evaluates each coarse row about once, and
      * split where columns of cells meet */
     for (uint32_t y = y0; ok && y < y0 + h;) {
@@ -751,14 +673,12 @@ bool gen_terrain_rect(const gen_ctx *g, uint32_t x0, uint32_t y0, uint32_t w, ui
             uint32_t xe = (x / g->cell_w + 1) * g->cell_w;
             if (xe > x0 + w) xe = x0 + w;
             gen_planes o = gen_planes_at(out, x - x0, y - y0);
-            terrain_block(g, x, y, xe - x, end - y, &o, coarse, rowf, vals, cgrads, &r, layout);
+            terrain_block(g, x, y, xe - x, end - y, &o, coarse, rowf, &r, layout);
             x = xe;
         }
         y = end;
     }
     free(layout);
-    free(vals);
-    free(cgrads);
     free(coarse);
     free(rowf);
     free(grads);

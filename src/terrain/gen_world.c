@@ -73,9 +73,15 @@ st_result gen_world_begin(const st_gen_desc *desc, gen_world **out, st_error *er
     return ST_OK;
 }
 
+/* A call a block of rows: a wasm engine optimises a function between calls, never within one, so the terrain
+ * pass must not be one long call. */
 bool gen_world_terrain(gen_world *j, uint32_t y0, uint32_t y1) {
-    gen_planes o = gen_planes_at(&j->planes, 0, y0);
-    return gen_terrain_rect(&j->g, 0, y0, j->g.w, y1 - y0, &o);
+    for (uint32_t y = y0; y < y1; y += GEN_WORLD_ROWS) {
+        uint32_t rows = y1 - y < GEN_WORLD_ROWS ? y1 - y : GEN_WORLD_ROWS;
+        gen_planes o = gen_planes_at(&j->planes, 0, y);
+        if (!gen_terrain_rect(&j->g, 0, y, j->g.w, rows, &o)) return false;
+    }
+    return true;
 }
 
 st_result gen_world_finish(gen_world *j, st_level **out, st_error *err) {

@@ -13,9 +13,13 @@
 #define PAINT_MAX_LOD 2u
 #define PAINT_TOP 256.0f
 #define PAINT_MAX_TILES (1u << 22) /* rows of the list texture stay within 4096 */
+/* Instances a draw takes as a run of vertices (the shaders are built with ST_NO_INSTANCING: SwiftShader, the
+ * browser's CPU rasteriser, makes each instance of an instanced draw a draw of its own, and paint-plain has a
+ * million). 4096 instances of 16 vertices: the largest run 16-bit indices number. */
+#define PAINT_RUN 4096u
 
 typedef struct paint_push { /* std140 mirror of PaintPush */
-    uint32_t tile_base, lod, hidden_sides, pad;
+    uint32_t tile_base, lod, hidden_sides, run_base;
 } paint_push;
 
 typedef struct paint_tile {
@@ -102,12 +106,15 @@ static st_result create_common(st_gb *b, const st_level *l, void **out, bool pla
     paint_level_updated(s, l, (st_rect){0, 0, (int32_t)l->width, (int32_t)l->height});
     /* corner bit k: 0 = the camera side of axis k; the three faces through corner 0, for both bars */
     static const uint16_t faces[18] = {0, 2, 6, 0, 6, 4, 0, 1, 5, 0, 5, 4, 0, 1, 3, 0, 3, 2};
-    uint16_t idx[36];
-    for (int i = 0; i < 18; i++) {
-        idx[i] = faces[i];
-        idx[18 + i] = (uint16_t)(faces[i] + 8);
-    }
-    st_result r = b->ops->index_buffer_create(b, idx, 36, &s->indices, err);
+    uint16_t *idx = malloc(PAINT_RUN * 36 * sizeof *idx);
+    if (!idx) return st_error_set(err, ST_ERR_NOMEM, "out of memory (paint indices)");
+    for (uint32_t n = 0; n < PAINT_RUN; n++) /* instance n of a run: vertices n * 16 .. n * 16 + 15 */
+        for (int i = 0; i < 18; i++) {
+            idx[n * 36 + (uint32_t)i] = (uint16_t)(n * 16 + faces[i]);
+            idx[n * 36 + 18 + (uint32_t)i] = (uint16_t)(n * 16 + faces[i] + 8);
+        }
+    st_result r = b->ops->index_buffer_create(b, idx, PAINT_RUN * 36, &s->indices, err);
+    free(idx);
     if (!r) r = ensure_tiles(b, s, ST_GB_LIST_WIDTH, err);
     if (r) return r;
     st_gb_program_desc d = {.vertex = "paint.vert", .fragment = "paint.frag", .depth_write = true};
@@ -193,11 +200,14 @@ static void paint_record(st_gb *b, void *state, const st_gb_frame *fr) {
     b->ops->bind_texture(b, 1, 0, s->list);
     for (uint32_t k = 0; k <= PAINT_MAX_LOD; k++) {
         if (!s->counts[k]) continue;
-        paint_push pc = {.tile_base = base[k], .lod = k, .hidden_sides = !s->plain};
-        uint32_t blocks = (PAINT_TILE >> k) * (PAINT_TILE >> k);
-        b->ops->uniforms(b, ST_GB_PUSH_SET, 0, &pc, sizeof pc);
-        b->ops->draw(b, &(st_gb_draw){.program = s->program, .vertex_count = 36, .instance_count = s->counts[k] * blocks,
-                                      .indices = s->indices});
+        uint32_t blocks = (PAINT_TILE >> k) * (PAINT_TILE >> k), instances = s->counts[k] * blocks;
+        for (uint32_t run = 0; run < instances; run += PAINT_RUN) {
+            uint32_t count = instances - run < PAINT_RUN ? instances - run : PAINT_RUN;
+            paint_push pc = {.tile_base = base[k], .lod = k, .hidden_sides = !s->plain, .run_base = run};
+            b->ops->uniforms(b, ST_GB_PUSH_SET, 0, &pc, sizeof pc);
+            b->ops->draw(b, &(st_gb_draw){.program = s->program, .vertex_count = 36 * count, .instance_count = 1,
+                                          .indices = s->indices});
+        }
     }
 }
 
