@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/methods/methods.h"
 #include "strata/gen.h"
+#include "strata/views.h"
 #include "strata/render.h"
 #include "support.h"
 
@@ -308,6 +310,39 @@ static void test_compute_twins_match_raster(void **state) {
     st_level_destroy(world);
 }
 
+/* paint-compute's bars pass does a bounded amount of work per invocation on every default view of the default
+ * world: no invocation tests more than its six faces' in-place limit of about 256 pixels each, whatever the camera
+ * (under a slab, in a tunnel, over a mesa), and every big face's jobs fit the queue. Before, near the eye the floor
+ * bars' side faces (tall and slanted, boxes far larger than the faces) overflowed the queue of big faces and were
+ * drawn in place over their whole box: one invocation tested tens of thousands of pixels. */
+static void test_paint_compute_work_bounded(void **state) {
+    (void)state;
+    st_level *world = NULL;
+    assert_st_ok(st_gen_world(NULL, &world, err));
+    st_viewpoint views[ST_MAX_VIEWS];
+    size_t n = 0;
+    assert_st_ok(st_views_default(world, views, ST_MAX_VIEWS, &n, err));
+    st_engine *e = test_engine(world);
+    enum { PW = 320, PH = 200 };
+    st_renderer *r = test_renderer(e, "paint-compute", PW, PH, NULL);
+    for (size_t k = 0; k < n; k++) {
+        st_camera cam = st_viewpoint_camera(world, &views[k]);
+        assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
+        st_paint_work w;
+        assert_st_ok(st_paint_compute_work(r, &w, err));
+        print_message("%-12s most pixels per invocation %u, big faces %u, jobs %u of %u, %u in place\n",
+                      views[k].name, w.most_pixels_per_invocation, w.big_faces, w.jobs, w.job_capacity,
+                      w.jobs_in_place);
+        /* six faces of at most about 256 pixels each; before, one invocation tested 9102 (under), 18203 (tunnel)
+         * and 29718 (mesa) */
+        if (w.most_pixels_per_invocation > 6 * 256)
+            fail_msg("%s: one invocation of the bars pass tested %u pixels", views[k].name, w.most_pixels_per_invocation);
+        if (w.jobs_in_place) fail_msg("%s: %u jobs of big faces found no room", views[k].name, w.jobs_in_place);
+    }
+    st_renderer_destroy(r);
+    test_engine_finish(e, world);
+}
+
 /* st_view_matrix projects world points to the pixels whose st_view_pixel_dir rays pass through them,
  * with the reverse-Z depth of st_view_depth_from_z. */
 static void test_view_matrix(void **state) {
@@ -348,6 +383,7 @@ int main(void) {
         cmocka_unit_test(test_paint_culling_and_lod),
         cmocka_unit_test(test_paint_shades_the_surface_hit),
         cmocka_unit_test(test_compute_twins_match_raster),
+        cmocka_unit_test(test_paint_compute_work_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -97,3 +97,45 @@ bool face_misses_tile(Face f, ivec2 o, float eps) {
     }
     return all(lo_u) || all(hi_u) || all(lo_v) || all(hi_v);
 }
+
+// Narrows the interval x of positions X to where c.x + c.y·X ≥ 0 (none: nowhere).
+void face_row_condition(vec2 c, inout vec2 x, inout bool none) {
+    if (c.y > 0.0) x.x = max(x.x, -c.x / c.y);
+    else if (c.y < 0.0) x.y = min(x.y, -c.x / c.y);
+    else if (c.x < 0.0) none = true;
+}
+
+// The pixels of row y whose centre rays may meet the face grown by `grow` on every side between the near and the
+// far plane: inclusive (x0, x1), x0 > x1 when none. Along a row the ray is d(X) = d(0) + X·right (X the pixel
+// position), and each condition of face_pixel_depth_eps — the plane ahead, the view depth within near..far, each
+// of the four edges — is a linear inequality in X once multiplied by d(X)'s component across the plane, whose sign
+// is fixed where the plane is ahead; so the row's pixels are an interval, widened by 1/16 pixel for rounding.
+// Unlike face_pixel_rect's box it follows the face: a long face seen at a slant is drawn over its own pixels.
+ivec2 face_row_span(Face f, int y, float grow) {
+    int a = f.axis == 0u ? 2 : (f.axis == 1u ? 0 : 1);
+    int iu = f.axis == 0u ? 0 : (f.axis == 1u ? 1 : 0), iv = f.axis == 0u ? 1 : 2;
+    float k = f.c - g.eye[a];
+    if (k == 0.0) return ivec2(1, 0); // the eye in the plane: the view depth is 0 everywhere
+    float sk = sign(k);
+    vec3 d0 = pixel_dir(vec2(0.0, float(y) + 0.5)), dr = g.screen_right.xyz;
+    // the conditions c.x + c.y·X ≥ 0
+    vec2 ahead = sk * vec2(d0[a], dr[a]), kf = vec2(abs(k) * g.forward.w, 0.0);
+    float u0 = f.ext.x - grow - g.eye[iu], u1 = f.ext.y + grow - g.eye[iu];
+    float v0 = f.ext.z - grow - g.eye[iv], v1 = f.ext.w + grow - g.eye[iv];
+    vec2 du = abs(k) * vec2(d0[iu], dr[iu]), dv = abs(k) * vec2(d0[iv], dr[iv]);
+    vec2 x = vec2(-1e30, 1e30);
+    bool none = false;
+    face_row_condition(ahead, x, none);
+    face_row_condition(kf - 0.999 * g.level_info.z * ahead, x, none); // view depth ≥ near
+    face_row_condition(1.001 * g.eye.w * ahead - kf, x, none);        // view depth ≤ far
+    face_row_condition(du - u0 * ahead, x, none); // u ≥ u0: k·d_u / d_a ≥ u0, times |d_a|
+    face_row_condition(u1 * ahead - du, x, none);
+    face_row_condition(dv - v0 * ahead, x, none);
+    face_row_condition(v1 * ahead - dv, x, none);
+    float lo = x.x, hi = x.y;
+    const float margin = 1.0 / 16.0;
+    if (none || !(lo - margin <= hi + margin)) return ivec2(1, 0);
+    lo = max(lo, -1e6);
+    hi = min(hi, 1e6);
+    return ivec2(ceil(lo - 0.5 - margin), floor(hi - 0.5 + margin));
+}

@@ -2,29 +2,32 @@
 // the tile list of paint_bars.glsl at binding 0) and push constants. The bar faces are rasterised exactly (the
 // pixel ray meets the face: face_raster.glsl) into a visibility buffer of 64-bit words, reverse-Z depth bits
 // over the face's id, by atomicMax: the nearest face wins, and of faces at the same depth the one the raster
-// variant draws last (its ids follow the raster variant's draw order). Faces whose box on screen holds more than
-// 256 pixels go to a queue of jobs of 16 tiles of 8×8 pixels, which paint_big.comp shares out among its
-// workgroups.
-// Requires globals.glsl, GL_EXT_shader_explicit_arithmetic_types_int64.
+// variant draws last (its ids follow the raster variant's draw order). A face larger than its box's 256 pixels is
+// drawn over its own pixels on each row (face_row_span), not its box; one that covers more than
+// about 256 pixels goes to a queue of jobs of 64 rows × 256 columns of its box, which paint_big.comp shares out
+// among its workgroups. Requires globals.glsl, surface.glsl, paint_bars.glsl, face_raster.glsl and
+// GL_EXT_shader_explicit_arithmetic_types_int64.
 
 // Mirror of paint_compute_push in src/render/methods/paint.c
 layout(push_constant) uniform PaintComputePush {
     uvec4 tile_base; // first tile of each level of detail's range in the tile list
     uvec4 first;     // first instance (block) of each level of detail; w: every instance
-    uvec4 misc;      // hidden sides (0/1), invocations per dispatch row, face capacity, job capacity
+    uvec4 misc;      // hidden sides (0/1), invocations per dispatch row, job capacity, 0
 } pc;
 
 layout(set = 1, binding = 1, std430) buffer PaintVisibility { uint64_t paint_vis[]; };
-// words 0..2: the big pass's indirect dispatch (groups x: the jobs, at most 65535), 3: faces queued, 4: jobs
-// queued; then the faces (8 words: c, u0, u1, v0, v1, id, x0 | axis << 14 | y0 << 16, x1 | y1 << 16), then the
-// jobs (2 words: face, first tile)
+// words 0..2: the big pass's indirect dispatch (groups x: the jobs, at most 65535), 3: jobs asked for (more than
+// the capacity when it ran out), 4: faces sent to the big pass, 5: the most pixels one invocation of the bars pass
+// tested, 6: jobs drawn in place for want of room (the work counters st_paint_compute_work reads), 7: unused; then
+// the jobs, 4 words each: the face's id (paint_face), its first pixel x | y << 16 and its last x | y << 16 (a part
+// of at most 64 rows × 256 columns of the face's box), 0.
 layout(set = 1, binding = 2, std430) buffer PaintQueue { uint paint_queue[]; };
 
 const uint PAINT_QUEUE_HEADER = 8u;
-const int PAINT_TILE_PX = 8;
-const uint PAINT_TILES_PER_JOB = 16u;
+const uint PAINT_IN_PLACE = 256u;  // pixels a face may cost the invocation that built it
+const int PAINT_JOB_ROWS = 64;     // a job's rows (one per invocation of paint_big.comp's workgroup) ...
+const int PAINT_JOB_COLUMNS = 256; // ... and columns
 
-uint paint_job_base() { return PAINT_QUEUE_HEADER + 8u * pc.misc.z; }
 
 // The level of detail and the instance within it of frame-wide instance g.
 uint paint_lod_of(uint g) { return g >= pc.first.z ? 2u : g >= pc.first.y ? 1u : 0u; }
@@ -34,4 +37,32 @@ uint paint_lod_of(uint g) { return g >= pc.first.z ? 2u : g >= pc.first.y ? 1u :
 float paint_seam(Face f) {
     float m = max(max(abs(f.ext.x), abs(f.ext.y)), max(abs(f.ext.z), abs(f.ext.w)));
     return 1e-4 + 1.2e-7 * max(m, abs(g.eye.x) + abs(g.eye.y));
+}
+
+// The pixels of row y of the face to test: those of face_row_span for the face grown by three times its seam
+// tolerance (the test's own tolerance and rounding are about two), within the box's columns [x0, x1].
+ivec2 paint_row(Face f, int y, int x0, int x1) {
+    ivec2 span = face_row_span(f, y, 3.0 * paint_seam(f));
+    return ivec2(max(span.x, x0), min(span.y, x1));
+}
+
+// Face `which` (0..5: the floor bar's x, y and z face, then the slab bar's) of a block; false when the block has
+// no such bar. Its id, the raster variant's draw order, is 6 · instance + which.
+bool paint_face(PaintBlock k, uint which, out Face f) {
+    vec3 lo, hi;
+    int bar = int(which / 3u);
+    f = Face(0u, 0.0, vec4(0.0), 0u);
+    if (!paint_bar(k, bar, pc.misc.x != 0u, lo, hi)) return false;
+    vec3 c = mix(lo, hi, paint_camera_high(lo, hi)); // the camera-facing side of each axis
+    uint axis = which % 3u;
+    f = axis == 0u ? Face(1u, c.x, vec4(lo.y, hi.y, lo.z, hi.z), 0u)
+                   : (axis == 1u ? Face(2u, c.y, vec4(lo.x, hi.x, lo.z, hi.z), 0u)
+                                 : Face(0u, c.z, vec4(lo.x, hi.x, lo.y, hi.y), 0u));
+    return true;
+}
+
+// The block of frame-wide instance gi.
+PaintBlock paint_instance(uint gi) {
+    uint lod = paint_lod_of(gi);
+    return paint_block(pc.tile_base[lod], lod, gi - pc.first[lod]);
 }

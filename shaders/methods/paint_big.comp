@@ -3,40 +3,60 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_atomic_int64 : require
 // Painted in compute, pass 2: the queued jobs of large faces (dispatched indirectly, at most 65535 workgroups,
-// each taking jobs g, g + G, g + 2G, ...), one pixel per invocation over a job's 16 tiles of 8×8 pixels, so a face
-// that covers the screen is shared among many workgroups; the tiles of the face's box it does not reach are
-// passed over (face_misses_tile).
+// each taking jobs g, g + G, g + 2G, ...). A job is up to 64 rows × 256 columns of a face's box; the workgroup
+// rebuilds the face from its id, takes the face's own pixels on each row (paint_row) and deals them out
+// evenly among its invocations, so a face that covers the screen is shared among many workgroups and a long thin
+// one at a slant costs its own pixels, not its box.
 #include "globals.glsl"
+#include "surface.glsl"
 #include "camera.glsl"
 #include "face_raster.glsl"
+#include "paint_bars.glsl"
 #include "paint_compute.glsl"
 
-layout(local_size_x = 8, local_size_y = 8) in;
+layout(local_size_x = 64) in;
+
+shared int row_x[64];     // the first pixel of each row of the job
+shared uint row_end[64];  // the job's pixels up to and including each row (inclusive prefix sum)
 
 void main() {
-    uint jobs = min(paint_queue[4], pc.misc.w);
-    ivec2 lid = ivec2(gl_LocalInvocationID.xy);
-    for (uint j = gl_WorkGroupID.x; j < jobs; j += gl_NumWorkGroups.x) {
-        uint fi = paint_queue[paint_job_base() + 2u * j], tile0 = paint_queue[paint_job_base() + 2u * j + 1u];
-        uint b = PAINT_QUEUE_HEADER + 8u * fi;
-        uint w6 = paint_queue[b + 6u], w7 = paint_queue[b + 7u];
-        Face f = Face((w6 >> 14) & 3u, uintBitsToFloat(paint_queue[b]),
-                      vec4(uintBitsToFloat(paint_queue[b + 1u]), uintBitsToFloat(paint_queue[b + 2u]),
-                           uintBitsToFloat(paint_queue[b + 3u]), uintBitsToFloat(paint_queue[b + 4u])),
-                      paint_queue[b + 5u]);
-        ivec4 r = ivec4(w6 & 0x3FFFu, w6 >> 16, w7 & 0xFFFFu, w7 >> 16);
-        uint tiles_x = uint(r.z - r.x) / 8u + 1u, tiles = tiles_x * (uint(r.w - r.y) / 8u + 1u);
+    uint jobs = min(paint_queue[3], pc.misc.z);
+    uint lid = gl_LocalInvocationID.x;
+    for (uint j = gl_WorkGroupID.x; j < jobs; j += gl_NumWorkGroups.x) { // uniform: the whole workgroup loops
+        uint at = PAINT_QUEUE_HEADER + 4u * j;
+        uint id = paint_queue[at], w1 = paint_queue[at + 1u], w2 = paint_queue[at + 2u];
+        ivec4 a = ivec4(w1 & 0xFFFFu, w1 >> 16, w2 & 0xFFFFu, w2 >> 16);
+        Face f;
+        bool any = paint_face(paint_instance(id / 6u), id % 6u, f);
+        f.material = id;
+        int y = a.y + int(lid);
+        ivec2 span = any && y <= a.w ? paint_row(f, y, a.x, a.z) : ivec2(1, 0);
+        row_x[lid] = span.x;
+        row_end[lid] = uint(max(span.y - span.x + 1, 0));
+        barrier();
+        for (uint d = 1u; d < 64u; d <<= 1) { // Hillis–Steele scan
+            uint add = lid >= d ? row_end[lid - d] : 0u;
+            barrier();
+            row_end[lid] += add;
+            barrier();
+        }
+        uint total = row_end[63];
         float eps = paint_seam(f);
-        for (uint k = tile0; k < min(tile0 + PAINT_TILES_PER_JOB, tiles); k++) {
-            ivec2 o = r.xy + PAINT_TILE_PX * ivec2(k % tiles_x, k / tiles_x);
-            if (face_misses_tile(f, o, eps)) continue; // the same for the whole workgroup
-            ivec2 px = o + lid;
-            if (px.x > r.z || px.y > r.w) continue;
+        for (uint p = lid; p < total; p += 64u) {
+            uint lo = 0u, hi = 63u; // the row holding pixel p: the first whose end passes p
+            while (lo < hi) {
+                uint mid = (lo + hi) >> 1;
+                if (row_end[mid] > p) hi = mid;
+                else lo = mid + 1u;
+            }
+            uint before = lo > 0u ? row_end[lo - 1u] : 0u;
+            ivec2 px = ivec2(row_x[lo] + int(p - before), a.y + int(lo));
             float depth = face_pixel_depth_eps(f, px, eps);
             if (depth <= 0.0) continue;
             uint i = uint(px.y * int(g.screen_right.w) + px.x);
             uint64_t v = (uint64_t(floatBitsToUint(depth)) << 32) | uint64_t(f.material);
             if (paint_vis[i] < v) atomicMax(paint_vis[i], v);
         }
+        barrier(); // every invocation is done with the rows before the next job writes them
     }
 }

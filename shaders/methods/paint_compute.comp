@@ -4,7 +4,10 @@
 #extension GL_EXT_shader_atomic_int64 : require
 // Painted in compute, pass 1: one invocation per block (the raster variant's instance). It builds the block's
 // bars as the raster variant's vertex shader does (paint_bars.glsl) and rasterises their camera-facing faces
-// exactly into the visibility buffer; faces whose box holds more than 256 pixels are queued for paint_big.comp.
+// exactly into the visibility buffer: a face whose box holds at most 32 pixels over its box, a larger one over its
+// own pixels on each row (face_row_span) when those are about 256, and the rest are queued, in jobs of 64 × 256
+// pixels of their box, for paint_big.comp. So no invocation tests much more than 6 × 256 pixels however near, tall or
+// slanted its faces are (st_paint_compute_work reads the frame's most).
 #include "globals.glsl"
 #include "surface.glsl"
 #include "camera.glsl"
@@ -14,56 +17,79 @@
 
 layout(local_size_x = 64) in;
 
-void splat(Face f, ivec2 px) {
-    float depth = face_pixel_depth_eps(f, px, paint_seam(f));
+uint tested = 0u; // pixels this invocation tested: the frame's most goes to the queue header (word 5)
+
+void splat(Face f, float eps, int x, int y) {
+    tested++;
+    float depth = face_pixel_depth_eps(f, ivec2(x, y), eps);
     if (depth <= 0.0) return;
-    uint i = uint(px.y * int(g.screen_right.w) + px.x);
+    uint i = uint(y * int(g.screen_right.w) + x);
     uint64_t v = (uint64_t(floatBitsToUint(depth)) << 32) | uint64_t(f.material);
     if (paint_vis[i] >= v) return; // a nearer face is there already (the word only grows)
     atomicMax(paint_vis[i], v);
 }
 
-void splat_tiles(Face f, ivec4 r, uint tile0) {
-    uint tiles_x = uint(r.z - r.x) / 8u + 1u, tiles = tiles_x * (uint(r.w - r.y) / 8u + 1u);
-    for (uint k = tile0; k < tiles; k++) {
-        ivec2 o = r.xy + PAINT_TILE_PX * ivec2(k % tiles_x, k / tiles_x);
-        for (int y = o.y; y < o.y + PAINT_TILE_PX && y <= r.w; y++)
-            for (int x = o.x; x < o.x + PAINT_TILE_PX && x <= r.z; x++) splat(f, ivec2(x, y));
+// Rows y0..y1 of the face over columns x0..x1 of its box.
+void splat_rows(Face f, int y0, int y1, int x0, int x1) {
+    float eps = paint_seam(f);
+    for (int y = y0; y <= y1; y++) {
+        ivec2 span = paint_row(f, y, x0, x1);
+        for (int x = span.x; x <= span.y; x++) splat(f, eps, x, y);
     }
+}
+
+// The job of the face's box r (64 rows × 256 columns, bands of rows outer): its first and last pixel.
+ivec4 paint_job(ivec4 r, uint j) {
+    uint col_jobs = uint(r.z - r.x) / uint(PAINT_JOB_COLUMNS) + 1u;
+    int y0 = r.y + PAINT_JOB_ROWS * int(j / col_jobs), x0 = r.x + PAINT_JOB_COLUMNS * int(j % col_jobs);
+    return ivec4(x0, y0, min(x0 + PAINT_JOB_COLUMNS - 1, r.z), min(y0 + PAINT_JOB_ROWS - 1, r.w));
 }
 
 void face(Face f) {
     if (!(f.ext.x < f.ext.y && f.ext.z < f.ext.w)) return; // collapsed: no fragment in the raster variant either
     ivec4 r = face_pixel_rect(f);
     if (r.x > r.z || r.y > r.w) return;
-    if ((r.z - r.x + 1) * (r.w - r.y + 1) <= 256) { // small, or thin (a tall wall far off): here
-        splat_tiles(f, r, 0u);
+    uint w = uint(r.z - r.x + 1), h = uint(r.w - r.y + 1);
+    if (w * h <= 32u) { // small: its box
+        float eps = paint_seam(f);
+        for (int y = r.y; y <= r.w; y++)
+            for (int x = r.x; x <= r.z; x++) splat(f, eps, x, y);
         return;
     }
-    uint tiles = (uint(r.z - r.x) / 8u + 1u) * (uint(r.w - r.y) / 8u + 1u);
-    uint jobs = (tiles + PAINT_TILES_PER_JOB - 1u) / PAINT_TILES_PER_JOB;
-    uint fi = atomicAdd(paint_queue[3], 1u);
-    if (fi >= pc.misc.z) { // the face queue is full: correct, only slower
-        splat_tiles(f, r, 0u);
+    // a thin face at a slant covers a small part of its box, a near one most of it: its own pixels on each row,
+    // here when they are about 256 (a box of 256 holds no more)
+    bool here = w * h <= PAINT_IN_PLACE;
+    if (!here && h <= PAINT_IN_PLACE) { // count them (a row costs about a pixel)
+        uint n = h;
+        for (int y = r.y; y <= r.w; y++) {
+            ivec2 span = paint_row(f, y, r.x, r.z);
+            n += uint(max(span.y - span.x + 1, 0));
+        }
+        here = n <= PAINT_IN_PLACE;
+    }
+    if (here) {
+        splat_rows(f, r.y, r.w, r.x, r.z);
         return;
     }
-    uint b = PAINT_QUEUE_HEADER + 8u * fi;
-    paint_queue[b + 0u] = floatBitsToUint(f.c);
-    paint_queue[b + 1u] = floatBitsToUint(f.ext.x);
-    paint_queue[b + 2u] = floatBitsToUint(f.ext.y);
-    paint_queue[b + 3u] = floatBitsToUint(f.ext.z);
-    paint_queue[b + 4u] = floatBitsToUint(f.ext.w);
-    paint_queue[b + 5u] = f.material;
-    paint_queue[b + 6u] = uint(r.x) | (f.axis << 14) | (uint(r.y) << 16);
-    paint_queue[b + 7u] = uint(r.z) | (uint(r.w) << 16);
-    uint j0 = atomicAdd(paint_queue[4], jobs);
-    uint fit = j0 < pc.misc.w ? min(jobs, pc.misc.w - j0) : 0u;
+    uint jobs = ((w - 1u) / uint(PAINT_JOB_COLUMNS) + 1u) * ((h - 1u) / uint(PAINT_JOB_ROWS) + 1u);
+    atomicAdd(paint_queue[4], 1u);
+    uint j0 = atomicAdd(paint_queue[3], jobs);
+    uint fit = j0 < pc.misc.z ? min(jobs, pc.misc.z - j0) : 0u;
     for (uint j = 0u; j < fit; j++) {
-        paint_queue[paint_job_base() + 2u * (j0 + j)] = fi;
-        paint_queue[paint_job_base() + 2u * (j0 + j) + 1u] = j * PAINT_TILES_PER_JOB;
+        ivec4 a = paint_job(r, j);
+        uint at = PAINT_QUEUE_HEADER + 4u * (j0 + j);
+        paint_queue[at] = f.material;
+        paint_queue[at + 1u] = uint(a.x) | (uint(a.y) << 16);
+        paint_queue[at + 2u] = uint(a.z) | (uint(a.w) << 16);
     }
     if (fit > 0u) atomicMax(paint_queue[0], min(j0 + fit, 65535u));
-    if (fit < jobs) splat_tiles(f, r, fit * PAINT_TILES_PER_JOB); // the job queue is full: the rest here
+    if (fit < jobs) { // the job queue is full: the rest here, correct but slower (and counted)
+        atomicAdd(paint_queue[6], jobs - fit);
+        for (uint j = fit; j < jobs; j++) {
+            ivec4 a = paint_job(r, j);
+            splat_rows(f, a.y, a.w, a.x, a.z);
+        }
+    }
 }
 
 void main() {
@@ -81,4 +107,5 @@ void main() {
         face(Face(2u, c.y, vec4(lo.x, hi.x, lo.z, hi.z), id + 1u));
         face(Face(0u, c.z, vec4(lo.x, hi.x, lo.y, hi.y), id + 2u));
     }
+    if (tested > paint_queue[5]) atomicMax(paint_queue[5], tested); // a read first: the word is rarely raised
 }

@@ -63,5 +63,13 @@ float st_scatter_unpack(uint32_t word, uint8_t *material); /* scatter.c: its dep
 /* scatter.c, for tests: the last frame's near-face queue — faces queued, their capacity, jobs queued, theirs
  * (queued counts may exceed the capacities: the rest was splatted in place). Waits for the device. */
 st_result st_scatter_queue_stats(st_renderer *r, uint32_t counts[4], st_error *err);
+/* paint.c, for tests and the bench: the last frame's work in paint-compute's bars pass — the most pixels one
+ * invocation tested, the faces sent to the big pass, their jobs (may exceed the capacity) and the capacity, and the
+ * jobs drawn in place for want of room. Waits for the device. */
+typedef struct st_paint_work {
+    uint32_t most_pixels_per_invocation;
+    uint32_t big_faces, jobs, job_capacity, jobs_in_place;
+} st_paint_work;
+st_result st_paint_compute_work(st_renderer *r, st_paint_work *out, st_error *err);
 
 #endif

@@ -29,10 +29,10 @@ typedef struct paint_tile { /* mirror of the shader's ivec4 */
 typedef struct paint_compute_push {
     uint32_t tile_base[4]; /* first tile of each level of detail */
     uint32_t first[4];     /* first instance of each level of detail; [3]: every instance */
-    uint32_t misc[4];      /* hidden sides, invocations per dispatch row, face capacity, job capacity */
+    uint32_t misc[4];      /* hidden sides, invocations per dispatch row, job capacity, 0 */
 } paint_compute_push;
 
-#define PAINT_QUEUE_HEADER 8u /* words before the queued faces (paint_compute.glsl) */
+#define PAINT_QUEUE_HEADER 8u /* words before the queued jobs (paint_compute.glsl) */
 
 typedef struct paint_state {
     bool plain; /* the paper's footprint: every cell of the ground bounds, no culling, no merging */
@@ -43,7 +43,7 @@ typedef struct paint_state {
     VkDescriptorSet targets_set;
     st_gpu_buffer vis;   /* per pixel: reverse-Z depth bits | face id */
     st_gpu_buffer queue; /* the big faces: header, faces, jobs */
-    uint32_t face_cap, job_cap;
+    uint32_t job_cap;
     VkDescriptorSetLayout set_layout;
     VkDescriptorSet set;
     VkPipelineLayout layout;
@@ -197,17 +197,19 @@ static st_result paint_compute_create(st_renderer *r, void **out, st_error *err)
     st_result res = create_common(r, out, false, true, err);
     if (res) return res;
     paint_state *s = *out;
-    /* The big faces: those over 8 pixels wide or tall lie within ~focal/8 texels of the eye; w·h/16 faces and
-     * twice as many jobs of 16 tiles (1024 pixels: the faces' boxes may cover the screen many times over) hold
-     * them at every size we render, and an overflow is still drawn, in place. */
-    uint64_t cap = (uint64_t)r->width * r->height / 16u;
-    s->face_cap = (uint32_t)(cap < 1024u ? 1024u : cap);
-    s->job_cap = 2u * s->face_cap;
+    /* The big faces' jobs (up to 64 × 256 pixels of a face's box): every face over about 256 pixels has at least
+     * one, and near the eye (a floor seen from 12 units up, the ground under a slab) the hidden faces behind the
+     * visible ones are as large, so they number about a quarter of the pixels at 1280×800 (more at larger sizes:
+     * faces grow with the image); one job per two pixels holds them with room (16 bytes each: as much memory as the
+     * visibility buffer), and an overflow is still drawn, in place, and counted (st_paint_compute_work). */
+    uint64_t cap = (uint64_t)r->width * r->height / 2u;
+    s->job_cap = (uint32_t)(cap < 4096u ? 4096u : cap);
     VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     res = st_gpu_buffer_create(gpu, (VkDeviceSize)r->width * r->height * 8, storage, false, &s->vis, err);
     if (!res)
-        res = st_gpu_buffer_create(gpu, ((VkDeviceSize)PAINT_QUEUE_HEADER + 8u * s->face_cap + 2u * s->job_cap) * 4,
-                                   storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, false, &s->queue, err);
+        res = st_gpu_buffer_create(gpu, ((VkDeviceSize)PAINT_QUEUE_HEADER + 4u * s->job_cap) * 4,
+                                   storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, false,
+                                   &s->queue, err);
     if (res) return res;
     st_gpu_binding b[3] = {tiles_binding(s), tiles_binding(s), tiles_binding(s)};
     b[1].buffer = s->vis.buffer;
@@ -333,7 +335,7 @@ static void paint_compute_record(st_renderer *r, void *state, VkCommandBuffer cm
     uint32_t base[PAINT_MAX_LOD + 1];
     list_tiles(r, s, base);
     /* the instances (blocks) of every level of detail, in the raster variant's draw order */
-    paint_compute_push pc = {.misc = {1, 0, s->face_cap, s->job_cap}};
+    paint_compute_push pc = {.misc = {1, 0, s->job_cap, 0}};
     uint64_t total = 0;
     for (uint32_t k = 0; k <= PAINT_MAX_LOD; k++) {
         pc.tile_base[k] = base[k];
@@ -348,7 +350,7 @@ static void paint_compute_record(st_renderer *r, void *state, VkCommandBuffer cm
     uint32_t gx, gy;
     st_vis_raster_grid((uint32_t)total, &gx, &gy);
     pc.misc[1] = gx * 64;
-    /* the shared compute rasteriser's frame: paint's queue header is 8 words (faces, then jobs of 4 tiles) */
+    /* the shared compute rasteriser's frame: paint's queue header is 8 words (then the jobs) */
     st_vis_raster v = {.raster = s->pipeline, .big = s->big_pipeline, .resolve = s->resolve_pipeline,
                        .vis = s->vis.buffer, .big_queue = s->queue.buffer, .big_split = 1,
                        .header_words = PAINT_QUEUE_HEADER, .raster_name = "bars"};
@@ -357,6 +359,29 @@ static void paint_compute_record(st_renderer *r, void *state, VkCommandBuffer cm
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 3, sets, 0, NULL);
     vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof pc, &pc);
     st_vis_raster_dispatch(r, &v, cmd, gx, gy);
+}
+
+st_result st_paint_compute_work(st_renderer *r, st_paint_work *out, st_error *err) {
+    if (r->ops != &st_method_paint_compute) return st_error_set(err, ST_ERR_INVALID, "not a paint-compute renderer");
+    const paint_state *s = r->state;
+    st_gpu *gpu = r->engine->gpu;
+    st_result res = st_gpu_staging_reserve(gpu, PAINT_QUEUE_HEADER * 4, err);
+    VkCommandBuffer cmd;
+    if (!res) res = st_gpu_once_begin(gpu, &cmd, err);
+    if (res) return res;
+    VkBufferCopy region = {.size = PAINT_QUEUE_HEADER * 4};
+    vkCmdCopyBuffer(cmd, s->queue.buffer, gpu->staging, 1, &region);
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    res = st_gpu_once_submit(gpu, cmd, err);
+    if (res) return res;
+    const uint32_t *h = gpu->staging_mapped; /* the header's layout: paint_compute.glsl */
+    *out = (st_paint_work){.most_pixels_per_invocation = h[5],
+                           .big_faces = h[4],
+                           .jobs = h[3],
+                           .job_capacity = s->job_cap,
+                           .jobs_in_place = h[6]};
+    return ST_OK;
 }
 
 static uint64_t paint_gpu_bytes(const st_renderer *r, const void *state) {
