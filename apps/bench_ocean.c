@@ -16,7 +16,7 @@
 #define SURFACE_TARGET_4K_MS 1.5
 #define MAX_SIZES 8
 
-static int usage(void) {
+static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata bench ocean [--repeat N] [--sizes LIST] [--world W] [--method M] [--device N] [--validate]\n\n"
            "The FFT ocean's simulation alone — 3 and 4 cascades of 256², one and 3 of 512², every field — one step a\n"
            "submission, GPU time per pass (rows with the spectrum's evolution, columns, resolve with the first mips,\n"
@@ -25,14 +25,8 @@ static int usage(void) {
            "apart from the terrain method's passes, looking 30 degrees down and at the horizon, drawn in compute\n"
            "(the default, which the verdicts judge) and by the raster pipeline, and the Gerstner surface both ways.\n"
            "Medians of N after 3 that warm up. On a CPU adapter (no GPU timestamps) the CPU's submit-and-wait time\n"
-           "is shown and the verdicts are n/a.\n\n"
-           "  --repeat N   timed steps and frames per figure (default 200; 3 on CPU adapters)\n"
-           "  --sizes L    frame sizes, comma separated (default 1280x800,3840x2160; 320x200 on CPU adapters)\n"
-           "  --world W    a world with water instead of the open sea (the cameras are then its first default view)\n"
-           "  --method M   the terrain method under the water (default ray-compute)\n"
-           "  --device N   adapter (see 'strata devices')\n"
-           "  --validate   Vulkan validation layers on\n");
-    return CLI_EXIT_OK;
+           "is shown and the verdicts are n/a.\n\noptions:\n");
+    cli_options_usage(opts, count);
 }
 
 typedef struct sim_config {
@@ -154,35 +148,30 @@ static st_result bench_frames(st_engine *e, const char *method, st_water_mode mo
 }
 
 int bench_ocean(int argc, char **argv) {
-    static const struct option opts[] = {{"repeat", required_argument, 0, 'r'}, {"sizes", required_argument, 0, 's'},
-                                         {"world", required_argument, 0, 'w'},  {"method", required_argument, 0, 'm'},
-                                         {"device", required_argument, 0, 'd'}, {"validate", no_argument, 0, 'V'},
-                                         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     uint32_t repeat = 0, device = 0;
-    bool device_given = false, validate = false;
-    const char *world = NULL, *method = "ray-compute";
-    char *sizes_arg = NULL;
-    cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'r':
-            if (!cli_parse_uint(optarg, 1, 100000, &repeat)) return cli_usage_error("bench ocean", "bad --repeat '%s'", optarg);
-            break;
-        case 's': sizes_arg = optarg; break;
-        case 'w': world = optarg; break;
-        case 'm': method = optarg; break;
-        case 'd':
-            if (!cli_parse_uint(optarg, 0, 64, &device)) return cli_usage_error("bench ocean", "bad --device '%s'", optarg);
-            device_given = true;
-            break;
-        case 'V': validate = true; break;
-        case 'h': return usage();
-        case ':': return cli_usage_error("bench ocean", "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error("bench ocean", "unknown option '%s'", argv[optind - 1]);
-        }
+    bool device_given = false, validate = false, help = false;
+    const char *world = NULL, *method = "ray-compute", *sizes_given = NULL;
+    const cli_opt opts[] = {
+        {.name = "repeat", .kind = CLI_OPT_UINT, .target = &repeat, .min = 1, .max = 100000, .arg = "N",
+         .bad = "bad --repeat '%s' (1..100000)", .help = "timed steps and frames per figure (default 200; 3 on CPU adapters)"},
+        {.name = "sizes", .kind = CLI_OPT_STRING, .target = &sizes_given, .arg = "LIST",
+         .help = "frame sizes, comma separated (default 1280x800,3840x2160; 320x200 on CPU adapters)"},
+        {.name = "world", .kind = CLI_OPT_STRING, .target = &world, .arg = "W",
+         .help = "a world with water instead of the open sea (the cameras are then its first default view)"},
+        {.name = "method", .kind = CLI_OPT_STRING, .target = &method, .arg = "M",
+         .help = "the terrain method under the water (default ray-compute)"},
+        CLI_OPT_DEVICE(&device, &device_given),
+        {.name = "validate", .kind = CLI_OPT_FLAG, .target = &validate, .help = "Vulkan validation layers on"},
+    };
+    int parsed = cli_options_parse("bench ocean", argc, argv, opts, CLI_OPTS_COUNT(opts), 0, NULL, &help);
+    if (help) usage(opts, CLI_OPTS_COUNT(opts));
+    if (parsed || help) return parsed;
+    char sizes_buf[512], *sizes_arg = NULL;
+    if (sizes_given) {
+        if (strlen(sizes_given) >= sizeof sizes_buf) return cli_usage_error("bench ocean", "--sizes is too long");
+        snprintf(sizes_buf, sizeof sizes_buf, "%s", sizes_given);
+        sizes_arg = sizes_buf;
     }
-    if (optind < argc) return cli_usage_error("bench ocean", "unexpected argument '%s'", argv[optind]);
     if (!st_method_find(method)) return cli_usage_error("bench ocean", "unknown method '%s'", method);
     uint32_t sw[MAX_SIZES], sh[MAX_SIZES], nsizes = 0;
     if (sizes_arg) {
