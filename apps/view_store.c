@@ -1,7 +1,6 @@
 /* strata view --world STORE: a DEM tile store live in a window (or headless) with a store method, the default
  * views on F1-F12, the fly camera (its eye kept in double precision: the controller moves it relative to the
  * view's origin), a HUD with frame times, the level of detail and the residency, and scripted frames. */
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,99 +17,88 @@
 #include <GLFW/glfw3.h>
 #endif
 
-static void usage(void) {
+typedef struct sview {
+    const char *world, *method, *view_name, *screenshot, *keys;
+    st_camera camera;
+    bool have_camera, headless, no_shadows, wireframe, device_given;
+    uint32_t size[2], frames, device;
+    int vsync;
+    double far;
+    cli_store_opts so;
+    cli_water water;
+} sview;
+
+static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata view --world STORE [--method M] [--view NAME | --camera x,y,z,yaw,pitch] [--size WxH]\n"
            "                   [--frames N] [--screenshot FILE] [--headless] [--far M] [--tau PX] [--skirts]\n"
            "                   [--wireframe] [--lod-grid N] [--gpu-slots N] [--slow-load MS] [--vsync on|off]\n"
-           "                   [--no-shadows] [--device N] [--keys KEYS]\n\n"
+           "                   [--no-shadows] [--device N] [--keys KEYS] [--water M] [--wind S[,D]] [--time T]\n\n"
            "Shows a DEM tile store live with %s. Keys: WASD move, Q/E down/up, Shift faster, wheel speed,\n"
            "right mouse button held: look; F1-F12 the store's default views; ] and [ double and halve τ; F freezes\n"
            "the level of detail and culling where the camera is (fly out to see the rings); X wireframe coloured by\n"
            "level; K skirts; H shadows; I the HUD (level of detail, residency: resident / queued / loading /\n"
            "evictable / evictions / upload ms); Esc quit.\n"
            "With --frames N it runs N frames and exits, printing a summary; --headless draws them offscreen.\n"
-           "--keys KEYS presses keys before the first frame (] [ f x k h i), e.g. --keys ']]fk'.\n",
+           "--keys KEYS presses keys before the first frame (] [ f x k h i), e.g. --keys ']]fk'.\n"
+           "The water is the ocean where the DEM reaches its sea level (as strata render --world STORE draws it);\n"
+           "its time runs with the clock from --time (1/60 s a frame in scripted runs).\n\noptions:\n",
            cli_store_methods_list());
+    cli_options_usage(opts, count);
 }
 
-typedef struct sview {
-    const char *world, *method, *view_name, *screenshot, *keys;
-    st_camera camera;
-    bool have_camera, headless, no_shadows, wireframe, device_given;
-    uint32_t width, height, frames, device;
-    int vsync;
-    double far;
-    cli_store_opts so;
-} sview;
+static bool parse_camera(const char *value, void *camera) { return st_camera_parse_precise(value, camera); }
+static bool parse_vsync(const char *value, void *target) {
+    if (strcmp(value, "on") && strcmp(value, "off")) return false;
+    *(int *)target = !strcmp(value, "on");
+    return true;
+}
+/* --keys: every character one of the viewer's switches */
+static bool parse_keys(const char *value, void *target) {
+    st_store_view_key k;
+    for (const char *ch = value; *ch; ch++)
+        if (!st_store_view_key_of(*ch, &k)) return false;
+    *(const char **)target = value;
+    return true;
+}
 
 static int parse(int argc, char **argv, sview *o) {
-    static const struct option opts[] = {
-        {"world", required_argument, 0, 'w'},      {"method", required_argument, 0, 'm'},
-        {"view", required_argument, 0, 'v'},       {"camera", required_argument, 0, 'c'},
-        {"size", required_argument, 0, 's'},       {"frames", required_argument, 0, 'f'},
-        {"screenshot", required_argument, 0, 'o'}, {"headless", no_argument, 0, 'L'},
-        {"far", required_argument, 0, 'F'},        {"wireframe", no_argument, 0, 'W'},
-        {"vsync", required_argument, 0, 'y'},      {"no-shadows", no_argument, 0, 'H'},
-        {"device", required_argument, 0, 'D'},     {"help", no_argument, 0, 'h'},
-        {"keys", required_argument, 0, 'K'},
-        CLI_STORE_OPTIONS,                         {0, 0, 0, 0}};
-    cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        int status;
-        if (cli_store_option(&o->so, "view", c, optarg, &status)) {
-            if (status) return status;
-            continue;
-        }
-        switch (c) {
-        case 'w': o->world = optarg; break;
-        case 'm': o->method = optarg; break;
-        case 'v': o->view_name = optarg; break;
-        case 'c':
-            if (!st_camera_parse_precise(optarg, &o->camera))
-                return cli_usage_error("view", "malformed or out-of-range camera '%s' (want x,y,z,yaw,pitch: "
-                                       "positions within 1e8 m, yaw -360..360, pitch -90..90)", optarg);
-            o->have_camera = true;
-            break;
-        case 's':
-            if (!cli_parse_size(optarg, &o->width, &o->height) || o->width > 16384 || o->height > 16384)
-                return cli_usage_error("view", "bad size '%s' (want WxH, each 1..16384)", optarg);
-            break;
-        case 'f':
-            if (!cli_parse_uint(optarg, 1, 1000000, &o->frames)) return cli_usage_error("view", "bad frame count '%s'", optarg);
-            break;
-        case 'o': o->screenshot = optarg; break;
-        case 'L': o->headless = true; break;
-        case 'F':
-            if (!cli_parse_double(optarg, 2, 1e7, &o->far)) return cli_usage_error("view", "bad --far '%s' (metres)", optarg);
-            break;
-        case 'W': o->wireframe = true; break;
-        case 'y':
-            if (strcmp(optarg, "on") && strcmp(optarg, "off")) return cli_usage_error("view", "--vsync takes on or off");
-            o->vsync = !strcmp(optarg, "on");
-            break;
-        case 'H': o->no_shadows = true; break;
-        case 'D':
-            if (!cli_parse_uint(optarg, 0, 64, &o->device)) return cli_usage_error("view", "bad device index '%s'", optarg);
-            o->device_given = true;
-            break;
-        case 'K': {
-            st_store_view_key k;
-            for (const char *ch = optarg; *ch; ch++)
-                if (!st_store_view_key_of(*ch, &k))
-                    return isprint((unsigned char)*ch)
-                               ? cli_usage_error("view", "--keys: '%c' is no key (] [ f x k h i)", *ch)
-                               : cli_usage_error("view", "--keys: character 0x%02x is no key (] [ f x k h i)",
-                                                 (unsigned char)*ch);
-            o->keys = optarg;
-            break;
-        }
-        case 'h': usage(); return -1;
-        case ':': return cli_usage_error("view", "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error("view", "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc) return cli_usage_error("view", "unexpected argument '%s'", argv[optind]);
+    const cli_opt own[] = {
+        {.name = "world", .kind = CLI_OPT_STRING, .target = &o->world, .arg = "STORE", .help = "the DEM tile store"},
+        {.name = "method", .kind = CLI_OPT_STRING, .target = &o->method, .arg = "M",
+         .help = "the store method (default cdlod)"},
+        {.name = "view", .kind = CLI_OPT_STRING, .target = &o->view_name, .arg = "NAME",
+         .help = "one of the store's default views (default the first)"},
+        {.name = "camera", .kind = CLI_OPT_PARSE, .target = &o->camera, .given = &o->have_camera,
+         .parse = parse_camera, .arg = "C",
+         .bad = "malformed or out-of-range camera '%s' (want x,y,z,yaw,pitch: positions within 1e8 m, yaw -360..360, "
+                "pitch -90..90)",
+         .help = "eye position (metres) and angles x,y,z,yaw,pitch"},
+        CLI_OPT_SIZE_WH(o->size, 16384, "window size (default 1280x800)"),
+        CLI_OPT_FRAMES(&o->frames, 1000000, "run N frames and exit, printing a summary"),
+        {.name = "screenshot", .kind = CLI_OPT_STRING, .target = &o->screenshot, .arg = "FILE",
+         .help = "with --frames: write the last frame as a PNG"},
+        {.name = "headless", .kind = CLI_OPT_FLAG, .target = &o->headless,
+         .help = "no window: draw the --frames offscreen"},
+        {.name = "far", .kind = CLI_OPT_DOUBLE, .target = &o->far, .min = 2, .max = 1e7, .arg = "M",
+         .bad = "bad --far '%s' (metres)", .help = "far distance in metres (default the store's)"},
+        {.name = "wireframe", .kind = CLI_OPT_FLAG, .target = &o->wireframe, .help = "start in wireframe"},
+        {.name = "vsync", .kind = CLI_OPT_PARSE, .target = &o->vsync, .parse = parse_vsync, .arg = "on|off",
+         .bad = "--vsync takes on or off, not '%s'", .help = "FIFO presentation (default on; off with --frames)"},
+        CLI_OPT_NO_SHADOWS(&o->no_shadows),
+        CLI_OPT_DEVICE(&o->device, &o->device_given),
+        {.name = "keys", .kind = CLI_OPT_PARSE, .target = &o->keys, .parse = parse_keys, .arg = "KEYS",
+         .bad = "--keys: '%s' holds a character that is no key (] [ f x k h i)",
+         .help = "keys pressed before the first frame"},
+    };
+    cli_opt opts[CLI_OPTS_COUNT(own) + CLI_STORE_OPTION_COUNT + CLI_WATER_OPTION_COUNT];
+    memcpy(opts, own, sizeof own);
+    size_t count = CLI_OPTS_COUNT(own);
+    count += cli_store_table(&o->so, opts + count);
+    count += cli_water_table(&o->water, opts + count);
+    bool help = false;
+    int parsed = cli_options_parse("view", argc, argv, opts, count, 0, NULL, &help);
+    if (help) usage(opts, count);
+    if (parsed || help) return help ? -1 : parsed;
     int st = cli_store_method_check("view", o->method, o->world);
     if (st) return st;
     if (o->view_name && o->have_camera) return cli_usage_error("view", "give --view or --camera, not both");
@@ -140,6 +128,11 @@ static st_result open_world(sview *o, bool present, const char *const *ext, uint
     r = st_engine_create(&ed, engine, err);
     st_world_desc wd = {.gpu_slots = o->so.gpu_slots, .slow_load_ms = o->so.slow_load_ms};
     if (!r) r = st_engine_set_store(*engine, *store, &wd, err);
+    /* the ocean where the DEM reaches its sea level (or below), unless --water says otherwise (as render does) */
+    if (!r && !o->water.mode_given) {
+        const st_store_info *in = st_store_get_info(*store);
+        o->water.desc.mode = in->min_m <= in->sea_level_m ? ST_WATER_OCEAN : ST_WATER_NONE;
+    }
     return r;
 }
 
@@ -155,7 +148,7 @@ static st_store_view_state start_state(const sview *o) {
 
 static st_render_desc render_desc(const sview *o, const st_store_view_state *st, uint32_t w, uint32_t h) {
     st_render_desc rd = {.method = o->method, .width = w, .height = h, .shadows = st->shadows,
-                         .wireframe = st->wireframe, .freeze_culling = st->freeze};
+                         .wireframe = st->wireframe, .freeze_culling = st->freeze, .water = o->water.desc};
     cli_store_knobs(&o->so, &rd.knobs);
     rd.knobs.tau_px = st->tau_px;
     rd.knobs.skirts = st->skirts;
@@ -166,7 +159,7 @@ static void summary(const char *mode, const sview *o, const st_store_view_state 
                     uint32_t frames, double *gpu, double *cpu) {
     st_device_info dev = st_engine_device(e);
     st_stats g = st_stats_of(gpu, frames), c = st_stats_of(cpu, frames);
-    printf("strata view%s: %s on %s, %ux%u, %u frames, world %s\n", mode, o->method, dev.name, o->width, o->height,
+    printf("strata view%s: %s on %s, %ux%u, %u frames, world %s\n", mode, o->method, dev.name, o->size[0], o->size[1],
            frames, o->world);
     printf("  tau %g px, LOD %s, wireframe %s, skirts %s, shadows %s\n", (double)st->tau_px,
            st->freeze ? "frozen" : "live", st->wireframe ? "on" : "off", st->skirts ? "on" : "off",
@@ -177,7 +170,14 @@ static void summary(const char *mode, const sview *o, const st_store_view_state 
     if (st_renderer_lod_stats(r, &lod)) cli_print_lod(&lod);
     st_world_stats ws;
     if (!st_engine_world_stats(e, &ws, NULL)) cli_print_world(&ws);
+    if (st_renderer_water(r))
+        printf("  water: %s (drawn in %s) at sea level %.2f m, from t = %.3f s\n", st_water_mode_name(o->water.desc.mode),
+               o->water.desc.draw == ST_WATER_DRAW_RASTER ? "the raster pipeline" : "compute",
+               st_water_get_desc(st_renderer_water(r))->level, o->water.time);
 }
+
+/* Scripted frames move the water's clock by a fixed step, so they are reproducible. */
+#define SCRIPTED_DT (1.0 / 60.0)
 
 static int run_headless(sview *o) {
     st_error err = {0};
@@ -191,17 +191,18 @@ static int run_headless(sview *o) {
     st_result r = gpu && cpu ? ST_OK : st_error_set(&err, ST_ERR_NOMEM, "out of memory");
     if (!r) r = open_world(o, false, NULL, 0, &store, &engine, views, &view_count, &cam, &err);
     st_store_view_state st = start_state(o);
-    st_render_desc rd = render_desc(o, &st, o->width, o->height);
+    st_render_desc rd = render_desc(o, &st, o->size[0], o->size[1]);
     if (!r) r = st_renderer_create(engine, &rd, &renderer, &err);
     for (uint32_t i = 0; i < o->frames && !r; i++) {
         st_frame_timing t;
+        st_renderer_set_time(renderer, o->water.time + i * SCRIPTED_DT);
         r = st_renderer_draw(renderer, &cam, &t, &err);
         gpu[i] = t.gpu_ms, cpu[i] = t.cpu_ms;
     }
     if (!r && o->screenshot) {
-        uint8_t *shot = malloc((size_t)o->width * o->height * 4);
+        uint8_t *shot = malloc((size_t)o->size[0] * o->size[1] * 4);
         r = shot ? st_renderer_readback(renderer, shot, NULL, &err) : st_error_set(&err, ST_ERR_NOMEM, "out of memory");
-        if (!r) r = st_png_write(o->screenshot, o->width, o->height, 4, 8, shot, &err);
+        if (!r) r = st_png_write(o->screenshot, o->size[0], o->size[1], 4, 8, shot, &err);
         free(shot);
     }
     int status;
@@ -223,7 +224,7 @@ static int run_headless(sview *o) {
 #if !STRATA_HAVE_GLFW
 
 int cli_view_store(int argc, char **argv) {
-    sview o = {.method = "cdlod", .width = 1280, .height = 800, .vsync = -1};
+    sview o = {.method = "cdlod", .size = {1280, 800}, .vsync = -1};
     int status = parse(argc, argv, &o);
     if (status) return status < 0 ? CLI_EXIT_OK : status;
     if (o.headless) return run_headless(&o);
@@ -307,7 +308,7 @@ static void build_hud(st_hud *hud, const sview *o, const st_store_view_state *st
 }
 
 int cli_view_store(int argc, char **argv) {
-    sview o = {.method = "cdlod", .width = 1280, .height = 800, .vsync = -1};
+    sview o = {.method = "cdlod", .size = {1280, 800}, .vsync = -1};
     int status = parse(argc, argv, &o);
     if (status) return status < 0 ? CLI_EXIT_OK : status;
     if (o.headless) return run_headless(&o);
@@ -333,7 +334,7 @@ int cli_view_store(int argc, char **argv) {
     if (!r) r = open_world(&o, true, ext, n_ext, &store, &engine, views, &view_count, &start, &err);
     if (!r) {
         glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
-        window = glfwCreateWindow((int)o.width, (int)o.height, "strata view", NULL, NULL);
+        window = glfwCreateWindow((int)o.size[0], (int)o.size[1], "strata view", NULL, NULL);
         if (!window) r = st_error_set(&err, ST_ERR_UNSUPPORTED, "cannot open a window");
     }
     if (!r) {
@@ -344,14 +345,14 @@ int cli_view_store(int argc, char **argv) {
         glfwSetScrollCallback(window, on_scroll);
         int fw, fh;
         glfwGetFramebufferSize(window, &fw, &fh);
-        o.width = (uint32_t)(fw > 0 ? fw : (int)o.width), o.height = (uint32_t)(fh > 0 ? fh : (int)o.height);
+        o.size[0] = (uint32_t)(fw > 0 ? fw : (int)o.size[0]), o.size[1] = (uint32_t)(fh > 0 ? fh : (int)o.size[1]);
         bool scripted = o.frames > 0;
-        st_presenter_desc pd = {.create_surface = create_surface, .user = window, .width = o.width,
-                                .height = o.height, .vsync = o.vsync >= 0 ? o.vsync != 0 : !scripted};
+        st_presenter_desc pd = {.create_surface = create_surface, .user = window, .width = o.size[0],
+                                .height = o.size[1], .vsync = o.vsync >= 0 ? o.vsync != 0 : !scripted};
         r = st_presenter_create(engine, &pd, &presenter, &err);
     }
     if (!r) r = st_hud_create(&hud, &err);
-    st_render_desc rd = render_desc(&o, &st, o.width, o.height);
+    st_render_desc rd = render_desc(&o, &st, o.size[0], o.size[1]);
     if (!r) r = st_renderer_create(engine, &rd, &renderer, &err);
     st_cam_control cam;
     st_cam_control_init(&cam, &start);
@@ -359,7 +360,7 @@ int cli_view_store(int argc, char **argv) {
     cam.speed = fmaxf(50.0f, (float)(start.origin[2] - st_store_get_info(store)->min_m) * 0.5f);
     double *gpu = calloc(o.frames ? o.frames : 1, sizeof *gpu), *cpu = calloc(o.frames ? o.frames : 1, sizeof *cpu);
     uint32_t frame = 0;
-    double last = st_time_ms();
+    double last = st_time_ms(), water_t = o.water.time;
     while (!r && !glfwWindowShouldClose(window)) {
         double t0 = st_time_ms();
         glfwPollEvents();
@@ -375,7 +376,7 @@ int cli_view_store(int argc, char **argv) {
         for (int k = 0; k < ws.pending_count; k++) rebuild |= st_store_view_apply(&st, ws.pending[k]);
         ws.pending_count = 0;
         if (rebuild) { /* a new renderer with the switches; freezing takes the camera of its first frame */
-            rd = render_desc(&o, &st, o.width, o.height);
+            rd = render_desc(&o, &st, o.size[0], o.size[1]);
             st_renderer_destroy(renderer);
             renderer = NULL;
             r = st_renderer_create(engine, &rd, &renderer, &err);
@@ -391,6 +392,8 @@ int cli_view_store(int argc, char **argv) {
         in.fast = glfwGetKey(window, GLFW_KEY_LEFT_SHIFT) == GLFW_PRESS;
         st_cam_control_update(&cam, &in, NULL);
         st_frame_timing t;
+        st_renderer_set_time(renderer, water_t);
+        water_t += o.frames ? SCRIPTED_DT : (double)in.dt;
         r = st_renderer_draw(renderer, &cam.camera, &t, &err);
         if (r) break;
         if (o.frames) gpu[frame] = t.gpu_ms, cpu[frame] = t.cpu_ms;
@@ -409,9 +412,9 @@ int cli_view_store(int argc, char **argv) {
         if (o.frames && frame >= o.frames) break;
     }
     if (!r && o.frames && o.screenshot) {
-        uint8_t *shot = malloc((size_t)o.width * o.height * 4);
+        uint8_t *shot = malloc((size_t)o.size[0] * o.size[1] * 4);
         r = shot ? st_renderer_readback(renderer, shot, NULL, &err) : st_error_set(&err, ST_ERR_NOMEM, "out of memory");
-        if (!r) r = st_png_write(o.screenshot, o.width, o.height, 4, 8, shot, &err);
+        if (!r) r = st_png_write(o.screenshot, o.size[0], o.size[1], 4, 8, shot, &err);
         free(shot);
     }
     if (!r && o.frames) summary("", &o, &st, engine, renderer, frame, gpu, cpu);

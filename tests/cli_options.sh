@@ -89,14 +89,14 @@ grep -q "^target: median decode of a 2048x16384 .vmc ≤ 150 ms: n/a for this ru
 
 # every bench reads its options through the one option layer: one line and exit 2 for an unknown option, a bad
 # value or a stray argument; --help lists the options
-for b in decode dem gen mesh reference tiles upload lod; do
+for b in decode dem gen mesh ocean reference tiles upload lod; do
     "$strata" bench $b --frobnicate >/dev/null 2>"$tmp/err"
     [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^strata bench $b: unknown option '--frobnicate'" "$tmp/err" &&
         pass || fail "bench $b --frobnicate: $(cat "$tmp/err")"
     "$strata" bench $b --help >"$tmp/help" 2>&1 && grep -q "^options:\|^Runs the parts" "$tmp/help" && pass ||
         fail "bench $b --help lists no options: $(head -3 "$tmp/help")"
 done
-for b in decode dem gen mesh reference upload lod; do
+for b in decode dem gen mesh ocean reference upload lod; do
     "$strata" bench $b --repeat 0 >/dev/null 2>"$tmp/err"
     [ $? -eq 2 ] && grep -q "bad --repeat '0'" "$tmp/err" && pass || fail "bench $b --repeat 0: $(cat "$tmp/err")"
 done
@@ -169,6 +169,26 @@ done
 [ $? -eq 2 ] && grep -q "bad --far 'inf'" "$tmp/err" && pass || fail "fly --far inf: $(cat "$tmp/err")"
 "$strata" fly --world gen:1:257x257 --path x stray >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "unexpected argument 'stray'" "$tmp/err" && pass || fail "fly took a stray argument"
+
+"$strata" bench ocean --rep=0 >/dev/null 2>"$tmp/err" # a unique prefix and --name=value
+[ $? -eq 2 ] && grep -q "bad --repeat '0'" "$tmp/err" && pass || fail "bench ocean --rep=0: $(cat "$tmp/err")"
+
+# the store viewer on the option layer: its own, the store's and the water's options in one table
+"$strata" tile "$STRATA_SOURCE/data/dem/ps_height_1k.png" --units 0.1 --spacing 160 -o "$tmp/ps" --no-progress \
+    >/dev/null 2>&1 || fail "tile of the Puget Sound DEM"
+"$strata" view --world "$tmp/ps" --help >"$tmp/help" 2>&1 && grep -q -- "--tau PX" "$tmp/help" &&
+    grep -q -- "--water M" "$tmp/help" && grep -q -- "--keys KEYS" "$tmp/help" && pass ||
+    fail "view --world STORE --help: $(head -3 "$tmp/help")"
+"$strata" view --world="$tmp/ps" --headl --frames 1 --size 16x10 --water ocean --tim 2 --no-sh >"$tmp/out" 2>"$tmp/err" &&
+    grep -q "^strata view (headless)" "$tmp/out" && grep -q "water: ocean (drawn in compute) at sea level" "$tmp/out" &&
+    pass || fail "view --world STORE with prefixes and the water: $(cat "$tmp/err") $(cat "$tmp/out")"
+"$strata" view --world "$tmp/ps" --headless --frames 1 --size 16x10 --water none >"$tmp/out" 2>"$tmp/err" &&
+    ! grep -q "water:" "$tmp/out" && pass || fail "view --world STORE --water none: $(cat "$tmp/out")"
+for bad in "--tau 0" "--lod-grid 6" "--clip-n 64" "--lod-error maybe" "--wind 99" "--vsync sometimes" "--keys ]q"; do
+    # shellcheck disable=SC2086
+    "$strata" view --world "$tmp/ps" --headless --frames 1 $bad >/dev/null 2>"$tmp/err"
+    [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && pass || fail "view --world STORE $bad: $(cat "$tmp/err")"
+done
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
