@@ -79,6 +79,19 @@ typedef struct water_state {
 } water_state;
 
 static bool water_on(const st_renderer *r) { return r->desc.water.mode != ST_WATER_NONE; }
+
+/* Whether any texel of the level is dry or a real bed under the water: an all-water level (open sea of stand-ins)
+ * has no shore to shoal toward, and its frames skip the shore's lookups. */
+static bool level_has_shore(const st_level *level, float water_level) {
+    for (uint32_t y = 0; y < level->height; y++)
+        for (uint32_t x = 0; x < level->width; x++) {
+            st_texel t = st_level_texel(level, (int)x, (int)y);
+            float top = (float)(t.dual ? t.high : t.low);
+            uint32_t type = t.dual ? t.high_type : t.low_type;
+            if (!(type == 0 && top <= water_level + 0.01f && top >= water_level - 1.0f)) return true;
+        }
+    return false;
+}
 /* The compute drawing needs 64-bit buffer atomics (the visibility buffer); an adapter without them gets the raster
  * pipeline's picture instead. */
 static bool water_compute(const st_renderer *r) {
@@ -333,7 +346,7 @@ static st_result water_create(st_renderer *r, void **out, st_error *err) {
     if (!res && !s->ocean) res = dummy_array(gpu, VK_FORMAT_R32G32B32A32_SFLOAT, &s->dummy_disp, err);
     if (!res && !s->ocean) res = dummy_array(gpu, VK_FORMAT_R16G16B16A16_SFLOAT, &s->dummy_surf, err);
     /* a level's bed: the waves shoal toward its shores (a store's sea has no bed here yet) */
-    if (!res && !s->store && r->engine->level) {
+    if (!res && !s->store && r->engine->level && level_has_shore(r->engine->level, st_water_get_desc(s->water)->level)) {
         double eye[2] = {r->view.eye[0], r->view.eye[1]};
         bool moved;
         res = st_water_shore_gpu_update(gpu, r->engine->level, s->water, eye, &s->shore, &moved, err);
