@@ -89,15 +89,50 @@ struct MatSample {
     vec3 normal; // world
 };
 
-// One projection's tap of a layer: albedo + height, and the tangent-space normal (z along the projection axis).
-void mat_tap(uint layer, vec2 uv, vec2 gx, vec2 gy, out vec4 ah, out vec3 tn) {
+// One projection's taps of a layer: albedo + height, and the tangent-space normal (z along the projection axis).
+vec4 mat_tap_albedo(uint layer, vec2 uv, vec2 gx, vec2 gy) {
 #ifdef ST_NO_MATERIALS
-    ah = vec4(0.5);
-    tn = vec3(0.0, 0.0, 1.0);
+    return vec4(0.5);
 #else
-    ah = textureGrad(material_surface, vec3(uv, float(layer)), gx, gy);
-    tn = textureGrad(material_normal, vec3(uv, float(layer)), gx, gy).xyz * 2.0 - 1.0;
+    return textureGrad(material_surface, vec3(uv, float(layer)), gx, gy);
 #endif
+}
+vec3 mat_tap_normal(uint layer, vec2 uv, vec2 gx, vec2 gy) {
+#ifdef ST_NO_MATERIALS
+    return vec3(0.0, 0.0, 1.0);
+#else
+    return textureGrad(material_normal, vec3(uv, float(layer)), gx, gy).xyz * 2.0 - 1.0;
+#endif
+}
+
+// ---- distance: the texture at a coarser scale ----------------------------------------------------------
+// Far from the eye a tile's mip chain averages it to its mean colour, and textured ground would look flat.
+// Where the pixel covers more than about 11 texels of the near tile (mip 3.5) a second copy of the same layer,
+// MAT_FAR_SCALE times larger, takes over: its mips are 3 levels finer there, so the material's pattern (and its
+// height, for blending) still shows at hundreds of units. It replaces the near copy's normal fetch, which by then
+// reads an almost flat normal, so a pixel's fetch count does not grow.
+const float MAT_FAR_SCALE = 8.0;
+const float MAT_NORMAL_LOD = 2.5;        // detail normals fade out over mip 2.5..3.5 of the near copy
+const float MAT_FAR_LOD = 3.5;           // the far copy fades in over mip 3.5..4.5, the near copy out
+const float MAT_FAR_NOISE_CELL = 192.0;
+const float MAT_FAR_GAIN = 2.0;            // the far copy's contrast around the layer's mean  // MAT_NOISE_CELL · MAT_FAR_SCALE: the far copy's anti-tiling cells
+
+// The near copy's mip level for gradients gx, gy in repeats per pixel (textureGrad's isotropic choice).
+float mat_lod(vec2 gx, vec2 gy) {
+#ifdef ST_NO_MATERIALS
+    float size = 1.0;
+#else
+    float size = float(textureSize(material_surface, 0).x);
+#endif
+    float d = max(dot(gx, gx), dot(gy, gy)) * size * size;
+    return 0.5 * log2(max(d, 1e-12));
+}
+
+// How far a pixel is, as weights: x the detail normal's share, y the far copy's share (the near copy has 1 − y).
+vec2 mat_distance_weights(vec2 gx, vec2 gy) {
+    float lod = mat_lod(gx, gy);
+    return vec2(1.0 - smoothstep(MAT_NORMAL_LOD, MAT_NORMAL_LOD + 1.0, lod),
+                smoothstep(MAT_FAR_LOD, MAT_FAR_LOD + 1.0, lod));
 }
 
 // The anti-tiling of the top projection: two copies of the tile at offsets chosen by a slow noise, blended
@@ -107,8 +142,8 @@ struct AntiTile {
     float b; // the share of copy b
 };
 
-AntiTile anti_tile(vec2 world) {
-    float k = mat_noise(world / MAT_NOISE_CELL) * 8.0;
+AntiTile anti_tile_cells(vec2 world, float cell) {
+    float k = mat_noise_cells(world / cell, cell) * 8.0;
     float i = floor(k), f = fract(k);
     AntiTile t;
     t.off_a = vec2(mat_hash(ivec2(int(i), 17)), mat_hash(ivec2(int(i), 91)));
@@ -116,20 +151,50 @@ AntiTile anti_tile(vec2 world) {
     t.b = smoothstep(0.3, 0.7, f);
     return t;
 }
+AntiTile anti_tile(vec2 world) { return anti_tile_cells(world, MAT_NOISE_CELL); }
 
-// The top (xy) projection of a layer with anti-tiling; tn in the xy tangent frame.
-void mat_top(uint layer, vec2 uv, vec2 gx, vec2 gy, AntiTile at, out vec4 ah, out vec3 tn) {
-    if (at.b < 0.01) {
-        mat_tap(layer, uv + at.off_a, gx, gy, ah, tn);
-    } else if (at.b > 0.99) {
-        mat_tap(layer, uv + at.off_b, gx, gy, ah, tn);
-    } else {
-        vec4 ah_b;
-        vec3 tn_b;
-        mat_tap(layer, uv + at.off_a, gx, gy, ah, tn);
-        mat_tap(layer, uv + at.off_b, gx, gy, ah_b, tn_b);
-        ah = mix(ah, ah_b, at.b);
-        tn = mix(tn, tn_b, at.b);
+// One copy (near or far) of a layer in one projection, blended over anti-tiling offsets (none: at.b = 0 and
+// off_a = 0); the normal is fetched only when want_normal. tn in the projection's tangent frame.
+void mat_copy(uint layer, vec2 uv, vec2 gx, vec2 gy, AntiTile at, bool want_normal, out vec4 ah, out vec3 tn) {
+    tn = vec3(0.0, 0.0, 1.0);
+    if (at.b < 0.99) {
+        ah = mat_tap_albedo(layer, uv + at.off_a, gx, gy);
+        if (want_normal) tn = mat_tap_normal(layer, uv + at.off_a, gx, gy);
+    }
+    if (at.b > 0.01) {
+        vec4 ah_b = mat_tap_albedo(layer, uv + at.off_b, gx, gy);
+        vec3 tn_b = want_normal ? mat_tap_normal(layer, uv + at.off_b, gx, gy) : vec3(0.0, 0.0, 1.0);
+        if (at.b < 0.99) {
+            ah = mix(ah, ah_b, at.b);
+            tn = mix(tn, tn_b, at.b);
+        } else {
+            ah = ah_b;
+            tn = tn_b;
+        }
+    }
+}
+
+// A layer in one projection at uv (repeats) with gradients gx, gy: the near copy with its detail normal close
+// by, the far copy at a distance, both in between. near_at / far_at: the anti-tiling of each copy.
+void mat_project(uint layer, vec2 uv, vec2 gx, vec2 gy, AntiTile near_at, AntiTile far_at, out vec4 ah,
+                 out vec3 tn) {
+    vec2 d = mat_distance_weights(gx, gy);
+    ah = vec4(0.0);
+    tn = vec3(0.0, 0.0, 1.0);
+    if (d.y < 1.0) {
+        mat_copy(layer, uv, gx, gy, near_at, d.x > 0.0, ah, tn);
+        tn = mix(vec3(0.0, 0.0, 1.0), tn, d.x);
+    }
+    if (d.y > 0.0) {
+        vec4 far_ah;
+        vec3 unused;
+        float s = 1.0 / MAT_FAR_SCALE;
+        mat_copy(layer, uv * s, gx * s, gy * s, far_at, false, far_ah, unused);
+        // its mips are filtered over MAT_FAR_SCALE² more of the pattern than the near copy's were at the same
+        // pixel size: what the averaging took from the contrast is given back around the layer's mean
+        vec3 mean = g.material_mean[layer].rgb;
+        far_ah.rgb = max(mean + (far_ah.rgb - mean) * MAT_FAR_GAIN, vec3(0.0));
+        ah = d.y < 1.0 ? mix(ah, far_ah, d.y) : far_ah;
     }
 }
 
@@ -160,15 +225,15 @@ vec3 mat_world_normal(vec3 tn, vec3 n, int proj) {
 }
 
 // A layer's sample at world position `world` on the face of normal n: albedo, height and the face's normal
-// with the texture's detail.
-MatSample mat_sample(uint layer, vec3 world, vec3 n, Footprint fp, vec2 w, int side, AntiTile at) {
+// with the texture's detail. at / far_at: the top projection's anti-tiling of the near and the far copy.
+MatSample mat_sample(uint layer, vec3 world, vec3 n, Footprint fp, vec2 w, int side, AntiTile at, AntiTile far_at) {
     float k = g.material_mean[layer].w;
     vec4 ah = vec4(0.0);
     vec3 nn = vec3(0.0);
     if (w.x > 0.0) {
         vec4 t;
         vec3 tn;
-        mat_top(layer, world.xy * k, fp.dx.xy * k, fp.dy.xy * k, at, t, tn);
+        mat_project(layer, world.xy * k, fp.dx.xy * k, fp.dy.xy * k, at, far_at, t, tn);
         ah += w.x * t;
         nn += w.x * mat_world_normal(tn, n, 2);
     }
@@ -177,7 +242,8 @@ MatSample mat_sample(uint layer, vec3 world, vec3 n, Footprint fp, vec2 w, int s
         vec3 tn;
         vec2 uv = side == 0 ? world.yz : world.xz;
         vec2 gx = side == 0 ? fp.dx.yz : fp.dx.xz, gy = side == 0 ? fp.dy.yz : fp.dy.xz;
-        mat_tap(layer, uv * k, gx * k, gy * k, t, tn);
+        AntiTile none = AntiTile(vec2(0.0), vec2(0.0), 0.0);
+        mat_project(layer, uv * k, gx * k, gy * k, none, none, t, tn);
         ah += w.y * t;
         nn += w.y * mat_world_normal(tn, n, side);
     }
@@ -203,12 +269,12 @@ SurfaceColor surface_color(vec3 p, vec3 n, Material m, Footprint fp) {
     vec3 face = fp.plane;
     int side;
     vec2 w = mat_projection(face, side);
-    AntiTile at = anti_tile(world.xy);
-    MatSample a = mat_sample(base, world, face, fp, w, side, at);
+    AntiTile at = anti_tile(world.xy), far_at = anti_tile_cells(world.xy, MAT_FAR_NOISE_CELL);
+    MatSample a = mat_sample(base, world, face, fp, w, side, at, far_at);
     if (m.tint) a.albedo *= m.flat_albedo / max(g.material_mean[base].rgb, vec3(1e-3));
     vec3 albedo = a.albedo, detail = a.normal;
     if (m.blend > 0.0 && over != base) {
-        MatSample b = mat_sample(over, world, face, fp, w, side, at);
+        MatSample b = mat_sample(over, world, face, fp, w, side, at, far_at);
         vec2 s = mat_height_blend(a.height, b.height, m.blend);
         albedo = s.x * a.albedo + s.y * b.albedo;
         detail = normalize(s.x * a.normal + s.y * b.normal);
