@@ -25,7 +25,8 @@ static void usage(const cli_opt *opts, size_t count) {
            "                      for its GeoNet/section powers, else flood levels 0; Terrain Max 8|16; Begin/End\n"
            "                      Colors)\n"
            "  DIR with height.png   a PNG set: height.png + meta.png, 8-bit grey, equal power-of-two sizes\n"
-           "  FILE.png            a greyscale elevation model, 8- or 16-bit (alpha ignored, colour refused)\n"
+           "  FILE.png            a grey elevation model, 8- or 16-bit: greyscale, or palette or RGB whose\n"
+           "                      pixels are all grey (Comanche-style maps; alpha ignored, colour refused)\n"
            "  FILE.hgt ...        SRTM tiles: big-endian int16, 1201x1201 or 3601x3601, voids (-32768) filled;\n"
            "                      several are joined by their names (N50E009.hgt N50E010.hgt ...) into one mosaic\n"
            "  FILE --raw WxH      raw samples, no header, exactly W*H samples (--type s16|u16|f32, default s16;\n"
@@ -83,7 +84,7 @@ static int convert_dem(char **in, size_t count, const st_dem_open_desc *od, cons
     st_dem_source *src = NULL;
     if (st_dem_open((const char *const *)in, count, od, &src, &err)) return cli_fail(cmd, &err);
     const st_dem_info *di = st_dem_source_info(src);
-    if (!ld->stretch && !(di->spacing_x_m > 0)) {
+    if (!ld->stretch && !ld->keep_steps && !(di->spacing_x_m > 0)) {
         st_dem_source_destroy(src);
         return cli_usage_error(cmd, "%s carries no horizontal spacing, so its true scale is unknown: give --spacing M "
                                     "(metres between samples) or --exaggerate fit", in[0]);
@@ -120,7 +121,9 @@ static int convert_dem(char **in, size_t count, const st_dem_open_desc *od, cons
     else if (info.src_width != hm->width || info.src_height != hm->height)
         printf("  cropped to %ux%u at (%u,%u) of %ux%u (powers of two; --fit resample keeps the whole extent)\n",
                info.src_width, info.src_height, info.x0, info.y0, hm->width, hm->height);
-    if (ld->stretch && info.texel_metres > 0)
+    if (ld->keep_steps)
+        printf("  heights kept as they are (--heights as-is): sample s is height step s\n");
+    else if (ld->stretch && info.texel_metres > 0)
         printf("  vertical scale: stretched over 256 steps (--exaggerate fit): %.4gx the true scale\n",
                info.exaggeration);
     else if (ld->stretch)
@@ -192,6 +195,12 @@ static bool parse_exaggerate(const char *value, void *target) {
     return true;
 }
 
+static bool parse_heights(const char *value, void *target) {
+    if (strcmp(value, "as-is") && strcmp(value, "scaled")) return false;
+    *(bool *)target = !strcmp(value, "as-is");
+    return true;
+}
+
 static bool parse_rgb(const char *value, void *target) {
     st_dem_rgb *rgb = target;
     if (!strcmp(value, "terrarium")) *rgb = ST_DEM_RGB_TERRARIUM;
@@ -231,6 +240,10 @@ int cmd_convert(int argc, char **argv) {
          .bad = "bad --exaggerate '%s' (a factor in 1e-6..1e6, or fit)",
          .help = "vertical exaggeration (default 1, the true scale); fit stretches the relief\n"
                  "over the 256 height steps whatever the spacing"},
+        {.name = "heights", .kind = CLI_OPT_PARSE, .target = &ld.keep_steps, .parse = parse_heights,
+         .arg = "scaled|as-is", .bad = "--heights must be scaled or as-is, not '%s'",
+         .help = "scaled (the default: the true scale above) or as-is: each sample, 0..255, is its\n"
+                 "height step unchanged (an 8-bit Comanche-style height map kept 1:1; no --spacing)"},
         CLI_OPT_RAW(&od),
         CLI_OPT_RAW_TYPE(&od, NULL),
         CLI_OPT_ENDIAN(&od),

@@ -121,6 +121,26 @@ expect_convert_error "folder without --rgb" "is a directory" "$tmp" "$tmp/out-wo
 expect_convert_error "--wrap-x on an .hgt tile" "whole globe" "$tmp/N50E009.hgt" "$tmp/out-world" --wrap-x
 expect_convert_error "--wrap-x on a world" "--wrap-x is for elevation models" default "$tmp/out-world" --wrap-x
 expect_convert_error "bad --rgb" "--rgb must be" "$tmp" "$tmp/out-world" --rgb jpeg
+# a Comanche-style height map (a 32x32 palette PNG of greys 10..118): --heights as-is keeps its samples as the
+# height steps (no spacing needed, no shift to 0); a palette of colours (a colour map) is refused
+python3 - "$tmp" <<'PY'
+import struct, sys, zlib
+def png(path, plte):
+    w = h = 32
+    rows = b''.join(b'\x00' + bytes(((x + y) * 4) // 31 % 4 for x in range(w)) for y in range(h))
+    def chunk(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d) & 0xffffffff)
+    open(path, 'wb').write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 3, 0, 0, 0)) +
+                           chunk(b'PLTE', plte) + chunk(b'IDAT', zlib.compress(rows)) + chunk(b'IEND', b''))
+png(sys.argv[1] + '/comanche-height.png', bytes(v for g in (10, 40, 80, 118) for v in (g, g, g)))
+png(sys.argv[1] + '/comanche-color.png', bytes((200, 40, 10, 30, 160, 40, 90, 90, 90, 250, 250, 250)))
+PY
+if "$strata" convert "$tmp/comanche-height.png" --heights as-is "$tmp/comanche" >"$tmp/stdout" 2>"$tmp/stderr" &&
+    "$strata" info "$tmp/comanche" | grep -q "^heights    10..118$"; then passes=$((passes + 1))
+else echo "FAIL: convert --heights as-is: $(head -c 300 "$tmp/stderr") $("$strata" info "$tmp/comanche" 2>&1 | grep heights)"
+    fails=$((fails + 1)); fi
+expect_convert_error "a colour map as the height map" "has colour" "$tmp/comanche-color.png" "$tmp/out-world" --heights as-is
+expect_convert_error "bad --heights" "--heights must be" "$tmp/comanche-height.png" "$tmp/out-world" --heights raw
+expect_convert_error "--heights as-is with --exaggerate" "cannot also be" "$tmp/comanche-height.png" "$tmp/out-world" --heights as-is --exaggerate 2
 # a named pipe: refused at once, never read (timeout: a hang fails)
 mkfifo "$tmp/pipe.tif"
 timeout 20 "$strata" convert "$tmp/pipe.tif" "$tmp/out-world" >"$tmp/stdout" 2>"$tmp/stderr"

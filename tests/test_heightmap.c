@@ -56,13 +56,103 @@ static void test_png(void **state) {
     st_heightmap_destroy(hm);
     free(data);
 
-    memset(rgb, 9, sizeof rgb);
+    /* RGB is taken when it is grey; one coloured pixel refuses it (a colour map is no height map) */
+    for (int i = 0; i < 12; i++) memset(rgb + 3 * i, px8[i], 3);
     snprintf(path, sizeof path, "%s/rgb.png", dir);
     assert_st_ok(st_png_write(path, 4, 3, 3, 8, rgb, err));
     data = read_all(path, &size);
-    assert_int_equal(st_heightmap_decode_png(data, size, "rgb.png", &hm, &e), ST_ERR_FORMAT);
-    assert_non_null(strstr(e.message, "greyscale"));
+    assert_st_ok(st_heightmap_decode_png(data, size, "rgb.png", &hm, err));
+    for (int i = 0; i < 12; i++) assert_int_equal(hm->samples[i], i * 20);
+    st_heightmap_destroy(hm);
     free(data);
+    rgb[3 * 7 + 1] = 200;
+    assert_st_ok(st_png_write(path, 4, 3, 3, 8, rgb, err));
+    data = read_all(path, &size);
+    assert_int_equal(st_heightmap_decode_png(data, size, "rgb.png", &hm, &e), ST_ERR_FORMAT);
+    assert_non_null(strstr(e.message, "pixel (3, 1) has colour"));
+    free(data);
+}
+
+/* A PNG chunk: length, type, data, CRC. */
+static size_t put_chunk(uint8_t *out, const char *type, const uint8_t *data, uint32_t n) {
+    uint8_t *p = out;
+    p[0] = (uint8_t)(n >> 24), p[1] = (uint8_t)(n >> 16), p[2] = (uint8_t)(n >> 8), p[3] = (uint8_t)n;
+    memcpy(p + 4, type, 4);
+    if (n) memcpy(p + 8, data, n);
+    uLong crc = crc32(crc32(0L, Z_NULL, 0), p + 4, n + 4);
+    p[8 + n] = (uint8_t)(crc >> 24), p[9 + n] = (uint8_t)(crc >> 16), p[10 + n] = (uint8_t)(crc >> 8);
+    p[11 + n] = (uint8_t)crc;
+    return 12 + n;
+}
+
+/* An 8-bit palette PNG of w×h indices (w, h ≤ 16) with the palette's `entries` RGB triples. */
+static size_t palette_png(uint8_t *out, uint32_t w, uint32_t h, const uint8_t *idx, const uint8_t *plte, int entries) {
+    static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    memcpy(out, sig, 8);
+    size_t n = 8;
+    uint8_t ihdr[13] = {0, 0, 0, (uint8_t)w, 0, 0, 0, (uint8_t)h, 8, 3, 0, 0, 0};
+    n += put_chunk(out + n, "IHDR", ihdr, 13);
+    n += put_chunk(out + n, "PLTE", plte, (uint32_t)entries * 3);
+    uint8_t raw[16 * 17], packed[512];
+    for (uint32_t y = 0; y < h; y++) {
+        raw[y * (w + 1)] = 0; /* filter: none */
+        memcpy(raw + y * (w + 1) + 1, idx + y * w, w);
+    }
+    uLongf plen = sizeof packed;
+    assert_int_equal(compress(packed, &plen, raw, h * (w + 1)), Z_OK);
+    n += put_chunk(out + n, "IDAT", packed, (uint32_t)plen);
+    n += put_chunk(out + n, "IEND", NULL, 0);
+    return n;
+}
+
+/* Comanche-style height maps are palette images whose palette is grey: taken as the grey values; a palette of
+ * colours is refused. */
+static void test_png_palette(void **state) {
+    (void)state;
+    uint8_t plte[3 * 4], idx[12], png[1024];
+    for (int i = 0; i < 4; i++) memset(plte + 3 * i, 10 + 30 * i, 3); /* greys 10, 40, 70, 100 */
+    for (int i = 0; i < 12; i++) idx[i] = (uint8_t)(i % 4);
+    size_t n = palette_png(png, 4, 3, idx, plte, 4);
+    st_heightmap *hm = NULL;
+    assert_st_ok(st_heightmap_decode_png(png, n, "pal.png", &hm, err));
+    for (int i = 0; i < 12; i++) assert_int_equal(hm->samples[i], 10 + 30 * (i % 4));
+    st_heightmap_destroy(hm);
+    plte[3 * 2 + 2] = 0; /* entry 2 is no longer grey */
+    n = palette_png(png, 4, 3, idx, plte, 4);
+    st_error e = {0};
+    assert_int_equal(st_heightmap_decode_png(png, n, "pal.png", &hm, &e), ST_ERR_FORMAT);
+    assert_non_null(strstr(e.message, "pixel (2, 0) has colour"));
+}
+
+/* keep_steps: each 8-bit sample is its height step as it is (an 8-bit map 10..118 stays 10..118, not shifted to
+ * 0 or stretched), without a spacing; it cannot be combined with stretch or exaggeration, nor take samples past
+ * 255. */
+static void test_keep_steps(void **state) {
+    (void)state;
+    st_heightmap *hm = NULL;
+    uint8_t plte[3 * 4], idx[16 * 16], png[2048];
+    for (int i = 0; i < 4; i++) memset(plte + 3 * i, i == 0 ? 10 : i == 3 ? 118 : 40 * i, 3);
+    for (int i = 0; i < 256; i++) idx[i] = (uint8_t)((i / 16 + i % 16) % 4);
+    size_t n = palette_png(png, 16, 16, idx, plte, 4);
+    assert_st_ok(st_heightmap_decode_png(png, n, "k.png", &hm, err));
+    st_level *l = NULL;
+    st_heightmap_level_info info;
+    st_heightmap_level_desc d = {.keep_steps = true};
+    assert_st_ok(st_heightmap_to_level(hm, &d, &l, &info, err));
+    assert_int_equal(l->width, 16);
+    for (int i = 0; i < 256; i++) assert_int_equal(l->heights[i], hm->samples[i]);
+    assert_int_equal(info.steps_used, 119);
+    st_level_destroy(l);
+    st_error e = {0};
+    d.stretch = true;
+    assert_int_equal(st_heightmap_to_level(hm, &d, &l, &info, &e), ST_ERR_INVALID);
+    d = (st_heightmap_level_desc){.keep_steps = true, .exaggerate = 2};
+    assert_int_equal(st_heightmap_to_level(hm, &d, &l, &info, &e), ST_ERR_INVALID);
+    hm->max = 300;
+    d = (st_heightmap_level_desc){.keep_steps = true};
+    assert_int_equal(st_heightmap_to_level(hm, &d, &l, &info, &e), ST_ERR_INVALID);
+    assert_non_null(strstr(e.message, "0..255"));
+    st_heightmap_destroy(hm);
 }
 
 static void put_be(uint8_t *p, int v) {
@@ -455,7 +545,8 @@ static void test_real_data(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_png),        cmocka_unit_test(test_hgt),        cmocka_unit_test(test_raw),
+        cmocka_unit_test(test_png),        cmocka_unit_test(test_png_palette), cmocka_unit_test(test_keep_steps),
+        cmocka_unit_test(test_hgt),        cmocka_unit_test(test_raw),
         cmocka_unit_test(test_raw_u16),    cmocka_unit_test(test_raw_f32),    cmocka_unit_test(test_to_level),
         cmocka_unit_test(test_true_scale), cmocka_unit_test(test_png_set),    cmocka_unit_test(test_real_data),
         cmocka_unit_test(test_dem_wrap),

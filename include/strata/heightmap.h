@@ -72,6 +72,8 @@ typedef struct st_heightmap_level_desc {
     double spacing_m;       /* metres between samples; 0 = the heightmap's (an error when it has none either) */
     double exaggerate;      /* vertical exaggeration; 0 = 1, the true scale */
     bool stretch;           /* ignore the scale: heights 0..255 span the window's min..max (no spacing needed) */
+    bool keep_steps;        /* each sample is its height step as it is (no shift, no scale; no spacing needed):
+                               an 8-bit height map kept 1:1, as Comanche-style maps are. Samples must lie in 0..255 */
 } st_heightmap_level_desc;
 
 typedef struct st_heightmap_level_info {
@@ -93,7 +95,8 @@ typedef struct st_heightmap_level_info {
  * above; flood levels at the sea-level step. The level wraps in x only when the heightmap does (a whole globe)
  * and the level keeps its whole width (resampled across the seam); it never wraps in y: past a DEM's edge
  * there is nothing. When the relief needs more than 256 steps at the chosen size
- * the error names the largest --exaggerate that fits. */
+ * the error names the largest --exaggerate that fits. desc->keep_steps with desc->stretch or an exaggeration is
+ * ST_ERR_INVALID, and so is a sample outside 0..255 with keep_steps. */
 st_result st_heightmap_to_level(const st_heightmap *hm, const st_heightmap_level_desc *desc, st_level **out,
                                 st_heightmap_level_info *info, st_error *err);
 

@@ -111,11 +111,11 @@ static st_result decode_png(const uint8_t *data, size_t size, const char *name, 
         png_error(png, "size");
     }
     int depth = png_get_bit_depth(png, info), ctype = png_get_color_type(png, info);
-    if (ctype != PNG_COLOR_TYPE_GRAY && ctype != PNG_COLOR_TYPE_GRAY_ALPHA) {
-        r = st_error_set(err, ST_ERR_FORMAT, "%s: a heightmap must be a greyscale PNG (this one has colour)", name);
-        png_error(png, "colour");
-    }
-    if (depth < 8) png_set_expand_gray_1_2_4_to_8(png);
+    /* A palette or RGB image is taken when it is grey (r = g = b at every pixel, checked row by row below):
+     * height maps are often saved that way, Comanche-style ones as palette images. */
+    bool colour = ctype == PNG_COLOR_TYPE_PALETTE || (ctype & PNG_COLOR_MASK_COLOR);
+    if (ctype == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
+    else if (depth < 8) png_set_expand_gray_1_2_4_to_8(png);
     if (png_get_interlace_type(png, info) != PNG_INTERLACE_NONE) {
         r = st_error_set(err, ST_ERR_FORMAT, "%s: interlaced PNGs are not supported", name);
         png_error(png, "interlaced");
@@ -131,13 +131,19 @@ static st_result decode_png(const uint8_t *data, size_t size, const char *name, 
         r = st_error_set(err, ST_ERR_NOMEM, "%s: out of memory", name);
         png_error(png, "memory");
     }
+    size_t bytes = bd == 16 ? 2 : 1;
     for (png_uint_32 y = 0; y < h; y++) {
         png_read_row(png, row, NULL);
         int32_t *o = hm->samples + (size_t)y * w;
-        if (bd == 16)
-            for (png_uint_32 x = 0; x < w; x++) o[x] = row[2 * ch * x] << 8 | row[2 * ch * x + 1]; /* big-endian */
-        else
-            for (png_uint_32 x = 0; x < w; x++) o[x] = row[ch * x];
+        for (png_uint_32 x = 0; x < w; x++) {
+            const uint8_t *px = row + (size_t)ch * bytes * x;
+            o[x] = bytes == 2 ? px[0] << 8 | px[1] : px[0]; /* 16-bit samples are big-endian */
+            if (colour && (memcmp(px, px + bytes, bytes) || memcmp(px, px + 2 * bytes, bytes))) {
+                r = st_error_set(err, ST_ERR_FORMAT, "%s: a heightmap must be grey: pixel (%u, %u) has colour (a colour "
+                                 "map is no height map)", name, (unsigned)x, (unsigned)y);
+                png_error(png, "colour");
+            }
+        }
     }
     png_read_end(png, NULL);
     png_destroy_read_struct(&png, &info, NULL);

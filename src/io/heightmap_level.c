@@ -89,6 +89,12 @@ st_result st_heightmap_to_level(const st_heightmap *hm, const st_heightmap_level
         return st_error_set(err, ST_ERR_INVALID, "an exaggeration of %g is outside 0..1e6", d.exaggerate);
     if (!isfinite(d.spacing_m) || d.spacing_m < 0 || d.spacing_m > 1e7)
         return st_error_set(err, ST_ERR_INVALID, "a spacing of %g m is outside 0..1e7", d.spacing_m);
+    if (d.keep_steps && (d.stretch || d.exaggerate > 0))
+        return st_error_set(err, ST_ERR_INVALID, "heights kept as they are cannot also be stretched or exaggerated");
+    if (d.keep_steps && (hm->min < 0 || hm->max > 255))
+        return st_error_set(err, ST_ERR_INVALID, "samples %d..%d cannot be height steps as they are (0..255)",
+                            (int)hm->min, (int)hm->max);
+    if (d.keep_steps) d.stretch = true; /* the spacing is not needed, the relief always fits */
     const double E = d.exaggerate > 0 ? d.exaggerate : 1.0, vs = hm->vertical_scale;
     const double sx = d.spacing_m > 0 ? d.spacing_m : hm->metres_per_sample;
     const double sy = d.spacing_m > 0 ? d.spacing_m : hm->metres_per_sample_y > 0 ? hm->metres_per_sample_y : sx;
@@ -159,7 +165,10 @@ st_result st_heightmap_to_level(const st_heightmap *hm, const st_heightmap_level
     }
     /* step in sample units: one texel's width (over the exaggeration), or the relief over 255 when stretched */
     double step;
-    if (d.stretch) {
+    if (d.keep_steps) {
+        lo = 0.0; /* sample s is step s; resampling keeps values within 0..255 */
+        step = 1.0;
+    } else if (d.stretch) {
         step = hi > lo ? (hi - lo) / 255.0 : 1.0;
     } else {
         step = inf.texel_metres / E / vs;
