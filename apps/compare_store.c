@@ -11,88 +11,100 @@
 #include "strata/eval.h"
 #include "strata/views.h"
 
-static int usage(void) {
+static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata compare --world STORE [OPTIONS]\n\n"
            "Renders every large-world method (%s) at each τ and view of a DEM tile store (a folder, an\n"
            "http(s):// URL or gen:SEED:WxH) once every tile the view wants is on the GPU, times it and scores it\n"
            "against the CPU reference cast on the store's full-resolution DEM: see-through, covers-sky, depth (m),\n"
            "colour and the image-space error in pixels (docs/harness.md), with triangles, nodes and the selection's\n"
-           "CPU time; writes results.json, results.md and the frames as PNGs into OUT/<adapter>/<time>-world-<digest>/.\n\n"
-           "  --methods a,b      store methods (default: all of them)\n"
-           "  --tau a,b,...      screen-space error thresholds in pixels, up to %d (default 1)\n"
-           "  --views a,b        the store's view names (horizon-1..3, pitch30-1..3, pitch60-1..3, top-1..3) or\n"
-           "                     name:x,y:yaw:pitch[:height] in metres (default: all 12)\n"
-           "  --quick            320x200, one view per pitch, 1 warm-up + 3 timed frames\n"
-           "  --size WxH         image size (default 1280x800)\n"
-           "  --frames N         timed frames per method, τ and view (default 20)\n"
-           "  --warmup N         untimed frames after full detail (default 3)\n"
-           "  --settle N         frames allowed to reach full detail per view (default 4000)\n"
-           "  --far M            far distance in metres (default: half the store's extent, at most 100 km)\n"
-           "  --skirts           skirts under node edges\n"
-           "  --lod-grid N       quads per node side (default 32)\n"
-           "  --lod-error E      δ per level for the ranges: measured (default) or bound (the index's worst tile)\n"
-           "  --clip-n N         clipmap: vertices per level side, 4m - 1 (default: the least that meets each τ)\n"
-           "  --gpu-slots N      tile slots on the GPU (default 1024)\n"
-           "  -o, --out DIR      output folder (default out/compare-world)\n"
-           "  --no-shadows       no sun shadows (in the methods and the reference)\n"
-           "  --device N, --validate, --no-progress as for levels\n",
-           cli_store_methods_list(), ST_COMPARE_STORE_MAX_TAUS);
-    return CLI_EXIT_OK;
+           "CPU time; writes results.json, results.md and the frames as PNGs into OUT/<adapter>/<time>-world-<digest>/.\n\n",
+           cli_store_methods_list());
+    cli_options_usage(opts, count);
+}
+
+/* --tau a,b,...: 1 to ST_COMPARE_STORE_MAX_TAUS thresholds in pixels, each 0.01..1000; one run per value. */
+typedef struct tau_list {
+    double v[ST_COMPARE_STORE_MAX_TAUS];
+    size_t count;
+} tau_list;
+
+static bool parse_taus(const char *value, void *target) {
+    tau_list *t = target;
+    char buf[256];
+    if (strlen(value) >= sizeof buf) return false;
+    snprintf(buf, sizeof buf, "%s", value);
+    char *items[ST_COMPARE_STORE_MAX_TAUS + 1];
+    size_t n = cli_split_list(buf, items, ST_COMPARE_STORE_MAX_TAUS + 1);
+    if (!n || n > ST_COMPARE_STORE_MAX_TAUS) return false;
+    for (size_t i = 0; i < n; i++)
+        if (!cli_parse_double(items[i], 0.01, 1000, &t->v[i])) return false;
+    t->count = n;
+    return true;
+}
+
+/* The shared measurement options a store comparison reads: the levels' reference cache and shadow-map size
+ * have no meaning here, and --far is in metres (below). */
+static size_t measure_options(cli_measure *mo, cli_opt *out) {
+    static const cli_measure_help text = {
+        .methods = "store methods (default: all of them)",
+        .views = "the store's view names (horizon-1..3, pitch30-1..3, pitch60-1..3, top-1..3) or\n"
+                 "name:x,y:yaw:pitch[:height] in metres (default: all 12)",
+        .size = "image size (default 1280x800)",
+        .frames = "timed frames per method, τ and view (default 20)",
+        .warmup = "untimed frames after full detail (default 3)",
+        .out = "output folder (default out/compare-world)",
+        .no_shadows = "no sun shadows (in the methods and the reference)"};
+    cli_opt all[CLI_MEASURE_OPTION_COUNT];
+    size_t n = cli_measure_table(mo, &text, all), kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(all[i].name, "cache") && strcmp(all[i].name, "shadow-size") && strcmp(all[i].name, "far"))
+            out[kept++] = all[i];
+    return kept;
+}
+
+/* The store options a comparison reads: τ is a list here, and slow loads are for flights. */
+static size_t store_options(cli_store_opts *so, cli_opt *out) {
+    cli_opt all[CLI_STORE_OPTION_COUNT];
+    size_t n = cli_store_table(so, all), kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(all[i].name, "tau") && strcmp(all[i].name, "slow-load") && strcmp(all[i].name, "lod-ratio") &&
+            strcmp(all[i].name, "morph-ratio"))
+            out[kept++] = all[i];
+    return kept;
 }
 
 int cli_compare_store(int argc, char **argv) {
     const char *cmd = "compare";
     cli_measure mo = cli_measure_defaults("out/compare-world");
     cli_store_opts so = {0};
-    bool quick = false;
+    bool quick = false, help = false;
     uint32_t settle = 0;
-    double taus[ST_COMPARE_STORE_MAX_TAUS];
-    size_t tau_count = 0;
+    tau_list taus = {.count = 0};
     double far = 0;
-    static const struct option opts[] = {
-        CLI_MEASURE_OPTIONS, CLI_STORE_OPTIONS, {"quick", no_argument, 0, 'q'}, {"settle", required_argument, 0, 'e'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
-    cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
-        int status;
-        if (c == CLI_OPT_TAU) { /* a list here: one run per value */
-            char buf[256];
-            snprintf(buf, sizeof buf, "%s", optarg);
-            char *items[ST_COMPARE_STORE_MAX_TAUS + 1];
-            size_t n = cli_split_list(buf, items, ST_COMPARE_STORE_MAX_TAUS + 1);
-            if (!n || n > ST_COMPARE_STORE_MAX_TAUS)
-                return cli_usage_error(cmd, "bad --tau '%s' (1 to %d values)", optarg, ST_COMPARE_STORE_MAX_TAUS);
-            for (size_t i = 0; i < n; i++)
-                if (!cli_parse_double(items[i], 0.01, 1000, &taus[i]))
-                    return cli_usage_error(cmd, "bad --tau value '%s' (pixels, 0.01..1000)", items[i]);
-            tau_count = n;
-            continue;
-        }
-        if (c == 'F') { /* metres here, up to 10^7 */
-            if (!cli_parse_double(optarg, 2, 1e7, &far)) return cli_usage_error(cmd, "bad --far '%s' (metres)", optarg);
-            continue;
-        }
-        if (cli_store_option(&so, cmd, c, optarg, &status)) {
-            if (status) return status;
-            continue;
-        }
-        if (cli_measure_option(&mo, cmd, c, optarg, &status)) {
-            if (status) return status;
-            continue;
-        }
-        switch (c) {
-        case 'q': quick = true; break;
-        case 'e':
-            if (!cli_parse_uint(optarg, 1, 1000000, &settle)) return cli_usage_error(cmd, "bad --settle '%s'", optarg);
-            break;
-        case 'h': return usage();
-        case ':': return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-        }
+    st_shading shading = ST_SHADING_FLAT;
+    enum { OWN = 5 };
+    cli_opt opts[OWN + CLI_MEASURE_OPTION_COUNT + CLI_STORE_OPTION_COUNT] = {
+        {.name = "tau", .kind = CLI_OPT_PARSE, .target = &taus, .parse = parse_taus, .arg = "a,b,...",
+         .bad = "bad --tau '%s' (1 to " CLI_XSTR(ST_COMPARE_STORE_MAX_TAUS) " values, pixels 0.01..1000 each)",
+         .help = "screen-space error thresholds in pixels, up to " CLI_XSTR(ST_COMPARE_STORE_MAX_TAUS) " (default 1)"},
+        {.name = "quick", .kind = CLI_OPT_FLAG, .target = &quick,
+         .help = "320x200, one view per pitch, 1 warm-up + 3 timed frames"},
+        {.name = "settle", .kind = CLI_OPT_UINT, .target = &settle, .min = 1, .max = 1000000, .arg = "N",
+         .help = "frames allowed to reach full detail per view (default 4000)"},
+        {.name = "far", .kind = CLI_OPT_DOUBLE, .target = &far, .min = 2, .max = 1e7, .arg = "M",
+         .bad = "bad --far '%s' (metres, 2..10^7)",
+         .help = "far distance in metres (default: half the store's extent, at most 100 km)"},
+        CLI_OPT_SHADING(&shading, "flat (the default: the protocol's shading) or textured (the materials: what\n"
+                                  "texturing costs per method; colours then differ from the flat reference)"),
+    };
+    size_t count = OWN;
+    count += measure_options(&mo, opts + count);
+    count += store_options(&so, opts + count);
+    int parsed = cli_options_parse(cmd, argc, argv, opts, count, 0, NULL, &help);
+    if (parsed || help) {
+        if (help) usage(opts, count);
+        return parsed;
     }
-    if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    if (so.slow_load_ms > 0) return cli_usage_error(cmd, "--slow-load is for flights, not the comparison");
     if (quick) {
         if (!mo.width) mo.width = 320, mo.height = 200;
         if (!mo.frames) mo.frames = 3;
@@ -133,8 +145,9 @@ int cli_compare_store(int argc, char **argv) {
                                .method_count = method_count,
                                .views = views,
                                .view_count = view_count,
-                               .taus = tau_count ? taus : NULL,
-                               .tau_count = tau_count,
+                               .taus = taus.count ? taus.v : NULL,
+                               .tau_count = taus.count,
+                               .shading = shading,
                                .width = mo.width,
                                .height = mo.height,
                                .far_m = far,

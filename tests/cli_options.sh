@@ -190,5 +190,24 @@ for bad in "--tau 0" "--lod-grid 6" "--clip-n 64" "--lod-error maybe" "--wind 99
     [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && pass || fail "view --world STORE $bad: $(cat "$tmp/err")"
 done
 
+# compare on a tile store reads its options through the option layer too: one line and exit 2 for an unknown
+# option, a bad value, a flight-only option; --help lists them; --shading textured is recorded in the reports
+store=gen:5:257x257
+for args in "--frobnicate" "--shading shiny" "--slow-load 5" "--tau 1,,x" "--far 1" "--lod-grid 12" "stray"; do
+    # shellcheck disable=SC2086
+    "$strata" compare --world "$store" $args >/dev/null 2>"$tmp/err"
+    [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^strata compare: " "$tmp/err" && pass ||
+        fail "compare --world STORE $args: $(cat "$tmp/err")"
+done
+"$strata" compare --world "$store" --help >"$tmp/help" 2>&1 && grep -q -- "--shading S" "$tmp/help" &&
+    grep -q -- "--clip-n N" "$tmp/help" && pass || fail "compare --world STORE --help: $(head -3 "$tmp/help")"
+if "$strata" compare --world "$store" --quick --size 32x20 --frames 1 --warmup 1 --views top-1 --methods cdlod \
+        --shading textured --no-progress -o "$tmp/cs" >"$tmp/cs.out" 2>"$tmp/cs.err"; then
+    json=$(find "$tmp/cs" -name results.json | head -1)
+    [ -n "$json" ] && grep -q '"shading":[[:space:]]*"textured"' "$json" &&
+        grep -q "textured shading" "$(dirname "$json")/results.md" && pass ||
+        fail "compare --world STORE --shading textured: not in the reports"
+else fail "compare --world STORE --shading textured: $(tail -2 "$tmp/cs.err")"; fi
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -554,6 +554,8 @@ typedef struct st_compare_store_desc {
     uint32_t lod_grid, gpu_slots;
     bool lod_error_bound;        /* ranges from the index's δ bound (st_method_knobs.lod_error_bound) */
     uint32_t clip_n;             /* clipmap methods: grid vertices a side (0 = from each τ) */
+    st_shading shading;          /* FLAT (the protocol's); TEXTURED measures what the materials cost per method
+                                    (the reference stays flat, so the colour columns then measure the textures) */
     const char *out_dir;         /* NULL = out/compare-world */
     int device_index;
     bool device_given, validate, progress_lines;
@@ -580,6 +582,7 @@ typedef struct st_compare_store_result {
     uint32_t width, height, frames, warmup;
     double far_m;
     bool skirts, shadows;
+    st_shading shading;
     bool lod_error_bound;        /* the ranges came from the index's δ bound, not the measured error */
     size_t method_count, tau_count, view_count;
     char methods[ST_COMPARE_MAX_METHODS][32];

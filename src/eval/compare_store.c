@@ -70,6 +70,7 @@ static st_result write_json(const st_compare_store_result *r, const char *path, 
     cJSON_AddBoolToObject(root, "skirts", r->skirts);
     cJSON_AddStringToObject(root, "lod_error", r->lod_error_bound ? "bound" : "measured");
     cJSON_AddBoolToObject(root, "shadows", r->shadows);
+    cJSON_AddStringToObject(root, "shading", st_shading_name(r->shading));
     cJSON_AddNumberToObject(root, "peak_rss_bytes", (double)r->peak_rss_bytes);
     cJSON_AddNumberToObject(root, "gpu_tile_bytes", (double)r->gpu_tile_bytes);
     cJSON_AddNumberToObject(root, "validation_messages", r->validation_messages);
@@ -177,9 +178,9 @@ static st_result write_markdown(const st_compare_store_result *r, const char *pa
     bool gpu = r->rows[0].gpu_timing;
     fprintf(fp, "# Large-world methods on %s\n\n", r->world);
     fprintf(fp, "%s (%s), %ux%u, far %.0f m, %u timed + %u warm-up frames per view once every tile the view wants is "
-                "on the GPU, skirts %s, sun shadows %s; %zu views (%s). Frame time: %s.\n\n",
+                "on the GPU, skirts %s, sun shadows %s, %s shading; %zu views (%s). Frame time: %s.\n\n",
             r->adapter, r->device_type, r->width, r->height, r->far_m, r->frames, r->warmup, r->skirts ? "on" : "off",
-            r->shadows ? "on" : "off", r->view_count, default_views_note,
+            r->shadows ? "on" : "off", st_shading_name(r->shading), r->view_count, default_views_note,
             gpu ? "GPU timestamps" : "CPU submit-and-wait (no GPU timestamps on this adapter)");
     fprintf(fp, "| method | τ px | mean ms | image error p95 px | max px | see-through %% | triangles | selection ms |\n");
     fprintf(fp, "|---|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -234,6 +235,7 @@ st_result st_compare_store_run(const st_compare_store_desc *d, st_compare_store_
     r->skirts = d->skirts;
     r->lod_error_bound = d->lod_error_bound;
     r->shadows = !d->no_shadows;
+    r->shading = d->shading;
     uint32_t settle = d->settle_frames ? d->settle_frames : DEFAULT_SETTLE;
     st_result res = ST_OK;
     /* methods */
@@ -296,6 +298,8 @@ st_result st_compare_store_run(const st_compare_store_desc *d, st_compare_store_
     snprintf(settings, sizeof settings, "world=%s size=%ux%u frames=%u warmup=%u far=%g skirts=%d shadows=%d grid=%u "
              "lod_error=%s", r->world, r->width, r->height, r->frames, r->warmup, r->far_m, r->skirts, r->shadows,
              d->lod_grid, r->lod_error_bound ? "bound" : "measured");
+    if (r->shading == ST_SHADING_TEXTURED) /* flat runs keep the digests they had before shading was a setting */
+        snprintf(settings + strlen(settings), sizeof settings - strlen(settings), " shading=textured");
     if (!res) res = st_run_dir_begin(out_root, r->slug, "world", settings, &dir, err);
     if (!res) res = st_dem_reference_create(d->store, 0, &ref, err);
     if (!res) st_dem_reference_set_shadows(ref, r->shadows);
@@ -327,7 +331,8 @@ st_result st_compare_store_run(const st_compare_store_desc *d, st_compare_store_
     }
     for (size_t m = 0; m < r->method_count && !res; m++)
         for (size_t t = 0; t < r->tau_count && !res; t++) {
-            st_render_desc rd = {.method = r->methods[m], .width = r->width, .height = r->height, .shadows = r->shadows};
+            st_render_desc rd = {.method = r->methods[m], .width = r->width, .height = r->height, .shadows = r->shadows,
+                                 .shading = r->shading};
             rd.knobs.tau_px = (float)r->taus[t];
             rd.knobs.skirts = d->skirts;
             rd.knobs.lod_grid = d->lod_grid;
