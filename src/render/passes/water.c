@@ -60,7 +60,6 @@ typedef struct water_state {
     st_ocean_gpu *ocean;
     st_gpu_buffer ubo, indices;
     uint32_t index_first[INDEX_VARIANTS], index_count[INDEX_VARIANTS], border_count[INDEX_VARIANTS];
-    VkSampler linear;
     VkDescriptorPool pool;
     VkDescriptorSetLayout set_layout;
     VkDescriptorSet set;
@@ -123,7 +122,6 @@ static void water_destroy(st_renderer *r, void *state) {
     if (s->layout) vkDestroyPipelineLayout(dev, s->layout, NULL);
     if (s->set_layout) vkDestroyDescriptorSetLayout(dev, s->set_layout, NULL);
     if (s->pool) vkDestroyDescriptorPool(dev, s->pool, NULL);
-    if (s->linear) vkDestroySampler(dev, s->linear, NULL);
     st_ocean_gpu_destroy(s->ocean);
     st_gpu_buffer_destroy(gpu, &s->ubo);
     st_gpu_buffer_destroy(gpu, &s->indices);
@@ -356,18 +354,15 @@ static st_result water_create(st_renderer *r, void **out, st_error *err) {
     if (!res) res = st_gpu_buffer_create(gpu, sizeof(water_ubo), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, true, &s->ubo, err);
     if (!res) res = build_indices(r, s, err);
     if (!res) {
+        /* the fields' mips repeat like the materials': the engine's trilinear sampler serves both; the shore's
+         * fields are clamped to their window */
         VkSamplerCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO,
                                   .magFilter = VK_FILTER_LINEAR,
                                   .minFilter = VK_FILTER_LINEAR,
-                                  .mipmapMode = VK_SAMPLER_MIPMAP_MODE_LINEAR,
-                                  .addressModeU = VK_SAMPLER_ADDRESS_MODE_REPEAT,
-                                  .addressModeV = VK_SAMPLER_ADDRESS_MODE_REPEAT,
-                                  .addressModeW = VK_SAMPLER_ADDRESS_MODE_REPEAT,
                                   .maxLod = VK_LOD_CLAMP_NONE};
-        res = st_gpu_check(vkCreateSampler(dev, &si, NULL, &s->linear), "water sampler", err);
         si.addressModeU = si.addressModeV = si.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
         si.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
-        if (!res) res = st_gpu_check(vkCreateSampler(dev, &si, NULL, &s->clamped), "water shore sampler", err);
+        res = st_gpu_check(vkCreateSampler(dev, &si, NULL, &s->clamped), "water shore sampler", err);
     }
     VkShaderStageFlags stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT | VK_SHADER_STAGE_COMPUTE_BIT;
     VkSampler nearest = r->engine->nearest;
@@ -392,7 +387,7 @@ static st_result water_create(st_renderer *r, void **out, st_error *err) {
                             .layout = VK_IMAGE_LAYOUT_GENERAL},
                            {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
                             .stages = stages,
-                            .sampler = s->linear,
+                            .sampler = r->engine->materials.trilinear,
                             .view = s->ocean ? st_ocean_gpu_surf_view(s->ocean) : s->dummy_surf.view,
                             .layout = VK_IMAGE_LAYOUT_GENERAL},
                            {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
