@@ -313,7 +313,11 @@ int cli_view_store(int argc, char **argv) {
     if (status) return status < 0 ? CLI_EXIT_OK : status;
     if (o.headless) return run_headless(&o);
     if (!glfwInit()) {
-        fprintf(stderr, "strata view: cannot open a window (no X server? run under xvfb-run or set DISPLAY)\n");
+        const char *why = NULL;
+        glfwGetError(&why);
+        fprintf(stderr, "strata view: cannot open a window: %s (no X server? set DISPLAY, run under xvfb-run, or "
+                        "render the scripted frames offscreen with --headless)\n",
+                why ? why : "GLFW failed to initialise");
         return CLI_EXIT_RUNTIME;
     }
     st_error err = {0};

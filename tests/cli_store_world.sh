@@ -107,6 +107,10 @@ check "view headless: screenshot" test -s "$tmp/view.png"
 "$strata" view --world "$tmp/ps" --headless --frames 3 --size 64x40 --keys ']]fk' >"$tmp/out" 2>"$tmp/err"
 check "view headless with keys: exit 0 ($(head -c 200 "$tmp/err"))" test $? -eq 0
 check "view headless with keys: switched" grep -q "tau 4 px, LOD frozen, wireframe off, skirts on, shadows on" "$tmp/out"
+env -u DISPLAY -u WAYLAND_DISPLAY "$strata" view --world "$tmp/ps" --frames 1 >"$tmp/out" 2>"$tmp/err"
+status=$?
+check "view without a display: status 1, one line naming --headless ($(head -c 200 "$tmp/err"))" \
+    test $status -eq 1 -a "$(wc -l <"$tmp/err")" -eq 1 -a -n "$(grep -- --headless "$tmp/err")"
 expect_error "view: a key that is none" view --world "$tmp/ps" --headless --frames 1 --keys ']q'
 "$strata" bench lod --world "$tmp/ps" --repeat 3 --size 320x200 >"$tmp/out" 2>"$tmp/err"
 check "bench lod: exit 0 ($(head -c 200 "$tmp/err"))" test $? -eq 0
