@@ -56,7 +56,7 @@ check "SIGINT: status $status, $lines line(s): $(grep -v '^compare: ' "$tmp/err2
     >/dev/null 2>"$tmp/err3"
 status=$?
 lines=$(wc -l <"$tmp/err3")
-[ "$status" -ne 0 ] && [ "$lines" -eq 1 ] && ! ls -d "$tmp/full"/*/.partial-* >/dev/null 2>&1 &&
+[ "$status" -eq 1 ] && [ "$lines" -eq 1 ] && ! ls -d "$tmp/full"/*/.partial-* >/dev/null 2>&1 &&
     ! ls -d "$tmp/full"/*/2* >/dev/null 2>&1 && ! find "$tmp/full" -name '*.tmp*' | grep -q .
 check "full disk: status $status, $lines line(s): $(head -c 300 "$tmp/err3")" $?
 

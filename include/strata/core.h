@@ -17,6 +17,7 @@ typedef enum st_result {
     ST_ERR_GPU,         /* Vulkan failed: no device, device lost, out of device memory */
     ST_ERR_UNSUPPORTED, /* the device or build lacks a needed feature */
     ST_ERR_CANCELLED,   /* the caller asked a long run to stop (the CLI on SIGINT) */
+    ST_ERR_NO_SPACE,    /* a write found no room: a full disk, a quota or a file-size limit (the machine's fault) */
 } st_result;
 
 typedef struct st_error {
@@ -31,6 +32,9 @@ st_result st_error_set(st_error *err, st_result code, const char *fmt, ...)
 st_result st_error_prefix(st_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A short lower-case name of a result code ("invalid input", "i/o error"), for messages. */
 const char *st_result_name(st_result r);
+/* The code for a failed write with errno e: ST_ERR_NO_SPACE when there was no room for it (ENOSPC, EFBIG,
+ * EDQUOT), ST_ERR_IO otherwise. */
+st_result st_write_failure(int e);
 
 /* ---- logging ---------------------------------------------------------------------------------------- */
 typedef enum st_log_level { ST_LOG_DEBUG, ST_LOG_INFO, ST_LOG_WARN, ST_LOG_ERROR } st_log_level;

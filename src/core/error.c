@@ -1,4 +1,5 @@
 /* Result codes and error messages. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,6 +39,11 @@ const char *st_result_name(st_result r) {
     case ST_ERR_GPU: return "gpu error";
     case ST_ERR_UNSUPPORTED: return "unsupported";
     case ST_ERR_CANCELLED: return "interrupted";
+    case ST_ERR_NO_SPACE: return "no space left";
     }
     return "unknown";
+}
+
+st_result st_write_failure(int e) {
+    return e == ENOSPC || e == EFBIG || e == EDQUOT ? ST_ERR_NO_SPACE : ST_ERR_IO;
 }

@@ -122,7 +122,7 @@ st_result st_atomic_commit(st_atomic_file *f, st_error *err) {
     f->fp = NULL;
     if (failed) {
         unlink(f->temp_path);
-        return st_error_set(err, ST_ERR_IO, "%s: write failed: %s", f->final_path, strerror(e));
+        return st_error_set(err, st_write_failure(e), "%s: write failed: %s", f->final_path, strerror(e));
     }
     if (rename(f->temp_path, f->final_path) != 0) {
         e = errno;
@@ -159,8 +159,9 @@ st_result st_file_write_atomic(const char *path, const void *data, size_t size, 
     st_result r = st_atomic_open(&f, path, err);
     if (r) return r;
     if (size && fwrite(data, 1, size, f.fp) != size) {
+        int e = errno;
         st_atomic_abort(&f);
-        return st_error_set(err, ST_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+        return st_error_set(err, st_write_failure(e), "%s: write failed: %s", path, strerror(e));
     }
     return st_atomic_commit(&f, err);
 }
@@ -186,7 +187,7 @@ st_result st_file_write_durable(const char *path, const void *data, size_t size,
     if ((size && fwrite(data, 1, size, f.fp) != size) || fflush(f.fp) != 0 || fsync(fileno(f.fp)) != 0) {
         int e = errno;
         st_atomic_abort(&f);
-        return st_error_set(err, ST_ERR_IO, "%s: write failed: %s", path, strerror(e));
+        return st_error_set(err, st_write_failure(e), "%s: write failed: %s", path, strerror(e));
     }
     r = st_atomic_commit(&f, err);
     if (!r && sync_parent(path) != 0)

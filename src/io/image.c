@@ -65,7 +65,8 @@ static st_result png_encode(FILE *fp, const char *path, uint32_t width, uint32_t
     }
     if (setjmp(png_jmpbuf(png))) {
         png_destroy_write_struct(&png, &info);
-        if (sink.error) return st_error_set(err, ST_ERR_IO, "%s: write failed: %s", path, strerror(sink.error));
+        if (sink.error)
+            return st_error_set(err, st_write_failure(sink.error), "%s: write failed: %s", path, strerror(sink.error));
         return st_error_set(err, ST_ERR_IO, "%s: PNG encoding failed%s%s", path, why[0] ? ": " : "", why);
     }
     png_set_write_fn(png, &sink, png_sink_write, png_sink_flush);
@@ -135,7 +136,7 @@ st_result st_pfm_write_to(st_atomic_file *f, uint32_t width, uint32_t height, co
     fprintf(f->fp, "Pf\n%u %u\n-1.0\n", width, height);
     for (uint32_t y = height; y-- > 0;)
         if (fwrite(values + (size_t)y * width, sizeof(float), width, f->fp) != width)
-            return st_error_set(err, ST_ERR_IO, "%s: write failed: %s", f->final_path, strerror(errno));
+            return st_error_set(err, st_write_failure(errno), "%s: write failed: %s", f->final_path, strerror(errno));
     return ST_OK;
 }
 

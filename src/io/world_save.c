@@ -205,7 +205,7 @@ static st_result write_new(const char *dir, const char *name, const void *data, 
     if ((size && fwrite(data, 1, size, f.fp) != size) || fflush(f.fp) != 0 || fsync(fileno(f.fp)) != 0) {
         int e = errno;
         st_atomic_abort(&f);
-        return st_error_set(err, ST_ERR_IO, "%s: write failed: %s", path, strerror(e));
+        return st_error_set(err, st_write_failure(e), "%s: write failed: %s", path, strerror(e));
     }
     return st_atomic_commit(&f, err);
 }
