@@ -195,6 +195,131 @@ static void test_edits_across_eviction(void **state) {
     st_level_destroy(level);
 }
 
+/* Whether the GPU's copy of page (px, py), n texels a side, holds `level`'s texels there now. */
+static bool page_matches(st_engine *e, const st_level *level, uint32_t n, uint32_t px, uint32_t py) {
+    size_t bytes = (size_t)(n / 2) * n * 4;
+    uint8_t *got = malloc(bytes), *want = malloc(bytes);
+    uint32_t slot;
+    bool mapped = st_engine_paged_page(e, px, py, &slot, got, bytes);
+    st_rect rect = {(int32_t)(px * n), (int32_t)(py * n), (int32_t)((px + 1) * n), (int32_t)((py + 1) * n)};
+    st_level_pack_pairs(level, rect, want);
+    bool same = mapped && !memcmp(got, want, bytes);
+    free(got);
+    free(want);
+    return same;
+}
+
+/* Settles at five pages away from (1, 1) in turn, each taking a slot of the pool of 4 and a CPU tile: the page's
+ * slot and CPU copy go to others. */
+static void tour_away(st_engine *e) {
+    const float at[5][2] = {{1400, 1400}, {1900, 400}, {400, 1900}, {1150, 150}, {150, 1150}};
+    for (int i = 0; i < 5; i++) {
+        st_camera c = camera_at(at[i][0], at[i][1], 0);
+        assert_st_ok(st_engine_paged_settle(e, &c, 5000, NULL, err));
+    }
+}
+
+static uint32_t held_pages(st_engine *e) {
+    st_paged_stats ps;
+    assert_st_ok(st_engine_paged_stats(e, &ps, err));
+    return ps.edits_held;
+}
+
+/* Edits of a generated world with no level in memory, kept in an overlay store: a dig reaches its resident page
+ * in the next frame; the page, evicted by a jump away and brought back, comes back dug — before the write-back
+ * (from the edits held on the CPU) and after it (from the overlay, the held copy dropped); an undo while it is
+ * evicted brings it back undone; a raise and a dig over a page edge, written back, and the overlay reopened on its
+ * own: the world read whole equals the generator's level with the same edits made by st_level_dig/raise. */
+static void test_edits_without_level(void **state) {
+    (void)state;
+    enum { N = 256 }; /* a generated world's pages */
+    const char *spec = "gen:multi:7:2048x2048";
+    const char *dir = test_temp_dir("paged-overlay");
+    st_gen_desc gd;
+    assert_st_ok(st_gen_parse(spec, &gd, err));
+    st_level *want = NULL;
+    assert_st_ok(st_gen_world(&gd, &want, err));
+    st_level *original = NULL;
+    assert_st_ok(st_level_clone(want, &original, err));
+    st_store *store = NULL;
+    assert_st_ok(st_store_open_overlay(spec, dir, &store, err));
+    st_engine *e = NULL;
+    st_engine_desc ed = {.validate = true};
+    assert_st_ok(st_engine_create(&ed, &e, err));
+    st_paged_desc pd = {.pool_pages = 4, .margin = 1.0f};
+    assert_st_ok(st_engine_set_paged_world(e, store, &pd, err));
+    st_renderer *r = test_renderer(e, "ray-compute", 32, 20, NULL);
+    st_camera here = camera_at(400, 400, 0);
+    assert_st_ok(st_engine_paged_settle(e, &here, 5000, NULL, err));
+    const uint32_t px = 400 / N, py = 400 / N;
+    assert_true(page_matches(e, want, N, px, py));
+    st_rect dirty, d2;
+    assert_st_ok(st_engine_paged_edit(e, false, 400, 400, 20, 60, &dirty, err));
+    assert_st_ok(st_level_dig(want, 400, 400, 20, 60, &d2, err));
+    assert_memory_equal(&dirty, &d2, sizeof dirty); /* the same rectangle as the whole level's dig */
+    assert_false(page_matches(e, want, N, px, py)); /* not before the next frame */
+    free(test_draw_depth(r, here, 32, 20));
+    assert_true(page_matches(e, want, N, px, py));
+    assert_int_equal(held_pages(e), 1);
+    /* away (the pool of 4 gives the page's slot away) and back: dug, from the held copy */
+    tour_away(e);
+    assert_false(st_engine_paged_page(e, px, py, NULL, NULL, 0));
+    assert_st_ok(st_engine_paged_settle(e, &here, 5000, NULL, err));
+    assert_true(page_matches(e, want, N, px, py));
+    /* written back while away: dropped from the CPU, then back from the overlay, still dug */
+    tour_away(e);
+    uint32_t written = 0;
+    assert_st_ok(st_engine_paged_write_back(e, &written, err));
+    assert_int_equal(written, 1);
+    assert_int_equal(held_pages(e), 0);
+    tour_away(e);
+    assert_st_ok(st_engine_paged_settle(e, &here, 5000, NULL, err));
+    assert_true(page_matches(e, want, N, px, py));
+    /* undone while away (the page neither held nor resident): back, it is the generator's again */
+    tour_away(e);
+    assert_int_equal(st_engine_paged_undo_count(e), 1);
+    bool undone = false;
+    assert_st_ok(st_engine_paged_undo(e, &undone, NULL, err));
+    assert_true(undone);
+    assert_st_ok(st_engine_paged_undo(e, &undone, NULL, err));
+    assert_false(undone); /* nothing left to undo */
+    assert_st_ok(st_engine_paged_settle(e, &here, 5000, NULL, err));
+    assert_true(page_matches(e, original, N, px, py));
+    /* a raise across a page corner and a dig, written back; the held pages dropped */
+    assert_st_ok(st_engine_paged_edit(e, true, 511, 513, 30, 40, NULL, err));
+    assert_st_ok(st_level_raise(original, 511, 513, 30, 40, NULL, err));
+    assert_st_ok(st_engine_paged_edit(e, false, 420, 380, 12, 200, NULL, err));
+    assert_st_ok(st_level_dig(original, 420, 380, 12, 200, NULL, err));
+    free(test_draw_depth(r, here, 32, 20));
+    uint8_t h[64 * 64], m[64 * 64], hw[64 * 64], mw[64 * 64];
+    st_rect rect = {480, 480, 544, 544};
+    assert_st_ok(st_engine_paged_read_rect(e, rect, h, m, err));
+    st_level_read_rect(original, rect, hw, mw);
+    assert_memory_equal(h, hw, sizeof h);
+    assert_memory_equal(m, mw, sizeof m);
+    assert_st_ok(st_engine_paged_write_back(e, &written, err));
+    assert_int_equal(written, 4); /* the raise met pages (1..2, 1..2); the dig page (1, 1) among them */
+    st_error e2 = {0};
+    assert_int_equal(st_engine_paged_edit(e, false, 5000, 10, 5, 5, NULL, &e2), ST_ERR_INVALID);
+    assert_int_equal(st_engine_paged_edit(e, false, 10, 10, 2000, 5, NULL, &e2), ST_ERR_INVALID);
+    st_renderer_destroy(r);
+    test_engine_finish(e, NULL);
+    st_store_close(store);
+    /* the overlay alone opens as the world with its edits; it holds only the edited tiles */
+    assert_st_ok(st_store_open(dir, &store, err));
+    assert_string_equal(st_store_get_info(store)->overlay_of, spec);
+    st_level *back = NULL;
+    assert_st_ok(st_store_read_level(store, &back, err));
+    for (uint32_t y = 0; y < back->height; y++) {
+        assert_memory_equal(st_level_height_row(back, y), st_level_height_row(original, y), back->width);
+        assert_memory_equal(st_level_meta_row(back, y), st_level_meta_row(original, y), back->width);
+    }
+    st_level_destroy(back);
+    st_store_close(store);
+    st_level_destroy(want);
+    st_level_destroy(original);
+}
+
 typedef struct frame {
     uint8_t *rgba;
     float *depth;
@@ -420,6 +545,7 @@ int main(void) {
         cmocka_unit_test(test_page_table_after_jumps),
         cmocka_unit_test(test_paged_render_equals_texture),
         cmocka_unit_test(test_edits_across_eviction),
+        cmocka_unit_test(test_edits_without_level),
         cmocka_unit_test(test_paged_world_without_level),
         cmocka_unit_test(test_far_field_levels),
         cmocka_unit_test(test_paged_bad_input),

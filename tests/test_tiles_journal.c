@@ -1,7 +1,8 @@
 /* Writing edited tiles back into a layer store: the store reads back the edit; a writer killed (by its own PID)
  * between its journal and its tiles, or at random moments of a run of writes, leaves a store that opens, holds
  * no corrupt tile and has lost no completed write; a damaged journal is refused; stores that are not local layer
- * folders and tiles of another store are refused. */
+ * folders and tiles of another store are refused. A generated world's overlay store keeps its edited tiles
+ * alone, reads them before the generator, reopens on its own as the world, and survives a killed writer too. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "strata/file.h"
 #include "strata/tiles.h"
 #include "support.h"
 
@@ -222,12 +224,150 @@ static void test_damaged_journal(void **state) {
     st_level_destroy(l);
 }
 
+/* A tile of the generated world `spec` at (x, y) with every pair a single floor at v, n texels a side. */
+static st_tile *filled_n(uint32_t n, uint32_t x, uint32_t y, uint8_t v) {
+    st_tile *t = NULL;
+    assert_st_ok(st_tile_create(ST_TILE_LAYERS, ST_TILE_PAIRS, n, &t, err));
+    t->key = (st_tile_key){0, x, y};
+    uint8_t *q = t->data;
+    for (size_t i = 0; i < t->data_bytes; i += 4) q[i] = v, q[i + 1] = 8, q[i + 2] = v, q[i + 3] = 8;
+    return t;
+}
+
+static bool same_tile(st_store *a, st_store *b, uint32_t x, uint32_t y) {
+    st_tile *ta = NULL, *tb = NULL;
+    assert_st_ok(st_store_read_tile(a, (st_tile_key){0, x, y}, &ta, err));
+    assert_st_ok(st_store_read_tile(b, (st_tile_key){0, x, y}, &tb, err));
+    bool same = ta->data_bytes == tb->data_bytes && !memcmp(ta->data, tb->data, ta->data_bytes);
+    st_tile_destroy(ta);
+    st_tile_destroy(tb);
+    return same;
+}
+
+#define OVERLAY_SPEC "gen:multi:3:512x512"
+
+static void test_overlay_round_trip(void **state) {
+    (void)state;
+    char dir[300]; /* test_temp_dir's buffer is reused by the next call */
+    snprintf(dir, sizeof dir, "%s", test_temp_dir("overlay-trip"));
+    st_store *gen = NULL, *s = NULL;
+    assert_st_ok(st_store_open(OVERLAY_SPEC, &gen, err));
+    st_error e = {0};
+    assert_int_equal(st_store_write_tiles(gen, NULL, 0, NULL, &e), ST_ERR_INVALID); /* no overlay: nowhere to write */
+    assert_st_ok(st_store_open_overlay(OVERLAY_SPEC, dir, &s, err));
+    const st_store_info *in = st_store_get_info(s);
+    assert_string_equal(in->overlay_of, OVERLAY_SPEC);
+    assert_int_equal(in->width, 512);
+    uint32_t n = in->tile_size;
+    assert_true(same_tile(s, gen, 1, 0)); /* nothing edited: the generator's */
+    st_tile *t = filled_n(n, 1, 0, 77);
+    const st_tile *tiles[1] = {t};
+    assert_st_ok(st_store_write_tiles(s, tiles, 1, NULL, err));
+    st_tile_destroy(t);
+    assert_int_equal(tile_value(s, 1, 0), 77);
+    assert_true(same_tile(s, gen, 0, 0));
+    st_tile_meta m;
+    assert_true(st_store_tile_meta(s, (st_tile_key){0, 1, 0}, &m));
+    assert_true(m.min_m == 77 && m.max_m == 77); /* the edited tile's own bounds */
+    st_store_close(s);
+    /* the folder on its own is the world with its edits; it holds the one edited tile */
+    assert_st_ok(st_store_open(dir, &s, err));
+    assert_string_equal(st_store_get_info(s)->overlay_of, OVERLAY_SPEC);
+    assert_int_equal(tile_value(s, 1, 0), 77);
+    assert_true(same_tile(s, gen, 1, 1));
+    st_store_close(s);
+    st_store *edits = NULL;
+    assert_st_ok(st_store_open_overlay(OVERLAY_SPEC, dir, &edits, err)); /* reopened, not made anew */
+    assert_int_equal(tile_value(edits, 1, 0), 77);
+    st_store_close(edits);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/tiles/0/0/1.tile", dir);
+    assert_int_equal(access(path, F_OK), 0);
+    snprintf(path, sizeof path, "%s/tiles/0/0/0.tile", dir);
+    assert_int_not_equal(access(path, F_OK), 0);
+    /* another world's overlay, a spec that is no multi-layer world, and a manifest naming one are refused */
+    assert_int_equal(st_store_open_overlay("gen:multi:4:512x512", dir, &s, &e), ST_ERR_INVALID);
+    assert_null(s);
+    assert_int_equal(st_store_open_overlay("gen:3:512x512", test_temp_dir("overlay-dem"), &s, &e), ST_ERR_INVALID);
+    st_level *l = NULL;
+    const char *plain = make_store("overlay-plain", &l);
+    assert_int_equal(st_store_open_overlay(OVERLAY_SPEC, plain, &s, &e), ST_ERR_INVALID);
+    st_level_destroy(l);
+    snprintf(path, sizeof path, "%s/store.json", dir);
+    uint8_t *raw = NULL;
+    size_t size = 0;
+    assert_st_ok(st_file_read_all(path, 1 << 20, &raw, &size, err));
+    char *text = realloc(raw, size + 1);
+    assert_non_null(text);
+    text[size] = 0;
+    char *at = strstr(text, "\"gen:multi:3:512x512\"");
+    assert_non_null(at);
+    memcpy(at + 1, "gen:abcde", 9); /* "gen:abcde:3:512x512": not a multi-layer world */
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fwrite(text, 1, size, f);
+    fclose(f);
+    free(text);
+    assert_int_equal(st_store_open(dir, &s, &e), ST_ERR_FORMAT);
+    assert_null(s);
+    st_store_close(gen);
+}
+
+/* The overlay's writer killed by its PID between its journal and its tiles: reopened, the overlay holds the
+ * write, the other tiles are the generator's, the journal is gone. */
+static void test_overlay_killed_between_journal_and_tiles(void **state) {
+    (void)state;
+    const char *dir = test_temp_dir("overlay-kill");
+    st_store *s = NULL;
+    assert_st_ok(st_store_open_overlay(OVERLAY_SPEC, dir, &s, err)); /* made empty here */
+    uint32_t n = st_store_get_info(s)->tile_size;
+    st_store_close(s);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        ready_fd = fds[1];
+        st_error e = {0};
+        st_store *w = NULL;
+        if (st_store_open_overlay(OVERLAY_SPEC, dir, &w, &e)) _exit(2);
+        st_tile *a = filled_n(n, 0, 1, 31), *b = filled_n(n, 1, 1, 200);
+        const st_tile *tiles[2] = {a, b};
+        st_store_write_desc d = {.after_journal = signal_and_wait};
+        st_store_write_tiles(w, tiles, 2, &d, &e);
+        _exit(4);
+    }
+    close(fds[1]);
+    char c = 0;
+    assert_int_equal(read(fds[0], &c, 1), 1);
+    close(fds[0]);
+    assert_int_equal(kill(pid, SIGKILL), 0);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status));
+    char jp[1200];
+    snprintf(jp, sizeof jp, "%s/journal.bin", dir);
+    assert_int_equal(access(jp, F_OK), 0); /* killed with its journal down and its tiles not */
+    assert_st_ok(st_store_open(dir, &s, err));
+    assert_int_equal(tile_value(s, 0, 1), 31);
+    assert_int_equal(tile_value(s, 1, 1), 200);
+    st_store *gen = NULL;
+    assert_st_ok(st_store_open(OVERLAY_SPEC, &gen, err));
+    assert_true(same_tile(s, gen, 0, 0));
+    st_store_close(gen);
+    st_store_close(s);
+    assert_int_not_equal(access(jp, F_OK), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_write_back),
         cmocka_unit_test(test_killed_between_journal_and_tiles),
         cmocka_unit_test(test_killed_at_random),
         cmocka_unit_test(test_damaged_journal),
+        cmocka_unit_test(test_overlay_round_trip),
+        cmocka_unit_test(test_overlay_killed_between_journal_and_tiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

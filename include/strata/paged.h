@@ -50,14 +50,35 @@ st_result st_engine_set_paged_level(st_engine *engine, const st_level *level, st
  * reads the pages as with st_engine_set_paged_level; the CPU reads the few texels it needs through them
  * (st_layer_pages) and holds nothing of the size of the world but the page table and a byte per page. Only
  * methods that read the terrain through the pages alone draw it (ray, ray-compute, scatter: the others keep data of
- * the whole level and refuse it at st_renderer_create), and it takes no edits (st_engine_update_level refuses
- * them). The store must outlive the engine or the next set_level. No renderer may be live; ST_ERR_INVALID for a
+ * the whole level and refuse it at st_renderer_create). Edits go through st_engine_paged_edit
+ * (st_engine_update_level refuses them: there is no level to have edited). The store must outlive the engine or the next set_level. No renderer may be live; ST_ERR_INVALID for a
  * DEM store or a size or tile size paged terrain cannot hold. */
 st_result st_engine_set_paged_world(st_engine *engine, st_store *store, const st_paged_desc *desc, st_error *err);
 
-/* Writes every page edited since the last write-back into the store (st_store_write_tiles: journalled, crash-safe);
- * *written (may be NULL) gets how many. ST_ERR_INVALID for a store that is not a local folder (a generated world)
- * or an engine whose terrain is not paged; the edits then stay unsaved (and on the GPU). */
+/* Digs (raise false: st_level_dig's crater, amount its depth) or raises (st_level_raise) a paged world without a
+ * level (st_engine_set_paged_world), centred on texel (cx, cy) — the same texels as the same edit of the whole
+ * level. Each page it meets is held on the CPU as edited (its truth until written back), reaches its GPU slot in
+ * the next frame where it holds one and comes back edited where it lost it; the renderers are told of *dirty (may
+ * be NULL), the rectangle it changed. The texels it replaced are kept for st_engine_paged_undo (the latest 64 MiB
+ * of them). ST_ERR_INVALID on a level's engine (edit the level, then st_engine_update_level), for a centre
+ * outside the world, a radius outside 1..1024 or an amount outside 0..255; the error of a page it cannot read. */
+st_result st_engine_paged_edit(st_engine *engine, bool raise, int64_t cx, int64_t cy, int radius, int amount,
+                               st_rect *dirty, st_error *err);
+/* Undoes the latest edit not undone yet — its texels back as they were, whether its pages are held, resident,
+ * evicted or written back since — as one more edit (*undone false and nothing changed when none is left). */
+st_result st_engine_paged_undo(st_engine *engine, bool *undone, st_rect *dirty, st_error *err);
+/* How many edits st_engine_paged_undo can undo now. */
+size_t st_engine_paged_undo_count(const st_engine *engine);
+/* The world's heights and metadata in rect (inside the world; each (x1−x0)·(y1−y0) bytes, row by row) as they are
+ * now, edits included, on a paged world without a level: tests and harnesses. */
+st_result st_engine_paged_read_rect(st_engine *engine, st_rect rect, uint8_t *heights, uint8_t *meta, st_error *err);
+
+/* Writes every page edited since the last write-back into the store (st_store_write_tiles: journalled, crash-safe:
+ * a generated world's into its overlay, st_store_open_overlay); *written (may be NULL) gets how many. On a world
+ * without a level the pages written are then dropped from the CPU (the store is their truth again; one still
+ * being loaded is dropped at a later write-back). ST_ERR_INVALID for a store that is neither a local folder nor a
+ * generated world with an overlay, or an engine whose terrain is not paged; the edits then stay unsaved (on the
+ * GPU and, without a level, held on the CPU). */
 st_result st_engine_paged_write_back(st_engine *engine, uint32_t *written, st_error *err);
 
 typedef struct st_paged_stats {
@@ -70,6 +91,8 @@ typedef struct st_paged_stats {
     uint32_t levels;      /* 1 + the coarser levels of the far field */
     uint32_t far_mapped;  /* pages of the coarser levels in the pool */
     uint64_t gpu_bytes;   /* the pool plus the page table */
+    uint32_t edits_held;  /* a world without a level: edited pages held on the CPU (unsaved, or saved and not
+                             dropped yet) */
 } st_paged_stats;
 
 /* The figures of the engine's paged terrain; ST_ERR_INVALID when its terrain is not paged. */

@@ -115,6 +115,9 @@ typedef struct st_store_info {
     uint32_t section_power;          /* layer stores: flood sections of 2^section_power rows */
     uint32_t flood_sections;         /* layer stores: the flood levels kept (0 = none: all zero) */
     uint8_t flood[ST_STORE_MAX_FLOOD];
+    /* an overlay store: a layer store folder holding only the edited tiles of the generated world named here
+     * ("gen:multi:..."), consulted before the generator (st_store_open_overlay); empty for every other store */
+    char overlay_of[128];
 } st_store_info;
 
 /* Per-tile entry of a level's index: found by key without reading any tile. */
@@ -131,6 +134,13 @@ typedef struct st_store st_store;
  * folder where a write-back (st_store_write_tiles) was interrupted, finishes it from its journal first (a damaged
  * journal is ST_ERR_FORMAT). */
 st_result st_store_open(const char *where, st_store **out, st_error *err);
+/* Opens the generated multi-layer world `spec` ("gen:multi:...") with its edits kept in the overlay store
+ * `folder`: a layer store folder holding only edited tiles (its manifest names the world in overlay_of), made
+ * empty when the folder has no manifest yet. Reads take a tile from the overlay when it holds one, else from the
+ * generator; st_store_write_tiles writes into the overlay (journalled, as a folder store). st_store_open of the
+ * folder opens the same (the world from its manifest). The info is the generated world's, with overlay_of set.
+ * ST_ERR_INVALID for a spec that is not a multi-layer world or a folder that is the overlay of another world. */
+st_result st_store_open_overlay(const char *spec, const char *folder, st_store **out, st_error *err);
 void st_store_close(st_store *s);
 /* The store's manifest as read (owned by the store, valid until st_store_close). */
 const st_store_info *st_store_get_info(const st_store *s);
@@ -173,6 +183,13 @@ typedef struct st_layer_pages st_layer_pages;
  * outlive it. ST_ERR_INVALID for a DEM store. */
 st_result st_layer_pages_create(st_store *store, uint32_t cache_pages, st_layer_pages **out, st_error *err);
 void st_layer_pages_destroy(st_layer_pages *p);
+/* Where pages newer than the store's come from (a paged world's edits not written back): the page's tile, or
+ * NULL to read it from the store. Called on the reader's thread. */
+typedef const st_tile *(*st_layer_page_fn)(void *user, uint32_t tx, uint32_t ty);
+/* Makes fn the first source of every page read from now on (NULL: the store alone); empties the cache. */
+void st_layer_pages_set_source(st_layer_pages *p, st_layer_page_fn fn, void *user);
+/* Drops page (tx, ty) from the cache (its texels changed); (UINT32_MAX, UINT32_MAX) drops every page. */
+void st_layer_pages_forget(st_layer_pages *p, uint32_t tx, uint32_t ty);
 /* Texel (x, y) of the world, decoded as st_level_texel decodes it: wrapped along the store's wrapping axes,
  * `outside` past the edge of a bounded one. Reads (and may generate) its page on a miss. */
 st_result st_layer_pages_texel(st_layer_pages *p, int64_t x, int64_t y, st_texel *out, st_error *err);
@@ -244,7 +261,8 @@ typedef struct st_store_write_desc {
  * manifest are replaced (each synced and renamed), then the journal is removed; the store's index follows, so its
  * reads give the new tiles. A crash at any moment leaves the store as before the write or, once the journal is
  * down, one that st_store_open completes to after it: never a corrupt tile. The tiles' bounds are recomputed.
- * One writer at a time, and no read of those tiles while it runs. ST_ERR_INVALID for a generated or http store,
+ * One writer at a time. A generated world opened with an overlay (st_store_open_overlay) writes into the overlay.
+ * ST_ERR_INVALID for a generated store without an overlay or an http store,
  * a DEM store, or a tile of another store (kind, encoding, size, key); ST_ERR_IO with the cause. */
 st_result st_store_write_tiles(st_store *s, const st_tile *const *tiles, size_t count, const st_store_write_desc *desc,
                                st_error *err);
@@ -339,6 +357,11 @@ const char *st_residency_error(const st_residency *r, st_tile_key key);
 /* A Resident (or Evictable) tile's data and GPU slot (ST_TILE_NO_SLOT when it holds none); NULL when not
  * resident. Valid until the next update. */
 const st_tile *st_residency_tile(const st_residency *r, st_tile_key key, uint32_t *slot);
+/* The tile's source changed (an edited tile written back): a CPU copy held now (Resident or Evictable) takes
+ * `tile`'s data (same key and size). False while a load of it runs or waits for its upload (what it read may
+ * predate the change): the caller keeps the newer copy and calls again later; true otherwise (replaced, or
+ * nothing held, so the next load reads the source as it is now). */
+bool st_residency_refresh(st_residency *r, const st_tile *tile);
 /* The key itself or its nearest ancestor that can be drawn (Resident, or Evictable still holding its GPU
  * slot); false when none can (not even the root). */
 bool st_residency_resident_ancestor(const st_residency *r, st_tile_key key, st_tile_key *out);

@@ -171,7 +171,7 @@ bool st_engine_world_texel(st_engine *e, int64_t x, int64_t y, st_texel *out) {
 
 st_result st_engine_update_level(st_engine *e, st_rect rect, st_error *err) {
     if (!e->level && e->paged)
-        return st_error_set(err, ST_ERR_INVALID, "a paged world without its level in memory takes no edits");
+        return st_error_set(err, ST_ERR_INVALID, "a paged world without its level in memory is edited through st_engine_paged_edit");
     if (!e->level) return st_error_set(err, ST_ERR_INVALID, "no level loaded");
     if (e->paged) { /* its pages take the edit (paged_terrain.c); there is no texture of the whole level */
         if (rect.x0 < 0) rect.x0 = 0;

@@ -7,57 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "render/render_internal.h"
-
-#define DEFAULT_POOL_PAGES 256u
-
-#define DEFAULT_FULL_RADIUS 1024.0f
-/* u32s before the entries: page shift, level-0 pages along x and y, levels, then each level's first entry */
-#define TABLE_HEADER (4u + ST_PAGED_MAX_LEVELS)
-#define PAGE_EDITED 1u
-#define PAGE_RESEND 2u
-#define PAGE_UNSAVED 4u
-
-/* One level of the pages: 0 the world's own, k ≥ 1 the k-th coarser level (st_store_open_coarse), each with its
- * residency manager and its own range of the pool's slots. */
-typedef struct paged_level {
-    st_paged_terrain *p;
-    uint32_t k;
-    st_store *store;         /* k = 0: the world's; k ≥ 1: a coarse store owned here */
-    st_residency *residency;
-    uint32_t nx, ny, offset; /* pages along x and y; the first entry of this level in the table */
-    uint32_t slot_base, slots;
-} paged_level;
-
-struct st_paged_terrain {
-    st_engine *engine;
-    paged_level lv[ST_PAGED_MAX_LEVELS];
-    uint32_t levels;         /* 1 + the coarser levels of the far field */
-    float full_radius;       /* with coarser levels: texels around the eye wanted at full resolution */
-    const st_level *level;   /* NULL: a world with no level in memory, its CPU reads through `reader` */
-    st_layer_pages *reader;  /* such a world's texels on the CPU (the near-plane test) */
-    bool wrap_x, wrap_y;
-    st_store *store;
-    const st_store_info *info;
-    st_residency *residency; /* level 0's */
-    st_tile_pool *pool;
-    st_tile_uploader pool_uploader;
-    uint32_t slots, shift, nx, ny; /* slots of every level; level 0's pages along x and y */
-    uint64_t *slot_key;      /* per slot: the packed key (its level the page's) it holds, UINT64_MAX for none */
-    st_gpu_buffer table;     /* header + per page: (slot + 1) | floor << 24; slot + 1 = 0: not resident */
-    float margin, lookahead;
-    uint8_t *edited;         /* per page: PAGE_EDITED once edited (the level, not the store, is its truth on the
-                                GPU from then on), PAGE_RESEND while its slot misses an edit, PAGE_UNSAVED while
-                                the store misses one */
-    st_tile *scratch;        /* a page packed from the level, for uploads of edited pages */
-    st_rect *arrived;        /* pages mapped since the renderers were last told (st_paged_terrain_deliver) */
-    uint32_t arrived_count, arrived_cap;
-    bool arrived_all;        /* more arrived than could be listed: the whole level counts as changed */
-    uint32_t resend_count;   /* pages flagged PAGE_RESEND */
-    double last_eye[2];
-    bool have_eye;
-    uint32_t wanted, missing;
-};
+#include "render/paged_internal.h"
 
 static uint32_t *level_entry(st_paged_terrain *p, uint32_t k, uint32_t x, uint32_t y) {
     return (uint32_t *)p->table.mapped + TABLE_HEADER + p->lv[k].offset + (size_t)y * p->lv[k].nx + x;
@@ -67,6 +17,16 @@ static uint32_t *entry(st_paged_terrain *p, uint32_t x, uint32_t y) { return lev
 /* A missing page reads as a floor at the lowest low of its tile (the index's bound; 0 before a generated tile
  * is made): nothing above the real floor is invented, so rays pass where slabs are still loading. */
 static uint32_t floor_of(st_paged_terrain *p, uint32_t k, uint32_t x, uint32_t y) {
+    const st_tile *held = k == 0 && !p->level ? st_paged_edits_page(p, x, y) : NULL;
+    if (held) { /* an edit not written back yet may have dug below the store's bound */
+        const uint8_t *q = held->data;
+        uint32_t low = 255;
+        for (size_t i = 0; i < held->data_bytes; i += 4) {
+            uint32_t a = q[i] < q[i + 2] ? q[i] : q[i + 2];
+            low = a < low ? a : low;
+        }
+        return low;
+    }
     st_tile_meta m;
     if (!st_store_tile_meta(p->lv[k].store, (st_tile_key){0, x, y}, &m) || !(m.min_m >= 0)) return 0;
     return m.min_m > 255 ? 255u : (uint32_t)m.min_m;
@@ -76,8 +36,10 @@ static uint32_t floor_of(st_paged_terrain *p, uint32_t k, uint32_t x, uint32_t y
  * frames (every frame is waited on); an upload accepted now is copied in the batch submitted before the next
  * frame on the same queue, so from that frame on the slot holds the page the table names. A slot given to
  * another page clears its old page's entry first. */
-/* Page (x, y) packed from the level into the scratch tile. */
+/* Page (x, y) as edited: packed from the level into the scratch tile, or, on a world without a level, the held
+ * copy of the page. */
 static const st_tile *pack_page(st_paged_terrain *p, uint32_t x, uint32_t y) {
+    if (!p->level) return st_paged_edits_page(p, x, y);
     int32_t n = 1 << p->shift;
     st_rect rect = {(int32_t)x * n, (int32_t)y * n, (int32_t)(x + 1) * n, (int32_t)(y + 1) * n};
     st_level_pack_pairs(p->level, rect, p->scratch->data);
@@ -94,6 +56,7 @@ static bool paged_upload(void *user, uint32_t local, const st_tile *tile, uint64
      * may predate the edit (coarser levels follow the store alone) */
     uint8_t *ed = k == 0 ? &p->edited[(size_t)tile->key.y * p->nx + tile->key.x] : NULL;
     const st_tile *send = ed && *ed & PAGE_EDITED ? pack_page(p, tile->key.x, tile->key.y) : tile;
+    if (!send) send = tile; /* (never: a page flagged edited on a world without a level is held) */
     if (!p->pool_uploader.upload(p->pool_uploader.user, slot, send, ticket)) return false;
     if (ed) {
         if (*ed & PAGE_RESEND) p->resend_count--;
@@ -139,6 +102,7 @@ void st_paged_terrain_destroy(st_paged_terrain *p) {
     free(p->slot_key);
     free(p->arrived);
     free(p->edited);
+    st_paged_edits_destroy(p->edits);
     st_tile_destroy(p->scratch);
     st_layer_pages_destroy(p->reader);
     free(p);
@@ -214,6 +178,7 @@ st_result st_paged_terrain_create(st_engine *e, const st_level *level, st_store 
     if (!r && !p->edited) r = st_error_set(err, ST_ERR_NOMEM, "out of memory");
     if (!r) r = st_tile_create(ST_TILE_LAYERS, ST_TILE_PAIRS, in->tile_size, &p->scratch, err);
     if (!r && !level) r = st_layer_pages_create(store, 0, &p->reader, err);
+    if (!r && !level) r = st_paged_edits_create(p, err);
     size_t words = TABLE_HEADER;
     for (uint32_t k = 0; k < levels && !r; k++) {
         paged_level *lv = &p->lv[k];
@@ -340,7 +305,8 @@ void st_paged_terrain_begin_frame(st_paged_terrain *p, const st_camera *cam) {
         uint8_t *ed = &p->edited[(size_t)k.y * p->nx + k.x];
         if (!(*ed & PAGE_RESEND)) continue;
         uint64_t ticket;
-        if (!p->pool_uploader.upload(p->pool_uploader.user, i, pack_page(p, k.x, k.y), &ticket)) break; /* budget */
+        const st_tile *page = pack_page(p, k.x, k.y);
+        if (page && !p->pool_uploader.upload(p->pool_uploader.user, i, page, &ticket)) break; /* budget */
         *ed &= (uint8_t)~PAGE_RESEND; /* the renderers were told of the edit itself by st_engine_update_level */
         p->resend_count--;
     }
@@ -472,6 +438,7 @@ st_result st_engine_paged_write_back(st_engine *e, uint32_t *written, st_error *
     if (written) *written = 0;
     st_paged_terrain *p = e->paged;
     if (!p) return st_error_set(err, ST_ERR_INVALID, "the engine's terrain is not paged");
+    if (!p->level) return st_paged_edits_write_back(p, written, err);
     size_t count = 0, pages = (size_t)p->nx * p->ny;
     for (size_t i = 0; i < pages; i++) count += (p->edited[i] & PAGE_UNSAVED) != 0;
     if (!count) return ST_OK;
@@ -512,6 +479,7 @@ st_result st_engine_paged_stats(const st_engine *e, st_paged_stats *out, st_erro
     out->wanted = p->wanted;
     out->missing = p->missing;
     out->gpu_bytes = (uint64_t)p->slots * st_tile_pool_tile_bytes(p->pool) + p->table.size;
+    out->edits_held = (uint32_t)st_paged_edits_held(p);
     return ST_OK;
 }
 

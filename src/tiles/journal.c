@@ -55,10 +55,8 @@ static st_result apply(st_store *s, const uint8_t *j, size_t size, st_error *err
             st_tile *t = NULL;
             r = st_tile_decode(file, bytes, rel, &key, &t, err); /* checked before: only for the bounds */
             if (!r) {
-                uint32_t nx, ny;
-                st_store_level_tiles(s, key.level, &nx, &ny);
-                st_store_index_mut(s, key.level)[(size_t)key.y * nx + key.x] =
-                    (st_tile_meta){t->min_m, t->max_m, t->delta_m, st_tile_file_crc(file, bytes), bytes};
+                st_tile_meta m = {t->min_m, t->max_m, t->delta_m, st_tile_file_crc(file, bytes), bytes};
+                st_store_set_tile_meta(s, key, &m);
                 touched[key.level] = true;
             }
             st_tile_destroy(t);
@@ -148,6 +146,7 @@ st_result st_store_replay_journal(st_store *s, st_error *err) {
 
 st_result st_store_write_tiles(st_store *s, const st_tile *const *tiles, size_t count, const st_store_write_desc *desc,
                                st_error *err) {
+    s = st_store_edits_target(s); /* a generated world's edits go to its overlay */
     const st_store_info *in = st_store_get_info(s);
     const char *dir = st_store_folder(s);
     if (!dir) return st_error_set(err, ST_ERR_INVALID, "%s: only a store in a local folder is written", in->source);

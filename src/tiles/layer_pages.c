@@ -21,7 +21,24 @@ struct st_layer_pages {
     cached_page *cache;
     uint32_t cache_count;
     uint64_t clock;
+    st_layer_page_fn newer; /* pages newer than the store's (a paged world's unsaved edits), or NULL */
+    void *newer_user;
 };
+
+void st_layer_pages_set_source(st_layer_pages *p, st_layer_page_fn fn, void *user) {
+    p->newer = fn;
+    p->newer_user = user;
+    st_layer_pages_forget(p, UINT32_MAX, UINT32_MAX);
+}
+
+void st_layer_pages_forget(st_layer_pages *p, uint32_t tx, uint32_t ty) {
+    uint64_t key = tx == UINT32_MAX ? 0 : st_tile_key_pack((st_tile_key){0, tx, ty}) + 1;
+    for (uint32_t i = 0; i < p->cache_count; i++)
+        if (p->cache[i].key && (!key || p->cache[i].key == key)) {
+            st_level_destroy(p->cache[i].level);
+            p->cache[i] = (cached_page){0};
+        }
+}
 
 st_result st_layer_pages_create(st_store *store, uint32_t cache_pages, st_layer_pages **out, st_error *err) {
     *out = NULL;
@@ -72,11 +89,17 @@ void st_tile_pairs_to_level(const st_tile *t, st_level *dst, int64_t wx, int64_t
     }
 }
 
-/* Copies store tile (tx, ty) into the window level dst, its first texel at (wx, wy) there. */
-static st_result copy_tile(st_store *s, uint32_t tx, uint32_t ty, int64_t wx, int64_t wy, st_level *dst,
+/* Copies page (tx, ty) — the newer source's when it has one, else the store's — into the window level dst, its
+ * first texel at (wx, wy) there. */
+static st_result copy_tile(st_layer_pages *p, uint32_t tx, uint32_t ty, int64_t wx, int64_t wy, st_level *dst,
                            st_error *err) {
+    const st_tile *newer = p->newer ? p->newer(p->newer_user, tx, ty) : NULL;
+    if (newer) {
+        st_tile_pairs_to_level(newer, dst, wx, wy);
+        return ST_OK;
+    }
     st_tile *t = NULL;
-    st_result r = st_store_read_tile(s, (st_tile_key){0, tx, ty}, &t, err);
+    st_result r = st_store_read_tile(p->store, (st_tile_key){0, tx, ty}, &t, err);
     if (r) return r;
     st_tile_pairs_to_level(t, dst, wx, wy);
     st_tile_destroy(t);
@@ -110,7 +133,7 @@ st_result st_layer_pages_window(st_layer_pages *p, int64_t x0, int64_t y0, uint3
         for (int64_t tx = floor_div(x0, n); tx * n < x0 + (int64_t)w && !r; tx++) {
             uint32_t sx = (uint32_t)(((tx % (int64_t)p->nx) + p->nx) % p->nx);
             uint32_t sy = (uint32_t)(((ty % (int64_t)p->ny) + p->ny) % p->ny);
-            r = copy_tile(p->store, sx, sy, tx * n - x0, ty * n - y0, l, err);
+            r = copy_tile(p, sx, sy, tx * n - x0, ty * n - y0, l, err);
         }
     if (r) {
         st_level_destroy(l);

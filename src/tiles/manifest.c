@@ -133,6 +133,7 @@ st_result st_manifest_format(const st_store_info *info, char **text, st_error *e
         cJSON_AddStringToObject(l, "palette", hex);
         cJSON_AddBoolToObject(l, "wrap_y", info->wrap_y);
         cJSON_AddNumberToObject(l, "section_power", info->section_power);
+        if (info->overlay_of[0]) cJSON_AddStringToObject(l, "overlay_of", info->overlay_of);
         if (info->flood_sections) { /* hex, as the palette: the flood levels of each section of rows */
             char *fl = malloc(2 * (size_t)info->flood_sections + 1);
             if (!fl) {
@@ -309,6 +310,15 @@ st_result st_manifest_parse(const char *text, size_t size, const char *name, st_
             double spow;
             if (!num(l, "section_power", 0, 31, &spow, name, err) || !whole(spow)) goto done;
             info->section_power = (uint32_t)spow;
+        }
+        const cJSON *ov = cJSON_GetObjectItemCaseSensitive(l, "overlay_of");
+        if (ov) { /* the edits of a generated world: only a multi-layer generator spec is taken */
+            if (!cJSON_IsString(ov) || strncmp(ov->valuestring, "gen:multi:", 10) ||
+                strlen(ov->valuestring) >= sizeof info->overlay_of) {
+                st_error_set(err, ST_ERR_FORMAT, "%s: overlay_of must name a generated multi-layer world", name);
+                goto done;
+            }
+            snprintf(info->overlay_of, sizeof info->overlay_of, "%s", ov->valuestring);
         }
         const cJSON *fl = cJSON_GetObjectItemCaseSensitive(l, "flood");
         if (fl) {

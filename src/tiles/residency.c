@@ -732,6 +732,21 @@ const st_tile *st_residency_tile(const st_residency *r, st_tile_key key, uint32_
     return t->tile;
 }
 
+bool st_residency_refresh(st_residency *r, const st_tile *tile) {
+    if (!key_valid(r, tile->key)) return true;
+    uint32_t i = res_lookup(r, st_tile_key_pack(tile->key));
+    if (i == RES_NONE) return true;
+    res_record *t = &r->recs[i];
+    if (t->state == ST_TILE_LOADING) return false; /* its data, read or still to come, may predate the change */
+    if ((t->state == ST_TILE_RESIDENT || t->state == ST_TILE_EVICTABLE) && t->tile) {
+        if (t->tile->data_bytes != tile->data_bytes) return false;
+        memcpy(t->tile->data, tile->data, tile->data_bytes);
+        t->tile->min_m = tile->min_m;
+        t->tile->max_m = tile->max_m;
+    }
+    return true;
+}
+
 bool st_residency_resident_ancestor(const st_residency *r, st_tile_key key, st_tile_key *out) {
     if (!key_valid(r, key)) return false;
     for (;;) {

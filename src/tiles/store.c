@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strata/file.h"
 #include "strata/gen.h"
 #include "tiles/tiles_internal.h"
 
@@ -33,6 +34,7 @@ struct st_store {
     gen_meta *learnt; /* open addressing, GEN_META_CAP slots */
     uint32_t learnt_count;
     st_store *coarse_of; /* a coarser level of this layer store (st_store_open_coarse): its tiles are made from it */
+    st_store *overlay;   /* a generated world's edits (st_store_open_overlay): a folder store of the edited tiles */
 };
 
 const st_store_info *st_store_get_info(const st_store *s) { return &s->info; }
@@ -56,13 +58,21 @@ static bool key_inside(const st_store *s, st_tile_key k) {
 void st_store_close(st_store *s) {
     if (!s) return;
     for (uint32_t l = 0; l < ST_STORE_MAX_LEVELS; l++) free(s->index[l]);
-    if (s->gen || s->layers || s->coarse_of) {
-        st_dem_source_destroy(s->gen);
-        st_gen_source_destroy(s->layers);
-        pthread_mutex_destroy(&s->meta_lock);
-        free(s->learnt);
-    }
+    st_dem_source_destroy(s->gen);
+    st_gen_source_destroy(s->layers);
+    free(s->learnt);
+    st_store_close(s->overlay);
+    pthread_mutex_destroy(&s->meta_lock);
     free(s);
+}
+
+st_store *st_store_edits_target(st_store *s) { return s->overlay ? s->overlay : s; }
+
+void st_store_set_tile_meta(st_store *s, st_tile_key key, const st_tile_meta *m) {
+    if (!key_inside(s, key) || !s->index[key.level]) return;
+    pthread_mutex_lock(&s->meta_lock); /* loads on other threads read the index while a write-back lands */
+    s->index[key.level][(size_t)key.y * s->nx[key.level] + key.x] = *m;
+    pthread_mutex_unlock(&s->meta_lock);
 }
 
 static void fill_geometry(st_store *s) {
@@ -184,6 +194,9 @@ static st_result open_generated_layers(const char *spec, st_store **out, st_erro
 
 static st_result read_generated_layers(st_store *s, st_tile_key key, st_tile **out, st_error *err) {
     const uint32_t n = GEN_LAYER_TILE;
+    st_tile_meta edited;
+    if (s->overlay && st_store_tile_meta(s->overlay, key, &edited)) /* an edited tile: the overlay holds it */
+        return st_store_read_tile(s->overlay, key, out, err);
     st_tile *t = NULL;
     st_result r = st_tile_create(ST_TILE_LAYERS, ST_TILE_PAIRS, n, &t, err);
     if (r) return r;
@@ -296,6 +309,84 @@ static st_result read_generated(st_store *s, st_tile_key key, st_tile **out, st_
 
 /* ---- folders and URLs -------------------------------------------------------------------------------------- */
 
+/* The generated world a just-opened overlay folder store names, with the folder as its edits. */
+static st_result open_with_overlay(st_store *edits, st_store **out, st_error *err) {
+    const st_store_info *e = &edits->info;
+    st_store *g = NULL;
+    st_result r = open_generated_layers(e->overlay_of, &g, err);
+    if (!r && (g->info.width != e->width || g->info.height != e->height || g->info.tile_size != e->tile_size ||
+               e->kind != ST_TILE_LAYERS || e->encoding != ST_TILE_PAIRS || e->levels != 1))
+        r = st_error_set(err, ST_ERR_FORMAT, "%s: the overlay's tiles are not those of %s", edits->where, e->overlay_of);
+    if (r) {
+        st_store_close(g);
+        st_store_close(edits);
+        return r;
+    }
+    g->overlay = edits;
+    snprintf(g->info.overlay_of, sizeof g->info.overlay_of, "%s", e->overlay_of);
+    *out = g;
+    return ST_OK;
+}
+
+st_result st_store_open_overlay(const char *spec, const char *folder, st_store **out, st_error *err) {
+    *out = NULL;
+    if (!spec || strncmp(spec, "gen:multi:", 10))
+        return st_error_set(err, ST_ERR_INVALID, "an overlay keeps the edits of a generated multi-layer world "
+                                                 "(gen:multi:...), not of '%.200s'", spec ? spec : "");
+    if (!folder || !*folder || strlen(folder) >= 1000 || st_fetch_is_url(folder))
+        return st_error_set(err, ST_ERR_INVALID, "an overlay is a folder on local disk");
+    if (strlen(spec) >= sizeof ((st_store_info *)0)->overlay_of)
+        return st_error_set(err, ST_ERR_INVALID, "%.64s...: world name too long for an overlay", spec);
+    char path[1100];
+    snprintf(path, sizeof path, "%s/%s", folder, ST_STORE_MANIFEST);
+    FILE *probe = fopen(path, "rb");
+    if (probe) { /* an overlay already: it must be this world's */
+        fclose(probe);
+        st_store *s = NULL;
+        st_result r = st_store_open(folder, &s, err);
+        if (r) return r;
+        if (strcmp(s->info.overlay_of, spec)) {
+            r = st_error_set(err, ST_ERR_INVALID, "%s: %s%s, not of %s", folder,
+                             s->info.overlay_of[0] ? "the overlay of " : "a store of its own",
+                             s->info.overlay_of, spec);
+            st_store_close(s);
+            return r;
+        }
+        *out = s;
+        return ST_OK;
+    }
+    /* a new, empty overlay: an index of no tiles, then the manifest (last: a folder without one is no store) */
+    st_store *g = NULL;
+    st_result r = open_generated_layers(spec, &g, err);
+    if (r) return r;
+    st_store_info info = g->info;
+    info.generated = false;
+    info.tiles = info.bytes = 0;
+    snprintf(info.overlay_of, sizeof info.overlay_of, "%s", spec);
+    snprintf(info.source, sizeof info.source, "the edited tiles of %.400s", spec);
+    size_t count = (size_t)g->nx[0] * g->ny[0];
+    st_tile_meta *none = count <= (1u << 26) ? calloc(count, sizeof *none) : NULL;
+    uint8_t *idx = NULL;
+    size_t idx_size = 0;
+    char *text = NULL;
+    r = none ? ST_OK : st_error_set(err, ST_ERR_NOMEM, "out of memory for an index of %zu tiles", count);
+    snprintf(path, sizeof path, "%s/index", folder);
+    if (!r) r = st_make_dirs(path, err);
+    if (!r) r = st_index_encode(0, g->nx[0], g->ny[0], none, &idx, &idx_size, err);
+    char rel[64];
+    st_index_path(0, rel, sizeof rel);
+    snprintf(path, sizeof path, "%s/%s", folder, rel);
+    if (!r) r = st_file_write_durable(path, idx, idx_size, err);
+    if (!r) r = st_manifest_format(&info, &text, err);
+    snprintf(path, sizeof path, "%s/%s", folder, ST_STORE_MANIFEST);
+    if (!r) r = st_file_write_durable(path, text, strlen(text), err);
+    free(none);
+    free(idx);
+    free(text);
+    st_store_close(g);
+    return r ? r : st_store_open(folder, out, err);
+}
+
 st_result st_store_open(const char *where, st_store **out, st_error *err) {
     *out = NULL;
     if (!where || !*where) return st_error_set(err, ST_ERR_INVALID, "no store given");
@@ -315,6 +406,7 @@ st_result st_store_open(const char *where, st_store **out, st_error *err) {
         free(text);
         return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     }
+    pthread_mutex_init(&s->meta_lock, NULL);
     snprintf(s->where, sizeof s->where, "%s", where);
     char name[1100];
     snprintf(name, sizeof name, "%s/%s", where, ST_STORE_MANIFEST);
@@ -365,12 +457,14 @@ st_result st_store_open(const char *where, st_store **out, st_error *err) {
         st_store_close(s);
         return r;
     }
+    if (s->info.overlay_of[0]) return open_with_overlay(s, out, err);
     *out = s;
     return ST_OK;
 }
 
 bool st_store_tile_meta(const st_store *s, st_tile_key key, st_tile_meta *out) {
     if (!key_inside(s, key)) return false;
+    if (s->overlay && st_store_tile_meta(s->overlay, key, out)) return true; /* an edited tile's own bounds */
     if (s->gen || s->layers || s->coarse_of) {
         /* The tile's own bounds when it was made, else the nearest ancestor's (the finest data inside a tile lies
          * inside its parent's bounds), else the generator's global bound. */
@@ -381,9 +475,12 @@ bool st_store_tile_meta(const st_store *s, st_tile_key key, st_tile_meta *out) {
         *out = (st_tile_meta){mn, mx, s->gen ? (float)s->gen_delta[key.level] : 0.0f, 0, 0};
         return true;
     }
-    const st_tile_meta *m = &s->index[key.level][(size_t)key.y * s->nx[key.level] + key.x];
-    if (!m->bytes) return false;
-    *out = *m;
+    st_store *ms = (st_store *)s; /* the lock only: a write-back may be changing the record */
+    pthread_mutex_lock(&ms->meta_lock);
+    st_tile_meta m = s->index[key.level][(size_t)key.y * s->nx[key.level] + key.x];
+    pthread_mutex_unlock(&ms->meta_lock);
+    if (!m.bytes) return false;
+    *out = m;
     return true;
 }
 
@@ -411,6 +508,7 @@ st_result st_store_open_coarse(st_store *fine, st_store **out, st_error *err) {
     in->bytes = 0;
     in->compression = ST_TILE_RAW;
     in->flood_sections = 0;
+    in->overlay_of[0] = 0; /* made from the finer level's tiles, edited ones included: no overlay of its own */
     snprintf(in->source, sizeof in->source, "the coarser level of %.480s", fine->where);
     fill_geometry(s);
     in->tiles = (uint64_t)s->nx[0] * s->ny[0];

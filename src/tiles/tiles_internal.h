@@ -91,6 +91,10 @@ st_store_info *st_store_info_mut(st_store *s);
  * that fall inside dst. */
 void st_tile_pairs_to_level(const st_tile *t, st_level *dst, int64_t wx, int64_t wy);
 st_tile_meta *st_store_index_mut(st_store *s, uint32_t level);
+/* Sets a tile's index record under the store's lock (loads on other threads read it meanwhile). */
+void st_store_set_tile_meta(st_store *s, st_tile_key key, const st_tile_meta *m);
+/* Where a store's edits are written: a generated world's overlay (st_store_open_overlay), else the store. */
+st_store *st_store_edits_target(st_store *s);
 /* The folder of a store on local disk; NULL for generated and http stores. */
 const char *st_store_folder(const st_store *s);
 /* Applies the journal a crashed write-back left in the store's folder (no journal: nothing to do); called by

@@ -1,0 +1,370 @@
+/* Edits of a paged world without a level in memory: each edited page's texels held as a tile of their own (the
+ * page's truth until written back into the store and dropped), digs and raises applied to a window of those
+ * pages, an undo history of the texels each edit replaced, and the write-back that returns pages to the store. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/paged_internal.h"
+
+#define MAX_RADIUS 1024        /* a brush's window stays within 4096² texels (32 MiB of planes) */
+#define UNDO_BUDGET (64u << 20) /* bytes of replaced texels kept for undo; the oldest edits go first */
+
+typedef struct paged_undo {
+    st_rect rect;    /* world texels, inside the world */
+    uint8_t *planes; /* the heights then the metadata the edit replaced, row by row */
+} paged_undo;
+
+struct st_paged_edits {
+    uint32_t cap, count;  /* open addressing: cap a power of two, at most half full */
+    uint32_t *key;        /* page index + 1; 0 = empty */
+    st_tile **tile;
+    paged_undo *undo;
+    size_t undo_count, undo_cap, undo_bytes;
+};
+
+static uint32_t slot_of(uint32_t key, uint32_t cap) { return (key * 2654435761u) & (cap - 1); }
+
+static st_tile *map_find(const st_paged_edits *m, uint32_t page) {
+    if (!m || !m->cap) return NULL;
+    for (uint32_t i = slot_of(page + 1, m->cap);; i = (i + 1) & (m->cap - 1)) {
+        if (!m->key[i]) return NULL;
+        if (m->key[i] == page + 1) return m->tile[i];
+    }
+}
+
+static bool map_grow(st_paged_edits *m) {
+    uint32_t cap = m->cap ? 2 * m->cap : 64;
+    uint32_t *key = calloc(cap, sizeof *key);
+    st_tile **tile = calloc(cap, sizeof *tile);
+    if (!key || !tile) {
+        free(key);
+        free(tile);
+        return false;
+    }
+    for (uint32_t i = 0; i < m->cap; i++) {
+        if (!m->key[i]) continue;
+        uint32_t j = slot_of(m->key[i], cap);
+        while (key[j]) j = (j + 1) & (cap - 1);
+        key[j] = m->key[i];
+        tile[j] = m->tile[i];
+    }
+    free(m->key);
+    free(m->tile);
+    m->key = key;
+    m->tile = tile;
+    m->cap = cap;
+    return true;
+}
+
+static bool map_put(st_paged_edits *m, uint32_t page, st_tile *t) {
+    if (2 * (m->count + 1) > m->cap && !map_grow(m)) return false;
+    uint32_t i = slot_of(page + 1, m->cap);
+    while (m->key[i]) i = (i + 1) & (m->cap - 1);
+    m->key[i] = page + 1;
+    m->tile[i] = t;
+    m->count++;
+    return true;
+}
+
+/* Removes a page and shifts the entries after it back, so that no probe sequence is broken. */
+static void map_remove(st_paged_edits *m, uint32_t page) {
+    uint32_t mask = m->cap - 1, i = slot_of(page + 1, m->cap);
+    while (m->key[i] != page + 1) {
+        if (!m->key[i]) return;
+        i = (i + 1) & mask;
+    }
+    st_tile_destroy(m->tile[i]);
+    m->key[i] = 0;
+    m->tile[i] = NULL;
+    m->count--;
+    for (uint32_t j = (i + 1) & mask; m->key[j]; j = (j + 1) & mask) {
+        uint32_t home = slot_of(m->key[j], m->cap);
+        /* j's entry may move to the hole i when i lies on its probe path [home, j) */
+        bool movable = i <= j ? (home <= i || home > j) : (home <= i && home > j);
+        if (!movable) continue;
+        m->key[i] = m->key[j];
+        m->tile[i] = m->tile[j];
+        m->key[j] = 0;
+        m->tile[j] = NULL;
+        i = j;
+    }
+}
+
+void st_paged_edits_destroy(st_paged_edits *m) {
+    if (!m) return;
+    for (uint32_t i = 0; i < m->cap; i++) st_tile_destroy(m->tile[i]);
+    for (size_t i = 0; i < m->undo_count; i++) free(m->undo[i].planes);
+    free(m->key);
+    free(m->tile);
+    free(m->undo);
+    free(m);
+}
+
+const st_tile *st_paged_edits_page(const st_paged_terrain *p, uint32_t x, uint32_t y) {
+    return map_find(p->edits, y * p->nx + x);
+}
+
+size_t st_paged_edits_held(const st_paged_terrain *p) { return p->edits ? p->edits->count : 0; }
+
+/* The CPU reader's newer source: an edited page's texels before they are written back. */
+static const st_tile *reader_source(void *user, uint32_t tx, uint32_t ty) {
+    st_paged_terrain *p = user;
+    return tx < p->nx && ty < p->ny ? st_paged_edits_page(p, tx, ty) : NULL;
+}
+
+st_result st_paged_edits_create(st_paged_terrain *p, st_error *err) {
+    p->edits = calloc(1, sizeof *p->edits);
+    if (!p->edits) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    if (p->reader) st_layer_pages_set_source(p->reader, reader_source, p);
+    return ST_OK;
+}
+
+/* The page's texels to edit: held already, else a copy of what the residency manager holds (the store's tile,
+ * refreshed at every write-back), else read from the store now. */
+static st_result page_for_edit(st_paged_terrain *p, uint32_t x, uint32_t y, st_tile **out, st_error *err) {
+    uint32_t page = y * p->nx + x;
+    *out = map_find(p->edits, page);
+    if (*out) return ST_OK;
+    st_tile_key key = {0, x, y};
+    const st_tile *held = st_residency_tile(p->residency, key, NULL);
+    st_tile *t = NULL;
+    st_result r = ST_OK;
+    if (held) {
+        r = st_tile_create(ST_TILE_LAYERS, ST_TILE_PAIRS, 1u << p->shift, &t, err);
+        if (!r) memcpy(t->data, held->data, t->data_bytes);
+    } else {
+        r = st_store_read_tile(p->store, key, &t, err);
+    }
+    if (r) return st_error_prefix(err, "reading page (%u, %u) to edit it", x, y);
+    t->key = key;
+    if (!map_put(p->edits, page, t)) {
+        st_tile_destroy(t);
+        return st_error_set(err, ST_ERR_NOMEM, "out of memory for edited pages");
+    }
+    *out = t;
+    return ST_OK;
+}
+
+/* Copies the world's rect between the held pages and planes (heights, then metadata, each rect-sized, row by
+ * row): to_pages false gathers, true scatters. Every page the rect meets is held first. */
+static st_result copy_rect(st_paged_terrain *p, st_rect rect, uint8_t *heights, uint8_t *meta, uint32_t stride,
+                           bool to_pages, st_error *err) {
+    int32_t n = 1 << p->shift;
+    for (int32_t py = rect.y0 / n; py * n < rect.y1; py++)
+        for (int32_t px = rect.x0 / n; px * n < rect.x1; px++) {
+            st_tile *t = NULL;
+            st_result r = page_for_edit(p, (uint32_t)px, (uint32_t)py, &t, err);
+            if (r) return r;
+            int32_t x0 = px * n > rect.x0 ? px * n : rect.x0, x1 = (px + 1) * n < rect.x1 ? (px + 1) * n : rect.x1;
+            int32_t y0 = py * n > rect.y0 ? py * n : rect.y0, y1 = (py + 1) * n < rect.y1 ? (py + 1) * n : rect.y1;
+            for (int32_t y = y0; y < y1; y++)
+                for (int32_t x = x0; x < x1; x++) {
+                    /* the pair layout: (h_even, m_even, h_odd, m_odd) per pair, rows of n/2 pairs */
+                    uint8_t *q = (uint8_t *)t->data + ((size_t)(y - py * n) * (size_t)(n / 2) + (size_t)(x - px * n) / 2) * 4 +
+                                 (size_t)((x & 1) * 2);
+                    size_t at = (size_t)(y - rect.y0) * stride + (size_t)(x - rect.x0);
+                    if (to_pages) q[0] = heights[at], q[1] = meta[at];
+                    else heights[at] = q[0], meta[at] = q[1];
+                }
+        }
+    return ST_OK;
+}
+
+/* The pages under rect changed: flagged for upload and write-back, dropped from the CPU reader's cache, and the
+ * renderers told (as st_engine_update_level tells them). */
+static st_result changed(st_engine *e, st_rect rect, st_error *err) {
+    st_paged_terrain *p = e->paged;
+    int32_t n = 1 << p->shift;
+    st_paged_terrain_edit(p, rect);
+    for (int32_t py = rect.y0 / n; py * n < rect.y1; py++)
+        for (int32_t px = rect.x0 / n; px * n < rect.x1; px++)
+            if (p->reader) st_layer_pages_forget(p->reader, (uint32_t)px, (uint32_t)py);
+    st_result r = ST_OK;
+    for (int i = 0; i < ST_MAX_RENDERERS && !r; i++) {
+        st_renderer *rd = e->renderers[i];
+        for (uint32_t k = 0; rd && k < rd->pass_count; k++) {
+            const st_frame_pass *fp = &rd->passes[k];
+            if (fp->ops && fp->ops->level_updated) fp->ops->level_updated(rd, fp->state, rect);
+        }
+        if (rd && rd->ops->level_updated) r = rd->ops->level_updated(rd, rd->state, rect, err);
+    }
+    return r;
+}
+
+static void undo_push(st_paged_edits *m, st_rect rect, uint8_t *planes) {
+    size_t bytes = 2 * (size_t)(rect.x1 - rect.x0) * (size_t)(rect.y1 - rect.y0);
+    while (m->undo_count && m->undo_bytes + bytes > UNDO_BUDGET) { /* the oldest edits can no longer be undone */
+        size_t first = 2 * (size_t)(m->undo[0].rect.x1 - m->undo[0].rect.x0) *
+                       (size_t)(m->undo[0].rect.y1 - m->undo[0].rect.y0);
+        free(m->undo[0].planes);
+        memmove(m->undo, m->undo + 1, (m->undo_count - 1) * sizeof *m->undo);
+        m->undo_count--;
+        m->undo_bytes -= first;
+    }
+    if (m->undo_count == m->undo_cap) {
+        size_t cap = m->undo_cap ? 2 * m->undo_cap : 64;
+        paged_undo *grown = realloc(m->undo, cap * sizeof *grown);
+        if (!grown) { /* no room to remember it: the history stops before this edit */
+            for (size_t i = 0; i < m->undo_count; i++) free(m->undo[i].planes);
+            m->undo_count = 0;
+            m->undo_bytes = 0;
+            free(planes);
+            return;
+        }
+        m->undo = grown;
+        m->undo_cap = cap;
+    }
+    m->undo[m->undo_count++] = (paged_undo){rect, planes};
+    m->undo_bytes += bytes;
+}
+
+static uint32_t pow2_at_least(uint32_t v) {
+    uint32_t p = 2;
+    while (p < v) p *= 2;
+    return p;
+}
+
+st_result st_engine_paged_edit(st_engine *e, bool raise, int64_t cx, int64_t cy, int radius, int amount,
+                               st_rect *dirty, st_error *err) {
+    if (dirty) *dirty = (st_rect){0};
+    st_paged_terrain *p = e->paged;
+    if (!p || p->level)
+        return st_error_set(err, ST_ERR_INVALID, "st_engine_paged_edit edits a paged world without a level; a level "
+                                                 "is edited in place, then st_engine_update_level");
+    uint64_t w = (uint64_t)p->nx << p->shift, h = (uint64_t)p->ny << p->shift;
+    if (cx < 0 || cy < 0 || (uint64_t)cx >= w || (uint64_t)cy >= h)
+        return st_error_set(err, ST_ERR_INVALID, "edit centre (%lld,%lld) is outside the %llux%llu world",
+                            (long long)cx, (long long)cy, (unsigned long long)w, (unsigned long long)h);
+    if (radius < 1 || radius > MAX_RADIUS)
+        return st_error_set(err, ST_ERR_INVALID, "edit radius %d on a paged world: must be 1..%d", radius, MAX_RADIUS);
+    if (amount < 0 || amount > 255) return st_error_set(err, ST_ERR_INVALID, "edit depth %d: must be 0..255", amount);
+    /* the brush's box as st_level_dig takes it on the whole level: clipped to the world, x widened to pairs */
+    int64_t x0 = cx - radius < 0 ? 0 : (cx - radius) & ~(int64_t)1, y0 = cy - radius < 0 ? 0 : cy - radius;
+    int64_t x1 = cx + radius + 1 < (int64_t)w ? cx + radius + 1 : (int64_t)w;
+    int64_t y1 = cy + radius + 1 < (int64_t)h ? cy + radius + 1 : (int64_t)h;
+    x1 = (x1 + 1) & ~(int64_t)1;
+    st_rect box = {(int32_t)x0, (int32_t)y0, (int32_t)x1, (int32_t)y1};
+    uint32_t bw = (uint32_t)(x1 - x0), bh = (uint32_t)(y1 - y0);
+    /* a window level holding the box (a level's sides are powers of two: what lies past the box is padding the
+     * brush may touch and nothing reads back); each texel's change depends on itself and its distance alone */
+    st_level *win = NULL;
+    st_result r = st_level_create(pow2_at_least(bw), pow2_at_least(bh), &win, err);
+    uint8_t *before = r ? NULL : malloc(2 * (size_t)bw * bh);
+    if (!r && !before) r = st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    uint8_t *wh = NULL, *wm = NULL;
+    if (!r) {
+        st_level_planes_mut(win, &wh, &wm);
+        r = copy_rect(p, box, before, before + (size_t)bw * bh, bw, false, err);
+    }
+    if (!r) {
+        st_level_write_rect(win, (st_rect){0, 0, (int32_t)bw, (int32_t)bh}, before, before + (size_t)bw * bh);
+        st_rect d;
+        r = raise ? st_level_raise(win, (int)(cx - x0), (int)(cy - y0), radius, amount, &d, err)
+                  : st_level_dig(win, (int)(cx - x0), (int)(cy - y0), radius, amount, &d, err);
+    }
+    if (!r) r = copy_rect(p, box, wh, wm, win->width, true, err);
+    st_level_destroy(win);
+    if (r) {
+        free(before);
+        return r;
+    }
+    undo_push(p->edits, box, before);
+    if (dirty) *dirty = box;
+    return changed(e, box, err);
+}
+
+st_result st_engine_paged_undo(st_engine *e, bool *undone, st_rect *dirty, st_error *err) {
+    if (undone) *undone = false;
+    if (dirty) *dirty = (st_rect){0};
+    st_paged_terrain *p = e->paged;
+    if (!p || p->level) return st_error_set(err, ST_ERR_INVALID, "no paged world without a level to undo an edit of");
+    st_paged_edits *m = p->edits;
+    if (!m->undo_count) return ST_OK;
+    paged_undo *u = &m->undo[m->undo_count - 1];
+    uint32_t bw = (uint32_t)(u->rect.x1 - u->rect.x0), bh = (uint32_t)(u->rect.y1 - u->rect.y0);
+    /* the replaced texels go back into the pages, wherever those are now (held, resident or in the store) */
+    st_result r = copy_rect(p, u->rect, u->planes, u->planes + (size_t)bw * bh, bw, true, err);
+    if (r) return r;
+    st_rect rect = u->rect;
+    free(u->planes);
+    m->undo_count--;
+    m->undo_bytes -= 2 * (size_t)bw * bh;
+    if (undone) *undone = true;
+    if (dirty) *dirty = rect;
+    return changed(e, rect, err);
+}
+
+size_t st_engine_paged_undo_count(const st_engine *e) {
+    return e->paged && e->paged->edits ? e->paged->edits->undo_count : 0;
+}
+
+st_result st_engine_paged_read_rect(st_engine *e, st_rect rect, uint8_t *heights, uint8_t *meta, st_error *err) {
+    st_paged_terrain *p = e->paged;
+    if (!p || p->level) return st_error_set(err, ST_ERR_INVALID, "no paged world without a level to read");
+    uint64_t w = (uint64_t)p->nx << p->shift, h = (uint64_t)p->ny << p->shift;
+    if (st_rect_empty(rect) || rect.x0 < 0 || rect.y0 < 0 || (uint64_t)rect.x1 > w || (uint64_t)rect.y1 > h)
+        return st_error_set(err, ST_ERR_INVALID, "a rectangle outside the %llux%llu world", (unsigned long long)w,
+                            (unsigned long long)h);
+    int32_t n = 1 << p->shift;
+    uint32_t stride = (uint32_t)(rect.x1 - rect.x0);
+    for (int32_t py = rect.y0 / n; py * n < rect.y1; py++)
+        for (int32_t px = rect.x0 / n; px * n < rect.x1; px++) {
+            /* a page not held is read as the CPU's reader reads it (the store), without holding it */
+            st_level *page = NULL;
+            const st_tile *held = st_paged_edits_page(p, (uint32_t)px, (uint32_t)py);
+            st_result r = ST_OK;
+            if (!held) r = st_layer_pages_window(p->reader, (int64_t)px * n, (int64_t)py * n, (uint32_t)n, (uint32_t)n,
+                                                 &page, err);
+            if (r) return r;
+            for (int32_t y = py * n > rect.y0 ? py * n : rect.y0; y < (py + 1) * n && y < rect.y1; y++)
+                for (int32_t x = px * n > rect.x0 ? px * n : rect.x0; x < (px + 1) * n && x < rect.x1; x++) {
+                    size_t at = (size_t)(y - rect.y0) * stride + (size_t)(x - rect.x0);
+                    if (held) {
+                        const uint8_t *q = (const uint8_t *)held->data +
+                                           ((size_t)(y - py * n) * (size_t)(n / 2) + (size_t)(x - px * n) / 2) * 4 +
+                                           (size_t)((x & 1) * 2);
+                        heights[at] = q[0];
+                        meta[at] = q[1];
+                    } else {
+                        heights[at] = st_level_height_row(page, (uint32_t)(y - py * n))[x - px * n];
+                        meta[at] = st_level_meta_row(page, (uint32_t)(y - py * n))[x - px * n];
+                    }
+                }
+            st_level_destroy(page);
+        }
+    return ST_OK;
+}
+
+st_result st_paged_edits_write_back(st_paged_terrain *p, uint32_t *written, st_error *err) {
+    st_paged_edits *m = p->edits;
+    size_t count = 0;
+    for (uint32_t i = 0; i < m->cap; i++)
+        if (m->key[i] && p->edited[m->key[i] - 1] & PAGE_UNSAVED) count++;
+    st_result r = ST_OK;
+    if (count) {
+        const st_tile **tiles = malloc(count * sizeof *tiles);
+        if (!tiles) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+        size_t k = 0;
+        for (uint32_t i = 0; i < m->cap; i++)
+            if (m->key[i] && p->edited[m->key[i] - 1] & PAGE_UNSAVED) tiles[k++] = m->tile[i];
+        r = st_store_write_tiles(p->store, tiles, k, NULL, err);
+        free(tiles);
+        if (r) return r; /* every page stays held and unsaved */
+        for (uint32_t i = 0; i < m->cap; i++)
+            if (m->key[i]) p->edited[m->key[i] - 1] &= (uint8_t)~PAGE_UNSAVED;
+        if (written) *written = (uint32_t)k;
+    }
+    /* Saved pages are dropped, their truth the store's from now on: the residency manager's copy takes the
+     * page's texels first, so no upload sends an older one; a page being loaded now (what it read may predate the
+     * write), or still owing its slot the last edit, stays held until a later write-back. */
+    for (uint32_t i = 0; i < m->cap;) {
+        uint32_t key = m->key[i];
+        if (!key || p->edited[key - 1] & (PAGE_UNSAVED | PAGE_RESEND) || !st_residency_refresh(p->residency, m->tile[i])) {
+            i++;
+            continue;
+        }
+        p->edited[key - 1] &= (uint8_t)~PAGE_EDITED;
+        map_remove(m, key - 1); /* may move a later entry into slot i: look at i again */
+    }
+    return ST_OK;
+}
