@@ -203,6 +203,47 @@ static void test_check_finds_faults(void **state) {
     free(z);
 }
 
+/* The vector scan holds every 16-bit height exactly: on the DEM's highest 65² tile (heights past 2^14) and on a
+ * low one, a tile fit gives the same triangulation with the vector scan as with the 64-bit one, bit for bit. */
+static void test_vector_scan_on_the_real_dem(void **state) {
+    (void)state;
+    const uint32_t N = 1025, T = 65;
+    uint16_t *z = puget_crop(0, 0, N, N);
+    uint32_t best_x = 0, best_y = 0;
+    uint16_t best = 0;
+    for (uint32_t ty = 0; ty + T <= N; ty += 64)
+        for (uint32_t tx = 0; tx + T <= N; tx += 64) {
+            uint16_t top = 0;
+            for (uint32_t j = 0; j < T; j++)
+                for (uint32_t i = 0; i < T; i++) top = z[(ty + j) * N + tx + i] > top ? z[(ty + j) * N + tx + i] : top;
+            if (top > best) best = top, best_x = tx, best_y = ty;
+        }
+    assert_true(best >= 1u << 14);
+    st_tin *a, *b;
+    assert_st_ok(st_tin_create(&a, err));
+    assert_st_ok(st_tin_create(&b, err));
+    const uint32_t at[2][2] = {{best_x, best_y}, {0, 0}};
+    uint16_t *tile = malloc((size_t)T * T * sizeof *tile);
+    for (int k = 0; k < 2; k++) {
+        for (uint32_t j = 0; j < T; j++) memcpy(tile + j * T, z + (at[k][1] + j) * N + at[k][0], T * sizeof *tile);
+        st_tin_desc d = {.width = T, .height = T, .low = tile, .tolerance = 40, .sides_alone = true};
+        assert_st_ok(st_tin_fit(a, &d, err));
+        d.scalar_scan = true;
+        assert_st_ok(st_tin_fit(b, &d, err));
+        assert_true(a->vertex_count > 100);
+        assert_int_equal(a->vertex_count, b->vertex_count);
+        assert_int_equal(a->triangle_count, b->triangle_count);
+        assert_memory_equal(a->vertices, b->vertices, a->vertex_count * sizeof *a->vertices);
+        assert_memory_equal(a->triangles, b->triangles, a->triangle_count * sizeof *a->triangles);
+        assert_true(a->stats.samples_scanned == b->stats.samples_scanned);
+        assert_true(a->stats.max_error == b->stats.max_error && a->stats.max_error <= 40);
+    }
+    free(tile);
+    st_tin_destroy(a);
+    st_tin_destroy(b);
+    free(z);
+}
+
 static void test_bad_descriptions(void **state) {
     (void)state;
     uint16_t z[16] = {0};
@@ -236,6 +277,6 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiles_bound_like_the_single_fit), cmocka_unit_test(test_shared_sides_match),
         cmocka_unit_test(test_tie_at_the_tolerance_stays_out), cmocka_unit_test(test_check_finds_faults),
-        cmocka_unit_test(test_bad_descriptions)};
+        cmocka_unit_test(test_vector_scan_on_the_real_dem), cmocka_unit_test(test_bad_descriptions)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -92,6 +92,9 @@ typedef struct st_tin_desc {
      * is at its samples (st_dem_tin). */
     bool sides_alone;
     uint32_t max_insertions; /* 0 = unlimited; stop after this many interior insertions (tests) */
+    /* Scan with the 64-bit scalar loop even where the 8-lane vector one applies (grids of at most 129 a side on
+     * CPUs with AVX2); both give the same fit bit for bit (tests, comparisons). */
+    bool scalar_scan;
 } st_tin_desc;
 
 typedef struct st_tin {
