@@ -150,6 +150,10 @@ typedef struct st_dem_tin {
 st_result st_dem_tin_fit(const st_dem_tin_desc *desc, st_dem_tin **out, st_error *err);
 void st_dem_tin_destroy(st_dem_tin *tin);
 
+/* A 64-bit digest of the TIN's vertices and triangles in their order (equal TINs, equal digests; for comparing
+ * fits, e.g. on different thread counts). */
+uint64_t st_dem_tin_digest(const st_dem_tin *tin);
+
 /* What st_dem_tin_check found. */
 typedef struct st_dem_tin_report {
     uint64_t samples_checked;  /* every sample of the grid, each tested in every triangle it lies in */

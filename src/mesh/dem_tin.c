@@ -225,6 +225,19 @@ st_result st_dem_tin_fit(const st_dem_tin_desc *d, st_dem_tin **out, st_error *e
     return ST_OK;
 }
 
+static uint64_t digest_mix(uint64_t h, uint64_t w) {
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+}
+
+uint64_t st_dem_tin_digest(const st_dem_tin *t) {
+    uint64_t h = digest_mix(digest_mix(0, (uint64_t)t->width << 32 | t->height),
+                            (uint64_t)t->vertex_count << 32 | t->triangle_count);
+    for (uint32_t v = 0; v < t->vertex_count; v++) h = digest_mix(h, (uint64_t)t->vertices[v].x << 16 | t->vertices[v].y);
+    for (size_t k = 0; k < 3 * (size_t)t->triangle_count; k++) h = digest_mix(h, t->triangles[k]);
+    return h;
+}
+
 /* ---- the check ------------------------------------------------------------------------------------------
  * In parallel on the job system, with a result that does not depend on the thread count: the half-edges are
  * bucketed by their origin (a counting sort, linear), each bucket sorted by destination, and every half-edge
