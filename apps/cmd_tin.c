@@ -14,7 +14,8 @@ static void usage(const cli_opt *opts, size_t count) {
            "Fits a 16-bit grey PNG DEM (up to %u a side) as one TIN on every core: tiles that share their sides, each\n"
            "fitted until every sample's error is at most the tolerance (error <= tolerance: a sample exactly at\n"
            "it stays out), stitched by their common side vertices. Prints the vertices and triangles, the exact\n"
-           "check of the bound at every sample and of the tiling, and the times. STRATA_THREADS=N sets the threads.\n\n",
+           "check of the bound at every sample and of the tiling, the TIN's digest (the same on any thread count)\n"
+           "and the times. STRATA_THREADS=N sets the threads.\n\n",
            ST_DEM_TIN_MAX_SIDE);
     cli_options_usage(opts, count);
 }
@@ -95,6 +96,7 @@ int cmd_tin(int argc, char **argv) {
                    (unsigned long long)rep.over_tolerance, rep.over_tolerance ? "VIOLATED" : "holds");
             if (rep.over_tolerance) status = CLI_EXIT_RUNTIME;
         }
+        printf("digest: %016llx (the vertices and triangles in order)\n", (unsigned long long)st_dem_tin_digest(tin));
     }
     printf("time: read %.1f ms, fit %.1f ms, check %.1f ms, command %.1f ms\n", read_ms, fit_ms, check_ms,
            st_time_ms() - t_start);

@@ -14,6 +14,22 @@ else
     fails=$((fails + 1))
 fi
 
+# at 4 m, the benchmark's bound: on one thread and on two the same TIN (its digest), no more vertices than hmm's
+# 638 417 on the same data at the same bound, every sample within it
+for n in 1 2; do
+    if STRATA_THREADS=$n "$strata" tin "$dem" --units 0.1 --tolerance 4 >"$tmp/out$n" 2>"$tmp/err"; then
+        check "tin 4 m, $n thread(s): the bound holds" grep -q "1050625 samples: max error 4 m, .* 0 over it -> holds" "$tmp/out$n"
+        vertices=$(sed -n 's/.* \([0-9]*\) vertices, .*/\1/p' "$tmp/out$n")
+        check "tin 4 m, $n thread(s): $vertices vertices, at most 638417" test "${vertices:-999999999}" -le 638417
+    else
+        echo "FAIL: tin $dem at 4 m on $n thread(s): $(cat "$tmp/err")"
+        fails=$((fails + 1))
+    fi
+done
+check "tin 4 m: a digest" grep -q "^digest: [0-9a-f]\{16\}" "$tmp/out1"
+check "tin 4 m: the same TIN on 1 and 2 threads" test "$(grep '^digest' "$tmp/out1")" = "$(grep '^digest' "$tmp/out2")"
+check "tin: the digests of 4 m and 16 m differ" test "$(grep '^digest' "$tmp/out1")" != "$(grep '^digest' "$tmp/out")"
+
 # a small 16-bit DEM of its own: the single fit (one tile) and 8² tiles both hold the bound
 python3 - "$tmp/dem.png" "$tmp/grey8.png" <<'EOF' || { echo "FAIL: writing the small DEM"; fails=$((fails + 1)); }
 import math, struct, sys, zlib

@@ -69,6 +69,11 @@ static void test_tiles_bound_like_the_single_fit(void **state) {
         assert_int_equal(again->triangle_count, t->triangle_count);
         assert_memory_equal(again->vertices, t->vertices, t->vertex_count * sizeof *t->vertices);
         assert_memory_equal(again->triangles, t->triangles, (size_t)t->triangle_count * 3 * sizeof *t->triangles);
+        assert_true(st_dem_tin_digest(again) == st_dem_tin_digest(t));
+        assert_true(st_dem_tin_digest(t) != st_dem_tin_digest(single));
+        /* one corner of one triangle moved to another vertex changes the digest */
+        again->triangles[3 * (again->triangle_count / 2)] = again->triangles[3 * (again->triangle_count / 2) + 3];
+        assert_true(st_dem_tin_digest(again) != st_dem_tin_digest(t));
         st_dem_tin_destroy(again);
         st_dem_tin_destroy(t);
     }
@@ -203,6 +208,106 @@ static void test_check_finds_faults(void **state) {
     free(z);
 }
 
+/* An analytic DEM (a smooth swell over 16-bit heights, a cliff, and terraces whose flat steps put many samples
+ * exactly at the tolerance from the planes across them), fitted in tiles and on one tile: an independent exact
+ * test of every sample against every closed triangle it lies in agrees with st_dem_tin_check's counts, and no
+ * sample is over the bound (≤: the ties stay out). */
+static void test_analytic_dem_bound(void **state) {
+    (void)state;
+    const uint32_t W = 203, H = 150; /* no multiple of the tile */
+    const double tol = 25;
+    uint16_t *z = malloc((size_t)W * H * sizeof *z);
+    for (uint32_t y = 0; y < H; y++)
+        for (uint32_t x = 0; x < W; x++) {
+            double v = 30000 + 20000 * sin(x / 23.0) * cos(y / 31.0) + (x > 140 ? 9000 : 0);
+            if (y > 100) v = 5000 + 50 * floor((x + y) / 9.0); /* terraces, 50 units a step */
+            z[(size_t)y * W + x] = (uint16_t)v;
+        }
+    const uint32_t tiles[] = {64, 32, ST_DEM_TIN_MAX_SIDE};
+    for (int k = 0; k < 3; k++) {
+        st_dem_tin *t = fit(z, W, H, tol, tiles[k]);
+        st_dem_tin_report rep = check_ok(t, z, tol);
+        uint8_t *flag = calloc((size_t)W * H, 1); /* 1 seen, 2 over, 4 at */
+        for (uint32_t i = 0; i < t->triangle_count; i++) {
+            const st_tin_vertex *p[3];
+            for (int c = 0; c < 3; c++) p[c] = &t->vertices[t->triangles[3 * (size_t)i + c]];
+            int64_t A = ((int64_t)p[1]->x - p[0]->x) * ((int64_t)p[2]->y - p[0]->y) -
+                        ((int64_t)p[1]->y - p[0]->y) * ((int64_t)p[2]->x - p[0]->x);
+            assert_true(A > 0);
+            uint32_t x0 = W, x1 = 0, y0 = H, y1 = 0;
+            for (int c = 0; c < 3; c++) {
+                x0 = p[c]->x < x0 ? p[c]->x : x0, x1 = p[c]->x > x1 ? p[c]->x : x1;
+                y0 = p[c]->y < y0 ? p[c]->y : y0, y1 = p[c]->y > y1 ? p[c]->y : y1;
+            }
+            for (uint32_t y = y0; y <= y1; y++)
+                for (uint32_t x = x0; x <= x1; x++) {
+                    int64_t w[3], sum = 0;
+                    bool in = true;
+                    for (int c = 0; c < 3 && in; c++) {
+                        const st_tin_vertex *a = p[(c + 1) % 3], *b = p[(c + 2) % 3];
+                        w[c] = ((int64_t)b->x - a->x) * ((int64_t)y - a->y) - ((int64_t)b->y - a->y) * ((int64_t)x - a->x);
+                        in = w[c] >= 0;
+                    }
+                    if (!in) continue;
+                    for (int c = 0; c < 3; c++) sum += w[c] * z[(size_t)p[c]->y * W + p[c]->x];
+                    int64_t e = llabs((int64_t)z[(size_t)y * W + x] * A - sum), EA = (int64_t)tol * A;
+                    flag[(size_t)y * W + x] |= 1 | (e > EA ? 2 : 0) | (e == EA ? 4 : 0);
+                }
+        }
+        uint64_t seen = 0, over = 0, at = 0;
+        for (size_t i = 0; i < (size_t)W * H; i++)
+            seen += flag[i] & 1, over += (flag[i] & 2) != 0, at += (flag[i] & 6) == 4;
+        assert_int_equal(seen, (uint64_t)W * H);
+        assert_int_equal(over, 0);
+        assert_int_equal(at, rep.at_tolerance);
+        assert_true(at > 0); /* the terraces put samples exactly at the bound */
+        free(flag);
+        st_dem_tin_destroy(t);
+    }
+    free(z);
+}
+
+/* The vector scan holds every 16-bit height exactly: on the DEM's highest 65² tile (heights past 2^14) and on a
+ * low one, a tile fit gives the same triangulation with the vector scan as with the 64-bit one, bit for bit. */
+static void test_vector_scan_on_the_real_dem(void **state) {
+    (void)state;
+    const uint32_t N = 1025, T = 65;
+    uint16_t *z = puget_crop(0, 0, N, N);
+    uint32_t best_x = 0, best_y = 0;
+    uint16_t best = 0;
+    for (uint32_t ty = 0; ty + T <= N; ty += 64)
+        for (uint32_t tx = 0; tx + T <= N; tx += 64) {
+            uint16_t top = 0;
+            for (uint32_t j = 0; j < T; j++)
+                for (uint32_t i = 0; i < T; i++) top = z[(ty + j) * N + tx + i] > top ? z[(ty + j) * N + tx + i] : top;
+            if (top > best) best = top, best_x = tx, best_y = ty;
+        }
+    assert_true(best >= 1u << 14);
+    st_tin *a, *b;
+    assert_st_ok(st_tin_create(&a, err));
+    assert_st_ok(st_tin_create(&b, err));
+    const uint32_t at[2][2] = {{best_x, best_y}, {0, 0}};
+    uint16_t *tile = malloc((size_t)T * T * sizeof *tile);
+    for (int k = 0; k < 2; k++) {
+        for (uint32_t j = 0; j < T; j++) memcpy(tile + j * T, z + (at[k][1] + j) * N + at[k][0], T * sizeof *tile);
+        st_tin_desc d = {.width = T, .height = T, .low = tile, .tolerance = 40, .sides_alone = true};
+        assert_st_ok(st_tin_fit(a, &d, err));
+        d.scalar_scan = true;
+        assert_st_ok(st_tin_fit(b, &d, err));
+        assert_true(a->vertex_count > 100);
+        assert_int_equal(a->vertex_count, b->vertex_count);
+        assert_int_equal(a->triangle_count, b->triangle_count);
+        assert_memory_equal(a->vertices, b->vertices, a->vertex_count * sizeof *a->vertices);
+        assert_memory_equal(a->triangles, b->triangles, a->triangle_count * sizeof *a->triangles);
+        assert_true(a->stats.samples_scanned == b->stats.samples_scanned);
+        assert_true(a->stats.max_error == b->stats.max_error && a->stats.max_error <= 40);
+    }
+    free(tile);
+    st_tin_destroy(a);
+    st_tin_destroy(b);
+    free(z);
+}
+
 static void test_bad_descriptions(void **state) {
     (void)state;
     uint16_t z[16] = {0};
@@ -236,6 +341,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiles_bound_like_the_single_fit), cmocka_unit_test(test_shared_sides_match),
         cmocka_unit_test(test_tie_at_the_tolerance_stays_out), cmocka_unit_test(test_check_finds_faults),
+        cmocka_unit_test(test_analytic_dem_bound), cmocka_unit_test(test_vector_scan_on_the_real_dem),
         cmocka_unit_test(test_bad_descriptions)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -241,9 +241,10 @@ static void coarse_fit_is_a_prefix_and_deterministic(void **state) {
     free_grid(&g);
 }
 
-/* Heights below 2^14 on grids up to 129 a side are scanned in 32-bit vector lanes where the CPU allows;
- * the same grid times 128 (at 128 times the tolerance) needs the 64-bit scan. Scaling by a power of two
- * scales every error exactly, so both must give the same triangulation, bit for bit. */
+/* Grids up to 129 a side are scanned in 32-bit vector lanes where the CPU allows, whatever their heights;
+ * scalar_scan forces the 64-bit loop. Both must give the same triangulation bit for bit, on small heights
+ * and on the same grid times 256 (heights past 2^14, at 256 times the tolerance: scaling by a power of two
+ * scales every error exactly, so that fit is the same again). */
 static void vector_and_64bit_scans_agree(void **state) {
     (void)state;
     st_tin *a, *b;
@@ -253,20 +254,29 @@ static void vector_and_64bit_scans_agree(void **state) {
     for (int k = 0; k < 3; k++) {
         grid g = make_grid(sizes[k][0], sizes[k][1], (uint32_t)k + 11, true);
         grid s = make_grid(sizes[k][0], sizes[k][1], (uint32_t)k + 11, true);
-        for (size_t i = 0; i < (size_t)g.w * g.h; i++) s.low[i] *= 128, s.mid[i] *= 128, s.high[i] *= 128;
-        for (int outline = 0; outline < 2; outline++) {
-            st_tin_desc d = desc_of(&g, 3, outline), e = desc_of(&s, 3 * 128, outline);
-            d.snapshot_tolerances[0] = 12, e.snapshot_tolerances[0] = 12 * 128;
-            assert_st_ok(st_tin_fit(a, &d, err));
-            assert_st_ok(st_tin_fit(b, &e, err));
-            assert_int_equal(a->vertex_count, b->vertex_count);
-            assert_int_equal(a->triangle_count, b->triangle_count);
-            assert_memory_equal(a->vertices, b->vertices, a->vertex_count * sizeof(st_tin_vertex));
-            assert_memory_equal(a->triangles, b->triangles, a->triangle_count * sizeof(st_tin_triangle));
-            assert_memory_equal(a->stats.insertions, b->stats.insertions, sizeof a->stats.insertions);
-            assert_true(a->stats.max_error * 128 == b->stats.max_error);
-            assert_true(a->vertex_count > 8);
-        }
+        for (size_t i = 0; i < (size_t)g.w * g.h; i++) s.low[i] *= 256, s.mid[i] *= 256, s.high[i] *= 256;
+        uint16_t top = 0;
+        for (size_t i = 0; i < (size_t)s.w * s.h; i++) top = s.high[i] > top ? s.high[i] : top;
+        assert_true(top >= 1u << 14);
+        for (int outline = 0; outline < 2; outline++)
+            for (int variant = 0; variant < 3; variant++) {
+                /* variant 0: vector against scalar on g; 1: the same on s; 2: vector on g against vector on s */
+                const grid *ga = variant == 1 ? &s : &g, *gb = variant == 0 ? &g : &s;
+                double scale = variant == 2 ? 256 : 1;
+                st_tin_desc d = desc_of(ga, variant == 1 ? 3 * 256 : 3, outline), e = desc_of(gb, 3 * (variant ? 256 : 1), outline);
+                d.snapshot_tolerances[0] = d.tolerance * 4, e.snapshot_tolerances[0] = e.tolerance * 4;
+                e.scalar_scan = variant < 2;
+                assert_st_ok(st_tin_fit(a, &d, err));
+                assert_st_ok(st_tin_fit(b, &e, err));
+                assert_int_equal(a->vertex_count, b->vertex_count);
+                assert_int_equal(a->triangle_count, b->triangle_count);
+                assert_memory_equal(a->vertices, b->vertices, a->vertex_count * sizeof(st_tin_vertex));
+                assert_memory_equal(a->triangles, b->triangles, a->triangle_count * sizeof(st_tin_triangle));
+                assert_memory_equal(a->stats.insertions, b->stats.insertions, sizeof a->stats.insertions);
+                assert_true(a->stats.samples_scanned == b->stats.samples_scanned);
+                assert_true(a->stats.max_error * scale == b->stats.max_error);
+                assert_true(a->vertex_count > 8);
+            }
         free_grid(&g);
         free_grid(&s);
     }
@@ -276,14 +286,14 @@ static void vector_and_64bit_scans_agree(void **state) {
 
 /* A flat slab over the whole grid with a round hole of single samples in the upper-left triangle: the
  * first insertion is the hole sample deepest inside that triangle — (5, 11), 3·√2 from the diagonal and
- * farther from the other edges — not the first one met in row-major order, (4, 10). Both scans: slab
- * heights below 2^14 take the vector one, above it the 64-bit one. */
+ * farther from the other edges — not the first one met in row-major order, (4, 10). Both scans (the vector
+ * one and scalar_scan's 64-bit one), with slab heights below 2^14 and above it. */
 static void deepest_outline_sample_first(void **state) {
     (void)state;
     enum { N = 17 };
     st_tin *tin;
     assert_st_ok(st_tin_create(&tin, err));
-    for (int variant = 0; variant < 2; variant++) {
+    for (int variant = 0; variant < 4; variant++) {
         uint16_t low[N * N], mid[N * N], high[N * N];
         uint8_t dual[N * N];
         for (int y = 0; y < N; y++)
@@ -291,12 +301,12 @@ static void deepest_outline_sample_first(void **state) {
                 int i = y * N + x, dx = x - 4, dy = y - 12;
                 bool hole = dx * dx + dy * dy <= 4;
                 low[i] = 10;
-                mid[i] = hole ? 10 : (variant ? 20000 : 40);
-                high[i] = hole ? 10 : (variant ? 20100 : 60);
+                mid[i] = hole ? 10 : (variant & 1 ? 20000 : 40);
+                high[i] = hole ? 10 : (variant & 1 ? 20100 : 60);
                 dual[i] = !hole;
             }
         st_tin_desc d = {.width = N, .height = N, .low = low, .mid = mid, .high = high, .dual = dual,
-                         .tolerance = 1, .outline = true, .max_insertions = 1};
+                         .tolerance = 1, .outline = true, .max_insertions = 1, .scalar_scan = variant >= 2};
         assert_st_ok(st_tin_fit(tin, &d, err));
         assert_int_equal(tin->vertex_count, 5); /* four corners, no side vertex, one insertion */
         assert_int_equal(tin->stats.insertions[ST_TIN_DRIVER_OUTLINE], 1);

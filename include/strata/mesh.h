@@ -92,6 +92,9 @@ typedef struct st_tin_desc {
      * is at its samples (st_dem_tin). */
     bool sides_alone;
     uint32_t max_insertions; /* 0 = unlimited; stop after this many interior insertions (tests) */
+    /* Scan with the 64-bit scalar loop even where the 8-lane vector one applies (grids of at most 129 a side on
+     * CPUs with AVX2); both give the same fit bit for bit (tests, comparisons). */
+    bool scalar_scan;
 } st_tin_desc;
 
 typedef struct st_tin {
@@ -146,6 +149,10 @@ typedef struct st_dem_tin {
 /* Fits desc's DEM (see above) into *out. ST_ERR_INVALID for a bad desc, ST_ERR_NOMEM. */
 st_result st_dem_tin_fit(const st_dem_tin_desc *desc, st_dem_tin **out, st_error *err);
 void st_dem_tin_destroy(st_dem_tin *tin);
+
+/* A 64-bit digest of the TIN's vertices and triangles in their order (equal TINs, equal digests; for comparing
+ * fits, e.g. on different thread counts). */
+uint64_t st_dem_tin_digest(const st_dem_tin *tin);
 
 /* What st_dem_tin_check found. */
 typedef struct st_dem_tin_report {

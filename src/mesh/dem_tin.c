@@ -4,6 +4,7 @@
  * their shared side vertices. Also the exact check of a result: the bound at every sample and a conforming
  * tiling of the DEM's rectangle (no crack, no T-junction). */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,19 +225,35 @@ st_result st_dem_tin_fit(const st_dem_tin_desc *d, st_dem_tin **out, st_error *e
     return ST_OK;
 }
 
-/* ---- the check ------------------------------------------------------------------------------------------ */
+static uint64_t digest_mix(uint64_t h, uint64_t w) {
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+}
 
-typedef struct edge_key {
-    uint32_t a, b; /* a < b */
-    uint32_t tri;  /* the triangle that has it */
-    int8_t dir;    /* +1: the triangle runs a → b, −1: b → a */
-} edge_key;
+uint64_t st_dem_tin_digest(const st_dem_tin *t) {
+    uint64_t h = digest_mix(digest_mix(0, (uint64_t)t->width << 32 | t->height),
+                            (uint64_t)t->vertex_count << 32 | t->triangle_count);
+    for (uint32_t v = 0; v < t->vertex_count; v++) h = digest_mix(h, (uint64_t)t->vertices[v].x << 16 | t->vertices[v].y);
+    for (size_t k = 0; k < 3 * (size_t)t->triangle_count; k++) h = digest_mix(h, t->triangles[k]);
+    return h;
+}
 
-static int edge_cmp(const void *pa, const void *pb) {
-    const edge_key *a = pa, *b = pb;
-    if (a->a != b->a) return a->a < b->a ? -1 : 1;
-    if (a->b != b->b) return a->b < b->b ? -1 : 1;
-    return a->dir - b->dir;
+/* ---- the check ------------------------------------------------------------------------------------------
+ * In parallel on the job system, with a result that does not depend on the thread count: the half-edges are
+ * bucketed by their origin (a counting sort, linear), each bucket sorted by destination, and every half-edge
+ * p → q looks for its twin q → p in q's bucket; the samples are tested triangle by triangle. */
+
+typedef struct half_edge {
+    uint32_t to, tri; /* origin p is the bucket's vertex; tri runs p → to */
+} half_edge;
+
+static inline bool half_edge_before(const half_edge *a, const half_edge *b) {
+    return a->to < b->to || (a->to == b->to && a->tri < b->tri);
+}
+
+static int half_edge_cmp(const void *pa, const void *pb) {
+    const half_edge *a = pa, *b = pb;
+    return half_edge_before(a, b) ? -1 : half_edge_before(b, a) ? 1 : 0;
 }
 
 static int64_t orient64(const st_tin_vertex *a, const st_tin_vertex *b, int64_t x, int64_t y) {
@@ -263,77 +280,237 @@ static int span_cmp(const void *pa, const void *pb) {
     return a->from < b->from ? -1 : a->from > b->from ? 1 : 0;
 }
 
+/* Where a job's first fault is: the chunks run over ascending ranges, so the lowest chunk's first fault is the
+ * first in index order, whatever the thread count. */
+#define CHECK_CHUNK 4096u
+
+typedef struct check_job {
+    const st_dem_tin *t;
+    const uint16_t *samples;
+    uint32_t *first;        /* vertex p's half-edges are edges[first[p] .. first[p + 1]) */
+    half_edge *edges;
+    uint8_t *border;        /* per half-edge: 1 = it has no twin (a border edge if the check passes) */
+    size_t chunks;
+    st_result *result;      /* per chunk */
+    st_error *error;        /* per chunk */
+    int64_t *area2;         /* per chunk */
+    uint64_t *interior;     /* per chunk */
+    double *max_error;      /* per chunk */
+    /* the bound */
+    bool integral;
+    int64_t E;
+    double tolerance;
+    _Atomic uint8_t *covered; /* per sample: 1 | 2 (over in a triangle) | 4 (exactly at it in a triangle) */
+} check_job;
+
+/* Triangles: vertex indices in range, counter-clockwise with positive area, and their area. */
+static void check_triangles(void *user, size_t begin, size_t end) {
+    check_job *j = user;
+    const st_dem_tin *t = j->t;
+    for (size_t c = begin; c < end; c++) {
+        size_t i0 = c * CHECK_CHUNK, i1 = i0 + CHECK_CHUNK < t->triangle_count ? i0 + CHECK_CHUNK : t->triangle_count;
+        int64_t area2 = 0;
+        for (size_t i = i0; i < i1 && !j->result[c]; i++) {
+            const uint32_t *v = &t->triangles[3 * i];
+            if (v[0] >= t->vertex_count || v[1] >= t->vertex_count || v[2] >= t->vertex_count) {
+                j->result[c] = st_error_set(&j->error[c], ST_ERR_INVALID, "triangle %zu names a vertex out of range", i);
+                break;
+            }
+            int64_t a = orient64(&t->vertices[v[0]], &t->vertices[v[1]], t->vertices[v[2]].x, t->vertices[v[2]].y);
+            if (a <= 0) j->result[c] = st_error_set(&j->error[c], ST_ERR_INVALID, "triangle %zu is not counter-clockwise", i);
+            area2 += a;
+        }
+        j->area2[c] = area2;
+    }
+}
+
+/* A bucket of at most SMALL_BUCKET half-edges (a vertex has about six) is searched linearly as it is; a larger
+ * one is sorted by destination and searched by bisection, so that no vertex costs the square of its degree. */
+#define SMALL_BUCKET 16u
+
+static void sort_buckets(void *user, size_t begin, size_t end) {
+    check_job *j = user;
+    uint32_t V = j->t->vertex_count;
+    for (size_t c = begin; c < end; c++)
+        for (size_t p = c * CHECK_CHUNK; p < (c + 1) * CHECK_CHUNK && p < V; p++) {
+            size_t n = j->first[p + 1] - j->first[p];
+            if (n > SMALL_BUCKET) qsort(j->edges + j->first[p], n, sizeof *j->edges, half_edge_cmp);
+        }
+}
+
+/* How many half-edges of bucket [e, e + n) end at q. */
+static size_t count_to(const half_edge *e, size_t n, uint32_t q) {
+    if (n <= SMALL_BUCKET) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) k += e[i].to == q;
+        return k;
+    }
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (e[mid].to < q) lo = mid + 1;
+        else hi = mid;
+    }
+    size_t k = lo;
+    while (k < n && e[k].to == q) k++;
+    return k - lo;
+}
+
+/* Every half-edge p → q: alone in running p → q, and with at most one twin q → p; interior edges counted once
+ * (p < q), half-edges without a twin marked for the border pass. */
+static void match_twins(void *user, size_t begin, size_t end) {
+    check_job *j = user;
+    uint32_t V = j->t->vertex_count;
+    for (size_t c = begin; c < end; c++) {
+        uint64_t interior = 0;
+        for (size_t p = c * CHECK_CHUNK; p < (c + 1) * CHECK_CHUNK && p < V && !j->result[c]; p++) {
+            for (uint32_t k = j->first[p]; k < j->first[p + 1]; k++) {
+                uint32_t q = j->edges[k].to;
+                size_t same = count_to(j->edges + j->first[p], j->first[p + 1] - j->first[p], q);
+                size_t twins = count_to(j->edges + j->first[q], j->first[q + 1] - j->first[q], (uint32_t)p);
+                if (same > 1 || twins > 1) {
+                    uint32_t a = (uint32_t)p < q ? (uint32_t)p : q, b = (uint32_t)p < q ? q : (uint32_t)p;
+                    j->result[c] = st_error_set(&j->error[c], ST_ERR_INVALID, "edge %u-%u is shared by %zu triangles",
+                                                a, b, same + twins);
+                    break;
+                }
+                if (twins) interior += p < q;
+                else j->border[k] = 1;
+            }
+        }
+        j->interior[c] = interior;
+    }
+}
+
+/* Every sample against every closed triangle it lies in, row by row with the edge functions stepped along the
+ * row; a sample's flags are the union over those triangles (atomic: two chunks may share a sample). */
+static void check_samples(void *user, size_t begin, size_t end) {
+    check_job *j = user;
+    const st_dem_tin *t = j->t;
+    const uint16_t *z = j->samples;
+    size_t W = t->width;
+    for (size_t c = begin; c < end; c++) {
+        size_t i0 = c * CHECK_CHUNK, i1 = i0 + CHECK_CHUNK < t->triangle_count ? i0 + CHECK_CHUNK : t->triangle_count;
+        double max_error = 0;
+        for (size_t i = i0; i < i1; i++) {
+            const uint32_t *v = &t->triangles[3 * i];
+            const st_tin_vertex *p[3] = {&t->vertices[v[0]], &t->vertices[v[1]], &t->vertices[v[2]]};
+            int64_t A = orient64(p[0], p[1], p[2]->x, p[2]->y);
+            int64_t zv[3], al[3], be[3], ga[3];
+            for (int k = 0; k < 3; k++) {
+                const st_tin_vertex *a = p[(k + 1) % 3], *b = p[(k + 2) % 3];
+                zv[k] = z[(size_t)p[k]->y * W + p[k]->x];
+                /* w_k(x, y) = orient(a, b, (x, y)) = α x + β y + γ */
+                al[k] = -((int64_t)b->y - a->y), be[k] = (int64_t)b->x - a->x;
+                ga[k] = -(be[k] * a->y + al[k] * a->x);
+            }
+            int64_t x0 = p[0]->x, x1 = p[0]->x, y0 = p[0]->y, y1 = p[0]->y;
+            for (int k = 1; k < 3; k++) {
+                x0 = p[k]->x < x0 ? p[k]->x : x0, x1 = p[k]->x > x1 ? p[k]->x : x1;
+                y0 = p[k]->y < y0 ? p[k]->y : y0, y1 = p[k]->y > y1 ? p[k]->y : y1;
+            }
+            int64_t EA = j->E * A, worst = 0; /* the worst error times A */
+            double tA = j->tolerance * (double)A;
+            for (int64_t y = y0; y <= y1; y++) {
+                int64_t w0 = al[0] * x0 + be[0] * y + ga[0], w1 = al[1] * x0 + be[1] * y + ga[1],
+                        w2 = al[2] * x0 + be[2] * y + ga[2];
+                const uint16_t *row = z + (size_t)y * W;
+                _Atomic uint8_t *cov = j->covered + (size_t)y * W;
+                for (int64_t x = x0; x <= x1; x++, w0 += al[0], w1 += al[1], w2 += al[2]) {
+                    if ((w0 | w1 | w2) < 0) continue; /* outside the closed triangle */
+                    int64_t e = (int64_t)row[x] * A - (w0 * zv[0] + w1 * zv[1] + w2 * zv[2]);
+                    if (e < 0) e = -e;
+                    worst = e > worst ? e : worst;
+                    bool over = j->integral ? e > EA : (double)e > tA;
+                    bool tie = j->integral && e == EA;
+                    uint8_t f = (uint8_t)(1 | (over ? 2 : 0) | (tie ? 4 : 0));
+                    /* most samples lie in one triangle, or hold the flags already: no locked write for them */
+                    if ((atomic_load_explicit(&cov[x], memory_order_relaxed) & f) != f)
+                        atomic_fetch_or_explicit(&cov[x], f, memory_order_relaxed);
+                }
+            }
+            double m = (double)worst / (double)A;
+            if (m > max_error) max_error = m;
+        }
+        j->max_error[c] = max_error;
+    }
+}
+
+static st_result first_fault(const check_job *j, size_t chunks, st_error *err) {
+    for (size_t c = 0; c < chunks; c++)
+        if (j->result[c]) {
+            if (err) *err = j->error[c];
+            return j->result[c];
+        }
+    return ST_OK;
+}
+
 /* The conforming check: every triangle counter-clockwise with positive area, no two vertices at one sample,
  * every edge either shared by two triangles running it in opposite directions or on the rectangle's boundary,
  * the boundary edges covering each side exactly once, and the areas summing to the rectangle's. Together these
  * make the triangles a tiling of the rectangle: a crack or a T-junction leaves an edge with one triangle off the
  * boundary. */
-static st_result check_topology(const st_dem_tin *t, st_dem_tin_report *rep, st_error *err) {
-    uint32_t W = t->width, H = t->height;
+static st_result check_topology(check_job *j, st_dem_tin_report *rep, st_error *err) {
+    const st_dem_tin *t = j->t;
+    uint32_t W = t->width, H = t->height, V = t->vertex_count;
     size_t n = (size_t)t->triangle_count * 3;
-    edge_key *edges = malloc((n ? n : 1) * sizeof *edges);
     uint8_t *seen = calloc((size_t)W * H, 1);
-    span *spans = malloc((n ? n : 1) * sizeof *spans);
-    if (!edges || !seen || !spans) {
-        free(edges);
-        free(seen);
-        free(spans);
-        return st_error_set(err, ST_ERR_NOMEM, "DEM TIN check: out of memory");
-    }
+    if (!seen) return st_error_set(err, ST_ERR_NOMEM, "DEM TIN check: out of memory");
     st_result r = ST_OK;
-    for (uint32_t v = 0; v < t->vertex_count && !r; v++) {
+    for (uint32_t v = 0; v < V && !r; v++) {
         const st_tin_vertex *p = &t->vertices[v];
         if (p->x >= W || p->y >= H) r = st_error_set(err, ST_ERR_INVALID, "vertex %u lies outside the grid", v);
         else if (seen[(size_t)p->y * W + p->x]++)
             r = st_error_set(err, ST_ERR_INVALID, "two vertices at sample (%u, %u)", p->x, p->y);
     }
+    free(seen);
+    if (r) return r;
+    size_t tri_chunks = (t->triangle_count + CHECK_CHUNK - 1) / CHECK_CHUNK;
+    st_parallel_for(tri_chunks, 1, check_triangles, j);
+    if ((r = first_fault(j, tri_chunks, err))) return r;
     int64_t area2 = 0;
-    for (uint32_t i = 0; i < t->triangle_count && !r; i++) {
-        const uint32_t *v = &t->triangles[3 * (size_t)i];
-        if (v[0] >= t->vertex_count || v[1] >= t->vertex_count || v[2] >= t->vertex_count) {
-            r = st_error_set(err, ST_ERR_INVALID, "triangle %u names a vertex out of range", i);
-            break;
-        }
-        int64_t a = orient64(&t->vertices[v[0]], &t->vertices[v[1]], t->vertices[v[2]].x, t->vertices[v[2]].y);
-        if (a <= 0) r = st_error_set(err, ST_ERR_INVALID, "triangle %u is not counter-clockwise", i);
-        area2 += a;
+    for (size_t c = 0; c < tri_chunks; c++) area2 += j->area2[c];
+    if (area2 != 2 * (int64_t)(W - 1) * (int64_t)(H - 1))
+        return st_error_set(err, ST_ERR_INVALID, "the triangles' area is %.1f, the grid's %.1f", 0.5 * (double)area2,
+                            (double)(W - 1) * (double)(H - 1));
+    /* half-edges bucketed by origin */
+    memset(j->first, 0, ((size_t)V + 1) * sizeof *j->first);
+    for (size_t k = 0; k < n; k++) j->first[t->triangles[k] + 1]++;
+    for (uint32_t v = 0; v < V; v++) j->first[v + 1] += j->first[v];
+    for (size_t i = 0; i < t->triangle_count; i++)
         for (int k = 0; k < 3; k++) {
-            uint32_t p = v[k], q = v[(k + 1) % 3];
-            edges[3 * (size_t)i + k] = p < q ? (edge_key){p, q, i, 1} : (edge_key){q, p, i, -1};
+            uint32_t p = t->triangles[3 * i + k], q = t->triangles[3 * i + (k + 1) % 3];
+            j->edges[j->first[p]++] = (half_edge){q, (uint32_t)i};
         }
-    }
-    if (!r && area2 != 2 * (int64_t)(W - 1) * (int64_t)(H - 1))
-        r = st_error_set(err, ST_ERR_INVALID, "the triangles' area is %.1f, the grid's %.1f", 0.5 * (double)area2,
-                         (double)(W - 1) * (double)(H - 1));
+    for (uint32_t v = V; v > 0; v--) j->first[v] = j->first[v - 1]; /* the fill moved each start to the next */
+    j->first[0] = 0;
+    size_t vert_chunks = ((size_t)V + CHECK_CHUNK - 1) / CHECK_CHUNK;
+    for (size_t c = 0; c < vert_chunks; c++) j->result[c] = ST_OK;
+    st_parallel_for(vert_chunks, 1, sort_buckets, j);
+    st_parallel_for(vert_chunks, 1, match_twins, j);
+    if ((r = first_fault(j, vert_chunks, err))) return r;
+    for (size_t c = 0; c < vert_chunks; c++) rep->interior_edges += j->interior[c];
+    /* the border, in half-edge order: every edge without a twin lies on the boundary, covering each side once */
     size_t border = 0;
-    if (!r) {
-        qsort(edges, n, sizeof *edges, edge_cmp);
-        for (size_t i = 0; i < n && !r;) {
-            size_t j = i + 1;
-            while (j < n && edges[j].a == edges[i].a && edges[j].b == edges[i].b) j++;
-            if (j - i == 2 && edges[i].dir != edges[i + 1].dir) {
-                rep->interior_edges++;
-            } else if (j - i == 1) {
-                const edge_key *e = &edges[i];
-                const st_tin_vertex *a = &t->vertices[e->dir > 0 ? e->a : e->b], *b = &t->vertices[e->dir > 0 ? e->b : e->a];
-                uint32_t from, to;
-                int side = border_side(a, b, W, H, &from, &to);
-                if (side < 0) {
-                    r = st_error_set(err, ST_ERR_INVALID,
-                                     "edge (%u, %u)-(%u, %u) of triangle %u has no triangle across it inside the grid "
-                                     "(a crack or a T-junction)",
-                                     a->x, a->y, b->x, b->y, e->tri);
-                } else {
-                    /* spans of side k are offset by k·2^17 so one sort orders them side by side */
-                    spans[border++] = (span){from + (uint32_t)side * (1u << 17), to + (uint32_t)side * (1u << 17)};
-                }
-            } else {
-                r = st_error_set(err, ST_ERR_INVALID, "edge %u-%u is shared by %zu triangles", edges[i].a, edges[i].b,
-                                 j - i);
-            }
-            i = j;
+    for (size_t k = 0; k < n; k++) border += j->border[k];
+    span *spans = malloc((border ? border : 1) * sizeof *spans);
+    if (!spans) return st_error_set(err, ST_ERR_NOMEM, "DEM TIN check: out of memory");
+    size_t b = 0;
+    for (uint32_t p = 0; p < V && !r; p++)
+        for (uint32_t k = j->first[p]; k < j->first[p + 1] && !r; k++) {
+            if (!j->border[k]) continue;
+            const half_edge *e = &j->edges[k];
+            const st_tin_vertex *a = &t->vertices[p], *c = &t->vertices[e->to];
+            uint32_t from, to;
+            int side = border_side(a, c, W, H, &from, &to);
+            if (side < 0)
+                r = st_error_set(err, ST_ERR_INVALID,
+                                 "edge (%u, %u)-(%u, %u) of triangle %u has no triangle across it inside the grid "
+                                 "(a crack or a T-junction)",
+                                 a->x, a->y, c->x, c->y, e->tri);
+            else /* spans of side k are offset by k·2^17 so one sort orders them side by side */
+                spans[b++] = (span){from + (uint32_t)side * (1u << 17), to + (uint32_t)side * (1u << 17)};
         }
-    }
     if (!r) {
         qsort(spans, border, sizeof *spans, span_cmp);
         size_t k = 0;
@@ -347,8 +524,6 @@ static st_result check_topology(const st_dem_tin *t, st_dem_tin_report *rep, st_
         }
         rep->border_edges = border;
     }
-    free(edges);
-    free(seen);
     free(spans);
     return r;
 }
@@ -357,53 +532,55 @@ st_result st_dem_tin_check(const st_dem_tin *t, const uint16_t *samples, double 
                            st_error *err) {
     memset(out, 0, sizeof *out);
     if (!t || !samples || !(tolerance > 0)) return st_error_set(err, ST_ERR_INVALID, "DEM TIN check: bad arguments");
-    st_result r = check_topology(t, out, err);
-    if (r) return r;
     uint32_t W = t->width, H = t->height;
-    uint8_t *covered = calloc((size_t)W * H, 1);
-    if (!covered) return st_error_set(err, ST_ERR_NOMEM, "DEM TIN check: out of memory");
+    size_t n = (size_t)t->triangle_count * 3;
+    size_t tri_chunks = (t->triangle_count + CHECK_CHUNK - 1) / CHECK_CHUNK;
+    size_t vert_chunks = ((size_t)t->vertex_count + CHECK_CHUNK - 1) / CHECK_CHUNK;
+    size_t chunks = (tri_chunks > vert_chunks ? tri_chunks : vert_chunks) + 1;
     /* with an integer tolerance the comparison is in integers: |z·A − Σ w·z| ≤ E·A exactly */
     bool integral = tolerance == floor(tolerance) && tolerance < 2147483647.0;
-    int64_t E = integral ? (int64_t)tolerance : 0;
-    for (uint32_t i = 0; i < t->triangle_count; i++) {
-        const uint32_t *v = &t->triangles[3 * (size_t)i];
-        const st_tin_vertex *p[3] = {&t->vertices[v[0]], &t->vertices[v[1]], &t->vertices[v[2]]};
-        int64_t A = orient64(p[0], p[1], p[2]->x, p[2]->y);
-        int64_t z[3];
-        for (int k = 0; k < 3; k++) z[k] = samples[(size_t)p[k]->y * W + p[k]->x];
-        int64_t x0 = p[0]->x, x1 = p[0]->x, y0 = p[0]->y, y1 = p[0]->y;
-        for (int k = 1; k < 3; k++) {
-            x0 = p[k]->x < x0 ? p[k]->x : x0, x1 = p[k]->x > x1 ? p[k]->x : x1;
-            y0 = p[k]->y < y0 ? p[k]->y : y0, y1 = p[k]->y > y1 ? p[k]->y : y1;
+    check_job j = {.t = t, .samples = samples, .chunks = chunks, .integral = integral,
+                   .E = integral ? (int64_t)tolerance : 0, .tolerance = tolerance};
+    j.first = malloc(((size_t)t->vertex_count + 1) * sizeof *j.first);
+    j.edges = malloc((n ? n : 1) * sizeof *j.edges);
+    j.border = calloc(n ? n : 1, 1);
+    j.result = calloc(chunks, sizeof *j.result);
+    j.error = calloc(chunks, sizeof *j.error);
+    j.area2 = calloc(chunks, sizeof *j.area2);
+    j.interior = calloc(chunks, sizeof *j.interior);
+    j.max_error = calloc(chunks, sizeof *j.max_error);
+    st_result r = ST_OK;
+    if (!j.first || !j.edges || !j.border || !j.result || !j.error || !j.area2 || !j.interior || !j.max_error)
+        r = st_error_set(err, ST_ERR_NOMEM, "DEM TIN check: out of memory");
+    if (!r) r = check_topology(&j, out, err);
+    free(j.first);
+    free(j.edges);
+    free(j.border);
+    j.first = NULL, j.edges = NULL, j.border = NULL;
+    if (!r) {
+        j.covered = calloc((size_t)W * H, sizeof *j.covered);
+        if (!j.covered) r = st_error_set(err, ST_ERR_NOMEM, "DEM TIN check: out of memory");
+    }
+    if (!r) {
+        st_parallel_for(tri_chunks, 1, check_samples, &j);
+        for (size_t c = 0; c < tri_chunks; c++)
+            if (j.max_error[c] > out->max_error) out->max_error = j.max_error[c];
+        for (size_t s = 0; s < (size_t)W * H; s++) {
+            uint8_t f = atomic_load_explicit(&j.covered[s], memory_order_relaxed);
+            out->samples_checked += f & 1;
+            out->over_tolerance += (f & 2) != 0;
+            out->at_tolerance += (f & 6) == 4;
         }
-        for (int64_t y = y0; y <= y1; y++)
-            for (int64_t x = x0; x <= x1; x++) {
-                /* the closed triangle: samples on its edges are tested by both triangles there */
-                int64_t w0 = orient64(p[1], p[2], x, y), w1 = orient64(p[2], p[0], x, y), w2 = orient64(p[0], p[1], x, y);
-                if (w0 < 0 || w1 < 0 || w2 < 0) continue;
-                size_t s = (size_t)y * W + (size_t)x;
-                int64_t e = (int64_t)samples[s] * A - (w0 * z[0] + w1 * z[1] + w2 * z[2]);
-                if (e < 0) e = -e;
-                double m = (double)e / (double)A;
-                if (m > out->max_error) out->max_error = m;
-                bool over = integral ? e > E * A : (double)e > tolerance * (double)A;
-                bool tie = integral ? e == E * A : false;
-                if (!covered[s]) {
-                    covered[s] = 1 | (over ? 2 : 0) | (tie ? 4 : 0);
-                } else {
-                    covered[s] |= (over ? 2 : 0) | (tie ? 4 : 0);
-                }
-            }
+        if (out->samples_checked != (uint64_t)W * H)
+            r = st_error_set(err, ST_ERR_INVALID, "DEM TIN check: %llu of %llu samples lie in no triangle",
+                             (unsigned long long)((uint64_t)W * H - out->samples_checked),
+                             (unsigned long long)((uint64_t)W * H));
     }
-    for (size_t s = 0; s < (size_t)W * H; s++) {
-        out->samples_checked += covered[s] & 1;
-        out->over_tolerance += (covered[s] & 2) != 0;
-        out->at_tolerance += (covered[s] & 6) == 4;
-    }
-    free(covered);
-    if (out->samples_checked != (uint64_t)W * H)
-        return st_error_set(err, ST_ERR_INVALID, "DEM TIN check: %llu of %llu samples lie in no triangle",
-                            (unsigned long long)((uint64_t)W * H - out->samples_checked),
-                            (unsigned long long)((uint64_t)W * H));
-    return ST_OK;
+    free(j.covered);
+    free(j.result);
+    free(j.error);
+    free(j.area2);
+    free(j.interior);
+    free(j.max_error);
+    return r;
 }

@@ -1,18 +1,13 @@
-/* Exact orientation and in-circle predicates on integer grid coordinates. With every coordinate in
- * [0, ST_TIN_MAX_COORD] all intermediate products stay below 2^63, so plain int64 arithmetic is exact and
- * cocircular or collinear grid points give exact zeros (the fitter breaks those ties deterministically). */
+/* The exact orientation and in-circle predicates of the public API, on integer grid coordinates: cocircular or
+ * collinear grid points give exact zeros (the fitter breaks those ties deterministically). */
 #include "strata/mesh.h"
+#include "predicates_inline.h"
 
 int st_tin_orient(int32_t ax, int32_t ay, int32_t bx, int32_t by, int32_t cx, int32_t cy) {
-    int64_t d = (int64_t)(bx - ax) * (cy - ay) - (int64_t)(by - ay) * (cx - ax);
-    return (d > 0) - (d < 0);
+    return tin_orient(ax, ay, bx, by, cx, cy);
 }
 
 int st_tin_incircle(int32_t ax, int32_t ay, int32_t bx, int32_t by, int32_t cx, int32_t cy, int32_t dx,
                     int32_t dy) {
-    /* differences ≤ 2^14: lifted terms ≤ 2^29, each 3×3 product ≤ 2^58, their sum < 2^61 */
-    int64_t adx = ax - dx, ady = ay - dy, bdx = bx - dx, bdy = by - dy, cdx = cx - dx, cdy = cy - dy;
-    int64_t ad = adx * adx + ady * ady, bd = bdx * bdx + bdy * bdy, cd = cdx * cdx + cdy * cdy;
-    int64_t det = adx * (bdy * cd - bd * cdy) - ady * (bdx * cd - bd * cdx) + ad * (bdx * cdy - bdy * cdx);
-    return (det > 0) - (det < 0);
+    return tin_incircle(ax, ay, bx, by, cx, cy, dx, dy);
 }

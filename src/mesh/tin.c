@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "strata/mesh.h"
+#include "predicates_inline.h"
 
 typedef struct tin_cand {
     int64_t err;   /* |z·A − Σ w·z|, the error times A */
@@ -15,10 +16,11 @@ typedef struct tin_cand {
     int32_t sample;/* grid index, −1 = nothing to insert */
 } tin_cand;
 
+/* A heap entry is its key: the priority's bits (a priority is ≥ 0 or +inf, whose bits order as the values do),
+ * then the sample and the triangle (lowest first among equal priorities) in one word. */
 typedef struct tin_heap_entry {
-    double prio;
-    int32_t sample;
-    uint32_t tri;
+    uint64_t prio_bits;
+    uint64_t sample_tri; /* sample << 32 | triangle */
 } tin_heap_entry;
 
 typedef struct st_tin_work {
@@ -38,6 +40,7 @@ typedef struct st_tin_work {
     uint8_t *dp_keep;
     uint32_t dp_cap;
     uint32_t epoch;
+    double stop_tolerance; /* > 0: a candidate within it is never inserted and stays out of the heap */
 } st_tin_work;
 
 typedef struct tin_ctx {
@@ -153,7 +156,7 @@ static void set_tri(st_tin *tin, uint32_t t, uint32_t a, uint32_t b, uint32_t c,
 
 static inline int orient_v(const st_tin *tin, uint32_t a, uint32_t b, int32_t px, int32_t py) {
     const st_tin_vertex *va = &tin->vertices[a], *vb = &tin->vertices[b];
-    return st_tin_orient(va->x, va->y, vb->x, vb->y, px, py);
+    return tin_orient(va->x, va->y, vb->x, vb->y, px, py);
 }
 
 /* ---- Delaunay maintenance ----------------------------------------------------------------------------- */
@@ -189,7 +192,7 @@ static bool legalize(tin_ctx *c) {
         uint32_t p = T->v[k], q = T->v[(k + 1) % 3], r = T->v[(k + 2) % 3], d = U->v[j];
         const st_tin_vertex *vp = &tin->vertices[p], *vq = &tin->vertices[q], *vr = &tin->vertices[r],
                             *vd = &tin->vertices[d];
-        if (st_tin_incircle(vp->x, vp->y, vq->x, vq->y, vr->x, vr->y, vd->x, vd->y) <= 0) continue;
+        if (tin_incircle(vp->x, vp->y, vq->x, vq->y, vr->x, vr->y, vd->x, vd->y) <= 0) continue;
         uint32_t tq = T->adj[(k + 1) % 3], tr = T->adj[(k + 2) % 3];
         uint32_t uq = U->adj[(j + 1) % 3], ur = U->adj[(j + 2) % 3];
         /* before: t = (p, q, r), u = (d, r, q); after: t = (p, q, d), u = (p, d, r) */
@@ -390,6 +393,15 @@ __attribute__((target("avx2"))) static inline __m256 outline_depth8(const __m256
  * outline sample, the first in row-major order among equals) are those of the scalar loop, so both give the
  * same candidate. Reads up to 7 samples past the box on a row, which stays inside the grid (W ≥ 8 and the
  * box ends at W − 2). */
+/* v modulo 2^32 as a signed lane: a lane's start may lie outside the triangle, where sums pass 2^31; the lanes
+ * then step modulo 2^32, which still gives every in-triangle value exactly. */
+static inline int32_t lane32(int64_t v) {
+    uint32_t u = (uint32_t)v;
+    int32_t s;
+    memcpy(&s, &u, sizeof s);
+    return s;
+}
+
 __attribute__((target("avx2"))) static scan_result scan_avx2(const scan_setup *S) {
     scan_result R = {0, -1, false, 0};
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -420,11 +432,11 @@ __attribute__((target("avx2"))) static scan_result scan_avx2(const scan_setup *S
         __m256i w0 = _mm256_add_epi32(_mm256_set1_epi32((int32_t)(S->al[0] * xs + k0)), aw[0]);
         __m256i w1 = _mm256_add_epi32(_mm256_set1_epi32((int32_t)(S->al[1] * xs + k1)), aw[1]);
         __m256i w2 = _mm256_add_epi32(_mm256_set1_epi32((int32_t)(S->al[2] * xs + k2)), aw[2]);
-        __m256i Nl = _mm256_add_epi32(_mm256_set1_epi32((int32_t)(S->dNl * xs + S->eNl * y + S->cNl)), al_l);
+        __m256i Nl = _mm256_add_epi32(_mm256_set1_epi32(lane32(S->dNl * xs + S->eNl * y + S->cNl)), al_l);
         __m256i Nm = zero, Nh = zero;
         if (mode) {
-            Nm = _mm256_add_epi32(_mm256_set1_epi32((int32_t)(S->dNm * xs + S->eNm * y + S->cNm)), am_l);
-            Nh = _mm256_add_epi32(_mm256_set1_epi32((int32_t)(S->dNh * xs + S->eNh * y + S->cNh)), ah_l);
+            Nm = _mm256_add_epi32(_mm256_set1_epi32(lane32(S->dNm * xs + S->eNm * y + S->cNm)), am_l);
+            Nh = _mm256_add_epi32(_mm256_set1_epi32(lane32(S->dNh * xs + S->eNh * y + S->cNh)), ah_l);
         }
         int row = y * S->W;
         __m256i sidx = _mm256_add_epi32(_mm256_set1_epi32(row + xs), lane);
@@ -511,9 +523,101 @@ __attribute__((target("avx2"))) static scan_result scan_avx2(const scan_setup *S
     return R;
 }
 
+/* The single-layer scan (no mid, high or dual layer: a DEM, or a level without slabs), eight samples at a time
+ * over each row of the bounding box as scan_avx2 does, with nothing but the error to track: its setup is a
+ * fraction of scan_avx2's, which matters as most triangles a fit rescans hold a handful of samples. Same
+ * candidate as the scalar loop (the worst error, the lowest sample index among equals). */
+__attribute__((target("avx2"))) static scan_result scan_low_avx2(const uint16_t *lo, int W, int xmin, int xmax, int ymin,
+                                                                 int ymax, int64_t A, const int64_t al[3],
+                                                                 const int64_t be[3], const int64_t ga[3], int64_t dN,
+                                                                 int64_t eN, int64_t cN) {
+    scan_result R = {0, -1, false, 0};
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), eight = _mm256_set1_epi32(8);
+    const __m256i Av = _mm256_set1_epi32((int32_t)A);
+    const __m256i a0 = _mm256_mullo_epi32(_mm256_set1_epi32((int32_t)al[0]), lane),
+                  a1 = _mm256_mullo_epi32(_mm256_set1_epi32((int32_t)al[1]), lane),
+                  a2 = _mm256_mullo_epi32(_mm256_set1_epi32((int32_t)al[2]), lane);
+    const __m256i d0 = _mm256_set1_epi32((int32_t)(8 * al[0])), d1 = _mm256_set1_epi32((int32_t)(8 * al[1])),
+                  d2 = _mm256_set1_epi32((int32_t)(8 * al[2]));
+    const __m256i aN = _mm256_mullo_epi32(_mm256_set1_epi32((int32_t)dN), lane), d8N = _mm256_set1_epi32((int32_t)(8 * dN));
+    const __m256i xlim = _mm256_set1_epi32(xmax - xmin); /* lane x − xmin ≤ xmax − xmin */
+    __m256i bestv = _mm256_setzero_si256(), bidx = _mm256_set1_epi32(-1), count = _mm256_setzero_si256();
+    for (int y = ymin; y <= ymax; y++) {
+        __m256i w0 = _mm256_add_epi32(_mm256_set1_epi32((int32_t)(al[0] * xmin + be[0] * y + ga[0])), a0);
+        __m256i w1 = _mm256_add_epi32(_mm256_set1_epi32((int32_t)(al[1] * xmin + be[1] * y + ga[1])), a1);
+        __m256i w2 = _mm256_add_epi32(_mm256_set1_epi32((int32_t)(al[2] * xmin + be[2] * y + ga[2])), a2);
+        __m256i N = _mm256_add_epi32(_mm256_set1_epi32(lane32(dN * xmin + eN * y + cN)), aN);
+        __m256i sidx = _mm256_add_epi32(_mm256_set1_epi32(y * W + xmin), lane), xoff = lane;
+        const uint16_t *row = lo + (size_t)y * (size_t)W;
+        for (int x = xmin; x <= xmax; x += 8) {
+            /* in: the three edge functions ≥ 0 (no sign bit among them) and the lane within the box */
+            __m256i out = _mm256_or_si256(_mm256_or_si256(w0, w1), _mm256_or_si256(w2, _mm256_cmpgt_epi32(xoff, xlim)));
+            __m256i in = _mm256_cmpgt_epi32(out, _mm256_set1_epi32(-1));
+            __m256i z = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(row + x)));
+            __m256i e = _mm256_and_si256(_mm256_abs_epi32(_mm256_sub_epi32(_mm256_mullo_epi32(z, Av), N)), in);
+            __m256i gt = _mm256_cmpgt_epi32(e, bestv);
+            bestv = _mm256_max_epi32(bestv, e);
+            bidx = _mm256_blendv_epi8(bidx, sidx, gt);
+            count = _mm256_sub_epi32(count, in);
+            w0 = _mm256_add_epi32(w0, d0);
+            w1 = _mm256_add_epi32(w1, d1);
+            w2 = _mm256_add_epi32(w2, d2);
+            N = _mm256_add_epi32(N, d8N);
+            sidx = _mm256_add_epi32(sidx, eight);
+            xoff = _mm256_add_epi32(xoff, eight);
+        }
+    }
+    int32_t bv[8], bi[8], n[8];
+    _mm256_storeu_si256((__m256i *)bv, bestv);
+    _mm256_storeu_si256((__m256i *)bi, bidx);
+    _mm256_storeu_si256((__m256i *)n, count);
+    for (int i = 0; i < 8; i++) {
+        R.scanned += (uint64_t)n[i];
+        if (bv[i] > R.best || (bv[i] == R.best && bv[i] > 0 && bi[i] < R.best_i)) R.best = bv[i], R.best_i = bi[i];
+    }
+    return R;
+}
+
 static bool cpu_has_avx2(void) { return __builtin_cpu_supports("avx2"); }
 #else
 #define TIN_AVX2 0
+#endif
+
+#if TIN_AVX2
+/* scan_triangle for a single-layer grid on the vector path: the bare setup of scan_low_avx2. */
+static void scan_triangle_low(tin_ctx *c, uint32_t t) {
+    const st_tin *tin = c->tin;
+    const uint16_t *lo = c->d->low;
+    const st_tin_triangle *T = &tin->triangles[t];
+    tin_cand *cd = &c->w->cand[t];
+    const st_tin_vertex *V0 = &tin->vertices[T->v[0]], *V1 = &tin->vertices[T->v[1]],
+                        *V2 = &tin->vertices[T->v[2]];
+    int64_t x0 = V0->x, y0 = V0->y, x1 = V1->x, y1 = V1->y, x2 = V2->x, y2 = V2->y;
+    int64_t A = (x1 - x0) * (y2 - y0) - (y1 - y0) * (x2 - x0);
+    cd->sample = -1;
+    cd->err = 0;
+    cd->area2 = A;
+    cd->prio = 0;
+    int64_t al[3] = {y1 - y2, y2 - y0, y0 - y1};
+    int64_t be[3] = {x2 - x1, x0 - x2, x1 - x0};
+    int64_t ga[3] = {x1 * y2 - y1 * x2, x2 * y0 - y2 * x0, x0 * y1 - y0 * x1};
+    int ymin = (int)(y0 < y1 ? (y0 < y2 ? y0 : y2) : (y1 < y2 ? y1 : y2));
+    int ymax = (int)(y0 > y1 ? (y0 > y2 ? y0 : y2) : (y1 > y2 ? y1 : y2));
+    int xmin = (int)(x0 < x1 ? (x0 < x2 ? x0 : x2) : (x1 < x2 ? x1 : x2));
+    int xmax = (int)(x0 > x1 ? (x0 > x2 ? x0 : x2) : (x1 > x2 ? x1 : x2));
+    ymin = ymin < 1 ? 1 : ymin, ymax = ymax > c->H - 2 ? c->H - 2 : ymax;
+    xmin = xmin < 1 ? 1 : xmin, xmax = xmax > c->W - 2 ? c->W - 2 : xmax;
+    if (ymin > ymax || xmin > xmax) return;
+    int64_t z0 = lo[y0 * c->W + x0], z1 = lo[y1 * c->W + x1], z2 = lo[y2 * c->W + x2];
+    scan_result R = scan_low_avx2(lo, c->W, xmin, xmax, ymin, ymax, A, al, be, ga, al[0] * z0 + al[1] * z1 + al[2] * z2,
+                                  be[0] * z0 + be[1] * z1 + be[2] * z2, ga[0] * z0 + ga[1] * z1 + ga[2] * z2);
+    c->tin->stats.samples_scanned += R.scanned;
+    if (R.best_i >= 0) {
+        cd->sample = R.best_i;
+        cd->err = R.best;
+        cd->prio = (double)R.best / (double)A;
+    }
+}
 #endif
 
 /* Scans every non-side sample of triangle t (closed) and caches its worst one. */
@@ -544,7 +648,6 @@ static void scan_triangle(tin_ctx *c, uint32_t t) {
     if (xmin < 1) xmin = 1;
     if (xmax > c->W - 2) xmax = c->W - 2;
     if (ymin > ymax || xmin > xmax) return;
-
     const uint16_t *lo = d->low, *mi = d->mid, *hi = d->high;
     const uint8_t *du = d->dual;
     int mode = 0; /* 0: low only; 1: three layers everywhere (paper); 2: outline metric */
@@ -680,18 +783,30 @@ static void scan_triangle(tin_ctx *c, uint32_t t) {
     }
 }
 
+/* The scan a triangle takes: the bare single-layer one where it applies. */
+static inline void rescan(tin_ctx *c, uint32_t t) {
+#if TIN_AVX2
+    if (c->narrow && !c->layers3) {
+        scan_triangle_low(c, t);
+        return;
+    }
+#endif
+    scan_triangle(c, t);
+}
+
 /* ---- the heap ----------------------------------------------------------------------------------------
- * Entries carry their keys (priority, sample, triangle), so a comparison touches no candidate. */
+ * Entries carry their keys, so a comparison touches no candidate, and compare without a branch: which of two
+ * priorities is larger is a coin toss, and a mispredicted branch per level costs more than the comparison. */
 
 static inline bool heap_before(const tin_heap_entry *a, const tin_heap_entry *b) {
-    if (a->prio != b->prio) return a->prio > b->prio;
-    if (a->sample != b->sample) return a->sample < b->sample;
-    return a->tri < b->tri;
+    return (a->prio_bits > b->prio_bits) | ((a->prio_bits == b->prio_bits) & (a->sample_tri < b->sample_tri));
 }
+
+static inline uint32_t heap_tri(const tin_heap_entry *e) { return (uint32_t)e->sample_tri; }
 
 static inline void heap_set(st_tin_work *w, uint32_t i, tin_heap_entry e) {
     w->heap[i] = e;
-    w->heap_pos[e.tri] = (int32_t)i;
+    w->heap_pos[heap_tri(&e)] = (int32_t)i;
 }
 
 static void heap_up(st_tin_work *w, uint32_t i) {
@@ -709,22 +824,33 @@ static void heap_down(st_tin_work *w, uint32_t i) {
     tin_heap_entry e = w->heap[i];
     uint32_t n = w->heap_count;
     for (;;) {
-        uint32_t l = 2 * i + 1, best = i;
-        const tin_heap_entry *be = &e;
-        if (l < n && heap_before(&w->heap[l], be)) best = l, be = &w->heap[l];
-        if (l + 1 < n && heap_before(&w->heap[l + 1], be)) best = l + 1, be = &w->heap[l + 1];
-        if (best == i) break;
-        heap_set(w, i, *be);
+        uint32_t l = 2 * i + 1;
+        if (l >= n) break;
+        uint32_t best = l;
+        if (l + 1 < n) best += heap_before(&w->heap[l + 1], &w->heap[l]);
+        if (!heap_before(&w->heap[best], &e)) break;
+        heap_set(w, i, w->heap[best]);
         i = best;
     }
     heap_set(w, i, e);
 }
 
+static inline tin_heap_entry heap_entry(const tin_cand *cd, uint32_t t) {
+    tin_heap_entry e;
+    memcpy(&e.prio_bits, &cd->prio, sizeof e.prio_bits);
+    e.sample_tri = (uint64_t)(uint32_t)cd->sample << 32 | t;
+    return e;
+}
+
+/* Only candidates the fit may still insert are kept: one within the tolerance never reaches the top before the
+ * fit stops (the top is the worst), so leaving it out changes no insertion and keeps the heap to the triangles
+ * still open, a small part of them late in a fit. */
 static void heap_update(st_tin_work *w, uint32_t t) {
     int32_t pos = w->heap_pos[t];
     const tin_cand *cd = &w->cand[t];
-    bool want = cd->sample >= 0;
-    tin_heap_entry e = {cd->prio, cd->sample, t};
+    bool want = cd->sample >= 0 && (isinf(cd->prio) || !(w->stop_tolerance > 0) ||
+                                    !((double)cd->err <= w->stop_tolerance * (double)cd->area2));
+    tin_heap_entry e = heap_entry(cd, t);
     if (pos < 0) {
         if (!want) return;
         heap_set(w, w->heap_count++, e);
@@ -735,14 +861,16 @@ static void heap_update(st_tin_work *w, uint32_t t) {
         tin_heap_entry last = w->heap[--w->heap_count];
         w->heap_pos[t] = -1;
         if ((uint32_t)pos == w->heap_count) return;
+        tin_heap_entry gone = w->heap[pos];
         heap_set(w, (uint32_t)pos, last);
-        heap_up(w, (uint32_t)pos);
-        heap_down(w, (uint32_t)w->heap_pos[last.tri]);
+        if (heap_before(&last, &gone)) heap_up(w, (uint32_t)pos);
+        else heap_down(w, (uint32_t)pos);
         return;
     }
+    tin_heap_entry was = w->heap[pos];
     w->heap[pos] = e;
-    heap_up(w, (uint32_t)pos);
-    heap_down(w, (uint32_t)w->heap_pos[t]);
+    if (heap_before(&e, &was)) heap_up(w, (uint32_t)pos);
+    else heap_down(w, (uint32_t)pos);
 }
 
 /* ---- Douglas-Peucker sides ----------------------------------------------------------------------------- */
@@ -912,17 +1040,12 @@ st_result st_tin_fit(st_tin *tin, const st_tin_desc *desc, st_error *err) {
     if (desc->mid && !desc->dual && !desc->outline) c.layers3 = true; /* paper metric, no dual flags */
     int W = c.W, H = c.H;
 #if TIN_AVX2
-    /* 32-bit lanes: with sides of at most 129 samples (S = 128) |w_i| ≤ 2S², A ≤ S², and heights below
-     * 2^14 keep z·A − Σ w_i·z_i within ±7·S²·2^14 < 2^31 and w² ≤ S⁴ inside a triangle */
-    if (W >= 8 && W <= 129 && H <= 129 && cpu_has_avx2()) {
-        uint32_t zmax = 0;
-        size_t ns = (size_t)W * (size_t)H;
-        const uint16_t *layer[3] = {desc->low, desc->mid, desc->high};
-        for (int l = 0; l < 3; l++)
-            if (layer[l])
-                for (size_t i = 0; i < ns; i++) zmax |= layer[l][i];
-        c.narrow = zmax < (1u << 14);
-    }
+    /* 32-bit lanes hold every scan value exactly on grids of at most 129 samples a side (S = 128), whatever the
+     * 16-bit heights: inside a closed triangle w_i ≥ 0 and Σ w_i = A ≤ S², so z·A − Σ w_i·z_i = Σ w_i·(z − z_i)
+     * lies within ±A·(2^16 − 1) < 2^30, and w_i² ≤ A² ≤ 2^28; the lanes step their sums modulo 2^32, which gives
+     * those values exactly; a lane outside the triangle is masked off, whatever it wrapped to; and every edge
+     * function in the box (and 7 samples past it) is below 2·S·(S + 7) < 2^16 in size, so the mask is exact. */
+    c.narrow = W >= 8 && W <= 129 && H <= 129 && !desc->scalar_scan && cpu_has_avx2();
 #endif
     tin->width = desc->width;
     tin->height = desc->height;
@@ -931,6 +1054,7 @@ st_result st_tin_fit(st_tin *tin, const st_tin_desc *desc, st_error *err) {
     w->heap_count = 0;
     w->touched_count = 0;
     w->epoch = 1;
+    w->stop_tolerance = desc->tolerance;
     if (!grow_vertices(&c, (uint32_t)(W * H)) || !grow_triangles(&c, (uint32_t)(2 * W * H + 8)))
         return nomem(err);
     if (w->stack_cap == 0 && !push_edge(&c, 0, 0)) return nomem(err); /* allocates; then empty it */
@@ -1012,7 +1136,7 @@ st_result st_tin_fit(st_tin *tin, const st_tin_desc *desc, st_error *err) {
 
     /* candidates for the initial triangles */
     for (uint32_t t = 0; t < tin->triangle_count; t++) {
-        scan_triangle(&c, t);
+        rescan(&c, t);
         heap_update(w, t);
     }
 
@@ -1020,7 +1144,7 @@ st_result st_tin_fit(st_tin *tin, const st_tin_desc *desc, st_error *err) {
     bool stopped_early = false;
     for (;;) {
         if (w->heap_count == 0) break;
-        uint32_t t = w->heap[0].tri;
+        uint32_t t = heap_tri(&w->heap[0]);
         const tin_cand *cd = &w->cand[t];
         bool forced = isinf(cd->prio);
         while (snap < ST_TIN_MAX_SNAPSHOTS && desc->snapshot_tolerances[snap] > 0 && !forced &&
@@ -1070,14 +1194,18 @@ st_result st_tin_fit(st_tin *tin, const st_tin_desc *desc, st_error *err) {
         inserted++;
         for (uint32_t i = 0; i < w->touched_count; i++) {
             uint32_t u = w->touched[i];
-            scan_triangle(&c, u);
+            rescan(&c, u);
             heap_update(w, u);
         }
     }
     if (w->heap_count) {
-        const tin_cand *cd = &w->cand[w->heap[0].tri];
+        const tin_cand *cd = &w->cand[heap_tri(&w->heap[0])];
         double e = isinf(cd->prio) ? INFINITY : cd->prio;
         if (e > max_err) max_err = e;
+    } else {
+        /* every candidate left is within the tolerance, out of the heap: the worst of them */
+        for (uint32_t t = 0; t < tin->triangle_count; t++)
+            if (w->cand[t].sample >= 0 && w->cand[t].prio > max_err) max_err = w->cand[t].prio;
     }
     tin->stats.max_error = max_err;
     if (!stopped_early)
@@ -1091,7 +1219,7 @@ bool st_tin_check_delaunay(const st_tin *tin, st_error *err) {
         const st_tin_triangle *T = &tin->triangles[t];
         const st_tin_vertex *a = &tin->vertices[T->v[0]], *b = &tin->vertices[T->v[1]],
                             *c = &tin->vertices[T->v[2]];
-        if (st_tin_orient(a->x, a->y, b->x, b->y, c->x, c->y) <= 0) {
+        if (tin_orient(a->x, a->y, b->x, b->y, c->x, c->y) <= 0) {
             st_error_set(err, ST_ERR_INVALID, "triangle %u is not counter-clockwise", t);
             return false;
         }
@@ -1110,7 +1238,7 @@ bool st_tin_check_delaunay(const st_tin *tin, st_error *err) {
                 return false;
             }
             const st_tin_vertex *d = &tin->vertices[U->v[j]];
-            if (st_tin_incircle(a->x, a->y, b->x, b->y, c->x, c->y, d->x, d->y) > 0) {
+            if (tin_incircle(a->x, a->y, b->x, b->y, c->x, c->y, d->x, d->y) > 0) {
                 st_error_set(err, ST_ERR_INVALID, "edge %u-%u of triangle %u is not Delaunay", p, q, t);
                 return false;
             }
