@@ -1,5 +1,6 @@
-/* The page's C side: the level (generated, a dropped world or DEM PNG), the seam's WebGL2 backend, the level
- * texture in pieces of at most 8192 rows, the frame's globals from the one camera, the methods, edits with
+/* The page's C side: the level (generated, a dropped world or DEM PNG), the seam's WebGL2 backend (and the
+ * WebGPU one for the compute methods, where the page has a device), the level texture in pieces of at most
+ * 8192 rows on each, the frame's globals from the one camera, the methods, edits with
  * undo, and the result the page reports (coverage, mean colour, depth checksum). Entry points are called from
  * web/app.js; a failing one returns nonzero and leaves its message in web_error(). */
 #include <emscripten.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "backend_gl.h"
+#include "backend_gpu.h"
 #include "gen_bands.h"
 #include "methods/methods.h"
 #include "render/globals.h"
@@ -23,14 +25,17 @@
 #define WEB_DIG_DEPTH 40
 
 static const st_gb_method *const methods[] = {&st_gb_method_ray, &st_gb_method_slice, &st_gb_method_slice_plain,
-                                              &st_gb_method_paint, &st_gb_method_paint_plain};
+                                              &st_gb_method_paint, &st_gb_method_paint_plain,
+                                              &st_gb_method_ray_compute};
 #define METHOD_COUNT (sizeof methods / sizeof methods[0])
 
 static struct {
-    st_gb *gb;
+    st_gb *gb;  /* WebGL2: the drawing methods */
+    st_gb *gpu; /* WebGPU: the compute methods; NULL where the page has no device */
     st_level *level;
     st_edit_history *history;
-    st_gb_texture terrain;
+    st_gb_texture terrain;     /* on gb */
+    st_gb_texture gpu_terrain; /* on gpu, made when a compute method first runs */
     uint32_t method;
     void *state;
     st_cam_control control;
@@ -53,6 +58,16 @@ EMSCRIPTEN_KEEPALIVE uint32_t web_level_width(void) { return app.level ? app.lev
 EMSCRIPTEN_KEEPALIVE uint32_t web_level_height(void) { return app.level ? app.level->height : 0; }
 EMSCRIPTEN_KEEPALIVE uint32_t web_method_count(void) { return METHOD_COUNT; }
 EMSCRIPTEN_KEEPALIVE const char *web_method_name(uint32_t i) { return i < METHOD_COUNT ? methods[i]->name : ""; }
+EMSCRIPTEN_KEEPALIVE int web_method_compute(uint32_t i) { return i < METHOD_COUNT && methods[i]->compute; }
+
+/* The backend that runs the current method. */
+static st_gb *method_backend(void) { return methods[app.method]->compute ? app.gpu : app.gb; }
+EMSCRIPTEN_KEEPALIVE const char *web_backend(void) { return method_backend() ? method_backend()->ops->name : ""; }
+
+/* Whether the current method marches with the knob's steps (ray and ray-compute: g.knobs.x). */
+static bool ray_steps_knob(void) {
+    return methods[app.method] == &st_gb_method_ray || methods[app.method] == &st_gb_method_ray_compute;
+}
 
 /* The CRC-32 of the level's planes (heights, then metadata): the page and the native build compare it. */
 EMSCRIPTEN_KEEPALIVE uint32_t web_level_crc(void) {
@@ -72,8 +87,8 @@ EMSCRIPTEN_KEEPALIVE int web_init(void) {
     return fail(r);
 }
 
-/* Uploads the rows [y0, y1) and pair columns of rect into the level texture's pieces. */
-static st_result upload_rect(st_rect rect, st_error *err) {
+/* Uploads the rows and pair columns of rect into the pieces of texture t of backend b. */
+static st_result upload_to(st_gb *b, st_gb_texture t, st_rect rect, st_error *err) {
     uint32_t pw = (uint32_t)((rect.x1 + 1) / 2 - rect.x0 / 2);
     for (int32_t y = rect.y0; y < rect.y1;) {
         int32_t piece = y / (int32_t)ST_GB_PIECE_ROWS;
@@ -84,7 +99,7 @@ static st_result upload_rect(st_rect rect, st_error *err) {
         uint8_t *pairs = malloc((size_t)pw * 4 * (size_t)band);
         if (!pairs) return st_error_set(err, ST_ERR_NOMEM, "out of memory (uploading the level)");
         st_level_pack_pairs(app.level, r, pairs);
-        app.gb->ops->texture_write(app.gb, app.terrain, (uint32_t)piece, (uint32_t)rect.x0 / 2,
+        b->ops->texture_write(b, t, (uint32_t)piece, (uint32_t)rect.x0 / 2,
                                    (uint32_t)(y - piece * (int32_t)ST_GB_PIECE_ROWS), pw, (uint32_t)band, pairs);
         free(pairs);
         y += band;
@@ -92,14 +107,39 @@ static st_result upload_rect(st_rect rect, st_error *err) {
     return ST_OK;
 }
 
+/* Uploads rect of the level to every backend that holds it. */
+static st_result upload_rect(st_rect rect, st_error *err) {
+    st_result r = upload_to(app.gb, app.terrain, rect, err);
+    if (!r && app.gpu_terrain) r = upload_to(app.gpu, app.gpu_terrain, rect, err);
+    return r;
+}
+
+/* The level texture of backend b, in pieces of ST_GB_PIECE_ROWS rows (not filled). */
+static st_result level_texture(st_gb *b, const st_level *level, st_gb_texture *out, st_error *err) {
+    uint32_t pieces = (level->height + ST_GB_PIECE_ROWS - 1) / ST_GB_PIECE_ROWS;
+    uint32_t rows = level->height < ST_GB_PIECE_ROWS ? level->height : ST_GB_PIECE_ROWS;
+    st_gb_texture_desc d = {.width = level->width / 2, .height = rows, .layers = pieces, .format = ST_GB_RGBA8_UINT};
+    return b->ops->texture_create(b, &d, out, err);
+}
+
 static void drop_method(void) {
-    if (app.state) methods[app.method]->destroy(app.gb, app.state);
+    if (app.state) methods[app.method]->destroy(method_backend(), app.state);
     app.state = NULL;
 }
 
 static st_result make_method(st_error *err) {
     drop_method();
-    st_result r = methods[app.method]->create(app.gb, app.level, &app.state, err);
+    st_gb *b = method_backend();
+    if (!b)
+        return st_error_set(err, ST_ERR_UNSUPPORTED, "%s needs WebGPU, which this page has not (the WebGL2 methods run)",
+                            methods[app.method]->name);
+    /* the compute methods' backend gets the level when one of them first runs */
+    if (b == app.gpu && !app.gpu_terrain) {
+        st_result r = level_texture(b, app.level, &app.gpu_terrain, err);
+        if (!r) r = upload_to(b, app.gpu_terrain, (st_rect){0, 0, (int32_t)app.level->width, (int32_t)app.level->height}, err);
+        if (r) return r;
+    }
+    st_result r = methods[app.method]->create(b, app.level, &app.state, err);
     if (r) drop_method();
     return r;
 }
@@ -123,17 +163,16 @@ static st_result set_level(st_level *level, st_error *err) {
         st_level_destroy(level);
         return r;
     }
-    uint32_t pieces = (level->height + ST_GB_PIECE_ROWS - 1) / ST_GB_PIECE_ROWS;
-    uint32_t rows = level->height < ST_GB_PIECE_ROWS ? level->height : ST_GB_PIECE_ROWS;
     st_gb_texture t = 0;
-    st_gb_texture_desc d = {.width = level->width / 2, .height = rows, .layers = pieces, .format = ST_GB_RGBA8_UINT};
-    st_result r = app.gb->ops->texture_create(app.gb, &d, &t, err);
+    st_result r = level_texture(app.gb, level, &t, err);
     if (r) {
         st_level_destroy(level);
         return r;
     }
     drop_method();
     if (app.terrain) app.gb->ops->texture_destroy(app.gb, app.terrain);
+    if (app.gpu_terrain) app.gpu->ops->texture_destroy(app.gpu, app.gpu_terrain);
+    app.gpu_terrain = 0;
     st_level_destroy(app.level);
     app.level = level;
     app.terrain = t;
@@ -225,9 +264,20 @@ EMSCRIPTEN_KEEPALIVE int web_set_method(uint32_t index, uint32_t knob) {
     return app.level ? fail(make_method(&app.err)) : 0;
 }
 
+/* Takes the page's WebGPU device (web/gpu.js) for the compute methods. */
+EMSCRIPTEN_KEEPALIVE int web_init_gpu(void) {
+    clear_error();
+    if (app.gpu) return 0;
+    st_result r = st_gb_gpu_create(&app.gpu, &app.err);
+    if (!r) r = app.gpu->ops->resize(app.gpu, app.width, app.height, &app.err);
+    if (r && app.gpu) free(app.gpu), app.gpu = NULL;
+    return fail(r);
+}
+
 EMSCRIPTEN_KEEPALIVE int web_set_size(uint32_t width, uint32_t height) {
     clear_error();
     st_result r = app.gb->ops->resize(app.gb, width, height, &app.err);
+    if (!r && app.gpu) r = app.gpu->ops->resize(app.gpu, width, height, &app.err);
     if (!r) app.width = width, app.height = height;
     return fail(r);
 }
@@ -276,14 +326,14 @@ EMSCRIPTEN_KEEPALIVE double web_render(void) {
     if (!app.level || !app.state) return -1.0;
     double t0 = emscripten_get_now();
     st_view v = st_camera_view(&app.control.camera, app.width, app.height);
-    st_globals_fill_view(&app.globals, &v, app.method == 0 ? app.knob : 0, app.frame++);
+    st_globals_fill_view(&app.globals, &v, ray_steps_knob() ? app.knob : 0, app.frame++);
     st_globals_fill_level(&app.globals, app.level);
     memset(app.globals.shadow_info, 0, sizeof app.globals.shadow_info); /* no shadow map in WebGL2 (docs/web.md) */
-    st_gb *b = app.gb;
+    st_gb *b = method_backend();
     b->ops->uniforms(b, 0, 0, &app.globals, sizeof app.globals);
-    b->ops->bind_texture(b, 0, 1, app.terrain);
+    b->ops->bind_texture(b, 0, 1, b == app.gpu ? app.gpu_terrain : app.terrain);
     b->ops->begin_frame(b, st_fog_linear);
-    st_gb_frame f = {.level = app.level, .view = v, .knob = app.method == 0 ? 0 : app.knob};
+    st_gb_frame f = {.level = app.level, .view = v, .knob = ray_steps_knob() ? 0 : app.knob};
     methods[app.method]->record(b, app.state, &f);
     b->ops->end_frame(b);
     return emscripten_get_now() - t0;
@@ -299,7 +349,9 @@ EMSCRIPTEN_KEEPALIVE int web_read(void) {
     if (rgba) app.rgba = rgba;
     if (depth) app.depth = depth;
     if (!rgba || !depth) return fail(st_error_set(&app.err, ST_ERR_NOMEM, "out of memory (read-back)"));
-    st_result r = app.gb->ops->read(app.gb, app.rgba, app.depth, &app.err);
+    st_gb *b = method_backend();
+    if (!b) return fail(st_error_set(&app.err, ST_ERR_INVALID, "nothing drawn"));
+    st_result r = b->ops->read(b, app.rgba, app.depth, &app.err);
     if (r) return fail(r);
     /* the hit mask follows the colour in the same buffer, for the page to hand out */
     uint8_t *mask = app.rgba + n * 4;
@@ -313,7 +365,7 @@ EMSCRIPTEN_KEEPALIVE int web_read(void) {
     snprintf(app.result, sizeof app.result,
              "{\"backend\":\"%s\",\"method\":\"%s\",\"width\":%u,\"height\":%u,\"coverage\":%.6f,"
              "\"mean\":[%.3f,%.3f,%.3f],\"mask_crc\":%u,\"level_crc\":%u,\"gen_ms\":%.1f,\"upload_ms\":%.1f}",
-             app.gb->ops->name, methods[app.method]->name, app.width, app.height, (double)hits / (double)n,
+             b->ops->name, methods[app.method]->name, app.width, app.height, (double)hits / (double)n,
              sum[0] / (double)n, sum[1] / (double)n, sum[2] / (double)n, st_crc32(mask, n), web_level_crc(), app.gen_ms,
              app.upload_ms);
     return 0;

@@ -20,6 +20,13 @@ if (typeof Worker !== 'undefined' && (params.get('workers') === '1' ||
   try { genWorker = new Worker('gen_worker.js'); } catch (e) { genWorker = null; }
 }
 
+// A notice that is not a failure (no WebGPU here: the WebGL2 methods run).
+function showNotice(text) {
+  var m = $('notice');
+  m.textContent = text;
+  m.style.display = text ? 'block' : 'none';
+}
+
 // The one message of the page: shown in place, never an exception alone in the console.
 function showMessage(text) {
   var m = $('message');
@@ -53,6 +60,7 @@ function applySize(text) {
 function setMethod(index) {
   var knob = parseInt(params.get('knob') || '0', 10) || 0;
   check(call('web_set_method', 'number', ['number', 'number'], [index, knob]), 'method');
+  showCanvas();
 }
 
 // The default world's 12 views (data/default_world.json), scaled to smaller levels as src/eval/views.c does;
@@ -98,10 +106,29 @@ function hud() {
     'camera ' + cam;
 }
 
-// Reads the frame back and publishes the result line (element #result and window.strataResult).
+// The backend of the current method ("webgl2" or "webgpu") and the canvas it shows.
+function backend() { return call('web_backend', 'string', [], []); }
+function showCanvas() {
+  var gpu = backend() === 'webgpu';
+  $('canvas').style.display = gpu ? 'none' : 'block';
+  $('gpu-canvas').style.display = gpu ? 'block' : 'none';
+}
+
+// Reads the frame back into the core (web_read): at once on WebGL2; on WebGPU after its asynchronous copy.
+function readBack() {
+  var done = function () { check(call('web_read', 'number', [], []), 'read-back'); };
+  if (backend() !== 'webgpu') { done(); return Promise.resolve(); }
+  return strataGpu.fetch().then(done);
+}
+
+// Reads the frame back and publishes the result line (element #result and window.strataResult); a promise.
 function publish(extra) {
-  check(call('web_read', 'number', [], []), 'read-back');
+  return readBack().then(function () { return publishRead(extra); });
+}
+
+function publishRead(extra) {
   var r = JSON.parse(call('web_result_ptr', 'string', [], []));
+  if (page.gpuMissing) r.webgpu_missing = page.gpuMissing;
   for (var k in extra) r[k] = extra[k];
   window.strataResult = r;
   $('result').textContent = JSON.stringify(r);
@@ -123,7 +150,7 @@ window.strataHitMask = function () {
 window.strataDig = function (px, py, raise) {
   var rc = call('web_dig', 'number', ['number', 'number', 'number'], [px, py, raise ? 1 : 0]);
   render();
-  return {rc: rc, result: publish({})};
+  return publish({}).then(function (r) { return {rc: rc, result: r}; });
 };
 // Test hook: a named view of the catalogue at a size (WxH), drawn and published.
 window.strataView = function (name, size) {
@@ -143,7 +170,7 @@ window.strataRedraw = function () {
 window.strataUndo = function () {
   var rc = call('web_undo', 'number', [], []);
   render();
-  return {rc: rc, result: publish({})};
+  return publish({}).then(function (r) { return {rc: rc, result: r}; });
 };
 
 function loop(t) {
@@ -216,41 +243,23 @@ function dropped(files) {
     if (rc !== 0) { showMessage(call('web_error', 'string', [], [])); return; }
     showMessage('');
     applyView($('view').value);
-    render(); hud(); publish({});
+    render(); hud();
+    return publish({});
   }).catch(function (e) { showMessage(String(e.message || e)); });
 }
 
 function wire() {
-  var c = $('canvas');
-  c.addEventListener('webglcontextlost', function (e) {
+  $('canvas').addEventListener('webglcontextlost', function (e) {
     e.preventDefault();
     page.ready = false;
     showMessage('the browser lost the WebGL2 context (the GPU was reset or is busy): reload the page');
   });
+  [$('canvas'), $('gpu-canvas')].forEach(wireCanvas);
   window.addEventListener('keydown', function (e) {
     if (e.ctrlKey && e.code === 'KeyZ') { $('undo').click(); e.preventDefault(); return; }
     page.keys[e.code] = true; page.dirty = true;
   });
   window.addEventListener('keyup', function (e) { page.keys[e.code] = false; });
-  var drag = null;
-  c.addEventListener('mousedown', function (e) { drag = {x: e.clientX, y: e.clientY, moved: false}; });
-  window.addEventListener('mousemove', function (e) {
-    if (!drag) return;
-    var dx = e.clientX - drag.x, dy = e.clientY - drag.y;
-    if (Math.abs(dx) + Math.abs(dy) > 2) drag.moved = true;
-    page.look[0] += dx; page.look[1] += dy; drag.x = e.clientX; drag.y = e.clientY; page.dirty = true;
-  });
-  window.addEventListener('mouseup', function (e) {
-    if (drag && !drag.moved && e.target === c) {
-      var r = c.getBoundingClientRect();
-      var px = (e.clientX - r.left) * c.width / r.width, py = (e.clientY - r.top) * c.height / r.height;
-      var rc = call('web_dig', 'number', ['number', 'number', 'number'], [px, py, e.shiftKey ? 1 : 0]);
-      if (rc > 0) showMessage(call('web_error', 'string', [], []));
-      page.dirty = true;
-    }
-    drag = null;
-  });
-  c.addEventListener('wheel', function (e) { page.scroll += e.deltaY < 0 ? 1 : -1; page.dirty = true; e.preventDefault(); });
   $('undo').addEventListener('click', function () { call('web_undo', 'number', [], []); page.dirty = true; });
   $('method').addEventListener('change', function () {
     try { setMethod($('method').selectedIndex); page.dirty = true; } catch (e) { showMessage(e.message); }
@@ -277,17 +286,56 @@ function wire() {
   document.body.appendChild(input);
 }
 
+// Look by dragging, dig by clicking, the orbit distance by the wheel: on either canvas.
+function wireCanvas(c) {
+  var drag = null;
+  c.addEventListener('mousedown', function (e) { drag = {x: e.clientX, y: e.clientY, moved: false}; });
+  window.addEventListener('mousemove', function (e) {
+    if (!drag) return;
+    var dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+    if (Math.abs(dx) + Math.abs(dy) > 2) drag.moved = true;
+    page.look[0] += dx; page.look[1] += dy; drag.x = e.clientX; drag.y = e.clientY; page.dirty = true;
+  });
+  window.addEventListener('mouseup', function (e) {
+    if (drag && !drag.moved && e.target === c) {
+      var r = c.getBoundingClientRect();
+      var px = (e.clientX - r.left) * c.width / r.width, py = (e.clientY - r.top) * c.height / r.height;
+      var rc = call('web_dig', 'number', ['number', 'number', 'number'], [px, py, e.shiftKey ? 1 : 0]);
+      if (rc > 0) showMessage(call('web_error', 'string', [], []));
+      page.dirty = true;
+    }
+    drag = null;
+  });
+  c.addEventListener('wheel', function (e) { page.scroll += e.deltaY < 0 ? 1 : -1; page.dirty = true; e.preventDefault(); });
+}
+
+// WebGPU for the compute methods, asked for while the world is generated: where the browser has none, the page
+// says so, offers the WebGL2 methods only and draws a compute method asked for by its WebGL2 twin.
+var gpuReady = null;
+
+function startGpu() {
+  if (typeof strataGpu === 'undefined') return Promise.resolve('gpu.js is missing from the page');
+  strataGpu.onlost = function (why) {
+    page.ready = false;
+    showMessage('the browser lost the WebGPU device (' + why + '): pick a WebGL2 method and reload the page');
+  };
+  strataGpu.onerror = function (what) { showMessage('WebGPU: ' + what); };
+  return strataGpu.init('gpu-canvas');
+}
+
 function start() {
   var t0 = performance.now();
   if (!document.createElement('canvas').getContext('webgl2')) {
-    showMessage('this browser has no WebGL2: strata needs it (WebGPU is not used yet)');
+    showMessage('this browser has no WebGL2: strata needs it');
     return;
   }
   check(call('web_init', 'number', [], []), 'WebGL2');
+  gpuReady = startGpu();
   var n = call('web_method_count', 'number', [], []);
   for (var i = 0; i < n; i++) {
     var o = document.createElement('option');
     o.textContent = call('web_method_name', 'string', ['number'], [i]);
+    if (call('web_method_compute', 'number', ['number'], [i])) o.dataset.compute = '1';
     $('method').appendChild(o);
   }
   if (params.get('size')) {
@@ -296,8 +344,22 @@ function start() {
   }
   var gen = genSpec;
   var tg = performance.now();
-  return generate(gen ? [+gen[1], +gen[2], +gen[3]] : [0, 0, 0], gen ? 'generating' : 'generating the default world')
-    .then(function (workers) { firstFrame(t0, performance.now() - tg, workers); });
+  var made = generate(gen ? [+gen[1], +gen[2], +gen[3]] : [0, 0, 0], gen ? 'generating' : 'generating the default world');
+  return Promise.all([made, gpuReady]).then(function (got) {
+    var genMs = performance.now() - tg;
+    useGpu(got[1]);
+    return firstFrame(t0, genMs, got[0]);
+  });
+}
+
+// The WebGPU device's answer: the backend taken, or why there is none (the compute methods disabled).
+function useGpu(missing) {
+  if (!missing && call('web_init_gpu', 'number', [], []) !== 0) missing = call('web_error', 'string', [], []);
+  page.gpuMissing = missing || null;
+  Array.prototype.forEach.call($('method').options, function (o) {
+    if (o.dataset.compute && missing) { o.disabled = true; o.title = 'needs WebGPU'; }
+  });
+  if (missing) showNotice('WebGPU is not available: ' + missing + '. The compute methods need it; the WebGL2 methods run.');
 }
 
 // Makes the world of (seed, width, height) (zeros: the default), the rows shared with the worker when there is
@@ -328,9 +390,17 @@ function generate(desc, what) {
 
 function firstFrame(t0, genMs, workers) {
   var m = params.get('method');
+  var names = Array.prototype.map.call($('method').options, function (o) { return o.textContent; });
   if (m) {
-    var idx = Array.prototype.map.call($('method').options, function (o) { return o.textContent; }).indexOf(m);
+    var idx = names.indexOf(m);
     if (idx < 0) throw new Error('no method ' + m + ' in the web build');
+    if ($('method').options[idx].disabled) {
+      // a compute method without WebGPU: its fragment twin ("ray-compute" -> "ray") where there is one
+      var twin = names.indexOf(m.replace(/-compute$/, ''));
+      showNotice('WebGPU is not available: ' + page.gpuMissing + '. ' + m + ' needs it; ' +
+                 (twin >= 0 && twin !== idx ? names[twin] : names[0]) + ' (WebGL2) is drawn instead.');
+      idx = twin >= 0 && twin !== idx ? twin : 0;
+    }
     $('method').selectedIndex = idx;
   }
   setMethod($('method').selectedIndex);
@@ -343,15 +413,16 @@ function firstFrame(t0, genMs, workers) {
     applyView($('view').value);
   }
   render();
-  // the frame is done once its pixels are read back (WebGL2 draws asynchronously)
-  check(call('web_read', 'number', [], []), 'read-back');
-  var first = performance.now();
-  hud();
-  publish({generate_ms: genMs, first_frame_ms: first - t0, load_to_frame_ms: first,
-           frame_ms: page.frameMs, gen_workers: workers});
-  page.ready = true;
-  wire();
-  requestAnimationFrame(loop);
+  // the frame is done once its pixels are read back (both backends draw asynchronously)
+  return readBack().then(function () {
+    var first = performance.now();
+    hud();
+    publishRead({generate_ms: genMs, first_frame_ms: first - t0, load_to_frame_ms: first,
+                 frame_ms: page.frameMs, gen_workers: workers});
+    page.ready = true;
+    wire();
+    requestAnimationFrame(loop);
+  });
 }
 
 Module.onRuntimeInitialized = function () {

@@ -38,8 +38,11 @@ CHROME_ARGS = ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--e
 SEED, LEVEL = 1998, "512x512"
 CAMERA = "256,100,150,0,-30"
 SIZE = (160, 100)
-METHODS = ["ray", "slice", "slice-plain", "paint", "paint-plain"]
-EXACT = {"ray", "slice"}  # methods that follow the reference; the others are checked against their native twin
+METHODS = ["ray", "slice", "slice-plain", "paint", "paint-plain", "ray-compute"]
+EXACT = {"ray", "slice", "ray-compute"}  # methods that follow the reference; the others against their native twin
+# the compute methods run on WebGPU from their WGSL ports (web/wgsl/): this test is what holds each port to its
+# native twin (the GLSL compute shader, on Vulkan) and to the CPU reference
+COMPUTE = {"ray-compute"}
 MAX_DISAGREE = 0.005   # hit/miss disagreement, share of pixels
 MAX_MEAN_DIFF = 6.0    # mean colour, levels of 255 per channel
 DIG_PIXEL = (80, 60)
@@ -75,10 +78,10 @@ def wait_port(port, proc, what, timeout=20):
 class WebDriver:
     """The few W3C WebDriver calls the test needs."""
 
-    def __init__(self, port):
+    def __init__(self, port, args=CHROME_ARGS):
         self.base = "http://127.0.0.1:%d" % port
         caps = {"capabilities": {"alwaysMatch": {"browserName": "chrome", "goog:chromeOptions": {
-            "binary": CHROMIUM, "args": CHROME_ARGS}}}}
+            "binary": CHROMIUM, "args": args}}}}
         self.session = self.call("POST", "/session", caps)["sessionId"]
         # a CPU rasteriser on a busy machine: paint's first frame alone may take many seconds
         self.s("POST", "/timeouts", {"script": 180000, "pageLoad": 180000})
@@ -112,8 +115,9 @@ class WebDriver:
             time.sleep(0.05)
         raise RuntimeError("the page wrote no result within %d s" % timeout)
 
-    def canvas_png(self, path):
-        el = self.s("POST", "/element", {"using": "css selector", "value": "#canvas"})
+    def canvas_png(self, path, backend="webgl2"):
+        el = self.s("POST", "/element", {"using": "css selector",
+                                         "value": "#gpu-canvas" if backend == "webgpu" else "#canvas"})
         eid = list(el.values())[0]
         png = base64.b64decode(self.s("GET", "/element/%s/screenshot" % eid))
         with open(path, "wb") as f:
@@ -238,11 +242,13 @@ def run_checks(wd, port, tool, cli, out):
         if "error" in r:
             check(False, "%s: the page says: %s" % (method, r["error"]))
             continue
-        wd.canvas_png(os.path.join(out, "web-%s.png" % method))
+        backend = "webgpu" if method in COMPUTE else "webgl2"
+        wd.canvas_png(os.path.join(out, "web-%s.png" % method), r["backend"])
         mask = masks[method] = wd.js("return window.strataHitMask();")
         print("measured: %s, %s world at %dx%d: first frame (read back) %.0f ms after navigation start" % (
             method, LEVEL, SIZE[0], SIZE[1], r["load_to_frame_ms"]), flush=True)
-        check(r["backend"] == "webgl2" and r["method"] == method, "%s: drawn by %s" % (method, r["backend"]))
+        check(r["backend"] == backend and r["method"] == method, "%s: drawn by %s (%s)" % (
+            method, r["backend"], r.get("webgpu_missing", "WebGPU present")))
         check(r["level_crc"] == ref["level_crc"],
               "%s: the generated world's CRC-32 %08x matches the native %08x" % (method, r["level_crc"], ref["level_crc"]))
         native_mask, native_cov, native_mean = native_render(cli, world, method, CAMERA, SIZE, out)
@@ -286,24 +292,59 @@ def run_checks(wd, port, tool, cli, out):
         check(back["method"] == "ray" and wd.js("return window.strataHitMask();") == masks["ray"],
               "method picker: back to ray in the same page draws ray's image")
 
-    # a dig changes the image the way the reference's dig does, and undo brings it back
-    wd.open(scene_url(port, "ray"))
-    before = wd.wait_result()
-    wd.canvas_png(os.path.join(out, "web-dig-before.png"))
-    # the pixel's centre, as web_reference picks it
-    dug = wd.js("return window.strataDig(arguments[0], arguments[1], false);", DIG_PIXEL[0] + 0.5, DIG_PIXEL[1] + 0.5)
-    wd.canvas_png(os.path.join(out, "web-dig-after.png"))
-    after = dug["result"]
-    check(dug["rc"] == 0 and after["level_crc"] != before["level_crc"], "dig: the level changed (rc %s)" % dug["rc"])
-    check(after["mask_crc"] != before["mask_crc"] or after["mean"] != before["mean"], "dig: the image changed")
+    # a dig changes the image the way the reference's dig does, and undo brings it back: on WebGL2 (ray) and on
+    # WebGPU (ray-compute, whose copy of the level the edit must reach too)
     ref_dug = reference(tool, CAMERA, SIZE, dig=(DIG_PIXEL[0] + 0.5, DIG_PIXEL[1] + 0.5))
-    check(after["level_crc"] == ref_dug["level_crc"], "dig: the level matches the native dig's CRC-32")
-    mask = wd.js("return window.strataHitMask();")
-    d = disagreement(mask, ref_dug["mask"])
-    check(d <= MAX_DISAGREE, "dig: hit/miss disagreement with the native dug reference %.3f %%" % (100 * d))
-    undone = wd.js("return window.strataUndo();")["result"]
-    check(undone["level_crc"] == before["level_crc"] and undone["mask_crc"] == before["mask_crc"],
-          "undo: the level and the image are back")
+    for method in ("ray", "ray-compute"):
+        tag = "" if method == "ray" else "-" + method
+        wd.open(scene_url(port, method))
+        before = wd.wait_result()
+        if "error" in before:
+            check(False, "dig (%s): the page says: %s" % (method, before["error"]))
+            continue
+        wd.canvas_png(os.path.join(out, "web-dig-before%s.png" % tag), before["backend"])
+        # the pixel's centre, as web_reference picks it
+        dug = wd.js("return window.strataDig(arguments[0], arguments[1], false);", DIG_PIXEL[0] + 0.5,
+                    DIG_PIXEL[1] + 0.5)
+        wd.canvas_png(os.path.join(out, "web-dig-after%s.png" % tag), before["backend"])
+        after = dug["result"]
+        check(dug["rc"] == 0 and after["level_crc"] != before["level_crc"], "dig (%s): the level changed (rc %s)" % (
+            method, dug["rc"]))
+        check(after["mask_crc"] != before["mask_crc"] or after["mean"] != before["mean"],
+              "dig (%s): the image changed" % method)
+        check(after["level_crc"] == ref_dug["level_crc"], "dig (%s): the level matches the native dig's CRC-32" % method)
+        mask = wd.js("return window.strataHitMask();")
+        d = disagreement(mask, ref_dug["mask"])
+        check(d <= MAX_DISAGREE, "dig (%s): hit/miss disagreement with the native dug reference %.3f %%" % (
+            method, 100 * d))
+        undone = wd.js("return window.strataUndo();")["result"]
+        check(undone["level_crc"] == before["level_crc"] and undone["mask_crc"] == before["mask_crc"],
+              "undo (%s): the level and the image are back" % method)
+
+    # the method picker across backends: ray-compute (WebGPU) in a page opened on ray (WebGL2), and back
+    if "ray-compute" in masks:
+        wd.open(scene_url(port, "ray"))
+        wd.wait_result()
+        switched = wd.js("var m = document.getElementById('method');"
+                         "m.selectedIndex = Array.prototype.map.call(m.options, function (o) { return o.textContent; })"
+                         ".indexOf('ray-compute'); m.dispatchEvent(new Event('change')); return window.strataRedraw();")
+        shown = wd.js("return document.getElementById('gpu-canvas').style.display + ' ' +"
+                      "document.getElementById('canvas').style.display;")
+        check(switched.get("backend") == "webgpu" and wd.js("return window.strataHitMask();") == masks["ray-compute"]
+              and shown == "block none", "method picker: ray then ray-compute in one page draws ray-compute's "
+              "image on WebGPU (canvases %r)" % shown)
+
+    # a lost WebGPU device: the page says so
+    wd.open(scene_url(port, "ray-compute"))
+    wd.wait_result()
+    wd.js("strataGpu.device.destroy();")
+    msg = ""
+    end = time.time() + 10
+    while time.time() < end and not msg:
+        msg = wd.js("var m = document.getElementById('message');"
+                    "return m.style.display === 'block' ? m.textContent : '';")
+        time.sleep(0.05)
+    check("lost the WebGPU device" in msg, "lost WebGPU device: the page says %r" % msg)
 
     # bad input: one clear message in the page
     wd.open(scene_url(port, "ray"))
@@ -394,6 +435,39 @@ def run_checks(wd, port, tool, cli, out):
         check(d <= MAX_DISAGREE and md <= MAX_MEAN_DIFF,
               "default world, view ledge (y 12670, the texture's second piece): hit/miss disagreement with the "
               "native ray %.3f %%, mean colour differs by %.2f" % (100 * d, md))
+        # the same view on WebGPU (the level's second piece there too), against the web ray just checked
+        wd.js("var m = document.getElementById('method');"
+              "m.selectedIndex = Array.prototype.map.call(m.options, function (o) { return o.textContent; })"
+              ".indexOf('ray-compute'); m.dispatchEvent(new Event('change'));")
+        rc = wd.js("return window.strataView('ledge', '%dx%d');" % SIZE)
+        wd.canvas_png(os.path.join(out, "web-default-ledge-ray-compute.png"), rc.get("backend"))
+        d = disagreement(wd.js("return window.strataHitMask();"), mask)
+        md = max(abs(a - b) for a, b in zip(rc["mean"], r["mean"]))
+        check(rc.get("backend") == "webgpu" and d <= MAX_DISAGREE and md <= MAX_MEAN_DIFF,
+              "default world, view ledge on WebGPU (ray-compute): hit/miss disagreement with ray %.3f %%, mean "
+              "colour differs by %.2f" % (100 * d, md))
+    return masks
+
+
+def check_no_webgpu(dport, port, masks, out):
+    """A browser that offers no WebGPU adapter (Chromium without --enable-unsafe-webgpu): the page says so, leaves
+    the compute methods out and draws a compute method asked for by its WebGL2 twin."""
+    wd = WebDriver(dport, [a for a in CHROME_ARGS if a != "--enable-unsafe-webgpu"])
+    try:
+        wd.open(scene_url(port, "ray-compute"))
+        r = wd.wait_result()
+        notice = wd.js("return document.getElementById('notice').textContent;")
+        disabled = wd.js("var o = Array.prototype.filter.call(document.getElementById('method').options,"
+                         "function (o) { return o.disabled; }); return o.map(function (o) { return o.textContent; });")
+        check("error" not in r and r.get("backend") == "webgl2" and r.get("method") == "ray" and
+              "WebGPU is not available" in notice and disabled == ["ray-compute"] and
+              ("ray" not in masks or wd.js("return window.strataHitMask();") == masks["ray"]),
+              "no WebGPU adapter: ray-compute falls back to ray on WebGL2 (result %s, %s; disabled %s); the page "
+              "says %r" % (r.get("backend"), r.get("method"), disabled, notice))
+        if "error" not in r:
+            wd.canvas_png(os.path.join(out, "web-no-webgpu.png"))
+    finally:
+        wd.quit()
 
 
 def main():
@@ -432,7 +506,10 @@ def main():
             return 1
         wait_port(dport, driver, "chromedriver")
         wd = WebDriver(dport)
-        run_checks(wd, port, a.reference, a.cli, out)
+        masks = run_checks(wd, port, a.reference, a.cli, out)
+        wd.quit()
+        wd = None
+        check_no_webgpu(dport, port, masks, out)
     except Exception as e:  # any failure of the harness is a failure of the test, with its reason
         check(False, "the web test stopped: %s" % e)
     finally:

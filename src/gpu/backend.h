@@ -1,7 +1,8 @@
-/* The backend seam: what a fragment or raster method needs from a GPU, with no GPU API in sight — textures
- * of the level, programs built from the shared shader sources, uniform blocks, full-screen and instanced draws
- * into the frame's colour and reverse-Z depth, and read-back. A backend (WebGL2 today: web/backend_gl.c; the
- * Vulkan one next: docs/web.md) fills an st_gb_ops table; a method written against it runs on any backend. */
+/* The backend seam: what a fragment, raster or compute method needs from a GPU, with no GPU API in sight —
+ * textures of the level, programs built from the shared shader sources, uniform blocks, full-screen and
+ * instanced draws or compute dispatches into the frame's colour and reverse-Z depth, and read-back. A backend
+ * (WebGL2: web/backend_gl.c, WebGPU: web/backend_gpu.c; the Vulkan one next: docs/web.md) fills an st_gb_ops
+ * table; a method written against it runs on any backend that has what it uses. */
 #ifndef STRATA_GPU_BACKEND_H
 #define STRATA_GPU_BACKEND_H
 
@@ -82,9 +83,19 @@ typedef struct st_gb_ops {
     /* Clears colour to the fog colour and depth to 0 (far, reverse-Z). */
     void (*begin_frame)(st_gb *b, const float fog_linear[3]);
     void (*draw)(st_gb *b, const st_gb_draw *draw);
+    /* A compute program from a shader file name ("ray.comp"); NULL where the backend has no compute (WebGL2).
+     * Besides what it binds through uniforms and bind_texture, the program's set 1 holds the frame's targets:
+     * binding 0 the colour (RGBA8, written sRGB-encoded, as the native storage targets are), binding 1 the
+     * reverse-Z depth (R32F). */
+    st_result (*compute_create)(st_gb *b, const char *shader, st_gb_program *out, st_error *err);
+    /* Runs a compute program over groups_x × groups_y × groups_z work groups, after what came before it in
+     * the frame and before what follows. */
+    void (*dispatch)(st_gb *b, st_gb_program p, uint32_t groups_x, uint32_t groups_y, uint32_t groups_z);
     /* Finishes the frame (and shows it, where the backend has a screen). */
     void (*end_frame)(st_gb *b);
-    /* The last frame's pixels, rows top first: rgba (4 bytes a pixel) and depth (may be NULL). */
+    /* The last frame's pixels, rows top first: rgba (4 bytes a pixel) and depth (may be NULL). A backend whose
+     * read-back is asynchronous (WebGPU) returns what the page fetched after the frame, and fails with a
+     * message when it fetched nothing since. */
     st_result (*read)(st_gb *b, uint8_t *rgba, float *depth, st_error *err);
 } st_gb_ops;
 

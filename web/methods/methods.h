@@ -17,6 +17,7 @@ typedef struct st_gb_frame {
 typedef struct st_gb_method {
     const char *name;
     const char *description;
+    bool compute; /* runs on a backend with compute (WebGPU), else on one that draws (WebGL2) */
     st_result (*create)(st_gb *b, const st_level *level, void **state, st_error *err);
     void (*destroy)(st_gb *b, void *state);
     /* Draws the frame between the backend's begin_frame and end_frame. */
@@ -26,6 +27,6 @@ typedef struct st_gb_method {
 } st_gb_method;
 
 extern const st_gb_method st_gb_method_ray, st_gb_method_slice, st_gb_method_slice_plain, st_gb_method_paint,
-    st_gb_method_paint_plain;
+    st_gb_method_paint_plain, st_gb_method_ray_compute;
 
 #endif

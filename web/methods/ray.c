@@ -1,5 +1,6 @@
-/* RayTraced on the seam: the full-screen fragment pass of shaders/methods/ray.frag (the native twin is
- * src/render/methods/ray.c), one ray per pixel, depth written by the shader. */
+/* RayTraced on the seam: the full-screen fragment pass of shaders/methods/ray.frag, and its compute variant
+ * (ray.comp; on the web its WGSL port) writing the frame's colour and depth targets, one ray per pixel. The
+ * native twins are in src/render/methods/ray.c. */
 #include <stdlib.h>
 
 #include "methods/methods.h"
@@ -35,4 +36,29 @@ const st_gb_method st_gb_method_ray = {
     .create = ray_create,
     .destroy = ray_destroy,
     .record = ray_record,
+};
+
+static st_result ray_compute_create(st_gb *b, const st_level *level, void **out, st_error *err) {
+    (void)level;
+    if (!b->ops->compute_create)
+        return st_error_set(err, ST_ERR_UNSUPPORTED, "ray-compute needs a backend with compute (WebGPU)");
+    ray_state *s = calloc(1, sizeof *s);
+    if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    *out = s;
+    return b->ops->compute_create(b, "ray.comp", &s->program, err);
+}
+
+static void ray_compute_record(st_gb *b, void *state, const st_gb_frame *f) {
+    (void)f;
+    ray_state *s = state;
+    b->ops->dispatch(b, s->program, (b->width + 7) / 8, (b->height + 7) / 8, 1); /* ray.comp's 8×8 groups */
+}
+
+const st_gb_method st_gb_method_ray_compute = {
+    .name = "ray-compute",
+    .description = "height-field ray march, compute pass",
+    .compute = true,
+    .create = ray_compute_create,
+    .destroy = ray_destroy,
+    .record = ray_compute_record,
 };
