@@ -35,6 +35,13 @@ static bool parse_lod_error(const char *value, void *target) {
     return true;
 }
 
+static bool parse_lod_select(const char *value, void *target) {
+    if (!strcmp(value, "gpu")) *(bool *)target = true;
+    else if (!strcmp(value, "cpu")) *(bool *)target = false;
+    else return false;
+    return true;
+}
+
 static bool parse_clip_n(const char *value, void *target) {
     uint32_t v;
     if (!cli_parse_uint(value, 31, 1023, &v) || (v + 1) % 4) return false;
@@ -66,13 +73,17 @@ size_t cli_store_table(cli_store_opts *o, cli_opt *out) {
         {.name = "clip-n", .kind = CLI_OPT_PARSE, .target = &o->clip_n, .parse = parse_clip_n, .arg = "N",
          .bad = "bad --clip-n '%s' (4m - 1, 31..1023)",
          .help = "clipmap: vertices per level side, 4m - 1 (31..1023; default: the least that meets τ)"},
+        {.name = "lod-select", .kind = CLI_OPT_PARSE, .target = &o->select_gpu, .parse = parse_lod_select, .arg = "S",
+         .bad = "bad --lod-select '%s' (cpu or gpu)",
+         .help = "cdlod: where the quadtree selection runs, cpu (default) or gpu (a compute pass\n"
+                 "writing the draws' indirect arguments)"},
     };
     memcpy(out, table, sizeof table);
     return CLI_STORE_OPTION_COUNT;
 }
 
 bool cli_store_option(cli_store_opts *o, const char *cmd, int c, const char *arg, int *status) {
-    if (c < CLI_OPT_TAU || c > CLI_OPT_CLIP_N) return false;
+    if (c < CLI_OPT_TAU || c > CLI_OPT_LOD_SELECT) return false;
     cli_opt table[CLI_STORE_OPTION_COUNT]; /* in the order of the codes */
     cli_store_table(o, table);
     *status = cli_option_take(cmd, &table[c - CLI_OPT_TAU], arg);
@@ -87,6 +98,7 @@ void cli_store_knobs(const cli_store_opts *o, st_method_knobs *k) {
     k->morph_ratio = o->morph_ratio;
     k->lod_error_bound = o->error_bound;
     k->clip_n = o->clip_n;
+    k->lod_select_gpu = o->select_gpu;
 }
 
 st_result cli_store_engine(const char *world, const cli_store_opts *o, int device, bool device_given, bool validate,
