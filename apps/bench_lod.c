@@ -226,6 +226,7 @@ int bench_lod(int argc, char **argv) {
     bool bound = b.so.error_bound;
     if (table) {
         if (bound) return cli_usage_error(cmd, "--table gives both: --lod-error is not one of its options");
+        if (select_given) return cli_usage_error(cmd, "--table selects on the CPU: --lod-select is not one of its options");
         to.flights = !no_flights, to.depth = !no_depth;
         to.slow_ms = b.so.slow_load_ms, to.gpu_slots = b.so.gpu_slots;
         to.device = b.device, to.device_given = b.device_given, to.validate = b.validate;
@@ -238,6 +239,7 @@ int bench_lod(int argc, char **argv) {
     if (!clipmap && strcmp(b.method, "cdlod") && strcmp(b.method, "cdlod-compute"))
         return cli_usage_error(cmd, "bad --method '%s' (cdlod, cdlod-compute, clipmap or clipmap-compute)", b.method);
     b.repeat = repeat ? repeat : clipmap ? 20 : 200;
+    if (clipmap && select_given) return cli_usage_error(cmd, "--lod-select is cdlod's (the clipmap selects on the CPU)");
     if (clipmap) return bench_clipmap(cmd, &b);
     if (b.so.clip_n) return cli_usage_error(cmd, "--clip-n is an option of the clipmap methods");
     bool cpu_part = !select_given || !b.so.select_gpu, gpu_part = !select_given || b.so.select_gpu;

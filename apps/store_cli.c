@@ -136,6 +136,11 @@ int cli_store_method_check(const char *cmd, const char *method, const char *worl
     return CLI_EXIT_OK;
 }
 
+int cli_store_select_check(const char *cmd, const char *method, const cli_store_opts *o) {
+    if (!o->select_gpu || !strcmp(method, "cdlod")) return CLI_EXIT_OK;
+    return cli_usage_error(cmd, "--lod-select gpu is cdlod's (method '%s' selects on the CPU)", method);
+}
+
 void cli_print_lod(const st_lod_frame_stats *s) {
     printf("  lod: %u nodes, %u quadrants (", s->nodes, s->quadrants);
     bool first = true;
@@ -237,6 +242,7 @@ int cli_render_store(int argc, char **argv) {
     if (out_depth && !cli_has_suffix(out_depth, ".pfm"))
         return cli_usage_error(cmd, "--depth '%s': the depth is written as PFM, so its name must end in .pfm", out_depth);
     status = cli_store_method_check(cmd, method, world);
+    if (!status) status = cli_store_select_check(cmd, method, &so);
     if (status) return status;
     if (view_name && have_camera) return cli_usage_error(cmd, "give --view or --camera, not both");
 

@@ -59,6 +59,8 @@ st_result cli_store_engine(const char *world, const cli_store_opts *o, int devic
 const char *cli_store_methods_list(void);
 /* CLI_EXIT_OK when `method` draws stores, else the one usage error saying so. */
 int cli_store_method_check(const char *cmd, const char *method, const char *world);
+/* CLI_EXIT_OK unless --lod-select gpu is asked of a method other than cdlod (then the one usage error saying so). */
+int cli_store_select_check(const char *cmd, const char *method, const cli_store_opts *o);
 /* One line of a frame's level-of-detail figures, one of the residency's. */
 void cli_print_lod(const st_lod_frame_stats *s);
 void cli_print_world(const st_world_stats *w);
