@@ -1,6 +1,8 @@
-/* strata bench lod: the CPU cost of the CDLOD selection (src/tiles/lod.c) on a DEM store at a screen size and τ:
- * each default view selected many times, alone and with the residency manager's requests and ancestor lookups,
- * and a straight flight low over the terrain at a set speed; median and p99 against the target of 0.05 ms. */
+/* strata bench lod: the cost of the CDLOD selection on a DEM store at a screen size and τ: on the CPU
+ * (src/tiles/lod.c) each default view selected many times, alone and with the residency manager's requests and
+ * ancestor lookups, and a straight flight low over the terrain at a set speed; on the GPU (the compute pass of
+ * --lod-select gpu) the same views and flight drawn by cdlod, the pass timed by its timestamps; median and p99
+ * against the targets of 0.05 ms CPU and 0.1 ms GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,8 @@
 #include "strata/views.h"
 
 #define TARGET_MS 0.05
+#define TARGET_GPU_MS 0.1
+#define GPU_FRAMES 30 /* frames drawn per view for the GPU selection's timing (fewer when --repeat is less) */
 
 static st_result cheap_load(void *user, st_tile_key key, st_tile **out, st_error *err) {
     const st_store_info *in = user;
@@ -141,7 +145,12 @@ static void usage(const char *world, const cli_opt *opts, size_t count) {
            "1920x1080, tau 1, then along a straight flight at --speed m/s (default 300) at 60 frames per second,\n"
            "60 m over the ground (--frames, default 600); prints median and p99 against %.2f ms.\n"
            "cdlod (and cdlod-compute, whose selection is the same): the quadtree selection alone, --repeat times per\n"
-           "view (default 200), then with the residency manager's requests and drawable lookups; no GPU.\n"
+           "view (default 200), then with the residency manager's requests and drawable lookups; then the GPU\n"
+           "selection (cdlod --lod-select gpu): each view settled and drawn %d times (or --repeat), then the flight\n"
+           "drawn (--frames),\n"
+           "the selection pass timed by GPU timestamps (against %.2f ms), its nodes beside the CPU's.\n"
+           "--lod-select cpu or gpu runs only that part (default both); the GPU part takes --device, --validate and\n"
+           "--gpu-slots.\n"
            "clipmap, clipmap-compute: the renderer's whole CPU frame (active levels, windows, requests, the toroidal\n"
            "update's rectangles, footprints and their culling, uniforms), each view settled and then drawn --repeat\n"
            "times (default 20), and the flight drawn frame by frame (it needs a GPU: --device, --gpu-slots); prints\n"
@@ -154,7 +163,7 @@ static void usage(const char *world, const cli_opt *opts, size_t count) {
            "0.5,1,2,4,8) with the fitted exponent, the skirts' overhead, resident tiles at cruise along FLIGHT\n"
            "(default data/flights/cruise-300.flight) against the derived bound, the hitch with --slow-load MS\n"
            "(default 50), and the depth-precision experiment.\n\noptions:\n",
-           world, TARGET_MS);
+           world, TARGET_MS, GPU_FRAMES, TARGET_GPU_MS);
     cli_options_usage(opts, count);
 }
 
@@ -167,6 +176,7 @@ typedef struct bench_opts {
 } bench_opts;
 
 static int bench_clipmap(const char *cmd, const bench_opts *b);
+static int bench_gpu_select(const char *cmd, const bench_opts *b);
 
 int bench_lod(int argc, char **argv) {
     const char *cmd = "bench lod";
@@ -201,6 +211,9 @@ int bench_lod(int argc, char **argv) {
     };
     size_t count = 14;
     count += cli_store_table(&b.so, opts + count);
+    bool select_given = false;
+    for (size_t i = 14; i < count; i++)
+        if (!strcmp(opts[i].name, "lod-select")) opts[i].given = &select_given;
     int parsed = cli_options_parse(cmd, argc, argv, opts, count, 0, NULL, &help);
     if (parsed || help) {
         if (help) usage(b.world, opts, count);
@@ -213,6 +226,7 @@ int bench_lod(int argc, char **argv) {
     bool bound = b.so.error_bound;
     if (table) {
         if (bound) return cli_usage_error(cmd, "--table gives both: --lod-error is not one of its options");
+        if (select_given) return cli_usage_error(cmd, "--table selects on the CPU: --lod-select is not one of its options");
         to.flights = !no_flights, to.depth = !no_depth;
         to.slow_ms = b.so.slow_load_ms, to.gpu_slots = b.so.gpu_slots;
         to.device = b.device, to.device_given = b.device_given, to.validate = b.validate;
@@ -225,10 +239,14 @@ int bench_lod(int argc, char **argv) {
     if (!clipmap && strcmp(b.method, "cdlod") && strcmp(b.method, "cdlod-compute"))
         return cli_usage_error(cmd, "bad --method '%s' (cdlod, cdlod-compute, clipmap or clipmap-compute)", b.method);
     b.repeat = repeat ? repeat : clipmap ? 20 : 200;
+    if (clipmap && select_given) return cli_usage_error(cmd, "--lod-select is cdlod's (the clipmap selects on the CPU)");
     if (clipmap) return bench_clipmap(cmd, &b);
-    if (b.so.gpu_slots || b.device_given || b.validate || b.so.clip_n)
-        return cli_usage_error(cmd, "--gpu-slots, --device, --validate and --clip-n are options of --table or of the "
-                               "clipmap methods (cdlod's selection runs on the CPU alone)");
+    if (b.so.clip_n) return cli_usage_error(cmd, "--clip-n is an option of the clipmap methods");
+    bool cpu_part = !select_given || !b.so.select_gpu, gpu_part = !select_given || b.so.select_gpu;
+    if (!gpu_part && (b.so.gpu_slots || b.device_given || b.validate))
+        return cli_usage_error(cmd, "--gpu-slots, --device and --validate are options of the GPU selection (--lod-select "
+                               "cpu runs on the CPU alone)");
+    if (!cpu_part) return bench_gpu_select(cmd, &b);
     repeat = b.repeat;
     uint32_t frames = b.frames;
     st_error err = {0};
@@ -324,6 +342,112 @@ int bench_lod(int argc, char **argv) {
     st_store_close(store);
     free(ms);
     free(fly);
+    if (r) return cli_fail(cmd, &err);
+    return gpu_part ? bench_gpu_select(cmd, &b) : CLI_EXIT_OK;
+}
+
+/* strata bench lod, the GPU selection: cdlod with --lod-select gpu draws each default view (settled first) and the
+ * flight; the "select" pass's timestamps are the selection's GPU time, and its nodes are set beside the CPU's
+ * selection of the same view (they are the same nodes: tests/test_gpu_cdlod_select.c). */
+static int bench_gpu_select(const char *cmd, const bench_opts *b) {
+    st_error err = {0};
+    st_store *store = NULL;
+    st_engine *engine = NULL;
+    st_renderer *rd = NULL;
+    st_viewpoint views[ST_MAX_VIEWS];
+    size_t nv = 0;
+    uint32_t per_view = b->repeat < GPU_FRAMES ? b->repeat : GPU_FRAMES;
+    uint32_t most = b->frames > per_view ? b->frames : per_view;
+    double *gpu = malloc(most * sizeof *gpu), *cpu = malloc(most * sizeof *cpu);
+    if (!gpu || !cpu) {
+        free(gpu);
+        free(cpu);
+        return CLI_EXIT_RUNTIME;
+    }
+    st_result r = cli_store_engine(b->world, &b->so, (int)b->device, b->device_given, b->validate, &store, &engine, &err);
+    if (!r) r = st_store_views_default(store, views, ST_MAX_VIEWS, &nv, &err);
+    st_render_desc d = {.method = "cdlod", .width = b->width, .height = b->height};
+    cli_store_knobs(&b->so, &d.knobs);
+    d.knobs.lod_select_gpu = true;
+    if (!r) r = st_renderer_create(engine, &d, &rd, &err);
+    st_lod_world world;
+    st_lod_selection sel = {0};
+    st_lod_params p = {.tau_px = d.knobs.tau_px > 0 ? d.knobs.tau_px : 1.0, .lod_ratio = b->so.lod_ratio,
+                       .morph_ratio = b->so.morph_ratio, .skirts = b->so.skirts};
+    if (!r) r = st_lod_world_of_store(store, NULL, b->so.grid, &world, &err);
+    if (!r && b->so.error_bound) st_lod_world_use_bound(&world);
+    double worst_median = 0, worst_p99 = 0;
+    uint32_t mismatched = 0;
+    bool timed = true;
+    st_lod_frame_stats s = {0};
+    for (size_t v = 0; v < nv && !r; v++) {
+        st_camera cam;
+        r = st_store_view_camera(store, &views[v], &cam, &err);
+        if (!r) r = st_renderer_settle(rd, &cam, 4000, NULL, &err);
+        /* the CPU's selection of the view, every tile drawable (as in the settled frames) */
+        st_view view = st_camera_view(&cam, b->width, b->height);
+        st_lod_view lv = st_lod_view_of(&view);
+        if (!r) r = st_lod_select(&world, &p, &lv, &sel, &err);
+        for (uint32_t i = 0; i < per_view && !r; i++) {
+            st_frame_timing t;
+            r = st_renderer_draw(rd, &cam, &t, &err);
+            st_renderer_lod_stats(rd, &s);
+            gpu[i] = st_frame_timing_pass_ms(&t, "select");
+            cpu[i] = s.select_ms;
+        }
+        if (r) break;
+        if (v == 0)
+            printf("GPU lod selection (cdlod --lod-select gpu) on %s at %ux%u, tau %g px, grid %u: %u frames per view "
+                   "after settling\n", b->world, b->width, b->height, s.tau_px, s.grid, per_view);
+        timed = timed && !isnan(gpu[0]);
+        st_stats g = st_stats_of(gpu, per_view), c = st_stats_of(cpu, per_view);
+        double gp99 = p99_of(gpu, per_view);
+        char gtxt[64] = "n/a (no timestamps)";
+        if (!isnan(g.median)) snprintf(gtxt, sizeof gtxt, "%.4f ms (p99 %.4f)", g.median, gp99);
+        printf("  %-10s %6u nodes (CPU %u) %9.3f M triangles: GPU median %s; CPU side %.4f ms\n", views[v].name,
+               s.nodes, sel.count, (double)s.triangles / 1e6, gtxt, c.median);
+        if (s.nodes != sel.count || s.triangles != sel.triangles) mismatched++;
+        worst_median = fmax(worst_median, g.median);
+        worst_p99 = fmax(worst_p99, gp99);
+    }
+    if (!r && nv) {
+        st_camera start, cam;
+        r = st_store_view_camera(store, &views[0], &start, &err);
+        if (!r) r = flight_camera(store, &start, 0, b->speed, &cam, &err);
+        if (!r) r = st_renderer_settle(rd, &cam, 4000, NULL, &err);
+        for (uint32_t f = 0; f < b->frames && !r; f++) {
+            st_frame_timing t;
+            r = flight_camera(store, &start, f, b->speed, &cam, &err);
+            if (!r) r = st_renderer_draw(rd, &cam, &t, &err);
+            st_renderer_lod_stats(rd, &s);
+            gpu[f] = st_frame_timing_pass_ms(&t, "select");
+            cpu[f] = s.select_ms;
+        }
+        if (!r) {
+            st_stats g = st_stats_of(gpu, b->frames), c = st_stats_of(cpu, b->frames);
+            char gtxt[96] = "n/a (no timestamps)";
+            if (!isnan(g.median))
+                snprintf(gtxt, sizeof gtxt, "%.4f ms, p99 %.4f ms, max %.4f ms", g.median, p99_of(gpu, b->frames), g.max);
+            printf("  flight at %.0f m/s (%u frames): GPU median %s; CPU side median %.4f ms\n", (double)b->speed,
+                   b->frames, gtxt, c.median);
+            worst_median = fmax(worst_median, g.median);
+        }
+    }
+    if (!r) {
+        if (timed) printf("  worst GPU p99 %.4f ms\n", worst_p99);
+        if (mismatched)
+            printf("  %u view%s: the GPU's nodes or triangles differ from the CPU's (a view not settled, or a bug)\n",
+                   mismatched, mismatched > 1 ? "s" : "");
+        bool standard = b->width == 1920 && b->height == 1080 && (b->so.tau_px == 0 || b->so.tau_px == 1.0f);
+        cli_bench_verdict("median GPU CDLOD selection (worst view or flight)", "<=", TARGET_GPU_MS, "ms", worst_median,
+                          !timed ? "this adapter has no timestamps" : standard ? NULL : "the target is for 1920x1080 at tau 1");
+    }
+    st_lod_selection_free(&sel);
+    st_renderer_destroy(rd);
+    st_engine_destroy(engine);
+    st_store_close(store);
+    free(gpu);
+    free(cpu);
     return r ? cli_fail(cmd, &err) : CLI_EXIT_OK;
 }
 

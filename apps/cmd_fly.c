@@ -65,6 +65,7 @@ int cmd_fly(int argc, char **argv) {
     if (!out[0]) return cli_usage_error(cmd, "--out needs a folder");
     if (!cli_is_store(world)) return cli_usage_error(cmd, "%s is no tile store (a flight needs one: strata tile)", world);
     int status = cli_store_method_check(cmd, method, world);
+    if (!status) status = cli_store_select_check(cmd, method, &so);
     if (status) return status;
 
     st_error err = {0};

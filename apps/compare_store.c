@@ -62,13 +62,14 @@ static size_t measure_options(cli_measure *mo, cli_opt *out) {
     return kept;
 }
 
-/* The store options a comparison reads: τ is a list here, and slow loads are for flights. */
+/* The store options a comparison reads: τ is a list here, slow loads are for flights, and the selection runs where
+ * the method's default puts it. */
 static size_t store_options(cli_store_opts *so, cli_opt *out) {
     cli_opt all[CLI_STORE_OPTION_COUNT];
     size_t n = cli_store_table(so, all), kept = 0;
     for (size_t i = 0; i < n; i++)
         if (strcmp(all[i].name, "tau") && strcmp(all[i].name, "slow-load") && strcmp(all[i].name, "lod-ratio") &&
-            strcmp(all[i].name, "morph-ratio"))
+            strcmp(all[i].name, "morph-ratio") && strcmp(all[i].name, "lod-select"))
             out[kept++] = all[i];
     return kept;
 }

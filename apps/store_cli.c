@@ -35,6 +35,13 @@ static bool parse_lod_error(const char *value, void *target) {
     return true;
 }
 
+static bool parse_lod_select(const char *value, void *target) {
+    if (!strcmp(value, "gpu")) *(bool *)target = true;
+    else if (!strcmp(value, "cpu")) *(bool *)target = false;
+    else return false;
+    return true;
+}
+
 static bool parse_clip_n(const char *value, void *target) {
     uint32_t v;
     if (!cli_parse_uint(value, 31, 1023, &v) || (v + 1) % 4) return false;
@@ -66,13 +73,17 @@ size_t cli_store_table(cli_store_opts *o, cli_opt *out) {
         {.name = "clip-n", .kind = CLI_OPT_PARSE, .target = &o->clip_n, .parse = parse_clip_n, .arg = "N",
          .bad = "bad --clip-n '%s' (4m - 1, 31..1023)",
          .help = "clipmap: vertices per level side, 4m - 1 (31..1023; default: the least that meets τ)"},
+        {.name = "lod-select", .kind = CLI_OPT_PARSE, .target = &o->select_gpu, .parse = parse_lod_select, .arg = "S",
+         .bad = "bad --lod-select '%s' (cpu or gpu)",
+         .help = "cdlod: where the quadtree selection runs, cpu (default) or gpu (a compute pass\n"
+                 "writing the draws' indirect arguments)"},
     };
     memcpy(out, table, sizeof table);
     return CLI_STORE_OPTION_COUNT;
 }
 
 bool cli_store_option(cli_store_opts *o, const char *cmd, int c, const char *arg, int *status) {
-    if (c < CLI_OPT_TAU || c > CLI_OPT_CLIP_N) return false;
+    if (c < CLI_OPT_TAU || c > CLI_OPT_LOD_SELECT) return false;
     cli_opt table[CLI_STORE_OPTION_COUNT]; /* in the order of the codes */
     cli_store_table(o, table);
     *status = cli_option_take(cmd, &table[c - CLI_OPT_TAU], arg);
@@ -87,6 +98,7 @@ void cli_store_knobs(const cli_store_opts *o, st_method_knobs *k) {
     k->morph_ratio = o->morph_ratio;
     k->lod_error_bound = o->error_bound;
     k->clip_n = o->clip_n;
+    k->lod_select_gpu = o->select_gpu;
 }
 
 st_result cli_store_engine(const char *world, const cli_store_opts *o, int device, bool device_given, bool validate,
@@ -122,6 +134,11 @@ int cli_store_method_check(const char *cmd, const char *method, const char *worl
         return cli_usage_error(cmd, "method '%s' draws levels and %s is a tile store (its methods: %s)", method, world,
                                cli_store_methods_list());
     return CLI_EXIT_OK;
+}
+
+int cli_store_select_check(const char *cmd, const char *method, const cli_store_opts *o) {
+    if (!o->select_gpu || !strcmp(method, "cdlod")) return CLI_EXIT_OK;
+    return cli_usage_error(cmd, "--lod-select gpu is cdlod's (method '%s' selects on the CPU)", method);
 }
 
 void cli_print_lod(const st_lod_frame_stats *s) {
@@ -225,6 +242,7 @@ int cli_render_store(int argc, char **argv) {
     if (out_depth && !cli_has_suffix(out_depth, ".pfm"))
         return cli_usage_error(cmd, "--depth '%s': the depth is written as PFM, so its name must end in .pfm", out_depth);
     status = cli_store_method_check(cmd, method, world);
+    if (!status) status = cli_store_select_check(cmd, method, &so);
     if (status) return status;
     if (view_name && have_camera) return cli_usage_error(cmd, "give --view or --camera, not both");
 

@@ -19,6 +19,7 @@ enum {
     CLI_OPT_SLOW_LOAD,
     CLI_OPT_LOD_ERROR,
     CLI_OPT_CLIP_N,
+    CLI_OPT_LOD_SELECT,
 };
 
 #define CLI_STORE_OPTIONS                                                                                            \
@@ -26,7 +27,8 @@ enum {
         {"lod-grid", required_argument, 0, CLI_OPT_LOD_GRID}, {"lod-ratio", required_argument, 0, CLI_OPT_LOD_RATIO}, \
         {"morph-ratio", required_argument, 0, CLI_OPT_MORPH_RATIO},                                                  \
         {"gpu-slots", required_argument, 0, CLI_OPT_GPU_SLOTS}, {"slow-load", required_argument, 0, CLI_OPT_SLOW_LOAD}, \
-        {"lod-error", required_argument, 0, CLI_OPT_LOD_ERROR}, {"clip-n", required_argument, 0, CLI_OPT_CLIP_N}
+        {"lod-error", required_argument, 0, CLI_OPT_LOD_ERROR}, {"clip-n", required_argument, 0, CLI_OPT_CLIP_N},        \
+        {"lod-select", required_argument, 0, CLI_OPT_LOD_SELECT}
 
 typedef struct cli_store_opts {
     float tau_px;              /* 0 = 1 */
@@ -36,11 +38,12 @@ typedef struct cli_store_opts {
     double slow_load_ms;
     bool error_bound;          /* --lod-error bound */
     uint32_t clip_n;           /* clipmap grid (0 = from τ) */
+    bool select_gpu;           /* --lod-select gpu */
 } cli_store_opts;
 
 /* The value of --world in a command's arguments (--world X or --world=X), or NULL. */
 const char *cli_world_arg(int argc, char **argv);
-#define CLI_STORE_OPTION_COUNT 9
+#define CLI_STORE_OPTION_COUNT 10
 /* The options above as table entries into out[0..CLI_STORE_OPTION_COUNT), in the order of their codes (their
  * values go into o), for cli_options_parse; returns the count. */
 size_t cli_store_table(cli_store_opts *o, cli_opt *out);
@@ -56,6 +59,8 @@ st_result cli_store_engine(const char *world, const cli_store_opts *o, int devic
 const char *cli_store_methods_list(void);
 /* CLI_EXIT_OK when `method` draws stores, else the one usage error saying so. */
 int cli_store_method_check(const char *cmd, const char *method, const char *world);
+/* CLI_EXIT_OK unless --lod-select gpu is asked of a method other than cdlod (then the one usage error saying so). */
+int cli_store_select_check(const char *cmd, const char *method, const cli_store_opts *o);
 /* One line of a frame's level-of-detail figures, one of the residency's. */
 void cli_print_lod(const st_lod_frame_stats *s);
 void cli_print_world(const st_world_stats *w);

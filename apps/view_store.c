@@ -100,6 +100,7 @@ static int parse(int argc, char **argv, sview *o) {
     if (help) usage(opts, count);
     if (parsed || help) return help ? -1 : parsed;
     int st = cli_store_method_check("view", o->method, o->world);
+    if (!st) st = cli_store_select_check("view", o->method, &o->so);
     if (st) return st;
     if (o->view_name && o->have_camera) return cli_usage_error("view", "give --view or --camera, not both");
     if (o->screenshot && !o->frames) return cli_usage_error("view", "--screenshot needs --frames N");

@@ -48,6 +48,26 @@ check "bench lod --method clipmap: exit 0 ($(head -c 300 "$tmp/err"))" test $? -
 check "bench lod --method clipmap: every view" sh -c "test \$(grep -c 'footprints .* M triangles: median' '$tmp/out') -eq 12"
 check "bench lod --method clipmap: the flight" grep -q "flight at 300 m/s (20 frames): median .* samples updated per frame" "$tmp/out"
 check "bench lod --method clipmap: the verdict" grep -q "^target: median clipmap CPU frame" "$tmp/out"
+# the selection on the CPU, then on the GPU (cdlod --lod-select gpu): every view and the flight, its nodes those of
+# the CPU's selection of the same view
+"$strata" bench lod --world "$world" --size 64x40 --repeat 2 --frames 4 --validate >"$tmp/out" 2>"$tmp/err"
+check "bench lod, both selections: exit 0 ($(head -c 300 "$tmp/err"))" test $? -eq 0
+check "bench lod: the CPU's verdict" grep -q "^target: median CDLOD selection" "$tmp/out"
+check "bench lod: the GPU selection of every view" sh -c "test \$(grep -c ' nodes (CPU [0-9]*) .* GPU median' '$tmp/out') -eq 12"
+check "bench lod: the GPU's nodes are the CPU's" awk '/ nodes \(CPU / { n++; c = $5; sub(/\)/, "", c); if ($2 != c) bad++ }
+    END { exit !(n == 12 && !bad) }' "$tmp/out"
+check "bench lod: the GPU selection's flight" grep -q "flight at 300 m/s (4 frames): GPU median" "$tmp/out"
+check "bench lod: the GPU's verdict" grep -q "^target: median GPU CDLOD selection" "$tmp/out"
+"$strata" render --world "$world" --size 64x40 --skirts --lod-select gpu -o "$tmp/gpu.png" >/dev/null 2>"$tmp/err"
+check "render --lod-select gpu: exit 0 ($(head -c 300 "$tmp/err"))" test $? -eq 0
+"$strata" render --world "$world" --size 64x40 --skirts --lod-select cpu -o "$tmp/cpu.png" >/dev/null 2>"$tmp/err"
+check "render with either selection: the same picture" cmp -s "$tmp/gpu.png" "$tmp/cpu.png"
+expect_error "--lod-select gpu for cdlod-compute" render --world "$world" --size 64x40 --method cdlod-compute \
+    --lod-select gpu -o "$tmp/x.png"
+expect_error "--lod-select gpu for the clipmap" view --world "$world" --headless --frames 1 --method clipmap --lod-select gpu
+expect_error "--lod-select for the table" bench lod --table --world "$world" --lod-select gpu -o "$tmp/t.md"
+expect_error "a bad --lod-select" bench lod --world "$world" --lod-select fpga
+expect_error "GPU options for the CPU selection alone" bench lod --world "$world" --lod-select cpu --gpu-slots 64
 expect_error "clipmap options for cdlod's selection" bench lod --world "$world" --clip-n 63
 expect_error "a method of levels" bench lod --world "$world" --method ray
 

@@ -246,6 +246,43 @@ static void test_finest_level_from_tau(void **state) {
     scene_free(&sc);
 }
 
+/* ---- freeze ------------------------------------------------------------------------------------------------------ */
+
+/* freeze_culling (the viewer's freeze-LOD key): the layout stays where the first frame put it — active levels,
+ * windows — while the eye flies out and up, so the rings can be looked at from outside; without it they follow. */
+static void test_freeze_keeps_layout(void **state) {
+    (void)state;
+    scene sc = sine_scene(40, "clip-freeze", NULL);
+    st_camera here = store_camera(400, 420, analytic_bilinear(&sc.a, 400, 420) + 30, 20, -30, 3000);
+    st_camera away = store_camera(700, 150, analytic_bilinear(&sc.a, 700, 150) + 400, 300, -60, 3000);
+    for (int freeze = 0; freeze < 2; freeze++) {
+        st_render_desc d = {.method = "clipmap", .width = W, .height = H, .freeze_culling = freeze};
+        st_renderer *r = NULL;
+        assert_st_ok(st_renderer_create(sc.engine, &d, &r, err));
+        frame f = store_frame(sc.engine, r, here, W, H);
+        st_clipmap_frame_info a, b;
+        assert_st_ok(st_clipmap_last_frame(r, &a, err));
+        assert_st_ok(st_renderer_draw(r, &away, NULL, err));
+        assert_st_ok(st_clipmap_last_frame(r, &b, err));
+        bool same = a.finest == b.finest;
+        for (uint32_t l = 0; l < a.geom.levels; l++)
+            same = same && a.origin[l][0] == b.origin[l][0] && a.origin[l][1] == b.origin[l][1];
+        if (freeze) {
+            assert_true(same);
+            float *dist = store_frame_distances(r, &away, W, H);
+            uint32_t drawn = 0;
+            for (uint32_t i = 0; i < W * H; i++) drawn += !isnan(dist[i]);
+            assert_true(drawn > W * H / 4); /* the frozen rings are drawn from where the eye is now */
+            free(dist);
+        } else {
+            assert_false(same);
+        }
+        frame_free(&f);
+        st_renderer_destroy(r);
+    }
+    scene_free(&sc);
+}
+
 /* ---- the blend -------------------------------------------------------------------------------------------------- */
 
 /* At every level border the finer level's outer vertices have α = 1 and lie on the coarser level's surface (its
@@ -383,7 +420,7 @@ int main(void) {
         cmocka_unit_test(test_plane_known_depth),     cmocka_unit_test(test_tilted_plane_known_depth),
         cmocka_unit_test(test_sine_known_depth),      cmocka_unit_test(test_no_crack_sweep),
         cmocka_unit_test(test_toroidal_equals_fresh), cmocka_unit_test(test_finest_level_from_tau),
-        cmocka_unit_test(test_blend_continuous),
+        cmocka_unit_test(test_blend_continuous),      cmocka_unit_test(test_freeze_keeps_layout),
         cmocka_unit_test(test_missing_tile_draws_coarser),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -77,6 +77,16 @@ typedef struct st_lod_band {
 void st_lod_bands(const st_lod_world *w, const st_lod_params *p, double focal_px, double far_m,
                   st_lod_band bands[ST_LOD_MAX_LEVELS]);
 
+/* How often st_lod_select may widen the ranges of one view to keep the one-level rule. */
+#define ST_LOD_ONE_LEVEL_RETRIES 8
+/* The bands of each of st_lod_select's attempts at one view: bands[0] those of st_lod_bands, bands[a + 1] those
+ * with range_0 at least 1.25 × bands[a]'s range_0 (a GPU selection picks among them as the CPU's widening does). */
+void st_lod_widening_bands(const st_lod_world *w, const st_lod_params *p, double focal_px, double far_m,
+                           st_lod_band bands[ST_LOD_ONE_LEVEL_RETRIES + 1][ST_LOD_MAX_LEVELS]);
+/* The six planes the selection culls with (inward: n·p + d ≥ 0): the four through the eye and the image's edges
+ * (left, right, bottom, top), the near and the far plane, from the view's own basis. */
+void st_lod_frustum(const st_lod_view *v, double planes[6][4]);
+
 /* The morph factor of a vertex at distance d (metres, from the eye to the unmorphed vertex) on a level-l
  * node: clamp((d − start)/(end − start), 0, 1). 0 inside the band's start, 1 from its end on. */
 double st_lod_morph_k(const st_lod_band *band, double d);

@@ -89,6 +89,8 @@ typedef struct st_method_knobs {
     float morph_ratio;    /* where the morph band starts (0 = 0.66) */
     bool lod_no_cull;     /* draw the nodes outside the frustum too (tests of the culling) */
     bool lod_error_bound; /* ranges from the index's δ bound instead of the measured error (st_lod_world_use_bound) */
+    bool lod_select_gpu;  /* cdlod: the quadtree selection in a compute pass writing the draws' indirect arguments
+                             (needs shaderFloat64; its figures are read back after the frame) */
     uint32_t clip_n;      /* clipmap, clipmap-compute: vertices per level side, 2^k − 1 (0 = from τ; others go up to the next) */
 } st_method_knobs;
 

@@ -26,6 +26,7 @@ layout(set = 1, binding = 3, std140) uniform CdlodFrame {
     vec4 extent;     // the world's last finest sample relative to the anchor (x, y); sea level; highest point
     vec4 eye_world;  // the eye's height in metres (x); shadows on (y); wireframe (z); skirt pass (w)
     uvec4 counts;    // patch instances, skirt instances, triangles per patch instance, per skirt instance
+    uvec4 instance_base; // cdlod: the first skirt instance (x)
 } frame;
 
 // One sample of a slot, in metres relative to the eye's height.

@@ -13,7 +13,7 @@ layout(location = 1) flat out uint node_index;
 layout(location = 2) out vec2 grid;
 
 void main() {
-    uint inst = instances[gl_InstanceIndex];
+    uint inst = instances[frame.instance_base.x + uint(gl_InstanceIndex)];
     uint v = uint(gl_VertexIndex), side = inst & 3u, q = (inst >> 2) & 3u;
     float k;
     node_index = inst >> 4;

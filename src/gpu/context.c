@@ -238,6 +238,7 @@ static st_result create_device(st_gpu *gpu, bool swapchain, st_error *err) {
     vkGetPhysicalDeviceFeatures2(gpu->physical, &have);
     bool int64_atomics = have.features.shaderInt64 && have12.shaderBufferInt64Atomics;
     bool non_solid = have.features.fillModeNonSolid; /* the mesh wireframe overlay */
+    bool float64 = have.features.shaderFloat64;      /* cdlod's GPU selection: the CPU's double arithmetic */
     VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
                                             .pNext = &f13,
                                             .hostQueryReset = VK_TRUE,
@@ -246,6 +247,7 @@ static st_result create_device(st_gpu *gpu, bool swapchain, st_error *err) {
     VkPhysicalDeviceFeatures2 f = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f12};
     f.features.shaderInt64 = int64_atomics;
     f.features.fillModeNonSolid = non_solid;
+    f.features.shaderFloat64 = float64;
     VkDeviceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                              .pNext = &f,
                              .queueCreateInfoCount = gpu->transfer_family == UINT32_MAX ? 1 : 2,
@@ -261,6 +263,7 @@ static st_result create_device(st_gpu *gpu, bool swapchain, st_error *err) {
     gpu->memory_budget = budget;
     gpu->fill_mode_non_solid = non_solid;
     gpu->int64_atomics = int64_atomics;
+    gpu->float64 = float64;
     vkGetDeviceQueue(gpu->device, gpu->queue_family, 0, &gpu->queue);
     if (gpu->transfer_family != UINT32_MAX) vkGetDeviceQueue(gpu->device, gpu->transfer_family, 0, &gpu->transfer_queue);
     VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,

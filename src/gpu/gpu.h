@@ -44,6 +44,7 @@ typedef struct st_gpu {
     bool memory_budget; /* VK_EXT_memory_budget is enabled on the device */
     bool fill_mode_non_solid; /* wireframe pipelines are possible */
     bool int64_atomics; /* shaderInt64 + shaderBufferInt64Atomics are enabled (64-bit atomics on buffers) */
+    bool float64;       /* shaderFloat64 is enabled (doubles in shaders) */
     /* a persistent host-visible staging buffer, grown on demand */
     VkBuffer staging;
     VkDeviceMemory staging_memory;

@@ -11,7 +11,6 @@
 #define MAX_VISITS (1u << 22)  /* nodes one selection may visit: far more than any sane τ needs */
 #define ONE_LEVEL_MARGIN 1.5   /* range_l + 1.5 × a level-l node's diagonal must not pass morph_start_{l+1} */
 #define MORPH_END_PULL 0.01    /* CDLOD pulls the morph's end 1 % toward its start */
-#define ONE_LEVEL_RETRIES 8    /* widenings of the ranges a view may need to keep the one-level rule */
 
 static double param(double v, double def) { return v > 0 ? v : def; }
 
@@ -78,6 +77,15 @@ void st_lod_bands(const st_lod_world *w, const st_lod_params *p, double focal_px
     bands_from(w, p, focal_px, far_m, 0, bands);
 }
 
+void st_lod_widening_bands(const st_lod_world *w, const st_lod_params *p, double focal_px, double far_m,
+                           st_lod_band bands[ST_LOD_ONE_LEVEL_RETRIES + 1][ST_LOD_MAX_LEVELS]) {
+    double min_base = 0;
+    for (uint32_t a = 0; a <= ST_LOD_ONE_LEVEL_RETRIES; a++) {
+        bands_from(w, p, focal_px, far_m, min_base, bands[a]);
+        min_base = bands[a][0].range * 1.25; /* as st_lod_select widens */
+    }
+}
+
 double st_lod_morph_k(const st_lod_band *b, double d) {
     double span = b->morph_end - b->morph_start;
     if (!(span > 0)) return d >= b->morph_end ? 1.0 : 0.0;
@@ -140,24 +148,24 @@ typedef struct box {
 
 enum { OUTSIDE = -1 /* handled: nothing in view */, NOT_HANDLED = 0, HANDLED = 1 };
 
-static void set_plane(walk *k, int i, const double n[3], const double eye[3], double offset) {
-    k->planes[i][0] = n[0], k->planes[i][1] = n[1], k->planes[i][2] = n[2];
-    k->planes[i][3] = -(n[0] * eye[0] + n[1] * eye[1] + n[2] * eye[2]) + offset;
+static void set_plane(double plane[4], const double n[3], const double eye[3], double offset) {
+    plane[0] = n[0], plane[1] = n[1], plane[2] = n[2];
+    plane[3] = -(n[0] * eye[0] + n[1] * eye[1] + n[2] * eye[2]) + offset;
 }
 
 /* The four sides through the eye and the image's edges (pixel rays all pass inside them), near and far. */
-static void build_frustum(walk *k, const st_lod_view *v) {
+void st_lod_frustum(const st_lod_view *v, double planes[6][4]) {
     const double *f = v->forward, *r = v->right, *u = v->up;
     double hw = 0.5 * v->width_px, hh = 0.5 * v->height_px, fo = v->focal_px, n[3];
     for (int s = -1, i = 0; s <= 1; s += 2, i++) {
         for (int a = 0; a < 3; a++) n[a] = hw * f[a] + s * fo * r[a];
-        set_plane(k, i, n, v->eye, 0);
+        set_plane(planes[i], n, v->eye, 0);
         for (int a = 0; a < 3; a++) n[a] = hh * f[a] + s * fo * u[a];
-        set_plane(k, 2 + i, n, v->eye, 0);
+        set_plane(planes[2 + i], n, v->eye, 0);
     }
-    set_plane(k, 4, f, v->eye, -v->near_m);
+    set_plane(planes[4], f, v->eye, -v->near_m);
     for (int a = 0; a < 3; a++) n[a] = -f[a];
-    set_plane(k, 5, n, v->eye, v->far_m);
+    set_plane(planes[5], n, v->eye, v->far_m);
 }
 
 /* -1: wholly outside one plane; 1: wholly inside all; 0: crossing. */
@@ -407,7 +415,7 @@ static void select_once(const st_lod_world *w, const st_lod_params *p, const st_
     bands_from(w, p, v->focal_px, v->far_m, min_base, sel->bands);
     walk k = {.w = w, .p = p, .sel = sel};
     memcpy(k.eye, v->eye, sizeof k.eye);
-    build_frustum(&k, v);
+    st_lod_frustum(v, k.planes);
     k.extent[0] = (double)(w->width - 1) * w->spacing_x;
     k.extent[1] = (double)(w->height - 1) * w->spacing_y;
     for (uint32_t l = 0; l < w->levels; l++) {
@@ -449,7 +457,7 @@ st_result st_lod_select(const st_lod_world *w, const st_lod_params *p, const st_
     st_result why = ST_OK;
     for (uint32_t attempt = 0;; attempt++) {
         select_once(w, p, v, sel, min_base, &failed, &why);
-        if (failed || !sel->one_level_violations || attempt == ONE_LEVEL_RETRIES) break;
+        if (failed || !sel->one_level_violations || attempt == ST_LOD_ONE_LEVEL_RETRIES) break;
         min_base = sel->bands[0].range * 1.25;
         sel->widened = attempt + 1;
     }

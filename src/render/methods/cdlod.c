@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/methods/cdlod_select.h"
 #include "render/methods/store_method.h"
 
 #define CDLOD_MAX_LEVELS ST_STORE_TILE_LEVELS
@@ -39,6 +40,8 @@ typedef struct cdlod_state {
     VkPipelineLayout layout;
     VkPipeline patch_pipeline, skirt_pipeline;
     st_store_compute cs; /* cdlod-compute */
+    st_cdlod_select *gpu_select; /* --lod-select gpu: the selection's compute pass */
+    bool gpu_fresh;              /* the last frame's figures are the GPU pass's (a frame ran it since a CPU select) */
 } cdlod_state;
 
 static void cdlod_destroy(st_renderer *r, void *state) {
@@ -51,6 +54,7 @@ static void cdlod_destroy(st_renderer *r, void *state) {
     if (s->layout) vkDestroyPipelineLayout(dev, s->layout, NULL);
     if (s->set_layout) vkDestroyDescriptorSetLayout(dev, s->set_layout, NULL);
     st_store_compute_destroy(r, &s->cs);
+    st_cdlod_select_destroy(r, s->gpu_select);
     st_gpu_buffer *bufs[] = {&s->nodes, &s->instances, &s->frame, &s->index};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) st_gpu_buffer_destroy(gpu, bufs[i]);
     st_lod_selection_free(&s->sel);
@@ -90,7 +94,10 @@ static st_result create_index_buffer(st_renderer *r, cdlod_state *s, st_error *e
  * binding count. */
 static uint32_t set_bindings(const st_renderer *r, const cdlod_state *s, st_gpu_binding b[8]) {
     st_store_method_world_bindings(r, b);
-    const VkBuffer buffers[3] = {s->frame.buffer, s->nodes.buffer, s->instances.buffer};
+    /* the GPU selection writes the nodes and instances itself, into buffers of its own */
+    const VkBuffer buffers[3] = {s->frame.buffer,
+                                 s->gpu_select ? st_cdlod_select_nodes(s->gpu_select) : s->nodes.buffer,
+                                 s->gpu_select ? st_cdlod_select_instances(s->gpu_select) : s->instances.buffer};
     for (uint32_t i = 0; i < 3; i++)
         b[3 + i] = (st_gpu_binding){.type = i == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                     .stages = VK_SHADER_STAGE_ALL,
@@ -110,6 +117,7 @@ static void write_set(st_renderer *r, cdlod_state *s) {
  * nothing reads the old ones any more) and points the descriptor set at the new ones. */
 static st_result reserve(st_renderer *r, cdlod_state *s, uint32_t nodes, uint32_t instances, st_error *err) {
     st_gpu *gpu = r->engine->gpu;
+    if (s->gpu_select) return ST_OK; /* its buffers are fixed */
     bool changed = false;
     st_result res = ST_OK;
     if (nodes > s->node_cap || !s->nodes.buffer) {
@@ -154,7 +162,15 @@ static st_result create_common(st_renderer *r, cdlod_state *s, st_error *err) {
         res = st_error_set(err, ST_ERR_INVALID, "cdlod: a grid of %u quads per node (at most 256: u16 indices)",
                            s->world.grid);
     if (res) return st_error_prefix(err, "%s", r->ops->info.name);
-    res = st_gpu_buffer_create(gpu, sizeof(st_store_frame_gpu), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, true, &s->frame, err);
+    if (kn->lod_select_gpu && s->compute)
+        return st_error_set(err, ST_ERR_UNSUPPORTED, "%s: --lod-select gpu draws with cdlod (the compute rasteriser "
+                            "sizes its dispatch on the CPU); use --lod-select cpu", r->ops->info.name);
+    if (kn->lod_select_gpu) res = st_cdlod_select_create(r, &s->world, &s->gpu_select, err);
+    if (res) return res;
+    /* TRANSFER_DST: the GPU selection copies its chosen morph bands in */
+    res = st_gpu_buffer_create(gpu, sizeof(st_store_frame_gpu),
+                               VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, &s->frame,
+                               err);
     if (!res) res = create_index_buffer(r, s, err);
     if (!res && s->compute) res = st_store_compute_buffers(r, &s->cs, err);
     if (res) return res;
@@ -162,6 +178,7 @@ static st_result create_common(st_renderer *r, cdlod_state *s, st_error *err) {
     uint32_t bindings = set_bindings(r, s, b);
     res = st_gpu_set_layout(gpu, b, bindings, &s->set_layout, err);
     if (!res) res = st_renderer_alloc_set(r, s->set_layout, &s->set, err);
+    if (!res && s->gpu_select) write_set(r, s); /* its buffers exist already */
     if (!res) res = reserve(r, s, 1, 1, err);
     return res;
 }
@@ -295,6 +312,7 @@ static void prepare(st_renderer *r, cdlod_state *s) {
         f->bands[l][2] = morph ? (float)(1.0 / (b->morph_end - b->morph_start)) : 0.0f;
     }
     f->info[1] = N;
+    f->instance_base[0] = s->patches;
     f->counts[0] = s->patches;
     f->counts[1] = s->skirts;
     f->counts[2] = 2 * (N / 2) * (N / 2);
@@ -344,8 +362,89 @@ static void prepare(st_renderer *r, cdlod_state *s) {
     }
 }
 
+/* The GPU selection's frame: the last pass's requests go to the residency manager (one frame late), a generated
+ * store's bounds are refreshed, the frame's uniforms are written (the morph bands come from the pass), and the
+ * pass is recorded; its figures are read back after the frame (cdlod_lod_stats). */
+static void prepare_gpu(st_renderer *r, cdlod_state *s, VkCommandBuffer cmd) {
+    st_large_world *lw = r->engine->world;
+    const st_lod_world *w = &s->world;
+    double t0 = st_time_ms();
+    st_residency *res_mgr = st_large_world_residency(lw);
+    st_cdlod_select_issue_requests(s->gpu_select, res_mgr);
+    st_cdlod_select_refresh_bounds(s->gpu_select, w, st_residency_get_stats(res_mgr).loads_done);
+    st_view v = r->view;
+    if (r->desc.freeze_culling) {
+        if (!s->have_frozen) s->frozen = v, s->have_frozen = true;
+        v = s->frozen;
+    }
+    st_lod_view lv = st_lod_view_of(&v);
+    const double *eye = r->view.origin;
+    int64_t ax = (int64_t)floor(eye[0] / w->spacing_x), ay = (int64_t)floor(eye[1] / w->spacing_y);
+    uint32_t N = w->grid;
+    st_store_frame_gpu *f = s->frame.mapped;
+    st_store_method_tile_frame(r, w, ax, ay, f);
+    f->info[1] = N;
+    f->instance_base[0] = ST_CDLOD_SKIRT_BASE;
+    f->counts[2] = 2 * (N / 2) * (N / 2);
+    f->counts[3] = N;
+    const uint32_t draw[3] = {s->grid_indices, s->strip_indices, s->strip_first};
+    st_cdlod_select_record(r, s->gpu_select, w, &s->params, &lv, ax, ay, draw, s->frame.buffer, cmd);
+    s->gpu_fresh = true;
+    s->stats.select_ms = st_time_ms() - t0;
+}
+
+/* The figures of the GPU pass's last frame, as prepare gives the CPU's. */
+static void gpu_stats(const st_renderer *r, const cdlod_state *s, st_lod_frame_stats *st) {
+    st_cdlod_select_result g;
+    double select_ms = s->stats.select_ms;
+    memset(st, 0, sizeof *st);
+    st->select_ms = select_ms;
+    if (!st_cdlod_select_read(s->gpu_select, &g)) return;
+    uint32_t N = s->world.grid;
+    st->tau_px = s->params.tau_px > 0 ? s->params.tau_px : 1.0;
+    st->nodes = g.nodes;
+    st->quadrants = g.patches;
+    st->fallback = g.fallback;
+    st->missing = g.missing;
+    st->culled = g.culled;
+    st->one_level_violations = g.violations;
+    st->skirt_triangles = (uint64_t)g.skirts * N;
+    st->triangles = (uint64_t)g.patches * 2 * (N / 2) * (N / 2) + st->skirt_triangles;
+    memcpy(st->per_level, g.per_level, sizeof st->per_level);
+    st->levels = s->world.levels;
+    st->grid = N;
+    st->settled = !g.fallback && !g.missing && !g.overflow;
+    if (g.missing_kept) {
+        st_lod_box *boxes = malloc((size_t)g.missing_kept * sizeof *boxes);
+        st_error err = {0};
+        st_lod_view here = st_lod_view_of(&r->view);
+        uint32_t k = boxes ? st_cdlod_select_missing_read(s->gpu_select, boxes, g.missing_kept) : 0;
+        if (!boxes || st_lod_hole_pixels(boxes, k, &here, &st->hole_px, &err)) st->hole_px = UINT64_MAX;
+        free(boxes);
+    }
+}
+
 static void cdlod_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     cdlod_state *s = state;
+    if (s->gpu_select) {
+        prepare_gpu(r, s, cmd);
+        VkDeviceSize patch_at, skirt_at;
+        VkBuffer draws = st_cdlod_select_draws(s->gpu_select, &patch_at, &skirt_at);
+        st_renderer_pass_begin(r, cmd, "draw");
+        st_renderer_begin_raster(r, cmd);
+        VkDescriptorSet sets[2] = {r->globals_set, s->set};
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->patch_pipeline);
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->layout, 0, 2, sets, 0, NULL);
+        vkCmdBindIndexBuffer(cmd, s->index.buffer, 0, VK_INDEX_TYPE_UINT16);
+        vkCmdDrawIndexedIndirect(cmd, draws, patch_at, 1, 0);
+        if (s->params.skirts) {
+            vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->skirt_pipeline);
+            vkCmdDrawIndexedIndirect(cmd, draws, skirt_at, 1, 0);
+        }
+        st_renderer_end_raster(r, cmd);
+        st_renderer_pass_end(r, cmd);
+        return;
+    }
     prepare(r, s);
     st_renderer_pass_begin(r, cmd, "draw");
     st_renderer_begin_raster(r, cmd);
@@ -357,7 +456,7 @@ static void cdlod_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         vkCmdDrawIndexed(cmd, s->grid_indices, s->patches, 0, 0, 0);
         if (s->skirts) {
             vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->skirt_pipeline);
-            vkCmdDrawIndexed(cmd, s->strip_indices, s->skirts, s->strip_first, 0, s->patches);
+            vkCmdDrawIndexed(cmd, s->strip_indices, s->skirts, s->strip_first, 0, 0);
         }
     }
     st_renderer_end_raster(r, cmd);
@@ -385,11 +484,48 @@ static uint64_t cdlod_cpu_bytes(const st_renderer *r, const void *state) {
     return sizeof *s + (uint64_t)s->sel.cap * sizeof(st_lod_node);
 }
 
-static void cdlod_select(st_renderer *r, void *state) { prepare(r, state); }
+/* The CPU side of a frame without recording one (settling): with the GPU selection, the CPU's selection makes
+ * the requests and says whether the view is settled; the buffers the GPU pass writes are left alone. */
+static void cdlod_select(st_renderer *r, void *state) {
+    cdlod_state *s = state;
+    if (!s->gpu_select) {
+        prepare(r, s);
+        return;
+    }
+    st_lod_view lv = st_lod_view_of(&r->view);
+    st_error err = {0};
+    double t0 = st_time_ms();
+    st_result res = st_lod_select(&s->world, &s->params, &lv, &s->sel, &err);
+    memset(&s->stats, 0, sizeof s->stats);
+    s->stats.select_ms = st_time_ms() - t0;
+    s->stats.nodes = res ? 0 : s->sel.count;
+    s->stats.fallback = s->sel.fallback;
+    s->stats.missing = s->sel.missing;
+    s->stats.settled = !res && !s->sel.fallback && !s->sel.missing;
+    s->gpu_fresh = false;
+}
 
 static void cdlod_lod_stats(const st_renderer *r, const void *state, st_lod_frame_stats *out) {
-    (void)r;
-    *out = ((const cdlod_state *)state)->stats;
+    const cdlod_state *s = state;
+    if (s->gpu_select && s->gpu_fresh) gpu_stats(r, s, out);
+    else *out = s->stats;
+}
+
+/* ---- the GPU selection (tests, bench lod) ------------------------------------------------------------------------ */
+
+st_result st_cdlod_gpu_selection(const st_renderer *r, st_lod_node **nodes, uint32_t *count, st_error *err) {
+    *nodes = NULL;
+    *count = 0;
+    if (r->ops != &st_method_cdlod) return st_error_set(err, ST_ERR_INVALID, "not a cdlod renderer");
+    const cdlod_state *s = r->state;
+    st_cdlod_select_result g;
+    if (!s->gpu_select || !st_cdlod_select_read(s->gpu_select, &g))
+        return st_error_set(err, ST_ERR_INVALID, "cdlod: no GPU selection has run (--lod-select gpu, then a frame)");
+    if (g.overflow) return st_error_set(err, ST_ERR_INVALID, "cdlod: the GPU selection's lists overflowed");
+    *nodes = calloc(g.nodes ? g.nodes : 1, sizeof **nodes);
+    if (!*nodes) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    *count = st_cdlod_select_nodes_read(s->gpu_select, &s->world, *nodes, g.nodes);
+    return ST_OK;
 }
 
 /* ---- the probe (tests) ------------------------------------------------------------------------------------------ */

@@ -70,6 +70,8 @@ typedef struct clipmap_state {
     clip_fill_level fill_level[ST_CLIPMAP_MAX_LEVELS];
     uint64_t texels_updated;
     st_lod_frame_stats stats;
+    st_view frozen;             /* freeze_culling: the view the layout stays at (the first frame's) */
+    bool have_frozen;
     /* GPU */
     st_gpu_buffer heights, piece_buf, clip_ubo, tile_ubo, fill_buf, index;
     uint32_t index_first[ST_CLIP_SHAPES], index_count[ST_CLIP_SHAPES];
@@ -470,7 +472,15 @@ static void prepare(st_renderer *r, clipmap_state *s, bool record) {
         }
     }
     const st_clipmap_geom *g = &s->geom;
-    const double *eye = r->view.origin;
+    /* The layout (active levels, windows, the blend's centre, culling) follows `lay`: the eye's view, or with
+     * freeze_culling the first frame's, so the viewer can fly out and look at the rings; positions stay relative
+     * to the real eye (the anchor below). */
+    st_view lay = r->view;
+    if (r->desc.freeze_culling) {
+        if (!s->have_frozen) s->frozen = lay, s->have_frozen = true;
+        lay = s->frozen;
+    }
+    const double *eye = lay.origin;
     double eye_idx[2] = {eye[0] / w->spacing_x, eye[1] / w->spacing_y};
     s->finest = st_clipmap_finest_active(g, eye[2] - ground_under(s, eye));
     if (!r->desc.knobs.clip_n) { /* n from τ: so is the finest level (LH04's rule from the eye's height is the least) */
@@ -577,8 +587,8 @@ static void prepare(st_renderer *r, clipmap_state *s, bool record) {
     /* the footprints, culled by their boxes, sorted by shape */
     st_clipmap_piece all[CLIP_MAX_PIECES];
     uint32_t total = 0;
-    int64_t ax = (int64_t)floor(eye_idx[0]), ay = (int64_t)floor(eye_idx[1]);
-    const st_view *v = &r->view;
+    int64_t ax = (int64_t)floor(r->view.origin[0] / w->spacing_x), ay = (int64_t)floor(r->view.origin[1] / w->spacing_y);
+    const st_view *v = &lay;
     memset(s->shape_count, 0, sizeof s->shape_count);
     for (uint32_t l = s->finest; l < g->levels; l++) {
         st_clipmap_piece p[32];

@@ -32,6 +32,10 @@ extern const st_method_ops st_method_cdlod;         /* cdlod.c: CDLOD over a til
 extern const st_method_ops st_method_cdlod_compute; /* cdlod.c: the same triangles rasterised in compute */
 /* cdlod.c, for tests: the last frame's selection and, per node drawn on the GPU, its index in it */
 const st_lod_selection *st_cdlod_last_frame(const st_renderer *r, const uint32_t **drawn_from, uint32_t *drawn);
+/* cdlod.c, for tests and benches: the nodes the last GPU selection (--lod-select gpu) chose, as st_lod_select gives
+ * them (level, x, y, quadrants, skirts, fallback, tile; no boxes or distances), malloc'd into *nodes.
+ * ST_ERR_INVALID when no GPU selection ran or its lists overflowed. */
+st_result st_cdlod_gpu_selection(const st_renderer *r, st_lod_node **nodes, uint32_t *count, st_error *err);
 /* cdlod.c, for tests: the GLSL vertex function on `count` grid coordinates (x, y pairs) of drawn node `node` of
  * the last frame: out gets x, y, z relative to the eye and the morph factor k per coordinate (4 floats each). */
 st_result st_cdlod_probe(st_renderer *r, uint32_t node, const float *grid, uint32_t count, float *out, st_error *err);

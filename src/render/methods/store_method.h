@@ -23,6 +23,7 @@ typedef struct st_store_frame_gpu {
     float extent[4];
     float eye_world[4];
     uint32_t counts[4];
+    uint32_t instance_base[4];
 } st_store_frame_gpu;
 
 /* Mirror of CdlodComputePush (shaders/common/cdlod_tri.glsl) and ClipComputePush (clipmap_tri.glsl). */

@@ -1,0 +1,387 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+// CDLOD's quadtree selection on the GPU (cdlod --lod-select gpu): the walk of src/tiles/lod.c level by level in one
+// workgroup — distance ranges, the one-level rule's widening, AABB culling, the resident-ancestor fallback through
+// the page table, skirt sides — in double precision with the CPU's operations in the CPU's order, writing the node
+// list, the instances and the two indirect draws. The C side is src/render/methods/cdlod_select.c.
+
+layout(local_size_x = 256) in;
+
+#define MAX_LEVELS 24
+#define ATTEMPTS 9 // 1 + ST_LOD_ONE_LEVEL_RETRIES
+#define NO_PARENT 0xffffffffu
+#define FLAG_SKIRTS 1u
+#define FLAG_NO_CULL 2u
+
+// Mirror of cdlod_select_in in src/render/methods/cdlod_select.c
+layout(set = 1, binding = 0, std430) readonly buffer SelectIn {
+    dvec4 eye;                          // xyz
+    dvec4 planes[6];                    // inward: n·p + d ≥ 0
+    dvec4 extent;                       // the world in metres (x, y)
+    dvec4 level_size[MAX_LEVELS];       // node size x, y, diagonal, skirt depth
+    dvec4 bands[ATTEMPTS][MAX_LEVELS];  // range, morph start of each widening attempt
+    vec4 frame_bands[ATTEMPTS][MAX_LEVELS]; // CdlodFrame.bands of each attempt
+    uvec4 level_nodes[MAX_LEVELS];      // nodes across, down; bounds table offset and tiles across of tile level l
+    uvec4 pages[MAX_LEVELS];            // page table level: offset, tiles across, down, present
+    uvec4 info;                         // levels, grid N, log2(nodes per tile), flags
+    uvec4 caps;                         // nodes, requests, missing boxes, work entries
+    ivec4 anchor;                       // the anchor's finest sample (x, y), tile intervals s, skirt instance base
+    uvec4 draw;                         // patch index count, strip index count, strip first index, unused
+} sin_;
+
+layout(set = 1, binding = 1, std430) readonly buffer Bounds { vec2 tile_bounds[]; }; // min, max; min > max: unknown
+layout(set = 1, binding = 2, std430) readonly buffer PageTable { uint page_table[]; }; // slot + 1, 0 = none
+
+// Mirror of cdlod_node_gpu in cdlod.c (CdlodNode in cdlod_vertex.glsl)
+struct Node {
+    ivec2 corner, tex_origin;
+    uint level, tile_level, slot;
+    float skirt;
+};
+layout(set = 1, binding = 3, std430) writeonly buffer Nodes { Node nodes[]; };
+layout(set = 1, binding = 4, std430) writeonly buffer Instances { uint instances[]; };
+
+// Mirror of cdlod_select_out: the two VkDrawIndexedIndirectCommands, the counts and the chosen attempt's bands.
+layout(set = 1, binding = 5, std430) buffer SelectOut {
+    uint draw_patch[5];
+    uint draw_skirt[5];
+    uint nodes_n, patches_n, skirts_n, missing_n, fallback_n, culled_n, visits_n, violations_n;
+    uint worst_bits, widened, overflow, requests_n, missing_kept_n, pad0, pad1, pad2, pad3, pad4;
+    uint per_level[MAX_LEVELS];
+    vec4 chosen_bands[MAX_LEVELS];
+} sout;
+layout(set = 1, binding = 6, std430) writeonly buffer Keys { uvec4 keys[]; };      // level|tile level<<8|quads<<16|fallback<<20, x, y, skirts
+layout(set = 1, binding = 7, std430) writeonly buffer Requests { uvec4 requests[]; }; // level, x, y, priority bits
+layout(set = 1, binding = 8, std430) writeonly buffer Missing { dvec4 missing_boxes[]; }; // lo, hi pairs
+// candidates of the level being walked and the next (x, y, parent, frustum), and the nodes that recurse into
+// them (x, y, frustum, quadrants left to the node), each twice
+layout(set = 1, binding = 9, std430) buffer Work { uvec4 work[]; };
+
+shared uint s_cand[2], s_parents[2];
+shared uint s_nodes, s_patches, s_skirts, s_missing, s_fallback, s_culled, s_visits, s_violations, s_worst;
+shared uint s_requests, s_missing_kept, s_overflow;
+shared uint s_per_level[MAX_LEVELS];
+
+uint g_attempt;
+
+struct Box {
+    dvec3 lo, hi;
+};
+
+uint cap_work() { return sin_.caps.w; }
+uint cand_at(uint list, uint i) { return list * cap_work() + i; }
+uint parent_at(uint list, uint i) { return (2u + list) * cap_work() + i; }
+
+// -1: wholly outside one plane; 1: wholly inside all; 0: crossing (box_frustum in lod.c)
+int box_frustum(Box b) {
+    bool inside = true;
+    for (int i = 0; i < 6; i++) {
+        dvec4 p = sin_.planes[i];
+        precise double hi = p.w, lo = p.w;
+        for (int a = 0; a < 3; a++) {
+            hi += p[a] * (p[a] >= 0.0lf ? b.hi[a] : b.lo[a]);
+            lo += p[a] * (p[a] >= 0.0lf ? b.lo[a] : b.hi[a]);
+        }
+        if (hi < 0.0lf) return -1;
+        if (lo < 0.0lf) inside = false;
+    }
+    return inside ? 1 : 0;
+}
+
+double box_distance(Box b) {
+    precise double s = 0.0lf;
+    for (int a = 0; a < 3; a++) {
+        double e = sin_.eye[a];
+        precise double d = e < b.lo[a] ? b.lo[a] - e : e > b.hi[a] ? e - b.hi[a] : 0.0lf;
+        s += d * d;
+    }
+    return sqrt(s);
+}
+
+double box_farthest(Box b) {
+    precise double s = 0.0lf;
+    for (int a = 0; a < 3; a++) {
+        double e = sin_.eye[a];
+        precise double d = max(abs(e - b.lo[a]), abs(e - b.hi[a]));
+        s += d * d;
+    }
+    return sqrt(s);
+}
+
+// min/max of tile (level, x, y) from the bounds table; false when unknown
+bool tile_bounds_of(uint level, uint x, uint y, out float mn, out float mx) {
+    uvec4 ln = sin_.level_nodes[level];
+    vec2 b = tile_bounds[ln.z + y * ln.w + x];
+    mn = b.x, mx = b.y;
+    return b.x <= b.y;
+}
+
+// node_box in lod.c: the footprint clamped to the world and the index's heights
+bool node_box(uint level, uint x, uint y, out Box b) {
+    uint t = sin_.info.z;
+    float mn, mx;
+    bool known = level >= t ? tile_bounds_of(level - t, x, y, mn, mx)
+                            : tile_bounds_of(0u, x >> (t - level), y >> (t - level), mn, mx);
+    if (!known) return false;
+    dvec4 sz = sin_.level_size[level];
+    precise double x0 = double(x) * sz.x, x1 = double(x + 1u) * sz.x;
+    precise double y0 = double(y) * sz.y, y1 = double(y + 1u) * sz.y;
+    b.lo = dvec3(min(x0, sin_.extent.x), min(y0, sin_.extent.y), double(mn));
+    b.hi = dvec3(min(x1, sin_.extent.x), min(y1, sin_.extent.y), double(mx));
+    return true;
+}
+
+// the page table's slot of a tile, or none
+bool page_slot(uint level, uint x, uint y, out uint slot) {
+    uvec4 pg = sin_.pages[level];
+    slot = 0u;
+    if (pg.w == 0u || x >= pg.y || y >= pg.z) return false;
+    uint e = page_table[pg.x + y * pg.y + x];
+    slot = e - 1u;
+    return e != 0u;
+}
+
+void request(uint level, uint x, uint y, double d, bool prefetch) {
+    double close = 1.0lf / (1.0lf + d / sin_.level_size[level].z);
+    float pri = float(prefetch ? 0.5lf * close : double(level + 1u) + close);
+    uint k = 1u << sin_.info.z;
+    uint i = atomicAdd(s_requests, 1u);
+    if (i < sin_.caps.y) requests[i] = uvec4(level, x / k, y / k, floatBitsToUint(pri));
+}
+
+// the quadrants' footprint of node (level, x, y), clamped to the world (keep_missing and the one-level check)
+void quadrant_box(uint level, uint x, uint y, uint quads, inout Box qb) {
+    dvec4 sz = sin_.level_size[level];
+    double inf = packDouble2x32(uvec2(0u, 0x7ff00000u));
+    double lo0 = inf, hi0 = -inf, lo1 = inf, hi1 = -inf;
+    for (uint q = 0u; q < 4u; q++) {
+        if ((quads & (1u << q)) == 0u) continue;
+        precise double qx0 = (double(x) + 0.5lf * double(q & 1u)) * sz.x, qy0 = (double(y) + 0.5lf * double(q >> 1)) * sz.y;
+        precise double qx1 = qx0 + 0.5lf * sz.x, qy1 = qy0 + 0.5lf * sz.y;
+        lo0 = min(lo0, qx0), hi0 = max(hi0, min(qx1, sin_.extent.x));
+        lo1 = min(lo1, qy0), hi1 = max(hi1, min(qy1, sin_.extent.y));
+    }
+    qb.lo.x = lo0, qb.hi.x = hi0, qb.lo.y = lo1, qb.hi.y = hi1;
+}
+
+uint skirt_sides(uint level, uint x, uint y, uint quads) {
+    dvec4 sz = sin_.level_size[level];
+    uint sides = 0u;
+    for (uint q = 0u; q < 4u; q++) {
+        if ((quads & (1u << q)) == 0u) continue;
+        uint qx = q & 1u, qy = q >> 1;
+        precise double x0 = (double(x) + 0.5lf * double(qx)) * sz.x, x1 = x0 + 0.5lf * sz.x;
+        precise double y0 = (double(y) + 0.5lf * double(qy)) * sz.y, y1 = y0 + 0.5lf * sz.y;
+        bool s0 = qy == 0u ? y0 > 0.0lf : (quads & (1u << (q - 2u))) == 0u;
+        bool s1 = qx == 1u ? x1 < sin_.extent.x : (quads & (1u << (q + 1u))) == 0u;
+        bool s2 = qy == 1u ? y1 < sin_.extent.y : (quads & (1u << (q + 2u))) == 0u;
+        bool s3 = qx == 0u ? x0 > 0.0lf : (quads & (1u << (q - 1u))) == 0u;
+        s1 = s1 && x1 <= sin_.extent.x;
+        s2 = s2 && y1 <= sin_.extent.y;
+        sides |= ((s0 ? 1u : 0u) | (s1 ? 2u : 0u) | (s2 ? 4u : 0u) | (s3 ? 8u : 0u)) << (4u * q);
+    }
+    return sides;
+}
+
+// emit in lod.c: finds the tile (or an ancestor's), pads the box, culls it again, checks the one-level rule,
+// writes the node, its key and its instances
+void emit(uint level, uint x, uint y, uint quads, Box b, int frustum) {
+    dvec4 sz = sin_.level_size[level];
+    uint levels = sin_.info.x, flags = sin_.info.w;
+    for (uint q = 0u; q < 4u; q++) {
+        precise double qx0 = (double(x) + 0.5lf * double(q & 1u)) * sz.x, qy0 = (double(y) + 0.5lf * double(q >> 1)) * sz.y;
+        if (qx0 >= sin_.extent.x || qy0 >= sin_.extent.y) quads &= ~(1u << q);
+    }
+    if (quads == 0u) return;
+    uint k = 1u << sin_.info.z;
+    uint tx = x / k, ty = y / k, tl = level, slot = 0u;
+    bool found = false;
+    for (; tl < levels; tl++) {
+        if (page_slot(tl, tx >> (tl - level), ty >> (tl - level), slot)) {
+            found = true;
+            break;
+        }
+    }
+    if (!found) {
+        atomicAdd(s_missing, 1u);
+        uint i = atomicAdd(s_missing_kept, 1u);
+        if (i < sin_.caps.z) {
+            Box mb = b;
+            quadrant_box(level, x, y, quads, mb);
+            missing_boxes[2u * i] = dvec4(mb.lo, 0.0lf);
+            missing_boxes[2u * i + 1u] = dvec4(mb.hi, 0.0lf);
+        }
+        return;
+    }
+    bool fallback = tl != level;
+    uint dtx = tx >> (tl - level), dty = ty >> (tl - level);
+    Box pb = b;
+    float mn, mx;
+    if (fallback && tile_bounds_of(tl, dtx, dty, mn, mx)) {
+        pb.lo.z = min(pb.lo.z, double(mn));
+        pb.hi.z = max(pb.hi.z, double(mx));
+    }
+    uint sides = 0u;
+    if ((flags & FLAG_SKIRTS) != 0u) {
+        sides = skirt_sides(level, x, y, quads);
+        pb.lo.z -= sz.w;
+    }
+    if (frustum != 1 && (flags & FLAG_NO_CULL) == 0u && box_frustum(pb) < 0) {
+        atomicAdd(s_culled, 1u);
+        return;
+    }
+    if (level + 1u < levels) {
+        Box qb = b;
+        quadrant_box(level, x, y, quads, qb);
+        double over = box_farthest(qb) - sin_.bands[g_attempt][level + 1u].y;
+        if (over > 0.0lf) {
+            atomicAdd(s_violations, 1u);
+            atomicMax(s_worst, floatBitsToUint(float(over)));
+        }
+    }
+    uint idx = atomicAdd(s_nodes, 1u);
+    if (idx >= sin_.caps.x) {
+        s_overflow = 1u;
+        return;
+    }
+    ivec2 a = sin_.anchor.xy;
+    int s = sin_.anchor.z, N = int(sin_.info.y);
+    ivec2 corner = ivec2(int(x) * N << level, int(y) * N << level) - a;
+    ivec2 tex = ivec2(int(dtx) * s << tl, int(dty) * s << tl) - a;
+    nodes[idx] = Node(corner, tex, level, tl, slot, float(sz.w));
+    keys[idx] = uvec4(level | tl << 8 | quads << 16 | (fallback ? 1u << 20 : 0u), x, y, sides);
+    uint nq = uint(bitCount(quads)), ns = uint(bitCount(sides));
+    uint pbase = atomicAdd(s_patches, nq);
+    for (uint q = 0u, j = 0u; q < 4u; q++)
+        if ((quads & (1u << q)) != 0u) instances[pbase + j++] = idx << 4 | q;
+    if (ns > 0u) {
+        uint sbase = uint(sin_.anchor.w) + atomicAdd(s_skirts, ns);
+        for (uint bit = 0u, j = 0u; bit < 16u; bit++)
+            if ((sides & (1u << bit)) != 0u) instances[sbase + j++] = idx << 4 | bit;
+    }
+    atomicAdd(s_per_level[level], nq);
+    if (fallback) atomicAdd(s_fallback, 1u);
+}
+
+void push_child(uint list, uint x, uint y, uint parent, int frustum) {
+    uint i = atomicAdd(s_cand[list], 1u);
+    if (i >= cap_work()) {
+        s_overflow = 1u;
+        return;
+    }
+    work[cand_at(list, i)] = uvec4(x, y, parent, uint(frustum));
+}
+
+// visit in lod.c for one candidate; the quadrants a node leaves to its parent are or-ed into the parent's entry
+void visit(uint level, uvec4 c, uint cur) {
+    uint x = c.x, y = c.y, parent = c.z, flags = sin_.info.w;
+    int frustum = int(c.w);
+    atomicAdd(s_visits, 1u);
+    Box b;
+    if (!node_box(level, x, y, b)) return;
+    if (frustum != 1 && (flags & FLAG_NO_CULL) == 0u) {
+        Box cb = b;
+        if ((flags & FLAG_SKIRTS) != 0u) cb.lo.z -= sin_.level_size[level].w;
+        frustum = box_frustum(cb);
+        if (frustum < 0) {
+            atomicAdd(s_culled, 1u);
+            return;
+        }
+    }
+    double d = box_distance(b);
+    if (!(d < sin_.bands[g_attempt][level].x)) {
+        if (parent != NO_PARENT) {
+            atomicOr(work[parent_at(cur ^ 1u, parent)].w, 1u << ((x & 1u) | (y & 1u) << 1));
+        } else if ((flags & FLAG_NO_CULL) != 0u || box_frustum(b) >= 0) {
+            emit(level, x, y, 15u, b, 0); // a root beyond its range has no parent to draw it
+        }
+        return;
+    }
+    request(level, x, y, d, false);
+    if (level == 0u || !(d < sin_.bands[g_attempt][level - 1u].x)) {
+        emit(level, x, y, 15u, b, frustum);
+        if (level > 0u && d < 1.5lf * sin_.bands[g_attempt][level - 1u].x) {
+            uvec4 fn = sin_.level_nodes[level - 1u];
+            for (uint q = 0u; q < 4u; q++) {
+                uint cx = 2u * x + (q & 1u), cy = 2u * y + (q >> 1);
+                if (cx < fn.x && cy < fn.y) request(level - 1u, cx, cy, d, true);
+            }
+        }
+        return;
+    }
+    uint pi = atomicAdd(s_parents[cur], 1u);
+    if (pi >= cap_work()) {
+        s_overflow = 1u;
+        return;
+    }
+    work[parent_at(cur, pi)] = uvec4(x, y, uint(frustum), 0u);
+    uvec4 fn = sin_.level_nodes[level - 1u];
+    for (uint q = 0u; q < 4u; q++) {
+        uint cx = 2u * x + (q & 1u), cy = 2u * y + (q >> 1);
+        if (cx < fn.x && cy < fn.y) push_child(cur ^ 1u, cx, cy, pi, frustum);
+    }
+}
+
+void main() {
+    uint tid = gl_LocalInvocationID.x, levels = sin_.info.x, top = levels - 1u;
+    if (tid == 0u) s_requests = 0u;
+    for (g_attempt = 0u; g_attempt < ATTEMPTS; g_attempt++) {
+        if (tid == 0u) {
+            s_nodes = s_patches = s_skirts = s_missing = s_fallback = s_culled = s_visits = s_violations = 0u;
+            s_worst = 0u, s_missing_kept = 0u, s_overflow = 0u;
+            s_parents[0] = s_parents[1] = 0u;
+            s_cand[1] = 0u;
+            s_cand[0] = sin_.level_nodes[top].x * sin_.level_nodes[top].y;
+        }
+        if (tid < MAX_LEVELS) s_per_level[tid] = 0u;
+        barrier();
+        uvec4 roots = sin_.level_nodes[top];
+        for (uint i = tid; i < roots.x * roots.y && i < cap_work(); i += gl_WorkGroupSize.x)
+            work[cand_at(0u, i)] = uvec4(i % roots.x, i / roots.x, NO_PARENT, 0u);
+        memoryBarrierBuffer();
+        barrier();
+        // level l's candidates are in list (top − l) & 1, the nodes of level l that recurse in parents list of the
+        // same parity; their children go to the other list
+        for (int level = int(top); level >= 0; level--) {
+            uint cur = uint(int(top) - level) & 1u;
+            uint n = min(s_cand[cur], cap_work());
+            if (tid == 0u) s_parents[cur] = 0u, s_cand[cur ^ 1u] = 0u;
+            barrier();
+            for (uint i = tid; i < n; i += gl_WorkGroupSize.x) visit(uint(level), work[cand_at(cur, i)], cur);
+            memoryBarrierBuffer();
+            barrier();
+            // the parents (level + 1) now know the quadrants their children left them
+            if (level < int(top)) {
+                uint np = min(s_parents[cur ^ 1u], cap_work());
+                for (uint i = tid; i < np; i += gl_WorkGroupSize.x) {
+                    uvec4 p = work[parent_at(cur ^ 1u, i)];
+                    if (p.w != 0u) {
+                        Box b;
+                        node_box(uint(level) + 1u, p.x, p.y, b);
+                        emit(uint(level) + 1u, p.x, p.y, p.w, b, int(p.z));
+                    }
+                }
+            }
+            memoryBarrierBuffer();
+            barrier();
+        }
+        bool done = s_violations == 0u || s_overflow != 0u || g_attempt + 1u == ATTEMPTS;
+        barrier();
+        if (done) break;
+    }
+    if (tid == 0u) {
+        uint nodes_n = min(s_nodes, sin_.caps.x);
+        sout.draw_patch[0] = sin_.draw.x, sout.draw_patch[1] = s_patches, sout.draw_patch[2] = 0u;
+        sout.draw_patch[3] = 0u, sout.draw_patch[4] = 0u;
+        sout.draw_skirt[0] = sin_.draw.y, sout.draw_skirt[1] = s_skirts, sout.draw_skirt[2] = sin_.draw.z;
+        sout.draw_skirt[3] = 0u, sout.draw_skirt[4] = 0u;
+        sout.nodes_n = nodes_n, sout.patches_n = s_patches, sout.skirts_n = s_skirts, sout.missing_n = s_missing;
+        sout.fallback_n = s_fallback, sout.culled_n = s_culled, sout.visits_n = s_visits;
+        sout.violations_n = s_violations, sout.worst_bits = s_worst, sout.widened = min(g_attempt, ATTEMPTS - 1u);
+        sout.overflow = s_overflow, sout.requests_n = s_requests, sout.missing_kept_n = s_missing_kept;
+    }
+    if (tid < MAX_LEVELS) {
+        sout.per_level[tid] = s_per_level[tid];
+        sout.chosen_bands[tid] = sin_.frame_bands[min(g_attempt, ATTEMPTS - 1u)][tid];
+    }
+}

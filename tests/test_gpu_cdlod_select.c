@@ -1,0 +1,178 @@
+/* GPU tests of cdlod's selection in a compute pass (--lod-select gpu; lavapipe, validation on): on several cameras
+ * the pass selects the very nodes the CPU's st_lod_select does (level, position, quadrants, skirt sides, fallback
+ * tile) with the same counts, including views the one-level rule widens, a tile that fails to load (fallbacks) and
+ * a first frame with nothing loaded (every node missing); its frames draw what the CPU's draw; and a renderer
+ * driven by the GPU's requests alone reaches full detail. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/methods/methods.h"
+#include "store_frames.h"
+#include "strata/lod.h"
+
+#define W 96
+#define H 64
+
+static int node_order(const void *pa, const void *pb) {
+    const st_lod_node *a = pa, *b = pb;
+    if (a->level != b->level) return a->level < b->level ? -1 : 1;
+    if (a->y != b->y) return a->y < b->y ? -1 : 1;
+    if (a->x != b->x) return a->x < b->x ? -1 : 1;
+    return 0;
+}
+
+/* The GPU's last selection against st_lod_select over the engine's residency, for the renderer's last view.
+ * Returns whether the CPU widened the ranges. */
+static bool check_same_selection(st_engine *e, st_renderer *r, const st_method_knobs *k, const char *label) {
+    st_lod_node *gpu = NULL;
+    uint32_t gn = 0;
+    assert_st_ok(st_cdlod_gpu_selection(r, &gpu, &gn, err));
+    st_lod_world w;
+    assert_st_ok(st_lod_world_of_store(st_large_world_store(e->world), st_large_world_residency(e->world), k->lod_grid,
+                                       &w, err));
+    st_lod_params p = {.tau_px = k->tau_px, .skirts = k->skirts};
+    st_lod_view lv = st_lod_view_of(&r->view);
+    st_lod_selection sel = {0};
+    assert_st_ok(st_lod_select(&w, &p, &lv, &sel, err));
+    st_lod_frame_stats s;
+    assert_true(st_renderer_lod_stats(r, &s));
+    if (gn != sel.count)
+        fail_msg("%s: the GPU selected %u nodes, the CPU %u (quadrants %u / %llu, missing %u / %u, culled %u / %u)",
+                 label, gn, sel.count, s.quadrants, (unsigned long long)sel.quadrants, s.missing, sel.missing, s.culled,
+                 sel.culled);
+    qsort(gpu, gn, sizeof *gpu, node_order);
+    qsort(sel.nodes, sel.count, sizeof *sel.nodes, node_order);
+    for (uint32_t i = 0; i < gn; i++) {
+        const st_lod_node *g = &gpu[i], *c = &sel.nodes[i];
+        if (g->level != c->level || g->x != c->x || g->y != c->y || g->quadrants != c->quadrants ||
+            g->skirts != c->skirts || g->fallback != c->fallback || !st_tile_key_equal(g->tile, c->tile))
+            fail_msg("%s: node %u: GPU L%u (%llu, %llu) quadrants %x skirts %x fallback %d tile %u/%u/%u, CPU L%u "
+                     "(%llu, %llu) quadrants %x skirts %x fallback %d tile %u/%u/%u",
+                     label, i, g->level, (unsigned long long)g->x, (unsigned long long)g->y, g->quadrants, g->skirts,
+                     g->fallback, g->tile.level, g->tile.x, g->tile.y, c->level, (unsigned long long)c->x,
+                     (unsigned long long)c->y, c->quadrants, c->skirts, c->fallback, c->tile.level, c->tile.x,
+                     c->tile.y);
+    }
+    assert_int_equal(s.nodes, sel.count);
+    assert_int_equal(s.quadrants, sel.quadrants);
+    assert_int_equal(s.triangles, sel.triangles);
+    assert_int_equal(s.skirt_triangles, sel.skirt_triangles);
+    assert_int_equal(s.missing, sel.missing);
+    assert_int_equal(s.fallback, sel.fallback);
+    assert_int_equal(s.culled, sel.culled);
+    assert_int_equal(s.one_level_violations, sel.one_level_violations);
+    for (uint32_t l = 0; l < sel.levels; l++) assert_int_equal(s.per_level[l], sel.per_level[l]);
+    bool widened = sel.widened > 0;
+    free(gpu);
+    st_lod_selection_free(&sel);
+    return widened;
+}
+
+/* Several cameras over the sines, with and without skirts, settled: the same nodes; the frames draw the same
+ * surface as the CPU selection's. */
+static void test_gpu_selection_equals_cpu(void **state) {
+    (void)state;
+    scene sc = sine_scene(70, "cdlod-gpu-select", NULL);
+    const analytic *a = &sc.a;
+    st_camera cams[] = {
+        store_camera(500, 520, analytic_bilinear(a, 500, 520) + 300, 0, -90, 3000),  /* straight down */
+        store_camera(150, 200, analytic_bilinear(a, 150, 200) + 30, 60, -50, 3000),   /* low over steep sines */
+        store_camera(320, 260, analytic_bilinear(a, 320, 260) + 42, 60, -50, 3000),
+        store_camera(100, 120, analytic_bilinear(a, 100, 120) + 120, 45, -15, 3000),  /* toward the horizon */
+        store_camera(1000, 980, analytic_bilinear(a, 1000, 980) + 20, 225, -5, 3000), /* a corner, looking in */
+        store_camera(20, 600, analytic_bilinear(a, 20, 600) + 60, 270, -20, 3000),    /* at the edge, looking out */
+    };
+    bool widened = false;
+    for (int skirts = 0; skirts < 2; skirts++) {
+        st_method_knobs kg = {.tau_px = 2, .lod_grid = 8, .skirts = skirts, .lod_select_gpu = true};
+        st_method_knobs kc = kg;
+        kc.lod_select_gpu = false;
+        st_renderer *rg = store_renderer(sc.engine, "cdlod", W, H, &kg);
+        st_renderer *rc = store_renderer(sc.engine, "cdlod", W, H, &kc);
+        for (size_t c = 0; c < sizeof cams / sizeof cams[0]; c++) {
+            char label[64];
+            snprintf(label, sizeof label, "camera %zu%s", c, skirts ? " with skirts" : "");
+            frame fc = store_frame(sc.engine, rc, cams[c], W, H);
+            frame fg = store_frame(sc.engine, rg, cams[c], W, H);
+            widened |= check_same_selection(sc.engine, rg, &kg, label);
+            uint32_t differ = 0;
+            for (uint32_t i = 0; i < W * H; i++) {
+                float g = fg.dist[i], cpu = fc.dist[i];
+                if (isnan(g) != isnan(cpu) || (!isnan(g) && fabsf(g - cpu) > 1e-4f * cpu + 1e-4f)) differ++;
+            }
+            if (differ) {
+                frame_write("gpu-select", &fg, W, H);
+                frame_write("cpu-select", &fc, W, H);
+                fail_msg("%s: %u pixels differ between the GPU's and the CPU's selection", label, differ);
+            }
+            frame_free(&fc);
+            frame_free(&fg);
+        }
+        st_renderer_destroy(rg);
+        st_renderer_destroy(rc);
+    }
+    assert_true(widened); /* the widening of the one-level rule was among the cases */
+    scene_free(&sc);
+}
+
+/* A tile that never loads: its nodes draw their parent's tile on both sides; the first frame of a fresh renderer
+ * with nothing resident leaves every node missing on both. */
+static void test_gpu_selection_fallback_and_missing(void **state) {
+    (void)state;
+    analytic a = {.shape = SHAPE_SINE, .size = 257, .spacing = 2, .base = 60, .amp = 20, .wave = 10};
+    st_store *store = analytic_store(&a, 33, "cdlod-gpu-broken");
+    broken_loader bl = {store, {0, 3, 3}};
+    st_engine *e = store_engine(store, &(st_world_desc){.gpu_slots = 256, .load = broken_load, .load_user = &bl});
+    st_method_knobs k = {.tau_px = 0.5f, .lod_grid = 8, .skirts = true, .lod_select_gpu = true};
+    st_camera cam = store_camera(224, 224, analytic_bilinear(&a, 224, 224) + 60, 0, -90, 1000);
+    st_renderer *r = store_renderer(e, "cdlod", W, H, &k);
+    assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
+    st_lod_frame_stats s;
+    assert_true(st_renderer_lod_stats(r, &s));
+    assert_true(s.missing > 0);
+    assert_true(s.hole_px > 0);
+    check_same_selection(e, r, &k, "first frame");
+    /* the GPU's requests alone bring the view in: no settle, no CPU selection */
+    int i = 0;
+    for (; i < 300; i++) {
+        assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
+        assert_true(st_renderer_lod_stats(r, &s));
+        st_world_stats ws;
+        assert_st_ok(st_engine_world_stats(e, &ws, err));
+        if (!s.missing && s.fallback && !ws.residency.queued && !ws.residency.loading) break;
+    }
+    assert_true(i < 300);
+    assert_int_equal(s.hole_px, 0);
+    check_same_selection(e, r, &k, "broken tile");
+    st_renderer_destroy(r);
+    test_engine_finish(e, NULL);
+    st_store_close(store);
+}
+
+/* cdlod-compute sizes its dispatch on the CPU: asking it for the GPU selection is one clear error. */
+static void test_gpu_selection_refused_for_compute(void **state) {
+    (void)state;
+    analytic a = {.shape = SHAPE_PLANE, .size = 129, .spacing = 2, .base = 10};
+    st_store *store = analytic_store(&a, 33, "cdlod-gpu-refused");
+    st_engine *e = store_engine(store, NULL);
+    st_render_desc d = {.method = "cdlod-compute", .width = W, .height = H, .knobs = {.lod_select_gpu = true}};
+    st_renderer *r = NULL;
+    st_error e2 = {0};
+    st_result res = st_renderer_create(e, &d, &r, &e2);
+    assert_int_equal(res, ST_ERR_UNSUPPORTED);
+    assert_non_null(strstr(e2.message, "--lod-select cpu"));
+    assert_null(r);
+    test_engine_finish(e, NULL);
+    st_store_close(store);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpu_selection_equals_cpu),
+        cmocka_unit_test(test_gpu_selection_fallback_and_missing),
+        cmocka_unit_test(test_gpu_selection_refused_for_compute),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
