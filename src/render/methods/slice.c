@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "render/methods/air_tables.h"
 #include "render/methods/methods.h"
 
 #define SLICE_TOP 256.0f /* nothing is solid above */
@@ -34,8 +35,6 @@ typedef struct slice_push {
 /* Mirror of SliceComputePush in shaders/common/slice_compute.glsl */
 typedef struct slice_compute_push {
     slice_push planes;
-    int32_t region[4]; /* slice_max.comp: the cells to rebuild (x0, y0, width, height) */
-    int32_t level[4];  /* .x: 0 the fine table, 1 the coarse one */
 } slice_compute_push;
 
 typedef struct slice_state {
@@ -43,13 +42,11 @@ typedef struct slice_state {
     VkPipelineLayout layout;
     VkPipeline pipeline; /* raster: the planes; compute: the per-pixel plane walk */
     /* compute */
-    VkPipeline max_pipeline, resolve_pipeline;
+    VkPipeline resolve_pipeline;
     VkDescriptorSetLayout buffers_layout, targets_layout;
     VkDescriptorSet buffers_set, targets_set;
-    st_gpu_buffer vis;     /* per pixel: the hit along the ray and the plane's height when on a plane */
-    st_gpu_buffer maxes;   /* the air tables: per 4×4, 16×16 and 64×64 texels grown by one, the highest top, the
-                              highest floor and the lowest cave ceiling */
-    st_rect dirty;         /* texels whose cells the next frame rebuilds */
+    st_gpu_buffer vis; /* per pixel: the hit along the ray and the plane's height when on a plane */
+    st_air_tables air; /* what lets a pixel's walk pass the planes whose bands lie in the air */
     /* Per tile of SLICE_TILE² texels: the lowest floor and the highest top (conservative: min and max of
      * the pair's two height bytes), so a view's planes span only the heights its bounds hold. */
     uint8_t *tile_lo, *tile_hi;
@@ -73,7 +70,7 @@ static void tile_stats(slice_state *s, const st_level *l, uint32_t tx, uint32_t 
 static st_result slice_level_updated(st_renderer *r, void *state, st_rect rect, st_error *err) {
     (void)err;
     slice_state *s = state;
-    if (s->compute) s->dirty = st_rect_union(s->dirty, rect);
+    if (s->compute) st_air_tables_mark(&s->air, rect);
     if (!s->tile_lo || st_rect_empty(rect)) return ST_OK;
     for (uint32_t ty = (uint32_t)rect.y0 / s->tile_h; ty <= (uint32_t)(rect.y1 - 1) / s->tile_h; ty++)
         for (uint32_t tx = (uint32_t)rect.x0 / s->tile_w; tx <= (uint32_t)(rect.x1 - 1) / s->tile_w; tx++)
@@ -85,13 +82,12 @@ static void slice_destroy(st_renderer *r, void *state) {
     slice_state *s = state;
     VkDevice dev = r->engine->gpu->device;
     if (s->pipeline) vkDestroyPipeline(dev, s->pipeline, NULL);
-    if (s->max_pipeline) vkDestroyPipeline(dev, s->max_pipeline, NULL);
     if (s->resolve_pipeline) vkDestroyPipeline(dev, s->resolve_pipeline, NULL);
     if (s->layout) vkDestroyPipelineLayout(dev, s->layout, NULL);
     if (s->buffers_layout) vkDestroyDescriptorSetLayout(dev, s->buffers_layout, NULL);
     if (s->targets_layout) vkDestroyDescriptorSetLayout(dev, s->targets_layout, NULL);
     st_gpu_buffer_destroy(r->engine->gpu, &s->vis);
-    st_gpu_buffer_destroy(r->engine->gpu, &s->maxes);
+    st_air_tables_destroy(r, &s->air);
     free(s->tile_lo);
     free(s->tile_hi);
     free(s);
@@ -129,106 +125,28 @@ static st_result create_common(st_renderer *r, void **out, bool plain, bool comp
     return st_gpu_graphics_pipeline(r->engine->gpu, &d, &s->pipeline, err);
 }
 
-static const uint32_t SLICE_CELL[3] = {4, 16, 64}; /* texels per side of an air table's cell (slice_compute.glsl) */
-
-static uint32_t table_cells(uint32_t texels, int level) {
-    uint32_t n = texels / SLICE_CELL[level];
-    return n ? n : 1;
-}
-
-static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-
-/* Dispatches table `level`'s cells [x0, x1] × [y0, y1] (inclusive, unwrapped: a range past an edge wraps, as the
- * tables do, into at most two per axis). */
-static void dispatch_cells(st_renderer *r, slice_state *s, VkCommandBuffer cmd, int level, int64_t x0, int64_t x1,
-                           int64_t y0, int64_t y1) {
-    const st_level *l = r->engine->level;
-    int64_t size[2] = {table_cells(l->width, level), table_cells(l->height, level)};
-    int64_t lo[2] = {x0, y0}, hi[2] = {x1, y1};
-    int64_t ranges[2][2][2];
-    int count[2];
-    for (int a = 0; a < 2; a++) {
-        if (hi[a] - lo[a] + 1 >= size[a]) {
-            count[a] = 1, ranges[a][0][0] = 0, ranges[a][0][1] = size[a] - 1;
-            continue;
-        }
-        int64_t b0 = ((lo[a] % size[a]) + size[a]) % size[a], b1 = b0 + (hi[a] - lo[a]);
-        if (b1 < size[a]) count[a] = 1, ranges[a][0][0] = b0, ranges[a][0][1] = b1;
-        else count[a] = 2, ranges[a][0][0] = b0, ranges[a][0][1] = size[a] - 1, ranges[a][1][0] = 0,
-        ranges[a][1][1] = b1 - size[a];
-    }
-    for (int j = 0; j < count[1]; j++)
-        for (int i = 0; i < count[0]; i++) {
-            int64_t cx0 = ranges[0][i][0], cx1 = ranges[0][i][1], cy0 = ranges[1][j][0], cy1 = ranges[1][j][1];
-            slice_compute_push pc = {.region = {(int32_t)cx0, (int32_t)cy0, (int32_t)(cx1 - cx0 + 1), (int32_t)(cy1 - cy0 + 1)},
-                                     .level = {level, 0, 0, 0}};
-            vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof pc, &pc);
-            vkCmdDispatch(cmd, ((uint32_t)pc.region[2] + 7) / 8, ((uint32_t)pc.region[3] + 7) / 8, 1);
-        }
-}
-
-/* Rebuilds the air tables over the texels of rect: the cells whose texels, grown by one, meet it — table 0 from
- * the terrain, then tables 1 and 2 above them. The terrain rows of an edit were uploaded earlier in the command
- * buffer, behind the engine's copy → shader-read barrier; the previous frame's walk read these words (frames are
- * waited on, and the first barrier orders it anyway). */
-static void record_max(st_renderer *r, slice_state *s, VkCommandBuffer cmd, st_rect rect) {
-    if (st_rect_empty(rect)) return;
-    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    VkDescriptorSet sets[2] = {r->globals_set, s->buffers_set};
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 2, sets, 0, NULL);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->max_pipeline);
-    /* table 0's cell c covers texels [4c − 1, 4c + 5) — of whole texel pairs, so one texel more to the left:
-     * those meeting [x0, x1) */
-    int64_t x0 = floor_div((int64_t)rect.x0 - 2, 4), x1 = floor_div((int64_t)rect.x1 + 1, 4);
-    int64_t y0 = floor_div((int64_t)rect.y0 - 1, 4), y1 = floor_div((int64_t)rect.y1, 4);
-    for (int level = 0; level < 3; level++) {
-        if (level) { /* the cells over them, reading what the level below just wrote */
-            int64_t ratio = SLICE_CELL[level] / SLICE_CELL[level - 1];
-            x0 = floor_div(x0, ratio), x1 = floor_div(x1, ratio), y0 = floor_div(y0, ratio), y1 = floor_div(y1, ratio);
-            st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                           VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-        }
-        dispatch_cells(r, s, cmd, level, x0, x1, y0, y1);
-    }
-    /* the walk reads the tables */
-    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-}
-
 static st_result slice_compute_create(st_renderer *r, void **out, st_error *err) {
     st_result res = create_common(r, out, false, true, err);
     if (res) return res;
     slice_state *s = *out;
     st_gpu *gpu = r->engine->gpu;
-    const st_level *l = r->engine->level;
     s->compute = true;
-    VkDeviceSize words = 0;
-    for (int level = 0; level < 3; level++)
-        words += (VkDeviceSize)table_cells(l->width, level) * table_cells(l->height, level);
     res = st_gpu_buffer_create(gpu, (VkDeviceSize)r->width * r->height * 8, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false,
                                &s->vis, err);
-    if (!res) res = st_gpu_buffer_create(gpu, words * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false, &s->maxes, err);
+    if (!res) res = st_air_tables_create(r, &s->air, err); /* the whole level's, before the first frame */
     if (res) return res;
     /* set 1: the visibility buffer and the air tables */
     st_gpu_binding b[2] = {
         {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_COMPUTE_BIT, .buffer = s->vis.buffer},
-        {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_COMPUTE_BIT, .buffer = s->maxes.buffer}};
+        {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_COMPUTE_BIT,
+         .buffer = s->air.buffer.buffer}};
     res = st_renderer_set_create(r, b, 2, &s->buffers_layout, &s->buffers_set, err);
     if (res) return res;
     res = st_renderer_storage_targets_layout(r, &s->targets_layout, &s->targets_set, err);
     VkDescriptorSetLayout sets[2] = {s->buffers_layout, s->targets_layout};
     if (!res) res = st_renderer_pipeline_layout(r, sets, 2, sizeof(slice_compute_push), &s->layout, err);
-    if (!res) res = st_gpu_compute_pipeline(gpu, "slice_max.comp", s->layout, &s->max_pipeline, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "slice_compute.comp", s->layout, &s->pipeline, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "slice_resolve.comp", s->layout, &s->resolve_pipeline, err);
-    /* the whole level's tables before the first frame */
-    VkCommandBuffer cmd;
-    if (!res) res = st_gpu_once_begin(gpu, &cmd, err);
-    if (!res) {
-        record_max(r, s, cmd, (st_rect){0, 0, (int32_t)l->width, (int32_t)l->height});
-        res = st_gpu_once_submit(gpu, cmd, err);
-    }
     return res;
 }
 
@@ -320,11 +238,7 @@ static void slice_compute_record(st_renderer *r, void *state, VkCommandBuffer cm
     slice_compute_push pc = {0};
     bool any = slice_planes(r, s, &pc.planes);
     if (!any) pc.planes.n_below = pc.planes.n_above = 0; /* every pixel walks no plane: all sky */
-    if (!st_rect_empty(s->dirty)) {
-        st_renderer_pass_begin(r, cmd, "max");
-        record_max(r, s, cmd, s->dirty);
-        s->dirty = (st_rect){0};
-    }
+    st_air_tables_record(r, &s->air, cmd);
     st_renderer_pass_begin(r, cmd, "slices");
     VkDescriptorSet sets[3] = {r->globals_set, s->buffers_set, s->targets_set};
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 3, sets, 0, NULL);
@@ -352,7 +266,7 @@ static uint64_t slice_gpu_bytes(const st_renderer *r, const void *state) {
     const slice_state *s = state;
     /* raster: none, the quads come from the vertex and instance indices; compute: the visibility buffer and the
      * max tables */
-    return (uint64_t)s->vis.size + s->maxes.size;
+    return (uint64_t)s->vis.size + s->air.buffer.size;
 }
 
 const st_method_ops st_method_slice = {

@@ -1,0 +1,134 @@
+// The air tables (src/render/methods/air_tables.c), shared by slice-compute and ray-compute: per cell of 4×4
+// (table 0), 16×16 (table 1) and 64×64 texels (table 2), over the cell grown by one texel on every side (wrapping
+// with the level), what a ray may pass without meeting SOLID; and the walk that finds how far along a ray it may.
+// The includer defines AIR_TABLES_SET and AIR_TABLES_BINDING (where it binds the buffer). Requires globals.glsl
+// and surface.glsl.
+
+// Per cell: the highest solid top (bits 0..7), the highest floor top (bits 8..15: a single texel's height, a dual
+// one's low) and the lowest cave ceiling (bits 16..24, a dual texel's mid; 256 when there is none). A point above
+// the first, or between the second and the third, is not SOLID anywhere within a texel of the cell — the margin
+// that keeps a float sample of a ray, which can land a little off the exact line, inside what was checked.
+layout(set = AIR_TABLES_SET, binding = AIR_TABLES_BINDING, std430) buffer AirTables { uint air_table[]; };
+
+// texels per side of a cell of table `level`
+int air_cell_side(int level) { return level == 0 ? 4 : level == 1 ? 16 : 64; }
+ivec2 air_table_size(int level) { return max(ivec2(g.level_info.xy) / air_cell_side(level), ivec2(1)); }
+int air_table_base(int level) {
+    ivec2 s0 = air_table_size(0), s1 = air_table_size(1);
+    return level == 0 ? 0 : level == 1 ? s0.x * s0.y : s0.x * s0.y + s1.x * s1.y;
+}
+uint air_pack(uint top, uint floor_top, uint ceiling) { return top | (floor_top << 8) | (ceiling << 16); }
+
+// Cell c (wrapped) of table `level`: (highest top, highest floor top, lowest ceiling).
+vec3 air_cell(ivec2 c, int level) {
+    ivec2 size = air_table_size(level);
+    c &= size - 1; // power-of-two sizes
+    uint w = air_table[air_table_base(level) + c.y * size.x + c.x];
+    return vec3(float(w & 255u), float((w >> 8) & 255u), float(w >> 16));
+}
+
+// Where the ray o + dir·t leaves cell c of side `side` texels; d: the ray's direction in xy with no component zero
+// (so the cell's far edges and the reciprocals agree in sign), inv its reciprocal.
+float air_cell_exit(vec3 o, ivec2 c, float side, vec2 d, vec2 inv) {
+    vec2 far_edge = (vec2(c) + step(vec2(0.0), d)) * side;
+    vec2 t = (far_edge - o.xy) * inv;
+    return min(t.x, t.y);
+}
+
+// The ray in a cell of value v (highest top, highest floor top, lowest ceiling) over [t, exit]: the air is z above
+// the top, or between the floor top and the ceiling (a cave), each with 0.01 of margin. Returns where the ray
+// leaves the air after t (exit when it stays in it; t when it is not in the air at t) and, in *next, where it is
+// next in the air after that (exit when not before).
+float air_cell_air(vec3 o, vec3 dir, vec3 v, float t, float exit, out float next) {
+    const float m = 0.01;
+    float dz = dir.z, z0 = o.z + dz * t;
+    float top = v.x + m, lo = v.y + m, hi = v.z - m;
+    bool cave = lo < hi;
+    // the t at which the ray is at height h (exit when it never gets there after t)
+    #define AT(h) (dz != 0.0 ? clamp((h - o.z) / dz, t, exit) : exit)
+    next = exit;
+    if (z0 > top) return dz < 0.0 ? AT(top) : exit;
+    if (cave && z0 > lo && z0 < hi) return dz < 0.0 ? AT(lo) : dz > 0.0 ? AT(hi) : exit;
+    // not in the air at t: a descending ray may sink into the cave from above it, a rising one climb into the
+    // cave from below it or over the top
+    if (dz < 0.0 && cave && z0 >= hi) next = AT(hi);
+    if (dz > 0.0) next = cave && z0 <= lo ? AT(lo) : AT(top);
+    #undef AT
+    return t;
+}
+
+// Texel c's value as a cell's: its top, its floor top and its cave ceiling (256 when it has none).
+vec3 air_texel_cell(ivec2 c) {
+    Surface q = surface_at(c);
+    return vec3(max(q.low, q.high), q.low, q.dual ? q.mid : 256.0);
+}
+
+// Cells the last air_clear_until looked at (a work count for the methods' counters).
+uint air_walk_cells = 0u;
+
+// The air from t on along the ray o + dir·t (dir a unit vector): the end of the longest stretch [t, end) over
+// which no point of the ray, nor one within e of it in xy, can be SOLID, up to t_limit. It walks the air tables'
+// cells along the ray — a 64×64 cell while the ray stays in its air over the whole stretch, else its 16×16 cells,
+// else their 4×4 cells, else their texels — and ends where the ray first leaves the air of a cell of the finest
+// look: `finest` 0 the texels, 1, 2 or 3 the cells of tables 0, 1 or 2 (a walk that stops at coarser cells costs
+// fewer fetches and finds shorter stretches). A float sample can land a little off the exact line: the tables'
+// cells hold for a texel around them, and a texel is taken together with those within e of the stretch (its
+// neighbours where the stretch touches them). *t_block: where the ray is next in that cell's air (no sooner is the
+// air looked for again).
+float air_clear_until(vec3 o, vec3 dir, float t, float t_limit, float e, int finest, out float t_block) {
+    vec2 d = mix(dir.xy, vec2(1e-12), lessThan(abs(dir.xy), vec2(1e-12))), inv = 1.0 / d;
+    vec2 ahead = 1e-3 * normalize(d); // at a cell boundary, take the cell the ray goes on into
+    float parent_exit[4] = float[4](t_limit, t_limit, t_limit, t_limit);
+    int level = 3; // 3, 2, 1: the tables 2, 1, 0; 0: texels
+    ivec2 key0 = ivec2(0x7FFFFFFF), key1 = key0, key2 = key0;
+    vec3 val0 = vec3(0.0), val1 = val0, val2 = val0;
+    t_block = t;
+    for (int i = 0; i < 256 && t < t_limit; i++) {
+        air_walk_cells++;
+        float side = level > 0 ? float(air_cell_side(level - 1)) : 1.0;
+        vec2 p = o.xy + dir.xy * t;
+        ivec2 c = ivec2(floor((p + ahead) / side));
+        float exit = min(air_cell_exit(o, c, side, d, inv), parent_exit[level]);
+        if (!(exit > t)) break; // no progress in float: the air ends here
+        vec3 v;
+        if (level > 0) {
+            v = air_cell(c, level - 1);
+        } else { // the texels within e of the stretch: its own and where it touches them, the neighbours
+            vec2 q = o.xy + dir.xy * exit;
+            ivec2 lo = ivec2(floor(min(p, q) - e)), hi = ivec2(floor(max(p, q) + e));
+            v = vec3(0.0, 0.0, 256.0);
+            if (any(greaterThan(hi - lo, ivec2(2)))) v = vec3(256.0, 256.0, 0.0); // never: no air claimed
+            for (int y = lo.y; y <= min(hi.y, lo.y + 2); y++)
+                for (int x = lo.x; x <= min(hi.x, lo.x + 2); x++) {
+                    // consecutive stretches share most of these texels: the last three are remembered
+                    ivec2 k = ivec2(x, y);
+                    vec3 w;
+                    if (k == key0) w = val0;
+                    else if (k == key1) w = val1;
+                    else if (k == key2) w = val2;
+                    else {
+                        w = air_texel_cell(k);
+                        key2 = key1, val2 = val1, key1 = key0, val1 = val0, key0 = k, val0 = w;
+                    }
+                    v = vec3(max(v.xy, w.xy), min(v.z, w.z));
+                }
+        }
+        float next;
+        float end = air_cell_air(o, dir, v, t, exit, next);
+        if (end >= exit) { // clear over the whole stretch
+            t = exit;
+            while (level < 3 && t >= parent_exit[level]) level++; // out of the parent cell: a coarser look
+            continue;
+        }
+        if (level > finest) { // a finer look inside this cell
+            parent_exit[level - 1] = exit;
+            level--;
+            continue;
+        }
+        t_block = end > t ? exit : next;
+        return end;
+    }
+    t = min(t, t_limit);
+    t_block = max(t_block, t);
+    return t;
+}

@@ -1,0 +1,32 @@
+/* The air tables (shaders/common/air_tables.glsl): per cell of 4×4, 16×16 and 64×64 texels of the level, grown by
+ * one texel, the highest top, the highest floor and the lowest cave ceiling — what lets a ray pass stretches in
+ * the air without sampling them. Kept on the GPU for the renderer's life, rebuilt where an edit lands; shared by
+ * slice-compute and ray-compute. */
+#ifndef STRATA_AIR_TABLES_H
+#define STRATA_AIR_TABLES_H
+
+#include "render/render_internal.h"
+
+typedef struct st_air_tables {
+    st_gpu_buffer buffer; /* the three tables, one word a cell (air_tables.glsl says the packing) */
+    VkPipelineLayout layout;
+    VkPipeline pipeline; /* air_max.comp */
+    VkDescriptorSetLayout set_layout;
+    VkDescriptorSet set;
+    st_rect dirty; /* texels whose cells the next record rebuilds */
+} st_air_tables;
+
+/* Makes r's level's tables (the buffer, the pass that fills them) and fills them for the whole level before
+ * returning. The level must be r's engine's whole level (not paged). *t is zeroed first; on an error what was
+ * made stays in it for st_air_tables_destroy. */
+st_result st_air_tables_create(st_renderer *r, st_air_tables *t, st_error *err);
+/* Frees what create made (a zeroed *t is fine). */
+void st_air_tables_destroy(st_renderer *r, st_air_tables *t);
+/* The level changed inside rect: the next st_air_tables_record rebuilds the cells over it. */
+void st_air_tables_mark(st_air_tables *t, st_rect rect);
+/* Records the rebuild of the marked cells as the timed pass "max" (nothing when none is marked), then a barrier
+ * before the compute shaders that read the tables. The terrain rows of an edit must be uploaded before it in the
+ * command buffer. Leaves the compute pipeline and sets bound to its own: the caller binds its own after. */
+void st_air_tables_record(st_renderer *r, st_air_tables *t, VkCommandBuffer cmd);
+
+#endif
