@@ -424,6 +424,9 @@ def run_checks(wd, port, tool, cli, out):
               "start, %.0f ms after the script started; of it the generator %.0f ms (%d worker), upload and "
               "method %.0f ms" % (r["load_to_frame_ms"], r["first_frame_ms"], r["gen_ms"], r.get("gen_workers", 0),
                                   r["upload_ms"]), flush=True)
+        t = r.get("timing", {})
+        print("measured: its pieces (ms, load average %.1f): %s" % (os.getloadavg()[0], ", ".join(
+            "%s %s" % (k, ("%.2f" if k == "worker_share" else "%.0f") % v) for k, v in sorted(t.items()))), flush=True)
         check(r["coverage"] > 0.05, "default world: something is drawn (coverage %.3f)" % r["coverage"])
         # a view in the second piece of the level texture (rows 8192 and up) against the native method
         r = wd.js("return window.strataView('ledge', '%dx%d');" % SIZE)
