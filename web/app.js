@@ -4,6 +4,8 @@
 'use strict';
 
 var Module = {canvas: document.getElementById('canvas')};
+// The first frame's pieces, ms (published with the first result as "timing")
+var timing = {};
 var page = {ready: false, mode: 0, keys: {}, look: [0, 0], scroll: 0, last: 0, frameMs: 0, interval: 0, lastDrawn: 0};
 var params = new URLSearchParams(location.search);
 
@@ -371,20 +373,72 @@ function generate(desc, what) {
   }
   check(call('web_gen_begin', 'number', ['number', 'number', 'number'], desc), what);
   var w = call('web_gen_width', 'number', [], []), h = call('web_gen_height', 'number', [], []);
-  var split = Math.floor(h / 64) * 32; // a multiple of the generator's 32-row blocks
-  var band = new Promise(function (ok, bad) {
-    genWorker.onmessage = function (e) { if (e.data.error) bad(new Error(what + ': ' + e.data.error)); else ok(e.data); };
-    genWorker.onerror = function (e) { bad(new Error(what + ': the generator worker failed: ' + e.message)); };
-  });
-  genWorker.postMessage({seed: desc[0], w: w, h: h, y0: split, y1: h});
-  check(call('web_gen_rows', 'number', ['number', 'number'], [0, split]), what);
-  return band.then(function (b) {
-    b.planes.forEach(function (buf, i) {
-      var p = call('web_gen_plane', 'number', ['number', 'number'], [i, b.y0]);
-      Module.HEAPU8.set(new Uint8Array(buf), p);
-    });
-    check(call('web_gen_finish', 'number', [], []), what);
-    return 1;
+  // Chunks of rows (multiples of the generator's 32-row blocks) handed out as each side is free: the page takes
+  // the next one itself between yields, the worker is kept two ahead. An even split in two halves waited on the
+  // slower side (a worker that began late, the page's share of a loaded machine) for as long as the difference.
+  var rows = Math.max(32, Math.ceil(h / 32 / 32) * 32);
+  var next = 0, outstanding = 0, workerRows = 0, pageMs = 0, workerMs = 0, copyMs = 0;
+  var t0 = performance.now();
+  function take() {
+    if (next >= h) return null;
+    var c = [next, Math.min(h, next + rows)];
+    next = c[1];
+    return c;
+  }
+  function feed() {
+    while (outstanding < 2) {
+      var c = take();
+      if (!c) return;
+      outstanding++;
+      genWorker.postMessage({seed: desc[0], w: w, h: h, y0: c[0], y1: c[1]});
+    }
+  }
+  return new Promise(function (ok, bad) {
+    var failed = false;
+    function fail(e) { if (!failed) { failed = true; bad(e); } }
+    function done() {
+      if (next < h || outstanding) return false;
+      var t2 = performance.now();
+      timing.bands_ms = t2 - t0;
+      timing.band_page_ms = pageMs;
+      timing.band_worker_ms = workerMs;
+      timing.worker_share = workerRows / h;
+      timing.band_copy_ms = copyMs;
+      try { check(call('web_gen_finish', 'number', [], []), what); } catch (e) { fail(e); return true; }
+      timing.finish_and_upload_ms = performance.now() - t2; // slab passes, then the level's upload
+      ok(1);
+      return true;
+    }
+    genWorker.onmessage = function (e) {
+      if (failed) return;
+      var b = e.data;
+      if (b.error) { fail(new Error(what + ': ' + b.error)); return; }
+      var t = performance.now();
+      b.planes.forEach(function (buf, i) {
+        var p = call('web_gen_plane', 'number', ['number', 'number'], [i, b.y0]);
+        Module.HEAPU8.set(new Uint8Array(buf), p);
+      });
+      copyMs += performance.now() - t;
+      workerMs += b.ms;
+      workerRows += b.y1 - b.y0;
+      outstanding--;
+      feed();
+      done();
+    };
+    genWorker.onerror = function (e) { fail(new Error(what + ': the generator worker failed: ' + e.message)); };
+    feed();
+    // the page's own chunks, yielding between them so that the worker's answers are taken in
+    var channel = new MessageChannel();
+    channel.port1.onmessage = function () {
+      if (failed) return;
+      var c = take();
+      if (!c) { done(); return; }
+      var t = performance.now();
+      try { check(call('web_gen_rows', 'number', ['number', 'number'], c), what); } catch (e) { fail(e); return; }
+      pageMs += performance.now() - t;
+      channel.port2.postMessage(0);
+    };
+    channel.port2.postMessage(0);
   });
 }
 
@@ -412,12 +466,15 @@ function firstFrame(t0, genMs, workers) {
   } else {
     applyView($('view').value);
   }
+  var td = performance.now();
   render();
   // the frame is done once its pixels are read back (both backends draw asynchronously)
   return readBack().then(function () {
     var first = performance.now();
+    timing.first_draw_ms = first - td;
+    timing.script_start_ms = t0; // from navigation start: the page's files fetched, strata.js run, wasm compiled
     hud();
-    publishRead({generate_ms: genMs, first_frame_ms: first - t0, load_to_frame_ms: first,
+    publishRead({timing: timing, generate_ms: genMs, first_frame_ms: first - t0, load_to_frame_ms: first,
                  frame_ms: page.frameMs, gen_workers: workers});
     page.ready = true;
     wire();
@@ -426,6 +483,10 @@ function firstFrame(t0, genMs, workers) {
 }
 
 Module.onRuntimeInitialized = function () {
+  // strata.wasm fetched (resource timing) and compiled and instantiated (now), from navigation start
+  timing.runtime_ms = performance.now();
+  var wasm = performance.getEntriesByType('resource').filter(function (e) { return /strata\.wasm$/.test(e.name); })[0];
+  if (wasm) timing.wasm_fetched_ms = wasm.responseEnd;
   loadViews().then(start).catch(function (e) { showMessage(String(e.message || e)); });
 };
 Module.onAbort = function (what) { showMessage('strata stopped: ' + what); };

@@ -1,6 +1,6 @@
 /* The WebGPU backend of the seam (src/gpu/backend.h): compute programs from the WGSL ports (web/wgsl/, found
- * by the native shader's file name), the level's textures, uniform blocks and textures by (set, binding) — WGSL's
- * (group, binding) — and the frame's storage targets; the GPU calls are web/gpu.js's, through EM_JS. Draws are
+ * by the native shader's file name), the level's textures, storage buffers, uniform blocks, textures and
+ * buffers by (set, binding) — WGSL's (group, binding), push constants in group 3 — and the frame's targets; the GPU calls are web/gpu.js's, through EM_JS. Draws are
  * WebGL2's: this backend runs the compute methods. */
 #include <emscripten.h>
 #include <stdlib.h>
@@ -23,6 +23,10 @@ EM_JS(void, gpu_program_destroy, (uint32_t id), { strataGpu.programDestroy(id); 
 EM_JS(void, gpu_uniforms, (uint32_t key, const void *data, uint32_t size),
       { strataGpu.uniforms(key, HEAPU8.subarray(data, data + size)); });
 EM_JS(void, gpu_bind_texture, (uint32_t key, uint32_t id), { strataGpu.bindTexture(key, id); });
+EM_JS(uint32_t, gpu_buffer_create, (uint32_t size), { return strataGpu.bufferCreate(size); });
+EM_JS(void, gpu_buffer_fill, (uint32_t id, uint32_t word), { strataGpu.bufferFill(id, word); });
+EM_JS(void, gpu_bind_buffer, (uint32_t key, uint32_t id), { strataGpu.bindBuffer(key, id); });
+EM_JS(void, gpu_buffer_destroy, (uint32_t id), { strataGpu.bufferDestroy(id); });
 EM_JS(void, gpu_begin_frame, (float r, float g, float b), { strataGpu.beginFrame(r, g, b); });
 EM_JS(void, gpu_dispatch, (uint32_t id, uint32_t x, uint32_t y, uint32_t z), { strataGpu.dispatch(id, x, y, z); });
 EM_JS(void, gpu_end_frame, (void), { strataGpu.endFrame(); });
@@ -49,7 +53,12 @@ typedef struct st_gb_gpu {
     gpu_texture textures[GPU_MAX_TEXTURES]; /* the seam's handle - 1 */
 } st_gb_gpu;
 
-static uint32_t key_of(uint32_t set, uint32_t binding) { return set << 8 | binding; }
+/* WebGPU has 4 bind groups: the ports declare their push constants (ST_GB_PUSH_SET) as a uniform in the last */
+#define GPU_PUSH_GROUP 3u
+
+static uint32_t key_of(uint32_t set, uint32_t binding) {
+    return (set == ST_GB_PUSH_SET ? GPU_PUSH_GROUP : set) << 8 | binding;
+}
 
 static st_result gpu_resize_op(st_gb *b, uint32_t width, uint32_t height, st_error *err) {
     if (!gpu_ready()) return st_error_set(err, ST_ERR_GPU, "the WebGPU device is gone");
@@ -117,6 +126,30 @@ static void gpu_bind_texture_op(st_gb *b, uint32_t set, uint32_t binding, st_gb_
     gpu_bind_texture(key_of(set, binding), t && t <= GPU_MAX_TEXTURES ? g->textures[t - 1].id : 0);
 }
 
+static st_result gpu_storage_buffer_create_op(st_gb *b, size_t size, st_gb_buffer *out, st_error *err) {
+    (void)b;
+    if (size == 0 || size > (1u << 30))
+        return st_error_set(err, ST_ERR_INVALID, "a storage buffer of %zu bytes (WebGPU binds at most 1 GiB)", size);
+    if (!gpu_ready()) return st_error_set(err, ST_ERR_GPU, "the WebGPU device is gone");
+    *out = gpu_buffer_create((uint32_t)size);
+    return ST_OK;
+}
+
+static void gpu_buffer_fill_op(st_gb *b, st_gb_buffer buf, uint32_t word) {
+    (void)b;
+    if (buf) gpu_buffer_fill(buf, word);
+}
+
+static void gpu_bind_buffer_op(st_gb *b, uint32_t set, uint32_t binding, st_gb_buffer buf) {
+    (void)b;
+    gpu_bind_buffer(key_of(set, binding), buf);
+}
+
+static void gpu_buffer_destroy_op(st_gb *b, st_gb_buffer buf) {
+    (void)b;
+    if (buf) gpu_buffer_destroy(buf);
+}
+
 static void gpu_begin_frame_op(st_gb *b, const float fog[3]) {
     (void)b;
     gpu_begin_frame(fog[0], fog[1], fog[2]);
@@ -150,6 +183,10 @@ static const st_gb_ops gpu_ops = {
     .begin_frame = gpu_begin_frame_op,
     .compute_create = gpu_compute_create_op,
     .dispatch = gpu_dispatch_op,
+    .storage_buffer_create = gpu_storage_buffer_create_op,
+    .buffer_fill = gpu_buffer_fill_op,
+    .bind_buffer = gpu_bind_buffer_op,
+    .buffer_destroy = gpu_buffer_destroy_op,
     .end_frame = gpu_end_frame_op,
     .read = gpu_read_op,
 };

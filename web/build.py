@@ -35,6 +35,8 @@ SHADERS = [
 # compute shader the web runs and its port, whose "//! requires" line names the files put in front of it.
 WGSL = [
     ("ray.comp", "ray_compute.wgsl"),
+    ("scatter_plain.comp", "scatter_plain.wgsl"),
+    ("scatter_resolve.comp", "scatter_resolve.wgsl"),
 ]
 
 # The C core the page runs (the same files as the native library), then the web's own.
@@ -47,7 +49,7 @@ CORE = [
     "src/view/pick.c", "src/view/history.c", "src/view/controls.c",
     "src/render/globals.c",
 ]
-WEB = ["web/backend_gl.c", "web/backend_gpu.c", "web/methods/ray.c", "web/methods/slice.c", "web/methods/paint.c", "web/app.c", "web/dem_png.c", "web/gen_bands.c"]
+WEB = ["web/backend_gl.c", "web/backend_gpu.c", "web/methods/ray.c", "web/methods/scatter.c", "web/methods/slice.c", "web/methods/paint.c", "web/app.c", "web/dem_png.c", "web/gen_bands.c"]
 PAGE = ["web/index.html", "web/app.js", "web/gpu.js", "web/gen_worker.js", "data/default_world.json"]
 
 EXPORTS = [

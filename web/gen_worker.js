@@ -14,6 +14,7 @@ importScripts('strata.js');
 onmessage = function (e) { if (ready) make(e.data); else queue.push(e.data); };
 
 function make(q) {
+  var t0 = performance.now();
   var rc = Module.ccall('web_band_make', 'number', ['number', 'number', 'number', 'number', 'number'],
                         [q.seed, q.w, q.h, q.y0, q.y1]);
   if (rc !== 0) {
@@ -26,5 +27,5 @@ function make(q) {
     planes.push(Module.HEAPU8.slice(p, p + widths[i] * rows).buffer);
   }
   Module.ccall('web_band_free', null, [], []);
-  postMessage({y0: q.y0, y1: q.y1, planes: planes}, planes);
+  postMessage({y0: q.y0, y1: q.y1, planes: planes, ms: performance.now() - t0}, planes);
 }

@@ -7,7 +7,7 @@
 
 var strataGpu = (function () {
   var G = {device: null, info: null, canvas: null, context: null, lost: null,
-           textures: [null], programs: [null], bound: {}, width: 0, height: 0,
+           textures: [null], programs: [null], buffers: [null], bound: {}, garbage: [], width: 0, height: 0,
            color: null, depth: null, encoder: null, readback: null, error: null};
 
   // Resolves to null when a device is ready, else to why there is none (the page says so and uses WebGL2).
@@ -82,7 +82,7 @@ var strataGpu = (function () {
   function declarations(source) {
     var re = /@group\((\d+)\)\s*@binding\((\d+)\)\s*var(<[^>]*>)?\s+(\w+)\s*:\s*([\w]+)(<[^>]*>)?/g, m, out = [];
     while ((m = re.exec(source))) {
-      var kind = m[3] && m[3].indexOf('uniform') >= 0 ? 'uniform' :
+      var kind = m[3] && m[3].indexOf('uniform') >= 0 ? 'uniform' : m[3] && m[3].indexOf('storage') >= 0 ? 'buffer' :
                  m[5] === 'texture_storage_2d' ? (m[6].indexOf('r32float') >= 0 ? 'depth' : 'color') : 'texture';
       out.push({group: +m[1], binding: +m[2], name: m[4], kind: kind});
     }
@@ -107,14 +107,36 @@ var strataGpu = (function () {
 
   G.programDestroy = function (id) { G.programs[id] = null; };
 
+  // A fresh buffer each time: queue writes land before the frame's one submission, so rewriting one buffer
+  // between two dispatches of a frame would give both the last bytes.
   G.uniforms = function (key, bytes) {
     var u = G.uniforms_[key];
-    if (!u || u.size < bytes.length) {
-      if (u) u.buffer.destroy();
-      u = G.uniforms_[key] = {size: bytes.length,
-        buffer: G.device.createBuffer({size: (bytes.length + 15) & ~15, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST})};
-    }
+    if (u) G.garbage.push(u.buffer);
+    u = G.uniforms_[key] = {size: bytes.length,
+      buffer: G.device.createBuffer({size: (bytes.length + 15) & ~15, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST})};
     G.device.queue.writeBuffer(u.buffer, 0, bytes);
+  };
+
+  G.bufferCreate = function (size) {
+    G.buffers.push({size: size, buffer: G.device.createBuffer({size: (size + 3) & ~3,
+      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC})});
+    return G.buffers.length - 1;
+  };
+  // Every word set to word, in the frame's order: a copy from a filled buffer recorded in its encoder
+  G.bufferFill = function (id, word) {
+    var b = G.buffers[id];
+    if (!b) return;
+    var fill = G.device.createBuffer({size: b.buffer.size, usage: GPUBufferUsage.COPY_SRC, mappedAtCreation: true});
+    new Uint32Array(fill.getMappedRange()).fill(word >>> 0);
+    fill.unmap();
+    pass_encoder().copyBufferToBuffer(fill, 0, b.buffer, 0, b.buffer.size);
+    G.garbage.push(fill);
+  };
+  G.bindBuffer = function (key, id) { G.bound[key] = id; };
+  G.bufferDestroy = function (id) {
+    var b = G.buffers[id];
+    if (b) G.garbage.push(b.buffer);
+    G.buffers[id] = null;
   };
   G.uniforms_ = {};
 
@@ -147,6 +169,10 @@ var strataGpu = (function () {
         var u = G.uniforms_[key];
         if (!u) throw new Error(p.name + ': nothing bound to its uniform ' + d.name);
         res = {buffer: u.buffer};
+      } else if (d.kind === 'buffer') {
+        var sb = G.buffers[G.bound[key]];
+        if (!sb) throw new Error(p.name + ': no buffer bound to ' + d.name);
+        res = {buffer: sb.buffer};
       } else if (d.kind === 'color') res = G.color.createView();
       else if (d.kind === 'depth') res = G.depth.createView();
       else {
@@ -158,9 +184,10 @@ var strataGpu = (function () {
     });
     var pass = pass_encoder().beginComputePass();
     pass.setPipeline(p.pipeline);
-    Object.keys(groups).forEach(function (gi) {
-      pass.setBindGroup(+gi, G.device.createBindGroup({layout: p.pipeline.getBindGroupLayout(+gi), entries: groups[gi]}));
-    });
+    // every group up to the last the program uses, an empty one where it uses none (layout 'auto' has them)
+    var last = Math.max.apply(null, Object.keys(groups).map(Number));
+    for (var gi = 0; gi <= last; gi++)
+      pass.setBindGroup(gi, G.device.createBindGroup({layout: p.pipeline.getBindGroupLayout(gi), entries: groups[gi] || []}));
     pass.dispatchWorkgroups(x, y, z);
     pass.end();
   };
@@ -172,6 +199,10 @@ var strataGpu = (function () {
     e.copyTextureToTexture({texture: G.color}, {texture: G.context.getCurrentTexture()}, [G.width, G.height]);
     G.device.queue.submit([e.finish()]);
     G.encoder = null;
+    // what the frame used and dropped is freed once the queue has run it
+    var old = G.garbage;
+    G.garbage = [];
+    G.device.queue.onSubmittedWorkDone().then(function () { old.forEach(function (b) { b.destroy(); }); });
   };
 
   // Fetches the last frame's colour and depth (rows padded to 256 bytes by the copy, packed again here);

@@ -38,11 +38,11 @@ CHROME_ARGS = ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--e
 SEED, LEVEL = 1998, "512x512"
 CAMERA = "256,100,150,0,-30"
 SIZE = (160, 100)
-METHODS = ["ray", "slice", "slice-plain", "paint", "paint-plain", "ray-compute"]
+METHODS = ["ray", "slice", "slice-plain", "paint", "paint-plain", "ray-compute", "scatter-plain"]
 EXACT = {"ray", "slice", "ray-compute"}  # methods that follow the reference; the others against their native twin
 # the compute methods run on WebGPU from their WGSL ports (web/wgsl/): this test is what holds each port to its
 # native twin (the GLSL compute shader, on Vulkan) and to the CPU reference
-COMPUTE = {"ray-compute"}
+COMPUTE = {"ray-compute", "scatter-plain"}
 MAX_DISAGREE = 0.005   # hit/miss disagreement, share of pixels
 MAX_MEAN_DIFF = 6.0    # mean colour, levels of 255 per channel
 DIG_PIXEL = (80, 60)
@@ -424,6 +424,9 @@ def run_checks(wd, port, tool, cli, out):
               "start, %.0f ms after the script started; of it the generator %.0f ms (%d worker), upload and "
               "method %.0f ms" % (r["load_to_frame_ms"], r["first_frame_ms"], r["gen_ms"], r.get("gen_workers", 0),
                                   r["upload_ms"]), flush=True)
+        t = r.get("timing", {})
+        print("measured: its pieces (ms, load average %.1f): %s" % (os.getloadavg()[0], ", ".join(
+            "%s %s" % (k, ("%.2f" if k == "worker_share" else "%.0f") % v) for k, v in sorted(t.items()))), flush=True)
         check(r["coverage"] > 0.05, "default world: something is drawn (coverage %.3f)" % r["coverage"])
         # a view in the second piece of the level texture (rows 8192 and up) against the native method
         r = wd.js("return window.strataView('ledge', '%dx%d');" % SIZE)
@@ -460,7 +463,7 @@ def check_no_webgpu(dport, port, masks, out):
         disabled = wd.js("var o = Array.prototype.filter.call(document.getElementById('method').options,"
                          "function (o) { return o.disabled; }); return o.map(function (o) { return o.textContent; });")
         check("error" not in r and r.get("backend") == "webgl2" and r.get("method") == "ray" and
-              "WebGPU is not available" in notice and disabled == ["ray-compute"] and
+              "WebGPU is not available" in notice and disabled == sorted(COMPUTE) and
               ("ray" not in masks or wd.js("return window.strataHitMask();") == masks["ray"]),
               "no WebGPU adapter: ray-compute falls back to ray on WebGL2 (result %s, %s; disabled %s); the page "
               "says %r" % (r.get("backend"), r.get("method"), disabled, notice))

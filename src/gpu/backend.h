@@ -91,6 +91,13 @@ typedef struct st_gb_ops {
     /* Runs a compute program over groups_x × groups_y × groups_z work groups, after what came before it in
      * the frame and before what follows. */
     void (*dispatch)(st_gb *b, st_gb_program p, uint32_t groups_x, uint32_t groups_y, uint32_t groups_z);
+    /* A storage buffer of size bytes for compute programs (NULL where the backend has none); freed with
+     * buffer_destroy. */
+    st_result (*storage_buffer_create)(st_gb *b, size_t size, st_gb_buffer *out, st_error *err);
+    /* Sets every 32-bit word of a storage buffer to word, before the dispatches that follow. */
+    void (*buffer_fill)(st_gb *b, st_gb_buffer buf, uint32_t word);
+    /* The storage buffer read and written at (set, binding) by the dispatches that follow. */
+    void (*bind_buffer)(st_gb *b, uint32_t set, uint32_t binding, st_gb_buffer buf);
     /* Finishes the frame (and shows it, where the backend has a screen). */
     void (*end_frame)(st_gb *b);
     /* The last frame's pixels, rows top first: rgba (4 bytes a pixel) and depth (may be NULL). A backend whose
