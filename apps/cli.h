@@ -55,6 +55,12 @@ int cli_read_grey16_png(const char *cmd, const char *path, uint32_t min_side, ui
 /* Loads "default", a world directory, a world.ini file, or "gen:multi:SEED:WxH[:DUAL]" (generated whole: a level's
  * size limits apply). */
 st_result cli_load_world(const char *path, st_level **out, st_error *err);
+/* cli_load_world, or with color (--color FILE) the Comanche-style pair of height map `path` (a .png) and that
+ * colour map (st_level_load_color_pair); color with any other world is ST_ERR_INVALID. */
+st_result cli_load_world_color(const char *path, const char *color, st_level **out, st_error *err);
+#define CLI_OPT_COLOR(dst)                                                                                      \
+    {.name = "color", .kind = CLI_OPT_STRING, .target = (dst), .arg = "FILE",                                   \
+     .help = "the colour map of --world HEIGHT.png (a Comanche-style pair: the colour map is the albedo)"}
 /* The camera of view `name` (NULL = the world's first default view) on the level, or, where there is none, on
  * the paged world of layer store `pages` (its size and the texel under the view read through its pages). */
 st_result cli_view_camera(const st_level *level, st_store *pages, const char *name, st_camera *camera,
@@ -120,7 +126,8 @@ void cli_options_usage(const cli_opt *opts, size_t count);
 #define CLI_OPT_WORLD(dst)                                                                                      \
     {.name = "world", .kind = CLI_OPT_STRING, .target = (dst), .arg = "W",                                      \
      .help = "'default' (the embedded procedural world; the default), a world directory or world.ini,\n" \
-             "a layer store (strata tile) or gen:multi:SEED:WxH"}
+             "a layer store (strata tile), gen:multi:SEED:WxH, a height map's .png (with --color, a\n"     \
+             "Comanche-style pair) or a folder holding height.png and color.png"}
 /* -o/--out: the command's output (a file or a folder, as help says). */
 #define CLI_OPT_OUT(dst, arg_name, text)                                                                        \
     {.name = "out", .letter = 'o', .kind = CLI_OPT_STRING, .target = (dst), .arg = (arg_name), .help = (text)}

@@ -165,7 +165,9 @@ int cmd_compare(int argc, char **argv) {
         .out = "output folder (default out/compare)",
         .no_shadows = "no shadow map (a method-only diagnostic; the protocol casts it for every method)",
         .shadow_size = "the shadow map's resolution (default 1024, the publication's; 256 with --quick)"};
-    cli_opt opts[CLI_MEASURE_OPTION_COUNT + 12] = {
+    const char *color = NULL;
+    cli_opt opts[CLI_MEASURE_OPTION_COUNT + 13] = {
+        CLI_OPT_COLOR(&color),
         {.name = "quick", .kind = CLI_OPT_FLAG, .target = &quick,
          .help = "320x200, one view per pitch, 1 warm-up + 3 timed frames, 256² shadow map"},
         {.name = "tuning", .kind = CLI_OPT_STRING, .target = &tuning_path, .arg = "FILE",
@@ -197,7 +199,7 @@ int cmd_compare(int argc, char **argv) {
         {.name = "pool-pages", .kind = CLI_OPT_UINT, .target = &pool_pages, .min = 1, .max = 65536, .arg = "N",
          .bad = "bad --pool-pages '%s' (1..65536)", .help = "--paged: full-resolution pages on the GPU (default 256)"},
     };
-    size_t count = 12 + cli_measure_table(&mo, &text, opts + 12);
+    size_t count = 13 + cli_measure_table(&mo, &text, opts + 13);
     int parsed = cli_options_parse(cmd, argc, argv, opts, count, 0, NULL, &help);
     if (parsed || help) {
         if (help) usage(opts, count);
@@ -228,7 +230,8 @@ int cmd_compare(int argc, char **argv) {
     st_tuning tuning;
     if (tuning_path && st_tuning_read(tuning_path, &tuning, &err)) return cli_fail(cmd, &err);
     st_level *level = NULL;
-    if (cli_load_world(mo.world, &level, &err)) return cli_fail(cmd, &err);
+    if (color && paged) return cli_usage_error(cmd, "--color is for a height map's world, not --paged");
+    if (cli_load_world_color(mo.world, color, &level, &err)) return cli_fail(cmd, &err);
     char *method_items[ST_COMPARE_MAX_METHODS];
     size_t method_count = 0;
     static char paged_methods[] = "ray,ray-compute,scatter"; /* the methods a paged world takes (split in place) */

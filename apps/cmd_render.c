@@ -31,6 +31,7 @@ static void usage(const cli_opt *opts, size_t count) {
 int cmd_render(int argc, char **argv) {
     if (cli_is_store(cli_world_arg(argc, argv))) return cli_render_store(argc, argv);
     const char *world = "default", *method = "ray", *view_name = NULL, *out_png = NULL, *out_depth = NULL;
+    const char *color = NULL;
     st_camera camera = {0};
     bool have_camera = false;
     uint32_t size[2] = {1280, 800}, frames = 1, steps = 0, device = 0, shadow_size = 0;
@@ -41,6 +42,7 @@ int cmd_render(int argc, char **argv) {
     st_shading shading = ST_SHADING_TEXTURED;
     const cli_opt own[] = {
         CLI_OPT_WORLD(&world),
+        CLI_OPT_COLOR(&color),
         {.name = "method", .kind = CLI_OPT_STRING, .target = &method, .arg = "M",
          .help = "the method (default ray; the list below)"},
         {.name = "view", .kind = CLI_OPT_STRING, .target = &view_name, .arg = "NAME",
@@ -95,6 +97,7 @@ int cmd_render(int argc, char **argv) {
                                world);
     if (view_name && have_camera) return cli_usage_error("render", "give --view or --camera, not both");
     if (pool_pages && !paged) return cli_usage_error("render", "--pool-pages is for --paged");
+    if (color && paged) return cli_usage_error("render", "--color is for a height map's world, not --paged");
     if (paged && !cli_is_layer_store(world) && strncmp(world, "gen:multi:", 10))
         return cli_usage_error("render", "--paged draws a layer store (strata tile W -o STORE), and %s is none", world);
 
@@ -117,7 +120,7 @@ int cmd_render(int argc, char **argv) {
     /* a paged world is read through its pages alone: no level of it is made, whatever its size */
     st_store *pages = NULL;
     if (!r && paged) r = st_store_open(world, &pages, &err);
-    else if (!r) r = cli_load_world(world, &level, &err);
+    else if (!r) r = cli_load_world_color(world, color, &level, &err);
     if (!r && !have_camera) r = cli_view_camera(level, pages, view_name, &camera, &err);
     if (far_dist > 0) camera.far_dist = far_dist;
     st_engine_desc ed = {.device_index = (int)device, .device_given = device_given};

@@ -127,13 +127,14 @@ static void table_row(const char *name, const double *median, const st_viewpoint
 
 int cmd_run(int argc, char **argv) {
     const char *dem = NULL;
-    const char *world = "default", *out = "out";
+    const char *world = "default", *out = "out", *color = NULL;
     char *methods_arg = NULL;
     uint32_t size[2] = {0, 0}, frames = 0, device = 0, shadow_size = 0;
     bool device_given = false, no_shadows = false, help = false;
     st_shading shading = ST_SHADING_TEXTURED;
     const cli_opt opts[] = {
         CLI_OPT_WORLD(&world),
+        CLI_OPT_COLOR(&color),
         CLI_OPT_OUT(&out, "DIR", "the output folder (default out/)"),
         CLI_OPT_SHADING(&shading, "flat (the paper's colour per material type) or textured (the default)"),
         CLI_OPT_SIZE_WH(size, 16384, "image size (default 1280x800 on a GPU, 320x200 on a CPU adapter)"),
@@ -189,7 +190,7 @@ int cmd_run(int argc, char **argv) {
     st_viewpoint views[ST_MAX_VIEWS], dem_views[ST_MAX_VIEWS];
     size_t view_count = 0, dem_view_count = 0;
     double t_load = st_time_ms();
-    st_result r = cli_load_world(world, &level, &err);
+    st_result r = cli_load_world_color(world, color, &level, &err);
     t_load = st_time_ms() - t_load;
     if (!r) r = st_views_default(level, views, ST_MAX_VIEWS, &view_count, &err);
     if (!r && dem) r = st_store_open(dem, &store, &err);

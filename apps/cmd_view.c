@@ -65,7 +65,7 @@ int cmd_view(int argc, char **argv) {
 #define MESSAGE_MS 4000.0
 
 typedef struct view_opts {
-    const char *world, *method, *view_name, *screenshot, *path_file, *record_dir, *save_dir;
+    const char *world, *color, *method, *view_name, *screenshot, *path_file, *record_dir, *save_dir;
     st_camera camera;
     bool have_camera;
     uint32_t width, height, frames, fps, steps, device;
@@ -695,7 +695,9 @@ static bool parse_vsync(const char *value, void *target) {
 static int parse(int argc, char **argv, view_opts *o) {
     const cli_opt own[] = {
         {.name = "world", .kind = CLI_OPT_STRING, .target = &o->world, .arg = "W",
-         .help = "'default' (the embedded procedural world), a world directory or world.ini"},
+         .help = "'default' (the embedded procedural world), a world directory or world.ini, a height\n"
+                 "map's .png (with --color) or a folder holding height.png and color.png"},
+        CLI_OPT_COLOR(&o->color),
         {.name = "method", .kind = CLI_OPT_STRING, .target = &o->method, .arg = "M",
          .help = "the method (default ray; the list below)"},
         {.name = "view", .kind = CLI_OPT_STRING, .target = &o->view_name, .arg = "NAME",
@@ -787,7 +789,7 @@ static VkResult create_surface(VkInstance instance, void *user, VkSurfaceKHR *su
 static st_result setup(viewer *v, st_error *err) {
     view_opts *o = &v->o;
     st_result r = o->path_file ? st_cam_path_load(o->path_file, &v->path, err) : ST_OK;
-    if (!r) r = cli_load_world(o->world, &v->level, err);
+    if (!r) r = cli_load_world_color(o->world, o->color, &v->level, err);
     if (!r) r = st_views_default(v->level, v->views, ST_MAX_VIEWS, &v->view_count, err);
     st_camera start = o->camera;
     if (!r && !o->have_camera) {
@@ -1057,7 +1059,7 @@ static int run_headless(const view_opts *o) {
     st_camera start = o->camera;
     /* the small path file before the world, which may take seconds to generate */
     st_result r = o->path_file ? st_cam_path_load(o->path_file, &path, &err) : ST_OK;
-    if (!r) r = cli_load_world(o->world, &level, &err);
+    if (!r) r = cli_load_world_color(o->world, o->color, &level, &err);
     if (!r && !o->have_camera) {
         st_viewpoint vp;
         r = st_views_default(level, views, ST_MAX_VIEWS, &view_count, &err);

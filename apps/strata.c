@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "strata/file.h"
 #include "strata/gen.h"
+#include "strata/heightmap.h"
 #include "strata/image.h"
 #include "strata/tiles.h"
 #include "strata/views.h"
@@ -151,6 +152,15 @@ st_result cli_load_world(const char *path, st_level **out, st_error *err) {
         return r;
     }
     return st_world_load(path, out, err);
+}
+
+st_result cli_load_world_color(const char *path, const char *color, st_level **out, st_error *err) {
+    *out = NULL;
+    if (!color) return cli_load_world(path, out, err);
+    if (!path || !cli_has_suffix(path, ".png"))
+        return st_error_set(err, ST_ERR_INVALID, "--color %s goes with --world HEIGHT.png (a height map), not %s",
+                            color, path ? path : "default");
+    return st_level_load_color_pair(path, color, out, err);
 }
 
 st_result cli_view_camera(const st_level *level, st_store *pages, const char *name, st_camera *camera,

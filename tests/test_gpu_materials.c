@@ -11,6 +11,7 @@
 
 #include "render/render_internal.h"
 #include "strata/image.h"
+#include "strata/shading.h"
 #include "support.h"
 
 static uint8_t *render_rgba_lit(st_engine *e, const char *method, st_shading shading, st_camera cam, uint32_t w,
@@ -216,12 +217,103 @@ static void test_paint_uploads_dirty_rect(void **state) {
     test_engine_finish(e, level);
 }
 
+/* A Comanche-style pair: a flat floor whose colour map has four quadrants of distinct colours. Every method, flat
+ * shaded, shows at each pixel the colour the C twin (st_shade_lit: the colour map's texel of the column the
+ * pixel's ray meets, lit straight from above) gives it; textured, the floor keeps each quadrant's colour as its
+ * mean (the materials tinted by the colour map). Pixels within 1.5 texels of a border are left out. */
+static const uint8_t QUADRANT[4][3] = {{220, 40, 30}, {30, 200, 60}, {40, 60, 220}, {230, 210, 40}};
+
+static int quadrant_of(float x, float y) { return (x >= 32.0f ? 1 : 0) + (y >= 32.0f ? 2 : 0); }
+
+static void test_colour_map_is_the_albedo(void **state) {
+    (void)state;
+    st_level *level = test_flat_level(64, 64, 20);
+    level->wrap_x = level->wrap_y = false;
+    level->colors = malloc(64 * 64 * 3);
+    assert_non_null(level->colors);
+    for (int y = 0; y < 64; y++)
+        for (int x = 0; x < 64; x++) memcpy(level->colors + (y * 64 + x) * 3, QUADRANT[quadrant_of((float)x, (float)y)], 3);
+    st_engine *e = test_engine(level);
+    const uint32_t W = 48, H = 48;
+    st_camera cam = {.position = {32.3f, 31.6f, 20.0f + 45.0f}, .yaw_deg = 0, .pitch_deg = -90};
+    st_view v = st_camera_view(&cam, W, H);
+    st_shade_env env;
+    st_shade_env_init(&env, level, v.eye, cam.far_dist);
+    /* where each pixel's ray meets the floor, and the twin's colour there (no shadows: the sun's full share) */
+    int *quad = malloc(sizeof(int) * W * H);
+    uint8_t *want = malloc((size_t)W * H * 3);
+    size_t kept = 0;
+    for (uint32_t j = 0; j < H; j++)
+        for (uint32_t i = 0; i < W; i++) {
+            float dir[3], tn, tf;
+            st_view_pixel_ray(&v, i, j, dir, &tn, &tf);
+            float t = (20.0f - v.eye[2]) / dir[2], p[3] = {v.eye[0] + t * dir[0], v.eye[1] + t * dir[1], 20.0f};
+            bool inner = fabsf(p[0] - 32.0f) > 1.5f && fabsf(p[1] - 32.0f) > 1.5f && p[0] > 1.5f && p[1] > 1.5f &&
+                         p[0] < 62.5f && p[1] < 62.5f;
+            quad[j * W + i] = inner ? quadrant_of(p[0], p[1]) : -1;
+            kept += inner;
+            float n[3] = {0, 0, 1}, rgb[3];
+            st_shade_lit(&env, p, st_level_texel(level, (int)p[0], (int)p[1]), n, 1.0f, rgb);
+            for (int k = 0; k < 3; k++) want[(j * W + i) * 3 + (uint32_t)k] = st_shade_srgb8(rgb[k]);
+        }
+    assert_true(kept > W * H / 2);
+    const char *methods[] = {"ray", "ray-compute", "voxel", "voxel-compute", "slice", "slice-compute", "paint",
+                             "paint-compute", "scatter", "scatter-plain", "voxelspace", "mesh", "mesh-compute"};
+    for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
+        uint8_t *img = render_rgba_lit(e, methods[m], ST_SHADING_FLAT, cam, W, H, false);
+        int worst = 0;
+        size_t bad = 0;
+        for (uint32_t k = 0; k < W * H; k++) {
+            if (quad[k] < 0) continue;
+            int d = 0;
+            for (int c = 0; c < 3; c++) {
+                int dc = abs((int)img[k * 4 + (uint32_t)c] - (int)want[k * 3 + (uint32_t)c]);
+                if (dc > d) d = dc;
+            }
+            if (d > worst) worst = d;
+            bad += d > 2;
+        }
+        printf("%-14s flat: colour map's colour within %d levels of the twin's (%zu of %zu pixels over 2)\n",
+               methods[m], worst, bad, kept);
+        if (bad) fail_msg("%s: %zu pixels differ from the colour map's colour by more than 2 levels (worst %d)",
+                          methods[m], bad, worst);
+        free(img);
+    }
+    /* textured: each quadrant's mean is its colour map colour (the tint), within the texture's variation */
+    for (size_t m = 0; m < 3; m++) {
+        uint8_t *img = render_rgba_lit(e, methods[m * 5], ST_SHADING_TEXTURED, cam, W, H, false);
+        for (int q = 0; q < 4; q++) {
+            double got[3] = {0}, exp[3] = {0};
+            size_t n = 0;
+            for (uint32_t k = 0; k < W * H; k++)
+                if (quad[k] == q) {
+                    for (int c = 0; c < 3; c++)
+                        got[c] += img[k * 4 + (uint32_t)c], exp[c] += want[k * 3 + (uint32_t)c];
+                    n++;
+                }
+            for (int c = 0; c < 3; c++) {
+                got[c] /= (double)n, exp[c] /= (double)n;
+                if (fabs(got[c] - exp[c]) > 0.15 * exp[c] + 8)
+                    fail_msg("%s textured: quadrant %d channel %d has mean %.1f, the colour map's %.1f", methods[m * 5],
+                             q, c, got[c], exp[c]);
+            }
+            printf("%-14s textured: quadrant %d mean (%.0f, %.0f, %.0f), colour map's (%.0f, %.0f, %.0f)\n",
+                   methods[m * 5], q, got[0], got[1], got[2], exp[0], exp[1], exp[2]);
+        }
+        free(img);
+    }
+    free(quad);
+    free(want);
+    test_engine_finish(e, level);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_method_same_floor_material),
         cmocka_unit_test(test_wall_side_projection),
         cmocka_unit_test(test_far_floor_keeps_its_texture),
         cmocka_unit_test(test_paint_uploads_dirty_rect),
+        cmocka_unit_test(test_colour_map_is_the_albedo),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

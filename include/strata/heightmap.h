@@ -113,6 +113,22 @@ st_result st_level_read_pngs(const char *dir, st_level **out, st_error *err);
 st_result st_level_decode_pngs(const uint8_t *height_png, size_t height_size, const uint8_t *meta_png,
                                size_t meta_size, const char *height_name, const char *meta_name, st_level **out,
                                st_error *err);
+/* ---- Comanche-style worlds: a height map and its colour map (docs/formats.md, "Height and colour maps") ---- */
+/* A level from an 8-bit height map (grey, or palette/RGB whose pixels are grey) whose samples are the height
+ * steps as they are, and a colour map of the same size (8- or 16-bit grey, RGB, RGBA or palette; alpha ignored)
+ * that becomes level->colors, the albedo of every column's top. Sides that are not powers of two are cropped to
+ * the largest that fit, the same centred window of both. Material types by height bands (height 0: type 0);
+ * the level wraps as the height map's "Strata Wrap" text chunk says, in neither axis without one. color_png
+ * NULL: the height map alone, no colour map. Both headers are judged before anything is decoded: sizes that
+ * differ, a height map that is not 8-bit, bytes that are no PNG are ST_ERR_FORMAT naming the file. */
+st_result st_level_decode_color_pair(const uint8_t *height_png, size_t height_size, const uint8_t *color_png,
+                                     size_t color_size, const char *height_name, const char *color_name,
+                                     st_level **out, st_error *err);
+/* Reads the two files (color_path NULL: the height map alone; a named pipe or a device is refused, not waited
+ * on) and decodes them; the level is named after the pair's folder when the height map is its height.png, else
+ * after the height map. */
+st_result st_level_load_color_pair(const char *height_path, const char *color_path, st_level **out, st_error *err);
+
 /* The preview colours (W×H RGB) used by st_level_write_pngs; *rgb is malloc'd. */
 st_result st_level_preview(const st_level *level, uint8_t **rgb, st_error *err);
 

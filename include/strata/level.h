@@ -42,6 +42,10 @@ typedef struct st_level {
      * an axis that does not wrap, texels outside [0, W) (or [0, H)) hold nothing: no SOLID at any height, in
      * every method, the reference, the shadow and the edits. */
     bool wrap_x, wrap_y;
+    /* An optional colour map (a Comanche-style world's): width·height·3 bytes, sRGB-encoded R, G, B per texel,
+     * row-major; NULL for none. Where present it is the albedo of each column's top surface in every method and
+     * the reference, flat or textured (docs/materials.md); the floor under a slab keeps its type's colour. */
+    uint8_t *colors;
 } st_level;
 
 /* One decoded texel. For a single texel low == mid == high and the types agree. A texel past the edge of an
@@ -66,7 +70,7 @@ st_rect st_rect_union(st_rect a, st_rect b);
 /* Creates a flat level (all heights 0, single, type 0) with the default palette, wrapping in x and y. */
 st_result st_level_create(uint32_t width, uint32_t height, st_level **out, st_error *err);
 void st_level_destroy(st_level *level);
-/* A new level equal to src: planes, palette, materials, flood, name and wrap flags. */
+/* A new level equal to src: planes, palette, materials, flood, name, wrap flags and colour map. */
 st_result st_level_clone(const st_level *src, st_level **out, st_error *err);
 /* Checks dimensions before any allocation: powers of two, each ≤ ST_LEVEL_MAX_DIM, at most ST_LEVEL_MAX_TEXELS
  * in all; ST_ERR_INVALID (an impossible size is bad input) naming the limit otherwise. */
@@ -136,7 +140,7 @@ void st_level_encode_dual(uint32_t terrain_types, uint8_t low, uint8_t mid, uint
 /* The next coarser level of the two-interval field: half the size each way (width ≥ 4, height ≥ 2), each coarse
  * pair standing for 4×2 fine texels. Conservative: every height solid in a fine texel is solid in the coarse texel
  * over it; the gap between floor and slab survives where the whole block shares it (docs/paged-terrain.md,
- * "Coarse levels"). Keeps palette, materials, name and wrap; flood levels are not carried. */
+ * "Coarse levels"). Keeps palette, materials, name and wrap; flood levels and the colour map are not carried. */
 st_result st_level_coarsen(const st_level *fine, st_level **out, st_error *err);
 /* True when every dual pair is consistently flagged and mid <= high: the invariant edits keep. */
 bool st_level_valid(const st_level *level, st_error *err);

@@ -101,7 +101,7 @@ uint64_t st_dem_reference_tiles_read(const st_dem_reference *ref);
 /* CRC-32 (zlib) of the level's height and metadata planes, the key the cache and reports use: the one of the
  * caster's level, */
 uint32_t st_reference_crc(const st_reference *ref);
-/* and the same of any level (the height plane, then the metadata plane). */
+/* and the same of any level (the height plane, then the metadata plane, then the colour map where it has one). */
 uint32_t st_reference_level_crc32(const st_level *level);
 
 #endif

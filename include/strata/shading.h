@@ -51,7 +51,8 @@ void st_shade_env_init(st_shade_env *env, const st_level *level, const float eye
 bool st_shade_upper(st_texel s, float z);
 /* Central-difference normal of the visible layer (low or high) around texel ⌊p.xy⌋ (gradient_normal). */
 void st_shade_gradient_normal(const st_level *level, const float p[3], bool upper, float n[3]);
-/* shade_lit: the formula at point p of column s with unit normal n and sun visibility in [0, 1] — albedo ·
+/* shade_lit: the formula at point p of column s with unit normal n and sun visibility in [0, 1] — albedo (the
+ * level's colour map at p's column for its top layer where it has one, else the type's) ·
  * (ambient + (1 − ambient) · visibility · cave · max(0, n·l)), then fog by horizontal distance. Linear RGB. */
 void st_shade_lit(const st_shade_env *env, const float p[3], st_texel s, const float n[3], float visibility,
                   float rgb[3]);
@@ -69,6 +70,8 @@ void st_dem_shade(const float p_rel[3], float h, const float n[3], float visibil
 
 /* linear_to_srgb then 8-bit rounding: what a UNORM storage image or an sRGB attachment holds. */
 uint8_t st_shade_srgb8(float linear);
+/* The linear value of an 8-bit sRGB-encoded sample (what sampling an _SRGB texture gives). */
+float st_shade_srgb_to_linear(uint8_t srgb);
 /* The sRGB transfer function of a linear value in [0, 1] (the shaders' linear_to_srgb). */
 float st_shade_linear_to_srgb(float linear);
 

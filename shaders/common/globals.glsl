@@ -15,10 +15,13 @@ layout(set = 0, binding = 0, std140) uniform Globals {
     vec4 shadow_d;     // depth along the light = dot(p, xyz) + w
     vec4 shadow_info;  // resolution, enabled, depth bias, normal offset
     vec4 shadow_wrap;  // where logical texel (0, 0) is stored: the map is toroidal (src/render/passes/shadow.c)
-    uvec4 material_info;   // shading (0 flat, 1 textured), material layers, control map present, 0
+    uvec4 material_info;   // shading (0 flat, 1 textured), material layers, control map present, flags
     vec4 material_origin;  // xy: the world position of the shaders' origin (a store's eye), folded
     vec4 material_mean[32]; // linear mean albedo of each material; w: repeats per world unit
 } g;
+
+// material_info.w's flags (globals.h's ST_MATERIAL_INFO_*): the level's colour map is bound
+const uint MATERIAL_INFO_COLORS = 1u;
 
 // knobs.w: the axes along which the level does not wrap (st_level.wrap_x/wrap_y; surface.glsl says what lies past them)
 const uint LEVEL_BOUNDED_X = 1u, LEVEL_BOUNDED_Y = 2u;
@@ -43,4 +46,6 @@ layout(set = 0, binding = 2) uniform sampler2D shadow_map;
 layout(set = 0, binding = 3) uniform sampler2DArray material_surface;
 layout(set = 0, binding = 4) uniform sampler2DArray material_normal;
 layout(set = 0, binding = 5) uniform usampler2D control_map;
+// the level's colour map (sRGB, read as linear), one texel per level texel: the albedo of the tops where bound
+layout(set = 0, binding = 8) uniform sampler2D color_map;
 #endif

@@ -83,6 +83,12 @@ float mat_noise_cells(vec2 x, float cell) {
 }
 float mat_noise(vec2 x) { return mat_noise_cells(x, MAT_NOISE_CELL); }
 
+// The per-texel maps' fetches (control, colour).
+#ifndef ST_NO_MATERIALS
+uvec4 mat_fetch_control(ivec2 c) { return texelFetch(control_map, c, 0); }
+vec3 mat_fetch_color(ivec2 c) { return texelFetch(color_map, c, 0).rgb; }
+#endif
+
 struct MatSample {
     vec3 albedo; // linear
     float height;

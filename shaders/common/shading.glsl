@@ -7,21 +7,34 @@
 
 // What lies at point p of column s on the layer it is on, as the material set sees it: the control map's texel
 // of the column (on a top looked up through a little noise, so borders between texels are ragged rather than
-// square; on a side, face, the column's own), the type's own material for a floor under a slab.
+// square; on a side, face, the column's own), the type's own material for a floor under a slab. Where the
+// level has a colour map it is the albedo of the column's top layer (flat: the column's texel, as the C twin
+// st_shade_lit reads it; textured: the tint the material's pattern keeps as its mean).
 Material level_material(vec3 p, Surface s, uint type, vec3 face) {
     Material m = Material(type, type, 0.0, g.albedo[type].rgb, true);
 #ifdef ST_NO_MATERIALS
     return m;
 #else
-    if (!shading_textured() || g.material_info.z == 0u || (s.dual && p.z < s.mid)) return m;
-    vec2 jitter = face.z > 0.5 ? vec2(mat_noise(p.xy * 0.9 + 11.0), mat_noise(p.xy * 0.9 + 37.0)) - 0.5 : vec2(0.0);
+    bool under = s.dual && p.z < s.mid;
+    bool colored = (g.material_info.w & MATERIAL_INFO_COLORS) != 0u && !under;
     ivec2 size = ivec2(g.level_info.xy);
-    ivec2 c = level_clamp(ivec2(floor(p.xy + 0.9 * jitter)));
-    uvec4 t = texelFetch(control_map, c & (size - 1), 0);
-    m.base = t.x;
-    m.overlay = t.y;
-    m.blend = float(t.z) / 255.0;
-    m.tint = (t.w & 1u) != 0u;
+    if (!shading_textured() || under) {
+        if (colored) m.flat_albedo = mat_fetch_color(level_clamp(ivec2(floor(p.xy))) & (size - 1));
+        return m;
+    }
+    vec2 jitter = face.z > 0.5 ? vec2(mat_noise(p.xy * 0.9 + 11.0), mat_noise(p.xy * 0.9 + 37.0)) - 0.5 : vec2(0.0);
+    ivec2 c = level_clamp(ivec2(floor(p.xy + 0.9 * jitter))) & (size - 1);
+    if (g.material_info.z != 0u) {
+        uvec4 t = mat_fetch_control(c);
+        m.base = t.x;
+        m.overlay = t.y;
+        m.blend = float(t.z) / 255.0;
+        m.tint = (t.w & 1u) != 0u;
+    }
+    if (colored) {
+        m.flat_albedo = mat_fetch_color(c);
+        m.tint = true;
+    }
     return m;
 #endif
 }

@@ -37,7 +37,9 @@ uint32_t st_reference_level_crc32(const st_level *level) {
     size_t n = (size_t)level->width * level->height;
     const uint8_t *heights, *meta;
     st_level_planes(level, &heights, &meta);
-    return st_crc32_update(st_crc32(heights, n), meta, n);
+    uint32_t crc = st_crc32_update(st_crc32(heights, n), meta, n);
+    /* a colour map is part of the world (its colours are the reference's); a level without one keeps its CRC */
+    return level->colors ? st_crc32_update(crc, level->colors, n * 3) : crc;
 }
 
 typedef struct {

@@ -58,8 +58,18 @@ void st_shade_lit(const st_shade_env *env, const float p[3], st_texel s, const f
     float dx = p[0] - env->eye[0], dy = p[1] - env->eye[1];
     float f = smoothstep(env->far_dist - ST_FOG_BAND, env->far_dist, sqrtf(dx * dx + dy * dy));
     const float fog[3] = {ST_FOG_R, ST_FOG_G, ST_FOG_B};
+    const float *albedo = env->albedo[type];
+    float colour[3];
+    const st_level *level = env->level;
+    if (upper && level && level->colors) { /* the colour map: the top layer's albedo, the column's texel */
+        uint32_t x = (uint32_t)(int64_t)floorf(p[0]) & (level->width - 1);
+        uint32_t y = (uint32_t)(int64_t)floorf(p[1]) & (level->height - 1);
+        const uint8_t *c = level->colors + ((size_t)y * level->width + x) * 3;
+        for (int k = 0; k < 3; k++) colour[k] = st_shade_srgb_to_linear(c[k]);
+        albedo = colour;
+    }
     for (int k = 0; k < 3; k++) {
-        float c = env->albedo[type][k] * light;
+        float c = albedo[k] * light;
         rgb[k] = c + (fog[k] - c) * f; /* mix(color, fog, f) */
     }
 }
@@ -67,6 +77,11 @@ void st_shade_lit(const st_shade_env *env, const float p[3], st_texel s, const f
 float st_shade_linear_to_srgb(float c) {
     c = c < 0 ? 0 : c > 1 ? 1 : c;
     return c < 0.0031308f ? 12.92f * c : 1.055f * powf(c, 1.0f / 2.4f) - 0.055f;
+}
+
+float st_shade_srgb_to_linear(uint8_t srgb) {
+    float x = (float)srgb / 255.0f;
+    return x <= 0.04045f ? x / 12.92f : powf((x + 0.055f) / 1.055f, 2.4f);
 }
 
 uint8_t st_shade_srgb8(float linear) { return (uint8_t)(st_shade_linear_to_srgb(linear) * 255.0f + 0.5f); }

@@ -62,9 +62,9 @@ st_result st_engine_create(const st_engine_desc *desc, st_engine **out, st_error
     if (!r) r = st_gpu_check(vkCreateSampler(dev, &si, NULL, &e->nearest), "creating a sampler", err);
     if (!r) r = st_materials_gpu_create(e, err);
     /* set 0 of every pipeline: the globals, the terrain texture, the shadow map, the materials (albedo + height,
-     * normals: trilinear), the control map, and the page table and page pool of paged terrain (placeholders
-     * where the terrain is one texture) */
-    st_gpu_binding b[8] = {{.type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .stages = VK_SHADER_STAGE_ALL},
+     * normals: trilinear), the control map, the page table and page pool of paged terrain (placeholders
+     * where the terrain is one texture), and the level's colour map */
+    st_gpu_binding b[9] = {{.type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .stages = VK_SHADER_STAGE_ALL},
                            {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
                             .stages = VK_SHADER_STAGE_ALL,
                             .immutable_sampler = &e->nearest},
@@ -83,8 +83,11 @@ st_result st_engine_create(const st_engine_desc *desc, st_engine **out, st_error
                            {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_ALL},
                            {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
                             .stages = VK_SHADER_STAGE_ALL,
+                            .immutable_sampler = &e->nearest},
+                           {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                            .stages = VK_SHADER_STAGE_ALL,
                             .immutable_sampler = &e->nearest}};
-    if (!r) r = st_gpu_set_layout(e->gpu, b, 8, &e->globals_layout, err);
+    if (!r) r = st_gpu_set_layout(e->gpu, b, 9, &e->globals_layout, err);
     if (!r) r = create_page_placeholders(e, err);
     if (r) {
         st_engine_destroy(e);
@@ -144,6 +147,7 @@ st_result st_engine_set_level(st_engine *e, const st_level *level, st_error *err
     st_paged_terrain_destroy(e->paged); /* a level set alone is one texture; st_engine_set_paged_level pages it */
     e->paged = NULL;
     st_result r = st_terrain_gpu_set_level(e->terrain, level, err);
+    if (!r) r = st_materials_gpu_set_colors(e, err);
     for (uint32_t t = 0; t < 16; t++) {
         st_level_type_albedo(level, t, e->albedo[t]);
         e->albedo[t][3] = 1.0f;

@@ -8,6 +8,9 @@
 #include "strata/level.h"
 #include "strata/materials.h"
 
+/* material_info[3]'s flags (globals.glsl's MATERIAL_INFO_*): the level's colour map is bound (binding 8). */
+#define ST_MATERIAL_INFO_COLORS 1u
+
 /* std140 mirror of shaders/common/globals.glsl */
 typedef struct st_globals_gpu {
     float view_proj[16];
@@ -25,7 +28,7 @@ typedef struct st_globals_gpu {
     float shadow_d[4];     /* depth along the light = dot(p, xyz) + w */
     float shadow_info[4];  /* resolution, enabled (0/1), depth bias, normal offset */
     float shadow_wrap[4];  /* shadow map: where logical texel (0, 0) is stored (x, y); the map is toroidal */
-    uint32_t material_info[4];  /* shading (0 flat, 1 textured), material layers, control map present, 0 */
+    uint32_t material_info[4];  /* shading (0 flat, 1 textured), material layers, control map present, flags */
     float material_origin[4];   /* xy: the world position of the shaders' origin (a store's eye), folded */
     float material_mean[ST_MATERIAL_MAX][4]; /* linear mean albedo of each material; w: repeats per world unit */
 } st_globals_gpu;

@@ -1,7 +1,8 @@
-/* The materials on the GPU, shared by every renderer (set 0, bindings 3..5): the material set's albedo+height and
- * normal arrays with their mips (trilinear, repeating) and the control map (RGBA8_UINT, one texel per level
- * texel). Until a textured renderer asks for them they are 1×1 stand-ins, so flat shading costs nothing; a
- * paint or an edit uploads only its dirty rectangle of the control map. */
+/* The materials on the GPU, shared by every renderer (set 0, bindings 3..5 and 8): the material set's albedo+height
+ * and normal arrays with their mips (trilinear, repeating), the control map (RGBA8_UINT, one texel per level
+ * texel) and the level's colour map (RGBA8_SRGB, one texel per level texel). Until a textured renderer asks for
+ * the first three they are 1×1 stand-ins, so flat shading costs nothing; a paint or an edit uploads only its
+ * dirty rectangle of the control map. The colour map is uploaded with the level: flat shading shows it too. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,7 @@ static void release(st_engine *e) {
     st_gpu_image_destroy(e->gpu, &e->materials.surface);
     st_gpu_image_destroy(e->gpu, &e->materials.normal);
     st_gpu_image_destroy(e->gpu, &e->materials.control);
+    st_gpu_image_destroy(e->gpu, &e->materials.colors);
 }
 
 /* 1×1 stand-ins (a single-layer, single-mip array and a one-texel control map). */
@@ -62,9 +64,11 @@ static st_result stand_ins(st_engine *e, st_error *err) {
     st_result r = st_gpu_image_create_array(gpu, 1, 1, 1, VK_FORMAT_R8G8B8A8_SRGB, use, &e->materials.surface, err);
     if (!r) r = st_gpu_image_create_array(gpu, 1, 1, 1, VK_FORMAT_R8G8B8A8_UNORM, use, &e->materials.normal, err);
     if (!r) r = st_gpu_image_create(gpu, 1, 1, VK_FORMAT_R8G8B8A8_UINT, use, &e->materials.control, err);
+    if (!r) r = st_gpu_image_create(gpu, 1, 1, VK_FORMAT_R8G8B8A8_SRGB, use, &e->materials.colors, err);
     if (!r) r = st_gpu_staging_reserve(gpu, 4, err);
-    st_gpu_image *imgs[3] = {&e->materials.surface, &e->materials.normal, &e->materials.control};
-    for (int i = 0; i < 3 && !r; i++) {
+    st_gpu_image *imgs[4] = {&e->materials.surface, &e->materials.normal, &e->materials.control,
+                             &e->materials.colors};
+    for (int i = 0; i < 4 && !r; i++) {
         memcpy(gpu->staging_mapped, (uint8_t[4]){128, 128, 255, 255}, 4);
         r = upload_once(gpu, imgs[i], VK_IMAGE_LAYOUT_UNDEFINED, 0, 0, 1, 1, err);
     }
@@ -103,6 +107,10 @@ void st_materials_gpu_bind(st_engine *e, VkDescriptorSet set) {
                             .view = e->materials.control.view,
                             .layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL}};
     for (uint32_t i = 0; i < 3; i++) st_gpu_set_write_binding(e->gpu, set, 3 + i, &b[i]);
+    st_gpu_binding colors = {.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                             .view = e->materials.colors.view,
+                             .layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+    st_gpu_set_write_binding(e->gpu, set, 8, &colors);
 }
 
 /* Uploads rect of the CPU control map (clipped) in bands through the staging buffer. */
@@ -180,6 +188,38 @@ st_result st_materials_gpu_enable(st_engine *e, st_error *err) {
     if (e->level && e->materials.control_level != e->level) r = make_control(e, err);
     if (!r) rebind_all(e);
     return r;
+}
+
+st_result st_materials_gpu_set_colors(st_engine *e, st_error *err) {
+    const st_level *l = e->level;
+    bool want = l && l->colors;
+    if (want ? e->materials.colors_level == l : !e->materials.colors_level) return ST_OK; /* in place already */
+    vkDeviceWaitIdle(e->gpu->device);
+    st_gpu_image_destroy(e->gpu, &e->materials.colors);
+    e->materials.colors_level = NULL;
+    uint32_t w = want ? l->width : 1, h = want ? l->height : 1;
+    VkImageUsageFlags use = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+    st_result r = st_gpu_image_create(e->gpu, w, h, VK_FORMAT_R8G8B8A8_SRGB, use, &e->materials.colors, err);
+    /* RGB rows widened to RGBA in bands of the staging buffer (three-byte sRGB formats are rarely sampled) */
+    uint32_t band = (uint32_t)((16u << 20) / ((size_t)w * 4));
+    if (band < 1) band = 1;
+    for (uint32_t y = 0; y < h && !r; y += band) {
+        uint32_t rows = y + band < h ? band : h - y;
+        r = st_gpu_staging_reserve(e->gpu, (VkDeviceSize)w * rows * 4, err);
+        if (r) break;
+        uint8_t *o = e->gpu->staging_mapped;
+        for (size_t i = 0; i < (size_t)w * rows; i++) {
+            const uint8_t *c = want ? l->colors + ((size_t)y * w + i) * 3 : (const uint8_t[3]){255, 255, 255};
+            o[i * 4] = c[0], o[i * 4 + 1] = c[1], o[i * 4 + 2] = c[2], o[i * 4 + 3] = 255;
+        }
+        r = upload_once(e->gpu, &e->materials.colors,
+                        y == 0 ? VK_IMAGE_LAYOUT_UNDEFINED : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0, y, w, rows,
+                        err);
+    }
+    if (r) return st_error_prefix(err, "the colour map");
+    e->materials.colors_level = want ? l : NULL;
+    rebind_all(e);
+    return ST_OK;
 }
 
 void st_materials_gpu_level_changed(st_engine *e) {

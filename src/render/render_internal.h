@@ -82,9 +82,11 @@ VkImageView st_large_world_placeholder_view(const st_large_world *w);
 void st_large_world_stats(const st_large_world *w, st_world_stats *out);
 
 /* The materials on the GPU (materials_gpu.c): set 0 bindings 3 (albedo + height array), 4 (normal array), 5
- * (the control map), 1×1 stand-ins until a textured renderer enables them. */
+ * (the control map), 1×1 stand-ins until a textured renderer enables them, and 8 (the level's colour map, a
+ * stand-in where it has none). */
 typedef struct st_materials_gpu {
-    st_gpu_image surface, normal, control;
+    st_gpu_image surface, normal, control, colors;
+    const st_level *colors_level;   /* the level whose colour map `colors` holds (NULL: the stand-in) */
     VkSampler trilinear;
     st_material_set *set;
     st_control_map *map;            /* the CPU control map of control_level */
@@ -94,12 +96,15 @@ typedef struct st_materials_gpu {
 } st_materials_gpu;
 st_result st_materials_gpu_create(st_engine *e, st_error *err);
 void st_materials_gpu_destroy(st_engine *e);
-/* Points set 0's bindings 3..5 of `set` at the engine's current material images. */
+/* Points set 0's bindings 3..5 and 8 of `set` at the engine's current material images. */
 void st_materials_gpu_bind(st_engine *e, VkDescriptorSet set);
 /* Synthesises and uploads the materials and the level's control map where not done yet; rebinds live renderers. */
 st_result st_materials_gpu_enable(st_engine *e, st_error *err);
 /* The engine's level was replaced: its control map is dropped. */
 void st_materials_gpu_level_changed(st_engine *e);
+/* Uploads the engine's level's colour map (st_level.colors) to binding 8, or a stand-in where it has none; called
+ * when the level is set (flat shading uses it too). */
+st_result st_materials_gpu_set_colors(st_engine *e, st_error *err);
 /* The level changed inside rect: the control map's texels there are filled again and uploaded. */
 st_result st_materials_gpu_refill(st_engine *e, st_rect rect, st_error *err);
 /* The paged terrain (paged_terrain.c, strata/paged.h): a level's texels as pages of a layer store in a pool of

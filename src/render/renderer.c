@@ -297,6 +297,11 @@ static void fill_material_globals(st_renderer *r, st_globals_gpu *g) {
     const st_materials_gpu *m = &r->engine->materials;
     bool textured = r->desc.shading == ST_SHADING_TEXTURED && m->arrays_ready;
     memset(g->material_info, 0, sizeof g->material_info + sizeof g->material_origin + sizeof g->material_mean);
+    /* the level's colour map is its albedo, flat or textured */
+    const st_level *l = r->engine->level;
+    g->material_info[3] = r->ops->info.world != ST_WORLD_STORE && l && l->colors && m->colors_level == l
+                              ? ST_MATERIAL_INFO_COLORS
+                              : 0;
     if (!textured) return;
     g->material_info[0] = 1;
     g->material_info[1] = m->set->count;

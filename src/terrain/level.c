@@ -60,6 +60,7 @@ void st_level_destroy(st_level *level) {
     free(level->heights);
     free(level->meta);
     free(level->flood);
+    free(level->colors);
     free(level);
 }
 
@@ -73,6 +74,16 @@ st_result st_level_clone(const st_level *src, st_level **out, st_error *err) {
     l->heights = h;
     l->meta = m;
     l->flood = f;
+    l->colors = NULL;
+    if (src->colors) {
+        l->colors = malloc(n * 3);
+        if (!l->colors) {
+            st_level_destroy(l);
+            *out = NULL;
+            return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+        }
+        memcpy(l->colors, src->colors, n * 3);
+    }
     memcpy(h, src->heights, n);
     memcpy(m, src->meta, n);
     uint32_t sections = src->height >> src->section_power ? src->height >> src->section_power : 1;
