@@ -379,6 +379,7 @@ function generate(desc, what) {
   var rows = Math.max(32, Math.ceil(h / 32 / 32) * 32);
   var next = 0, outstanding = 0, workerRows = 0, pageMs = 0, workerMs = 0, copyMs = 0;
   var t0 = performance.now();
+  var workerDelay = parseInt(params.get('worker_delay') || '0', 10) || 0; // the first chunk's (a test hook)
   function take() {
     if (next >= h) return null;
     var c = [next, Math.min(h, next + rows)];
@@ -390,7 +391,8 @@ function generate(desc, what) {
       var c = take();
       if (!c) return;
       outstanding++;
-      genWorker.postMessage({seed: desc[0], w: w, h: h, y0: c[0], y1: c[1]});
+      genWorker.postMessage({seed: desc[0], w: w, h: h, y0: c[0], y1: c[1], delay: workerDelay});
+      workerDelay = 0;
     }
   }
   return new Promise(function (ok, bad) {

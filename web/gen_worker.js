@@ -11,7 +11,16 @@ var Module = {
 };
 importScripts('strata.js');
 
-onmessage = function (e) { if (ready) make(e.data); else queue.push(e.data); };
+// q.delay (ms; the page's ?worker_delay=, a test hook): the worker takes up nothing for that long, as a
+// worker that starts late would
+var holdUntil = 0;
+onmessage = function (e) {
+  var q = e.data, now = performance.now();
+  if (q.delay) holdUntil = now + q.delay;
+  if (now < holdUntil) setTimeout(function () { if (ready) make(q); else queue.push(q); }, holdUntil - now);
+  else if (ready) make(q);
+  else queue.push(q);
+};
 
 function make(q) {
   var t0 = performance.now();

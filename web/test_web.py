@@ -278,6 +278,15 @@ def run_checks(wd, port, tool, cli, out):
           "world made with the worker: CRC-32 %08x (native %08x), the same image (workers %s)" % (
               r.get("level_crc", 0), ref["level_crc"], r.get("gen_workers")))
 
+    # a worker that starts late (its first chunk held back 1.5 s): the page makes the chunks the worker has not
+    # taken, rather than waiting for it, and the bytes are the same
+    wd.open(scene_url(port, "ray") + "&workers=1&worker_delay=1500")
+    r = wd.wait_result()
+    share = r.get("timing", {}).get("worker_share", -1)
+    check(r.get("gen_workers") == 1 and r.get("level_crc") == ref["level_crc"] and 0 <= share < 0.5,
+          "a late worker: the page made %.0f %% of the rows itself, CRC-32 %08x (native %08x)" % (
+              100 * (1 - share), r.get("level_crc", 0), ref["level_crc"]))
+
     # the method picker: switching in the page gives what a fresh page of that method gives
     wd.open(scene_url(port, "ray"))
     wd.wait_result()
