@@ -1,6 +1,7 @@
 // The page around the wasm core (web/app.c): pickers, fly/orbit controls, click to dig and shift-click to
 // raise with undo, the HUD, dropped worlds and DEM PNGs, and one clear message for anything that goes wrong.
-// URL parameters drive it for tests: method, size=WxH, camera=x,y,z,yaw,pitch, gen=SEED:WxH, knob, frames.
+// URL parameters drive it for tests: method, size=WxH, camera=x,y,z,yaw,pitch, gen=SEED:WxH, knob, frames,
+// workers=0|1, worker_delay=MS (the generator worker held back that long).
 'use strict';
 
 var Module = {canvas: document.getElementById('canvas')};
