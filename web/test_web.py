@@ -123,6 +123,11 @@ class WebDriver:
         with open(path, "wb") as f:
             f.write(png)
 
+    def page_png(self, path):
+        """The whole window: pickers, messages and the canvas shown."""
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(self.s("GET", "/screenshot")))
+
     def quit(self):
         try:
             self.call("DELETE", "/session/" + self.session, timeout=20)
@@ -339,6 +344,7 @@ def run_checks(wd, port, tool, cli, out):
                          ".indexOf('ray-compute'); m.dispatchEvent(new Event('change')); return window.strataRedraw();")
         shown = wd.js("return document.getElementById('gpu-canvas').style.display + ' ' +"
                       "document.getElementById('canvas').style.display;")
+        wd.page_png(os.path.join(out, "page-ray-compute.png"))
         check(switched.get("backend") == "webgpu" and wd.js("return window.strataHitMask();") == masks["ray-compute"]
               and shown == "block none", "method picker: ray then ray-compute in one page draws ray-compute's "
               "image on WebGPU (canvases %r)" % shown)
@@ -478,6 +484,7 @@ def check_no_webgpu(dport, port, masks, out):
               "says %r" % (r.get("backend"), r.get("method"), disabled, notice))
         if "error" not in r:
             wd.canvas_png(os.path.join(out, "web-no-webgpu.png"))
+            wd.page_png(os.path.join(out, "page-no-webgpu.png"))
     finally:
         wd.quit()
 
