@@ -532,6 +532,9 @@ st_result st_dem_tin_check(const st_dem_tin *t, const uint16_t *samples, double 
                            st_error *err) {
     memset(out, 0, sizeof *out);
     if (!t || !samples || !(tolerance > 0)) return st_error_set(err, ST_ERR_INVALID, "DEM TIN check: bad arguments");
+    if (t->triangle_count > UINT32_MAX / 3) /* the half-edges are numbered in 32 bits, as st_dem_tin_fit makes them */
+        return st_error_set(err, ST_ERR_INVALID, "DEM TIN check: %u triangles (at most %u)", t->triangle_count,
+                            UINT32_MAX / 3);
     uint32_t W = t->width, H = t->height;
     size_t n = (size_t)t->triangle_count * 3;
     size_t tri_chunks = (t->triangle_count + CHECK_CHUNK - 1) / CHECK_CHUNK;
