@@ -204,6 +204,11 @@ static void test_check_finds_faults(void **state) {
     assert_true(made);
     assert_int_equal(st_dem_tin_check(t, z, 30, &rep, &e), ST_ERR_INVALID);
     assert_non_null(strstr(e.message, "T-junction"));
+    /* more triangles than 32-bit half-edge numbers hold: refused before anything is read */
+    uint32_t kept = t->triangle_count;
+    t->triangle_count = UINT32_MAX / 3 + 1;
+    assert_int_equal(st_dem_tin_check(t, z, 30, &rep, &e), ST_ERR_INVALID);
+    t->triangle_count = kept;
     st_dem_tin_destroy(t);
     free(z);
 }

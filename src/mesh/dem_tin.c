@@ -113,15 +113,13 @@ typedef struct stitch {
     uint32_t *cols, *rows; /* lines_x × H, lines_y × W; ST_TIN_NONE = not yet a vertex */
 } stitch;
 
-static uint32_t *shared_slot(stitch *s, uint32_t x, uint32_t y) {
-    if (x % s->TX == 0 || x == s->W - 1) {
-        uint32_t k = x == s->W - 1 ? s->lines_x - 1 : x / s->TX;
-        return &s->cols[(size_t)k * s->H + y];
-    }
-    if (y % s->TY == 0 || y == s->H - 1) {
-        uint32_t k = y == s->H - 1 ? s->lines_y - 1 : y / s->TY;
-        return &s->rows[(size_t)k * s->W + x];
-    }
+/* The slot of tile (tx, ty)'s vertex at (lx, ly) in its own coordinates, the tile w × h samples: a vertex on the
+ * tile's left or right side is in column tx or tx + 1 (the last column for the last tile: x = W − 1), else one on
+ * its bottom or top side in row ty or ty + 1; NULL inside. */
+static uint32_t *shared_slot(stitch *s, uint32_t tx, uint32_t ty, uint32_t lx, uint32_t ly, uint32_t w, uint32_t h,
+                             uint32_t x, uint32_t y) {
+    if (lx == 0 || lx == w - 1) return &s->cols[(size_t)(tx + (lx != 0)) * s->H + y];
+    if (ly == 0 || ly == h - 1) return &s->rows[(size_t)(ty + (ly != 0)) * s->W + x];
     return NULL;
 }
 
@@ -192,9 +190,11 @@ st_result st_dem_tin_fit(const st_dem_tin_desc *d, st_dem_tin **out, st_error *e
         t->width = d->width, t->height = d->height, t->tile_x = TX, t->tile_y = TY, t->tiles = tiles;
         for (uint32_t i = 0; i < tiles; i++) {
             const tile_fit *f = &job.fits[i];
+            uint32_t x0, y0, x1, y1, tx = i % job.tiles_x, ty = i / job.tiles_x;
+            tile_bounds(&job, i, &x0, &y0, &x1, &y1);
             for (uint32_t v = 0; v < f->vertex_count; v++) {
-                uint32_t x = f->x0 + f->vertices[v].x, y = f->y0 + f->vertices[v].y;
-                uint32_t *slot = shared_slot(&s, x, y);
+                uint32_t lx = f->vertices[v].x, ly = f->vertices[v].y, x = f->x0 + lx, y = f->y0 + ly;
+                uint32_t *slot = shared_slot(&s, tx, ty, lx, ly, x1 - x0 + 1, y1 - y0 + 1, x, y);
                 if (slot && *slot != ST_TIN_NONE) {
                     map[v] = *slot;
                     continue;
@@ -532,6 +532,9 @@ st_result st_dem_tin_check(const st_dem_tin *t, const uint16_t *samples, double 
                            st_error *err) {
     memset(out, 0, sizeof *out);
     if (!t || !samples || !(tolerance > 0)) return st_error_set(err, ST_ERR_INVALID, "DEM TIN check: bad arguments");
+    if (t->triangle_count > UINT32_MAX / 3) /* the half-edges are numbered in 32 bits, as st_dem_tin_fit makes them */
+        return st_error_set(err, ST_ERR_INVALID, "DEM TIN check: %u triangles (at most %u)", t->triangle_count,
+                            UINT32_MAX / 3);
     uint32_t W = t->width, H = t->height;
     size_t n = (size_t)t->triangle_count * 3;
     size_t tri_chunks = (t->triangle_count + CHECK_CHUNK - 1) / CHECK_CHUNK;
