@@ -228,7 +228,11 @@ int cmd_compare(int argc, char **argv) {
     st_tuning tuning;
     if (tuning_path && st_tuning_read(tuning_path, &tuning, &err)) return cli_fail(cmd, &err);
     st_level *level = NULL;
-    if (cli_load_world(mo.world, &level, &err)) return cli_fail(cmd, &err);
+    st_store *pages = NULL;
+    /* --paged reads no level: the methods draw the pages, the reference casts on windows read through them */
+    if (paged ? st_store_open(mo.world, &pages, &err) : cli_load_world(mo.world, &level, &err)) return cli_fail(cmd, &err);
+    uint32_t world_w = level ? level->width : (uint32_t)st_store_get_info(pages)->width;
+    uint32_t world_h = level ? level->height : (uint32_t)st_store_get_info(pages)->height;
     char *method_items[ST_COMPARE_MAX_METHODS];
     size_t method_count = 0;
     static char paged_methods[] = "ray,ray-compute,scatter"; /* the methods a paged world takes (split in place) */
@@ -236,6 +240,7 @@ int cmd_compare(int argc, char **argv) {
     const char *unknown = cli_measure_methods(&mo, method_items, ST_COMPARE_MAX_METHODS, &method_count);
     if (unknown) {
         st_level_destroy(level);
+        st_store_close(pages);
         return cli_usage_error(cmd, "unknown method '%s'", unknown);
     }
     if (soak) return run_soak(level, mo.methods_arg ? (const char *const *)method_items : NULL, method_count,
@@ -250,6 +255,7 @@ int cmd_compare(int argc, char **argv) {
     }
     if (edits && st_edit_check(level, &edit, &err)) {
         st_level_destroy(level);
+        st_store_close(pages);
         return cli_fail(cmd, &err);
     }
     st_viewpoint views[ST_MAX_VIEWS];
@@ -258,11 +264,12 @@ int cmd_compare(int argc, char **argv) {
     if (mo.views_arg && !strcmp(mo.views_arg, "paper")) {
         r = st_views_paper(views, ST_MAX_VIEWS, &view_count, &err);
     } else if (mo.views_arg) {
-        r = cli_measure_find_views(&mo, level, views, &view_count, &err);
+        r = cli_measure_find_views_sized(&mo, world_w, world_h, views, &view_count, &err);
     } else {
         st_viewpoint all[ST_MAX_VIEWS];
         size_t n = 0;
-        r = st_views_default(level, all, ST_MAX_VIEWS, &n, &err);
+        r = level ? st_views_default(level, all, ST_MAX_VIEWS, &n, &err)
+                  : st_views_default_sized(world_w, world_h, all, ST_MAX_VIEWS, &n, &err);
         if (!r) {
             if (quick) view_count = st_compare_pick_per_pitch(all, n, views, ST_MAX_VIEWS);
             else memcpy(views, all, n * sizeof *all), view_count = n;
@@ -270,10 +277,12 @@ int cmd_compare(int argc, char **argv) {
     }
     if (r) {
         st_level_destroy(level);
+        st_store_close(pages);
         return cli_fail(cmd, &err);
     }
     if (!view_count) {
         st_level_destroy(level);
+        st_store_close(pages);
         return cli_usage_error(cmd, "no views");
     }
     st_compare_desc d = {.run = cli_measure_desc(&mo, level, views, view_count, method_items, method_count),
@@ -282,15 +291,12 @@ int cmd_compare(int argc, char **argv) {
                          .tuning_path = tuning_path,
                          .edits = edits,
                          .edit = edit,
-                         .water = water_given ? water : st_water_world_has_water(level) ? ST_WATER_OCEAN : ST_WATER_NONE};
+                         .water = water_given ? water
+                                  : level && st_water_world_has_water(level) ? ST_WATER_OCEAN
+                                                                           : ST_WATER_NONE};
     d.run.shading = shading;
-    st_store *pages = NULL;
     if (paged) {
         d.water = water_given ? water : ST_WATER_NONE;
-        if (st_store_open(mo.world, &pages, &err)) {
-            st_level_destroy(level);
-            return cli_fail(cmd, &err);
-        }
         d.run.paged = pages;
         d.run.paged_pool = pool_pages;
     }
