@@ -148,6 +148,7 @@ int cmd_compare(int argc, char **argv) {
     const char *cmd = "compare";
     cli_measure mo = cli_measure_defaults("out/compare");
     bool quick = false, edits = false, soak = false, dig_given = false, help = false, paged = false;
+    bool paged_level = false;
     uint32_t pool_pages = 0;
     const char *tuning_path = NULL;
     int dig[5] = {0, 0, 0, 0, 0};
@@ -165,7 +166,7 @@ int cmd_compare(int argc, char **argv) {
         .out = "output folder (default out/compare)",
         .no_shadows = "no shadow map (a method-only diagnostic; the protocol casts it for every method)",
         .shadow_size = "the shadow map's resolution (default 1024, the publication's; 256 with --quick)"};
-    cli_opt opts[CLI_MEASURE_OPTION_COUNT + 12] = {
+    cli_opt opts[CLI_MEASURE_OPTION_COUNT + 13] = {
         {.name = "quick", .kind = CLI_OPT_FLAG, .target = &quick,
          .help = "320x200, one view per pitch, 1 warm-up + 3 timed frames, 256² shadow map"},
         {.name = "tuning", .kind = CLI_OPT_STRING, .target = &tuning_path, .arg = "FILE",
@@ -192,12 +193,15 @@ int cmd_compare(int argc, char **argv) {
                                   "textured (what the materials cost per method; colours then differ from the reference)"),
         {.name = "paged", .kind = CLI_OPT_FLAG, .target = &paged,
          .help = "the methods draw the layer store W as a paged world with no level (the far field\n"
-                 "from coarser levels past 1024 texels), scored against the reference cast on W\n"
-                 "read whole (it must fit a level); methods ray, ray-compute, scatter"},
+                 "from coarser levels past 1024 texels), scored against the reference cast on each\n"
+                 "view's window of W read through its pages (any size); methods ray, ray-compute, scatter"},
+        {.name = "paged-level", .kind = CLI_OPT_FLAG, .target = &paged_level,
+         .help = "with --paged: W's level read too and its pages drawn with it in memory, so every\n"
+                 "level method draws them (voxel-compute included; default ray-compute,voxel-compute,scatter)"},
         {.name = "pool-pages", .kind = CLI_OPT_UINT, .target = &pool_pages, .min = 1, .max = 65536, .arg = "N",
          .bad = "bad --pool-pages '%s' (1..65536)", .help = "--paged: full-resolution pages on the GPU (default 256)"},
     };
-    size_t count = 12 + cli_measure_table(&mo, &text, opts + 12);
+    size_t count = 13 + cli_measure_table(&mo, &text, opts + 13);
     int parsed = cli_options_parse(cmd, argc, argv, opts, count, 0, NULL, &help);
     if (parsed || help) {
         if (help) usage(opts, count);
@@ -220,6 +224,7 @@ int cmd_compare(int argc, char **argv) {
 
     if (soak && edits) return cli_usage_error(cmd, "--soak and --edits are separate runs");
     if (pool_pages && !paged) return cli_usage_error(cmd, "--pool-pages is for --paged");
+    if (paged_level && !paged) return cli_usage_error(cmd, "--paged-level is for --paged");
     if (paged && (soak || edits)) return cli_usage_error(cmd, "--paged scores frames of a world that takes no edits");
     if (paged && !cli_is_layer_store(mo.world) && strncmp(mo.world, "gen:multi:", 10))
         return cli_usage_error(cmd, "--paged draws a layer store (strata tile W -o STORE), and %s is none", mo.world);
@@ -230,13 +235,18 @@ int cmd_compare(int argc, char **argv) {
     st_level *level = NULL;
     st_store *pages = NULL;
     /* --paged reads no level: the methods draw the pages, the reference casts on windows read through them */
-    if (paged ? st_store_open(mo.world, &pages, &err) : cli_load_world(mo.world, &level, &err)) return cli_fail(cmd, &err);
+    if (paged && st_store_open(mo.world, &pages, &err)) return cli_fail(cmd, &err);
+    if ((!paged || paged_level) && cli_load_world(mo.world, &level, &err)) {
+        st_store_close(pages);
+        return cli_fail(cmd, &err);
+    }
     uint32_t world_w = level ? level->width : (uint32_t)st_store_get_info(pages)->width;
     uint32_t world_h = level ? level->height : (uint32_t)st_store_get_info(pages)->height;
     char *method_items[ST_COMPARE_MAX_METHODS];
     size_t method_count = 0;
     static char paged_methods[] = "ray,ray-compute,scatter"; /* the methods a paged world takes (split in place) */
-    if (paged && !mo.methods_arg) mo.methods_arg = paged_methods;
+    static char paged_level_methods[] = "ray-compute,voxel-compute,scatter";
+    if (paged && !mo.methods_arg) mo.methods_arg = paged_level ? paged_level_methods : paged_methods;
     const char *unknown = cli_measure_methods(&mo, method_items, ST_COMPARE_MAX_METHODS, &method_count);
     if (unknown) {
         st_level_destroy(level);
@@ -299,6 +309,7 @@ int cmd_compare(int argc, char **argv) {
         d.water = water_given ? water : ST_WATER_NONE;
         d.run.paged = pages;
         d.run.paged_pool = pool_pages;
+        d.run.paged_level = paged_level;
     }
     st_compare_result *res = NULL;
     cli_measure_catch_interrupt();

@@ -139,6 +139,8 @@ typedef struct st_measure_desc {
      * NULL = the level. */
     st_store *paged;
     uint32_t paged_pool;
+    bool paged_level;           /* with paged and level: the pages drawn with the level in memory
+                                   (st_engine_set_paged_level), so that every level method draws them */
 } st_measure_desc;
 
 /* The shared shadow map's resolution per purpose: the publication protocol (compare, tune, edits, render) casts

@@ -331,7 +331,9 @@ static st_result setup(run_state *s, st_error *err) {
     }
     if (!res && d->run.paged) {
         st_paged_desc pd = {.pool_pages = d->run.paged_pool, .far_levels = st_paged_far_levels_for(r->far_dist, 0)};
-        res = st_engine_set_paged_world(s->engine, d->run.paged, &pd, err);
+        res = d->run.paged_level && d->run.level
+                  ? st_engine_set_paged_level(s->engine, d->run.level, d->run.paged, &pd, err)
+                  : st_engine_set_paged_world(s->engine, d->run.paged, &pd, err);
     }
     if (res) return res;
     const char *tag = r->quick ? "quick" : "compare";
@@ -549,7 +551,8 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
     if (r->shading == ST_SHADING_TEXTURED && len > 0 && (size_t)len < sizeof r->settings)
         len += snprintf(r->settings + len, sizeof r->settings - (size_t)len, " shading=textured");
     if (d->run.paged && len > 0 && (size_t)len < sizeof r->settings)
-        snprintf(r->settings + len, sizeof r->settings - (size_t)len, " paged=%u", d->run.paged_pool);
+        snprintf(r->settings + len, sizeof r->settings - (size_t)len, " paged=%u%s", d->run.paged_pool,
+                 d->run.paged_level && d->run.level ? " paged_level=1" : "");
     r->rows = calloc(r->method_count * r->view_count, sizeof *r->rows);
     bool ok = r->rows != NULL;
     for (size_t k = 0; ok && k < r->method_count * r->view_count; k++) {
