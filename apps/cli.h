@@ -234,6 +234,9 @@ const char *cli_measure_methods(const cli_measure *m, char **items, size_t cap, 
  * (room for ST_MAX_VIEWS in all). */
 st_result cli_measure_find_views(const cli_measure *m, const st_level *level, st_viewpoint *views, size_t *count,
                                  st_error *err);
+/* The same for a world of width×height known without its level (a paged store): named views by that size. */
+st_result cli_measure_find_views_sized(const cli_measure *m, uint32_t width, uint32_t height, st_viewpoint *views,
+                                       size_t *count, st_error *err);
 /* The progress display: on unless --no-progress; a bar when stderr is a terminal, else one line per step. */
 bool cli_measure_progress(const cli_measure *m);
 bool cli_measure_progress_lines(const cli_measure *m);

@@ -104,10 +104,15 @@ static size_t split_views(char *text, char **items, size_t cap) {
 
 st_result cli_measure_find_views(const cli_measure *m, const st_level *level, st_viewpoint *views, size_t *count,
                                  st_error *err) {
+    return cli_measure_find_views_sized(m, level ? level->width : 0, level ? level->height : 0, views, count, err);
+}
+
+st_result cli_measure_find_views_sized(const cli_measure *m, uint32_t width, uint32_t height, st_viewpoint *views,
+                                       size_t *count, st_error *err) {
     char *items[ST_MAX_VIEWS];
     size_t n = split_views(m->views_arg, items, ST_MAX_VIEWS);
     st_result r = ST_OK;
-    for (size_t i = 0; i < n && !r; i++) r = st_views_find(level, items[i], &views[(*count)++], err);
+    for (size_t i = 0; i < n && !r; i++) r = st_views_find_sized(width, height, items[i], &views[(*count)++], err);
     return r;
 }
 

@@ -148,6 +148,7 @@ int cmd_compare(int argc, char **argv) {
     const char *cmd = "compare";
     cli_measure mo = cli_measure_defaults("out/compare");
     bool quick = false, edits = false, soak = false, dig_given = false, help = false, paged = false;
+    bool paged_level = false;
     uint32_t pool_pages = 0;
     const char *tuning_path = NULL;
     int dig[5] = {0, 0, 0, 0, 0};
@@ -166,7 +167,7 @@ int cmd_compare(int argc, char **argv) {
         .no_shadows = "no shadow map (a method-only diagnostic; the protocol casts it for every method)",
         .shadow_size = "the shadow map's resolution (default 1024, the publication's; 256 with --quick)"};
     const char *color = NULL;
-    cli_opt opts[CLI_MEASURE_OPTION_COUNT + 13] = {
+    cli_opt opts[CLI_MEASURE_OPTION_COUNT + 14] = {
         CLI_OPT_COLOR(&color),
         {.name = "quick", .kind = CLI_OPT_FLAG, .target = &quick,
          .help = "320x200, one view per pitch, 1 warm-up + 3 timed frames, 256² shadow map"},
@@ -194,8 +195,11 @@ int cmd_compare(int argc, char **argv) {
                                   "textured (what the materials cost per method; colours then differ from the reference)"),
         {.name = "paged", .kind = CLI_OPT_FLAG, .target = &paged,
          .help = "the methods draw the layer store W as a paged world with no level (the far field\n"
-                 "from coarser levels past 1024 texels), scored against the reference cast on W\n"
-                 "read whole (it must fit a level); methods ray, ray-compute, scatter"},
+                 "from coarser levels past 1024 texels), scored against the reference cast on each\n"
+                 "view's window of W read through its pages (any size); methods ray, ray-compute, scatter"},
+        {.name = "paged-level", .kind = CLI_OPT_FLAG, .target = &paged_level,
+         .help = "with --paged: W's level read too and its pages drawn with it in memory, so every\n"
+                 "level method draws them (voxel-compute included; default ray-compute,voxel-compute,scatter)"},
         {.name = "pool-pages", .kind = CLI_OPT_UINT, .target = &pool_pages, .min = 1, .max = 65536, .arg = "N",
          .bad = "bad --pool-pages '%s' (1..65536)", .help = "--paged: full-resolution pages on the GPU (default 256)"},
     };
@@ -222,6 +226,7 @@ int cmd_compare(int argc, char **argv) {
 
     if (soak && edits) return cli_usage_error(cmd, "--soak and --edits are separate runs");
     if (pool_pages && !paged) return cli_usage_error(cmd, "--pool-pages is for --paged");
+    if (paged_level && !paged) return cli_usage_error(cmd, "--paged-level is for --paged");
     if (paged && (soak || edits)) return cli_usage_error(cmd, "--paged scores frames of a world that takes no edits");
     if (paged && !cli_is_layer_store(mo.world) && strncmp(mo.world, "gen:multi:", 10))
         return cli_usage_error(cmd, "--paged draws a layer store (strata tile W -o STORE), and %s is none", mo.world);
@@ -231,14 +236,24 @@ int cmd_compare(int argc, char **argv) {
     if (tuning_path && st_tuning_read(tuning_path, &tuning, &err)) return cli_fail(cmd, &err);
     st_level *level = NULL;
     if (color && paged) return cli_usage_error(cmd, "--color is for a height map's world, not --paged");
-    if (cli_load_world_color(mo.world, color, &level, &err)) return cli_fail(cmd, &err);
+    st_store *pages = NULL;
+    /* --paged reads no level: the methods draw the pages, the reference casts on windows read through them */
+    if (paged && st_store_open(mo.world, &pages, &err)) return cli_fail(cmd, &err);
+    if ((!paged || paged_level) && cli_load_world_color(mo.world, color, &level, &err)) {
+        st_store_close(pages);
+        return cli_fail(cmd, &err);
+    }
+    uint32_t world_w = level ? level->width : (uint32_t)st_store_get_info(pages)->width;
+    uint32_t world_h = level ? level->height : (uint32_t)st_store_get_info(pages)->height;
     char *method_items[ST_COMPARE_MAX_METHODS];
     size_t method_count = 0;
     static char paged_methods[] = "ray,ray-compute,scatter"; /* the methods a paged world takes (split in place) */
-    if (paged && !mo.methods_arg) mo.methods_arg = paged_methods;
+    static char paged_level_methods[] = "ray-compute,voxel-compute,scatter";
+    if (paged && !mo.methods_arg) mo.methods_arg = paged_level ? paged_level_methods : paged_methods;
     const char *unknown = cli_measure_methods(&mo, method_items, ST_COMPARE_MAX_METHODS, &method_count);
     if (unknown) {
         st_level_destroy(level);
+        st_store_close(pages);
         return cli_usage_error(cmd, "unknown method '%s'", unknown);
     }
     if (soak) return run_soak(level, mo.methods_arg ? (const char *const *)method_items : NULL, method_count,
@@ -253,6 +268,7 @@ int cmd_compare(int argc, char **argv) {
     }
     if (edits && st_edit_check(level, &edit, &err)) {
         st_level_destroy(level);
+        st_store_close(pages);
         return cli_fail(cmd, &err);
     }
     st_viewpoint views[ST_MAX_VIEWS];
@@ -261,11 +277,12 @@ int cmd_compare(int argc, char **argv) {
     if (mo.views_arg && !strcmp(mo.views_arg, "paper")) {
         r = st_views_paper(views, ST_MAX_VIEWS, &view_count, &err);
     } else if (mo.views_arg) {
-        r = cli_measure_find_views(&mo, level, views, &view_count, &err);
+        r = cli_measure_find_views_sized(&mo, world_w, world_h, views, &view_count, &err);
     } else {
         st_viewpoint all[ST_MAX_VIEWS];
         size_t n = 0;
-        r = st_views_default(level, all, ST_MAX_VIEWS, &n, &err);
+        r = level ? st_views_default(level, all, ST_MAX_VIEWS, &n, &err)
+                  : st_views_default_sized(world_w, world_h, all, ST_MAX_VIEWS, &n, &err);
         if (!r) {
             if (quick) view_count = st_compare_pick_per_pitch(all, n, views, ST_MAX_VIEWS);
             else memcpy(views, all, n * sizeof *all), view_count = n;
@@ -273,10 +290,12 @@ int cmd_compare(int argc, char **argv) {
     }
     if (r) {
         st_level_destroy(level);
+        st_store_close(pages);
         return cli_fail(cmd, &err);
     }
     if (!view_count) {
         st_level_destroy(level);
+        st_store_close(pages);
         return cli_usage_error(cmd, "no views");
     }
     st_compare_desc d = {.run = cli_measure_desc(&mo, level, views, view_count, method_items, method_count),
@@ -285,17 +304,15 @@ int cmd_compare(int argc, char **argv) {
                          .tuning_path = tuning_path,
                          .edits = edits,
                          .edit = edit,
-                         .water = water_given ? water : st_water_world_has_water(level) ? ST_WATER_OCEAN : ST_WATER_NONE};
+                         .water = water_given ? water
+                                  : level && st_water_world_has_water(level) ? ST_WATER_OCEAN
+                                                                           : ST_WATER_NONE};
     d.run.shading = shading;
-    st_store *pages = NULL;
     if (paged) {
         d.water = water_given ? water : ST_WATER_NONE;
-        if (st_store_open(mo.world, &pages, &err)) {
-            st_level_destroy(level);
-            return cli_fail(cmd, &err);
-        }
         d.run.paged = pages;
         d.run.paged_pool = pool_pages;
+        d.run.paged_level = paged_level;
     }
     st_compare_result *res = NULL;
     cli_measure_catch_interrupt();

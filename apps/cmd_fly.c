@@ -1,6 +1,7 @@
 /* strata fly --world STORE --path FILE: a scripted flight over a DEM tile store, every frame rendered by a store
  * method and recorded (GPU, CPU and whole-frame ms, triangles, resident tiles, uploads, holes) into fly.json,
- * fly.md and fly.svg in a run folder of its own. */
+ * fly.md and fly.svg in a run folder of its own; over a layer store, a paged world drawn by a level method, with
+ * random digs written back and checked after eviction. */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,13 +14,18 @@ static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata fly --world STORE --path FILE [--method M] [--size WxH] [--far M] [--tau PX] [--skirts]\n"
            "                  [--lod-grid N] [--lod-ratio R] [--morph-ratio M] [--lod-error E] [--gpu-slots N]\n"
            "                  [--slow-load MS] [--settle N] [--no-shadows] [--device N] [--validate] [--no-progress]\n"
+           "                  [--pool-pages N] [--dig-every N] [--write-back-every N] [--seed N] [--overlay DIR]\n"
            "                  [-o|--out DIR]\n\n"
            "Flies the flight FILE over a DEM tile store (a folder, an http(s):// URL or gen:SEED:WxH), rendering every\n"
            "frame with %s, after the first camera has reached full detail. Writes fly.json (every frame's\n"
            "GPU, CPU and whole-frame ms, triangles, nodes, resident/queued/loading tiles, uploads, hole pixels),\n"
            "fly.md and fly.svg into OUT/<adapter>/<time>-fly-<digest>/ and prints the summary.\n"
            "A flight file (data/flights/*.flight) has one statement a line: start U V (fractions of the world),\n"
-           "heading DEG, fps N, then speed M/S, height M (over the ground), pitch DEG, fly SECONDS, turn DEG SECONDS.\n\n"
+           "heading DEG, fps N, then speed M/S, height M (over the ground), pitch DEG, fly SECONDS, turn DEG SECONDS.\n"
+           "A layer store (a folder, or gen:multi:SEED:WxH with --overlay DIR keeping its edits) is flown as a paged\n"
+           "world with no level by ray-compute (or ray, scatter): --dig-every N digs ahead of the eye, the edits are\n"
+           "written back every --write-back-every frames, and every dug page evicted and mapped again is read back\n"
+           "from the GPU and checked against the world with every dig (lost edits, in fly.json and fly.md).\n\n"
            "options:\n",
            cli_store_methods_list());
     cli_options_usage(opts, count);
@@ -27,14 +33,16 @@ static void usage(const cli_opt *opts, size_t count) {
 
 int cmd_fly(int argc, char **argv) {
     const char *cmd = "fly";
-    const char *world = NULL, *path = NULL, *method = "cdlod", *out = "out/fly";
-    uint32_t size[2] = {1920, 1080}, settle = 0, device = 0;
+    const char *world = NULL, *path = NULL, *method = NULL, *out = "out/fly", *overlay = NULL;
+    uint32_t size[2] = {1920, 1080}, settle = 0, device = 0, pool_pages = 0, dig_every = 0, write_back_every = 0;
+    uint32_t seed = 0;
     double far = 0;
     bool no_shadows = false, device_given = false, validate = false, no_progress = false, help = false;
     cli_store_opts so = {0};
     char method_help[256];
-    snprintf(method_help, sizeof method_help, "%s (default cdlod)", cli_store_methods_list());
-    cli_opt opts[16 + CLI_STORE_OPTION_COUNT] = {
+    snprintf(method_help, sizeof method_help, "%s (default cdlod); on a layer store ray, ray-compute (default) or "
+             "scatter", cli_store_methods_list());
+    cli_opt opts[24 + CLI_STORE_OPTION_COUNT] = {
         {.name = "world", .kind = CLI_OPT_STRING, .target = &world, .arg = "STORE",
          .help = "the DEM tile store: a folder, an http(s):// URL or gen:SEED:WxH"},
         {.name = "path", .kind = CLI_OPT_STRING, .target = &path, .arg = "FILE", .help = "the flight (data/flights/*.flight)"},
@@ -50,8 +58,18 @@ int cmd_fly(int argc, char **argv) {
         {.name = "validate", .kind = CLI_OPT_FLAG, .target = &validate, .help = "Vulkan validation on (messages fail the run)"},
         {.name = "no-progress", .kind = CLI_OPT_FLAG, .target = &no_progress, .help = "no progress lines on stderr"},
         CLI_OPT_OUT(&out, "DIR", "output folder (default out/fly)"),
+        {.name = "pool-pages", .kind = CLI_OPT_UINT, .target = &pool_pages, .min = 1, .max = 65536, .arg = "N",
+         .help = "a layer store: full-resolution pages on the GPU (default 256)"},
+        {.name = "dig-every", .kind = CLI_OPT_UINT, .target = &dig_every, .min = 1, .max = 1000000, .arg = "N",
+         .help = "a layer store: a random dig ahead of the eye every N frames (default none)"},
+        {.name = "write-back-every", .kind = CLI_OPT_UINT, .target = &write_back_every, .min = 1, .max = 1000000,
+         .arg = "N", .help = "a layer store: frames between write-backs of the digs (default 30)"},
+        {.name = "seed", .kind = CLI_OPT_UINT, .target = &seed, .min = 0, .max = 4294967295.0, .arg = "N",
+         .help = "the digs' random seed (default 1)"},
+        {.name = "overlay", .kind = CLI_OPT_STRING, .target = &overlay, .arg = "DIR",
+         .help = "gen:multi:...: the overlay store keeping the world's edits (made when absent)"},
     };
-    size_t count = 11;
+    size_t count = 16;
     count += cli_store_table(&so, opts + count);
     int parsed = cli_options_parse(cmd, argc, argv, opts, count, 0, NULL, &help);
     if (parsed || help) {
@@ -63,10 +81,25 @@ int cmd_fly(int argc, char **argv) {
     if (!world) return cli_usage_error(cmd, "missing --world STORE");
     if (!path) return cli_usage_error(cmd, "missing --path FILE (a flight: see data/flights/)");
     if (!out[0]) return cli_usage_error(cmd, "--out needs a folder");
-    if (!cli_is_store(world)) return cli_usage_error(cmd, "%s is no tile store (a flight needs one: strata tile)", world);
-    int status = cli_store_method_check(cmd, method, world);
+    bool layers = !strncmp(world, "gen:multi:", 10) || cli_is_layer_store(world);
+    if (!layers && !cli_is_store(world))
+        return cli_usage_error(cmd, "%s is no tile store (a flight needs one: strata tile)", world);
+    if (!layers && (pool_pages || dig_every || write_back_every || overlay))
+        return cli_usage_error(cmd, "--pool-pages, --dig-every, --write-back-every and --overlay are for layer stores");
+    if (overlay && strncmp(world, "gen:multi:", 10))
+        return cli_usage_error(cmd, "--overlay keeps the edits of a generated world (gen:multi:...)");
+    if (overlay && !overlay[0]) return cli_usage_error(cmd, "--overlay needs a folder");
+    if (!method) method = layers ? "ray-compute" : "cdlod";
+    int status = layers ? CLI_EXIT_OK : cli_store_method_check(cmd, method, world);
     if (!status) status = cli_store_select_check(cmd, method, &so);
     if (status) return status;
+    if (layers) {
+        const st_method_info *mi = st_method_find(method);
+        if (!mi) return cli_usage_error(cmd, "unknown method '%s'", method);
+        if (mi->world != ST_WORLD_LEVEL)
+            return cli_usage_error(cmd, "method '%s' draws DEM stores; %s is a layer store (ray, ray-compute, scatter)",
+                                   method, world);
+    }
 
     st_error err = {0};
     st_flight flight;
@@ -77,7 +110,7 @@ int cmd_fly(int argc, char **argv) {
         return cli_fail(cmd, &err);
     }
     st_store *store = NULL;
-    if (st_store_open(world, &store, &err)) {
+    if (overlay ? st_store_open_overlay(world, overlay, &store, &err) : st_store_open(world, &store, &err)) {
         st_flight_free(&flight);
         return cli_fail(cmd, &err);
     }
@@ -97,7 +130,11 @@ int cmd_fly(int argc, char **argv) {
                      .device_given = device_given,
                      .validate = validate,
                      .progress_lines = progress,
-                     .cancel = &cli_interrupted};
+                     .cancel = &cli_interrupted,
+                     .pool_pages = pool_pages,
+                     .dig_every = dig_every,
+                     .write_back_every = write_back_every,
+                     .seed = seed};
     cli_store_knobs(&so, &d.knobs);
     cli_measure_catch_interrupt();
     st_fly_result *r = NULL;
@@ -129,9 +166,24 @@ int cmd_fly(int argc, char **argv) {
                "uploads; load median %.2f ms\n",
                (unsigned long long)r->hole_px_total, r->frames_with_holes, r->triangles_median, r->resident_median,
                r->resident_max, (unsigned long long)r->uploads_total, r->load_ms_median);
+        if (r->paged) {
+            printf("  paged: pool %u pages, %u coarser levels; missing pages median %u; holes: %llu pages in %u frames\n",
+                   r->pool_pages, r->far_levels, r->missing_median, (unsigned long long)r->hole_pages_total,
+                   r->frames_with_holes);
+            if (r->digs)
+                printf("  digs: %u (edit median %.3f ms) over %u pages; %u write-backs of %llu pages (median %.1f ms, "
+                       "max %.1f ms, between frames); reloads checked %u, lost edits %u%s\n",
+                       r->digs, r->edit_ms_median, r->dug_pages, r->write_backs, (unsigned long long)r->pages_written,
+                       r->write_back_ms_median, r->write_back_ms_max, r->reloads_checked, r->lost_edits,
+                       r->edits_checked ? "" : " (not checked: only a generated world's digs are)");
+        }
         printf("  peak RSS %.0f MiB, GPU tiles %.0f MiB\n", (double)r->peak_rss_bytes / 1048576.0,
                (double)r->gpu_tile_bytes / 1048576.0);
         status = r->validation_messages ? CLI_EXIT_RUNTIME : CLI_EXIT_OK;
+        if (r->lost_edits) {
+            fprintf(stderr, "strata fly: %u lost edit(s)\n", r->lost_edits);
+            status = CLI_EXIT_RUNTIME;
+        }
         if (r->validation_messages)
             fprintf(stderr, "strata fly: %u Vulkan validation message(s)\n", r->validation_messages);
     }

@@ -2,7 +2,7 @@
 # strata fly on lavapipe at a tiny size: a one-second flight over a generated store with each store method, its
 # run folder (fly.json with every frame's figures, fly.md, fly.svg), the slow-load mode, and bad input (missing
 # options, a bad or hostile flight file, a level as the world, a method of levels), each one line on stderr and
-# exit 2.
+# exit 2; and a layer store flown as a paged world with a dig every frame, its lost edits counted (none).
 source "$(dirname "${BASH_SOURCE[0]}")/lib_cli.sh" "$1"
 
 world=gen:4:513x513
@@ -40,6 +40,33 @@ done
 check "fly --slow-load: exit 0 ($(head -c 300 "$tmp/err"))" test $? -eq 0
 check "fly --slow-load: no holes" grep -q "holes: 0 pixels in 0 frames" "$tmp/out"
 check "fly --slow-load: recorded" sh -c "grep -q '\"slow_load_ms\":[[:space:]]*30' $tmp/slow/*/latest/fly.json"
+
+# a layer store flown as a paged world, with a dig every frame kept in an overlay: out over pages that the pool of
+# 16 then gives away, and back over them; every dug page mapped again is read back and equals the generated page
+# with every dig replayed, and the overlay holds the written pages
+printf 'start 0.2 0.3\nheading 90\nfps 5\nspeed 300\nheight 40\npitch -12\nfly 10\nturn 180 1\nfly 10\n' >"$tmp/soak.flight"
+"$strata" fly --world gen:multi:1:4096x4096 --overlay "$tmp/overlay" --path "$tmp/soak.flight" --size 40x24 \
+    --no-shadows --far 100 --pool-pages 16 --dig-every 1 --write-back-every 10 --out "$tmp/paged" --no-progress \
+    >"$tmp/out" 2>"$tmp/err"
+check "fly a paged world: exit 0 ($(head -c 300 "$tmp/err"))" test $? -eq 0
+check "fly a paged world: lost edits printed" grep -q "lost edits 0" "$tmp/out"
+check "fly a paged world: digs, write-backs and reload checks" python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = r['paged']
+assert r['method'] == 'ray-compute' and r['frames'] == 106, r['frames']
+assert p['digs'] == 106 and p['dug_pages'] > 10 and p['write_backs'] == 10 and p['pages_written'] > 10, p
+assert p['edits_checked'] and p['reloads_checked'] > 0 and p['lost_edits'] == 0, p
+assert len(r['per_frame']['edit_ms']) == 106 and len(r['per_frame']['hole_pages']) == 106
+" $tmp/paged/*/latest/fly.json
+check "fly a paged world: the overlay holds the written pages" sh -c "ls $tmp/overlay/tiles/0/*/*.tile | grep -q tile"
+expect_error "digs on a generated world without an overlay" fly --world gen:multi:1:4096x4096 --path "$tmp/soak.flight" \
+    --size 40x24 --dig-every 1
+expect_error "--overlay on a DEM store" fly --world "$world" --path "$tmp/short.flight" --overlay "$tmp/ov2"
+expect_error "--dig-every on a DEM store" fly --world "$world" --path "$tmp/short.flight" --dig-every 1
+expect_error "a DEM method on a layer store" fly --world gen:multi:1:4096x4096 --path "$tmp/soak.flight" --method cdlod
+expect_error "an overlay of another world" fly --world gen:multi:2:4096x4096 --overlay "$tmp/overlay" \
+    --path "$tmp/soak.flight" --size 40x24
 
 # ---- bad input -------------------------------------------------------------------------------------------------
 expect_error "no --world" fly --path "$example"

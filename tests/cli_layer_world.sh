@@ -39,12 +39,19 @@ check "paged: image (flat)" cmp -s "$tmp/pgf.png" "$tmp/ra.png"
 "$strata" render --world gen:multi:3:65536x65536 --paged --method scatter --size 32x20 --shading flat \
     -o "$tmp/big.png" >"$tmp/big.txt" 2>"$tmp/err" || { echo "FAIL: 65536² paged: $(cat "$tmp/err")"; fails=$((fails + 1)); }
 check "65536² paged: every wanted page resident" grep -q 'paged: 0 of' "$tmp/big.txt"
-# compare --paged: the paged world scored against the reference of the world read whole, far field included
+# compare --paged: the paged world scored against the reference cast on each view's window of it, far field included
 "$strata" compare --world gen:multi:5:512x512 --paged --far 900 --methods ray-compute --size 32x20 --frames 1 \
     --warmup 1 --views 'a:100,100:30:-5:40' -o "$tmp/cmp" >"$tmp/cmp.txt" 2>"$tmp/err" ||
     { echo "FAIL: compare --paged: $(head -c 300 "$tmp/err")"; fails=$((fails + 1)); }
 check "compare --paged: a result" sh -c "ls '$tmp'/cmp/*/latest/results.json"
 check "compare --paged: the settings say paged" grep -q 'paged' "$tmp/cmp.txt" "$tmp"/cmp/*/latest/results.json
+# --paged-level: the level in memory too, so voxel-compute draws the pages
+"$strata" compare --world gen:multi:5:512x512 --paged --paged-level --methods voxel-compute --size 32x20 --frames 1 \
+    --warmup 1 --views h:200,200:30:-5:40 -o "$tmp/cmpl" >"$tmp/cmpl.txt" 2>"$tmp/err" ||
+    { echo "FAIL: compare --paged --paged-level: $(head -c 300 "$tmp/err")"; fails=$((fails + 1)); }
+check "compare --paged-level: voxel-compute scored" grep -q 'voxel-compute' "$tmp/cmpl.txt"
+check "compare --paged-level: the settings say so" grep -q 'paged_level=1' "$tmp"/cmpl/*/latest/results.json
+expect_error "compare: --paged-level without --paged" compare --world gen:multi:5:512x512 --paged-level -o "$tmp/cmp3"
 expect_error "compare: --paged with edits" compare --world gen:multi:5:512x512 --paged --edits -o "$tmp/cmp2"
 expect_error "render: a method that needs the whole level on a paged world" render --world gen:multi:3:65536x65536 \
     --paged --method voxel-compute --size 8x8 -o "$tmp/x.png"

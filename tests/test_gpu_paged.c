@@ -209,8 +209,8 @@ static bool page_matches(st_engine *e, const st_level *level, uint32_t n, uint32
     return same;
 }
 
-/* Settles at five pages away from (1, 1) in turn, each taking a slot of the pool of 4 and a CPU tile: the page's
- * slot and CPU copy go to others. */
+/* Settles at five pages away from (1, 1) in turn, each taking a slot of the pool of 4: the page's slot goes to
+ * another. */
 static void tour_away(st_engine *e) {
     const float at[5][2] = {{1400, 1400}, {1900, 400}, {400, 1900}, {1150, 150}, {150, 1150}};
     for (int i = 0; i < 5; i++) {
@@ -227,7 +227,8 @@ static uint32_t held_pages(st_engine *e) {
 
 /* Edits of a generated world with no level in memory, kept in an overlay store: a dig reaches its resident page
  * in the next frame; the page, evicted by a jump away and brought back, comes back dug — before the write-back
- * (from the edits held on the CPU) and after it (from the overlay, the held copy dropped); an undo while it is
+ * (from the edits held on the CPU) and after it (the held copy dropped, from the residency manager's copy that the
+ * write-back refreshed); an undo while it is
  * evicted brings it back undone; a raise and a dig over a page edge, written back, and the overlay reopened on its
  * own: the world read whole equals the generator's level with the same edits made by st_level_dig/raise. */
 static void test_edits_without_level(void **state) {
@@ -246,10 +247,14 @@ static void test_edits_without_level(void **state) {
     st_engine *e = NULL;
     st_engine_desc ed = {.validate = true};
     assert_st_ok(st_engine_create(&ed, &e, err));
-    st_paged_desc pd = {.pool_pages = 4, .margin = 1.0f};
+    /* 4 GPU slots, but room on the CPU for every page visited: a page away loses its slot and keeps its CPU copy,
+     * which must not be uploaded older than the edits once they are written back */
+    st_paged_desc pd = {.pool_pages = 4, .cpu_tiles = 64, .margin = 1.0f};
     assert_st_ok(st_engine_set_paged_world(e, store, &pd, err));
     st_renderer *r = test_renderer(e, "ray-compute", 32, 20, NULL);
     st_camera here = camera_at(400, 400, 0);
+    double eye[3] = {400, 400, 160};
+    st_camera_set_eye(&here, eye); /* the eye in the camera's origin, as a flight keeps it: the pages follow it */
     assert_st_ok(st_engine_paged_settle(e, &here, 5000, NULL, err));
     const uint32_t px = 400 / N, py = 400 / N;
     assert_true(page_matches(e, want, N, px, py));
@@ -266,7 +271,8 @@ static void test_edits_without_level(void **state) {
     assert_false(st_engine_paged_page(e, px, py, NULL, NULL, 0));
     assert_st_ok(st_engine_paged_settle(e, &here, 5000, NULL, err));
     assert_true(page_matches(e, want, N, px, py));
-    /* written back while away: dropped from the CPU, then back from the overlay, still dug */
+    /* written back while away: dropped from the edits held, then back from the CPU copy the write-back refreshed,
+     * still dug */
     tour_away(e);
     uint32_t written = 0;
     assert_st_ok(st_engine_paged_write_back(e, &written, err));

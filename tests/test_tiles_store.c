@@ -16,6 +16,7 @@
 #include "strata/gen.h"
 #include "strata/tiles.h"
 #include "strata/vangers.h"
+#include "eval/paged_reference.h"
 #include "support.h"
 #include "tiles/tiles_internal.h"
 
@@ -789,6 +790,67 @@ static void test_coarse_store(void **state) {
     st_level_destroy(whole);
 }
 
+/* The reference of a view cast on its window of a generated world (read through the pages, the camera moved by
+ * the window's offset) against the reference cast on the whole level: near views whose windows are a part of the
+ * world (one across its wrapping corner), and a far one whose window is the whole world along an axis. */
+static void test_paged_reference_windows(void **state) {
+    (void)state;
+    const char *spec = "gen:multi:5:4096x1024";
+    st_gen_desc gd;
+    assert_st_ok(st_gen_parse(spec, &gd, err));
+    st_level *level = NULL;
+    assert_st_ok(st_gen_world(&gd, &level, err));
+    st_store *s = NULL;
+    assert_st_ok(st_store_open(spec, &s, err));
+    st_layer_pages *pages = NULL;
+    assert_st_ok(st_layer_pages_create(s, 0, &pages, err));
+    st_reference *whole = NULL;
+    assert_st_ok(st_reference_create(level, &whole, err));
+    enum { W = 48, H = 30 };
+    const struct {
+        float x, y, z, yaw, pitch, far;
+    } views[] = {{700, 300, 120, 40, -20, 200}, {10, 1015, 90, 225, -5, 180}, {1500, 600, 200, 90, -3, 1400}};
+    st_ref_image a, b;
+    assert_st_ok(st_ref_image_create(W, H, &a, err));
+    assert_st_ok(st_ref_image_create(W, H, &b, err));
+    for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
+        st_camera c = {.position = {views[v].x, views[v].y, views[v].z}, .yaw_deg = views[v].yaw,
+                       .pitch_deg = views[v].pitch, .fovy_deg = 60, .near_dist = 0.5f, .far_dist = views[v].far};
+        assert_st_ok(st_reference_cast(whole, &c, &a, err));
+        uint64_t texels = 0;
+        bool cached = true;
+        st_error cache_err = {0};
+        assert_st_ok(st_eval_paged_reference(pages, st_store_get_info(s), true, &c, NULL, &b, &cached, &texels,
+                                             &cache_err, err));
+        assert_false(cached);
+        if (v < 2) assert_true(texels < (uint64_t)level->width * level->height / 2); /* a part of the world */
+        size_t hits = 0;
+        for (size_t i = 0; i < (size_t)W * H; i++) {
+            bool ha = !isnan(a.distance[i]), hb = !isnan(b.distance[i]);
+            if (ha != hb) fail_msg("view %zu, pixel %zu: the window's reference %s where the whole level's %s", v, i,
+                                   hb ? "hits" : "misses", ha ? "hits" : "misses");
+            if (!ha) continue;
+            hits++;
+            if (fabsf(a.distance[i] - b.distance[i]) > 1e-3f * fmaxf(1.0f, a.distance[i]))
+                fail_msg("view %zu, pixel %zu: distance %.6f on the window, %.6f on the level", v, i, b.distance[i],
+                         a.distance[i]);
+            assert_int_equal(a.face[i], b.face[i]);
+            assert_int_equal(a.type[i], b.type[i]);
+            for (int k = 0; k < 4; k++)
+                if (abs((int)a.rgba[4 * i + k] - (int)b.rgba[4 * i + k]) > 1)
+                    fail_msg("view %zu, pixel %zu: colour %d on the window, %d on the level", v, i, b.rgba[4 * i + k],
+                             a.rgba[4 * i + k]);
+        }
+        assert_true(hits > (size_t)W * H / 4); /* views that see terrain */
+    }
+    st_ref_image_free(&a);
+    st_ref_image_free(&b);
+    st_reference_destroy(whole);
+    st_layer_pages_destroy(pages);
+    st_store_close(s);
+    st_level_destroy(level);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tile_round_trip),   cmocka_unit_test(test_dem_store),
@@ -797,6 +859,7 @@ int main(void) {
         cmocka_unit_test(test_generated_layer_store),
         cmocka_unit_test(test_layer_pages),
         cmocka_unit_test(test_coarse_store),
+        cmocka_unit_test(test_paged_reference_windows),
         cmocka_unit_test(test_amplify_keeps_source), cmocka_unit_test(test_http_store),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -110,7 +110,8 @@ st_method_knobs st_tuning_knobs(const st_tuning *t, const char *method, const st
 /* What every measurement run takes: the world, the methods and views, the image, the frames, where the
  * reports and the reference cache go, the adapter. Zero fields take each run's own defaults. */
 typedef struct st_measure_desc {
-    const st_level *level;      /* the world to draw (required) */
+    const st_level *level;      /* the world to draw (required, except compare with `paged`: then NULL or the
+                                   store's texels, used for nothing but the cameras' ground) */
     const char *world_name;     /* for the reports ("default", a path) */
     const char *const *methods; /* method names; NULL = every registered method */
     size_t method_count;
@@ -132,9 +133,14 @@ typedef struct st_measure_desc {
     const volatile sig_atomic_t *cancel; /* when it becomes non-zero the run stops with ST_ERR_CANCELLED */
     /* Paged (compare only): the methods draw this layer store of the level's texels as a paged world with no
      * level (st_engine_set_paged_world, with paged_pool pages and the far field's coarser levels for far_dist),
-     * each view settled until its pages are resident; the level stays the reference's. NULL = the level. */
+     * each view settled until its pages are resident; the reference of each view is cast on its window of the
+     * store (every texel its rays, shadow rays and normals reach within far_dist, read through the pages), so no
+     * level of the whole world is needed (level may be NULL: the cameras' ground comes through the pages too).
+     * NULL = the level. */
     st_store *paged;
     uint32_t paged_pool;
+    bool paged_level;           /* with paged and level: the pages drawn with the level in memory
+                                   (st_engine_set_paged_level), so that every level method draws them */
 } st_measure_desc;
 
 /* The shared shadow map's resolution per purpose: the publication protocol (compare, tune, edits, render) casts

@@ -77,6 +77,14 @@ typedef struct st_fly_desc {
     int device_index;
     bool device_given, validate, progress_lines;
     const volatile sig_atomic_t *cancel; /* when it becomes non-zero the run stops with ST_ERR_CANCELLED */
+    /* A layer store is flown as a paged world with no level (st_engine_set_paged_world, the far field's levels
+     * for far_m) by a level method that reads the terrain through its pages (ray-compute by default); the ground
+     * under the flight is read through its pages. */
+    uint32_t pool_pages;        /* full-resolution pages on the GPU (0 = 256) */
+    uint32_t dig_every;         /* a random dig every N frames, 8..200 texels ahead of the eye (0 = none); its
+                                   edits are written back into the store (a folder, or a generated world's overlay) */
+    uint32_t write_back_every;  /* frames between write-backs of the edits (0 = 30) */
+    uint64_t seed;              /* the digs' generator (0 = 1): a run is replayed exactly */
 } st_fly_desc;
 
 typedef struct st_fly_frame {
@@ -91,6 +99,9 @@ typedef struct st_fly_frame {
     uint32_t resident, queued, loading, evictable;
     uint32_t uploads; /* tiles uploaded during this frame */
     double eye[3];
+    /* paged worlds */
+    double edit_ms;       /* the frame's dig (st_engine_paged_edit), before its draw; NAN without one */
+    uint32_t hole_pages;  /* wanted full-resolution pages missing with no coarser level over them (drawn as floors) */
 } st_fly_frame;
 
 /* Figures of one series over every frame. */
@@ -118,9 +129,23 @@ typedef struct st_fly_result {
     double load_ms_median;     /* the residency manager's load + decode time (slow-load sleep included) */
     uint64_t peak_rss_bytes, gpu_tile_bytes;
     uint32_t validation_messages;
+    /* a paged world (a layer store) */
+    bool paged;
+    uint32_t pool_pages, far_levels;
+    uint32_t digs, dug_pages;        /* digs made; the pages they met */
+    uint32_t write_backs;            /* write-backs of the edits, and the pages they wrote */
+    uint64_t pages_written;
+    double write_back_ms_median, write_back_ms_max; /* between frames: not in any frame's time */
+    bool edits_checked;              /* the expected texels exist (a generated world: its generator and the digs) */
+    uint32_t reloads_checked;        /* dug pages seen evicted and mapped again, their GPU texels read back */
+    uint32_t lost_edits;             /* of those, pages that differ from the world with every dig made so far */
+    uint64_t hole_pages_total;       /* summed over frames (frames_with_holes counts the frames with any) */
+    double edit_ms_median;
+    uint32_t missing_median;         /* wanted full-resolution pages not mapped, median over frames */
 } st_fly_result;
 
-/* Flies: settles at the first camera, then renders every frame of the flight with the method, recording each;
+/* Flies: settles at the first camera, then renders every frame of the flight with the method, recording each
+ * (on a layer store: a paged world, with the digs, write-backs and reload checks of st_fly_desc);
  * writes fly.json, fly.md and fly.svg (frame times, triangles, resident tiles, uploads and holes against time)
  * into a run folder (r->out_dir) unless out_dir is "" (nothing written: for harnesses that only want the
  * figures). ST_ERR_CANCELLED when *cancel became non-zero (no folder is kept). */

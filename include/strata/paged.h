@@ -88,6 +88,8 @@ typedef struct st_paged_stats {
     uint32_t mapped;      /* pages the table maps to a slot now */
     uint32_t wanted;      /* pages the last frame asked for */
     uint32_t missing;     /* of those, not mapped yet (read from a coarser level, or as floors) */
+    uint32_t holes;       /* of the missing full-resolution pages, those no coarser level has mapped either: drawn
+                             as their floors, the only pages drawn without their terrain */
     uint32_t levels;      /* 1 + the coarser levels of the far field */
     uint32_t far_mapped;  /* pages of the coarser levels in the pool */
     uint64_t gpu_bytes;   /* the pool plus the page table */

@@ -12,6 +12,7 @@
 #include "strata/eval.h"
 #include "strata/file.h"
 #include "strata/image.h"
+#include "eval/paged_reference.h"
 #include "strata/paged.h"
 #include "strata/render.h"
 
@@ -49,6 +50,7 @@ typedef struct run_state {
     st_compare_result *r;
     st_engine *engine;
     st_reference *ref;
+    st_layer_pages *pages; /* paged: the reference's windows of the world, read through its pages */
     float **ref_dist;    /* per view */
     uint8_t **ref_rgba;  /* per view: the reference shaded by the shared formula */
     uint8_t *rgba;
@@ -81,6 +83,7 @@ static void run_state_free(run_state *s) {
     st_mosaic_free(&s->colormap);
     st_run_dir_abort(&s->dir); /* nothing when the run was committed */
     st_reference_destroy(s->ref);
+    st_layer_pages_destroy(s->pages);
     st_engine_destroy(s->engine);
 }
 
@@ -328,7 +331,9 @@ static st_result setup(run_state *s, st_error *err) {
     }
     if (!res && d->run.paged) {
         st_paged_desc pd = {.pool_pages = d->run.paged_pool, .far_levels = st_paged_far_levels_for(r->far_dist, 0)};
-        res = st_engine_set_paged_world(s->engine, d->run.paged, &pd, err);
+        res = d->run.paged_level && d->run.level
+                  ? st_engine_set_paged_level(s->engine, d->run.level, d->run.paged, &pd, err)
+                  : st_engine_set_paged_world(s->engine, d->run.paged, &pd, err);
     }
     if (res) return res;
     const char *tag = r->quick ? "quick" : "compare";
@@ -337,9 +342,13 @@ static st_result setup(run_state *s, st_error *err) {
         return res;
     snprintf(r->run_name, sizeof r->run_name, "%s", s->dir.name);
     snprintf(r->out_dir, sizeof r->out_dir, "%s", s->dir.final);
-    if ((res = st_reference_create(d->run.level, &s->ref, err))) return res;
-    st_reference_set_shadows(s->ref, r->shadows);
-    r->level_crc = st_reference_crc(s->ref);
+    if (d->run.paged) { /* each view's reference on its window of the world: memory bounded by the far distance */
+        if ((res = st_layer_pages_create(d->run.paged, 0, &s->pages, err))) return res;
+    } else {
+        if ((res = st_reference_create(d->run.level, &s->ref, err))) return res;
+        st_reference_set_shadows(s->ref, r->shadows);
+        r->level_crc = st_reference_crc(s->ref);
+    }
 
     size_t n = (size_t)r->width * r->height;
     s->rgba = malloc(n * 4);
@@ -379,7 +388,9 @@ static st_result setup(run_state *s, st_error *err) {
         bool cached = false;
         double t0 = st_time_ms();
         st_error cache_err = {0};
-        res = st_reference_cast_cached(s->ref, &r->cameras[v], cache, &img, &cached, &cache_err, err);
+        res = s->pages ? st_eval_paged_reference(s->pages, st_store_get_info(d->run.paged), r->shadows, &r->cameras[v],
+                                                 cache, &img, &cached, NULL, &cache_err, err)
+                       : st_reference_cast_cached(s->ref, &r->cameras[v], cache, &img, &cached, &cache_err, err);
         r->reference_ms[v] = cached ? 0 : st_time_ms() - t0;
         if (cache_err.message[0] && !r->cache_note[0])
             snprintf(r->cache_note, sizeof r->cache_note, "%s", cache_err.message);
@@ -418,8 +429,9 @@ static st_result setup(run_state *s, st_error *err) {
 
 st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_error *err) {
     *out = NULL;
-    if (!d->run.level || !d->run.views || d->run.view_count == 0 || d->run.view_count > ST_MAX_VIEWS)
-        return st_error_set(err, ST_ERR_INVALID, "compare: a level and 1..%d views are required", ST_MAX_VIEWS);
+    if ((!d->run.level && !d->run.paged) || !d->run.views || d->run.view_count == 0 || d->run.view_count > ST_MAX_VIEWS)
+        return st_error_set(err, ST_ERR_INVALID, "compare: a level (or a paged store) and 1..%d views are required",
+                            ST_MAX_VIEWS);
     st_compare_result *r = calloc(1, sizeof *r);
     if (!r) return st_error_set(err, ST_ERR_NOMEM, "compare: out of memory");
     r->width = d->run.width ? d->run.width : 1280;
@@ -435,9 +447,10 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
     r->shading = d->run.shading;
     snprintf(r->tuning, sizeof r->tuning, "%s", d->tuning && d->tuning_path ? d->tuning_path : "");
     snprintf(r->world, sizeof r->world, "%s", d->run.world_name ? d->run.world_name : "default");
-    snprintf(r->level_name, sizeof r->level_name, "%s", d->run.level->name);
-    r->level_width = d->run.level->width;
-    r->level_height = d->run.level->height;
+    const st_store_info *paged_info = d->run.paged ? st_store_get_info(d->run.paged) : NULL;
+    snprintf(r->level_name, sizeof r->level_name, "%s", d->run.level ? d->run.level->name : paged_info->name);
+    r->level_width = d->run.level ? d->run.level->width : (uint32_t)paged_info->width;
+    r->level_height = d->run.level ? d->run.level->height : (uint32_t)paged_info->height;
     /* methods: the named ones (checked against the registry) or every registered one */
     if (d->run.methods) {
         for (size_t i = 0; i < d->run.method_count; i++) {
@@ -503,7 +516,21 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
     r->view_count = d->run.view_count;
     for (size_t v = 0; v < d->run.view_count; v++) {
         r->views[v] = d->run.views[v];
-        r->cameras[v] = st_viewpoint_camera(d->run.level, &d->run.views[v]);
+        if (d->run.level) {
+            r->cameras[v] = st_viewpoint_camera(d->run.level, &d->run.views[v]);
+        } else { /* a world without a level: the ground under the view read through its pages */
+            st_layer_pages *lp = NULL;
+            st_texel ground = {.outside = true};
+            st_result gr = st_layer_pages_create(d->run.paged, 1, &lp, err);
+            if (!gr) gr = st_layer_pages_texel(lp, (int64_t)floorf(d->run.views[v].x), (int64_t)floorf(d->run.views[v].y),
+                                               &ground, err);
+            st_layer_pages_destroy(lp);
+            if (gr) {
+                st_compare_result_free(r);
+                return gr;
+            }
+            r->cameras[v] = st_viewpoint_camera_on(ground, &d->run.views[v]);
+        }
         r->cameras[v].far_dist = r->far_dist;
     }
     /* what the run folder's digest is of: everything that changes a number in the reports */
@@ -524,7 +551,8 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
     if (r->shading == ST_SHADING_TEXTURED && len > 0 && (size_t)len < sizeof r->settings)
         len += snprintf(r->settings + len, sizeof r->settings - (size_t)len, " shading=textured");
     if (d->run.paged && len > 0 && (size_t)len < sizeof r->settings)
-        snprintf(r->settings + len, sizeof r->settings - (size_t)len, " paged=%u", d->run.paged_pool);
+        snprintf(r->settings + len, sizeof r->settings - (size_t)len, " paged=%u%s", d->run.paged_pool,
+                 d->run.paged_level && d->run.level ? " paged_level=1" : "");
     r->rows = calloc(r->method_count * r->view_count, sizeof *r->rows);
     bool ok = r->rows != NULL;
     for (size_t k = 0; ok && k < r->method_count * r->view_count; k++) {

@@ -171,6 +171,14 @@ st_result st_flight_load(const char *path, st_flight *out, st_error *err) {
 
 /* ---- the cameras ------------------------------------------------------------------------------------------- */
 
+/* The ground of a layer store at (x, y): the top of the texel's highest solid (a slab's top where it has one). */
+static st_result layer_ground(st_layer_pages *pages, double x, double y, double *height, st_error *err) {
+    st_texel t;
+    st_result r = st_layer_pages_texel(pages, (int64_t)floor(x), (int64_t)floor(y), &t, err);
+    if (!r) *height = t.outside ? 0.0 : (double)t.high;
+    return r;
+}
+
 st_result st_flight_cameras(const st_flight *f, st_store *store, double far_m, st_camera *cams, st_error *err) {
     const st_store_info *in = st_store_get_info(store);
     double ex = (double)(in->width - 1) * in->spacing_x_m, ey = (double)(in->height - 1) * in->spacing_y_m;
@@ -181,9 +189,11 @@ st_result st_flight_cameras(const st_flight *f, st_store *store, double far_m, s
     size_t leg = 0;
     double leg_t = 0;
     st_tile *tile = NULL;
+    st_layer_pages *pages = NULL; /* a layer store's ground, read through its pages */
+    if (!r && in->kind == ST_TILE_LAYERS) r = st_layer_pages_create(store, 0, &pages, err);
     for (uint32_t i = 0; i < n && !r; i++) {
         const st_flight_leg *L = &f->legs[leg < f->leg_count ? leg : f->leg_count - 1];
-        r = st_store_ground_cached(store, &tile, x, y, &ground[i], err);
+        r = pages ? layer_ground(pages, x, y, &ground[i], err) : st_store_ground_cached(store, &tile, x, y, &ground[i], err);
         height[i] = L->height_m;
         st_camera *c = &cams[i];
         memset(c, 0, sizeof *c);
@@ -232,6 +242,7 @@ st_result st_flight_cameras(const st_flight *f, st_store *store, double far_m, s
         }
     }
     st_tile_destroy(tile);
+    st_layer_pages_destroy(pages);
     free(ground);
     free(env);
     free(height);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "eval/eval_internal.h"
+#include "eval/fly_internal.h"
 #include "strata/fly.h"
 
 #define DEFAULT_SETTLE 4000u
@@ -82,13 +83,19 @@ st_result st_fly_run(const st_fly_desc *d, st_fly_result **out, st_error *err) {
     *out = NULL;
     if (!d->store || !d->flight || !d->flight->leg_count)
         return st_error_set(err, ST_ERR_INVALID, "fly: needs a store and a flight");
-    if (st_store_get_info(d->store)->kind != ST_TILE_DEM)
-        return st_error_set(err, ST_ERR_INVALID, "fly: a layer store has no DEM to fly over");
-    const char *method = d->method ? d->method : "cdlod";
+    const st_store_info *in = st_store_get_info(d->store);
+    bool layers = in->kind == ST_TILE_LAYERS; /* flown as a paged world by a level method */
+    const char *method = d->method ? d->method : layers ? "ray-compute" : "cdlod";
     const st_method_info *mi = st_method_find(method);
     if (!mi) return st_error_set(err, ST_ERR_INVALID, "fly: unknown method '%s'", method);
-    if (mi->world != ST_WORLD_STORE)
+    if (!layers && mi->world != ST_WORLD_STORE)
         return st_error_set(err, ST_ERR_INVALID, "fly: method '%s' draws levels, not tile stores", method);
+    if (layers && mi->world != ST_WORLD_LEVEL)
+        return st_error_set(err, ST_ERR_INVALID, "fly: method '%s' draws DEM stores; a layer store is flown by a level "
+                                                 "method that reads its pages (ray, ray-compute, scatter)", method);
+    if (layers && d->dig_every && in->generated && !in->overlay_of[0])
+        return st_error_set(err, ST_ERR_INVALID, "fly: digs on a generated world are written into an overlay store "
+                                                 "(st_store_open_overlay; strata fly --overlay DIR)");
     st_fly_result *r = calloc(1, sizeof *r);
     if (!r) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     *out = r;
@@ -129,13 +136,30 @@ st_result st_fly_run(const st_fly_desc *d, st_fly_result **out, st_error *err) {
         snprintf(r->adapter, sizeof r->adapter, "%s", info.name);
         snprintf(r->device_type, sizeof r->device_type, "%s", info.type);
     }
-    if (!res) res = st_engine_set_store(engine, d->store, &d->world, err);
+    if (!res && !layers) res = st_engine_set_store(engine, d->store, &d->world, err);
     char settings[1400];
     snprintf(settings, sizeof settings,
-             "world=%s flight=%s method=%s size=%ux%u far=%g tau=%g skirts=%d grid=%u shadows=%d slow=%g slots=%u",
+             "world=%s flight=%s method=%s size=%ux%u far=%g tau=%g skirts=%d grid=%u shadows=%d slow=%g slots=%u "
+             "pool=%u dig=%u writeback=%u seed=%llu",
              r->world, r->flight, method, r->width, r->height, r->far_m, r->tau_px, r->skirts, d->knobs.lod_grid,
-             !d->no_shadows, r->slow_load_ms, d->world.gpu_slots);
+             !d->no_shadows, r->slow_load_ms, d->world.gpu_slots, d->pool_pages, d->dig_every, d->write_back_every,
+             (unsigned long long)d->seed);
     if (!res && reports) res = st_run_dir_begin(out_root, r->slug, "fly", settings, &dir, err);
+    st_world_stats ws = {0};
+    if (layers) {
+        if (!res) res = st_fly_paged(d, r, engine, cams, err);
+        if (!res) {
+            summarise(r);
+            for (uint32_t i = 0; i < n; i++) {
+                r->hole_pages_total += r->frames[i].hole_pages;
+                if (r->frames[i].hole_pages) r->frames_with_holes++;
+            }
+            r->gpu_timing = engine && st_engine_has_gpu_timestamps(engine);
+            r->validation_messages = st_engine_validation_messages(engine);
+            r->peak_rss_bytes = st_eval_peak_rss_bytes();
+        }
+        goto reports;
+    }
     st_render_desc rd = {.method = method, .width = r->width, .height = r->height, .shadows = !d->no_shadows,
                          .knobs = d->knobs};
     if (!res) res = st_renderer_create(engine, &rd, &rend, err);
@@ -146,7 +170,6 @@ st_result st_fly_run(const st_fly_desc *d, st_fly_result **out, st_error *err) {
     if (!res && st_renderer_lod_stats(rend, &lod)) r->settled = lod.settled;
     /* and a warm GPU: one left idle while the view settled would time the first frames at a low clock */
     if (!res) res = st_eval_warm_up(rend, &cams[0], 3, NULL, err);
-    st_world_stats ws;
     uint64_t uploads_before = 0;
     if (!res && !st_engine_world_stats(engine, &ws, err)) uploads_before = ws.residency.uploads;
     bool gpu = engine && st_engine_has_gpu_timestamps(engine);
@@ -196,6 +219,7 @@ st_result st_fly_run(const st_fly_desc *d, st_fly_result **out, st_error *err) {
         r->validation_messages = st_engine_validation_messages(engine);
         r->peak_rss_bytes = st_eval_peak_rss_bytes();
     }
+reports:
     if (!res && reports) {
         char file[1400];
         snprintf(file, sizeof file, "%s/fly.json", dir.work);

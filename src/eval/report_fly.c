@@ -44,6 +44,8 @@ static double f_queued(const st_fly_frame *f) { return f->queued; }
 static double f_loading(const st_fly_frame *f) { return f->loading; }
 static double f_evictable(const st_fly_frame *f) { return f->evictable; }
 static double f_uploads(const st_fly_frame *f) { return f->uploads; }
+static double f_edit(const st_fly_frame *f) { return f->edit_ms; }
+static double f_hole_pages(const st_fly_frame *f) { return f->hole_pages; }
 static double f_x(const st_fly_frame *f) { return f->eye[0]; }
 static double f_y(const st_fly_frame *f) { return f->eye[1]; }
 static double f_z(const st_fly_frame *f) { return f->eye[2]; }
@@ -83,6 +85,25 @@ st_result st_fly_write_json(const st_fly_result *r, const char *path, st_error *
     cJSON_AddNumberToObject(sum, "peak_rss_bytes", (double)r->peak_rss_bytes);
     cJSON_AddNumberToObject(sum, "gpu_tile_bytes", (double)r->gpu_tile_bytes);
     cJSON_AddNumberToObject(sum, "validation_messages", r->validation_messages);
+    if (r->paged) { /* a layer store flown as a paged world: its digs, write-backs, reload checks and holes */
+        cJSON *pg = cJSON_AddObjectToObject(root, "paged");
+        cJSON_AddNumberToObject(pg, "pool_pages", r->pool_pages);
+        cJSON_AddNumberToObject(pg, "far_levels", r->far_levels);
+        cJSON_AddNumberToObject(pg, "missing_pages_median", r->missing_median);
+        cJSON_AddNumberToObject(pg, "hole_pages_total", (double)r->hole_pages_total);
+        cJSON_AddNumberToObject(pg, "frames_with_holes", r->frames_with_holes);
+        cJSON_AddNumberToObject(pg, "digs", r->digs);
+        cJSON_AddNumberToObject(pg, "dug_pages", r->dug_pages);
+        st_eval_json_number(pg, "edit_ms_median", r->edit_ms_median);
+        cJSON_AddNumberToObject(pg, "write_backs", r->write_backs);
+        cJSON_AddNumberToObject(pg, "pages_written", (double)r->pages_written);
+        st_eval_json_number(pg, "write_back_ms_median", r->write_back_ms_median);
+        st_eval_json_number(pg, "write_back_ms_max", r->write_back_ms_max);
+        cJSON_AddBoolToObject(pg, "edits_checked", r->edits_checked);
+        cJSON_AddNumberToObject(pg, "reloads_checked", r->reloads_checked);
+        cJSON_AddNumberToObject(pg, "lost_edits", r->lost_edits);
+        st_eval_json_number(pg, "frame_p99_over_median", r->frame.p99 / r->frame.median);
+    }
     cJSON *fr = cJSON_AddObjectToObject(root, "per_frame");
     add_column(fr, "t_s", r, f_t);
     add_column(fr, "gpu_ms", r, f_gpu);
@@ -100,6 +121,10 @@ st_result st_fly_write_json(const st_fly_result *r, const char *path, st_error *
     add_column(fr, "loading", r, f_loading);
     add_column(fr, "evictable", r, f_evictable);
     add_column(fr, "uploads", r, f_uploads);
+    if (r->paged) {
+        add_column(fr, "edit_ms", r, f_edit);
+        add_column(fr, "hole_pages", r, f_hole_pages);
+    }
     add_column(fr, "eye_x_m", r, f_x);
     add_column(fr, "eye_y_m", r, f_y);
     add_column(fr, "eye_z_m", r, f_z);
@@ -130,8 +155,24 @@ st_result st_fly_write_markdown(const st_fly_result *r, const char *path, st_err
     md_series(fp, "GPU (timestamps)", &r->gpu);
     md_series(fp, "CPU record + submit + wait", &r->cpu);
     md_series(fp, "whole frame (CPU)", &r->frame);
-    fprintf(fp, "\n- holes: %llu pixels over %u frames (an upper bound: the screen rectangles of nodes without a tile)\n",
-            (unsigned long long)r->hole_px_total, r->frames_with_holes);
+    if (r->paged) {
+        fprintf(fp, "\n- a paged world: pool of %u full-resolution pages, %u coarser levels; wanted pages missing: median "
+                "%u a frame (drawn from a coarser level where one has them)\n",
+                r->pool_pages, r->far_levels, r->missing_median);
+        fprintf(fp, "- holes: %llu page-frames over %u frames (full-resolution pages missing with no coarser level over "
+                "them: drawn as their floors)\n", (unsigned long long)r->hole_pages_total, r->frames_with_holes);
+        if (r->digs)
+            fprintf(fp, "- digs: %u (median %.3f ms each, before the frame's draw, not in its time) over %u pages; %u "
+                    "write-backs of %llu pages between frames (median %.1f ms, max %.1f ms)\n- lost edits: %u of %u dug "
+                    "pages checked after eviction and reload%s\n",
+                    r->digs, r->edit_ms_median, r->dug_pages, r->write_backs, (unsigned long long)r->pages_written,
+                    r->write_back_ms_median, r->write_back_ms_max, r->lost_edits, r->reloads_checked,
+                    r->edits_checked ? " (each page's GPU texels against the generator's page with every dig replayed)"
+                                     : " (not checked: only a generated world's digs are)");
+    } else {
+        fprintf(fp, "\n- holes: %llu pixels over %u frames (an upper bound: the screen rectangles of nodes without a tile)\n",
+                (unsigned long long)r->hole_px_total, r->frames_with_holes);
+    }
     fprintf(fp, "- triangles: median %.0f\n", r->triangles_median);
     fprintf(fp, "- tiles resident: median %.0f, max %u; %llu uploads; load + decode median %.2f ms\n", r->resident_median,
             r->resident_max, (unsigned long long)r->uploads_total, r->load_ms_median);

@@ -53,7 +53,7 @@ struct st_paged_terrain {
     uint32_t resend_count;   /* pages flagged PAGE_RESEND */
     double last_eye[2];
     bool have_eye;
-    uint32_t wanted, missing;
+    uint32_t wanted, missing, holes;
 };
 
 typedef struct st_paged_edits st_paged_edits;

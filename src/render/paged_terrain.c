@@ -263,7 +263,14 @@ static uint32_t request_disk(st_paged_terrain *p, uint32_t k, double cx, double 
             st_residency_request(lv->residency, (st_tile_key){0, px, py}, base + (float)(1.0 / (1.0 + d / page)));
             if (count) {
                 n++;
-                if ((*level_entry(p, k, px, py) & 0xFFFFFFu) == 0) p->missing++;
+                if ((*level_entry(p, k, px, py) & 0xFFFFFFu) == 0) {
+                    p->missing++;
+                    /* a hole: a full-resolution page missing with no coarser level mapped over it either */
+                    bool covered = false;
+                    for (uint32_t c = k + 1; c < p->levels && !covered; c++)
+                        covered = (*level_entry(p, c, px >> (c - k), py >> (c - k)) & 0xFFFFFFu) != 0;
+                    if (k == 0 && !covered) p->holes++;
+                }
             }
         }
     }
@@ -271,12 +278,14 @@ static uint32_t request_disk(st_paged_terrain *p, uint32_t k, double cx, double 
 }
 
 void st_paged_terrain_begin_frame(st_paged_terrain *p, const st_camera *cam) {
-    double eye[2] = {cam->position[0], cam->position[1]};
+    double eye3[3];
+    st_camera_eye(cam, eye3); /* origin + position: a flight's cameras keep the eye in the origin */
+    double eye[2] = {eye3[0], eye3[1]};
     double far = (double)(cam->far_dist > 0 ? cam->far_dist : ST_DEFAULT_FAR);
     /* with coarser levels, full resolution within full_radius only; level k covers 2^k times that (and at least
      * the far distance at the coarsest), each with a margin of one of its own pages */
     double radius = (p->levels > 1 ? fmin(far, (double)p->full_radius) : far) + p->margin;
-    p->missing = 0;
+    p->missing = p->holes = 0;
     p->wanted = request_disk(p, 0, eye[0], eye[1], radius, 1.0f, true);
     for (uint32_t k = 1; k < p->levels; k++) {
         double reach = k + 1 == p->levels ? far : fmin(far, (double)p->full_radius * (double)(1u << k));
@@ -478,6 +487,7 @@ st_result st_engine_paged_stats(const st_engine *e, st_paged_stats *out, st_erro
     for (uint32_t i = 0; i < p->slots; i++) out->mapped += p->slot_key[i] != UINT64_MAX;
     out->wanted = p->wanted;
     out->missing = p->missing;
+    out->holes = p->holes;
     out->gpu_bytes = (uint64_t)p->slots * st_tile_pool_tile_bytes(p->pool) + p->table.size;
     out->edits_held = (uint32_t)st_paged_edits_held(p);
     return ST_OK;

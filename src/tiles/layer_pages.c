@@ -1,6 +1,7 @@
 /* The CPU's reads of a layer store's texels: a small cache of decoded pages (each one page-sized st_level, so
  * texels decode by the level's own rule) for point reads, and windows of the world as levels of their own — what
  * the CPU side of a paged world reads instead of a level of the whole world. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,6 +109,31 @@ static st_result copy_tile(st_layer_pages *p, uint32_t tx, uint32_t ty, int64_t 
 
 static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
+typedef struct window_fill {
+    st_layer_pages *p;
+    st_level *dst;
+    int64_t x0, y0, n, tx0, ty0;
+    uint32_t cols;
+    pthread_mutex_t lock; /* guards the first error */
+    st_result result;
+    st_error err;
+} window_fill;
+
+static void fill_pages(void *user, size_t begin, size_t end) {
+    window_fill *f = user;
+    for (size_t i = begin; i < end; i++) {
+        int64_t tx = f->tx0 + (int64_t)(i % f->cols), ty = f->ty0 + (int64_t)(i / f->cols);
+        uint32_t sx = (uint32_t)(((tx % (int64_t)f->p->nx) + f->p->nx) % f->p->nx);
+        uint32_t sy = (uint32_t)(((ty % (int64_t)f->p->ny) + f->p->ny) % f->p->ny);
+        st_error e = {0};
+        st_result r = copy_tile(f->p, sx, sy, tx * f->n - f->x0, ty * f->n - f->y0, f->dst, &e);
+        if (!r) continue;
+        pthread_mutex_lock(&f->lock);
+        if (!f->result) f->result = r, f->err = e;
+        pthread_mutex_unlock(&f->lock);
+    }
+}
+
 st_result st_layer_pages_window(st_layer_pages *p, int64_t x0, int64_t y0, uint32_t w, uint32_t h, st_level **out,
                                 st_error *err) {
     *out = NULL;
@@ -128,13 +154,16 @@ st_result st_layer_pages_window(st_layer_pages *p, int64_t x0, int64_t y0, uint3
     memcpy(l->palette, in->palette, sizeof l->palette);
     snprintf(l->name, sizeof l->name, "%s", in->name);
     l->wrap_x = l->wrap_y = false; /* a window: nothing past it */
+    /* the pages in parallel (the store's reads are thread-safe; each page fills its own texels of the window) */
     int64_t n = (int64_t)1 << p->shift;
-    for (int64_t ty = floor_div(y0, n); ty * n < y0 + (int64_t)h && !r; ty++)
-        for (int64_t tx = floor_div(x0, n); tx * n < x0 + (int64_t)w && !r; tx++) {
-            uint32_t sx = (uint32_t)(((tx % (int64_t)p->nx) + p->nx) % p->nx);
-            uint32_t sy = (uint32_t)(((ty % (int64_t)p->ny) + p->ny) % p->ny);
-            r = copy_tile(p, sx, sy, tx * n - x0, ty * n - y0, l, err);
-        }
+    window_fill wf = {.p = p, .dst = l, .x0 = x0, .y0 = y0, .n = n, .tx0 = floor_div(x0, n), .ty0 = floor_div(y0, n)};
+    wf.cols = (uint32_t)(floor_div(x0 + (int64_t)w - 1, n) - wf.tx0 + 1);
+    uint32_t rows = (uint32_t)(floor_div(y0 + (int64_t)h - 1, n) - wf.ty0 + 1);
+    pthread_mutex_init(&wf.lock, NULL);
+    st_parallel_for((size_t)wf.cols * rows, 1, fill_pages, &wf);
+    pthread_mutex_destroy(&wf.lock);
+    r = wf.result;
+    if (r && err) *err = wf.err;
     if (r) {
         st_level_destroy(l);
         return r;
