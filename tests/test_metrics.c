@@ -310,6 +310,177 @@ static void test_color_error(void **state) {
     assert_true(heat[0] == 255 && heat[4 * 5] == heat[4 * 5 + 1]); /* ramp vs dimmed grey */
 }
 
+/* ---- the one parallel pass against the definitions evaluated plainly, one pixel after another ---------------- */
+
+static int cmp_float(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double plain_percentile(const float *sorted, size_t n, double p) {
+    double rank = p / 100.0 * (double)(n - 1);
+    size_t k = (size_t)floor(rank);
+    double frac = rank - (double)k, a = sorted[k];
+    return frac == 0 || k + 1 >= n ? a : a + frac * ((double)sorted[k + 1] - a);
+}
+
+static bool plain_incoherent(const float *d, uint32_t w, uint32_t h, uint32_t x, uint32_t y) {
+    float c = d[(size_t)y * w + x], v[9];
+    if (!isfinite(c)) return false;
+    int n = 0;
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++) {
+            long yy = (long)y + dy, xx = (long)x + dx;
+            yy = yy < 0 ? 0 : yy >= (long)h ? (long)h - 1 : yy;
+            xx = xx < 0 ? 0 : xx >= (long)w ? (long)w - 1 : xx;
+            v[n] = d[(size_t)yy * w + (size_t)xx];
+            if (!isfinite(v[n++])) return false;
+        }
+    qsort(v, 9, sizeof *v, cmp_float);
+    return fabsf(c - v[4]) > ST_COHERENCE_REL * (c > 1.0f ? c : 1.0f);
+}
+
+static double plain_lab_linear(uint8_t v) {
+    double c = v / 255.0;
+    return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+}
+
+static double plain_f(double t) { return t > 216.0 / 24389.0 ? cbrt(t) : (24389.0 / 27.0 * t + 16.0) / 116.0; }
+
+static double plain_delta_e(const uint8_t *a, const uint8_t *b) {
+    double lab[2][3];
+    for (int s = 0; s < 2; s++) {
+        const uint8_t *c = s ? b : a;
+        double r = plain_lab_linear(c[0]), g = plain_lab_linear(c[1]), bl = plain_lab_linear(c[2]);
+        double x = (0.4124564 * r + 0.3575761 * g + 0.1804375 * bl) / 0.95047;
+        double y = 0.2126729 * r + 0.7151522 * g + 0.0721750 * bl;
+        double z = (0.0193339 * r + 0.1191920 * g + 0.9503041 * bl) / 1.08883;
+        lab[s][0] = 116.0 * plain_f(y) - 16.0;
+        lab[s][1] = 500.0 * (plain_f(x) - plain_f(y));
+        lab[s][2] = 200.0 * (plain_f(y) - plain_f(z));
+    }
+    double e = 0;
+    for (int k = 0; k < 3; k++) e += (lab[0][k] - lab[1][k]) * (lab[0][k] - lab[1][k]);
+    return sqrt(e);
+}
+
+/* A method image against a reference with every case in it (sky in one or both, spikes the reference shares or
+ * not, wrong depths, exact agreement, equal and near colours), at a size that is no multiple of any chunk: the one
+ * pass (rows split over the job system's threads) gives every number and heat-map byte of the plain evaluation. */
+static void test_score_equals_plain(void **state) {
+    (void)state;
+    const uint32_t w = 331, h = 203;
+    const size_t n = (size_t)w * h;
+    float *d = malloc(n * sizeof *d), *r = malloc(n * sizeof *r), *de = malloc(n * sizeof *de);
+    uint8_t *rgba = malloc(4 * n), *ref_rgba = malloc(4 * n), *heat = malloc(4 * n), *cheat = malloc(4 * n);
+    uint8_t *flags = malloc(n), *ref_flags = malloc(n), *old_heat = malloc(4 * n), *old_cheat = malloc(4 * n);
+    float *old_de = malloc(n * sizeof *old_de);
+    srand(7);
+    for (size_t k = 0; k < n; k++) {
+        uint32_t x = (uint32_t)(k % w), y = (uint32_t)(k / w);
+        r[k] = y < 20 ? NAN : 30.0f + 0.5f * (float)y + (float)(x % 17); /* sky on top, steps across */
+        int c = rand() % 100;
+        d[k] = c < 3 ? NAN : c < 6 ? r[k] + 50.0f : c < 40 ? r[k] : r[k] + (float)(rand() % 1000) / 400.0f;
+        if (c == 99) r[k] = NAN; /* the method covers sky */
+        for (int q = 0; q < 3; q++) {
+            ref_rgba[4 * k + q] = (uint8_t)(rand() % 256);
+            int delta = rand() % 5 == 0 ? rand() % 120 - 60 : rand() % 3 == 0 ? 0 : rand() % 5 - 2;
+            int v = ref_rgba[4 * k + q] + delta;
+            rgba[4 * k + q] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+        }
+        rgba[4 * k + 3] = ref_rgba[4 * k + 3] = 255;
+    }
+    /* the plain evaluation */
+    uint64_t see = 0, sky = 0, inc = 0, wrong = 0, csum = 0, vis = 0;
+    size_t both = 0;
+    float *diff = malloc(n * sizeof *diff);
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            size_t k = (size_t)y * w + x;
+            bool m = isfinite(d[k]), rs = isfinite(r[k]);
+            flags[k] = plain_incoherent(d, w, h, x, y);
+            ref_flags[k] = plain_incoherent(r, w, h, x, y);
+            see += rs && !m, sky += !rs && m;
+            if (rs && m) {
+                float e = fabsf(d[k] - r[k]), tol = ST_COHERENCE_REL * r[k];
+                diff[both++] = e;
+                wrong += e > (tol > 1.0f ? tol : 1.0f);
+            }
+            inc += rs && flags[k] && !ref_flags[k];
+            for (int q = 0; q < 3; q++) csum += (uint64_t)abs(rgba[4 * k + q] - ref_rgba[4 * k + q]);
+            vis += plain_delta_e(rgba + 4 * k, ref_rgba + 4 * k) > ST_COLOR_VISIBLE_DE;
+        }
+    qsort(diff, both, sizeof *diff, cmp_float);
+    st_metrics m;
+    st_score_desc sd = {.width = w, .height = h, .distance = d, .ref_distance = r, .rgba = rgba, .ref_rgba = ref_rgba,
+                        .heat = heat, .color_heat = cheat, .delta_e = de};
+    for (int pass = 0; pass < 2; pass++) {
+        sd.ref_incoherent = pass ? ref_flags : NULL; /* made here, or once per view by the caller */
+        assert_st_ok(st_eval_score(&sd, &m, err));
+        assert_int_equal(m.pixels, n);
+        assert_int_equal(m.both_solid, both);
+        assert_true(m.see_through == 100.0 * (double)see / (double)n);
+        assert_true(m.covers_sky == 100.0 * (double)sky / (double)n);
+        assert_true(m.coherence == 100.0 * (double)inc / (double)n);
+        assert_true(m.depth_wrong == 100.0 * (double)wrong / (double)n);
+        assert_true(m.depth_p50 == plain_percentile(diff, both, 50));
+        assert_true(m.depth_p95 == plain_percentile(diff, both, 95));
+        assert_true(m.color_mae == (double)csum / (3.0 * (double)n));
+        assert_true(m.color_visible == 100.0 * (double)vis / (double)n);
+    }
+    assert_true(inc > 0 && wrong > 0 && see > 0 && sky > 0 && vis > 0); /* every case was there */
+    /* the separate functions are the same pass asked for one part */
+    st_metrics a;
+    assert_st_ok(st_metrics_compute(d, r, w, h, &a, err));
+    st_metrics_color(&a, rgba, ref_rgba, w, h);
+    assert_true(a.depth_p50 == m.depth_p50 && a.depth_p95 == m.depth_p95 && a.coherence == m.coherence &&
+                a.color_mae == m.color_mae && a.color_visible == m.color_visible);
+    assert_st_ok(st_eval_heatmap(d, r, w, h, old_heat, err));
+    st_eval_color_heatmap(rgba, ref_rgba, w, h, old_cheat, old_de);
+    assert_memory_equal(old_heat, heat, 4 * n);
+    assert_memory_equal(old_cheat, cheat, 4 * n);
+    assert_memory_equal(old_de, de, n * sizeof *de);
+    /* the heat maps' pixels by their definitions */
+    uint8_t *plain_flags = malloc(n);
+    st_eval_incoherent(d, w, h, plain_flags);
+    assert_memory_equal(plain_flags, flags, n);
+    for (size_t k = 0; k < n; k += 97) {
+        double e = plain_delta_e(rgba + 4 * k, ref_rgba + 4 * k);
+        assert_true(de[k] == (float)e);
+        uint8_t c[3];
+        if (e > ST_COLOR_VISIBLE_DE) {
+            st_eval_color_ramp(e, c);
+            assert_memory_equal(c, cheat + 4 * k, 3);
+        }
+        if (isfinite(d[k]) && isfinite(r[k]) && !(flags[k] && !ref_flags[k])) {
+            st_eval_depth_ramp(d[k] - r[k], c);
+            assert_memory_equal(c, heat + 4 * k, 3);
+        }
+    }
+    free(plain_flags);
+    free(diff), free(d), free(r), free(de), free(rgba), free(ref_rgba), free(heat), free(cheat);
+    free(flags), free(ref_flags), free(old_heat), free(old_cheat), free(old_de);
+}
+
+/* The percentiles of large arrays (the parallel selection) equal those of the sorted array, ties and zeros too. */
+static void test_percentile_large(void **state) {
+    (void)state;
+    const uint32_t w = 1000, h = 400;
+    float *ref = filled(w, h, 100), *m = malloc(sizeof(float) * w * h), *sorted = malloc(sizeof(float) * w * h);
+    srand(3);
+    for (uint32_t k = 0; k < w * h; k++) {
+        int c = rand() % 10;
+        m[k] = 100.0f + (c < 4 ? 0.0f : c < 6 ? 0.25f : (float)(rand() % 100000) / 1000.0f);
+        sorted[k] = fabsf(m[k] - 100.0f);
+    }
+    qsort(sorted, (size_t)w * h, sizeof *sorted, cmp_float);
+    st_metrics r;
+    assert_st_ok(st_metrics_compute(m, ref, w, h, &r, err));
+    assert_true(r.depth_p50 == plain_percentile(sorted, (size_t)w * h, 50));
+    assert_true(r.depth_p95 == plain_percentile(sorted, (size_t)w * h, 95));
+    free(ref), free(m), free(sorted);
+}
+
 /* Without GPU times the rule ranks by the knob's cost order: the first setting within a point of the best. */
 static void test_tune_by_order(void **state) {
     (void)state;
@@ -379,6 +550,7 @@ int main(void) {
         cmocka_unit_test(test_slug_and_mosaic), cmocka_unit_test(test_summarize),
         cmocka_unit_test(test_merge),         cmocka_unit_test(test_color_error),
         cmocka_unit_test(test_tune_by_order), cmocka_unit_test(test_pass_sets),
+        cmocka_unit_test(test_score_equals_plain), cmocka_unit_test(test_percentile_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

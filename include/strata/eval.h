@@ -72,6 +72,22 @@ void st_eval_depth_ramp(double error, uint8_t rgb[3]);
 st_result st_eval_heatmap(const float *distance, const float *ref_distance, uint32_t w, uint32_t h,
                           uint8_t *rgba, st_error *err);
 
+/* One method image scored against one reference view in a single pass, rows in parallel on the job system:
+ * the depth metrics (as st_metrics_compute) when distance is given, the colour metrics (as st_metrics_color) when
+ * rgba is given, and whichever heat maps are asked for (as st_eval_heatmap and st_eval_color_heatmap). Every
+ * number is the one the separate functions give, bit for bit, whatever the thread count. */
+typedef struct st_score_desc {
+    uint32_t width, height;
+    const float *distance, *ref_distance; /* both or neither */
+    const uint8_t *ref_incoherent;        /* st_eval_incoherent of ref_distance, made once per view; NULL: made here */
+    const uint8_t *rgba, *ref_rgba;       /* both or neither */
+    uint8_t *heat;                        /* w·h·4: the depth heat map, or NULL (needs distance) */
+    uint8_t *color_heat;                  /* w·h·4: the colour heat map, or NULL (needs rgba) */
+    float *delta_e;                       /* w·h: each pixel's ΔE, or NULL (needs rgba) */
+} st_score_desc;
+/* Fills out (the parts not asked for stay NAN / 0); ST_ERR_INVALID for an empty image or a missing pair, NOMEM. */
+st_result st_eval_score(const st_score_desc *d, st_metrics *out, st_error *err);
+
 /* ---- tuning (src/eval/tune.c) ----------------------------------------------------------------------------
  * Each method's quality knob is swept; the chosen setting is the cheapest within one percentage point of the
  * method's best error (error = see-through + coherence + depth-wrong + colour-visible, docs/harness.md), so no
@@ -371,6 +387,13 @@ typedef struct st_compare_method {
     bool device_usage_known;
 } st_compare_method;
 
+/* The harness's own wall time over the run, by phase (ms; docs/harness.md "What the harness parallelises"): the
+ * reference casts (or cache reads), the readbacks, the scoring (distances, metrics, ΔE, heat-map pixels), the
+ * mosaics (downscaled tiles, captions), the PNGs, and the GPU frames themselves (setup, warm-up, timed). */
+typedef struct st_compare_phases {
+    double reference_ms, frames_ms, readback_ms, scoring_ms, mosaic_ms, png_ms;
+} st_compare_phases;
+
 typedef struct st_compare_result {
     char adapter[256], driver[256], device_type[16], api_version[16];
     uint32_t vendor_id, device_id;
@@ -409,6 +432,7 @@ typedef struct st_compare_result {
     st_rect edit_rect;
     st_edit_row *edit_rows;  /* method_count rows in method order */
     st_compare_water water;  /* the water row (desc.water) */
+    st_compare_phases phases; /* where the harness's own time went */
 } st_compare_result;
 
 /* Runs the protocol and writes every report into out_dir/<adapter-slug>/. */

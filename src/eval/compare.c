@@ -53,10 +53,11 @@ typedef struct run_state {
     st_layer_pages *pages; /* paged: the reference's windows of the world, read through its pages */
     float **ref_dist;    /* per view */
     uint8_t **ref_rgba;  /* per view: the reference shaded by the shared formula */
+    uint8_t **ref_incoherent; /* per view: the reference's own incoherent pixels (the same for every method) */
     uint8_t *rgba;
     float *depth, *dist, *delta_e;
     st_frame_timing *timings; /* a view's timed frames */
-    uint8_t *heat;
+    uint8_t *heat, *color_heat; /* the depth and colour heat maps of one view at full size */
     st_mosaic grid, heatmap, colormap;
     uint32_t grid_factor, heat_factor;
     st_run_dir dir;
@@ -69,15 +70,18 @@ static void run_state_free(run_state *s) {
     for (size_t v = 0; v < s->r->view_count; v++) {
         if (s->ref_dist) free(s->ref_dist[v]);
         if (s->ref_rgba) free(s->ref_rgba[v]);
+        if (s->ref_incoherent) free(s->ref_incoherent[v]);
     }
     free(s->ref_dist);
     free(s->ref_rgba);
+    free(s->ref_incoherent);
     free(s->rgba);
     free(s->timings);
     free(s->depth);
     free(s->dist);
     free(s->delta_e);
     free(s->heat);
+    free(s->color_heat);
     st_mosaic_free(&s->grid);
     st_mosaic_free(&s->heatmap);
     st_mosaic_free(&s->colormap);
@@ -120,12 +124,14 @@ static st_result run_method(run_state *s, size_t m, double start, size_t *done, 
     double t0 = st_time_ms();
     st_result res = st_renderer_create(s->engine, &rd, &rn, err);
     cm->setup_ms = st_time_ms() - t0;
+    r->phases.frames_ms += cm->setup_ms;
     if (res) return st_error_prefix(err, "method %s", cm->name);
     cm->gpu_bytes = st_renderer_method_gpu_bytes(rn);
     cm->cpu_bytes = st_renderer_method_cpu_bytes(rn);
     for (size_t v = 0; v < r->view_count && !res; v++) {
         st_compare_row *row = &r->rows[m * r->view_count + v];
         const st_camera *cam = &r->cameras[v];
+        double t_view = st_time_ms();
         st_frame_timing ft;
         double wall;
         /* the shadow pass of the view's first frame: the camera has just moved here, so the map is cast anew
@@ -177,20 +183,27 @@ static st_result run_method(run_state *s, size_t m, double start, size_t *done, 
         if (row->gpu_timing) row->gpu = st_stats_of(row->gpu_ms, r->frames);
         else row->gpu = (st_stats){NAN, NAN, NAN, NAN, NAN, 0};
         row->avg_ms = row->gpu_timing ? row->gpu.mean : row->cpu.mean;
+        double t_read = st_time_ms();
+        r->phases.frames_ms += t_read - t_view;
         res = st_renderer_readback(rn, s->rgba, s->depth, err);
         if (res) break;
+        double t_score = st_time_ms();
+        r->phases.readback_ms += t_score - t_read;
+        /* one pass: the metrics, ΔE and both heat maps' pixels; the reference's incoherence was made once */
         st_view view = st_camera_view(cam, r->width, r->height);
         st_eval_depth_to_distance(&view, s->depth, s->dist);
-        res = st_metrics_compute(s->dist, s->ref_dist[v], r->width, r->height, &row->metrics, err);
+        st_score_desc sd = {.width = r->width, .height = r->height, .distance = s->dist, .ref_distance = s->ref_dist[v],
+                            .ref_incoherent = s->ref_incoherent[v], .rgba = s->rgba, .ref_rgba = s->ref_rgba[v],
+                            .heat = s->heat, .color_heat = s->color_heat, .delta_e = s->delta_e};
+        res = st_eval_score(&sd, &row->metrics, err);
         if (res) break;
-        st_metrics_color(&row->metrics, s->rgba, s->ref_rgba[v], r->width, r->height);
+        double t_mosaic = st_time_ms();
+        r->phases.scoring_ms += t_mosaic - t_score;
         st_mosaic_put(&s->grid, (uint32_t)v, (uint32_t)(1 + m), s->rgba, r->width, r->height, s->grid_factor, false);
-        res = st_eval_heatmap(s->dist, s->ref_dist[v], r->width, r->height, s->heat, err);
-        if (res) break;
         uint32_t hc = (uint32_t)(v % s->heatmap.cols), hr = (uint32_t)(v / s->heatmap.cols);
         st_mosaic_put(&s->heatmap, hc, hr, s->heat, r->width, r->height, s->heat_factor, true);
-        st_eval_color_heatmap(s->rgba, s->ref_rgba[v], r->width, r->height, s->heat, s->delta_e);
-        st_mosaic_put_keyed(&s->colormap, hc, hr, s->heat, s->delta_e, r->width, r->height, s->heat_factor);
+        st_mosaic_put_keyed(&s->colormap, hc, hr, s->color_heat, s->delta_e, r->width, r->height, s->heat_factor);
+        r->phases.mosaic_ms += st_time_ms() - t_mosaic;
         char what[80];
         snprintf(what, sizeof what, "%s @ %s", cm->name, r->views[v].name);
         progress(d->run.progress, start, ++*done, r->method_count * r->view_count, what);
@@ -201,6 +214,7 @@ static st_result run_method(run_state *s, size_t m, double start, size_t *done, 
     snprintf(what, sizeof what, "%s done: %zu views, mean %.3f ms per frame", cm->name, r->view_count,
              method_mean_ms(r, m));
     progress_lines(d->run.progress_lines, start, *done, r->method_count * r->view_count, what);
+    double t_caption = st_time_ms();
     /* captions and legends on the heat maps: which view, which method, what the colours mean */
     st_mosaic *maps[2] = {&s->heatmap, &s->colormap};
     const char *kinds[2] = {"depth and coverage error", "colour error"};
@@ -227,11 +241,14 @@ static st_result run_method(run_state *s, size_t m, double start, size_t *done, 
         if (k == 0) st_eval_depth_legend(hm, 6, (int)(hm->height - hm->bottom) + 6);
         else st_eval_color_legend(hm, 6, (int)(hm->height - hm->bottom) + 6);
     }
+    double t_png = st_time_ms();
+    r->phases.mosaic_ms += t_png - t_caption;
     char path[1400];
     snprintf(path, sizeof path, "%s/heatmap-%s.png", s->dir.work, cm->name);
     res = st_png_write(path, s->heatmap.width, s->heatmap.height, 4, 8, s->heatmap.rgba, err);
     snprintf(path, sizeof path, "%s/heatmap-color-%s.png", s->dir.work, cm->name);
     if (!res) res = st_png_write(path, s->colormap.width, s->colormap.height, 4, 8, s->colormap.rgba, err);
+    r->phases.png_ms += st_time_ms() - t_png;
     return res;
 }
 
@@ -353,13 +370,16 @@ static st_result setup(run_state *s, st_error *err) {
     size_t n = (size_t)r->width * r->height;
     s->rgba = malloc(n * 4);
     s->heat = malloc(n * 4);
+    s->color_heat = malloc(n * 4);
     s->depth = malloc(n * sizeof(float));
     s->dist = malloc(n * sizeof(float));
     s->delta_e = malloc(n * sizeof(float));
     s->ref_dist = calloc(r->view_count, sizeof(float *));
     s->ref_rgba = calloc(r->view_count, sizeof(uint8_t *));
+    s->ref_incoherent = calloc(r->view_count, sizeof(uint8_t *));
     s->timings = calloc(r->frames, sizeof *s->timings);
-    if (!s->timings || !s->rgba || !s->heat || !s->depth || !s->dist || !s->delta_e || !s->ref_dist || !s->ref_rgba)
+    if (!s->timings || !s->rgba || !s->heat || !s->color_heat || !s->depth || !s->dist || !s->delta_e || !s->ref_dist ||
+        !s->ref_rgba || !s->ref_incoherent)
         return st_error_set(err, ST_ERR_NOMEM, "compare: out of memory for %ux%u images", r->width, r->height);
     s->grid_factor = (r->width + GRID_TILE_MAX_W - 1) / GRID_TILE_MAX_W;
     s->heat_factor = (r->width + HEAT_TILE_MAX_W - 1) / HEAT_TILE_MAX_W;
@@ -383,6 +403,7 @@ static st_result setup(run_state *s, st_error *err) {
     /* the reference of every view: the grid's first row is its picture, shaded like the methods */
     const char *cache = d->run.cache_dir ? d->run.cache_dir : "out/cache";
     st_ref_image img;
+    double t_ref = st_time_ms();
     if ((res = st_ref_image_create(r->width, r->height, &img, err))) return res;
     for (size_t v = 0; v < r->view_count && !res; v++) {
         bool cached = false;
@@ -401,12 +422,14 @@ static st_result setup(run_state *s, st_error *err) {
         }
         s->ref_dist[v] = malloc(n * sizeof(float));
         s->ref_rgba[v] = malloc(n * 4);
-        if (!s->ref_dist[v] || !s->ref_rgba[v]) {
+        s->ref_incoherent[v] = malloc(n);
+        if (!s->ref_dist[v] || !s->ref_rgba[v] || !s->ref_incoherent[v]) {
             res = st_error_set(err, ST_ERR_NOMEM, "compare: out of memory for the reference");
             break;
         }
         memcpy(s->ref_dist[v], img.distance, n * sizeof(float));
         memcpy(s->ref_rgba[v], img.rgba, n * 4);
+        st_eval_incoherent(s->ref_dist[v], r->width, r->height, s->ref_incoherent[v]);
         st_mosaic_put(&s->grid, (uint32_t)v, 0, img.rgba, r->width, r->height, s->grid_factor, false);
         char cap[96];
         snprintf(cap, sizeof cap, "%s (%.0f deg)", r->views[v].name, r->views[v].pitch_deg);
@@ -416,6 +439,7 @@ static st_result setup(run_state *s, st_error *err) {
         progress_lines(d->run.progress_lines, s->start, v + 1, r->view_count, what);
     }
     st_ref_image_free(&img);
+    r->phases.reference_ms = st_time_ms() - t_ref;
     if (res) return res;
     st_mosaic_row_label(&s->grid, 0, "reference (CPU)", 2);
     for (size_t m = 0; m < r->method_count; m++) st_mosaic_row_label(&s->grid, (uint32_t)(1 + m), r->methods[m].name, 2);
@@ -587,7 +611,9 @@ st_result st_compare_run(const st_compare_desc *d, st_compare_result **out, st_e
         st_compare_summarize(r);
         char path[1400];
         snprintf(path, sizeof path, "%s/grid.png", s.dir.work);
+        double t_png = st_time_ms();
         res = st_png_write(path, s.grid.width, s.grid.height, 4, 8, s.grid.rgba, err);
+        r->phases.png_ms += st_time_ms() - t_png;
         snprintf(path, sizeof path, "%s/results.json", s.dir.work);
         if (!res) res = st_compare_write_json(r, path, err);
         snprintf(path, sizeof path, "%s/results.md", s.dir.work);

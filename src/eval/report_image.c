@@ -135,37 +135,52 @@ static int priority_key(const uint8_t *p) {
     return p[0] + p[1] + p[2];
 }
 
-static void put(st_mosaic *m, uint32_t col, uint32_t row, const uint8_t *rgba, const float *key, uint32_t w,
-                uint32_t h, uint32_t factor, bool priority) {
-    if (col >= m->cols || row >= m->rows || !factor) return;
-    uint32_t ox, oy;
-    st_mosaic_tile_origin(m, col, row, &ox, &oy);
-    uint32_t tw = w / factor < m->tile_w ? w / factor : m->tile_w;
-    uint32_t th = h / factor < m->tile_h ? h / factor : m->tile_h;
-    for (uint32_t y = 0; y < th; y++)
-        for (uint32_t x = 0; x < tw; x++) {
-            uint8_t *dst = m->rgba + 4 * ((size_t)(oy + y) * m->width + ox + x);
-            if (key || priority) {
+typedef struct put_job {
+    st_mosaic *m;
+    const uint8_t *rgba;
+    const float *key;
+    uint32_t w, factor, ox, oy, tw;
+    bool priority;
+} put_job;
+
+/* Rows of the tile [begin, end): each writes its own pixels of the mosaic, so rows run in parallel. */
+static void put_rows(void *user, size_t begin, size_t end) {
+    const put_job *j = user;
+    const uint32_t w = j->w, factor = j->factor;
+    for (uint32_t y = (uint32_t)begin; y < end; y++)
+        for (uint32_t x = 0; x < j->tw; x++) {
+            uint8_t *dst = j->m->rgba + 4 * ((size_t)(j->oy + y) * j->m->width + j->ox + x);
+            if (j->key || j->priority) {
                 const uint8_t *best = NULL;
                 double best_key = -1e300;
                 for (uint32_t sy = 0; sy < factor; sy++)
                     for (uint32_t sx = 0; sx < factor; sx++) {
                         size_t k = (size_t)(y * factor + sy) * w + x * factor + sx;
-                        double kv = key ? (double)key[k] : (double)priority_key(rgba + 4 * k);
-                        if (kv > best_key) best_key = kv, best = rgba + 4 * k;
+                        double kv = j->key ? (double)j->key[k] : (double)priority_key(j->rgba + 4 * k);
+                        if (kv > best_key) best_key = kv, best = j->rgba + 4 * k;
                     }
                 memcpy(dst, best, 3);
             } else {
                 uint32_t sum[3] = {0, 0, 0}, cnt = factor * factor;
                 for (uint32_t sy = 0; sy < factor; sy++)
                     for (uint32_t sx = 0; sx < factor; sx++) {
-                        const uint8_t *p = rgba + 4 * ((size_t)(y * factor + sy) * w + x * factor + sx);
+                        const uint8_t *p = j->rgba + 4 * ((size_t)(y * factor + sy) * w + x * factor + sx);
                         sum[0] += p[0], sum[1] += p[1], sum[2] += p[2];
                     }
                 for (int c = 0; c < 3; c++) dst[c] = (uint8_t)((sum[c] + cnt / 2) / cnt);
             }
             dst[3] = 255;
         }
+}
+
+static void put(st_mosaic *m, uint32_t col, uint32_t row, const uint8_t *rgba, const float *key, uint32_t w,
+                uint32_t h, uint32_t factor, bool priority) {
+    if (col >= m->cols || row >= m->rows || !factor) return;
+    put_job j = {.m = m, .rgba = rgba, .key = key, .w = w, .factor = factor, .priority = priority};
+    st_mosaic_tile_origin(m, col, row, &j.ox, &j.oy);
+    j.tw = w / factor < m->tile_w ? w / factor : m->tile_w;
+    uint32_t th = h / factor < m->tile_h ? h / factor : m->tile_h;
+    st_parallel_for(th, 8, put_rows, &j);
 }
 
 void st_mosaic_put(st_mosaic *m, uint32_t col, uint32_t row, const uint8_t *rgba, uint32_t w, uint32_t h,

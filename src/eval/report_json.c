@@ -334,6 +334,16 @@ st_result st_compare_write_json(const st_compare_result *r, const char *path, st
         cJSON_AddNullToObject(mem, "device_usage_bytes");
     }
 
+    /* where the harness's own time went (wall ms over the run): the GPU frames against everything around them */
+    cJSON *ph = cJSON_AddObjectToObject(root, "harness_ms");
+    cJSON_AddNumberToObject(ph, "reference", r->phases.reference_ms);
+    cJSON_AddNumberToObject(ph, "frames", r->phases.frames_ms);
+    cJSON_AddNumberToObject(ph, "readback", r->phases.readback_ms);
+    cJSON_AddNumberToObject(ph, "scoring", r->phases.scoring_ms);
+    cJSON_AddNumberToObject(ph, "mosaics", r->phases.mosaic_ms);
+    cJSON_AddNumberToObject(ph, "png", r->phases.png_ms);
+    cJSON_AddNumberToObject(ph, "threads", st_job_threads());
+
     if (r->edits) add_edits(root, r);
     add_water(root, r);
 

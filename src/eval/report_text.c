@@ -208,6 +208,9 @@ st_result st_compare_write_markdown(const st_compare_result *r, const char *path
         fputs(" |\n", fp);
     }
     fprintf(fp, "\n- process peak RSS: %.1f MiB\n", (double)r->peak_rss_bytes / 1048576.0);
+    fprintf(fp, "- the harness's own time (wall, %u threads): reference %.0f ms, frames %.0f ms, readback %.0f ms, "
+                "scoring %.0f ms, mosaics %.0f ms, PNG %.0f ms\n", st_job_threads(), r->phases.reference_ms,
+            r->phases.frames_ms, r->phases.readback_ms, r->phases.scoring_ms, r->phases.mosaic_ms, r->phases.png_ms);
     if (r->device_budget_known)
         fprintf(fp, "- device memory at the end: %.1f MiB used of a %.1f MiB budget (device-local heaps)\n",
                 (double)r->device_usage_bytes / 1048576.0, (double)r->device_budget_bytes / 1048576.0);
