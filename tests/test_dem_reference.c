@@ -150,6 +150,63 @@ static void test_image_and_shadows(void **state) {
     st_store_close(store);
 }
 
+/* The accelerated walk (the finest tiles' max pyramid, one quadtree from the root to the cells) finds the hits of the
+ * plain one (tile bounds, then 16×16-cell blocks and cells by DDAs): rays from sample-lattice points along rational
+ * directions, which pass within rounding of cell corners (where a walk that takes a child from a position picks the
+ * wrong one), random rays, and whole images with shadows, on a sine store of several levels of tiles. */
+static void test_accelerated_equals_plain(void **state) {
+    (void)state;
+    analytic a = {.shape = SHAPE_SINE, .size = 257, .spacing = 2, .base = 50, .amp = 40, .wave = 70};
+    st_store *store = analytic_store(&a, 33, "ref-accel");
+    st_dem_reference *fast = NULL, *plain = NULL;
+    assert_st_ok(st_dem_reference_create(store, 0, &fast, err));
+    assert_st_ok(st_dem_reference_create(store, 0, &plain, err));
+    st_dem_reference_set_plain(plain, true);
+    srand(11);
+    int hits = 0;
+    for (int k = 0; k < 3000; k++) {
+        double o[3], d[3];
+        if (k % 2) {
+            random_ray(&a, o, d);
+        } else { /* a lattice point, a direction of small integer steps */
+            o[0] = 2.0 * (rand() % 257), o[1] = 2.0 * (rand() % 257);
+            o[2] = analytic_bilinear(&a, o[0], o[1]) + 5 + rand() % 100;
+            int dx = rand() % 7 - 3, dy = rand() % 7 - 3, dz = -(1 + rand() % 4);
+            double len = sqrt((double)(dx * dx + dy * dy + dz * dz));
+            d[0] = dx / len, d[1] = dy / len, d[2] = dz / len;
+        }
+        bool hf, hp;
+        double tf = NAN, tp = NAN;
+        assert_st_ok(st_dem_reference_ray(fast, o, d, 0, 2000, &hf, &tf, err));
+        assert_st_ok(st_dem_reference_ray(plain, o, d, 0, 2000, &hp, &tp, err));
+        if (hf != hp || (hf && fabs(tf - tp) > ST_DEM_REFERENCE_TOLERANCE))
+            fail_msg("ray %d from (%.3f, %.3f, %.3f) along (%.6f, %.6f, %.6f): accelerated %s %.6f, plain %s %.6f", k, o[0],
+                     o[1], o[2], d[0], d[1], d[2], hf ? "hit" : "miss", tf, hp ? "hit" : "miss", tp);
+        hits += hf;
+    }
+    assert_true(hits > 2000);
+    /* whole images: the same distances and colours */
+    const st_camera cams[3] = {store_camera(60, 80, 160, 135, -35, 800), store_camera(256, 256, 150, 20, -90, 800),
+                               store_camera(10, 500, 95, 120, 0, 800)};
+    for (int c = 0; c < 3; c++) {
+        st_ref_image fi = {0}, pi = {0};
+        assert_st_ok(st_ref_image_create(64, 40, &fi, err));
+        assert_st_ok(st_ref_image_create(64, 40, &pi, err));
+        assert_st_ok(st_dem_reference_cast(fast, &cams[c], &fi, err));
+        assert_st_ok(st_dem_reference_cast(plain, &cams[c], &pi, err));
+        for (uint32_t k = 0; k < 64 * 40; k++) {
+            assert_int_equal(isnan(fi.distance[k]), isnan(pi.distance[k]));
+            if (!isnan(fi.distance[k])) assert_true(fabsf(fi.distance[k] - pi.distance[k]) <= ST_DEM_REFERENCE_TOLERANCE);
+            for (int q = 0; q < 3; q++) assert_true(abs(fi.rgba[4 * k + q] - pi.rgba[4 * k + q]) <= 1);
+        }
+        st_ref_image_free(&fi);
+        st_ref_image_free(&pi);
+    }
+    st_dem_reference_destroy(fast);
+    st_dem_reference_destroy(plain);
+    st_store_close(store);
+}
+
 static void test_damaged_tile_is_an_error(void **state) {
     (void)state;
     analytic a = {.shape = SHAPE_PLANE, .size = 65, .spacing = 1, .base = 10};
@@ -186,6 +243,7 @@ int main(void) {
         cmocka_unit_test(test_sine_hits_are_first),
         cmocka_unit_test(test_image_and_shadows),
         cmocka_unit_test(test_damaged_tile_is_an_error),
+        cmocka_unit_test(test_accelerated_equals_plain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

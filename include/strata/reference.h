@@ -85,6 +85,10 @@ st_result st_dem_reference_create(st_store *store, uint32_t cache_tiles, st_dem_
 void st_dem_reference_destroy(st_dem_reference *ref);
 /* Whether hits cast shadow rays (default on); off matches a method drawn with --no-shadows. */
 void st_dem_reference_set_shadows(st_dem_reference *ref, bool on);
+/* The plain walk (default off): tiles by their bounds, then blocks of 16×16 cells and cells by 2-D DDAs, without
+ * the finest tiles' max pyramid. The same hits within ST_DEM_REFERENCE_TOLERANCE, slower: for tests and benchmarks
+ * of the accelerated walk. */
+void st_dem_reference_set_plain(st_dem_reference *ref, bool plain);
 /* The first hit of a ray (world metres, unit direction) with distance in [t_min, t_max]; false on a miss. A ray
  * that starts below the ground hits at t_min. A tile that cannot be read is an error. */
 st_result st_dem_reference_ray(st_dem_reference *ref, const double origin[3], const double dir[3], double t_min,
@@ -92,6 +96,8 @@ st_result st_dem_reference_ray(st_dem_reference *ref, const double origin[3], co
 /* The finest surface at (x, y) metres (clamped to the world), and its slope (metres per metre) when grad is given. */
 st_result st_dem_reference_height(st_dem_reference *ref, double x, double y, double *height, double grad[2],
                                   st_error *err);
+/* The same for n points (x, y pairs) at once, each tile locked once for all of them: thread-safe, for many points. */
+st_result st_dem_reference_heights(st_dem_reference *ref, const double *xy, size_t n, double *height, st_error *err);
 /* Casts every pixel of the camera (its eye in double precision) at the image's size, rows in parallel. distance is
  * along each pixel's ray (NAN for sky), face TOP or SKY, type 0, rgba the shaded hit or the fog colour. */
 st_result st_dem_reference_cast(st_dem_reference *ref, const st_camera *camera, st_ref_image *img, st_error *err);

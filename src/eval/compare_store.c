@@ -3,6 +3,7 @@
  * pixels, the level-of-detail figures and the residency; results.json, results.md and the frames as PNGs in a run
  * folder of their own. docs/harness.md defines the image-space error. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,34 +17,76 @@
 #define DEFAULT_WARMUP 3u
 #define DEFAULT_SETTLE 4000u
 
-st_result st_eval_image_space_error(st_dem_reference *ref, const st_view *v, const float *distance, uint32_t w,
-                                    uint32_t h, float *err_px, st_error *err) {
-    for (uint32_t j = 0; j < h; j++)
+typedef struct ise_job {
+    st_dem_reference *ref;
+    const st_view *v;
+    const float *distance;
+    float *err_px;
+    uint32_t w;
+    pthread_mutex_t lock;
+    st_result failed;
+    st_error err;
+} ise_job;
+
+/* One row: the drawn points' true surface heights in one call (its tiles locked once), then their screen offsets. */
+static void ise_rows(void *user, size_t begin, size_t end) {
+    ise_job *job = user;
+    const st_view *v = job->v;
+    const uint32_t w = job->w;
+    double *xy = malloc(2 * w * sizeof *xy), *height = malloc(w * sizeof *height), (*p)[3] = malloc(w * sizeof *p);
+    uint32_t *at = malloc(w * sizeof *at);
+    st_result res = xy && height && p && at ? ST_OK : ST_ERR_NOMEM;
+    st_error e = {0};
+    if (res) st_error_set(&e, res, "image-space error: out of memory");
+    for (size_t j = begin; j < end && !res && !job->failed; j++) {
+        size_t n = 0;
         for (uint32_t i = 0; i < w; i++) {
-            size_t k = (size_t)j * w + i;
-            err_px[k] = NAN;
-            float d = distance[k];
+            size_t k = j * w + i;
+            job->err_px[k] = NAN;
+            float d = job->distance[k];
             if (!isfinite(d)) continue;
             float dir[3];
-            st_view_pixel_ray(v, i, j, dir, NULL, NULL);
+            st_view_pixel_ray(v, i, (uint32_t)j, dir, NULL, NULL);
             /* the drawn point P relative to the eye, and the true surface point Q at its x, y */
-            double p[3] = {dir[0] * (double)d, dir[1] * (double)d, dir[2] * (double)d}, height;
-            double x = v->origin[0] + p[0], y = v->origin[1] + p[1];
-            st_result r = st_dem_reference_height(ref, x, y, &height, NULL, err);
-            if (r) return r;
-            double q[3] = {p[0], p[1], height - v->origin[2]};
-            double zp = p[0] * v->forward[0] + p[1] * v->forward[1] + p[2] * v->forward[2];
-            double zq = q[0] * v->forward[0] + q[1] * v->forward[1] + q[2] * v->forward[2];
+            p[n][0] = dir[0] * (double)d, p[n][1] = dir[1] * (double)d, p[n][2] = dir[2] * (double)d;
+            xy[2 * n] = v->origin[0] + p[n][0], xy[2 * n + 1] = v->origin[1] + p[n][1];
+            at[n++] = i;
+        }
+        res = st_dem_reference_heights(job->ref, xy, n, height, &e);
+        for (size_t q = 0; q < n && !res; q++) {
+            const double *pp = p[q];
+            double qq[3] = {pp[0], pp[1], height[q] - v->origin[2]};
+            double zp = pp[0] * v->forward[0] + pp[1] * v->forward[1] + pp[2] * v->forward[2];
+            double zq = qq[0] * v->forward[0] + qq[1] * v->forward[1] + qq[2] * v->forward[2];
             if (!(zq > v->near_dist)) continue; /* the true point is behind the near plane: no screen position */
             double sp[2], sq[2];
             for (int a = 0; a < 2; a++) {
                 const float *axis = a ? v->screen_up : v->screen_right;
-                sp[a] = v->focal_px * (p[0] * axis[0] + p[1] * axis[1] + p[2] * axis[2]) / zp;
-                sq[a] = v->focal_px * (q[0] * axis[0] + q[1] * axis[1] + q[2] * axis[2]) / zq;
+                sp[a] = v->focal_px * (pp[0] * axis[0] + pp[1] * axis[1] + pp[2] * axis[2]) / zp;
+                sq[a] = v->focal_px * (qq[0] * axis[0] + qq[1] * axis[1] + qq[2] * axis[2]) / zq;
             }
-            err_px[k] = (float)hypot(sp[0] - sq[0], sp[1] - sq[1]);
+            job->err_px[j * w + at[q]] = (float)hypot(sp[0] - sq[0], sp[1] - sq[1]);
         }
-    return ST_OK;
+    }
+    if (res) {
+        pthread_mutex_lock(&job->lock);
+        if (!job->failed) job->failed = res, job->err = e;
+        pthread_mutex_unlock(&job->lock);
+    }
+    free(xy);
+    free(height);
+    free(p);
+    free(at);
+}
+
+st_result st_eval_image_space_error(st_dem_reference *ref, const st_view *v, const float *distance, uint32_t w,
+                                    uint32_t h, float *err_px, st_error *err) {
+    ise_job job = {.ref = ref, .v = v, .distance = distance, .err_px = err_px, .w = w};
+    pthread_mutex_init(&job.lock, NULL);
+    st_parallel_for(h, 4, ise_rows, &job);
+    pthread_mutex_destroy(&job.lock);
+    if (job.failed && err) *err = job.err;
+    return job.failed;
 }
 
 /* ---- the run ---------------------------------------------------------------------------------------------------- */
@@ -377,8 +420,9 @@ st_result st_compare_store_run(const st_compare_store_desc *d, st_compare_store_
                 if (res) break;
                 st_view view = st_camera_view(&cams[v], r->width, r->height);
                 st_eval_depth_to_distance(&view, dist, dist);
-                res = st_metrics_compute(dist, ref_dist[v], r->width, r->height, &row->metrics, err);
-                if (!res) st_metrics_color(&row->metrics, rgba, ref_rgba[v], r->width, r->height);
+                st_score_desc sd = {.width = r->width, .height = r->height, .distance = dist, .ref_distance = ref_dist[v],
+                                    .rgba = rgba, .ref_rgba = ref_rgba[v]};
+                res = st_eval_score(&sd, &row->metrics, err);
                 if (!res) res = st_eval_image_space_error(ref, &view, dist, r->width, r->height, ise, err);
                 if (res) break;
                 size_t n = 0;

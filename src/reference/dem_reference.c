@@ -1,8 +1,9 @@
 /* The CPU reference of DEM tile stores: rays against the full-resolution DEM (the finest tiles' bilinear surface)
- * in double precision — a front-to-back descent of the tile quadtree pruned by the index's highest points, a DDA
- * over blocks of 16×16 cells pruned by each block's highest sample, a DDA over cells with the exact intersection of
- * the ray and the cell's bilinear patch — shaded by the DEM ground's formula with an exact shadow ray. Decoded tiles
- * live in a bounded cache (mutex, reference counts, LRU) shared by the casting threads. */
+ * in double precision — a front-to-back descent of the tile quadtree pruned by the index's highest points, then
+ * inside a finest tile a descent of its max pyramid (2×2 cells up to the whole tile) and of the cells by their
+ * corners' highest sample, with the exact intersection of the ray and a cell's bilinear patch — shaded by the DEM
+ * ground's formula with an exact shadow ray. Decoded tiles live in a bounded cache (mutex, reference counts, LRU)
+ * shared by the casting threads; a cast pins the tiles a block of pixels uses, so a sample costs no lock. */
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,10 +19,16 @@
 #define BUCKETS 4096u        /* hash buckets of the tile cache */
 #define DEFAULT_CACHE 1024u  /* decoded tiles */
 
+#define MAX_MIPS 16u          /* levels of a tile's max pyramid: tiles up to 2^16 cells a side */
+#define PINS 48u             /* tiles a block of pixels keeps pinned */
+#define PIXEL_BLOCK 16u      /* a cast's unit of work: 16×16 pixels, whose rays share their tiles */
+
 typedef struct ref_tile {
     uint64_t key;
     float *h;                /* size² samples, metres */
-    float *bmax;             /* per block: the highest of its samples (its edges included) */
+    float *bmax;             /* per block: the highest of its samples (its edges included): a level of mip */
+    float *mip;              /* the max pyramid: level k ≥ 1 holds (s >> k)² blocks of 2^k cells, each the highest
+                                of its samples (edges included); r->mip_at[k] is where level k starts */
     uint32_t refs;
     bool ready;
     st_result failed;
@@ -33,6 +40,10 @@ struct st_dem_reference {
     st_store *store;
     const st_store_info *in;
     uint32_t s, size, blocks, block; /* intervals, samples a side, blocks a side, cells per block side */
+    uint32_t mips;                   /* log2(s): the pyramid's top level is the whole tile */
+    uint32_t block_level;            /* log2(block) */
+    size_t mip_at[MAX_MIPS + 1], mip_total;
+    bool plain;                      /* the walk without the pyramid (tests: the same hits) */
     double sx, sy, ext_x, ext_y;
     bool shadows;
     uint32_t cap, count;
@@ -57,7 +68,7 @@ static void lru_unlink(st_dem_reference *r, ref_tile *t) {
 
 static void tile_free(ref_tile *t) {
     free(t->h);
-    free(t->bmax);
+    free(t->mip);
     free(t);
 }
 
@@ -84,22 +95,46 @@ static st_result load(st_dem_reference *r, ref_tile *t, st_error *err) {
     if (res) return res;
     size_t n = (size_t)r->size * r->size;
     t->h = malloc(n * sizeof *t->h);
-    t->bmax = malloc((size_t)r->blocks * r->blocks * sizeof *t->bmax);
-    if (!t->h || !t->bmax) {
+    t->mip = malloc(r->mip_total * sizeof *t->mip);
+    if (!t->h || !t->mip) {
         st_tile_destroy(tile);
         return st_error_set(err, ST_ERR_NOMEM, "reference: out of memory for a tile");
     }
-    for (uint32_t j = 0; j < r->size; j++)
-        for (uint32_t i = 0; i < r->size; i++) t->h[(size_t)j * r->size + i] = st_tile_height(tile, i, j);
+    if (tile->encoding == ST_TILE_U16) { /* st_tile_height's formula, without a call per sample */
+        const uint16_t *q = tile->data;
+        for (size_t k = 0; k < n; k++) t->h[k] = (float)(tile->offset + tile->scale * q[k]);
+    } else {
+        for (uint32_t j = 0; j < r->size; j++)
+            for (uint32_t i = 0; i < r->size; i++) t->h[(size_t)j * r->size + i] = st_tile_height(tile, i, j);
+    }
     st_tile_destroy(tile);
-    for (uint32_t bj = 0; bj < r->blocks; bj++)
-        for (uint32_t bi = 0; bi < r->blocks; bi++) {
-            float mx = -INFINITY;
-            for (uint32_t j = bj * r->block; j <= (bj + 1) * r->block; j++)
-                for (uint32_t i = bi * r->block; i <= (bi + 1) * r->block; i++)
-                    mx = fmaxf(mx, t->h[(size_t)j * r->size + i]);
-            t->bmax[bj * r->blocks + bi] = mx;
-        }
+    /* the max pyramid: 2×2 cells from their 3×3 samples, each level above from its four children (which share
+     * their edges, so the parent's maximum covers its every sample) */
+    for (uint32_t k = 1; k <= r->mips; k++) {
+        uint32_t nb = r->s >> k, cb = nb * 2;
+        float *lv = t->mip + r->mip_at[k];
+        const float *below = t->mip + r->mip_at[k - 1];
+        for (uint32_t bj = 0; bj < nb; bj++)
+            for (uint32_t bi = 0; bi < nb; bi++) {
+                float mx = -INFINITY;
+                /* x > mx keeps mx for a NAN sample, as fmaxf does */
+                if (k == 1) {
+                    for (uint32_t j = 2 * bj; j <= 2 * bj + 2; j++)
+                        for (uint32_t i = 2 * bi; i <= 2 * bi + 2; i++) {
+                            float x = t->h[(size_t)j * r->size + i];
+                            mx = x > mx ? x : mx;
+                        }
+                } else {
+                    for (uint32_t q = 0; q < 4; q++) {
+                        float x = below[(2 * bj + (q >> 1)) * cb + 2 * bi + (q & 1)];
+                        mx = x > mx ? x : mx;
+                    }
+                }
+                lv[bj * nb + bi] = mx;
+            }
+    }
+    /* the plain walk's 16×16-cell blocks are the pyramid's level log2(16) (or its top for smaller tiles) */
+    t->bmax = t->mip + r->mip_at[r->block_level];
     atomic_fetch_add(&r->tiles_read, 1);
     return ST_OK;
 }
@@ -172,13 +207,59 @@ static void release(st_dem_reference *r, st_tile_key key) {
     pthread_mutex_unlock(&r->lock);
 }
 
+/* The tiles one block of pixels holds: looked up without the lock, each acquired once and released when the block
+ * is done (or when it needs the slot for another), so the cache's lock is taken per tile, not per sample. */
+typedef struct pins {
+    uint64_t key[PINS];
+    ref_tile *tile[PINS];
+    uint32_t count, next;
+} pins;
+
+static void pins_release(st_dem_reference *r, pins *p) {
+    for (uint32_t i = 0; i < p->count; i++) release(r, st_tile_key_unpack(p->key[i]));
+    p->count = p->next = 0;
+}
+
+/* The tile of key, through the pins when there are any; NULL on failure (nothing left to release then). */
+static ref_tile *get_tile(st_dem_reference *r, pins *p, st_tile_key key, st_error *err) {
+    if (!p) {
+        ref_tile *t = acquire(r, key, err);
+        if (!t) release(r, key);
+        return t;
+    }
+    uint64_t k = st_tile_key_pack(key);
+    for (uint32_t i = 0; i < p->count; i++)
+        if (p->key[i] == k) return p->tile[i];
+    ref_tile *t = acquire(r, key, err);
+    if (!t) {
+        release(r, key);
+        return NULL;
+    }
+    uint32_t slot;
+    if (p->count < PINS) {
+        slot = p->count++;
+    } else { /* full: the oldest pin goes (no caller holds its pointer: one tile is walked at a time) */
+        slot = p->next;
+        p->next = (p->next + 1) % PINS;
+        release(r, st_tile_key_unpack(p->key[slot]));
+    }
+    p->key[slot] = k;
+    p->tile[slot] = t;
+    return t;
+}
+
+/* Gives a tile back unless the pins hold it. */
+static void put_tile(st_dem_reference *r, pins *p, st_tile_key key) {
+    if (!p) release(r, key);
+}
+
 /* ---- creation -------------------------------------------------------------------------------------------------- */
 
 st_result st_dem_reference_create(st_store *store, uint32_t cache_tiles, st_dem_reference **out, st_error *err) {
     *out = NULL;
     const st_store_info *in = st_store_get_info(store);
     if (in->kind != ST_TILE_DEM) return st_error_set(err, ST_ERR_INVALID, "reference: a layer store has no DEM");
-    if (in->tile_size < 3 || !st_is_pow2(in->tile_size - 1))
+    if (in->tile_size < 3 || !st_is_pow2(in->tile_size - 1) || in->tile_size - 1 > (1u << MAX_MIPS))
         return st_error_set(err, ST_ERR_INVALID, "reference: tiles of %u samples", in->tile_size);
     st_dem_reference *r = calloc(1, sizeof *r);
     if (!r) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
@@ -193,6 +274,15 @@ st_result st_dem_reference_create(st_store *store, uint32_t cache_tiles, st_dem_
     r->ext_x = (double)(in->width - 1) * r->sx;
     r->ext_y = (double)(in->height - 1) * r->sy;
     r->shadows = true;
+    while ((1u << (r->mips + 1)) <= r->s && r->mips < MAX_MIPS) r->mips++;
+    while ((1u << (r->block_level + 1)) <= r->block) r->block_level++;
+    /* level 0 of the pyramid is never stored (a cell's bound is its four corners); mip_at[0] is a zero-sized
+     * level so that level 1's children index from it */
+    r->mip_total = 0;
+    for (uint32_t k = 0; k <= r->mips; k++) {
+        r->mip_at[k] = r->mip_total;
+        if (k) r->mip_total += (size_t)(r->s >> k) * (r->s >> k);
+    }
     r->cap = cache_tiles ? cache_tiles : DEFAULT_CACHE;
     pthread_mutex_init(&r->lock, NULL);
     pthread_cond_init(&r->ready, NULL);
@@ -213,6 +303,8 @@ void st_dem_reference_destroy(st_dem_reference *r) {
 }
 
 void st_dem_reference_set_shadows(st_dem_reference *r, bool on) { r->shadows = on; }
+
+void st_dem_reference_set_plain(st_dem_reference *r, bool plain) { r->plain = plain; }
 
 uint64_t st_dem_reference_tiles_read(const st_dem_reference *r) {
     return atomic_load(&((st_dem_reference *)r)->tiles_read);
@@ -352,22 +444,25 @@ static bool visit_block(void *user, uint32_t bi, uint32_t bj, double t0, double 
 typedef struct walk {
     st_dem_reference *r;
     const ray *ry;
+    double inv[2];  /* 1 / d[0], 1 / d[1] (unused where d is 0) */
+    pins *pins;     /* the cast's pinned tiles, or NULL */
     st_result failed;
     st_error *err;
 } walk;
 
+/* ---- the plain walk: tiles by their slabs, blocks of 16×16 cells and cells by 2-D DDAs ------------------------- */
+
 /* The first hit inside tile key between t0 and t1 (already clipped to its footprint). */
 static bool tile_hit(walk *k, st_tile_key key, double t0, double t1, double *hit) {
     st_dem_reference *r = k->r;
-    ref_tile *t = acquire(r, key, k->err);
+    ref_tile *t = get_tile(r, k->pins, key, k->err);
     if (!t) {
         k->failed = k->err && k->err->code ? k->err->code : ST_ERR_IO;
-        release(r, key);
         return false;
     }
     tile_walk w = {.r = r, .t = t, .ry = k->ry, .ox = (double)key.x * r->s * r->sx, .oy = (double)key.y * r->s * r->sy};
     bool found = dda(k->ry, w.ox, w.oy, r->block * r->sx, r->block * r->sy, r->blocks, t0, t1, visit_block, &w);
-    release(r, key);
+    put_tile(r, k->pins, key);
     if (found) *hit = w.hit;
     return found;
 }
@@ -408,32 +503,147 @@ static bool visit_tile(walk *k, st_tile_key key, double t0, double t1, double *h
     return false;
 }
 
-st_result st_dem_reference_ray(st_dem_reference *r, const double origin[3], const double dir[3], double t_min,
-                               double t_max, bool *hit, double *t_hit, st_error *err) {
+/* ---- the accelerated walk: one quadtree from the root tile down to the cells ------------------------------------
+ * A node (a tile of some level, a block of a finest tile's pyramid, a cell) is entered with the ray's interval
+ * inside it; the ray passes it when its lowest point there is above the node's highest sample, else the node's
+ * children are walked in the order the ray meets them: it crosses the node's two mid-lines at most once each, so
+ * the children's intervals are the pieces between those crossings — contiguous, no gaps, no sort. */
+
+static inline bool passes_above(const ray *ry, double t0, double t1, float top) {
+    double z0 = ry->o[2] + t0 * ry->d[2], z1 = ry->o[2] + t1 * ry->d[2];
+    return fmin(z0, z1) > top;
+}
+
+/* The children a node's interval [t0, t1] crosses, in order: *n pieces, piece i over [cut[i], cut[i + 1]] in the
+ * child (cx[i], cy[i]) (0 or 1 on each axis) of the node whose mid-lines are x = xm, y = ym. */
+static int split(const walk *k, double xm, double ym, double t0, double t1, double cut[4], uint8_t cx[3], uint8_t cy[3]) {
+    const ray *ry = k->ry;
+    double tx = ry->d[0] != 0 ? (xm - ry->o[0]) * k->inv[0] : INFINITY;
+    double ty = ry->d[1] != 0 ? (ym - ry->o[1]) * k->inv[1] : INFINITY;
+    double ev[2];
+    int axis[2], ne = 0;
+    if (tx > t0 && tx < t1) ev[ne] = tx, axis[ne++] = 0;
+    if (ty > t0 && ty < t1) ev[ne] = ty, axis[ne++] = 1;
+    if (ne == 2 && ev[1] < ev[0]) {
+        double e = ev[0];
+        ev[0] = ev[1], ev[1] = e;
+        axis[0] = 1, axis[1] = 0;
+    }
+    /* the side of each mid-line at t0, from where the ray crosses it and which way it goes, never from a position
+     * (a ray through a corner of the lattice is on a mid-line to within rounding at a cut) */
+    uint8_t x = ry->d[0] == 0 ? ry->o[0] >= xm : (tx > t0) == (ry->d[0] < 0);
+    uint8_t y = ry->d[1] == 0 ? ry->o[1] >= ym : (ty > t0) == (ry->d[1] < 0);
+    cut[0] = t0;
+    for (int e = 0; e <= ne; e++) {
+        cx[e] = x, cy[e] = y;
+        cut[e + 1] = e < ne ? ev[e] : t1;
+        if (e < ne) {
+            if (axis[e] == 0) x ^= 1;
+            else y ^= 1;
+        }
+    }
+    return ne + 1;
+}
+
+typedef struct tile_descent {
+    walk *k;
+    const ref_tile *t;
+    double ox, oy; /* world position of the tile's sample (0, 0) */
+    double hit;
+} tile_descent;
+
+/* Block (bi, bj) of level lv of the tile's pyramid (level 0: a cell), the ray inside it over [t0, t1]. */
+static bool descend(tile_descent *w, uint32_t lv, uint32_t bi, uint32_t bj, double t0, double t1) {
+    const st_dem_reference *r = w->k->r;
+    const ray *ry = w->k->ry;
+    if (lv == 0) { /* a bilinear patch lies under its highest corner */
+        const float *h = w->t->h + (size_t)bj * r->size + bi;
+        float top = fmaxf(fmaxf(h[0], h[1]), fmaxf(h[r->size], h[r->size + 1]));
+        if (passes_above(ry, t0, t1, top)) return false;
+        return cell_hit(r, w->t, w->ox, w->oy, bi, bj, ry, t0, t1, &w->hit);
+    }
+    if (passes_above(ry, t0, t1, w->t->mip[r->mip_at[lv] + (size_t)bj * (r->s >> lv) + bi])) return false;
+    uint32_t half = 1u << (lv - 1);
+    double xm = w->ox + (double)((2 * bi + 1) * half) * r->sx, ym = w->oy + (double)((2 * bj + 1) * half) * r->sy;
+    double cut[4];
+    uint8_t cx[3], cy[3];
+    int n = split(w->k, xm, ym, t0, t1, cut, cx, cy);
+    for (int i = 0; i < n; i++)
+        if (descend(w, lv - 1, 2 * bi + cx[i], 2 * bj + cy[i], cut[i], cut[i + 1])) return true;
+    return false;
+}
+
+/* Tile key of any level, the ray inside its footprint (clipped to the world) over [t0, t1]. */
+static bool descend_tiles(walk *k, st_tile_key key, double t0, double t1, double *hit) {
+    st_dem_reference *r = k->r;
+    if (k->failed) return false;
+    st_tile_meta m;
+    if (!st_store_tile_meta(r->store, key, &m) || passes_above(k->ry, t0, t1, m.max_m)) return false;
+    double span_x = ldexp((double)r->s * r->sx, (int)key.level), span_y = ldexp((double)r->s * r->sy, (int)key.level);
+    double x0 = key.x * span_x, y0 = key.y * span_y;
+    if (key.level == 0) {
+        ref_tile *t = get_tile(r, k->pins, key, k->err);
+        if (!t) {
+            k->failed = k->err && k->err->code ? k->err->code : ST_ERR_IO;
+            return false;
+        }
+        tile_descent w = {.k = k, .t = t, .ox = x0, .oy = y0};
+        bool found = descend(&w, r->mips, 0, 0, t0, t1);
+        put_tile(r, k->pins, key);
+        if (found) *hit = w.hit;
+        return found;
+    }
+    uint32_t nx, ny;
+    st_store_level_tiles(r->store, key.level - 1, &nx, &ny);
+    double cut[4];
+    uint8_t cx[3], cy[3];
+    int n = split(k, x0 + 0.5 * span_x, y0 + 0.5 * span_y, t0, t1, cut, cx, cy);
+    for (int i = 0; i < n; i++) {
+        st_tile_key ck = {key.level - 1, 2 * key.x + cx[i], 2 * key.y + cy[i]};
+        if (ck.x >= nx || ck.y >= ny) continue; /* past the world's last tile: the ray is not there */
+        if (descend_tiles(k, ck, cut[i], cut[i + 1], hit)) return true;
+    }
+    return false;
+}
+
+static st_result cast_ray(st_dem_reference *r, pins *p, const double origin[3], const double dir[3], double t_min,
+                          double t_max, bool *hit, double *t_hit, st_error *err) {
     *hit = false;
     ray ry = {{origin[0], origin[1], origin[2]}, {dir[0], dir[1], dir[2]}};
     st_error local = {0};
-    walk k = {.r = r, .ry = &ry, .err = err ? err : &local};
+    walk k = {.r = r, .ry = &ry, .pins = p, .err = err ? err : &local};
+    k.inv[0] = dir[0] != 0 ? 1.0 / dir[0] : 0;
+    k.inv[1] = dir[1] != 0 ? 1.0 / dir[1] : 0;
     double t = 0;
-    bool found = visit_tile(&k, (st_tile_key){r->in->levels - 1, 0, 0}, t_min, t_max, &t);
+    st_tile_key root = {r->in->levels - 1, 0, 0};
+    bool found;
+    if (r->plain) {
+        found = visit_tile(&k, root, t_min, t_max, &t);
+    } else {
+        /* the root's footprint is the world: the ray's interval inside it, then the one descent */
+        double t0 = t_min, t1 = t_max;
+        found = slab(&ry, 0, r->ext_x, 0, r->ext_y, &t0, &t1) && descend_tiles(&k, root, t0, t1, &t);
+    }
     if (k.failed) return k.failed;
     *hit = found;
     if (found) *t_hit = t;
     return ST_OK;
 }
 
-st_result st_dem_reference_height(st_dem_reference *r, double x, double y, double *height, double grad[2],
-                                  st_error *err) {
+st_result st_dem_reference_ray(st_dem_reference *r, const double origin[3], const double dir[3], double t_min,
+                               double t_max, bool *hit, double *t_hit, st_error *err) {
+    return cast_ray(r, NULL, origin, dir, t_min, t_max, hit, t_hit, err);
+}
+
+static st_result height_at(st_dem_reference *r, pins *p, double x, double y, double *height, double grad[2],
+                           st_error *err) {
     double u = fmin(fmax(x / r->sx, 0), (double)(r->in->width - 1)), v = fmin(fmax(y / r->sy, 0), (double)(r->in->height - 1));
     uint32_t nx, ny;
     st_store_level_tiles(r->store, 0, &nx, &ny);
     uint32_t tx = (uint32_t)fmin(floor(u / r->s), nx - 1), ty = (uint32_t)fmin(floor(v / r->s), ny - 1);
     st_tile_key key = {0, tx, ty};
-    ref_tile *t = acquire(r, key, err);
-    if (!t) {
-        release(r, key);
-        return err && err->code ? err->code : ST_ERR_IO;
-    }
+    ref_tile *t = get_tile(r, p, key, err);
+    if (!t) return err && err->code ? err->code : ST_ERR_IO;
     double lu = u - (double)tx * r->s, lv = v - (double)ty * r->s;
     uint32_t i = (uint32_t)fmin(floor(lu), r->s - 1), j = (uint32_t)fmin(floor(lv), r->s - 1);
     double fu = lu - i, fv = lv - j;
@@ -445,8 +655,21 @@ st_result st_dem_reference_height(st_dem_reference *r, double x, double y, doubl
         grad[0] = ((h10 - h00) * (1 - fv) + (h11 - h01) * fv) / r->sx;
         grad[1] = (b - a) / r->sy;
     }
-    release(r, key);
+    put_tile(r, p, key);
     return ST_OK;
+}
+
+st_result st_dem_reference_height(st_dem_reference *r, double x, double y, double *height, double grad[2],
+                                  st_error *err) {
+    return height_at(r, NULL, x, y, height, grad, err);
+}
+
+st_result st_dem_reference_heights(st_dem_reference *r, const double *xy, size_t n, double *height, st_error *err) {
+    pins p = {.count = 0};
+    st_result res = ST_OK;
+    for (size_t k = 0; k < n && !res; k++) res = height_at(r, &p, xy[2 * k], xy[2 * k + 1], &height[k], NULL, err);
+    pins_release(r, &p);
+    return res;
 }
 
 /* ---- the image ------------------------------------------------------------------------------------------------ */
@@ -456,17 +679,18 @@ typedef struct cast_job {
     st_view view;
     st_ref_image *img;
     float sun[3];
+    uint32_t blocks_x, blocks_y;
     pthread_mutex_t lock;
     st_result failed;
     st_error err;
 } cast_job;
 
-static st_result shade(cast_job *job, const float dir[3], double t, uint8_t *c, st_error *err) {
+static st_result shade(cast_job *job, pins *p, const float dir[3], double t, uint8_t *c, st_error *err) {
     st_dem_reference *r = job->r;
     const double *o = job->view.origin;
-    double p[3] = {o[0] + dir[0] * t, o[1] + dir[1] * t, o[2] + dir[2] * t};
+    double pt[3] = {o[0] + dir[0] * t, o[1] + dir[1] * t, o[2] + dir[2] * t};
     double h, g[2];
-    st_result res = st_dem_reference_height(r, p[0], p[1], &h, g, err);
+    st_result res = height_at(r, p, pt[0], pt[1], &h, g, err);
     if (res) return res;
     float n[3] = {(float)-g[0], (float)-g[1], 1.0f};
     float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
@@ -475,54 +699,62 @@ static st_result shade(cast_job *job, const float dir[3], double t, uint8_t *c, 
     if (r->shadows) {
         /* from just off the surface, as the GPU's march starts: half a spacing along the normal and the sun */
         double step = 0.5 * fmax(r->sx, r->sy), q[3], L[3] = {job->sun[0], job->sun[1], job->sun[2]};
-        for (int k = 0; k < 3; k++) q[k] = p[k] + n[k] * step + L[k] * step;
+        for (int k = 0; k < 3; k++) q[k] = pt[k] + n[k] * step + L[k] * step;
         double top = r->in->max_m;
         if (L[2] > 0 && q[2] < top) {
             bool hit = false;
             double th;
-            res = st_dem_reference_ray(r, q, L, 0, (top - q[2]) / L[2] + 1, &hit, &th, err);
+            res = cast_ray(r, p, q, L, 0, (top - q[2]) / L[2] + 1, &hit, &th, err);
             if (res) return res;
             if (hit) vis = 0.0f;
         }
     }
     float rel[3] = {(float)(dir[0] * t), (float)(dir[1] * t), (float)(dir[2] * t)}, rgb[3];
-    st_dem_shade(rel, (float)p[2], n, vis, (float)r->in->sea_level_m, (float)r->in->max_m, job->view.far_dist, rgb);
+    st_dem_shade(rel, (float)pt[2], n, vis, (float)r->in->sea_level_m, (float)r->in->max_m, job->view.far_dist, rgb);
     for (int k = 0; k < 3; k++) c[k] = st_shade_srgb8(rgb[k]);
     return ST_OK;
 }
 
-static void cast_rows(void *user, size_t begin, size_t end) {
+/* Blocks of PIXEL_BLOCK² pixels in rows of blocks: neighbouring rays meet the same tiles, which stay pinned for
+ * the block, and the blocks in flight at once are neighbours too, so they share the cache's tiles. */
+static void cast_blocks(void *user, size_t begin, size_t end) {
     cast_job *job = user;
     st_ref_image *img = job->img;
-    for (size_t j = begin; j < end; j++) {
-        if (job->failed) return;
-        for (uint32_t i = 0; i < img->width; i++) {
-            float dir[3], tn, tf;
-            st_view_pixel_ray(&job->view, i, (uint32_t)j, dir, &tn, &tf);
-            double d[3] = {dir[0], dir[1], dir[2]}, t = 0;
-            size_t k = j * img->width + i;
-            uint8_t *c = img->rgba + 4 * k;
-            bool hit = false;
-            st_error err = {0};
-            st_result res = st_dem_reference_ray(job->r, job->view.origin, d, tn, tf, &hit, &t, &err);
-            if (!res && hit) res = shade(job, dir, t, c, &err);
-            if (res) {
-                pthread_mutex_lock(&job->lock);
-                if (!job->failed) job->failed = res, job->err = err;
-                pthread_mutex_unlock(&job->lock);
-                return;
+    pins p = {.count = 0};
+    for (size_t b = begin; b < end && !job->failed; b++) {
+        uint32_t i0 = (uint32_t)(b % job->blocks_x) * PIXEL_BLOCK, j0 = (uint32_t)(b / job->blocks_x) * PIXEL_BLOCK;
+        uint32_t i1 = i0 + PIXEL_BLOCK < img->width ? i0 + PIXEL_BLOCK : img->width;
+        uint32_t j1 = j0 + PIXEL_BLOCK < img->height ? j0 + PIXEL_BLOCK : img->height;
+        for (uint32_t j = j0; j < j1; j++)
+            for (uint32_t i = i0; i < i1; i++) {
+                float dir[3], tn, tf;
+                st_view_pixel_ray(&job->view, i, j, dir, &tn, &tf);
+                double d[3] = {dir[0], dir[1], dir[2]}, t = 0;
+                size_t k = (size_t)j * img->width + i;
+                uint8_t *c = img->rgba + 4 * k;
+                bool hit = false;
+                st_error err = {0};
+                st_result res = cast_ray(job->r, &p, job->view.origin, d, tn, tf, &hit, &t, &err);
+                if (!res && hit) res = shade(job, &p, dir, t, c, &err);
+                if (res) {
+                    pthread_mutex_lock(&job->lock);
+                    if (!job->failed) job->failed = res, job->err = err;
+                    pthread_mutex_unlock(&job->lock);
+                    pins_release(job->r, &p);
+                    return;
+                }
+                if (hit) {
+                    img->distance[k] = (float)t;
+                    img->face[k] = ST_REF_FACE_TOP;
+                } else {
+                    img->distance[k] = NAN;
+                    img->face[k] = ST_REF_SKY;
+                    c[0] = st_shade_srgb8(ST_FOG_R), c[1] = st_shade_srgb8(ST_FOG_G), c[2] = st_shade_srgb8(ST_FOG_B);
+                }
+                img->type[k] = 0;
+                c[3] = 255;
             }
-            if (hit) {
-                img->distance[k] = (float)t;
-                img->face[k] = ST_REF_FACE_TOP;
-            } else {
-                img->distance[k] = NAN;
-                img->face[k] = ST_REF_SKY;
-                c[0] = st_shade_srgb8(ST_FOG_R), c[1] = st_shade_srgb8(ST_FOG_G), c[2] = st_shade_srgb8(ST_FOG_B);
-            }
-            img->type[k] = 0;
-            c[3] = 255;
-        }
+        pins_release(job->r, &p);
     }
 }
 
@@ -533,10 +765,12 @@ st_result st_dem_reference_cast(st_dem_reference *r, const st_camera *camera, st
     job->r = r;
     job->view = st_camera_view(camera, img->width, img->height);
     job->img = img;
+    job->blocks_x = (img->width + PIXEL_BLOCK - 1) / PIXEL_BLOCK;
+    job->blocks_y = (img->height + PIXEL_BLOCK - 1) / PIXEL_BLOCK;
     float s = 1.0f / sqrtf(ST_SUN_X * ST_SUN_X + ST_SUN_Y * ST_SUN_Y + ST_SUN_Z * ST_SUN_Z);
     job->sun[0] = ST_SUN_X * s, job->sun[1] = ST_SUN_Y * s, job->sun[2] = ST_SUN_Z * s;
     pthread_mutex_init(&job->lock, NULL);
-    st_parallel_for(img->height, 2, cast_rows, job);
+    st_parallel_for((size_t)job->blocks_x * job->blocks_y, 1, cast_blocks, job);
     st_result res = job->failed;
     if (res && err) *err = job->err;
     pthread_mutex_destroy(&job->lock);
