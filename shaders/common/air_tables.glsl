@@ -63,8 +63,10 @@ vec3 air_texel_cell(ivec2 c) {
     return vec3(max(q.low, q.high), q.low, q.dual ? q.mid : 256.0);
 }
 
-// Cells the last air_clear_until looked at (a work count for the methods' counters).
+// What the walks of this invocation looked at, for the methods' work counters: cells of the tables, and texels
+// fetched at the finest look.
 uint air_walk_cells = 0u;
+uint air_walk_texels = 0u;
 
 // The air from t on along the ray o + dir·t (dir a unit vector): the end of the longest stretch [t, end) over
 // which no point of the ray, nor one within e of it in xy, can be SOLID, up to t_limit. It walks the air tables'
@@ -78,7 +80,10 @@ uint air_walk_cells = 0u;
 float air_clear_until(vec3 o, vec3 dir, float t, float t_limit, float e, int finest, out float t_block) {
     vec2 d = mix(dir.xy, vec2(1e-12), lessThan(abs(dir.xy), vec2(1e-12))), inv = 1.0 / d;
     vec2 ahead = 1e-3 * normalize(d); // at a cell boundary, take the cell the ray goes on into
-    float parent_exit[4] = float[4](t_limit, t_limit, t_limit, t_limit);
+    // where the ray leaves the parent of the cell looked at, per level (3 has none: t_limit); scalars, not an
+    // array indexed by the level, which some compilers keep in memory rather than registers
+    float parent_exit0 = t_limit, parent_exit1 = t_limit, parent_exit2 = t_limit;
+    #define PARENT_EXIT(l) ((l) == 0 ? parent_exit0 : (l) == 1 ? parent_exit1 : (l) == 2 ? parent_exit2 : t_limit)
     int level = 3; // 3, 2, 1: the tables 2, 1, 0; 0: texels
     ivec2 key0 = ivec2(0x7FFFFFFF), key1 = key0, key2 = key0;
     vec3 val0 = vec3(0.0), val1 = val0, val2 = val0;
@@ -88,7 +93,7 @@ float air_clear_until(vec3 o, vec3 dir, float t, float t_limit, float e, int fin
         float side = level > 0 ? float(air_cell_side(level - 1)) : 1.0;
         vec2 p = o.xy + dir.xy * t;
         ivec2 c = ivec2(floor((p + ahead) / side));
-        float exit = min(air_cell_exit(o, c, side, d, inv), parent_exit[level]);
+        float exit = min(air_cell_exit(o, c, side, d, inv), PARENT_EXIT(level));
         if (!(exit > t)) break; // no progress in float: the air ends here
         vec3 v;
         if (level > 0) {
@@ -108,6 +113,7 @@ float air_clear_until(vec3 o, vec3 dir, float t, float t_limit, float e, int fin
                     else if (k == key2) w = val2;
                     else {
                         w = air_texel_cell(k);
+                        air_walk_texels++;
                         key2 = key1, val2 = val1, key1 = key0, val1 = val0, key0 = k, val0 = w;
                     }
                     v = vec3(max(v.xy, w.xy), min(v.z, w.z));
@@ -117,17 +123,20 @@ float air_clear_until(vec3 o, vec3 dir, float t, float t_limit, float e, int fin
         float end = air_cell_air(o, dir, v, t, exit, next);
         if (end >= exit) { // clear over the whole stretch
             t = exit;
-            while (level < 3 && t >= parent_exit[level]) level++; // out of the parent cell: a coarser look
+            while (level < 3 && t >= PARENT_EXIT(level)) level++; // out of the parent cell: a coarser look
             continue;
         }
         if (level > finest) { // a finer look inside this cell
-            parent_exit[level - 1] = exit;
+            if (level == 1) parent_exit0 = exit;
+            else if (level == 2) parent_exit1 = exit;
+            else parent_exit2 = exit;
             level--;
             continue;
         }
         t_block = end > t ? exit : next;
         return end;
     }
+    #undef PARENT_EXIT
     t = min(t, t_limit);
     t_block = max(t_block, t);
     return t;
