@@ -31,9 +31,15 @@ float slice_plane_t(SliceRay r, float plane_z) { return (plane_z - r.o.z) / r.di
 // stretch of the ray goes unsampled.
 float slice_band_end(SliceRay r, float t0, float dz) { return min(t0 + dz / abs(r.dir.z), r.t_far); }
 
+// Samples the bands of this invocation fetched (a work count for slice-compute's counters).
+uint slice_band_samples = 0u;
+
 // The refined hit of the plane's band along the ray, or −1 for none. on_plane: the hit is the plane's own point
-// (its height is then taken as exactly plane_z).
-float slice_band(SliceRay r, float plane_z, bool plane_first, float dz, uint max_steps, out bool on_plane) {
+// (its height is then taken as exactly plane_z). [air_from, air_to): a stretch of the ray known to hold no SOLID
+// point (the compute variant's air tables; empty for the raster variant): the band's samples in it are not
+// fetched, which changes nothing — the samples after it, and each one's predecessor, are those of the full band.
+float slice_band(SliceRay r, float plane_z, bool plane_first, float dz, uint max_steps, float air_from, float air_to,
+                 out bool on_plane) {
     float t0 = slice_plane_t(r, plane_z);
     float t1 = slice_band_end(r, t0, dz);
     vec3 o = r.o, dir = r.dir;
@@ -57,6 +63,19 @@ float slice_band(SliceRay r, float plane_z, bool plane_first, float dz, uint max
         float a = t0;
         for (uint k = 1u; k <= n; k++) {
             float t = t0 + float(k) * dt;
+            if (t >= air_from && t < air_to) {
+                // samples k .. m−1 lie in the stretch: m the first that may not, checked on the very floats the
+                // loop computes (they grow with k), so rounding cannot skip a sample past it
+                uint m = uint(clamp(floor((air_to - t0) / dt), float(k), float(n + 1u)));
+                if (m > k && !(t0 + float(m - 1u) * dt < air_to)) m--;
+                if (m > k && !(t0 + float(m - 1u) * dt < air_to)) m = k;
+                if (m > k) {
+                    k = m - 1u; // the loop's step takes it to m, with the sample before it as a
+                    a = t0 + float(k) * dt;
+                    continue;
+                }
+            }
+            slice_band_samples++;
             if (solid(o + dir * t)) {
                 float b = t;
                 for (int j = 0; j < 5; j++) {

@@ -12,6 +12,9 @@ layout(push_constant) uniform SliceComputePush {
     uint n_above;
     uint max_steps;  // samples per band at most
     uint pad1;
+    uint flags;      // bit 0: count the work into slice_work; bit 1: the walk looks at texels (else at 4×4 cells);
+                     // bit 2: the bands fetch the samples the walk found in the air too (tests)
+    uint pad2, pad3, pad4;
 } pc;
 
 // per pixel: the refined hit's distance along the ray (bits; 0xFFFFFFFF = nothing) and, when the hit is a
@@ -22,5 +25,9 @@ layout(set = 1, binding = 0, std430) buffer SliceVisibility { uvec2 slice_vis[];
 #define AIR_TABLES_SET 1
 #define AIR_TABLES_BINDING 1
 #include "air_tables.glsl"
+
+// the frame's work when counted (st_slice_compute_work): pixels, band samples fetched, bands sampled, walks, cells
+// walked, texels fetched by the walks
+layout(set = 1, binding = 2, std430) buffer SliceWork { uint slice_work[]; };
 
 const uint SLICE_NONE = 0xFFFFFFFFu;

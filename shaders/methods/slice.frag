@@ -29,7 +29,7 @@ layout(depth_less) out float gl_FragDepth;
 void main() {
     SliceRay r = slice_ray(gl_FragCoord.xy);
     bool on_plane;
-    float hit = slice_band(r, plane_z, plane_first != 0u, pc.dz, pc.max_steps, on_plane);
+    float hit = slice_band(r, plane_z, plane_first != 0u, pc.dz, pc.max_steps, 0.0, 0.0, on_plane);
     if (hit < 0.0) discard;
     vec3 p = slice_hit_point(r, hit, on_plane, plane_z);
     out_color = vec4(shade_point(p, surface_at(ivec2(floor(p.xy))), vec3(0.0)), 1.0);

@@ -24,6 +24,7 @@ void main() {
     if (px.x >= w || px.y >= int(g.screen_up.w)) return;
     SliceRay r = slice_ray(vec2(px) + 0.5);
     uvec2 result = uvec2(SLICE_NONE, SLICE_NONE);
+    uint bands = 0u, walks = 0u; // work counts
     float near = g.level_info.z, far = g.eye.w;
     if (r.dir.z != 0.0) {
         bool down = r.dir.z < 0.0;
@@ -46,7 +47,8 @@ void main() {
             float t1 = slice_band_end(r, t0, pc.dz);
             if (t0 >= air_b && t0 >= t_block) {
                 air_a = t0;
-                air_b = air_clear_until(r.o, r.dir, t0, r.t_far, e, 0, t_block);
+                walks++;
+                air_b = air_clear_until(r.o, r.dir, t0, r.t_far, e, (pc.flags & 2u) != 0u ? 0 : 1, t_block);
             }
             if (t0 >= air_a && t1 < air_b - 1e-3) {
                 // every point of this band is in the air, and so are those of the planes up to the air's end: the
@@ -59,7 +61,10 @@ void main() {
             vec2 xy = r.o.xy + r.dir.xy * t0;
             if (any(lessThan(xy, pc.bounds.xy)) || any(greaterThan(xy, pc.bounds.zw))) continue;
             bool on_plane;
-            float hit = slice_band(r, plane_z, k == 0u, pc.dz, pc.max_steps, on_plane);
+            bands++;
+            bool band_full = (pc.flags & 4u) != 0u;
+            float hit = slice_band(r, plane_z, k == 0u, pc.dz, pc.max_steps, band_full ? 0.0 : air_a,
+                                   band_full ? 0.0 : air_b, on_plane);
             if (hit >= 0.0) {
                 result = uvec2(floatBitsToUint(hit), on_plane ? floatBitsToUint(plane_z) : SLICE_NONE);
                 break;
@@ -67,4 +72,12 @@ void main() {
         }
     }
     slice_vis[px.y * w + px.x] = result;
+    if ((pc.flags & 1u) != 0u) {
+        atomicAdd(slice_work[0], 1u);
+        atomicAdd(slice_work[1], slice_band_samples);
+        atomicAdd(slice_work[2], bands);
+        atomicAdd(slice_work[3], walks);
+        atomicAdd(slice_work[4], air_walk_cells);
+        atomicAdd(slice_work[5], air_walk_texels);
+    }
 }

@@ -13,6 +13,9 @@
 #define SLICE_TOP 256.0f /* nothing is solid above */
 #define SLICE_TILE 64u   /* texels per side of the min/max height tiles */
 #define SLICE_MAX_STEPS 64u /* refined: samples per band at most (each about a texel apart) */
+/* compute: the walk along a pixel's ray looks down to single texels (true) or stops at the air tables' 4×4 cells;
+ * the image is the same either way, the fetches are not (st_slice_compute_work counts them) */
+#define SLICE_WALK_TEXELS false
 
 /* The quality knob of both variants: the number of slices. */
 static const st_method_knob slice_knobs[] = {{.name = "slices",
@@ -35,7 +38,12 @@ typedef struct slice_push {
 /* Mirror of SliceComputePush in shaders/common/slice_compute.glsl */
 typedef struct slice_compute_push {
     slice_push planes;
+    uint32_t flags; /* bit 0: count the work; bit 1: the walk looks at texels; bit 2: bands fetch their samples in
+                       the air too */
+    uint32_t pad[3];
 } slice_compute_push;
+
+#define SLICE_WORK_WORDS 6u /* pixels, band samples, bands, walks, cells, texels (slice_compute.comp) */
 
 typedef struct slice_state {
     bool plain, compute;
@@ -47,6 +55,10 @@ typedef struct slice_state {
     VkDescriptorSet buffers_set, targets_set;
     st_gpu_buffer vis; /* per pixel: the hit along the ray and the plane's height when on a plane */
     st_air_tables air; /* what lets a pixel's walk pass the planes whose bands lie in the air */
+    bool walk_texels;  /* the walk looks down to texels (else it stops at the 4×4 cells) */
+    bool count;        /* the next frame counts its work into `work` */
+    bool band_full;    /* the next frame's bands fetch even the samples the walk found in the air (for tests) */
+    st_gpu_buffer work; /* SLICE_WORK_WORDS counters */
     /* Per tile of SLICE_TILE² texels: the lowest floor and the highest top (conservative: min and max of
      * the pair's two height bytes), so a view's planes span only the heights its bounds hold. */
     uint8_t *tile_lo, *tile_hi;
@@ -88,6 +100,7 @@ static void slice_destroy(st_renderer *r, void *state) {
     if (s->targets_layout) vkDestroyDescriptorSetLayout(dev, s->targets_layout, NULL);
     st_gpu_buffer_destroy(r->engine->gpu, &s->vis);
     st_air_tables_destroy(r, &s->air);
+    st_gpu_buffer_destroy(r->engine->gpu, &s->work);
     free(s->tile_lo);
     free(s->tile_hi);
     free(s);
@@ -134,13 +147,18 @@ static st_result slice_compute_create(st_renderer *r, void **out, st_error *err)
     res = st_gpu_buffer_create(gpu, (VkDeviceSize)r->width * r->height * 8, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false,
                                &s->vis, err);
     if (!res) res = st_air_tables_create(r, &s->air, err); /* the whole level's, before the first frame */
+    if (!res)
+        res = st_gpu_buffer_create(gpu, SLICE_WORK_WORDS * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                   VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, false, &s->work, err);
     if (res) return res;
-    /* set 1: the visibility buffer and the air tables */
-    st_gpu_binding b[2] = {
+    s->walk_texels = SLICE_WALK_TEXELS;
+    /* set 1: the visibility buffer, the air tables and the work counters */
+    st_gpu_binding b[3] = {
         {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_COMPUTE_BIT, .buffer = s->vis.buffer},
         {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_COMPUTE_BIT,
-         .buffer = s->air.buffer.buffer}};
-    res = st_renderer_set_create(r, b, 2, &s->buffers_layout, &s->buffers_set, err);
+         .buffer = s->air.buffer.buffer},
+        {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_COMPUTE_BIT, .buffer = s->work.buffer}};
+    res = st_renderer_set_create(r, b, 3, &s->buffers_layout, &s->buffers_set, err);
     if (res) return res;
     res = st_renderer_storage_targets_layout(r, &s->targets_layout, &s->targets_set, err);
     VkDescriptorSetLayout sets[2] = {s->buffers_layout, s->targets_layout};
@@ -239,7 +257,14 @@ static void slice_compute_record(st_renderer *r, void *state, VkCommandBuffer cm
     bool any = slice_planes(r, s, &pc.planes);
     if (!any) pc.planes.n_below = pc.planes.n_above = 0; /* every pixel walks no plane: all sky */
     st_air_tables_record(r, &s->air, cmd);
+    pc.flags = (s->count ? 1u : 0u) | (s->walk_texels ? 2u : 0u) | (s->band_full ? 4u : 0u);
     st_renderer_pass_begin(r, cmd, "slices");
+    if (s->count) { /* only when asked: the counters are a test's, not the frame's */
+        vkCmdFillBuffer(cmd, s->work.buffer, 0, VK_WHOLE_SIZE, 0);
+        st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                                  VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                                  VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    }
     VkDescriptorSet sets[3] = {r->globals_set, s->buffers_set, s->targets_set};
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 3, sets, 0, NULL);
     vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof pc, &pc);
@@ -253,6 +278,33 @@ static void slice_compute_record(st_renderer *r, void *state, VkCommandBuffer cm
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->resolve_pipeline);
     vkCmdDispatch(cmd, (r->width + 7) / 8, (r->height + 7) / 8, 1);
     st_renderer_pass_end(r, cmd);
+}
+
+st_result st_slice_compute_work(st_renderer *r, const st_camera *camera, bool walk_texels, bool band_skip,
+                                st_slice_work *out, st_error *err) {
+    if (r->ops != &st_method_slice_compute) return st_error_set(err, ST_ERR_INVALID, "not a slice-compute renderer");
+    slice_state *s = r->state;
+    bool had = s->walk_texels;
+    s->walk_texels = walk_texels;
+    s->band_full = !band_skip;
+    s->count = true;
+    st_result res = st_renderer_draw(r, camera, NULL, err);
+    s->count = s->band_full = false;
+    s->walk_texels = had;
+    st_gpu *gpu = r->engine->gpu;
+    if (!res) res = st_gpu_staging_reserve(gpu, SLICE_WORK_WORDS * 4, err);
+    VkCommandBuffer cmd;
+    if (!res) res = st_gpu_once_begin(gpu, &cmd, err);
+    if (res) return res;
+    VkBufferCopy region = {.size = SLICE_WORK_WORDS * 4};
+    vkCmdCopyBuffer(cmd, s->work.buffer, gpu->staging, 1, &region);
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    res = st_gpu_once_submit(gpu, cmd, err);
+    if (res) return res;
+    const uint32_t *w = gpu->staging_mapped;
+    *out = (st_slice_work){.pixels = w[0], .samples = w[1], .bands = w[2], .walks = w[3], .cells = w[4], .texels = w[5]};
+    return ST_OK;
 }
 
 static uint64_t slice_cpu_bytes(const st_renderer *r, const void *state) {
