@@ -20,10 +20,6 @@
 
 /* ---- tileable noise: every lattice coordinate is taken modulo the period --------------------------------- */
 
-static uint32_t hash_cell(int x, int y, int period, uint32_t seed) {
-    return st_noise_hash((uint32_t)st_wrap(x, period), (uint32_t)st_wrap(y, period), seed);
-}
-
 /* 256 unit gradients, evenly around the circle (filled once by set_alloc). */
 static float GRAD[256][2];
 
@@ -31,10 +27,14 @@ static float GRAD[256][2];
 static float gnoise(float x, float y, int period, uint32_t seed) {
     int ix = (int)floorf(x), iy = (int)floorf(y);
     float fx = x - (float)ix, fy = y - (float)iy;
+    /* the corners' lattice coordinates wrapped once per axis (st_wrap divides twice: sixteen divisions a call
+     * when each corner wrapped its own) */
+    int wx[2], wy[2];
+    wx[0] = st_wrap(ix, period), wy[0] = st_wrap(iy, period);
+    wx[1] = wx[0] + 1 == period ? 0 : wx[0] + 1, wy[1] = wy[0] + 1 == period ? 0 : wy[0] + 1;
     float d[4];
     for (int k = 0; k < 4; k++) {
-        int cx = ix + (k & 1), cy = iy + (k >> 1);
-        const float *gr = GRAD[hash_cell(cx, cy, period, seed) & 255u];
+        const float *gr = GRAD[st_noise_hash((uint32_t)wx[k & 1], (uint32_t)wy[k >> 1], seed) & 255u];
         d[k] = gr[0] * (fx - (float)(k & 1)) + gr[1] * (fy - (float)(k >> 1));
     }
     float u = st_noise_fade(fx), v = st_noise_fade(fy);
@@ -81,9 +81,13 @@ static cell_hit cellular(float u, float v, int n, uint32_t seed) {
     float x = u * (float)n, y = v * (float)n;
     int ix = (int)floorf(x), iy = (int)floorf(y);
     cell_hit h = {81.0f, 81.0f, 0};
+    int wx[3], wy[3]; /* the neighbouring cells wrapped once per axis, as in gnoise */
+    wx[1] = st_wrap(ix, n), wy[1] = st_wrap(iy, n);
+    wx[0] = wx[1] == 0 ? n - 1 : wx[1] - 1, wy[0] = wy[1] == 0 ? n - 1 : wy[1] - 1;
+    wx[2] = wx[1] + 1 == n ? 0 : wx[1] + 1, wy[2] = wy[1] + 1 == n ? 0 : wy[1] + 1;
     for (int dy = -1; dy <= 1; dy++)
         for (int dx = -1; dx <= 1; dx++) {
-            uint32_t c = hash_cell(ix + dx, iy + dy, n, seed);
+            uint32_t c = st_noise_hash((uint32_t)wx[dx + 1], (uint32_t)wy[dy + 1], seed);
             float px = (float)(ix + dx) + 0.1f + 0.8f * (float)(c & 0xffffu) / 65535.0f;
             float py = (float)(iy + dy) + 0.1f + 0.8f * (float)(c >> 16) / 65535.0f;
             float d = (px - x) * (px - x) + (py - y) * (py - y); /* squared until the end */
@@ -283,10 +287,35 @@ static const material_def MATERIALS[ST_MAT_SYNTH_COUNT] = {
 /* ---- colour encoding -------------------------------------------------------------------------------- */
 
 static float srgb_to_linear(float c) { return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f); }
-static uint8_t linear_to_srgb8(float c) {
+static uint8_t linear_to_srgb8_exact(float c) {
     c = clamp01(c);
     float s = c <= 0.0031308f ? 12.92f * c : 1.055f * powf(c, 1.0f / 2.4f) - 0.055f;
     return (uint8_t)lrintf(s * 255.0f);
+}
+
+/* SRGB_STEP[k]: the least linear value that linear_to_srgb8_exact takes to k or more (k = 1..255), found once by
+ * bisecting the floats; the encoding is then a search of this table, the same byte for every input as the
+ * exact form (which is monotonic) without a powf per channel (7 % of the synthesis). */
+static float SRGB_STEP[256];
+static void fill_srgb_steps(void) {
+    for (int k = 1; k < 256; k++) {
+        uint32_t lo = 0, hi = 0x3f800000u; /* the bit patterns of 0 and 1: ordered as the floats they are */
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            float c;
+            memcpy(&c, &mid, sizeof c);
+            if (linear_to_srgb8_exact(c) >= k) hi = mid;
+            else lo = mid + 1;
+        }
+        memcpy(&SRGB_STEP[k], &lo, sizeof lo);
+    }
+}
+static uint8_t linear_to_srgb8(float c) {
+    c = clamp01(c);
+    int k = 0;
+    for (int step = 128; step > 0; step >>= 1)
+        if (k + step < 256 && c >= SRGB_STEP[k + step]) k += step;
+    return (uint8_t)k;
 }
 
 size_t st_material_mip_offset(const st_material_set *set, uint32_t mip) {
@@ -405,9 +434,10 @@ static void layer_mean(st_material_set *set, uint32_t layer) {
     for (int c = 0; c < 3; c++) set->mean[layer][c] = (float)(sum[c] / (double)n);
 }
 
-/* The two lookup tables, filled once per process and read-only after. */
+/* The lookup tables, filled once per process and read-only after. */
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 static void fill_tables(void) {
+    fill_srgb_steps();
     for (int i = 0; i < 256; i++) {
         SRGB_LINEAR[i] = srgb_to_linear((float)i / 255.0f);
         GRAD[i][0] = cosf((float)i * (2.0f * PI_F / 256.0f));
