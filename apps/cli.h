@@ -161,6 +161,8 @@ void cli_options_usage(const cli_opt *opts, size_t count);
      .bad = "bad --repeat '%s' (1.." #max_runs ")", .help = (text)}
 /* --shading flat|textured into an st_shading; `text` says the command's default. */
 bool cli_parse_shading(const char *value, void *shading);
+/* The same, and fetches (ST_SHADING_FETCHES: texture fetches per pixel as the image), for strata render. */
+bool cli_parse_shading_fetches(const char *value, void *shading);
 #define CLI_OPT_SHADING(dst, text)                                                                              \
     {.name = "shading", .kind = CLI_OPT_PARSE, .target = (dst), .parse = cli_parse_shading, .arg = "S",        \
      .bad = "unknown shading '%s' (flat or textured)", .help = (text)}
@@ -326,5 +328,7 @@ int bench_tiles(int argc, char **argv);
 int bench_dem(int argc, char **argv);
 int bench_lod(int argc, char **argv);
 int bench_ocean(int argc, char **argv);
+/* strata bench materials: the material set's synthesis time and the texture fetches per pixel (bench_materials.c). */
+int bench_materials(int argc, char **argv);
 
 #endif

@@ -152,4 +152,11 @@ bool cli_parse_endian(const char *value, void *target) {
     return true;
 }
 
-bool cli_parse_shading(const char *value, void *shading) { return st_shading_parse(value, shading); }
+bool cli_parse_shading(const char *value, void *shading) {
+    st_shading s;
+    if (!st_shading_parse(value, &s) || s == ST_SHADING_FETCHES) return false; /* a measurement of render's alone */
+    *(st_shading *)shading = s;
+    return true;
+}
+
+bool cli_parse_shading_fetches(const char *value, void *shading) { return st_shading_parse(value, shading); }

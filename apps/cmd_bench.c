@@ -24,6 +24,8 @@ static const bench_entry benches[] = {
     {"lod", "CDLOD selection on the CPU per view and along a flight, 1920×1080 (median ms, target <= 0.05)", bench_lod},
     {"ocean", "FFT ocean simulation (target 3×256² ≤ 0.08 ms) and water surface pass (≤ 0.5 ms at 1280×800, "
               "≤ 1.5 ms at 3840×2160), GPU timestamps", bench_ocean},
+    {"materials", "material synthesis at start-up (target ≤ 200 ms) and texture fetches per pixel on a floor "
+                  "(≤ 8) and an 80° cliff (≤ 12), per method", bench_materials},
 };
 #define BENCH_COUNT (sizeof benches / sizeof benches[0])
 

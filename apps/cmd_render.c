@@ -58,7 +58,10 @@ int cmd_render(int argc, char **argv) {
         {.name = "ray-steps", .kind = CLI_OPT_UINT, .target = &steps, .min = 1, .max = 4096, .arg = "N",
          .bad = "bad ray step count '%s' (1..4096)", .help = "uniform steps of the ray march (default 128)"},
         CLI_OPT_NO_SHADOWS(&no_shadows),
-        CLI_OPT_SHADING(&shading, "flat (the paper's colour per material type) or textured (the default)"),
+        {.name = "shading", .kind = CLI_OPT_PARSE, .target = &shading, .parse = cli_parse_shading_fetches, .arg = "S",
+         .bad = "unknown shading '%s' (flat, textured or fetches)",
+         .help = "flat (the paper's colour per material type), textured (the default), or fetches (the\n"
+                 "texture fetches per pixel as the image: red material taps, green map lookups, k = k/32 linear)"},
         CLI_OPT_SHADOW_SIZE(&shadow_size, "the shadow map's resolution (default 1024; 'strata run' uses 256 on a "
                                           "CPU adapter)"),
         CLI_OPT_DEVICE(&device, &device_given),
@@ -133,7 +136,7 @@ int cmd_render(int argc, char **argv) {
     } else if (!r) {
         r = st_engine_set_level(engine, level, &err);
     }
-    if (!r && shading == ST_SHADING_TEXTURED) r = cli_world_materials(engine, world, &err);
+    if (!r && shading != ST_SHADING_FLAT) r = cli_world_materials(engine, world, &err);
     if (!r && level) cli_water_resolve(&water, level, ST_WATER_NONE);
     else if (!r) cli_water_resolve_paged(&water, pages, ST_WATER_NONE);
     st_render_desc rd = {.method = method, .width = width, .height = height, .knobs.ray_steps = steps,

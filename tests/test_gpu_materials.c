@@ -307,6 +307,77 @@ static void test_colour_map_is_the_albedo(void **state) {
     test_engine_finish(e, level);
 }
 
+/* ---- fetches per pixel (ST_SHADING_FETCHES) ----------------------------------------------------------- */
+
+/* A floor at 20 for x < 128, a cliff rising at 80° (tan 80° = 5.67 steps per texel) over x in [128, 163) and a
+ * plateau at 220 behind it; its colour map labels the three (red, green, magenta) so a flat render says which
+ * pixel shows which. */
+static st_level *cliff_level(void) {
+    st_level *l = test_flat_level(256, 256, 20);
+    l->wrap_x = l->wrap_y = false;
+    l->colors = malloc(256 * 256 * 3);
+    assert_non_null(l->colors);
+    for (int y = 0; y < 256; y++)
+        for (int x = 0; x < 256; x++) {
+            int h = x < 128 ? 20 : (int)fminf(220.0f, 20.0f + roundf((float)(x - 127) * 5.671f));
+            st_level_set_single(l, x, y, (uint8_t)h, (uint8_t)(h >= 60 ? 3 : 2));
+            uint8_t *c = l->colors + ((size_t)y * 256 + (size_t)x) * 3;
+            c[0] = h < 21 || h >= 220 ? 255 : 0;
+            c[1] = h >= 21 && h < 220 ? 255 : 0;
+            c[2] = h >= 220 ? 255 : 0;
+        }
+    return l;
+}
+
+/* The count a channel holds: the linear value k / 32 through sRGB to 8 bits (materials.glsl, mat_fetch_colour). */
+static int decode_count(uint8_t v) {
+    int best = 0;
+    for (int k = 1; k <= 32; k++)
+        if (abs((int)st_shade_srgb8((float)k / 32.0f) - v) < abs((int)st_shade_srgb8((float)best / 32.0f) - v)) best = k;
+    return best;
+}
+
+static void test_fetches_per_pixel(void **state) {
+    (void)state;
+    st_level *level = cliff_level();
+    st_engine *e = test_engine(level);
+    const uint32_t W = 96, H = 64;
+    /* from over the floor toward the cliff, which fills the upper part of the image */
+    st_camera cam = {.position = {20.3f, 128.6f, 70.0f}, .yaw_deg = 90, .pitch_deg = -14};
+    const char *methods[] = {"ray-compute", "mesh-compute"};
+    for (size_t m = 0; m < 2; m++) {
+        uint8_t *label = render_rgba_lit(e, methods[m], ST_SHADING_FLAT, cam, W, H, false);
+        uint8_t *count = render_rgba_lit(e, methods[m], ST_SHADING_FETCHES, cam, W, H, false);
+        int most[2] = {0, 0}, lookups = 0;
+        double sum[2] = {0, 0};
+        size_t n[2] = {0, 0};
+        for (uint32_t k = 0; k < W * H; k++) {
+            const uint8_t *c = label + k * 4;
+            int region = c[0] > 60 && c[1] < 20 && c[2] < 20 ? 0 : c[1] > 60 && c[0] < 20 && c[2] < 20 ? 1 : -1;
+            if (region < 0) continue;
+            int taps = decode_count(count[k * 4]);
+            most[region] = taps > most[region] ? taps : most[region];
+            sum[region] += taps;
+            n[region]++;
+            int look = decode_count(count[k * 4 + 1]);
+            lookups = look > lookups ? look : lookups;
+        }
+        printf("%-13s material fetches per pixel: floor max %d mean %.2f (%zu px), 80-degree cliff max %d mean %.2f "
+               "(%zu px); map lookups at most %d\n", methods[m], most[0], n[0] ? sum[0] / (double)n[0] : 0, n[0],
+               most[1], n[1] ? sum[1] / (double)n[1] : 0, n[1], lookups);
+        assert_true(n[0] > W * H / 8 && n[1] > W * H / 8); /* both in the picture */
+        /* counted at all: every textured pixel reads at least one layer's albedo and its control texel */
+        assert_true(sum[0] / (double)n[0] >= 1.0 && sum[1] / (double)n[1] >= 1.0);
+        assert_int_equal(lookups, 2); /* the control map's texel and the colour map's */
+        if (most[0] > 8 || most[1] > 12)
+            fail_msg("%s: %d fetches on flat ground (at most 8), %d on the cliff (at most 12)", methods[m], most[0],
+                     most[1]);
+        free(label);
+        free(count);
+    }
+    test_engine_finish(e, level);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_method_same_floor_material),
@@ -314,6 +385,7 @@ int main(void) {
         cmocka_unit_test(test_far_floor_keeps_its_texture),
         cmocka_unit_test(test_paint_uploads_dirty_rect),
         cmocka_unit_test(test_colour_map_is_the_albedo),
+        cmocka_unit_test(test_fetches_per_pixel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -158,8 +158,12 @@ double st_knob_get(const st_method_knobs *knobs, const st_method_knob *knob);
 typedef enum st_shading {
     ST_SHADING_FLAT,     /* the default: the measurement protocol's shading */
     ST_SHADING_TEXTURED,
+    /* a measurement: textured shading's work, but each pixel shows how many texture fetches its shading made —
+     * the linear value of red is the material taps (albedo + height, normal) / 32, of green the per-texel map
+     * lookups (control, colour) / 32 (docs/materials.md, "Fetches per pixel"); unlit, no fog */
+    ST_SHADING_FETCHES,
 } st_shading;
-/* "flat" or "textured". */
+/* "flat", "textured" or "fetches". */
 const char *st_shading_name(st_shading shading);
 /* The shading of that name; false for any other name. */
 bool st_shading_parse(const char *name, st_shading *out);

@@ -52,8 +52,10 @@ Material dem_material(float h, vec3 n, float sea, float top_m) {
 
 // p: the point relative to the eye; h: its height in metres; n: unit normal; visibility of the sun in [0, 1].
 vec3 dem_shade(vec3 p, float h, vec3 n, float visibility, float sea, float top_m) {
+    mat_count_reset();
     Material m = dem_material(h, n, sea, top_m);
     SurfaceColor sc = surface_color(p, n, m, pixel_footprint(p, n));
+    if (mat_counting()) return mat_fetch_colour();
     vec3 albedo = sc.albedo;
     float light = g.light.w + (1.0 - g.light.w) * visibility * max(0.0, dot(sc.normal, g.light.xyz));
     float f = smoothstep(g.eye.w - g.fog.w, g.eye.w, length(p.xy));

@@ -20,8 +20,9 @@ layout(set = 0, binding = 0, std140) uniform Globals {
     vec4 material_mean[32]; // linear mean albedo of each material; w: repeats per world unit
 } g;
 
-// material_info.w's flags (globals.h's ST_MATERIAL_INFO_*): the level's colour map is bound
-const uint MATERIAL_INFO_COLORS = 1u;
+// material_info.w's flags (globals.h's ST_MATERIAL_INFO_*): the level's colour map is bound; the frame counts
+// texture fetches per pixel instead of shading (ST_SHADING_FETCHES)
+const uint MATERIAL_INFO_COLORS = 1u, MATERIAL_INFO_FETCHES = 2u;
 
 // knobs.w: the axes along which the level does not wrap (st_level.wrap_x/wrap_y; surface.glsl says what lies past them)
 const uint LEVEL_BOUNDED_X = 1u, LEVEL_BOUNDED_Y = 2u;

@@ -83,10 +83,32 @@ float mat_noise_cells(vec2 x, float cell) {
 }
 float mat_noise(vec2 x) { return mat_noise_cells(x, MAT_NOISE_CELL); }
 
-// The per-texel maps' fetches (control, colour).
+// ---- counting fetches (ST_SHADING_FETCHES) ----------------------------------------------------------------
+// Every texture fetch of the materials goes through the helpers below, which count them for the pixel being
+// shaded: mat_taps the material arrays' (albedo + height, normal), mat_lookups the per-texel maps' (control,
+// colour). The shading entry points (shade_lit, dem_shade) reset them and, in the counting mode, return them as
+// the pixel's colour (mat_fetch_colour), so every method's fetches are measured from its own image.
+uint mat_taps = 0u, mat_lookups = 0u;
+const float MAT_COUNT_SCALE = 32.0; // a count of k is written as the linear value k / 32 (counts up to 32)
+
+void mat_count_reset() {
+    mat_taps = 0u;
+    mat_lookups = 0u;
+}
+bool mat_counting() { return (g.material_info.w & MATERIAL_INFO_FETCHES) != 0u; }
+// The counts as a linear colour: red the material taps, green the map lookups (tests/test_gpu_materials.c,
+// strata bench materials decode them from the sRGB image).
+vec3 mat_fetch_colour() { return vec3(float(mat_taps), float(mat_lookups), 0.0) / MAT_COUNT_SCALE; }
+
 #ifndef ST_NO_MATERIALS
-uvec4 mat_fetch_control(ivec2 c) { return texelFetch(control_map, c, 0); }
-vec3 mat_fetch_color(ivec2 c) { return texelFetch(color_map, c, 0).rgb; }
+uvec4 mat_fetch_control(ivec2 c) {
+    mat_lookups++;
+    return texelFetch(control_map, c, 0);
+}
+vec3 mat_fetch_color(ivec2 c) {
+    mat_lookups++;
+    return texelFetch(color_map, c, 0).rgb;
+}
 #endif
 
 struct MatSample {
@@ -100,6 +122,7 @@ vec4 mat_tap_albedo(uint layer, vec2 uv, vec2 gx, vec2 gy) {
 #ifdef ST_NO_MATERIALS
     return vec4(0.5);
 #else
+    mat_taps++;
     return textureGrad(material_surface, vec3(uv, float(layer)), gx, gy);
 #endif
 }
@@ -107,6 +130,7 @@ vec3 mat_tap_normal(uint layer, vec2 uv, vec2 gx, vec2 gy) {
 #ifdef ST_NO_MATERIALS
     return vec3(0.0, 0.0, 1.0);
 #else
+    mat_taps++;
     return textureGrad(material_normal, vec3(uv, float(layer)), gx, gy).xyz * 2.0 - 1.0;
 #endif
 }

@@ -90,7 +90,9 @@ vec3 shade_lit(vec3 p, Surface s, vec3 n, float visibility) {
     uint type = upper ? s.high_type : s.low_type;
     if (s.dual && p.z <= s.low && s.low < s.high) visibility *= 0.25; // the cave floor
     vec3 face = shading_textured() ? surface_face(p, s, upper) : n; // flat shading reads no neighbours
+    mat_count_reset();
     SurfaceColor sc = surface_color(p, n, level_material(p, s, type, face), pixel_footprint(p, face));
+    if (mat_counting()) return mat_fetch_colour();
     vec3 color = sc.albedo * (g.light.w + (1.0 - g.light.w) * visibility * max(0.0, dot(sc.normal, g.light.xyz)));
     float d = length(p.xy - g.eye.xy);
     float f = smoothstep(g.eye.w - g.fog.w, g.eye.w, d);

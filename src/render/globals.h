@@ -8,8 +8,10 @@
 #include "strata/level.h"
 #include "strata/materials.h"
 
-/* material_info[3]'s flags (globals.glsl's MATERIAL_INFO_*): the level's colour map is bound (binding 8). */
+/* material_info[3]'s flags (globals.glsl's MATERIAL_INFO_*): the level's colour map is bound (binding 8); the
+ * frame shows texture fetches per pixel instead of colour (ST_SHADING_FETCHES). */
 #define ST_MATERIAL_INFO_COLORS 1u
+#define ST_MATERIAL_INFO_FETCHES 2u
 
 /* std140 mirror of shaders/common/globals.glsl */
 typedef struct st_globals_gpu {

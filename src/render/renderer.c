@@ -228,7 +228,7 @@ st_result st_renderer_create(st_engine *e, const st_render_desc *desc, st_render
         st_gpu_set_write_binding(gpu, r->globals_set, 7, &pool);
     }
     /* textured shading: the materials (and the level's control map) on the GPU before the set is bound */
-    if (!res && r->desc.shading == ST_SHADING_TEXTURED) res = st_materials_gpu_enable(e, err);
+    if (!res && r->desc.shading != ST_SHADING_FLAT) res = st_materials_gpu_enable(e, err);
     if (!res) st_materials_gpu_bind(e, r->globals_set);
     /* The frame's passes, in order; each is created before the method, which may read what they bind (the
      * shadow pass fills set 0's binding 2). */
@@ -295,7 +295,7 @@ void st_renderer_destroy(st_renderer *r) {
 
 static void fill_material_globals(st_renderer *r, st_globals_gpu *g) {
     const st_materials_gpu *m = &r->engine->materials;
-    bool textured = r->desc.shading == ST_SHADING_TEXTURED && m->arrays_ready;
+    bool textured = r->desc.shading != ST_SHADING_FLAT && m->arrays_ready;
     memset(g->material_info, 0, sizeof g->material_info + sizeof g->material_origin + sizeof g->material_mean);
     /* the level's colour map is its albedo, flat or textured */
     const st_level *l = r->engine->level;
@@ -303,6 +303,7 @@ static void fill_material_globals(st_renderer *r, st_globals_gpu *g) {
                               ? ST_MATERIAL_INFO_COLORS
                               : 0;
     if (!textured) return;
+    if (r->desc.shading == ST_SHADING_FETCHES) g->material_info[3] |= ST_MATERIAL_INFO_FETCHES;
     g->material_info[0] = 1;
     g->material_info[1] = m->set->count;
     g->material_info[2] = r->ops->info.world != ST_WORLD_STORE && r->engine->level &&
@@ -471,12 +472,15 @@ uint64_t st_renderer_method_cpu_bytes(const st_renderer *r) {
     return r->ops->cpu_bytes ? r->ops->cpu_bytes(r, r->state) : 0;
 }
 
-const char *st_shading_name(st_shading shading) { return shading == ST_SHADING_TEXTURED ? "textured" : "flat"; }
+const char *st_shading_name(st_shading shading) {
+    return shading == ST_SHADING_TEXTURED ? "textured" : shading == ST_SHADING_FETCHES ? "fetches" : "flat";
+}
 
 bool st_shading_parse(const char *name, st_shading *out) {
     if (!name) return false;
     if (!strcmp(name, "flat")) *out = ST_SHADING_FLAT;
     else if (!strcmp(name, "textured")) *out = ST_SHADING_TEXTURED;
+    else if (!strcmp(name, "fetches")) *out = ST_SHADING_FETCHES;
     else return false;
     return true;
 }
