@@ -52,8 +52,8 @@ size_t cli_parse_ints(const char *text, long min, long max, int *out, size_t cap
  * line "strata CMD: ..." on stderr. */
 int cli_read_grey16_png(const char *cmd, const char *path, uint32_t min_side, uint32_t max_side, uint32_t *w,
                         uint32_t *h, void **samples);
-/* Loads "default", a world directory, a world.ini file, or "gen:multi:SEED:WxH[:DUAL]" (generated whole: a level's
- * size limits apply). */
+/* Loads "default", a world directory, a world.ini file, "gen:multi:SEED:WxH[:DUAL]" (generated whole: a level's
+ * size limits apply), a folder of height.png and color.png or a height map's .png (st_level_load_world_pair). */
 st_result cli_load_world(const char *path, st_level **out, st_error *err);
 /* cli_load_world, or with color (--color FILE) the Comanche-style pair of height map `path` (a .png) and that
  * colour map (st_level_load_color_pair); color with any other world is ST_ERR_INVALID. */

@@ -151,7 +151,9 @@ st_result cli_load_world(const char *path, st_level **out, st_error *err) {
         st_store_close(s);
         return r;
     }
-    return st_world_load(path, out, err);
+    bool taken = false; /* a Comanche-style pair's folder, or a height map's .png */
+    st_result r = st_level_load_world_pair(path, &taken, out, err);
+    return taken ? r : st_world_load(path, out, err);
 }
 
 st_result cli_load_world_color(const char *path, const char *color, st_level **out, st_error *err) {

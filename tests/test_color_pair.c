@@ -1,5 +1,5 @@
 /* Comanche-style worlds: a height map (its samples the height steps 1:1) and a colour map read into a level whose
- * colour map is the albedo; the pair's folder layout and the height map alone through st_world_load; the shipped
+ * colour map is the albedo; the pair's folder layout and the height map alone (st_level_load_world_pair); the shipped
  * pair (data/comanche); bad pairs refused before anything is decoded; the colour map in the level's copy, its
  * checksum and the reference's shading (the C twin of the GPU's). */
 #include <math.h>
@@ -165,8 +165,8 @@ static void test_bad_pairs_refused(void **state) {
     free(hp), free(cp), free(mp), free(dp);
 }
 
-/* The folder layout and the height map alone through st_world_load; a folder with neither world.ini nor the
- * pair names both. */
+/* The folder layout and the height map alone (st_level_load_world_pair, which the CLI asks first); a folder
+ * with half a pair or a world.ini is left to st_world_load. */
 static void test_world_load_forms(void **state) {
     (void)state;
     const char *made = test_temp_dir("pair-world");
@@ -176,21 +176,30 @@ static void test_world_load_forms(void **state) {
     size_t hs, cs;
     make_pair(dir, 32, 32, &hp, &hs, &cp, &cs);
     st_level *l = NULL;
-    assert_st_ok(st_world_load(dir, &l, err));
+    bool taken = false;
+    assert_st_ok(st_level_load_world_pair(dir, &taken, &l, err));
+    assert_true(taken);
     assert_non_null(l->colors);
     assert_int_equal(l->width, 32);
     const char *base = strrchr(dir, '/') + 1;
     assert_string_equal(l->name, base); /* named after its folder */
     st_level_destroy(l);
     snprintf(path, sizeof path, "%s/height.png", dir);
-    assert_st_ok(st_world_load(path, &l, err));
+    assert_st_ok(st_level_load_world_pair(path, &taken, &l, err));
+    assert_true(taken);
     assert_null(l->colors);
     st_level_destroy(l);
+    /* "default", a world.ini and a folder of half a pair are not pairs */
+    assert_st_ok(st_level_load_world_pair("default", &taken, &l, err));
+    assert_false(taken);
     snprintf(path, sizeof path, "%s/color.png", dir);
     remove(path);
+    assert_st_ok(st_level_load_world_pair(dir, &taken, &l, err));
+    assert_false(taken);
+    assert_null(l);
     st_error e = {0};
     assert_int_equal(st_world_load(dir, &l, &e), ST_ERR_IO);
-    assert_non_null(strstr(e.message, "no world.ini (or height.png and color.png)"));
+    assert_non_null(strstr(e.message, "world.ini"));
     free(hp);
     free(cp);
 }
@@ -204,7 +213,9 @@ static void test_shipped_pair(void **state) {
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/data/comanche", src);
     st_level *l = NULL;
-    assert_st_ok(st_world_load(dir, &l, err));
+    bool taken = false;
+    assert_st_ok(st_level_load_world_pair(dir, &taken, &l, err));
+    assert_true(taken);
     assert_int_equal(l->width, 256);
     assert_int_equal(l->height, 256);
     assert_non_null(l->colors);

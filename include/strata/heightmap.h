@@ -129,6 +129,12 @@ st_result st_level_decode_color_pair(const uint8_t *height_png, size_t height_si
  * after the height map. */
 st_result st_level_load_color_pair(const char *height_path, const char *color_path, st_level **out, st_error *err);
 
+/* A world given as a pair: a folder holding height.png and color.png but no world.ini (the pair), or a .png
+ * file (a height map alone). *taken says whether path was one of them (then the result is the load's); for any
+ * other path nothing is done (ST_OK, *taken false), and st_world_load reads it. Kept apart from st_world_load,
+ * which the web build takes without the PNG readers. */
+st_result st_level_load_world_pair(const char *path, bool *taken, st_level **out, st_error *err);
+
 /* The preview colours (W×H RGB) used by st_level_write_pngs; *rgb is malloc'd. */
 st_result st_level_preview(const st_level *level, uint8_t **rgb, st_error *err);
 

@@ -5,9 +5,7 @@
 
 #include "strata/level.h"
 
-/* path: "default" (or NULL), a directory holding world.ini, or a world.ini file; also a directory holding
- * height.png and color.png but no world.ini (a Comanche-style pair: st_level_load_color_pair), or a height map's
- * .png alone (its samples the height steps 1:1, no colour map). */
+/* path: "default" (or NULL), a directory holding world.ini, or a world.ini file. */
 st_result st_world_load(const char *path, st_level **out, st_error *err);
 /* Writes world.ini, output.vmc, harmony.pal and output.vpr into dir (created when missing), all or nothing:
  * a reader sees the old world or the new one, whatever stops the save (docs/formats.md, "Saving a world").

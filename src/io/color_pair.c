@@ -1,9 +1,12 @@
 /* Comanche-style worlds: a height map whose samples are the height steps as they are (1:1) and a colour map of
  * the same size that becomes the level's albedo (st_level.colors). Both headers are judged before either image
  * is decoded, so a mismatched or oversized pair costs nothing. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "strata/file.h"
 #include "strata/heightmap.h"
@@ -120,4 +123,27 @@ st_result st_level_load_color_pair(const char *height_path, const char *color_pa
     }
     memcpy(l->name, name, sizeof name);
     return ST_OK;
+}
+
+st_result st_level_load_world_pair(const char *path, bool *taken, st_level **out, st_error *err) {
+    *out = NULL;
+    *taken = false;
+    struct stat sb;
+    if (!path || lstat(path, &sb) != 0) return ST_OK; /* not a pair: st_world_load says what is wrong */
+    size_t n = strlen(path);
+    if (!S_ISDIR(sb.st_mode)) {
+        if (n <= 4 || strcasecmp(path + n - 4, ".png")) return ST_OK;
+        *taken = true;
+        return st_level_load_color_pair(path, NULL, out, err);
+    }
+    char ini[1100], journal[1200], height[1100], color[1100];
+    if ((size_t)snprintf(ini, sizeof ini, "%s/world.ini", path) >= sizeof ini) return ST_OK;
+    snprintf(journal, sizeof journal, "%s.new", ini);
+    snprintf(height, sizeof height, "%s/height.png", path);
+    snprintf(color, sizeof color, "%s/color.png", path);
+    /* a Vangers world (or one a save is finishing) is st_world_load's, and so is a folder of half a pair */
+    if (lstat(ini, &sb) == 0 || errno != ENOENT || lstat(journal, &sb) == 0) return ST_OK;
+    if (lstat(height, &sb) != 0 || lstat(color, &sb) != 0) return ST_OK;
+    *taken = true;
+    return st_level_load_color_pair(height, color, out, err);
 }

@@ -1,18 +1,15 @@
 /* Worlds on disk, reading: st_world_load ("default", a directory or a world.ini) reads the files a world.ini
  * names (following an interrupted save's journal when there is one) and st_world_decode turns their bytes into
- * a level, checking every size before the level is allocated and the map against its recorded CRC-32; a folder
- * of a height map and a colour map, or a height map's PNG, goes to st_level_load_color_pair. */
+ * a level, checking every size before the level is allocated and the map against its recorded CRC-32. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
 #include "strata/file.h"
 #include "strata/gen.h"
-#include "strata/heightmap.h"
 #include "strata/image.h"
 #include "strata/vangers.h"
 #include "strata/world.h"
@@ -231,22 +228,11 @@ st_result st_world_load(const char *path, st_level **out, st_error *err) {
         if (stat(ini, &sb) != 0) {
             int e = errno; /* a permission error or a link loop is not "no world.ini" */
             if (e != ENOENT) return st_error_set(err, ST_ERR_IO, "%s: %s", ini, strerror(e));
-            if (stat(journal, &sb) != 0) {
-                /* no Vangers world: a Comanche-style pair, height.png and color.png (docs/formats.md) */
-                char height[1100], color[1100];
-                r = join(height, sizeof height, path, "height.png", err);
-                if (!r) r = join(color, sizeof color, path, "color.png", err);
-                if (r) return r;
-                if (lstat(height, &sb) == 0 && lstat(color, &sb) == 0)
-                    return st_level_load_color_pair(height, color, out, err);
-                return st_error_set(err, ST_ERR_IO, "%s: no world.ini (or height.png and color.png) in this directory",
-                                    path);
-            }
+            if (stat(journal, &sb) != 0)
+                return st_error_set(err, ST_ERR_IO, "%s: no world.ini in this directory", path);
         }
         return load_vangers(ini, out, err);
     }
     if (stat(path, &sb) != 0) return st_error_set(err, ST_ERR_IO, "%s: %s", path, strerror(errno));
-    size_t n = strlen(path);
-    if (n > 4 && !strcasecmp(path + n - 4, ".png")) return st_level_load_color_pair(path, NULL, out, err);
     return load_vangers(path, out, err);
 }
