@@ -3,16 +3,6 @@
 // then four bisection steps; misses return the far depth (0) and the fog colour. In a level bounded along an
 // axis the segment is clipped to the level first: past its edge there is nothing, not even the ground.
 // Requires globals.glsl, surface.glsl, camera.glsl, shading.glsl.
-//
-// RAY_AIR_SKIP (the compute variant): the air tables (air_tables.glsl, included before) let a ray pass samples
-// that cannot be SOLID without fetching them — a stretch from a sample on that the tables show in the air holds
-// none, so the samples in it are skipped and the first one past it is where the march goes on. The samples taken
-// are those of the full march, so the hit, the bisection and the image are the same; ray_air_on() (the includer's)
-// says whether the tables are there, and ray_samples / ray_walks count the work.
-#ifdef RAY_AIR_SKIP
-uint ray_samples = 0u; // uniform samples fetched
-uint ray_walks = 0u;   // walks of the air tables
-#endif
 
 // Distance of the first hit along the normalised ray, or -1.
 float ray_march(vec3 o, vec3 dir, float t0, float t1, uint steps) {
@@ -33,32 +23,8 @@ float ray_march(vec3 o, vec3 dir, float t0, float t1, uint steps) {
     float dt = (t1 - t0) / float(steps + 1u);
     float a = t0, b = t1;
     bool hit = false;
-#ifdef RAY_AIR_SKIP
-    bool air = ray_air_on();
-    // [t, air_end): in the air, known at sample k; no walk again before t_block (where the ray is next in the air
-    // of the cell that stopped the last walk)
-    float air_end = t0, t_block = t0;
-    float e = 2e-3 + 4e-7 * (abs(o.x) + abs(o.y) + t1); // how far off the exact line a float sample can land in xy
-#endif
     for (uint k = 1u; k <= steps; k++) {
         float t = t0 + float(k) * dt;
-#ifdef RAY_AIR_SKIP
-        if (air && t >= air_end && t >= t_block) {
-            ray_walks++;
-            // the walk stops at the 4×4 cells: finer looks cost more fetches than the samples they would save
-            air_end = air_clear_until(o, dir, t, t1, e, 1, t_block);
-            // samples k .. m−1 lie in [t, air_end): m the first that may not, checked on the very floats the
-            // loop computes (they grow with k), so rounding cannot skip a sample past the stretch
-            uint m = uint(clamp(floor((air_end - t0) / dt), float(k), float(steps + 1u)));
-            if (m > k && !(t0 + float(m - 1u) * dt < air_end)) m--;
-            if (m > k && !(t0 + float(m - 1u) * dt < air_end)) m = k;
-            if (m > k) {
-                k = m - 1u; // the loop's step takes it to m
-                continue;
-            }
-        }
-        ray_samples++;
-#endif
         if (solid(o + dir * t)) {
             a = t - dt;
             b = t;

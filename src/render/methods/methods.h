@@ -12,15 +12,6 @@
 
 extern const st_method_ops st_method_ray;         /* ray.c: height-field ray march, fragment pass */
 extern const st_method_ops st_method_ray_compute; /* ray.c: the same march in a compute pass */
-/* ray.c, for tests and the bench: one frame of camera drawn by ray-compute with its work counted — pixels, uniform
- * samples fetched, walks of the air tables and cells they looked at — skipping by the air tables as the frames do
- * (skip true) or fetching every sample (false; the image is then the full march's, for comparison). skipping says
- * whether it did skip (no tables with paged terrain). Waits for the device. */
-typedef struct st_ray_work {
-    uint32_t pixels, samples, walks, cells;
-    bool skipping;
-} st_ray_work;
-st_result st_ray_compute_work(st_renderer *r, const st_camera *camera, bool skip, st_ray_work *out, st_error *err);
 /* slice.c, for tests and the bench: one frame of camera drawn by slice-compute with its work counted — pixels,
  * band samples fetched, bands sampled, walks of the air tables, cells they looked at and texels they fetched —
  * with the walk looking down to texels (walk_texels) or stopping at the 4×4 cells, and the bands passing the samples
