@@ -583,31 +583,47 @@ static bool cpu_has_avx2(void) { return __builtin_cpu_supports("avx2"); }
 #define TIN_AVX2 0
 #endif
 
-#if TIN_AVX2
-/* scan_triangle for a single-layer grid on the vector path: the bare setup of scan_low_avx2. */
-static void scan_triangle_low(tin_ctx *c, uint32_t t) {
+/* What both scans of a triangle start from: its corners, twice its area, the edge functions
+ * w_i = α_i x + β_i y + γ_i (the weight of vertex i, opposite edge) and its box of interior samples. */
+typedef struct tri_setup {
+    int64_t x[3], y[3], A, al[3], be[3], ga[3];
+    int xmin, xmax, ymin, ymax;
+} tri_setup;
+
+/* Fills *s for triangle t and resets its candidate cd (no sample, area cached); false when the box holds no
+ * interior sample (the sides belong to Douglas-Peucker), so there is nothing to scan. */
+static inline bool triangle_setup(const tin_ctx *c, uint32_t t, tin_cand *cd, tri_setup *s) {
     const st_tin *tin = c->tin;
-    const uint16_t *lo = c->d->low;
     const st_tin_triangle *T = &tin->triangles[t];
-    tin_cand *cd = &c->w->cand[t];
-    const st_tin_vertex *V0 = &tin->vertices[T->v[0]], *V1 = &tin->vertices[T->v[1]],
-                        *V2 = &tin->vertices[T->v[2]];
-    int64_t x0 = V0->x, y0 = V0->y, x1 = V1->x, y1 = V1->y, x2 = V2->x, y2 = V2->y;
-    int64_t A = (x1 - x0) * (y2 - y0) - (y1 - y0) * (x2 - x0);
+    for (int i = 0; i < 3; i++) s->x[i] = tin->vertices[T->v[i]].x, s->y[i] = tin->vertices[T->v[i]].y;
+    int64_t x0 = s->x[0], y0 = s->y[0], x1 = s->x[1], y1 = s->y[1], x2 = s->x[2], y2 = s->y[2];
+    s->A = (x1 - x0) * (y2 - y0) - (y1 - y0) * (x2 - x0);
     cd->sample = -1;
     cd->err = 0;
-    cd->area2 = A;
+    cd->area2 = s->A;
     cd->prio = 0;
-    int64_t al[3] = {y1 - y2, y2 - y0, y0 - y1};
-    int64_t be[3] = {x2 - x1, x0 - x2, x1 - x0};
-    int64_t ga[3] = {x1 * y2 - y1 * x2, x2 * y0 - y2 * x0, x0 * y1 - y0 * x1};
+    s->al[0] = y1 - y2, s->al[1] = y2 - y0, s->al[2] = y0 - y1;
+    s->be[0] = x2 - x1, s->be[1] = x0 - x2, s->be[2] = x1 - x0;
+    s->ga[0] = x1 * y2 - y1 * x2, s->ga[1] = x2 * y0 - y2 * x0, s->ga[2] = x0 * y1 - y0 * x1;
     int ymin = (int)(y0 < y1 ? (y0 < y2 ? y0 : y2) : (y1 < y2 ? y1 : y2));
     int ymax = (int)(y0 > y1 ? (y0 > y2 ? y0 : y2) : (y1 > y2 ? y1 : y2));
     int xmin = (int)(x0 < x1 ? (x0 < x2 ? x0 : x2) : (x1 < x2 ? x1 : x2));
     int xmax = (int)(x0 > x1 ? (x0 > x2 ? x0 : x2) : (x1 > x2 ? x1 : x2));
-    ymin = ymin < 1 ? 1 : ymin, ymax = ymax > c->H - 2 ? c->H - 2 : ymax;
-    xmin = xmin < 1 ? 1 : xmin, xmax = xmax > c->W - 2 ? c->W - 2 : xmax;
-    if (ymin > ymax || xmin > xmax) return;
+    s->ymin = ymin < 1 ? 1 : ymin, s->ymax = ymax > c->H - 2 ? c->H - 2 : ymax;
+    s->xmin = xmin < 1 ? 1 : xmin, s->xmax = xmax > c->W - 2 ? c->W - 2 : xmax;
+    return s->ymin <= s->ymax && s->xmin <= s->xmax;
+}
+
+#if TIN_AVX2
+/* scan_triangle for a single-layer grid on the vector path: the bare setup of scan_low_avx2. */
+static void scan_triangle_low(tin_ctx *c, uint32_t t) {
+    const uint16_t *lo = c->d->low;
+    tin_cand *cd = &c->w->cand[t];
+    tri_setup T;
+    if (!triangle_setup(c, t, cd, &T)) return;
+    int64_t x0 = T.x[0], y0 = T.y[0], x1 = T.x[1], y1 = T.y[1], x2 = T.x[2], y2 = T.y[2], A = T.A;
+    const int64_t *al = T.al, *be = T.be, *ga = T.ga;
+    int xmin = T.xmin, xmax = T.xmax, ymin = T.ymin, ymax = T.ymax;
     int64_t z0 = lo[y0 * c->W + x0], z1 = lo[y1 * c->W + x1], z2 = lo[y2 * c->W + x2];
     scan_result R = scan_low_avx2(lo, c->W, xmin, xmax, ymin, ymax, A, al, be, ga, al[0] * z0 + al[1] * z1 + al[2] * z2,
                                   be[0] * z0 + be[1] * z1 + be[2] * z2, ga[0] * z0 + ga[1] * z1 + ga[2] * z2);
@@ -622,32 +638,13 @@ static void scan_triangle_low(tin_ctx *c, uint32_t t) {
 
 /* Scans every non-side sample of triangle t (closed) and caches its worst one. */
 static void scan_triangle(tin_ctx *c, uint32_t t) {
-    const st_tin *tin = c->tin;
     const st_tin_desc *d = c->d;
-    const st_tin_triangle *T = &tin->triangles[t];
     tin_cand *cd = &c->w->cand[t];
-    const st_tin_vertex *V0 = &tin->vertices[T->v[0]], *V1 = &tin->vertices[T->v[1]],
-                        *V2 = &tin->vertices[T->v[2]];
-    int64_t x0 = V0->x, y0 = V0->y, x1 = V1->x, y1 = V1->y, x2 = V2->x, y2 = V2->y;
-    int64_t A = (x1 - x0) * (y2 - y0) - (y1 - y0) * (x2 - x0);
-    cd->sample = -1;
-    cd->err = 0;
-    cd->area2 = A;
-    cd->prio = 0;
-    /* edge functions w_i = α_i x + β_i y + γ_i, the weight of vertex i (opposite edge) */
-    int64_t al[3] = {y1 - y2, y2 - y0, y0 - y1};
-    int64_t be[3] = {x2 - x1, x0 - x2, x1 - x0};
-    int64_t ga[3] = {x1 * y2 - y1 * x2, x2 * y0 - y2 * x0, x0 * y1 - y0 * x1};
-    int ymin = (int)(y0 < y1 ? (y0 < y2 ? y0 : y2) : (y1 < y2 ? y1 : y2));
-    int ymax = (int)(y0 > y1 ? (y0 > y2 ? y0 : y2) : (y1 > y2 ? y1 : y2));
-    int xmin = (int)(x0 < x1 ? (x0 < x2 ? x0 : x2) : (x1 < x2 ? x1 : x2));
-    int xmax = (int)(x0 > x1 ? (x0 > x2 ? x0 : x2) : (x1 > x2 ? x1 : x2));
-    /* the sides belong to Douglas-Peucker: interior samples only */
-    if (ymin < 1) ymin = 1;
-    if (ymax > c->H - 2) ymax = c->H - 2;
-    if (xmin < 1) xmin = 1;
-    if (xmax > c->W - 2) xmax = c->W - 2;
-    if (ymin > ymax || xmin > xmax) return;
+    tri_setup T;
+    if (!triangle_setup(c, t, cd, &T)) return;
+    int64_t x0 = T.x[0], y0 = T.y[0], x1 = T.x[1], y1 = T.y[1], x2 = T.x[2], y2 = T.y[2], A = T.A;
+    const int64_t *al = T.al, *be = T.be, *ga = T.ga;
+    int xmin = T.xmin, xmax = T.xmax, ymin = T.ymin, ymax = T.ymax;
     const uint16_t *lo = d->low, *mi = d->mid, *hi = d->high;
     const uint8_t *du = d->dual;
     int mode = 0; /* 0: low only; 1: three layers everywhere (paper); 2: outline metric */
