@@ -404,7 +404,8 @@ static void test_paged_world_without_level(void **state) {
     st_level_destroy(level); /* nothing of the level is kept: the store is the world */
     st_engine_desc ed = {.validate = true};
     assert_st_ok(st_engine_create(&ed, &e, err));
-    st_paged_desc pd = {.pool_pages = POOL};
+    /* the plain decode (every texel through its entry); the other tests draw with the default, cached one */
+    st_paged_desc pd = {.pool_pages = POOL, .decode = ST_PAGED_DECODE_PLAIN, .table_memory = ST_PAGED_TABLE_HOST};
     assert_st_ok(st_engine_set_paged_world(e, store, &pd, err));
     for (int m = 0; m < 2; m++) {
         st_renderer *r = test_renderer(e, methods[m], W, H, NULL);
@@ -437,8 +438,7 @@ static void test_paged_world_without_level(void **state) {
  * coarse texel over it from the finest coarser level that has its page, else its tile's floor: a level built by
  * that rule on the CPU (from st_level_coarsen of the whole world) renders bit for bit what the paged world renders
  * — ray-compute and scatter, colour and depth. */
-static void test_far_field_levels(void **state) {
-    (void)state;
+static void far_field_levels(st_paged_decode decode) {
     enum { W = 64, H = 40 };
     st_level *level = world_level();
     st_store *store = world_store(level, "paged-far");
@@ -451,7 +451,7 @@ static void test_far_field_levels(void **state) {
     st_engine_desc ed = {.validate = true};
     st_engine *e = NULL;
     assert_st_ok(st_engine_create(&ed, &e, err));
-    st_paged_desc pd = {.pool_pages = 64, .far_levels = 2, .full_radius = 96.0f};
+    st_paged_desc pd = {.pool_pages = 64, .far_levels = 2, .full_radius = 96.0f, .decode = decode};
     assert_st_ok(st_engine_set_paged_world(e, store, &pd, err));
     assert_st_ok(st_engine_paged_settle(e, &cam, 20000, NULL, err));
     st_paged_stats ps;
@@ -511,9 +511,11 @@ static void test_far_field_levels(void **state) {
         st_renderer *r = test_renderer(e, methods[m], W, H, NULL);
         frame want = draw(r, cam, W, H);
         if (memcmp(got[m].rgba, want.rgba, (size_t)W * H * 4))
-            fail_msg("%s: the far field's colour differs from the level the GPU should read", methods[m]);
+            fail_msg("%s, decode %d: the far field's colour differs from the level the GPU should read", methods[m],
+                     (int)decode);
         if (memcmp(got[m].depth, want.depth, (size_t)W * H * sizeof(float)))
-            fail_msg("%s: the far field's depth differs from the level the GPU should read", methods[m]);
+            fail_msg("%s, decode %d: the far field's depth differs from the level the GPU should read", methods[m],
+                     (int)decode);
         free(want.rgba);
         free(want.depth);
         free(got[m].rgba);
@@ -525,6 +527,14 @@ static void test_far_field_levels(void **state) {
     st_level_destroy(coarse[1]);
     st_level_destroy(coarse[2]);
     st_level_destroy(level);
+}
+
+/* Both decodes: each texel read through its entries, and each page resolved once per run of reads in it (the
+ * coarse levels' pages resolved for a level-0 page that is missing). */
+static void test_far_field_levels(void **state) {
+    (void)state;
+    far_field_levels(ST_PAGED_DECODE_PLAIN);
+    far_field_levels(ST_PAGED_DECODE_CACHED);
 }
 
 static void test_paged_bad_input(void **state) {

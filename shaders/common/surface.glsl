@@ -21,33 +21,63 @@ struct Surface {
 const uint LEVEL_PAGED = 4u;
 layout(set = 0, binding = 6, std430) readonly buffer TerrainPages {
     uvec4 info;            // page shift s, level-0 pages along x, along y, levels (1 + the coarser ones)
+    uvec4 mode;            // x: the decode (PAGED_DECODE_*), the rest unused
     uint level_offset[8];  // each level's first entry; level k has (pages along x >> k) × (along y >> k)
     uint entry[];          // per page, row-major: (layer + 1) | floor << 24; layer + 1 = 0: not resident
 } terrain_pages;
 layout(set = 0, binding = 7) uniform usampler2DArray terrain_pool;
 
+// PAGED_DECODE_PLAIN reads the page's entry (and, where it is missing, the coarser levels' entries) for every
+// texel; PAGED_DECODE_CACHED resolves a level-0 page once and keeps what it found in the invocation's registers
+// until a read falls in another page: a march crosses a page every few dozen steps, so most reads are one
+// texel fetch, as on a whole-level texture. The same texels either way (the table does not change while a
+// frame draws).
+const uint PAGED_DECODE_PLAIN = 0u, PAGED_DECODE_CACHED = 1u;
+
+// What a level-0 page resolves to: (layer + 1) | k << 24 for the finest level k (0: its own) whose page over it is
+// mapped; where none is, layer + 1 = 0 and the page's floor in the top byte (the entry as it is).
+uint terrain_page_resolve(uint page, uvec2 pc) {
+    uint e = terrain_pages.entry[page];
+    if ((e & 0xFFFFFFu) != 0u) return e & 0xFFFFFFu;
+    for (uint k = 1u; k < terrain_pages.info.w; k++) {
+        uint i = terrain_pages.level_offset[k] + (pc.y >> k) * (terrain_pages.info.y >> k) + (pc.x >> k);
+        uint l = terrain_pages.entry[i] & 0xFFFFFFu;
+        if (l != 0u) return l | (k << 24);
+    }
+    return e;
+}
+
+// The pair of texel c from what its page resolved to (terrain_page_resolve).
+uvec4 terrain_page_fetch(ivec2 c, uint r) {
+    uint layer = r & 0xFFFFFFu;
+    if (layer == 0u) return uvec4(r >> 24, 0u, r >> 24, 0u);
+    int k = int(r >> 24);
+    ivec2 ck = c >> k;
+    ivec2 m = ck & ((1 << int(terrain_pages.info.x)) - 1);
+    uvec4 p = texelFetch(terrain_pool, ivec3(m.x >> 1, m.y, int(layer - 1u)), 0);
+    // a dual pair is one column for both its texels; of two single ones the caller picks by c's parity, so
+    // both halves hold the coarse texel over c
+    if (k != 0 && (p.y & 0x40u) == 0u) p = (ck.x & 1) != 0 ? p.zwzw : p.xyxy;
+    return p;
+}
+
+// The invocation's last resolved level-0 page (PAGED_DECODE_CACHED): its index and what it resolved to.
+uint terrain_page_last = 0xFFFFFFFFu;
+uint terrain_page_last_resolved = 0u;
+
 // The pair holding texel c (wrapped into the level) in its page, or the coarse texel over it.
 uvec4 terrain_page_pair(ivec2 c) {
     uint s = terrain_pages.info.x;
-    uint e = terrain_pages.entry[uint(c.y >> s) * terrain_pages.info.y + uint(c.x >> s)];
-    uint layer = e & 0xFFFFFFu;
-    if (layer != 0u) {
-        ivec2 m = c & ((1 << s) - 1);
-        return texelFetch(terrain_pool, ivec3(m.x >> 1, m.y, int(layer - 1u)), 0);
+    uvec2 pc = uvec2(c) >> s;
+    uint page = pc.y * terrain_pages.info.y + pc.x;
+    if (terrain_pages.mode.x == PAGED_DECODE_CACHED) {
+        if (page != terrain_page_last) {
+            terrain_page_last = page;
+            terrain_page_last_resolved = terrain_page_resolve(page, pc);
+        }
+        return terrain_page_fetch(c, terrain_page_last_resolved);
     }
-    for (uint k = 1u; k < terrain_pages.info.w; k++) {
-        ivec2 ck = c >> int(k);
-        uint i = terrain_pages.level_offset[k] + uint(ck.y >> s) * (terrain_pages.info.y >> k) + uint(ck.x >> s);
-        uint l = terrain_pages.entry[i] & 0xFFFFFFu;
-        if (l == 0u) continue;
-        ivec2 m = ck & ((1 << s) - 1);
-        uvec4 p = texelFetch(terrain_pool, ivec3(m.x >> 1, m.y, int(l - 1u)), 0);
-        // a dual pair is one column for both its texels; of two single ones the caller picks by c's parity, so
-        // both halves hold the coarse texel over c
-        if ((p.y & 0x40u) == 0u) p = (ck.x & 1) != 0 ? p.zwzw : p.xyxy;
-        return p;
-    }
-    return uvec4(e >> 24, 0u, e >> 24, 0u);
+    return terrain_page_fetch(c, terrain_page_resolve(page, pc));
 }
 #endif
 

@@ -8,8 +8,9 @@
 #define DEFAULT_POOL_PAGES 256u
 
 #define DEFAULT_FULL_RADIUS 1024.0f
-/* u32s before the entries: page shift, level-0 pages along x and y, levels, then each level's first entry */
-#define TABLE_HEADER (4u + ST_PAGED_MAX_LEVELS)
+/* u32s before the entries: page shift, level-0 pages along x and y, levels; the decode and three unused; then
+ * each level's first entry (TerrainPages in shaders/common/surface.glsl) */
+#define TABLE_HEADER (8u + ST_PAGED_MAX_LEVELS)
 #define PAGE_EDITED 1u
 #define PAGE_RESEND 2u
 #define PAGE_UNSAVED 4u
@@ -41,6 +42,9 @@ struct st_paged_terrain {
     uint32_t slots, shift, nx, ny; /* slots of every level; level 0's pages along x and y */
     uint64_t *slot_key;      /* per slot: the packed key (its level the page's) it holds, UINT64_MAX for none */
     st_gpu_buffer table;     /* header + per page: (slot + 1) | floor << 24; slot + 1 = 0: not resident */
+    uint32_t *table_cpu;     /* the table as the CPU reads and writes it; what changed reaches `table` before
+                                each frame (GPU memory may be slow, or uncached, for the CPU to read) */
+    size_t table_words, dirty_lo, dirty_hi; /* the entries written since the last send: [lo, hi) */
     float margin, lookahead;
     uint8_t *edited;         /* per page: PAGE_EDITED once edited (the level, not the store, is its truth on the
                                 GPU from then on), PAGE_RESEND while its slot misses an edit, PAGE_UNSAVED while

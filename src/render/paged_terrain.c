@@ -9,10 +9,29 @@
 
 #include "render/paged_internal.h"
 
-static uint32_t *level_entry(st_paged_terrain *p, uint32_t k, uint32_t x, uint32_t y) {
-    return (uint32_t *)p->table.mapped + TABLE_HEADER + p->lv[k].offset + (size_t)y * p->lv[k].nx + x;
+static size_t entry_index(const st_paged_terrain *p, uint32_t k, uint32_t x, uint32_t y) {
+    return TABLE_HEADER + p->lv[k].offset + (size_t)y * p->lv[k].nx + x;
 }
-static uint32_t *entry(st_paged_terrain *p, uint32_t x, uint32_t y) { return level_entry(p, 0, x, y); }
+static uint32_t level_entry(const st_paged_terrain *p, uint32_t k, uint32_t x, uint32_t y) {
+    return p->table_cpu[entry_index(p, k, x, y)];
+}
+static void set_level_entry(st_paged_terrain *p, uint32_t k, uint32_t x, uint32_t y, uint32_t value) {
+    size_t i = entry_index(p, k, x, y);
+    p->table_cpu[i] = value;
+    if (p->dirty_lo >= p->dirty_hi) p->dirty_lo = i, p->dirty_hi = i + 1;
+    else if (i < p->dirty_lo) p->dirty_lo = i;
+    else if (i >= p->dirty_hi) p->dirty_hi = i + 1;
+}
+static uint32_t entry(const st_paged_terrain *p, uint32_t x, uint32_t y) { return level_entry(p, 0, x, y); }
+
+/* Sends the entries written since the last send to the GPU's table (host-visible, coherent: no flush). Every
+ * frame is waited on, so no frame reads the table while it changes. */
+static void send_table(st_paged_terrain *p) {
+    if (p->dirty_lo >= p->dirty_hi) return;
+    memcpy((uint32_t *)p->table.mapped + p->dirty_lo, p->table_cpu + p->dirty_lo,
+           (p->dirty_hi - p->dirty_lo) * sizeof(uint32_t));
+    p->dirty_lo = p->dirty_hi = 0;
+}
 
 /* A missing page reads as a floor at the lowest low of its tile (the index's bound; 0 before a generated tile
  * is made): nothing above the real floor is invented, so rays pass where slabs are still loading. */
@@ -64,11 +83,11 @@ static bool paged_upload(void *user, uint32_t local, const st_tile *tile, uint64
     }
     if (p->slot_key[slot] != UINT64_MAX) { /* the slot's page before, of this level (each level has its slots) */
         st_tile_key old = st_tile_key_unpack(p->slot_key[slot]);
-        uint32_t *e = level_entry(p, k, old.x, old.y);
-        if ((*e & 0xFFFFFFu) == slot + 1) *e = floor_of(p, k, old.x, old.y) << 24;
+        if ((level_entry(p, k, old.x, old.y) & 0xFFFFFFu) == slot + 1)
+            set_level_entry(p, k, old.x, old.y, floor_of(p, k, old.x, old.y) << 24);
     }
     p->slot_key[slot] = st_tile_key_pack((st_tile_key){k, tile->key.x, tile->key.y});
-    *level_entry(p, k, tile->key.x, tile->key.y) = (slot + 1) | (floor_of(p, k, tile->key.x, tile->key.y) << 24);
+    set_level_entry(p, k, tile->key.x, tile->key.y, (slot + 1) | (floor_of(p, k, tile->key.x, tile->key.y) << 24));
     /* the renderers' data derived from the terrain (the voxel pyramid) learn of the page as of an edit */
     if (p->arrived_count == p->arrived_cap) {
         uint32_t cap = p->arrived_cap ? 2 * p->arrived_cap : 64;
@@ -99,6 +118,7 @@ void st_paged_terrain_destroy(st_paged_terrain *p) {
     for (uint32_t k = ST_PAGED_MAX_LEVELS; k-- > 1;) st_store_close(p->lv[k].store); /* coarsest first */
     st_tile_pool_destroy(p->pool);
     st_gpu_buffer_destroy(p->engine->gpu, &p->table);
+    free(p->table_cpu);
     free(p->slot_key);
     free(p->arrived);
     free(p->edited);
@@ -106,6 +126,59 @@ void st_paged_terrain_destroy(st_paged_terrain *p) {
     st_tile_destroy(p->scratch);
     st_layer_pages_destroy(p->reader);
     free(p);
+}
+
+/* A variant from the descriptor, else from the environment (measurements), else the default. */
+static st_paged_decode decode_mode(const st_paged_desc *d) {
+    if (d->decode) return d->decode;
+    const char *v = getenv("STRATA_PAGED_DECODE");
+    return v && !strcmp(v, "plain") ? ST_PAGED_DECODE_PLAIN : ST_PAGED_DECODE_CACHED;
+}
+static st_paged_table_memory table_memory(const st_paged_desc *d) {
+    if (d->table_memory) return d->table_memory;
+    const char *v = getenv("STRATA_PAGED_TABLE");
+    return v && !strcmp(v, "host") ? ST_PAGED_TABLE_HOST : ST_PAGED_TABLE_DEVICE;
+}
+
+/* The GPU's page table: host-visible and coherent (the CPU writes what changed before each frame), in device-local
+ * memory where asked and the adapter has such (read by every texel fetch of every method: across the bus, each
+ * miss of the GPU's caches costs a round trip), else the adapter's first host-visible kind. */
+static st_result table_create(st_gpu *gpu, VkDeviceSize size, st_paged_table_memory where, st_gpu_buffer *out,
+                              st_error *err) {
+    const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    if (where != ST_PAGED_TABLE_DEVICE) return st_gpu_buffer_create(gpu, size, usage, true, out, err);
+    memset(out, 0, sizeof *out);
+    VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                             .size = size,
+                             .usage = usage,
+                             .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+    st_result r = st_gpu_check(vkCreateBuffer(gpu->device, &bi, NULL, &out->buffer), "creating the page table", err);
+    if (r) return r;
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(gpu->device, out->buffer, &req);
+    uint32_t type = UINT32_MAX;
+    for (uint32_t i = 0; i < gpu->memory_props.memoryTypeCount && type == UINT32_MAX; i++) {
+        VkMemoryPropertyFlags f = gpu->memory_props.memoryTypes[i].propertyFlags;
+        if ((req.memoryTypeBits & (1u << i)) && (f & host) == host && (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)) type = i;
+    }
+    if (type == UINT32_MAX) { /* no device-local memory the CPU can write: host memory */
+        vkDestroyBuffer(gpu->device, out->buffer, NULL);
+        return st_gpu_buffer_create(gpu, size, usage, true, out, err);
+    }
+    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                               .allocationSize = req.size,
+                               .memoryTypeIndex = type};
+    r = st_gpu_check(vkAllocateMemory(gpu->device, &ai, NULL, &out->memory), "allocating the page table", err);
+    if (!r) r = st_gpu_check(vkBindBufferMemory(gpu->device, out->buffer, out->memory, 0), "binding the page table", err);
+    if (!r) r = st_gpu_check(vkMapMemory(gpu->device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->mapped), "mapping the page table", err);
+    if (r) {
+        st_gpu_buffer_destroy(gpu, out);
+        return r;
+    }
+    out->size = size;
+    out->memory_flags = gpu->memory_props.memoryTypes[type].propertyFlags;
+    return ST_OK;
 }
 
 static bool same_palette(const st_level *l, const st_store_info *in) {
@@ -201,18 +274,26 @@ st_result st_paged_terrain_create(st_engine *e, const st_level *level, st_store 
                                 .frame_budget_bytes = desc->upload_budget_bytes};
         r = st_tile_pool_create(e, &pd, &p->pool, err);
     }
-    if (!r) r = st_gpu_buffer_create(e->gpu, words * sizeof(uint32_t), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true,
-                                     &p->table, err);
     if (!r) {
-        uint32_t *t = p->table.mapped;
+        p->table_words = words;
+        p->table_cpu = calloc(words, sizeof *p->table_cpu);
+        if (!p->table_cpu) r = st_error_set(err, ST_ERR_NOMEM, "out of memory");
+    }
+    if (!r) r = table_create(e->gpu, words * sizeof(uint32_t), table_memory(desc), &p->table, err);
+    if (!r) {
+        uint32_t *t = p->table_cpu;
         t[0] = p->shift;
         t[1] = p->nx;
         t[2] = p->ny;
         t[3] = levels;
-        for (uint32_t k = 0; k < ST_PAGED_MAX_LEVELS; k++) t[4 + k] = k < levels ? p->lv[k].offset : 0;
+        t[4] = decode_mode(desc) == ST_PAGED_DECODE_CACHED ? 1u : 0u; /* PAGED_DECODE_* of surface.glsl */
+        for (uint32_t k = 0; k < ST_PAGED_MAX_LEVELS; k++) t[8 + k] = k < levels ? p->lv[k].offset : 0;
         for (uint32_t k = 0; k < levels; k++)
             for (uint32_t y = 0; y < p->lv[k].ny; y++)
-                for (uint32_t x = 0; x < p->lv[k].nx; x++) *level_entry(p, k, x, y) = floor_of(p, k, x, y) << 24;
+                for (uint32_t x = 0; x < p->lv[k].nx; x++) t[entry_index(p, k, x, y)] = floor_of(p, k, x, y) << 24;
+        p->dirty_lo = 0;
+        p->dirty_hi = words;
+        send_table(p);
         p->pool_uploader = st_tile_pool_uploader(p->pool);
     }
     for (uint32_t k = 0; k < levels && !r; k++) {
@@ -263,12 +344,12 @@ static uint32_t request_disk(st_paged_terrain *p, uint32_t k, double cx, double 
             st_residency_request(lv->residency, (st_tile_key){0, px, py}, base + (float)(1.0 / (1.0 + d / page)));
             if (count) {
                 n++;
-                if ((*level_entry(p, k, px, py) & 0xFFFFFFu) == 0) {
+                if ((level_entry(p, k, px, py) & 0xFFFFFFu) == 0) {
                     p->missing++;
                     /* a hole: a full-resolution page missing with no coarser level mapped over it either */
                     bool covered = false;
                     for (uint32_t c = k + 1; c < p->levels && !covered; c++)
-                        covered = (*level_entry(p, c, px >> (c - k), py >> (c - k)) & 0xFFFFFFu) != 0;
+                        covered = (level_entry(p, c, px >> (c - k), py >> (c - k)) & 0xFFFFFFu) != 0;
                     if (k == 0 && !covered) p->holes++;
                 }
             }
@@ -339,6 +420,7 @@ void st_paged_terrain_edit(st_paged_terrain *p, st_rect rect) {
 }
 
 st_result st_paged_terrain_end_frame(st_paged_terrain *p, st_error *err) {
+    send_table(p);
     st_result r = st_tile_pool_flush(p->pool, err);
     return r ? st_error_prefix(err, "uploading pages") : ST_OK;
 }
@@ -514,7 +596,7 @@ st_result st_engine_paged_settle(st_engine *e, const st_camera *camera, uint32_t
 bool st_engine_paged_page(st_engine *e, uint32_t px, uint32_t py, uint32_t *slot, void *out, size_t bytes) {
     st_paged_terrain *p = e->paged;
     if (!p || px >= p->nx || py >= p->ny) return false;
-    uint32_t s = *entry(p, px, py) & 0xFFFFFFu;
+    uint32_t s = entry(p, px, py) & 0xFFFFFFu;
     if (!s) return false;
     if (slot) *slot = s - 1;
     st_error err = {0};
@@ -524,5 +606,5 @@ bool st_engine_paged_page(st_engine *e, uint32_t px, uint32_t py, uint32_t *slot
 bool st_engine_paged_level_mapped(const st_engine *e, uint32_t k, uint32_t px, uint32_t py) {
     st_paged_terrain *p = e->paged;
     if (!p || k >= p->levels || px >= p->lv[k].nx || py >= p->lv[k].ny) return false;
-    return (*level_entry(p, k, px, py) & 0xFFFFFFu) != 0;
+    return (level_entry(p, k, px, py) & 0xFFFFFFu) != 0;
 }
