@@ -14,25 +14,38 @@ typedef struct paged_undo {
     uint8_t *planes; /* the heights then the metadata the edit replaced, row by row */
 } paged_undo;
 
-struct st_paged_edits {
-    uint32_t cap, count;  /* open addressing: cap a power of two, at most half full */
-    uint32_t *key;        /* page index + 1; 0 = empty */
+/* Held pages by key (open addressing: cap a power of two, at most half full). */
+typedef struct page_map {
+    uint32_t cap, count;
+    uint32_t *key;        /* the key + 1; 0 = empty */
     st_tile **tile;
+} page_map;
+
+/* A coarse page whose slot misses its held copy (st_paged_far_resend). */
+typedef struct far_resend {
+    uint32_t k, x, y;
+} far_resend;
+
+struct st_paged_edits {
+    page_map pages;       /* edited level-0 pages, by page index (a world without a level) */
+    page_map far;         /* coarse pages over edited texels, by their table entry (lv[k].offset + y·nx_k + x) */
+    far_resend *resend;
+    size_t resend_count, resend_cap;
     paged_undo *undo;
     size_t undo_count, undo_cap, undo_bytes;
 };
 
 static uint32_t slot_of(uint32_t key, uint32_t cap) { return (key * 2654435761u) & (cap - 1); }
 
-static st_tile *map_find(const st_paged_edits *m, uint32_t page) {
-    if (!m || !m->cap) return NULL;
+static st_tile *map_find(const page_map *m, uint32_t page) {
+    if (!m->cap) return NULL;
     for (uint32_t i = slot_of(page + 1, m->cap);; i = (i + 1) & (m->cap - 1)) {
         if (!m->key[i]) return NULL;
         if (m->key[i] == page + 1) return m->tile[i];
     }
 }
 
-static bool map_grow(st_paged_edits *m) {
+static bool map_grow(page_map *m) {
     uint32_t cap = m->cap ? 2 * m->cap : 64;
     uint32_t *key = calloc(cap, sizeof *key);
     st_tile **tile = calloc(cap, sizeof *tile);
@@ -56,7 +69,7 @@ static bool map_grow(st_paged_edits *m) {
     return true;
 }
 
-static bool map_put(st_paged_edits *m, uint32_t page, st_tile *t) {
+static bool map_put(page_map *m, uint32_t page, st_tile *t) {
     if (2 * (m->count + 1) > m->cap && !map_grow(m)) return false;
     uint32_t i = slot_of(page + 1, m->cap);
     while (m->key[i]) i = (i + 1) & (m->cap - 1);
@@ -67,7 +80,7 @@ static bool map_put(st_paged_edits *m, uint32_t page, st_tile *t) {
 }
 
 /* Removes a page and shifts the entries after it back, so that no probe sequence is broken. */
-static void map_remove(st_paged_edits *m, uint32_t page) {
+static void map_remove(page_map *m, uint32_t page) {
     uint32_t mask = m->cap - 1, i = slot_of(page + 1, m->cap);
     while (m->key[i] != page + 1) {
         if (!m->key[i]) return;
@@ -90,21 +103,27 @@ static void map_remove(st_paged_edits *m, uint32_t page) {
     }
 }
 
-void st_paged_edits_destroy(st_paged_edits *m) {
-    if (!m) return;
+static void map_free(page_map *m) {
     for (uint32_t i = 0; i < m->cap; i++) st_tile_destroy(m->tile[i]);
-    for (size_t i = 0; i < m->undo_count; i++) free(m->undo[i].planes);
     free(m->key);
     free(m->tile);
+}
+
+void st_paged_edits_destroy(st_paged_edits *m) {
+    if (!m) return;
+    map_free(&m->pages);
+    map_free(&m->far);
+    for (size_t i = 0; i < m->undo_count; i++) free(m->undo[i].planes);
+    free(m->resend);
     free(m->undo);
     free(m);
 }
 
 const st_tile *st_paged_edits_page(const st_paged_terrain *p, uint32_t x, uint32_t y) {
-    return map_find(p->edits, y * p->nx + x);
+    return p->edits ? map_find(&p->edits->pages, y * p->nx + x) : NULL;
 }
 
-size_t st_paged_edits_held(const st_paged_terrain *p) { return p->edits ? p->edits->count : 0; }
+size_t st_paged_edits_held(const st_paged_terrain *p) { return p->edits ? p->edits->pages.count : 0; }
 
 /* The CPU reader's newer source: an edited page's texels before they are written back. */
 static const st_tile *reader_source(void *user, uint32_t tx, uint32_t ty) {
@@ -123,7 +142,7 @@ st_result st_paged_edits_create(st_paged_terrain *p, st_error *err) {
  * refreshed at every write-back), else read from the store now. */
 static st_result page_for_edit(st_paged_terrain *p, uint32_t x, uint32_t y, st_tile **out, st_error *err) {
     uint32_t page = y * p->nx + x;
-    *out = map_find(p->edits, page);
+    *out = map_find(&p->edits->pages, page);
     if (*out) return ST_OK;
     st_tile_key key = {0, x, y};
     const st_tile *held = st_residency_tile(p->residency, key, NULL);
@@ -137,7 +156,7 @@ static st_result page_for_edit(st_paged_terrain *p, uint32_t x, uint32_t y, st_t
     }
     if (r) return st_error_prefix(err, "reading page (%u, %u) to edit it", x, y);
     t->key = key;
-    if (!map_put(p->edits, page, t)) {
+    if (!map_put(&p->edits->pages, page, t)) {
         st_tile_destroy(t);
         return st_error_set(err, ST_ERR_NOMEM, "out of memory for edited pages");
     }
@@ -336,7 +355,7 @@ st_result st_engine_paged_read_rect(st_engine *e, st_rect rect, uint8_t *heights
 }
 
 st_result st_paged_edits_write_back(st_paged_terrain *p, uint32_t *written, st_error *err) {
-    st_paged_edits *m = p->edits;
+    page_map *m = &p->edits->pages;
     size_t count = 0;
     for (uint32_t i = 0; i < m->cap; i++)
         if (m->key[i] && p->edited[m->key[i] - 1] & PAGE_UNSAVED) count++;
