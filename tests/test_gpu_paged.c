@@ -438,33 +438,16 @@ static void test_paged_world_without_level(void **state) {
  * coarse texel over it from the finest coarser level that has its page, else its tile's floor: a level built by
  * that rule on the CPU (from st_level_coarsen of the whole world) renders bit for bit what the paged world renders
  * — ray-compute and scatter, colour and depth. */
-static void far_field_levels(st_paged_decode decode) {
-    enum { W = 64, H = 40 };
-    st_level *level = world_level();
-    st_store *store = world_store(level, "paged-far");
-    st_level *coarse[3] = {level, NULL, NULL};
-    assert_st_ok(st_level_coarsen(level, &coarse[1], err));
-    assert_st_ok(st_level_coarsen(coarse[1], &coarse[2], err));
-    st_camera cam = camera_at(300, 400, 60);
-    cam.far_dist = 700.0f;
-    cam.pitch_deg = -8.0f;
-    st_engine_desc ed = {.validate = true};
-    st_engine *e = NULL;
-    assert_st_ok(st_engine_create(&ed, &e, err));
-    st_paged_desc pd = {.pool_pages = 64, .far_levels = 2, .full_radius = 96.0f, .decode = decode};
-    assert_st_ok(st_engine_set_paged_world(e, store, &pd, err));
-    assert_st_ok(st_engine_paged_settle(e, &cam, 20000, NULL, err));
-    st_paged_stats ps;
-    assert_st_ok(st_engine_paged_stats(e, &ps, err));
-    assert_int_equal(ps.levels, 3);
-    assert_int_equal(ps.missing, 0);
-    assert_true(ps.far_mapped > 0);
-    /* the level the GPU reads, texel pair by texel pair */
+/* The level the GPU should read for a settled far field over `level`: each page's texels from level 0 where it is
+ * mapped, else the coarse texel over it from the finest coarser level that has its page (coarse[k], the levels of
+ * st_level_coarsen), else its tile's floor. fine/far count the pages of each kind. */
+static st_level *seen_level(st_engine *e, st_store *store, const st_level *level, st_level *const coarse[3],
+                            uint32_t *fine_pages, uint32_t *far_pages) {
     st_level *seen = NULL;
     assert_st_ok(st_level_clone(level, &seen, err));
     uint8_t *heights, *meta;
     st_level_planes_mut(seen, &heights, &meta);
-    uint32_t fine = 0, far = 0, floors = 0;
+    uint32_t fine = 0, far = 0;
     for (uint32_t py = 0; py < PAGES; py++)
         for (uint32_t px = 0; px < PAGES; px++) {
             int k = 0;
@@ -473,7 +456,7 @@ static void far_field_levels(st_paged_decode decode) {
                 fine++;
                 continue;
             }
-            k < 3 ? far++ : floors++;
+            if (k < 3) far++;
             st_tile_meta m;
             assert_true(st_store_tile_meta(store, (st_tile_key){0, px, py}, &m));
             for (uint32_t y = py * PAGE; y < (py + 1) * PAGE; y++)
@@ -496,37 +479,133 @@ static void far_field_levels(st_paged_decode decode) {
                     heights[at] = q[0], meta[at] = q[1], heights[at + 1] = q[2], meta[at + 1] = q[3];
                 }
         }
-    assert_true(fine > 0 && far > 0); /* both kinds of page in the picture's world (floors where nothing reaches) */
-    (void)floors;
+    *fine_pages = fine;
+    *far_pages = far;
+    return seen;
+}
+
+/* Draws `got` (ray-compute and scatter, from engine e) against the same methods drawing `seen` whole. */
+static void assert_draws_level(st_engine *e, st_level *seen, st_camera cam, const char *what) {
+    enum { W = 64, H = 40 };
     const char *methods[] = {"ray-compute", "scatter"};
     frame got[2];
     for (int m = 0; m < 2; m++) {
         st_renderer *r = test_renderer(e, methods[m], W, H, NULL);
+        frame first = draw(r, cam, W, H); /* the frame that sends what changed */
+        free(first.rgba);
+        free(first.depth);
         got[m] = draw(r, cam, W, H);
         st_renderer_destroy(r);
     }
-    test_engine_finish(e, NULL);
-    e = test_engine(seen);
+    st_engine *whole = test_engine(seen);
     for (int m = 0; m < 2; m++) {
-        st_renderer *r = test_renderer(e, methods[m], W, H, NULL);
+        st_renderer *r = test_renderer(whole, methods[m], W, H, NULL);
         frame want = draw(r, cam, W, H);
         if (memcmp(got[m].rgba, want.rgba, (size_t)W * H * 4))
-            fail_msg("%s, decode %d: the far field's colour differs from the level the GPU should read", methods[m],
-                     (int)decode);
+            fail_msg("%s, %s: the far field's colour differs from the level the GPU should read", methods[m], what);
         if (memcmp(got[m].depth, want.depth, (size_t)W * H * sizeof(float)))
-            fail_msg("%s, decode %d: the far field's depth differs from the level the GPU should read", methods[m],
-                     (int)decode);
+            fail_msg("%s, %s: the far field's depth differs from the level the GPU should read", methods[m], what);
         free(want.rgba);
         free(want.depth);
         free(got[m].rgba);
         free(got[m].depth);
         st_renderer_destroy(r);
     }
+    test_engine_finish(whole, NULL);
+}
+
+static void far_field_levels(st_paged_decode decode) {
+    st_level *level = world_level();
+    st_store *store = world_store(level, "paged-far");
+    st_level *coarse[3] = {level, NULL, NULL};
+    assert_st_ok(st_level_coarsen(level, &coarse[1], err));
+    assert_st_ok(st_level_coarsen(coarse[1], &coarse[2], err));
+    st_camera cam = camera_at(300, 400, 60);
+    cam.far_dist = 700.0f;
+    cam.pitch_deg = -8.0f;
+    st_engine_desc ed = {.validate = true};
+    st_engine *e = NULL;
+    assert_st_ok(st_engine_create(&ed, &e, err));
+    st_paged_desc pd = {.pool_pages = 64, .far_levels = 2, .full_radius = 96.0f, .decode = decode};
+    assert_st_ok(st_engine_set_paged_world(e, store, &pd, err));
+    assert_st_ok(st_engine_paged_settle(e, &cam, 20000, NULL, err));
+    st_paged_stats ps;
+    assert_st_ok(st_engine_paged_stats(e, &ps, err));
+    assert_int_equal(ps.levels, 3);
+    assert_int_equal(ps.missing, 0);
+    assert_true(ps.far_mapped > 0);
+    uint32_t fine, far;
+    st_level *seen = seen_level(e, store, level, coarse, &fine, &far);
+    assert_true(fine > 0 && far > 0); /* both kinds of page in the picture's world (floors where nothing reaches) */
+    char what[32];
+    snprintf(what, sizeof what, "decode %d", (int)decode);
+    assert_draws_level(e, seen, cam, what);
     test_engine_finish(e, seen);
     st_store_close(store);
     st_level_destroy(coarse[1]);
     st_level_destroy(coarse[2]);
     st_level_destroy(level);
+}
+
+/* Edits reach the far field: a crater dug (and a mound raised) far from the eye, where the coarse levels draw the
+ * world, is drawn there in the next frame — the coarse levels of the edited world, bit for bit, as the rule above
+ * gives them from st_level_coarsen of the whole level edited the same way — and the picture changed. Undone, the
+ * far field is the unedited one's again. */
+static void test_far_field_follows_edits(void **state) {
+    (void)state;
+    enum { W = 64, H = 40 };
+    st_level *level = world_level();
+    st_store *store = world_store(level, "paged-far-edit");
+    st_camera cam = camera_at(300, 400, 60);
+    cam.far_dist = 700.0f;
+    cam.pitch_deg = -8.0f;
+    st_engine_desc ed = {.validate = true};
+    st_engine *e = NULL;
+    assert_st_ok(st_engine_create(&ed, &e, err));
+    st_paged_desc pd = {.pool_pages = 64, .far_levels = 2, .full_radius = 96.0f};
+    assert_st_ok(st_engine_set_paged_world(e, store, &pd, err));
+    assert_st_ok(st_engine_paged_settle(e, &cam, 20000, NULL, err));
+    st_renderer *r = test_renderer(e, "ray-compute", W, H, NULL);
+    float *before = test_draw_depth(r, cam, W, H);
+    /* 300 and 420 texels ahead (heading (sin 60°, cos 60°)): coarse levels 1 and 2 draw there */
+    const int cx = 300 + 260, cy = 400 + 150, rx = 300 + 364, ry = 400 + 210;
+    assert_false(st_engine_paged_level_mapped(e, 0, (uint32_t)cx / PAGE, (uint32_t)cy / PAGE));
+    assert_st_ok(st_engine_paged_edit(e, false, cx, cy, 40, 120, NULL, err));
+    assert_st_ok(st_engine_paged_edit(e, true, rx, ry, 30, 90, NULL, err));
+    float *after = test_draw_depth(r, cam, W, H);
+    assert_true(memcmp(before, after, (size_t)W * H * sizeof(float)) != 0); /* the far edits show */
+    st_renderer_destroy(r);
+    st_level *edited = NULL;
+    assert_st_ok(st_level_clone(level, &edited, err));
+    assert_st_ok(st_level_dig(edited, cx, cy, 40, 120, NULL, err));
+    assert_st_ok(st_level_raise(edited, rx, ry, 30, 90, NULL, err));
+    st_level *coarse[3] = {edited, NULL, NULL};
+    assert_st_ok(st_level_coarsen(edited, &coarse[1], err));
+    assert_st_ok(st_level_coarsen(coarse[1], &coarse[2], err));
+    uint32_t fine, far;
+    st_level *seen = seen_level(e, store, edited, coarse, &fine, &far);
+    assert_draws_level(e, seen, cam, "edited");
+    st_level_destroy(seen);
+    st_level_destroy(coarse[1]);
+    st_level_destroy(coarse[2]);
+    /* both undone: the unedited world's far field */
+    bool undone = false;
+    assert_st_ok(st_engine_paged_undo(e, &undone, NULL, err));
+    assert_st_ok(st_engine_paged_undo(e, &undone, NULL, err));
+    assert_true(undone);
+    coarse[0] = level;
+    assert_st_ok(st_level_coarsen(level, &coarse[1], err));
+    assert_st_ok(st_level_coarsen(coarse[1], &coarse[2], err));
+    seen = seen_level(e, store, level, coarse, &fine, &far);
+    assert_draws_level(e, seen, cam, "undone");
+    test_engine_finish(e, seen);
+    st_store_close(store);
+    st_level_destroy(coarse[1]);
+    st_level_destroy(coarse[2]);
+    st_level_destroy(edited);
+    st_level_destroy(level);
+    free(before);
+    free(after);
 }
 
 /* Both decodes: each texel read through its entries, and each page resolved once per run of reads in it (the
@@ -564,6 +643,7 @@ int main(void) {
         cmocka_unit_test(test_edits_without_level),
         cmocka_unit_test(test_paged_world_without_level),
         cmocka_unit_test(test_far_field_levels),
+        cmocka_unit_test(test_far_field_follows_edits),
         cmocka_unit_test(test_paged_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

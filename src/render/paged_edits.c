@@ -189,12 +189,197 @@ static st_result copy_rect(st_paged_terrain *p, st_rect rect, uint8_t *heights, 
     return ST_OK;
 }
 
+/* ---- the far field follows the edits ------------------------------------------------------------------------
+ * A coarse page is made from the pages under it (st_store_open_coarse) as the store has them, so the edits not
+ * written back would not reach it, and a coarse page already resident would keep the texels from before. So each
+ * edit recomputes the coarse texels over it, level by level, from the texels of the level below as they are now,
+ * into coarse pages held on the CPU like edited pages: a coarse texel pair depends on its 4×2 block of the level
+ * below alone (st_level_coarsen), so recomputing the blocks an edit met gives exactly the coarse level of the edited
+ * world. Invariant: every coarse page over a held (or, with a level, unsaved) page of the level below is held, so a
+ * coarse page first held comes from the store's pages, which have every edit under it. */
+
+static st_result read_rect(st_paged_terrain *p, st_rect rect, uint8_t *heights, uint8_t *meta, st_error *err);
+
+static uint32_t far_key(const st_paged_terrain *p, uint32_t k, uint32_t x, uint32_t y) {
+    return p->lv[k].offset + y * p->lv[k].nx + x;
+}
+
+const st_tile *st_paged_far_page(const st_paged_terrain *p, uint32_t k, uint32_t x, uint32_t y) {
+    if (!p->edits || k == 0 || k >= p->levels || x >= p->lv[k].nx || y >= p->lv[k].ny) return NULL;
+    return map_find(&p->edits->far, far_key(p, k, x, y));
+}
+
+/* Coarse page (x, y) of level k held: as held, else a copy of the residency manager's, else made from the store. */
+static st_result far_for_edit(st_paged_terrain *p, uint32_t k, uint32_t x, uint32_t y, st_tile **out, st_error *err) {
+    uint32_t key = far_key(p, k, x, y);
+    *out = map_find(&p->edits->far, key);
+    if (*out) return ST_OK;
+    st_tile_key tk = {0, x, y};
+    const st_tile *copy = st_residency_tile(p->lv[k].residency, tk, NULL);
+    st_tile *t = NULL;
+    st_result r = ST_OK;
+    if (copy) {
+        r = st_tile_create(ST_TILE_LAYERS, ST_TILE_PAIRS, 1u << p->shift, &t, err);
+        if (!r) memcpy(t->data, copy->data, t->data_bytes);
+    } else {
+        r = st_store_read_tile(p->lv[k].store, tk, &t, err);
+    }
+    if (r) return st_error_prefix(err, "reading coarse page (%u, %u) of level %u to edit it", x, y, k);
+    t->key = tk;
+    if (!map_put(&p->edits->far, key, t)) {
+        st_tile_destroy(t);
+        return st_error_set(err, ST_ERR_NOMEM, "out of memory for coarse pages");
+    }
+    *out = t;
+    return ST_OK;
+}
+
+/* Between held coarse pages of level k and planes of rect (level-k texels): to_pages false gathers, true scatters. */
+static st_result far_copy(st_paged_terrain *p, uint32_t k, st_rect rect, uint8_t *heights, uint8_t *meta,
+                          uint32_t stride, bool to_pages, st_error *err) {
+    int32_t n = 1 << p->shift;
+    for (int32_t py = rect.y0 / n; py * n < rect.y1; py++)
+        for (int32_t px = rect.x0 / n; px * n < rect.x1; px++) {
+            st_tile *t = NULL;
+            st_result r = far_for_edit(p, k, (uint32_t)px, (uint32_t)py, &t, err);
+            if (r) return r;
+            for (int32_t y = py * n > rect.y0 ? py * n : rect.y0; y < (py + 1) * n && y < rect.y1; y++)
+                for (int32_t x = px * n > rect.x0 ? px * n : rect.x0; x < (px + 1) * n && x < rect.x1; x++) {
+                    uint8_t *q = (uint8_t *)t->data +
+                                 ((size_t)(y - py * n) * (size_t)(n / 2) + (size_t)(x - px * n) / 2) * 4 +
+                                 (size_t)((x & 1) * 2);
+                    size_t at = (size_t)(y - rect.y0) * stride + (size_t)(x - rect.x0);
+                    if (to_pages) q[0] = heights[at], q[1] = meta[at];
+                    else heights[at] = q[0], meta[at] = q[1];
+                }
+        }
+    return ST_OK;
+}
+
+static void far_resend_add(st_paged_edits *m, uint32_t k, uint32_t x, uint32_t y) {
+    for (size_t i = 0; i < m->resend_count; i++)
+        if (m->resend[i].k == k && m->resend[i].x == x && m->resend[i].y == y) return;
+    if (m->resend_count == m->resend_cap) {
+        size_t cap = m->resend_cap ? 2 * m->resend_cap : 16;
+        far_resend *grown = realloc(m->resend, cap * sizeof *grown);
+        if (!grown) return; /* the page then keeps its slot's older texels until it is uploaded again */
+        m->resend = grown;
+        m->resend_cap = cap;
+    }
+    m->resend[m->resend_count++] = (far_resend){k, x, y};
+}
+
+st_result st_paged_far_follow(st_paged_terrain *p, st_rect rect, st_rect *told, st_error *err) {
+    *told = rect;
+    st_paged_edits *m = p->edits;
+    st_rect r = rect; /* at level k − 1 */
+    r.x0 &= ~1;
+    for (uint32_t k = 1; k < p->levels; k++) {
+        /* the coarse pairs whose 4×2 blocks meet r, and those blocks */
+        st_rect c = {(r.x0 >> 2) << 1, r.y0 >> 1, ((r.x1 + 3) >> 2) << 1, (r.y1 + 1) >> 1};
+        st_rect b = {2 * c.x0, 2 * c.y0, 2 * c.x1, 2 * c.y1};
+        uint32_t bw = (uint32_t)(b.x1 - b.x0), bh = (uint32_t)(b.y1 - b.y0);
+        uint32_t lw = 4, lh = 2;
+        while (lw < bw) lw *= 2;
+        while (lh < bh) lh *= 2;
+        st_level *block = NULL, *coarse = NULL;
+        uint8_t *planes = malloc(2 * (size_t)bw * bh);
+        st_result res = planes ? st_level_create(lw, lh, &block, err) : st_error_set(err, ST_ERR_NOMEM, "out of memory");
+        if (!res) res = k == 1 ? read_rect(p, b, planes, planes + (size_t)bw * bh, err)
+                               : far_copy(p, k - 1, b, planes, planes + (size_t)bw * bh, bw, false, err);
+        if (!res) {
+            /* the palette decides the type bits' layout; no neighbour past the block is read */
+            block->terrain_types = p->info->terrain_types;
+            block->wrap_x = block->wrap_y = false;
+            st_level_write_rect(block, (st_rect){0, 0, (int32_t)bw, (int32_t)bh}, planes, planes + (size_t)bw * bh);
+            res = st_level_coarsen(block, &coarse, err);
+        }
+        if (!res) {
+            uint32_t cw = bw / 2, ch = bh / 2;
+            st_rect all = {0, 0, (int32_t)cw, (int32_t)ch};
+            st_level_read_rect(coarse, all, planes, planes + (size_t)cw * ch);
+            res = far_copy(p, k, c, planes, planes + (size_t)cw * ch, cw, true, err);
+        }
+        st_level_destroy(block);
+        st_level_destroy(coarse);
+        free(planes);
+        if (res) return res;
+        int32_t n = 1 << p->shift;
+        for (int32_t py = c.y0 / n; py * n < c.y1; py++)
+            for (int32_t px = c.x0 / n; px * n < c.x1; px++) far_resend_add(m, k, (uint32_t)px, (uint32_t)py);
+        told->x0 = c.x0 << k < told->x0 ? c.x0 << k : told->x0;
+        told->y0 = c.y0 << k < told->y0 ? c.y0 << k : told->y0;
+        told->x1 = c.x1 << k > told->x1 ? c.x1 << k : told->x1;
+        told->y1 = c.y1 << k > told->y1 ? c.y1 << k : told->y1;
+        r = c;
+    }
+    return ST_OK;
+}
+
+void st_paged_far_resend(st_paged_terrain *p) {
+    st_paged_edits *m = p->edits;
+    if (!m) return;
+    size_t kept = 0;
+    for (size_t i = 0; i < m->resend_count; i++) {
+        far_resend f = m->resend[i];
+        uint32_t e = p->table_cpu[TABLE_HEADER + far_key(p, f.k, f.x, f.y)] & 0xFFFFFFu;
+        const st_tile *held = st_paged_far_page(p, f.k, f.x, f.y);
+        uint64_t ticket;
+        /* a page without a slot gets its held copy when it is uploaded; one the budget refuses waits a frame */
+        if (e && held && !p->pool_uploader.upload(p->pool_uploader.user, e - 1, held, &ticket)) m->resend[kept++] = f;
+    }
+    m->resend_count = kept;
+}
+
+/* Whether any page of level k − 1 under coarse page (x, y) of level k still differs from the store. */
+static bool far_pending_below(const st_paged_terrain *p, uint32_t k, uint32_t x, uint32_t y) {
+    for (uint32_t j = 0; j < 2; j++)
+        for (uint32_t i = 0; i < 2; i++) {
+            uint32_t cx = 2 * x + i, cy = 2 * y + j;
+            if (k - 1 == 0) {
+                if (cx >= p->nx || cy >= p->ny) continue;
+                if (p->level ? p->edited[(size_t)cy * p->nx + cx] & PAGE_UNSAVED : st_paged_edits_page(p, cx, cy) != NULL)
+                    return true;
+            } else if (st_paged_far_page(p, k - 1, cx, cy)) {
+                return true;
+            }
+        }
+    return false;
+}
+
+void st_paged_far_drop(st_paged_terrain *p) {
+    st_paged_edits *m = p->edits;
+    if (!m) return;
+    /* finest first: a level's pages go once nothing under them is pending */
+    for (uint32_t k = 1; k < p->levels; k++)
+        for (uint32_t i = 0; i < m->far.cap;) {
+            uint32_t key = m->far.key[i];
+            uint32_t e = key ? key - 1 : 0;
+            if (!key || e < p->lv[k].offset || e >= p->lv[k].offset + p->lv[k].nx * p->lv[k].ny) {
+                i++;
+                continue;
+            }
+            uint32_t x = (e - p->lv[k].offset) % p->lv[k].nx, y = (e - p->lv[k].offset) / p->lv[k].nx;
+            bool waiting = false;
+            for (size_t r = 0; r < m->resend_count && !waiting; r++)
+                waiting = m->resend[r].k == k && m->resend[r].x == x && m->resend[r].y == y;
+            if (waiting || far_pending_below(p, k, x, y) || !st_residency_refresh(p->lv[k].residency, m->far.tile[i])) {
+                i++;
+                continue;
+            }
+            map_remove(&m->far, e); /* may move a later entry into slot i: look at i again */
+        }
+}
+
 /* The pages under rect changed: flagged for upload and write-back, dropped from the CPU reader's cache, and the
  * renderers told (as st_engine_update_level tells them). */
 static st_result changed(st_engine *e, st_rect rect, st_error *err) {
     st_paged_terrain *p = e->paged;
     int32_t n = 1 << p->shift;
     st_paged_terrain_edit(p, rect);
+    st_rect told;
+    st_result far = st_paged_far_follow(p, rect, &told, err);
+    if (far) return far;
     for (int32_t py = rect.y0 / n; py * n < rect.y1; py++)
         for (int32_t px = rect.x0 / n; px * n < rect.x1; px++)
             if (p->reader) st_layer_pages_forget(p->reader, (uint32_t)px, (uint32_t)py);
@@ -203,9 +388,9 @@ static st_result changed(st_engine *e, st_rect rect, st_error *err) {
         st_renderer *rd = e->renderers[i];
         for (uint32_t k = 0; rd && k < rd->pass_count; k++) {
             const st_frame_pass *fp = &rd->passes[k];
-            if (fp->ops && fp->ops->level_updated) fp->ops->level_updated(rd, fp->state, rect);
+            if (fp->ops && fp->ops->level_updated) fp->ops->level_updated(rd, fp->state, told);
         }
-        if (rd && rd->ops->level_updated) r = rd->ops->level_updated(rd, rd->state, rect, err);
+        if (rd && rd->ops->level_updated) r = rd->ops->level_updated(rd, rd->state, told, err);
     }
     return r;
 }
@@ -317,13 +502,13 @@ size_t st_engine_paged_undo_count(const st_engine *e) {
     return e->paged && e->paged->edits ? e->paged->edits->undo_count : 0;
 }
 
-st_result st_engine_paged_read_rect(st_engine *e, st_rect rect, uint8_t *heights, uint8_t *meta, st_error *err) {
-    st_paged_terrain *p = e->paged;
-    if (!p || p->level) return st_error_set(err, ST_ERR_INVALID, "no paged world without a level to read");
-    uint64_t w = (uint64_t)p->nx << p->shift, h = (uint64_t)p->ny << p->shift;
-    if (st_rect_empty(rect) || rect.x0 < 0 || rect.y0 < 0 || (uint64_t)rect.x1 > w || (uint64_t)rect.y1 > h)
-        return st_error_set(err, ST_ERR_INVALID, "a rectangle outside the %llux%llu world", (unsigned long long)w,
-                            (unsigned long long)h);
+/* The world's texels over rect (inside the world), edits included, into planes of the rect's size: the level where
+ * there is one, else the held pages and, for the rest, the store through the CPU's reader. */
+static st_result read_rect(st_paged_terrain *p, st_rect rect, uint8_t *heights, uint8_t *meta, st_error *err) {
+    if (p->level) {
+        st_level_read_rect(p->level, rect, heights, meta);
+        return ST_OK;
+    }
     int32_t n = 1 << p->shift;
     uint32_t stride = (uint32_t)(rect.x1 - rect.x0);
     for (int32_t py = rect.y0 / n; py * n < rect.y1; py++)
@@ -352,6 +537,16 @@ st_result st_engine_paged_read_rect(st_engine *e, st_rect rect, uint8_t *heights
             st_level_destroy(page);
         }
     return ST_OK;
+}
+
+st_result st_engine_paged_read_rect(st_engine *e, st_rect rect, uint8_t *heights, uint8_t *meta, st_error *err) {
+    st_paged_terrain *p = e->paged;
+    if (!p || p->level) return st_error_set(err, ST_ERR_INVALID, "no paged world without a level to read");
+    uint64_t w = (uint64_t)p->nx << p->shift, h = (uint64_t)p->ny << p->shift;
+    if (st_rect_empty(rect) || rect.x0 < 0 || rect.y0 < 0 || (uint64_t)rect.x1 > w || (uint64_t)rect.y1 > h)
+        return st_error_set(err, ST_ERR_INVALID, "a rectangle outside the %llux%llu world", (unsigned long long)w,
+                            (unsigned long long)h);
+    return read_rect(p, rect, heights, meta, err);
 }
 
 st_result st_paged_edits_write_back(st_paged_terrain *p, uint32_t *written, st_error *err) {
@@ -385,5 +580,6 @@ st_result st_paged_edits_write_back(st_paged_terrain *p, uint32_t *written, st_e
         p->edited[key - 1] &= (uint8_t)~PAGE_EDITED;
         map_remove(m, key - 1); /* may move a later entry into slot i: look at i again */
     }
+    st_paged_far_drop(p);
     return ST_OK;
 }

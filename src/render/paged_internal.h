@@ -73,4 +73,16 @@ size_t st_paged_edits_held(const st_paged_terrain *p);
  * upload may still hold older texels of; *written (may be NULL) gets how many were written. */
 st_result st_paged_edits_write_back(st_paged_terrain *p, uint32_t *written, st_error *err);
 
+/* The far field follows an edit of rect (level-0 texels, inside the world): the coarse texels over it recomputed
+ * from the level below as it is now, into coarse pages held on the CPU (uploaded in place of the store's, resent
+ * where they hold a slot); *told gets rect grown to every coarse texel that changed, in level-0 texels. */
+st_result st_paged_far_follow(st_paged_terrain *p, st_rect rect, st_rect *told, st_error *err);
+/* A held coarse page (k ≥ 1), or NULL. */
+const st_tile *st_paged_far_page(const st_paged_terrain *p, uint32_t k, uint32_t x, uint32_t y);
+/* Uploads the held coarse pages that changed into the slots they hold (within the frame's budget). */
+void st_paged_far_resend(st_paged_terrain *p);
+/* Drops the held coarse pages that nothing under them keeps apart from the store any more (after a write-back),
+ * the residency manager's copy taking their texels first. */
+void st_paged_far_drop(st_paged_terrain *p);
+
 #endif

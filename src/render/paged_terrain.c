@@ -76,6 +76,8 @@ static bool paged_upload(void *user, uint32_t local, const st_tile *tile, uint64
     uint8_t *ed = k == 0 ? &p->edited[(size_t)tile->key.y * p->nx + tile->key.x] : NULL;
     const st_tile *send = ed && *ed & PAGE_EDITED ? pack_page(p, tile->key.x, tile->key.y) : tile;
     if (!send) send = tile; /* (never: a page flagged edited on a world without a level is held) */
+    const st_tile *far = k ? st_paged_far_page(p, k, tile->key.x, tile->key.y) : NULL;
+    if (far) send = far; /* a coarse page over edited texels: the edits' coarse texels, not the store's */
     if (!p->pool_uploader.upload(p->pool_uploader.user, slot, send, ticket)) return false;
     if (ed) {
         if (*ed & PAGE_RESEND) p->resend_count--;
@@ -251,7 +253,7 @@ st_result st_paged_terrain_create(st_engine *e, const st_level *level, st_store 
     if (!r && !p->edited) r = st_error_set(err, ST_ERR_NOMEM, "out of memory");
     if (!r) r = st_tile_create(ST_TILE_LAYERS, ST_TILE_PAIRS, in->tile_size, &p->scratch, err);
     if (!r && !level) r = st_layer_pages_create(store, 0, &p->reader, err);
-    if (!r && !level) r = st_paged_edits_create(p, err);
+    if (!r) r = st_paged_edits_create(p, err); /* with a level, it holds the coarse pages that follow the edits */
     size_t words = TABLE_HEADER;
     for (uint32_t k = 0; k < levels && !r; k++) {
         paged_level *lv = &p->lv[k];
@@ -400,6 +402,7 @@ void st_paged_terrain_begin_frame(st_paged_terrain *p, const st_camera *cam) {
         *ed &= (uint8_t)~PAGE_RESEND; /* the renderers were told of the edit itself by st_engine_update_level */
         p->resend_count--;
     }
+    st_paged_far_resend(p);
 }
 
 uint32_t st_paged_far_levels_for(float far_dist, float full_radius) {
@@ -410,6 +413,12 @@ uint32_t st_paged_far_levels_for(float far_dist, float full_radius) {
 }
 
 void st_paged_terrain_edit(st_paged_terrain *p, st_rect rect) {
+    if (p->level && p->levels > 1) { /* (a world without a level follows its edits in paged_edits.c) */
+        st_rect told;
+        st_error err = {0};
+        /* on failure the coarse pages keep their texels from before the edit until they are made again */
+        (void)st_paged_far_follow(p, rect, &told, &err);
+    }
     uint32_t n = 1u << p->shift;
     for (uint32_t y = (uint32_t)rect.y0 / n; y < ((uint32_t)rect.y1 + n - 1) / n && y < p->ny; y++)
         for (uint32_t x = (uint32_t)rect.x0 / n; x < ((uint32_t)rect.x1 + n - 1) / n && x < p->nx; x++) {
@@ -550,6 +559,7 @@ st_result st_engine_paged_write_back(st_engine *e, uint32_t *written, st_error *
     if (!r) {
         for (size_t i = 0; i < pages; i++) p->edited[i] &= (uint8_t)~PAGE_UNSAVED;
         if (written) *written = (uint32_t)k;
+        st_paged_far_drop(p);
     }
     for (size_t i = 0; tiles && i < k; i++) st_tile_destroy(tiles[i]);
     free(tiles);
