@@ -146,7 +146,10 @@ st_result st_fly_paged(const st_fly_desc *d, st_fly_result *r, st_engine *engine
     const st_store_info *in = st_store_get_info(d->store);
     r->paged = true;
     r->pool_pages = d->pool_pages ? d->pool_pages : 256;
+    /* at least one coarser level: where full resolution reaches the far distance it is a backstop, so that a page
+     * still loading is drawn coarse rather than as its floor */
     r->far_levels = st_paged_far_levels_for((float)r->far_m, 0);
+    if (!r->far_levels) r->far_levels = 1;
     st_paged_desc pd = {.pool_pages = d->pool_pages, .slow_load_ms = d->world.slow_load_ms, .far_levels = r->far_levels};
     st_result res = st_engine_set_paged_world(engine, d->store, &pd, err);
     f.shift = (uint32_t)__builtin_ctz(in->tile_size);

@@ -370,21 +370,26 @@ void st_paged_terrain_begin_frame(st_paged_terrain *p, const st_camera *cam) {
     double radius = (p->levels > 1 ? fmin(far, (double)p->full_radius) : far) + p->margin;
     p->missing = p->holes = 0;
     p->wanted = request_disk(p, 0, eye[0], eye[1], radius, 1.0f, true);
+    /* level k within full_radius·2^k (the coarsest to the far distance); a level past the one that reaches far
+     * already is a backstop over the far disc, drawing what a missing finer page would leave to its floor */
+    double reach_k[ST_PAGED_MAX_LEVELS] = {radius};
+    bool backstop[ST_PAGED_MAX_LEVELS] = {true};
     for (uint32_t k = 1; k < p->levels; k++) {
         double reach = k + 1 == p->levels ? far : fmin(far, (double)p->full_radius * (double)(1u << k));
-        double previous = fmin(far, (double)p->full_radius * (double)(1u << (k - 1)));
-        if (previous >= far) break; /* the finer levels reach the far distance already */
-        p->wanted += request_disk(p, k, eye[0], eye[1], reach + p->margin * (double)(1u << k), 1.0f, true);
+        reach_k[k] = reach + p->margin * (double)(1u << k);
+        backstop[k] = fmin(far, (double)p->full_radius * (double)(1u << (k - 1))) >= far;
+        p->wanted += request_disk(p, k, eye[0], eye[1], reach_k[k], 1.0f, true);
     }
-    for (uint32_t k = 1; k < p->levels; k++) st_residency_update(p->lv[k].residency);
-    if (p->have_eye) { /* prefetch where the eye is heading, below everything it needs now */
+    if (p->have_eye) { /* prefetch where the eye is heading, below everything it needs now (level 0 and backstops) */
         double vx = eye[0] - p->last_eye[0], vy = eye[1] - p->last_eye[1];
         double ahead = fmin(hypot(vx, vy) * p->lookahead, 2.0 * radius);
         if (ahead >= 1.0) {
             double s = ahead / hypot(vx, vy);
-            request_disk(p, 0, eye[0] + vx * s, eye[1] + vy * s, radius, 0.0f, false);
+            for (uint32_t k = 0; k < p->levels; k++)
+                if (backstop[k]) request_disk(p, k, eye[0] + vx * s, eye[1] + vy * s, reach_k[k], 0.0f, false);
         }
     }
+    for (uint32_t k = 1; k < p->levels; k++) st_residency_update(p->lv[k].residency);
     p->last_eye[0] = eye[0];
     p->last_eye[1] = eye[1];
     p->have_eye = true;
