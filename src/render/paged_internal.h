@@ -44,7 +44,11 @@ struct st_paged_terrain {
     st_gpu_buffer table;     /* header + per page: (slot + 1) | floor << 24; slot + 1 = 0: not resident */
     uint32_t *table_cpu;     /* the table as the CPU reads and writes it; what changed reaches `table` before
                                 each frame (GPU memory may be slow, or uncached, for the CPU to read) */
-    size_t table_words, dirty_lo, dirty_hi; /* the entries written since the last send: [lo, hi) */
+    size_t table_words;
+    /* the entries written since the last send: listed while few, else as the range [lo, hi) covering them */
+    uint32_t dirty[256];
+    uint32_t dirty_count;
+    size_t dirty_lo, dirty_hi;
     float margin, lookahead;
     uint8_t *edited;         /* per page: PAGE_EDITED once edited (the level, not the store, is its truth on the
                                 GPU from then on), PAGE_RESEND while its slot misses an edit, PAGE_UNSAVED while

@@ -18,18 +18,31 @@ static uint32_t level_entry(const st_paged_terrain *p, uint32_t k, uint32_t x, u
 static void set_level_entry(st_paged_terrain *p, uint32_t k, uint32_t x, uint32_t y, uint32_t value) {
     size_t i = entry_index(p, k, x, y);
     p->table_cpu[i] = value;
-    if (p->dirty_lo >= p->dirty_hi) p->dirty_lo = i, p->dirty_hi = i + 1;
-    else if (i < p->dirty_lo) p->dirty_lo = i;
-    else if (i >= p->dirty_hi) p->dirty_hi = i + 1;
+    if (p->dirty_lo < p->dirty_hi) { /* a range already */
+        if (i < p->dirty_lo) p->dirty_lo = i;
+        if (i >= p->dirty_hi) p->dirty_hi = i + 1;
+    } else if (p->dirty_count < sizeof p->dirty / sizeof p->dirty[0]) {
+        p->dirty[p->dirty_count++] = (uint32_t)i;
+    } else { /* too many to list: the range over them all */
+        p->dirty_lo = p->dirty_hi = i;
+        for (uint32_t j = 0; j < p->dirty_count; j++) {
+            if (p->dirty[j] < p->dirty_lo) p->dirty_lo = p->dirty[j];
+            if (p->dirty[j] > p->dirty_hi) p->dirty_hi = p->dirty[j];
+        }
+        p->dirty_hi++;
+        p->dirty_count = 0;
+    }
 }
 static uint32_t entry(const st_paged_terrain *p, uint32_t x, uint32_t y) { return level_entry(p, 0, x, y); }
 
 /* Sends the entries written since the last send to the GPU's table (host-visible, coherent: no flush). Every
  * frame is waited on, so no frame reads the table while it changes. */
 static void send_table(st_paged_terrain *p) {
+    uint32_t *gpu = p->table.mapped;
+    for (uint32_t j = 0; j < p->dirty_count; j++) gpu[p->dirty[j]] = p->table_cpu[p->dirty[j]];
+    p->dirty_count = 0;
     if (p->dirty_lo >= p->dirty_hi) return;
-    memcpy((uint32_t *)p->table.mapped + p->dirty_lo, p->table_cpu + p->dirty_lo,
-           (p->dirty_hi - p->dirty_lo) * sizeof(uint32_t));
+    memcpy(gpu + p->dirty_lo, p->table_cpu + p->dirty_lo, (p->dirty_hi - p->dirty_lo) * sizeof(uint32_t));
     p->dirty_lo = p->dirty_hi = 0;
 }
 
