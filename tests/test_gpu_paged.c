@@ -616,6 +616,47 @@ static void test_far_field_levels(void **state) {
     far_field_levels(ST_PAGED_DECODE_CACHED);
 }
 
+/* Pages arriving after the shadow map was cast over their floors: the map is cast again where they arrive, as
+ * where an edit lands, so a renderer that drew before its pages were resident draws, once they are, what a renderer
+ * made afterwards draws (colour bit for bit, shadows included). */
+static void test_shadow_follows_arrivals(void **state) {
+    (void)state;
+    enum { W = 64, H = 40 };
+    st_level *level = world_level();
+    st_store *store = world_store(level, "paged-shadow");
+    st_level_destroy(level);
+    st_engine_desc ed = {.validate = true};
+    st_engine *e = NULL;
+    assert_st_ok(st_engine_create(&ed, &e, err));
+    st_paged_desc pd = {.pool_pages = POOL};
+    assert_st_ok(st_engine_set_paged_world(e, store, &pd, err));
+    st_camera cam = camera_at(700, 500, 200);
+    st_render_desc rd = {.method = "ray-compute", .width = W, .height = H, .shadows = true, .shadow_size = 256};
+    st_renderer *early = NULL, *late = NULL;
+    assert_st_ok(st_renderer_create(e, &rd, &early, err));
+    frame first = draw(early, cam, W, H); /* the pages are still loading: the map is cast over their floors */
+    st_paged_stats ps;
+    assert_st_ok(st_engine_paged_stats(e, &ps, err));
+    assert_true(ps.missing > 0);
+    assert_st_ok(st_engine_paged_settle(e, &cam, 5000, NULL, err));
+    frame got = draw(early, cam, W, H);
+    assert_st_ok(st_renderer_create(e, &rd, &late, err));
+    frame want = draw(late, cam, W, H);
+    assert_true(memcmp(first.rgba, want.rgba, (size_t)W * H * 4) != 0); /* the pages changed the picture */
+    if (memcmp(got.rgba, want.rgba, (size_t)W * H * 4))
+        fail_msg("the renderer that drew before its pages arrived shades them otherwise (a stale shadow map)");
+    free(first.rgba);
+    free(first.depth);
+    free(got.rgba);
+    free(got.depth);
+    free(want.rgba);
+    free(want.depth);
+    st_renderer_destroy(early);
+    st_renderer_destroy(late);
+    test_engine_finish(e, NULL);
+    st_store_close(store);
+}
+
 static void test_paged_bad_input(void **state) {
     (void)state;
     st_level *level = world_level();
@@ -644,6 +685,7 @@ int main(void) {
         cmocka_unit_test(test_paged_world_without_level),
         cmocka_unit_test(test_far_field_levels),
         cmocka_unit_test(test_far_field_follows_edits),
+        cmocka_unit_test(test_shadow_follows_arrivals),
         cmocka_unit_test(test_paged_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -463,7 +463,15 @@ st_result st_paged_terrain_deliver(st_engine *e, st_error *err) {
     st_result r = ST_OK;
     for (int i = 0; i < ST_MAX_RENDERERS && !r; i++) {
         st_renderer *rd = e->renderers[i];
-        if (!rd || rd->ops->info.world != ST_WORLD_LEVEL || !rd->ops->level_updated) continue;
+        if (!rd || rd->ops->info.world != ST_WORLD_LEVEL) continue;
+        /* the frame's passes too: a shadow map cast over a page's floor (or its coarse stand-in) is cast again
+         * where the page arrives, as where an edit lands */
+        for (uint32_t j = 0; j < rd->pass_count; j++) {
+            const st_frame_pass *fp = &rd->passes[j];
+            if (!fp->ops || !fp->ops->level_updated) continue;
+            for (uint32_t k = 0; k < p->arrived_count; k++) fp->ops->level_updated(rd, fp->state, p->arrived[k]);
+        }
+        if (!rd->ops->level_updated) continue;
         for (uint32_t k = 0; k < p->arrived_count && !r; k++) r = rd->ops->level_updated(rd, rd->state, p->arrived[k], err);
     }
     p->arrived_count = 0;
