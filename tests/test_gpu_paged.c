@@ -386,14 +386,14 @@ static void test_paged_render_equals_texture(void **state) {
  * plane in the rock, so the near-plane test reads texels through the pages. */
 static void test_paged_world_without_level(void **state) {
     (void)state;
-    const char *methods[] = {"ray-compute", "scatter"};
+    const char *methods[] = {"ray-compute", "scatter", "voxel-compute"};
     enum { VIEWS = 3, W = 64, H = 40 };
     st_camera cams[VIEWS] = {camera_at(100, 120, 30), camera_at(700, 500, 200), camera_at(1000, 20, 300)};
     cams[2].position[2] = 1.0f; /* at the floor: its near plane meets solid somewhere around */
     st_level *level = world_level();
-    frame want[2][VIEWS];
+    frame want[3][VIEWS];
     st_engine *e = test_engine(level);
-    for (int m = 0; m < 2; m++) {
+    for (int m = 0; m < 3; m++) {
         st_renderer *r = test_renderer(e, methods[m], W, H, NULL);
         for (int v = 0; v < VIEWS; v++) want[m][v] = draw(r, cams[v], W, H);
         st_renderer_destroy(r);
@@ -407,7 +407,8 @@ static void test_paged_world_without_level(void **state) {
     /* the plain decode (every texel through its entry); the other tests draw with the default, cached one */
     st_paged_desc pd = {.pool_pages = POOL, .decode = ST_PAGED_DECODE_PLAIN, .table_memory = ST_PAGED_TABLE_HOST};
     assert_st_ok(st_engine_set_paged_world(e, store, &pd, err));
-    for (int m = 0; m < 2; m++) {
+    for (int m = 0; m < 3; m++) {
+        /* voxel-compute's pyramid, made before any page is resident, follows the pages as they arrive */
         st_renderer *r = test_renderer(e, methods[m], W, H, NULL);
         for (int v = 0; v < VIEWS; v++) {
             assert_st_ok(st_engine_paged_settle(e, &cams[v], 5000, NULL, err));
@@ -426,9 +427,18 @@ static void test_paged_world_without_level(void **state) {
     st_error e2 = {0};
     st_renderer *voxel = NULL;
     st_render_desc vd = {.method = "voxel-compute", .width = 8, .height = 8};
-    assert_int_equal(st_renderer_create(e, &vd, &voxel, &e2), ST_ERR_INVALID);
+    st_render_desc md = {.method = "mesh", .width = 8, .height = 8};
+    assert_int_equal(st_renderer_create(e, &md, &voxel, &e2), ST_ERR_INVALID); /* its chunks need the level */
     assert_null(voxel);
     assert_int_equal(st_engine_update_level(e, (st_rect){0, 0, 8, 8}, &e2), ST_ERR_INVALID);
+    test_engine_finish(e, NULL);
+    st_store_close(store);
+    /* a world whose pyramid would be too large for one of the whole world: refused with one line */
+    assert_st_ok(st_store_open("gen:multi:3:65536x65536", &store, err));
+    assert_st_ok(st_engine_create(&ed, &e, err));
+    assert_st_ok(st_engine_set_paged_world(e, store, &pd, err));
+    assert_int_equal(st_renderer_create(e, &vd, &voxel, &e2), ST_ERR_INVALID);
+    assert_null(voxel);
     test_engine_finish(e, NULL);
     st_store_close(store);
 }

@@ -14,6 +14,8 @@
  * only keeps each dispatch far below a driver watchdog on slow GPUs; all of them go in one command buffer. */
 #define BAKE_TEXELS_PER_DISPATCH (16u << 20)
 #define DEFAULT_BUDGET 100u
+/* The largest pyramid baked for a paged world without a level (st_engine_set_paged_world). */
+#define PAGED_MAX_BYTES (256u << 20)
 
 static const uint32_t GRIDS[2][3] = {{4, 8, 2}, {2, 4, 1}};
 
@@ -175,8 +177,8 @@ static st_result full_bake(st_renderer *r, voxel_state *s, st_error *err) {
     if (stamps && vkGetQueryPoolResults(gpu->device, r->queries, 0, 2, sizeof ticks, ticks, sizeof ticks[0],
                                         VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) == VK_SUCCESS)
         s->bake_gpu_ms = (double)(ticks[1] - ticks[0]) * gpu->timestamp_ns * 1e-6;
-    ST_DEBUG("voxel: baked %ux%u (%u levels, %.2f MiB) in %.1f ms GPU, %.1f ms CPU", r->engine->level->width,
-             r->engine->level->height, L->lods, (double)L->bytes / (1 << 20), s->bake_gpu_ms, s->bake_cpu_ms);
+    ST_DEBUG("voxel: baked %ux%u (%u levels, %.2f MiB) in %.1f ms GPU, %.1f ms CPU", r->engine->shape.width,
+             r->engine->shape.height, L->lods, (double)L->bytes / (1 << 20), s->bake_gpu_ms, s->bake_cpu_ms);
     return ST_OK;
 }
 
@@ -189,9 +191,17 @@ static st_result voxel_create_common(st_renderer *r, void **out, bool compute, s
     const char *env = getenv("STRATA_VOXEL_STEPS");
     s->show_steps = env && *env == '1';
     st_gpu *gpu = r->engine->gpu;
-    const st_level *level = r->engine->level;
-    st_result res = st_voxel_layout_of(level->width, level->height, r->desc.knobs.voxel_grid, &s->layout, err);
+    const st_world_shape *shape = &r->engine->shape; /* a level's, or a paged world's without one */
+    st_result res = st_voxel_layout_of(shape->width, shape->height, r->desc.knobs.voxel_grid, &s->layout, err);
     if (res) return res;
+    /* A paged world without a level is baked from its pages as they arrive, into one pyramid of the whole world:
+     * held to a size that stays small beside the page pool (a pyramid per page is not built) */
+    if (!r->engine->level && s->layout.bytes > PAGED_MAX_BYTES)
+        return st_error_set(err, ST_ERR_INVALID,
+                            "%s on a paged world of %ux%u: its occupancy pyramid of the whole world would take %.0f MiB "
+                            "(at most %u MiB on a paged world without a level: worlds up to about 16384x16384)",
+                            r->ops->info.name, shape->width, shape->height, (double)s->layout.bytes / (1 << 20),
+                            PAGED_MAX_BYTES >> 20);
     if (s->layout.bytes > gpu->props.limits.maxStorageBufferRange)
         return st_error_set(err, ST_ERR_UNSUPPORTED, "the voxel pyramid needs %.1f MiB; the device binds at most %.1f MiB",
                             (double)s->layout.bytes / (1 << 20),
@@ -303,6 +313,7 @@ const st_method_ops st_method_voxel = {
     .destroy = voxel_destroy,
     .record = voxel_record,
     .level_updated = voxel_level_updated,
+    .pages_suffice = true, /* baked through surface_at from the pages, as they arrive */
     .gpu_bytes = voxel_gpu_bytes,
     .cpu_bytes = voxel_cpu_bytes,
 };
@@ -317,6 +328,7 @@ const st_method_ops st_method_voxel_compute = {
     .destroy = voxel_destroy,
     .record = voxel_record,
     .level_updated = voxel_level_updated,
+    .pages_suffice = true, /* baked through surface_at from the pages, as they arrive */
     .gpu_bytes = voxel_gpu_bytes,
     .cpu_bytes = voxel_cpu_bytes,
 };
