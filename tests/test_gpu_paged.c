@@ -340,13 +340,14 @@ static frame draw(st_renderer *r, st_camera cam, uint32_t w, uint32_t h) {
 
 static void test_paged_render_equals_texture(void **state) {
     (void)state;
-    const char *methods[] = {"ray-compute", "voxel-compute", "scatter"};
-    enum { VIEWS = 3, W = 64, H = 40 };
+    /* slice-compute: its air tables are built through the pages too (and rebuilt where pages arrive) */
+    const char *methods[] = {"ray-compute", "voxel-compute", "scatter", "slice-compute"};
+    enum { VIEWS = 3, W = 64, H = 40, METHODS = 4 };
     st_camera cams[VIEWS] = {camera_at(100, 120, 30), camera_at(700, 500, 200), camera_at(1000, 20, 300)};
     st_level *level = world_level();
-    frame want[3][VIEWS];
+    frame want[METHODS][VIEWS];
     st_engine *e = test_engine(level);
-    for (int m = 0; m < 3; m++) {
+    for (int m = 0; m < METHODS; m++) {
         st_renderer *r = test_renderer(e, methods[m], W, H, NULL);
         for (int v = 0; v < VIEWS; v++) want[m][v] = draw(r, cams[v], W, H);
         st_renderer_destroy(r);
@@ -358,7 +359,7 @@ static void test_paged_render_equals_texture(void **state) {
     assert_st_ok(st_engine_create(&ed, &e, err));
     st_paged_desc pd = {.pool_pages = POOL};
     assert_st_ok(st_engine_set_paged_level(e, level, store, &pd, err));
-    for (int m = 0; m < 3; m++) {
+    for (int m = 0; m < METHODS; m++) {
         /* the renderer is made before any page is resident: what it derives from the terrain follows the pages */
         st_renderer *r = test_renderer(e, methods[m], W, H, NULL);
         for (int v = 0; v < VIEWS; v++) {

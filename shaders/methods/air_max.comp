@@ -31,7 +31,7 @@ void main() {
         for (int y = cell.y * side - 1; y <= cell.y * side + side; y++)
             for (int x = (cell.x * side - 2) >> 1; x <= (cell.x * side + side) >> 1; x++) {
                 ivec2 t = ivec2(2 * x, y) & (level_size - 1);
-                uvec4 pair = texelFetch(terrain, ivec2(t.x >> 1, t.y), 0);
+                uvec4 pair = terrain_pair(t); // the level's texture, or its pages where the terrain is paged
                 top = max(top, max(pair.x, pair.z));
                 if ((pair.y & 0x40u) != 0u) { // dual: a floor at low and a cave ceiling at mid
                     uint d = ((pair.y & 3u) << 2) | (pair.w & 3u);

@@ -79,6 +79,26 @@ static const st_tile *pack_page(st_paged_terrain *p, uint32_t x, uint32_t y) {
     return p->scratch;
 }
 
+/* Page (x, y) of level k reads otherwise from the next frame on (it arrived, or lost its slot): the renderers'
+ * data derived from the terrain (the voxel pyramid, the air tables) and the frame's passes (the shadow map) learn
+ * of its rectangle as of an edit (st_paged_terrain_deliver). */
+static void changed_page(st_paged_terrain *p, uint32_t k, uint32_t x, uint32_t y) {
+    if (p->arrived_all) return;
+    if (p->arrived_count == p->arrived_cap) {
+        uint32_t cap = p->arrived_cap ? 2 * p->arrived_cap : 64;
+        st_rect *grown = realloc(p->arrived, cap * sizeof *grown);
+        if (!grown) { /* told nothing, the renderers keep what they derived before: redo everything */
+            p->arrived_count = 0;
+            p->arrived_all = true;
+            return;
+        }
+        p->arrived = grown;
+        p->arrived_cap = cap;
+    }
+    int32_t n = 1 << (p->shift + k); /* a coarse page stands for 2^k times the texels each way */
+    p->arrived[p->arrived_count++] = (st_rect){(int32_t)x * n, (int32_t)y * n, (int32_t)(x + 1) * n, (int32_t)(y + 1) * n};
+}
+
 static bool paged_upload(void *user, uint32_t local, const st_tile *tile, uint64_t *ticket) {
     paged_level *lv = user;
     st_paged_terrain *p = lv->p;
@@ -98,26 +118,14 @@ static bool paged_upload(void *user, uint32_t local, const st_tile *tile, uint64
     }
     if (p->slot_key[slot] != UINT64_MAX) { /* the slot's page before, of this level (each level has its slots) */
         st_tile_key old = st_tile_key_unpack(p->slot_key[slot]);
-        if ((level_entry(p, k, old.x, old.y) & 0xFFFFFFu) == slot + 1)
+        if ((level_entry(p, k, old.x, old.y) & 0xFFFFFFu) == slot + 1) {
             set_level_entry(p, k, old.x, old.y, floor_of(p, k, old.x, old.y) << 24);
+            changed_page(p, k, old.x, old.y); /* read from a coarser level (or its floor) from now on */
+        }
     }
     p->slot_key[slot] = st_tile_key_pack((st_tile_key){k, tile->key.x, tile->key.y});
     set_level_entry(p, k, tile->key.x, tile->key.y, (slot + 1) | (floor_of(p, k, tile->key.x, tile->key.y) << 24));
-    /* the renderers' data derived from the terrain (the voxel pyramid) learn of the page as of an edit */
-    if (p->arrived_count == p->arrived_cap) {
-        uint32_t cap = p->arrived_cap ? 2 * p->arrived_cap : 64;
-        st_rect *grown = realloc(p->arrived, cap * sizeof *grown);
-        if (!grown) { /* told nothing, the renderers keep what they derived from the floor: redo everything */
-            p->arrived_count = 0;
-            p->arrived_all = true;
-            return true;
-        }
-        p->arrived = grown;
-        p->arrived_cap = cap;
-    }
-    int32_t n = 1 << (p->shift + k); /* a coarse page stands for 2^k times the texels each way */
-    p->arrived[p->arrived_count++] = (st_rect){(int32_t)tile->key.x * n, (int32_t)tile->key.y * n,
-                                               (int32_t)(tile->key.x + 1) * n, (int32_t)(tile->key.y + 1) * n};
+    changed_page(p, k, tile->key.x, tile->key.y);
     return true;
 }
 

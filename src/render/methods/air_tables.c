@@ -24,7 +24,7 @@ static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a +
  * tables do, into at most two per axis). */
 static void dispatch_cells(st_renderer *r, st_air_tables *t, VkCommandBuffer cmd, int level, int64_t x0, int64_t x1,
                            int64_t y0, int64_t y1) {
-    const st_level *l = r->engine->level;
+    const st_world_shape *l = &r->engine->shape;
     int64_t size[2] = {table_cells(l->width, level), table_cells(l->height, level)};
     int64_t lo[2] = {x0, y0}, hi[2] = {x1, y1};
     int64_t ranges[2][2][2];
@@ -76,14 +76,29 @@ static void rebuild(st_renderer *r, st_air_tables *t, VkCommandBuffer cmd, st_re
                               VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
 }
 
-st_result st_air_tables_create(st_renderer *r, st_air_tables *t, st_error *err) {
-    *t = (st_air_tables){0};
-    st_gpu *gpu = r->engine->gpu;
-    const st_level *l = r->engine->level;
-    if (!l) return st_error_set(err, ST_ERR_INVALID, "the air tables need a whole level");
+static VkDeviceSize table_bytes(const st_world_shape *l) {
     VkDeviceSize words = 0;
     for (int level = 0; level < 3; level++)
         words += (VkDeviceSize)table_cells(l->width, level) * table_cells(l->height, level);
+    return 4 * words;
+}
+
+bool st_air_tables_fit(const st_renderer *r) {
+    if (r->engine->level && !r->engine->paged) return true;
+    return r->engine->paged && table_bytes(&r->engine->shape) <= AIR_TABLES_PAGED_MAX_BYTES;
+}
+
+st_result st_air_tables_create(st_renderer *r, st_air_tables *t, st_error *err) {
+    *t = (st_air_tables){0};
+    st_gpu *gpu = r->engine->gpu;
+    /* the world's shape: a level's, or a paged world's, whose tables are built through its pages (air_max.comp
+     * reads terrain_pair) and rebuilt where pages arrive or leave, as where an edit lands */
+    const st_world_shape *l = &r->engine->shape;
+    if (!r->engine->level && !r->engine->paged) return st_error_set(err, ST_ERR_INVALID, "the air tables need a level");
+    VkDeviceSize words = table_bytes(l) / 4;
+    if (!st_air_tables_fit(r))
+        return st_error_set(err, ST_ERR_INVALID, "the air tables of a %ux%u paged world would take %.0f MiB (at most %u)",
+                            l->width, l->height, (double)(words * 4) / (1 << 20), AIR_TABLES_PAGED_MAX_BYTES >> 20);
     st_result res = st_gpu_buffer_create(gpu, words * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false, &t->buffer, err);
     if (res) return res;
     st_gpu_binding b = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_COMPUTE_BIT,

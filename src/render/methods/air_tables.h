@@ -7,6 +7,10 @@
 
 #include "render/render_internal.h"
 
+/* The largest tables made for paged terrain: they span the whole world (one word a 4×4 cell, 4 bytes per 16
+ * texels), so a paged world past about 8192×16384 texels has none. */
+#define AIR_TABLES_PAGED_MAX_BYTES (64u << 20)
+
 typedef struct st_air_tables {
     st_gpu_buffer buffer; /* the three tables, one word a cell (air_tables.glsl says the packing) */
     VkPipelineLayout layout;
@@ -16,10 +20,13 @@ typedef struct st_air_tables {
     st_rect dirty; /* texels whose cells the next record rebuilds */
 } st_air_tables;
 
-/* Makes r's level's tables (the buffer, the pass that fills them) and fills them for the whole level before
- * returning. The level must be r's engine's whole level (not paged). *t is zeroed first; on an error what was
+/* Makes r's world's tables (the buffer, the pass that fills them) and fills them for the whole world before
+ * returning: a level's, or paged terrain's through its pages (ST_ERR_INVALID past AIR_TABLES_PAGED_MAX_BYTES). *t is zeroed first; on an error what was
  * made stays in it for st_air_tables_destroy. */
 st_result st_air_tables_create(st_renderer *r, st_air_tables *t, st_error *err);
+/* Whether r's world can have tables: a level, or paged terrain whose tables stay within AIR_TABLES_PAGED_MAX_BYTES
+ * (a method that can march without them skips them where this is false). */
+bool st_air_tables_fit(const st_renderer *r);
 /* Frees what create made (a zeroed *t is fine). */
 void st_air_tables_destroy(st_renderer *r, st_air_tables *t);
 /* The level changed inside rect: the next st_air_tables_record rebuilds the cells over it. */
