@@ -405,8 +405,7 @@ static void test_paged_world_without_level(void **state) {
     st_level_destroy(level); /* nothing of the level is kept: the store is the world */
     st_engine_desc ed = {.validate = true};
     assert_st_ok(st_engine_create(&ed, &e, err));
-    /* the plain decode (every texel through its entry); the other tests draw with the default, cached one */
-    st_paged_desc pd = {.pool_pages = POOL, .decode = ST_PAGED_DECODE_PLAIN, .table_memory = ST_PAGED_TABLE_HOST};
+    st_paged_desc pd = {.pool_pages = POOL};
     assert_st_ok(st_engine_set_paged_world(e, store, &pd, err));
     for (int m = 0; m < 3; m++) {
         /* voxel-compute's pyramid, made before any page is resident, follows the pages as they arrive */
@@ -525,7 +524,8 @@ static void assert_draws_level(st_engine *e, st_level *seen, st_camera cam, cons
     test_engine_finish(whole, NULL);
 }
 
-static void far_field_levels(st_paged_decode decode) {
+static void test_far_field_levels(void **state) {
+    (void)state;
     st_level *level = world_level();
     st_store *store = world_store(level, "paged-far");
     st_level *coarse[3] = {level, NULL, NULL};
@@ -537,7 +537,7 @@ static void far_field_levels(st_paged_decode decode) {
     st_engine_desc ed = {.validate = true};
     st_engine *e = NULL;
     assert_st_ok(st_engine_create(&ed, &e, err));
-    st_paged_desc pd = {.pool_pages = 64, .far_levels = 2, .full_radius = 96.0f, .decode = decode};
+    st_paged_desc pd = {.pool_pages = 64, .far_levels = 2, .full_radius = 96.0f};
     assert_st_ok(st_engine_set_paged_world(e, store, &pd, err));
     assert_st_ok(st_engine_paged_settle(e, &cam, 20000, NULL, err));
     st_paged_stats ps;
@@ -548,9 +548,7 @@ static void far_field_levels(st_paged_decode decode) {
     uint32_t fine, far;
     st_level *seen = seen_level(e, store, level, coarse, &fine, &far);
     assert_true(fine > 0 && far > 0); /* both kinds of page in the picture's world (floors where nothing reaches) */
-    char what[32];
-    snprintf(what, sizeof what, "decode %d", (int)decode);
-    assert_draws_level(e, seen, cam, what);
+    assert_draws_level(e, seen, cam, "settled");
     test_engine_finish(e, seen);
     st_store_close(store);
     st_level_destroy(coarse[1]);
@@ -617,14 +615,6 @@ static void test_far_field_follows_edits(void **state) {
     st_level_destroy(level);
     free(before);
     free(after);
-}
-
-/* Both decodes: each texel read through its entries, and each page resolved once per run of reads in it (the
- * coarse levels' pages resolved for a level-0 page that is missing). */
-static void test_far_field_levels(void **state) {
-    (void)state;
-    far_field_levels(ST_PAGED_DECODE_PLAIN);
-    far_field_levels(ST_PAGED_DECODE_CACHED);
 }
 
 /* Pages arriving after the shadow map was cast over their floors: the map is cast again where they arrive, as

@@ -13,22 +13,6 @@
 
 #define ST_PAGED_MAX_LEVELS 8u /* the full-resolution pages and up to 7 coarser levels */
 
-/* How the shaders' texel decode reads through the page table (shaders/common/surface.glsl). */
-typedef enum st_paged_decode {
-    ST_PAGED_DECODE_DEFAULT = 0, /* the environment's STRATA_PAGED_DECODE ("plain" or "cached"), else CACHED */
-    ST_PAGED_DECODE_PLAIN,       /* the page's entry (and the coarser levels' where it is missing) for every texel */
-    ST_PAGED_DECODE_CACHED,      /* a page resolved once, kept while the reads stay in it */
-} st_paged_decode;
-
-/* Where the page table lives on the GPU; the CPU keeps its own copy and sends the entries that changed before
- * each frame either way. */
-typedef enum st_paged_table_memory {
-    ST_PAGED_TABLE_DEFAULT = 0, /* the environment's STRATA_PAGED_TABLE ("host" or "device"), else DEVICE */
-    ST_PAGED_TABLE_HOST,        /* host memory the GPU reads across the bus */
-    ST_PAGED_TABLE_DEVICE,      /* device-local memory the CPU writes through (where the adapter has such; else
-                                   host memory) */
-} st_paged_table_memory;
-
 typedef struct st_paged_desc {
     uint32_t pool_pages;          /* resident pages on the GPU (0 = 256; at most the adapter's array layers) */
     uint32_t cpu_tiles;           /* decoded tiles kept on the CPU (0 = pool_pages) */
@@ -46,8 +30,6 @@ typedef struct st_paged_desc {
     float full_radius;            /* texels around the eye at full resolution when far_levels > 0 (0 = 1024) */
     uint32_t far_pages;           /* pool pages of each coarser level (0 = all that its disc can meet: 169 for
                                      the default radius in 256² pages) */
-    st_paged_decode decode;       /* measurement variants: the same texels, read differently */
-    st_paged_table_memory table_memory;
 } st_paged_desc;
 
 /* The coarser levels st_paged_desc.far_levels needs for `far_dist` with that full_radius (0 = the default). */

@@ -21,18 +21,14 @@ struct Surface {
 const uint LEVEL_PAGED = 4u;
 layout(set = 0, binding = 6, std430) readonly buffer TerrainPages {
     uvec4 info;            // page shift s, level-0 pages along x, along y, levels (1 + the coarser ones)
-    uvec4 mode;            // x: the decode (PAGED_DECODE_*), the rest unused
     uint level_offset[8];  // each level's first entry; level k has (pages along x >> k) × (along y >> k)
     uint entry[];          // per page, row-major: (layer + 1) | floor << 24; layer + 1 = 0: not resident
 } terrain_pages;
 layout(set = 0, binding = 7) uniform usampler2DArray terrain_pool;
 
-// PAGED_DECODE_PLAIN reads the page's entry (and, where it is missing, the coarser levels' entries) for every
-// texel; PAGED_DECODE_CACHED resolves a level-0 page once and keeps what it found in the invocation's registers
-// until a read falls in another page: a march crosses a page every few dozen steps, so most reads are one
-// texel fetch, as on a whole-level texture. The same texels either way (the table does not change while a
-// frame draws).
-const uint PAGED_DECODE_PLAIN = 0u, PAGED_DECODE_CACHED = 1u;
+// A level-0 page is resolved once (its layer, or the coarser level over it) and what was found kept in the
+// invocation's registers until a read falls in another page: a march crosses a page every few dozen steps, so
+// most reads are one texel fetch, as on a whole-level texture (the table does not change while a frame draws).
 
 // What a level-0 page resolves to: (layer + 1) | k << 24 for the finest level k (0: its own) whose page over it is
 // mapped; where none is, layer + 1 = 0 and the page's floor in the top byte (the entry as it is).
@@ -61,7 +57,7 @@ uvec4 terrain_page_fetch(ivec2 c, uint r) {
     return p;
 }
 
-// The invocation's last resolved level-0 page (PAGED_DECODE_CACHED): its index and what it resolved to.
+// The invocation's last resolved level-0 page: its index and what it resolved to.
 uint terrain_page_last = 0xFFFFFFFFu;
 uint terrain_page_last_resolved = 0u;
 
@@ -70,14 +66,11 @@ uvec4 terrain_page_pair(ivec2 c) {
     uint s = terrain_pages.info.x;
     uvec2 pc = uvec2(c) >> s;
     uint page = pc.y * terrain_pages.info.y + pc.x;
-    if (terrain_pages.mode.x == PAGED_DECODE_CACHED) {
-        if (page != terrain_page_last) {
-            terrain_page_last = page;
-            terrain_page_last_resolved = terrain_page_resolve(page, pc);
-        }
-        return terrain_page_fetch(c, terrain_page_last_resolved);
+    if (page != terrain_page_last) {
+        terrain_page_last = page;
+        terrain_page_last_resolved = terrain_page_resolve(page, pc);
     }
-    return terrain_page_fetch(c, terrain_page_resolve(page, pc));
+    return terrain_page_fetch(c, terrain_page_last_resolved);
 }
 #endif
 

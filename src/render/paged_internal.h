@@ -8,9 +8,9 @@
 #define DEFAULT_POOL_PAGES 256u
 
 #define DEFAULT_FULL_RADIUS 1024.0f
-/* u32s before the entries: page shift, level-0 pages along x and y, levels; the decode and three unused; then
- * each level's first entry (TerrainPages in shaders/common/surface.glsl) */
-#define TABLE_HEADER (8u + ST_PAGED_MAX_LEVELS)
+/* u32s before the entries: page shift, level-0 pages along x and y, levels, then each level's first entry
+ * (TerrainPages in shaders/common/surface.glsl) */
+#define TABLE_HEADER (4u + ST_PAGED_MAX_LEVELS)
 #define PAGE_EDITED 1u
 #define PAGE_RESEND 2u
 #define PAGE_UNSAVED 4u

@@ -151,26 +151,13 @@ void st_paged_terrain_destroy(st_paged_terrain *p) {
     free(p);
 }
 
-/* A variant from the descriptor, else from the environment (measurements), else the default. */
-static st_paged_decode decode_mode(const st_paged_desc *d) {
-    if (d->decode) return d->decode;
-    const char *v = getenv("STRATA_PAGED_DECODE");
-    return v && !strcmp(v, "plain") ? ST_PAGED_DECODE_PLAIN : ST_PAGED_DECODE_CACHED;
-}
-static st_paged_table_memory table_memory(const st_paged_desc *d) {
-    if (d->table_memory) return d->table_memory;
-    const char *v = getenv("STRATA_PAGED_TABLE");
-    return v && !strcmp(v, "host") ? ST_PAGED_TABLE_HOST : ST_PAGED_TABLE_DEVICE;
-}
-
 /* The GPU's page table: host-visible and coherent (the CPU writes what changed before each frame), in device-local
- * memory where asked and the adapter has such (read by every texel fetch of every method: across the bus, each
- * miss of the GPU's caches costs a round trip), else the adapter's first host-visible kind. */
-static st_result table_create(st_gpu *gpu, VkDeviceSize size, st_paged_table_memory where, st_gpu_buffer *out,
-                              st_error *err) {
+ * memory where the adapter has such (read by every texel fetch of every method: across the bus, each miss of the
+ * GPU's caches costs a round trip; measured on the H200, docs/paged-terrain.md), else the adapter's first
+ * host-visible kind. */
+static st_result table_create(st_gpu *gpu, VkDeviceSize size, st_gpu_buffer *out, st_error *err) {
     const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-    if (where != ST_PAGED_TABLE_DEVICE) return st_gpu_buffer_create(gpu, size, usage, true, out, err);
     memset(out, 0, sizeof *out);
     VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
                              .size = size,
@@ -302,14 +289,13 @@ st_result st_paged_terrain_create(st_engine *e, const st_level *level, st_store 
         p->table_cpu = calloc(words, sizeof *p->table_cpu);
         if (!p->table_cpu) r = st_error_set(err, ST_ERR_NOMEM, "out of memory");
     }
-    if (!r) r = table_create(e->gpu, words * sizeof(uint32_t), table_memory(desc), &p->table, err);
+    if (!r) r = table_create(e->gpu, words * sizeof(uint32_t), &p->table, err);
     if (!r) {
         uint32_t *t = p->table_cpu;
         t[0] = p->shift;
         t[1] = p->nx;
         t[2] = p->ny;
         t[3] = levels;
-        t[4] = decode_mode(desc) == ST_PAGED_DECODE_CACHED ? 1u : 0u; /* PAGED_DECODE_* of surface.glsl */
         for (uint32_t k = 0; k < ST_PAGED_MAX_LEVELS; k++) t[8 + k] = k < levels ? p->lv[k].offset : 0;
         for (uint32_t k = 0; k < levels; k++)
             for (uint32_t y = 0; y < p->lv[k].ny; y++)
