@@ -296,7 +296,7 @@ st_result st_paged_terrain_create(st_engine *e, const st_level *level, st_store 
         t[1] = p->nx;
         t[2] = p->ny;
         t[3] = levels;
-        for (uint32_t k = 0; k < ST_PAGED_MAX_LEVELS; k++) t[8 + k] = k < levels ? p->lv[k].offset : 0;
+        for (uint32_t k = 0; k < ST_PAGED_MAX_LEVELS; k++) t[TABLE_HEADER - ST_PAGED_MAX_LEVELS + k] = k < levels ? p->lv[k].offset : 0;
         for (uint32_t k = 0; k < levels; k++)
             for (uint32_t y = 0; y < p->lv[k].ny; y++)
                 for (uint32_t x = 0; x < p->lv[k].nx; x++) t[entry_index(p, k, x, y)] = floor_of(p, k, x, y) << 24;
