@@ -18,15 +18,22 @@
 #define SLICE_WALK_TEXELS false
 
 /* The quality knob of both variants: the number of slices. */
-static const st_method_knob slice_knobs[] = {{.name = "slices",
-                                              .label = "slices",
-                                              .kind = ST_KNOB_COUNT,
-                                              .offset = offsetof(st_method_knobs, slices),
-                                              .default_value = 512,
-                                              .min = 16,
-                                              .max = 8192,
-                                              .sweep_count = 5,
-                                              .sweep = {32, 64, 128, 256, 512}}};
+#define SLICES_KNOB                                                                                               \
+    {.name = "slices", .label = "slices", .kind = ST_KNOB_COUNT, .offset = offsetof(st_method_knobs, slices),      \
+     .default_value = 512, .min = 16, .max = 8192, .sweep_count = 5, .sweep = {32, 64, 128, 256, 512}}
+static const st_method_knob slice_knobs[] = {SLICES_KNOB};
+
+/* slice-compute's knobs: the slices, and whether each 8×8 tile's rays are tested together against the air tables
+ * before the pixels' walks (8, the tile's side in pixels) or not (1; any value under 8) — kept for measuring. */
+#define SLICE_PIXEL_TILE 8u
+static const st_method_knob slice_compute_knobs[] = {SLICES_KNOB,
+                                                     {.name = "slice_tile",
+                                                      .label = "slice tile test",
+                                                      .kind = ST_KNOB_COUNT,
+                                                      .offset = offsetof(st_method_knobs, slice_tile),
+                                                      .default_value = SLICE_PIXEL_TILE,
+                                                      .min = 1,
+                                                      .max = SLICE_PIXEL_TILE}};
 
 /* std430/push-constant mirror of SlicePush in slice.vert / slice.frag */
 typedef struct slice_push {
@@ -39,11 +46,11 @@ typedef struct slice_push {
 typedef struct slice_compute_push {
     slice_push planes;
     uint32_t flags; /* bit 0: count the work; bit 1: the walk looks at texels; bit 2: bands fetch their samples in
-                       the air too */
+                       the air too; bit 3: the tile test */
     uint32_t pad[3];
 } slice_compute_push;
 
-#define SLICE_WORK_WORDS 6u /* pixels, band samples, bands, walks, cells, texels (slice_compute.comp) */
+#define SLICE_WORK_WORDS 8u /* pixels, band samples, bands, walks, cells, texels, most a pixel, blocks' most (slice_compute.comp) */
 
 typedef struct slice_state {
     bool plain, compute;
@@ -58,6 +65,7 @@ typedef struct slice_state {
     bool walk_texels;  /* the walk looks down to texels (else it stops at the 4×4 cells) */
     bool count;        /* the next frame counts its work into `work` */
     bool band_full;    /* the next frame's bands fetch even the samples the walk found in the air (for tests) */
+    bool tile_test;    /* the frames test each 8×8 tile's rays together first (the knob slice_tile) */
     st_gpu_buffer work; /* SLICE_WORK_WORDS counters */
     /* Per tile of SLICE_TILE² texels: the lowest floor and the highest top (conservative: min and max of
      * the pair's two height bytes), so a view's planes span only the heights its bounds hold. */
@@ -152,6 +160,7 @@ static st_result slice_compute_create(st_renderer *r, void **out, st_error *err)
                                    VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, false, &s->work, err);
     if (res) return res;
     s->walk_texels = SLICE_WALK_TEXELS;
+    s->tile_test = st_knob_get(&r->desc.knobs, &slice_compute_knobs[1]) >= SLICE_PIXEL_TILE;
     /* set 1: the visibility buffer, the air tables and the work counters */
     st_gpu_binding b[3] = {
         {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_COMPUTE_BIT, .buffer = s->vis.buffer},
@@ -257,7 +266,8 @@ static void slice_compute_record(st_renderer *r, void *state, VkCommandBuffer cm
     bool any = slice_planes(r, s, &pc.planes);
     if (!any) pc.planes.n_below = pc.planes.n_above = 0; /* every pixel walks no plane: all sky */
     st_air_tables_record(r, &s->air, cmd);
-    pc.flags = (s->count ? 1u : 0u) | (s->walk_texels ? 2u : 0u) | (s->band_full ? 4u : 0u);
+    pc.flags = (s->count ? 1u : 0u) | (s->walk_texels ? 2u : 0u) | (s->band_full ? 4u : 0u) |
+               (s->tile_test ? 8u : 0u);
     st_renderer_pass_begin(r, cmd, "slices");
     if (s->count) { /* only when asked: the counters are a test's, not the frame's */
         vkCmdFillBuffer(cmd, s->work.buffer, 0, VK_WHOLE_SIZE, 0);
@@ -281,16 +291,18 @@ static void slice_compute_record(st_renderer *r, void *state, VkCommandBuffer cm
 }
 
 st_result st_slice_compute_work(st_renderer *r, const st_camera *camera, bool walk_texels, bool band_skip,
-                                st_slice_work *out, st_error *err) {
+                                bool tile_test, st_slice_work *out, st_error *err) {
     if (r->ops != &st_method_slice_compute) return st_error_set(err, ST_ERR_INVALID, "not a slice-compute renderer");
     slice_state *s = r->state;
-    bool had = s->walk_texels;
+    bool had = s->walk_texels, had_tiles = s->tile_test;
     s->walk_texels = walk_texels;
+    s->tile_test = tile_test;
     s->band_full = !band_skip;
     s->count = true;
     st_result res = st_renderer_draw(r, camera, NULL, err);
     s->count = s->band_full = false;
     s->walk_texels = had;
+    s->tile_test = had_tiles;
     st_gpu *gpu = r->engine->gpu;
     if (!res) res = st_gpu_staging_reserve(gpu, SLICE_WORK_WORDS * 4, err);
     VkCommandBuffer cmd;
@@ -303,7 +315,8 @@ st_result st_slice_compute_work(st_renderer *r, const st_camera *camera, bool wa
     res = st_gpu_once_submit(gpu, cmd, err);
     if (res) return res;
     const uint32_t *w = gpu->staging_mapped;
-    *out = (st_slice_work){.pixels = w[0], .samples = w[1], .bands = w[2], .walks = w[3], .cells = w[4], .texels = w[5]};
+    *out = (st_slice_work){.pixels = w[0], .samples = w[1], .bands = w[2], .walks = w[3], .cells = w[4], .texels = w[5],
+                            .most = w[6], .blocks_most = w[7]};
     return ST_OK;
 }
 
@@ -353,7 +366,7 @@ const st_method_ops st_method_slice_compute = {
     .info = {.name = "slice-compute",
              .description = "slice's planes rasterised in compute: each pixel walks its planes nearest first",
              .compute = true,
-             ST_METHOD_KNOBS(slice_knobs)},
+             ST_METHOD_KNOBS(slice_compute_knobs)},
     .targets = ST_TARGETS_STORAGE,
     .create = slice_compute_create,
     .destroy = slice_destroy,
