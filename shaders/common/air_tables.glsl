@@ -192,14 +192,15 @@ bool air_chunk_in_air(vec3 c[4], float sa, float sb) {
     return lo.z - m > top + 0.01 || (lo.z - m > floor_top + 0.01 && hi.z + m < ceiling - 0.01);
 }
 
-// The s before which no ray eye + s·pixel_dir(px) of this workgroup's tile meets SOLID (0 when `on` is false, which
-// must be the same for the whole workgroup: every invocation of it calls this, before any returns).
-float air_tile_start(bool on) {
+// The s before which no ray eye + s·pixel_dir(px) of the workgroup's tile (the 8×8 pixels from tile·8) meets SOLID
+// (0 when `on` is false, which must be the same for the whole workgroup: every invocation of it calls this, before
+// any returns).
+float air_tile_start(bool on, uvec2 tile) {
     if (!on) return 0.0;
     uint i = gl_LocalInvocationIndex;
     if (i == 0u) air_tile_first = AIR_TILE_CHUNKS;
     barrier();
-    vec2 p0 = vec2(gl_WorkGroupID.xy * AIR_TILE) + 0.5, p1 = p0 + float(AIR_TILE - 1u);
+    vec2 p0 = vec2(tile * AIR_TILE) + 0.5, p1 = p0 + float(AIR_TILE - 1u);
     vec3 c[4] = vec3[4](pixel_dir(p0), pixel_dir(vec2(p1.x, p0.y)), pixel_dir(vec2(p0.x, p1.y)), pixel_dir(p1));
     float f = g.forward.w;
     float s_lo = g.level_info.z / f, s_hi = g.eye.w / f; // the near and far planes: s is the view depth over f

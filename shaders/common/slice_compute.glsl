@@ -15,7 +15,8 @@ layout(push_constant) uniform SliceComputePush {
     uint flags;      // bit 0: count the work into slice_work; bit 1: the walk looks at texels (else at 4×4 cells);
                      // bit 2: the bands fetch the samples the walk found in the air too (tests); bit 3: the tile test
                      // (slice_compute.comp)
-    uint pad2, pad3, pad4;
+    uint row_stride; // the workgroups' order: group row y draws the row of tiles (y · row_stride) mod rows (0: y)
+    uint pad3, pad4;
 } pc;
 
 // per pixel: the refined hit's distance along the ray (bits; 0xFFFFFFFF = nothing) and, when the hit is a

@@ -29,7 +29,7 @@ layout(set = 1, binding = 0, rgba8) uniform writeonly image2D out_color;
 layout(set = 1, binding = 1, r32f) uniform writeonly image2D out_depth;
 
 void main() {
-    float s_air = air_tile_start((pc.flags & 1u) != 0u); // before the bounds check: the whole group takes part
+    float s_air = air_tile_start((pc.flags & 1u) != 0u, gl_WorkGroupID.xy); // before the bounds check: the whole group takes part
     ivec2 pixel = ivec2(gl_GlobalInvocationID.xy);
     if (pixel.x >= int(g.screen_right.w) || pixel.y >= int(g.screen_up.w)) return;
     vec3 color;

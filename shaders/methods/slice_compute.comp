@@ -95,11 +95,21 @@ uint walk_pixel(ivec2 px, int w, float s_air) {
     return slice_band_samples + bands + air_walk_cells + air_walk_texels + air_tile_words;
 }
 
+// The tile of 8×8 pixels this workgroup draws: its own place, or with pc.row_stride the rows of tiles taken in a
+// scattered order (a bijection: the stride is prime to the rows), so that a costly stretch of the image (walls seen
+// along, under a slab) is drawn among cheap tiles rather than by the last groups alone.
+uvec2 group_tile() {
+    uvec2 id = gl_WorkGroupID.xy;
+    if (pc.row_stride == 0u) return id;
+    return uvec2(id.x, (id.y * pc.row_stride) % gl_NumWorkGroups.y);
+}
+
 void main() {
-    ivec2 px = ivec2(gl_GlobalInvocationID.xy);
+    uvec2 tile = group_tile();
+    ivec2 px = ivec2(tile * 8u + gl_LocalInvocationID.xy);
     int w = int(g.screen_right.w);
     bool inside = px.x < w && px.y < int(g.screen_up.w);
-    float s_air = air_tile_start((pc.flags & 8u) != 0u); // the whole group takes part
+    float s_air = air_tile_start((pc.flags & 8u) != 0u, tile); // the whole group takes part
     uint fetches = inside ? walk_pixel(px, w, s_air) : 0u;
     if ((pc.flags & 1u) != 0u) { // uniform: every invocation of the group takes part
         uint h = gl_LocalInvocationID.y / 4u;
