@@ -225,7 +225,7 @@ float air_tile_start(bool on, uvec2 tile) {
         if (!air_chunk_in_air(c, s_lo + float(i) * ds, s_lo + float(i + 1u) * ds)) atomicMin(air_tile_first, i);
         barrier();
         uint first = air_tile_first;
-        result = first == AIR_TILE_CHUNKS ? s_hi : s_lo + float(first) * ds;
+        result = s_lo + float(first) * ds; // the end of the last chunk passed, as that chunk computed it
         if (i == 0u) air_tile_passed = first;
     }
     return result;
