@@ -80,8 +80,6 @@ typedef struct st_method_knobs {
     uint32_t voxel_steps; /* voxel: outer/inner budgets (0 = 100) */
     uint32_t voxel_grid;  /* voxel: leaf voxel size, 0 = (4,8,2), 1 = (2,4,1) */
     uint32_t slices;      /* slice: number of slices (0 = 512) */
-    uint32_t slice_tile;  /* slice-compute: 8 = each 8×8 tile's rays tested together before the walk, 1 = none (0 = 8) */
-    uint32_t slice_order; /* slice-compute: 1 = workgroups draw the tiles in row order, 2 = rows scattered (0 = 1) */
     float mesh_quality;   /* mesh: q in [0,1] (0 = 0.5; negative = 0) */
     uint32_t scatter_density;
     /* cdlod, cdlod-compute (docs/large-world.md) */

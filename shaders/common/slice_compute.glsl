@@ -13,10 +13,8 @@ layout(push_constant) uniform SliceComputePush {
     uint max_steps;  // samples per band at most
     uint pad1;
     uint flags;      // bit 0: count the work into slice_work; bit 1: the walk looks at texels (else at 4×4 cells);
-                     // bit 2: the bands fetch the samples the walk found in the air too (tests); bit 3: the tile test
-                     // (slice_compute.comp)
-    uint row_stride; // the workgroups' order: group row y draws the row of tiles (y · row_stride) mod rows (0: y)
-    uint pad3, pad4;
+                     // bit 2: the bands fetch the samples the walk found in the air too (tests)
+    uint pad2, pad3, pad4;
 } pc;
 
 // per pixel: the refined hit's distance along the ray (bits; 0xFFFFFFFF = nothing) and, when the hit is a
@@ -29,7 +27,7 @@ layout(set = 1, binding = 0, std430) buffer SliceVisibility { uvec2 slice_vis[];
 #include "air_tables.glsl"
 
 // the frame's work when counted (st_slice_compute_work): pixels, band samples fetched, bands sampled, walks, cells
-// walked, texels fetched by the walks, the most fetches of a pixel, and over the 8×4 blocks the sum of each one's most
+// walked, texels fetched by the walks
 layout(set = 1, binding = 2, std430) buffer SliceWork { uint slice_work[]; };
 
 const uint SLICE_NONE = 0xFFFFFFFFu;

@@ -8,26 +8,20 @@
 // The band's work is the raster variant's own (slice_band.glsl). A band wholly in the air — above the highest
 // terrain under it — cannot hold a SOLID sample, and is passed over unsampled, which changes nothing: the ray
 // walks the air tables for stretches in the air (air_clear_until, air_tables.glsl) and jumps over the planes
-// whose bands lie in them. Before that, with pc.flags bit 3, each workgroup's 8×8 pixels test their rays together
-// (air_tile_start, air_tables.glsl) and the stretch before their tile may first meet the terrain is the first one
-// in the air: the pixels of a tile pass it together, and the first walk starts near the surface.
+// whose bands lie in them.
 // Writes the visibility buffer; slice_resolve.comp shades it.
 #include "globals.glsl"
 #include "surface.glsl"
 #include "camera.glsl"
 #include "slice_band.glsl"
-#define AIR_TILE_TEST
 #include "slice_compute.glsl"
 
 layout(local_size_x = 8, local_size_y = 8) in;
 
-// when counting: the most fetches of a pixel in each 8×4 half of the group (lanes that step together on a 32-wide
-// device: the half's time is its slowest pixel's)
-shared uint half_most[2];
-
-// Pixel px's walk: its hit into the visibility buffer, its fetches returned. Nothing SOLID lies on its ray
-// eye + s·pixel_dir before s_air.
-uint walk_pixel(ivec2 px, int w, float s_air) {
+void main() {
+    ivec2 px = ivec2(gl_GlobalInvocationID.xy);
+    int w = int(g.screen_right.w);
+    if (px.x >= w || px.y >= int(g.screen_up.w)) return;
     SliceRay r = slice_ray(vec2(px) + 0.5);
     uvec2 result = uvec2(SLICE_NONE, SLICE_NONE);
     uint bands = 0u, walks = 0u; // work counts
@@ -44,12 +38,6 @@ uint walk_pixel(ivec2 px, int w, float s_air) {
         float air_a = 0.0, air_b = 0.0, t_block = 0.0;
         // how far off the exact line a float sample of the ray can land in xy
         float e = 2e-3 + 4e-7 * (abs(r.o.x) + abs(r.o.y) + r.t_far);
-        if (s_air > 0.0) { // the tile's air, then the walk from its end on
-            // (a hair short of s_air along the unit ray: a sample before it lies before s_air despite the rounding)
-            float t_air = s_air * (g.forward.w / r.cos_axis) * (1.0 - 1e-5);
-            walks++;
-            air_b = air_clear_until(r.o, r.dir, t_air, r.t_far, e, (pc.flags & 2u) != 0u ? 0 : 1, t_block);
-        }
         for (; k < n; k++) {
             float plane_z = down ? pc.z_below - float(k) * pc.dz : pc.z_above + float(k) * pc.dz;
             float t0 = slice_plane_t(r, plane_z);
@@ -89,35 +77,7 @@ uint walk_pixel(ivec2 px, int w, float s_air) {
         atomicAdd(slice_work[1], slice_band_samples);
         atomicAdd(slice_work[2], bands);
         atomicAdd(slice_work[3], walks);
-        atomicAdd(slice_work[4], air_walk_cells + air_tile_words);
+        atomicAdd(slice_work[4], air_walk_cells);
         atomicAdd(slice_work[5], air_walk_texels);
-    }
-    return slice_band_samples + bands + air_walk_cells + air_walk_texels + air_tile_words;
-}
-
-// The tile of 8×8 pixels this workgroup draws: its own place, or with pc.row_stride the rows of tiles taken in a
-// scattered order (a bijection: the stride is prime to the rows), so that a costly stretch of the image (walls seen
-// along, under a slab) is drawn among cheap tiles rather than by the last groups alone.
-uvec2 group_tile() {
-    uvec2 id = gl_WorkGroupID.xy;
-    if (pc.row_stride == 0u) return id;
-    return uvec2(id.x, (id.y * pc.row_stride) % gl_NumWorkGroups.y);
-}
-
-void main() {
-    uvec2 tile = group_tile();
-    ivec2 px = ivec2(tile * 8u + gl_LocalInvocationID.xy);
-    int w = int(g.screen_right.w);
-    bool inside = px.x < w && px.y < int(g.screen_up.w);
-    float s_air = air_tile_start((pc.flags & 8u) != 0u, tile); // the whole group takes part
-    uint fetches = inside ? walk_pixel(px, w, s_air) : 0u;
-    if ((pc.flags & 1u) != 0u) { // uniform: every invocation of the group takes part
-        uint h = gl_LocalInvocationID.y / 4u;
-        if (gl_LocalInvocationIndex == 0u) half_most[0] = half_most[1] = 0u;
-        barrier();
-        atomicMax(half_most[h], fetches);
-        atomicMax(slice_work[6], fetches);
-        barrier();
-        if (gl_LocalInvocationIndex == 0u) atomicAdd(slice_work[7], half_most[0] + half_most[1]);
     }
 }

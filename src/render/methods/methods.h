@@ -24,18 +24,15 @@ typedef struct st_ray_work {
 st_result st_ray_compute_work(st_renderer *r, const st_camera *camera, bool tile_test, st_ray_work *out,
                               st_error *err);
 /* slice.c, for tests and the bench: one frame of camera drawn by slice-compute with its work counted — pixels,
- * band samples fetched, bands sampled, walks of the air tables, cells they looked at (the tile test's included) and
- * texels they fetched — with the walk looking down to texels (walk_texels) or stopping at the 4×4 cells, the bands
- * passing the samples the walk found in the air as the frames do (band_skip) or fetching them all, and each 8×8
- * tile's rays tested together first (tile_test) or not (the image is the same every way). Waits for the device. */
+ * band samples fetched, bands sampled, walks of the air tables, cells they looked at and texels they fetched —
+ * with the walk looking down to texels (walk_texels) or stopping at the 4×4 cells, and the bands passing the samples
+ * the walk found in the air as the frames do (band_skip) or fetching them all (the image is the same every way).
+ * Waits for the device. */
 typedef struct st_slice_work {
     uint32_t pixels, samples, bands, walks, cells, texels;
-    /* fetches (samples, bands' own points, cells, texels): the most of one pixel, and summed over the 8×4 blocks of
-     * pixels (a 32-wide device's lanes that step together) each block's most — × 32 what such a device pays */
-    uint32_t most, blocks_most;
 } st_slice_work;
 st_result st_slice_compute_work(st_renderer *r, const st_camera *camera, bool walk_texels, bool band_skip,
-                                bool tile_test, st_slice_work *out, st_error *err);
+                                st_slice_work *out, st_error *err);
 extern const st_method_ops st_method_slice;       /* slice.c: refined slices (default Sliced) */
 extern const st_method_ops st_method_slice_plain; /* slice.c: the paper's fixed slices */
 extern const st_method_ops st_method_slice_compute; /* slice.c: slice's planes rasterised in compute */

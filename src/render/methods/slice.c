@@ -18,31 +18,15 @@
 #define SLICE_WALK_TEXELS false
 
 /* The quality knob of both variants: the number of slices. */
-#define SLICES_KNOB                                                                                               \
-    {.name = "slices", .label = "slices", .kind = ST_KNOB_COUNT, .offset = offsetof(st_method_knobs, slices),      \
-     .default_value = 512, .min = 16, .max = 8192, .sweep_count = 5, .sweep = {32, 64, 128, 256, 512}}
-static const st_method_knob slice_knobs[] = {SLICES_KNOB};
-
-/* slice-compute's knobs: the slices; whether each 8×8 tile's rays are tested together against the air tables
- * before the pixels' walks (8, the tile's side in pixels) or not (1; any value under 8); and the order in which the
- * workgroups take the tiles (1: rows in order; 2: rows scattered, slice_compute.comp's group_tile) — the last two
- * kept for measuring. */
-#define SLICE_PIXEL_TILE 8u
-static const st_method_knob slice_compute_knobs[] = {SLICES_KNOB,
-                                                     {.name = "slice_tile",
-                                                      .label = "slice tile test",
-                                                      .kind = ST_KNOB_COUNT,
-                                                      .offset = offsetof(st_method_knobs, slice_tile),
-                                                      .default_value = SLICE_PIXEL_TILE,
-                                                      .min = 1,
-                                                      .max = SLICE_PIXEL_TILE},
-                                                     {.name = "slice_order",
-                                                      .label = "slice tile order",
-                                                      .kind = ST_KNOB_COUNT,
-                                                      .offset = offsetof(st_method_knobs, slice_order),
-                                                      .default_value = 1,
-                                                      .min = 1,
-                                                      .max = 2}};
+static const st_method_knob slice_knobs[] = {{.name = "slices",
+                                              .label = "slices",
+                                              .kind = ST_KNOB_COUNT,
+                                              .offset = offsetof(st_method_knobs, slices),
+                                              .default_value = 512,
+                                              .min = 16,
+                                              .max = 8192,
+                                              .sweep_count = 5,
+                                              .sweep = {32, 64, 128, 256, 512}}};
 
 /* std430/push-constant mirror of SlicePush in slice.vert / slice.frag */
 typedef struct slice_push {
@@ -55,12 +39,11 @@ typedef struct slice_push {
 typedef struct slice_compute_push {
     slice_push planes;
     uint32_t flags; /* bit 0: count the work; bit 1: the walk looks at texels; bit 2: bands fetch their samples in
-                       the air too; bit 3: the tile test */
-    uint32_t row_stride; /* the workgroups' rows of tiles: (y · row_stride) mod rows; 0 = in order */
-    uint32_t pad[2];
+                       the air too */
+    uint32_t pad[3];
 } slice_compute_push;
 
-#define SLICE_WORK_WORDS 8u /* pixels, band samples, bands, walks, cells, texels, most a pixel, blocks' most (slice_compute.comp) */
+#define SLICE_WORK_WORDS 6u /* pixels, band samples, bands, walks, cells, texels (slice_compute.comp) */
 
 typedef struct slice_state {
     bool plain, compute;
@@ -75,8 +58,6 @@ typedef struct slice_state {
     bool walk_texels;  /* the walk looks down to texels (else it stops at the 4×4 cells) */
     bool count;        /* the next frame counts its work into `work` */
     bool band_full;    /* the next frame's bands fetch even the samples the walk found in the air (for tests) */
-    bool tile_test;    /* the frames test each 8×8 tile's rays together first (the knob slice_tile) */
-    bool scatter_rows; /* the workgroups take the rows of tiles in a scattered order (the knob slice_order) */
     st_gpu_buffer work; /* SLICE_WORK_WORDS counters */
     /* Per tile of SLICE_TILE² texels: the lowest floor and the highest top (conservative: min and max of
      * the pair's two height bytes), so a view's planes span only the heights its bounds hold. */
@@ -171,8 +152,6 @@ static st_result slice_compute_create(st_renderer *r, void **out, st_error *err)
                                    VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, false, &s->work, err);
     if (res) return res;
     s->walk_texels = SLICE_WALK_TEXELS;
-    s->tile_test = st_knob_get(&r->desc.knobs, &slice_compute_knobs[1]) >= SLICE_PIXEL_TILE;
-    s->scatter_rows = st_knob_get(&r->desc.knobs, &slice_compute_knobs[2]) >= 2;
     /* set 1: the visibility buffer, the air tables and the work counters */
     st_gpu_binding b[3] = {
         {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_COMPUTE_BIT, .buffer = s->vis.buffer},
@@ -272,32 +251,13 @@ static void slice_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     st_renderer_pass_end(r, cmd);
 }
 
-static uint32_t gcd_u32(uint32_t a, uint32_t b) {
-    while (b) {
-        uint32_t t = a % b;
-        a = b, b = t;
-    }
-    return a;
-}
-
-/* A stride that visits all `rows` in a scattered order (prime to rows, near the golden section of it, so that
- * consecutive groups' rows lie far apart). */
-static uint32_t scattered_stride(uint32_t rows) {
-    if (rows < 3) return 1;
-    uint32_t k = (uint32_t)(0.618 * rows);
-    while (gcd_u32(k, rows) != 1) k++;
-    return k;
-}
-
 static void slice_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     slice_state *s = state;
     slice_compute_push pc = {0};
     bool any = slice_planes(r, s, &pc.planes);
     if (!any) pc.planes.n_below = pc.planes.n_above = 0; /* every pixel walks no plane: all sky */
     st_air_tables_record(r, &s->air, cmd);
-    pc.flags = (s->count ? 1u : 0u) | (s->walk_texels ? 2u : 0u) | (s->band_full ? 4u : 0u) |
-               (s->tile_test ? 8u : 0u);
-    if (s->scatter_rows) pc.row_stride = scattered_stride((r->height + 7) / 8);
+    pc.flags = (s->count ? 1u : 0u) | (s->walk_texels ? 2u : 0u) | (s->band_full ? 4u : 0u);
     st_renderer_pass_begin(r, cmd, "slices");
     if (s->count) { /* only when asked: the counters are a test's, not the frame's */
         vkCmdFillBuffer(cmd, s->work.buffer, 0, VK_WHOLE_SIZE, 0);
@@ -321,18 +281,16 @@ static void slice_compute_record(st_renderer *r, void *state, VkCommandBuffer cm
 }
 
 st_result st_slice_compute_work(st_renderer *r, const st_camera *camera, bool walk_texels, bool band_skip,
-                                bool tile_test, st_slice_work *out, st_error *err) {
+                                st_slice_work *out, st_error *err) {
     if (r->ops != &st_method_slice_compute) return st_error_set(err, ST_ERR_INVALID, "not a slice-compute renderer");
     slice_state *s = r->state;
-    bool had = s->walk_texels, had_tiles = s->tile_test;
+    bool had = s->walk_texels;
     s->walk_texels = walk_texels;
-    s->tile_test = tile_test;
     s->band_full = !band_skip;
     s->count = true;
     st_result res = st_renderer_draw(r, camera, NULL, err);
     s->count = s->band_full = false;
     s->walk_texels = had;
-    s->tile_test = had_tiles;
     st_gpu *gpu = r->engine->gpu;
     if (!res) res = st_gpu_staging_reserve(gpu, SLICE_WORK_WORDS * 4, err);
     VkCommandBuffer cmd;
@@ -345,8 +303,7 @@ st_result st_slice_compute_work(st_renderer *r, const st_camera *camera, bool wa
     res = st_gpu_once_submit(gpu, cmd, err);
     if (res) return res;
     const uint32_t *w = gpu->staging_mapped;
-    *out = (st_slice_work){.pixels = w[0], .samples = w[1], .bands = w[2], .walks = w[3], .cells = w[4], .texels = w[5],
-                            .most = w[6], .blocks_most = w[7]};
+    *out = (st_slice_work){.pixels = w[0], .samples = w[1], .bands = w[2], .walks = w[3], .cells = w[4], .texels = w[5]};
     return ST_OK;
 }
 
@@ -396,7 +353,7 @@ const st_method_ops st_method_slice_compute = {
     .info = {.name = "slice-compute",
              .description = "slice's planes rasterised in compute: each pixel walks its planes nearest first",
              .compute = true,
-             ST_METHOD_KNOBS(slice_compute_knobs)},
+             ST_METHOD_KNOBS(slice_knobs)},
     .targets = ST_TARGETS_STORAGE,
     .create = slice_compute_create,
     .destroy = slice_destroy,
