@@ -1,10 +1,15 @@
 /* GPU tests of the RayTraced method, both variants, on analytic scenes with known answers (lavapipe,
- * validation on), and of the GLSL SOLID predicate against the C one. */
+ * validation on), of the GLSL SOLID predicate against the C one, and of ray-compute's tile test (the same image as
+ * the full march, fewer samples fetched, edits followed). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "render/methods/methods.h"
 #include "render/probe.h"
+#include "strata/gen.h"
 #include "strata/render.h"
+#include "strata/views.h"
 #include "support.h"
 
 #define W 64
@@ -145,6 +150,129 @@ static void test_solid_c_vs_glsl_bounded(void **state) {
     }
 }
 
+/* One frame of cam by ray-compute renderer r, every pixel marching from the near plane and then with the tile test:
+ * the two images (colour and depth) must be the same bytes. Returns the tested frame's work, *full the other's. */
+static st_ray_work tiles_against_full(st_renderer *r, st_camera cam, uint32_t w, uint32_t h, const char *label,
+                                      st_ray_work *full) {
+    size_t n = (size_t)w * h;
+    uint8_t *rgba[2] = {malloc(n * 4), malloc(n * 4)};
+    float *depth[2] = {malloc(n * sizeof(float)), malloc(n * sizeof(float))};
+    st_ray_work work[2];
+    for (int k = 0; k < 2; k++) {
+        assert_st_ok(st_ray_compute_work(r, &cam, k == 1, &work[k], err));
+        assert_st_ok(st_renderer_readback(r, rgba[k], depth[k], err));
+    }
+    if (!work[1].tile_test) fail_msg("%s: ray-compute did not test the tiles", label);
+    if (work[0].tile_test || work[0].chunks || work[0].words) fail_msg("%s: the full march tested the tiles", label);
+    size_t colour = 0, depths = 0;
+    for (size_t i = 0; i < n; i++) {
+        colour += memcmp(rgba[0] + 4 * i, rgba[1] + 4 * i, 4) != 0;
+        depths += memcmp(&depth[0][i], &depth[1][i], sizeof(float)) != 0;
+    }
+    if (colour || depths) fail_msg("%s: the tile test changed %zu colours and %zu depths of %zu pixels", label, colour, depths, n);
+    if (work[0].pixels != n || work[1].pixels != n) fail_msg("%s: %u and %u pixels counted", label, work[0].pixels, work[1].pixels);
+    for (int k = 0; k < 2; k++) {
+        free(rgba[k]);
+        free(depth[k]);
+    }
+    *full = work[0];
+    return work[1];
+}
+
+/* ray-compute's tile test leaves the full march's image, byte for byte, on every default view of the default
+ * world, and the marches fetch far fewer samples (the counts are printed: the work it saves, whatever the device).
+ * The tiles' footprint grows with the pixels' size, so a small image is the harder case. */
+static void test_tiles_default_views(void **state) {
+    (void)state;
+    st_level *world = NULL;
+    assert_st_ok(st_gen_world(NULL, &world, err));
+    st_viewpoint views[ST_MAX_VIEWS];
+    size_t n = 0;
+    assert_st_ok(st_views_default(world, views, ST_MAX_VIEWS, &n, err));
+    st_engine *e = test_engine(world);
+    enum { RW = 160, RH = 100 };
+    st_renderer *r = test_renderer(e, "ray-compute", RW, RH, NULL);
+    uint64_t full_samples = 0, samples = 0, chunks = 0, words = 0;
+    for (size_t k = 0; k < n; k++) {
+        st_camera cam = st_viewpoint_camera(world, &views[k]);
+        st_ray_work full, tiled = tiles_against_full(r, cam, RW, RH, views[k].name, &full);
+        print_message("%-12s samples per pixel %6.2f -> %6.2f, table words per pixel %.2f\n", views[k].name,
+                      (double)full.samples / full.pixels, (double)tiled.samples / tiled.pixels,
+                      (double)tiled.words / tiled.pixels);
+        full_samples += full.samples, samples += tiled.samples, chunks += tiled.chunks, words += tiled.words;
+    }
+    double px = (double)n * RW * RH;
+    print_message("all views: samples per pixel %.2f -> %.2f, chunks passed per tile %.2f, table words per pixel %.2f\n",
+                  full_samples / px, samples / px, chunks / (px / 64.0), words / px);
+    if (!(samples * 2 < full_samples)) fail_msg("the tile test fetched %llu of the full march's %llu samples",
+                                                (unsigned long long)samples, (unsigned long long)full_samples);
+    st_renderer_destroy(r);
+    test_engine_finish(e, world);
+}
+
+/* The same on the analytic cave (grazing the slab, inside the cave looking up at its ceiling, straight down) and on
+ * a generated world, and after edits: a tower raised where the rays passed in the air, and a crater dug, show on the
+ * next frame exactly as the full march draws them (the tables are rebuilt where the level changed: with the old
+ * tables the tiles would pass through the tower). */
+static void test_tiles_scenes_and_edits(void **state) {
+    (void)state;
+    enum { RW = 64, RH = 40 };
+    st_level *cave = test_slab_cave_level();
+    st_gen_desc gd = {.width = 512, .height = 512, .seed = 3};
+    st_level *world = NULL;
+    assert_st_ok(st_gen_world(&gd, &world, err));
+    struct {
+        st_level *level;
+        st_camera cam;
+    } scenes[] = {
+        {cave, {.position = {60, 128, 60}, .yaw_deg = 90, .pitch_deg = 0}},
+        {cave, {.position = {128, 120, 50}, .yaw_deg = 40, .pitch_deg = 30}},
+        {cave, {.position = {128, 128, 180}, .yaw_deg = 0, .pitch_deg = -90}},
+        {cave, {.position = {20, 128, 101}, .yaw_deg = 90, .pitch_deg = -1}},
+        {world, {.position = {100, 60, 120}, .yaw_deg = 35, .pitch_deg = -5}},
+        {world, {.position = {300, 300, 160}, .yaw_deg = 200, .pitch_deg = -40}},
+        {world, {.position = {20, 500, 220}, .yaw_deg = 0, .pitch_deg = -90}},
+        {world, {.position = {-700, 1300, 300}, .yaw_deg = 120, .pitch_deg = 10}}, /* far off: wrapping, sky */
+    };
+    for (size_t c = 0; c < sizeof scenes / sizeof scenes[0]; c++) {
+        st_engine *e = test_engine(scenes[c].level);
+        st_renderer *r = test_renderer(e, "ray-compute", RW, RH, NULL);
+        char label[32];
+        snprintf(label, sizeof label, "scene %zu", c);
+        st_ray_work full, tiled = tiles_against_full(r, scenes[c].cam, RW, RH, label, &full);
+        print_message("%s: samples per pixel %.2f -> %.2f\n", label, (double)full.samples / full.pixels,
+                      (double)tiled.samples / tiled.pixels);
+        st_renderer_destroy(r);
+        test_engine_finish(e, NULL);
+    }
+    st_level_destroy(cave);
+    st_level_destroy(world);
+    /* edits: a flat floor at 40 seen from above at a slant; the tower stands in the rays' air */
+    st_level *l = test_flat_level(256, 256, 40);
+    st_engine *e = test_engine(l);
+    st_renderer *r = test_renderer(e, "ray-compute", RW, RH, NULL);
+    st_camera cam = {.position = {128, 40, 140}, .yaw_deg = 0, .pitch_deg = -35};
+    st_ray_work full;
+    tiles_against_full(r, cam, RW, RH, "before the edits", &full);
+    float *before = test_draw_depth(r, cam, RW, RH);
+    for (int y = 100; y < 140; y++)
+        for (int x = 110; x < 146; x++) st_level_set_single(l, x, y, 200, 2);
+    assert_st_ok(st_engine_update_level(e, (st_rect){110, 100, 146, 140}, err));
+    tiles_against_full(r, cam, RW, RH, "after the tower", &full);
+    float *after = test_draw_depth(r, cam, RW, RH);
+    int changed = 0;
+    for (int i = 0; i < RW * RH; i++) changed += before[i] != after[i];
+    if (changed < RW * RH / 20) fail_msg("the tower changed only %d pixels", changed);
+    st_rect dirty;
+    assert_st_ok(st_level_dig(l, 128, 120, 16, 60, &dirty, err));
+    assert_st_ok(st_engine_update_level(e, dirty, err));
+    tiles_against_full(r, cam, RW, RH, "after the dig", &full);
+    free(before);
+    free(after);
+    st_renderer_destroy(r);
+    test_engine_finish(e, l);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flat_floor),
@@ -153,6 +281,8 @@ int main(void) {
         cmocka_unit_test(test_edit_next_frame),
         cmocka_unit_test(test_solid_c_vs_glsl),
         cmocka_unit_test(test_solid_c_vs_glsl_bounded),
+        cmocka_unit_test(test_tiles_default_views),
+        cmocka_unit_test(test_tiles_scenes_and_edits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

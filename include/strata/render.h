@@ -76,6 +76,7 @@ st_rect st_engine_control_last_upload(const st_engine *engine);
 /* ---- methods ----------------------------------------------------------------------------------------- */
 typedef struct st_method_knobs {
     uint32_t ray_steps;   /* ray, ray-compute: uniform steps before bisection (0 = 128) */
+    uint32_t ray_tile;    /* ray-compute: 8 = each 8×8 tile's rays tested together before the march, 1 = none (0 = 8) */
     uint32_t voxel_steps; /* voxel: outer/inner budgets (0 = 100) */
     uint32_t voxel_grid;  /* voxel: leaf voxel size, 0 = (4,8,2), 1 = (2,4,1) */
     uint32_t slices;      /* slice: number of slices (0 = 512) */

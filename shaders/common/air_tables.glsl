@@ -141,3 +141,94 @@ float air_clear_until(vec3 o, vec3 dir, float t, float t_limit, float e, int fin
     t_block = max(t_block, t);
     return t;
 }
+
+#ifdef AIR_TILE_TEST
+// The tile test (the includer defines AIR_TILE_TEST; a compute shader of 8×8 workgroups, camera.glsl included
+// before): the 8×8 pixels of a workgroup test their rays together. The frustum of the tile's rays is cut into 64
+// chunks along the view axis, one per invocation, and a chunk whose every point the tables show in the air is passed;
+// air_tile_start gives the start of the first chunk that is not, so the pixels of a tile start together near the
+// surface and step as one (per-pixel walks diverge, which on wide devices costs more than the fetches they save).
+const uint AIR_TILE = 8u, AIR_TILE_CHUNKS = AIR_TILE * AIR_TILE; // one chunk per invocation
+shared uint air_tile_first; // the first chunk not shown in the air
+uint air_tile_words = 0u;   // table words this invocation read (work counts)
+uint air_tile_passed = 0u;  // chunks the tile passed (invocation 0's)
+
+// Whether chunk [sa, sb] of the frustum of the rays eye + s·d, d in the quad of corner directions c[0..3], is in the
+// air: the frustum piece is the convex hull of its eight corners, so their box in xy and their lowest and highest z
+// bound it; it is air when, in each of the (at most 2×2) cells of the finest table that cover the box, its z range
+// lies above the highest top or inside the cave between the highest floor top and the lowest ceiling. The tables
+// hold for a texel around their cells, which covers a float sample landing a little off its exact ray.
+bool air_chunk_in_air(vec3 c[4], float sa, float sb) {
+    vec3 e = g.eye.xyz;
+    vec3 lo = vec3(1e30), hi = vec3(-1e30);
+    for (int i = 0; i < 4; i++) {
+        vec3 pa = e + sa * c[i], pb = e + sb * c[i];
+        lo = min(lo, min(pa, pb));
+        hi = max(hi, max(pa, pb));
+    }
+    int level = -1;
+    ivec2 c0 = ivec2(0);
+    for (int l = 0; l < 3; l++) {
+        float side = float(air_cell_side(l));
+        ivec2 a = ivec2(floor(lo.xy / side)), b = ivec2(floor(hi.xy / side));
+        if (all(lessThanEqual(b - a, ivec2(1)))) {
+            level = l;
+            c0 = a;
+            break;
+        }
+    }
+    if (level < 0) return false; // wider than two of the coarsest cells: not looked at
+    // a margin for the rounding of the samples' heights (they sit up to ~1e-7 of their distance off)
+    float m = 0.02 + 1e-6 * (abs(e.z) + sb * length(c[0]));
+    float top = 0.0, floor_top = 0.0, ceiling = 256.0;
+    for (int y = 0; y < 2; y++)
+        for (int x = 0; x < 2; x++) {
+            vec3 v = air_cell(c0 + ivec2(x, y), level);
+            air_tile_words++;
+            top = max(top, v.x);
+            floor_top = max(floor_top, v.y);
+            ceiling = min(ceiling, v.z);
+        }
+    return lo.z - m > top + 0.01 || (lo.z - m > floor_top + 0.01 && hi.z + m < ceiling - 0.01);
+}
+
+// The s before which no ray eye + s·pixel_dir(px) of the workgroup's tile (the 8×8 pixels from tile·8) meets SOLID
+// (0 when `on` is false, which must be the same for the whole workgroup: every invocation of it calls this, before
+// any returns).
+float air_tile_start(bool on, uvec2 tile) {
+    if (!on) return 0.0;
+    uint i = gl_LocalInvocationIndex;
+    if (i == 0u) air_tile_first = AIR_TILE_CHUNKS;
+    barrier();
+    vec2 p0 = vec2(tile * AIR_TILE) + 0.5, p1 = p0 + float(AIR_TILE - 1u);
+    vec3 c[4] = vec3[4](pixel_dir(p0), pixel_dir(vec2(p1.x, p0.y)), pixel_dir(vec2(p0.x, p1.y)), pixel_dir(p1));
+    float f = g.forward.w;
+    float s_lo = g.level_info.z / f, s_hi = g.eye.w / f; // the near and far planes: s is the view depth over f
+    // z: before every corner's ray is down to the top there is nothing; once all are below z = 0 the marches end
+    float top = g.level_info.w + 0.05, ez = g.eye.z; // a margin for the rounding of the samples' heights
+    float s_top = 1e30, s_ground = 0.0;
+    bool all_down = true;
+    for (int k = 0; k < 4; k++) {
+        if (c[k].z < 0.0) {
+            s_top = min(s_top, (ez - top) / -c[k].z);
+            s_ground = max(s_ground, ez / -c[k].z);
+        } else {
+            all_down = false;
+        }
+    }
+    if (ez > top) s_lo = max(s_lo, s_top);
+    if (all_down) s_hi = min(s_hi, s_ground);
+    if (ez > top && s_top == 1e30) s_lo = s_hi; // every ray rises from above the top: all air
+    float result = s_lo;
+    if (s_hi > s_lo) {
+        float ds = (s_hi - s_lo) / float(AIR_TILE_CHUNKS);
+        if (!air_chunk_in_air(c, s_lo + float(i) * ds, s_lo + float(i + 1u) * ds)) atomicMin(air_tile_first, i);
+        barrier();
+        uint first = air_tile_first;
+        result = s_lo + float(first) * ds; // the end of the last chunk passed, as that chunk computed it
+        if (i == 0u) air_tile_passed = first;
+    }
+    return result;
+}
+
+#endif

@@ -12,6 +12,17 @@
 
 extern const st_method_ops st_method_ray;         /* ray.c: height-field ray march, fragment pass */
 extern const st_method_ops st_method_ray_compute; /* ray.c: the same march in a compute pass */
+/* ray.c, for tests and the bench: one frame of camera drawn by ray-compute with its work counted — pixels, uniform
+ * samples fetched, chunks of the tiles' frusta passed in the air (summed over the tiles) and air-table words read —
+ * with the tile test as the frames do it (tile_test) or every pixel marching from the near plane (the image is the
+ * same). tile_test in *out: whether it did test (no tables with paged terrain, or with the knob ray_tile 1). Waits
+ * for the device. */
+typedef struct st_ray_work {
+    uint32_t pixels, samples, chunks, words;
+    bool tile_test;
+} st_ray_work;
+st_result st_ray_compute_work(st_renderer *r, const st_camera *camera, bool tile_test, st_ray_work *out,
+                              st_error *err);
 /* slice.c, for tests and the bench: one frame of camera drawn by slice-compute with its work counted — pixels,
  * band samples fetched, bands sampled, walks of the air tables, cells they looked at and texels they fetched —
  * with the walk looking down to texels (walk_texels) or stopping at the 4×4 cells, and the bands passing the samples

@@ -1,26 +1,51 @@
 /* RayTraced: the height-field ray march (uniform steps, then 4 bisection steps) in two variants that share
  * shaders/common/ray_march.glsl — a full-screen fragment pass (`ray`) and a compute pass writing colour and
- * depth images (`ray-compute`). Raster throughput is tiny on some GPUs, so both are measured. */
+ * depth images (`ray-compute`). Raster throughput is tiny on some GPUs, so both are measured. The compute
+ * variant tests the rays of each 8×8 tile together against the air tables first and starts every pixel's march
+ * where its tile may first meet the terrain: the samples passed are air, so the image is the full march's, and
+ * the pixels of a tile step together (per-pixel skipping made the H200 slower: its lanes diverged). */
 #include <stdlib.h>
 
+#include "render/methods/air_tables.h"
 #include "render/methods/methods.h"
 
 /* The quality knob of both variants: uniform steps before the bisection (the renderer's globals carry it). */
-static const st_method_knob ray_knobs[] = {{.name = "ray_steps",
-                                            .label = "ray steps",
-                                            .kind = ST_KNOB_COUNT,
-                                            .offset = offsetof(st_method_knobs, ray_steps),
-                                            .default_value = ST_RAY_STEPS_DEFAULT,
-                                            .min = 4,
-                                            .max = 4096,
-                                            .sweep_count = 5,
-                                            .sweep = {16, 32, 64, 128, 256}}};
+#define RAY_STEPS_KNOB                                                                                            \
+    {.name = "ray_steps", .label = "ray steps", .kind = ST_KNOB_COUNT, .offset = offsetof(st_method_knobs, ray_steps), \
+     .default_value = ST_RAY_STEPS_DEFAULT, .min = 4, .max = 4096, .sweep_count = 5, .sweep = {16, 32, 64, 128, 256}}
+static const st_method_knob ray_knobs[] = {RAY_STEPS_KNOB};
+
+/* ray-compute's knobs: the steps, and whether the tiles' rays are tested together first (8, the tile's side in
+ * pixels) or every pixel marches from the near plane (1; any value under 8) — an alternative kept for measuring. */
+#define RAY_TILE 8u
+static const st_method_knob ray_compute_knobs[] = {RAY_STEPS_KNOB,
+                                                   {.name = "ray_tile",
+                                                    .label = "ray tile test",
+                                                    .kind = ST_KNOB_COUNT,
+                                                    .offset = offsetof(st_method_knobs, ray_tile),
+                                                    .default_value = RAY_TILE,
+                                                    .min = 1,
+                                                    .max = RAY_TILE}};
+
+/* Mirror of RayPush in shaders/methods/ray.comp */
+typedef struct ray_push {
+    uint32_t flags; /* bit 0: the tile test; bit 1: count the work */
+} ray_push;
+
+#define RAY_WORK_WORDS 4u /* pixels, samples, chunks passed, table words read (ray.comp) */
 
 typedef struct ray_state {
     VkPipelineLayout layout;
     VkPipeline pipeline;
-    VkDescriptorSetLayout targets_layout; /* compute only */
-    VkDescriptorSet targets_set;
+    /* compute only */
+    VkDescriptorSetLayout targets_layout, buffers_layout;
+    VkDescriptorSet targets_set, buffers_set;
+    st_air_tables air;  /* none with paged terrain (no whole level on the GPU): every pixel marches from the near plane */
+    bool air_on;        /* the tables are there */
+    bool tile_test;     /* the frames test the tiles (the tables are there and the knob asks for it) */
+    bool count;         /* the next frame counts its work into `work` */
+    st_gpu_buffer work; /* RAY_WORK_WORDS counters */
+    st_gpu_buffer none; /* bound in place of the tables when there are none */
 } ray_state;
 
 static void ray_destroy(st_renderer *r, void *state) {
@@ -29,6 +54,10 @@ static void ray_destroy(st_renderer *r, void *state) {
     if (s->pipeline) vkDestroyPipeline(dev, s->pipeline, NULL);
     if (s->layout) vkDestroyPipelineLayout(dev, s->layout, NULL);
     if (s->targets_layout) vkDestroyDescriptorSetLayout(dev, s->targets_layout, NULL);
+    if (s->buffers_layout) vkDestroyDescriptorSetLayout(dev, s->buffers_layout, NULL);
+    st_air_tables_destroy(r, &s->air);
+    st_gpu_buffer_destroy(r->engine->gpu, &s->work);
+    st_gpu_buffer_destroy(r->engine->gpu, &s->none);
     free(s);
 }
 
@@ -62,20 +91,91 @@ static st_result ray_compute_create(st_renderer *r, void **out, st_error *err) {
     ray_state *s = calloc(1, sizeof *s);
     if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     *out = s;
-    st_result res = st_renderer_storage_targets_layout(r, &s->targets_layout, &s->targets_set, err);
-    if (!res) res = st_renderer_pipeline_layout(r, &s->targets_layout, 1, 0, &s->layout, err);
-    if (!res) res = st_gpu_compute_pipeline(r->engine->gpu, "ray.comp", s->layout, &s->pipeline, err);
+    st_gpu *gpu = r->engine->gpu;
+    /* paged terrain has no texture of the whole level to build the tables from */
+    bool want = st_knob_get(&r->desc.knobs, &ray_compute_knobs[1]) >= RAY_TILE;
+    s->air_on = want && r->engine->level && !r->engine->paged;
+    s->tile_test = s->air_on;
+    st_result res = s->air_on ? st_air_tables_create(r, &s->air, err)
+                              : st_gpu_buffer_create(gpu, 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false, &s->none, err);
+    if (!res)
+        res = st_gpu_buffer_create(gpu, RAY_WORK_WORDS * 4,
+                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                   false, &s->work, err);
+    if (res) return res;
+    /* set 2: the air tables and the work counters */
+    st_gpu_binding b[2] = {{.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                            .stages = VK_SHADER_STAGE_COMPUTE_BIT,
+                            .buffer = s->air_on ? s->air.buffer.buffer : s->none.buffer},
+                           {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                            .stages = VK_SHADER_STAGE_COMPUTE_BIT,
+                            .buffer = s->work.buffer}};
+    res = st_renderer_storage_targets_layout(r, &s->targets_layout, &s->targets_set, err);
+    if (!res) res = st_renderer_set_create(r, b, 2, &s->buffers_layout, &s->buffers_set, err);
+    VkDescriptorSetLayout sets[2] = {s->targets_layout, s->buffers_layout};
+    if (!res) res = st_renderer_pipeline_layout(r, sets, 2, sizeof(ray_push), &s->layout, err);
+    if (!res) res = st_gpu_compute_pipeline(gpu, "ray.comp", s->layout, &s->pipeline, err);
     return res;
+}
+
+static st_result ray_compute_level_updated(st_renderer *r, void *state, st_rect rect, st_error *err) {
+    (void)r, (void)err;
+    ray_state *s = state;
+    if (s->air_on) st_air_tables_mark(&s->air, rect);
+    return ST_OK;
 }
 
 static void ray_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     ray_state *s = state;
-    VkDescriptorSet sets[2] = {r->globals_set, s->targets_set};
+    if (s->air_on) st_air_tables_record(r, &s->air, cmd);
+    ray_push pc = {.flags = (s->tile_test ? 1u : 0u) | (s->count ? 2u : 0u)};
     st_renderer_pass_begin(r, cmd, "march");
+    if (s->count) { /* only when asked: the counters are a test's, not the frame's */
+        vkCmdFillBuffer(cmd, s->work.buffer, 0, VK_WHOLE_SIZE, 0);
+        st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                                  VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                                  VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    }
+    VkDescriptorSet sets[3] = {r->globals_set, s->targets_set, s->buffers_set};
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->pipeline);
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 2, sets, 0, NULL);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 3, sets, 0, NULL);
+    vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof pc, &pc);
     vkCmdDispatch(cmd, (r->width + 7) / 8, (r->height + 7) / 8, 1);
     st_renderer_pass_end(r, cmd);
+}
+
+static uint64_t ray_compute_gpu_bytes(const st_renderer *r, const void *state) {
+    (void)r;
+    const ray_state *s = state;
+    return (uint64_t)s->air.buffer.size;
+}
+
+st_result st_ray_compute_work(st_renderer *r, const st_camera *camera, bool tile_test, st_ray_work *out,
+                              st_error *err) {
+    if (r->ops != &st_method_ray_compute) return st_error_set(err, ST_ERR_INVALID, "not a ray-compute renderer");
+    ray_state *s = r->state;
+    bool had = s->tile_test;
+    s->tile_test = tile_test && s->air_on;
+    s->count = true;
+    st_result res = st_renderer_draw(r, camera, NULL, err);
+    s->count = false;
+    bool tested = s->tile_test;
+    s->tile_test = had;
+    st_gpu *gpu = r->engine->gpu;
+    if (!res) res = st_gpu_staging_reserve(gpu, RAY_WORK_WORDS * 4, err);
+    VkCommandBuffer cmd;
+    if (!res) res = st_gpu_once_begin(gpu, &cmd, err);
+    if (res) return res;
+    VkBufferCopy region = {.size = RAY_WORK_WORDS * 4};
+    vkCmdCopyBuffer(cmd, s->work.buffer, gpu->staging, 1, &region);
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    res = st_gpu_once_submit(gpu, cmd, err);
+    if (res) return res;
+    const uint32_t *w = gpu->staging_mapped;
+    *out = (st_ray_work){.pixels = w[0], .samples = w[1], .chunks = w[2], .words = w[3], .tile_test = tested};
+    return ST_OK;
 }
 
 const st_method_ops st_method_ray = {
@@ -94,10 +194,12 @@ const st_method_ops st_method_ray_compute = {
     .info = {.name = "ray-compute",
              .description = "height-field ray march, compute pass",
              .compute = true,
-             ST_METHOD_KNOBS(ray_knobs)},
+             ST_METHOD_KNOBS(ray_compute_knobs)},
     .targets = ST_TARGETS_STORAGE,
     .create = ray_compute_create,
     .destroy = ray_destroy,
     .record = ray_compute_record,
+    .level_updated = ray_compute_level_updated,
+    .gpu_bytes = ray_compute_gpu_bytes,
     .pages_suffice = true,
 };
