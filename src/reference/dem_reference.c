@@ -21,6 +21,7 @@
 
 #define MAX_MIPS 16u          /* levels of a tile's max pyramid: tiles up to 2^16 cells a side */
 #define PINS 48u             /* tiles a block of pixels keeps pinned */
+#define BOUNDS 256u          /* tile bounds a block of pixels remembers (direct-mapped; a power of two) */
 #define PIXEL_BLOCK 16u      /* a cast's unit of work: 16×16 pixels, whose rays share their tiles */
 
 typedef struct ref_tile {
@@ -44,7 +45,10 @@ struct st_dem_reference {
     uint32_t block_level;            /* log2(block) */
     size_t mip_at[MAX_MIPS + 1], mip_total;
     bool plain;                      /* the walk without the pyramid (tests: the same hits) */
+    bool index_every_node;           /* tile bounds from the store at every node (measurement) */
     double sx, sy, ext_x, ext_y;
+    double span_x[ST_STORE_MAX_LEVELS], span_y[ST_STORE_MAX_LEVELS]; /* a tile's footprint per level, metres */
+    uint32_t nx[ST_STORE_MAX_LEVELS], ny[ST_STORE_MAX_LEVELS];       /* tiles per level */
     bool shadows;
     uint32_t cap, count;
     ref_tile *buckets[BUCKETS];
@@ -53,6 +57,12 @@ struct st_dem_reference {
     pthread_cond_t ready;
     atomic_ullong tiles_read;
 };
+
+/* fmin, fmax and fmaxf, inline (libm's are calls): the same values, NaN operands included (the other is
+ * returned), and for equal operands the second, as the x86-64 library's minsd/maxsd do. */
+static inline double min_d(double a, double b) { return a != a ? b : b != b ? a : a < b ? a : b; }
+static inline double max_d(double a, double b) { return a != a ? b : b != b ? a : a > b ? a : b; }
+static inline float max_f(float a, float b) { return a != a ? b : b != b ? a : a > b ? a : b; }
 
 /* ---- the tile cache ------------------------------------------------------------------------------------------ */
 
@@ -208,16 +218,42 @@ static void release(st_dem_reference *r, st_tile_key key) {
 }
 
 /* The tiles one block of pixels holds: looked up without the lock, each acquired once and released when the block
- * is done (or when it needs the slot for another), so the cache's lock is taken per tile, not per sample. */
+ * is done (or when it needs the slot for another), so the cache's lock is taken per tile, not per sample. Beside
+ * them the bounds of the tiles of every level its rays met, so that the store's index (behind its own lock) is
+ * asked once per tile and block rather than at every node of every ray: with 16 threads that lock was the walk's
+ * bottleneck. */
 typedef struct pins {
     uint64_t key[PINS];
     ref_tile *tile[PINS];
     uint32_t count, next;
+    uint64_t bound_key[BOUNDS]; /* packed key + 1; 0: an empty slot */
+    float bound_max[BOUNDS];
+    bool bound_in[BOUNDS];      /* the index has the tile */
 } pins;
 
 static void pins_release(st_dem_reference *r, pins *p) {
     for (uint32_t i = 0; i < p->count; i++) release(r, st_tile_key_unpack(p->key[i]));
     p->count = p->next = 0;
+    memset(p->bound_key, 0, sizeof p->bound_key);
+}
+
+/* The highest point of tile key as the store's index has it; false when the store has no such tile. */
+static bool tile_top(const st_dem_reference *r, pins *p, st_tile_key key, float *top) {
+    st_tile_meta m;
+    if (!p || r->index_every_node) {
+        if (!st_store_tile_meta(r->store, key, &m)) return false;
+        *top = m.max_m;
+        return true;
+    }
+    uint64_t k = st_tile_key_pack(key) + 1;
+    uint32_t slot = (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 56) & (BOUNDS - 1);
+    if (p->bound_key[slot] != k) {
+        p->bound_key[slot] = k;
+        p->bound_in[slot] = st_store_tile_meta(r->store, key, &m);
+        p->bound_max[slot] = p->bound_in[slot] ? m.max_m : 0.0f;
+    }
+    *top = p->bound_max[slot];
+    return p->bound_in[slot];
 }
 
 /* The tile of key, through the pins when there are any; NULL on failure (nothing left to release then). */
@@ -274,6 +310,15 @@ st_result st_dem_reference_create(st_store *store, uint32_t cache_tiles, st_dem_
     r->ext_x = (double)(in->width - 1) * r->sx;
     r->ext_y = (double)(in->height - 1) * r->sy;
     r->shadows = true;
+    if (in->levels > ST_STORE_MAX_LEVELS) {
+        free(r);
+        return st_error_set(err, ST_ERR_INVALID, "reference: %u levels", in->levels);
+    }
+    for (uint32_t l = 0; l < in->levels; l++) {
+        r->span_x[l] = ldexp((double)r->s * r->sx, (int)l);
+        r->span_y[l] = ldexp((double)r->s * r->sy, (int)l);
+        st_store_level_tiles(store, l, &r->nx[l], &r->ny[l]);
+    }
     while ((1u << (r->mips + 1)) <= r->s && r->mips < MAX_MIPS) r->mips++;
     while ((1u << (r->block_level + 1)) <= r->block) r->block_level++;
     /* level 0 of the pyramid is never stored (a cell's bound is its four corners); mip_at[0] is a zero-sized
@@ -306,6 +351,8 @@ void st_dem_reference_set_shadows(st_dem_reference *r, bool on) { r->shadows = o
 
 void st_dem_reference_set_plain(st_dem_reference *r, bool plain) { r->plain = plain; }
 
+void st_dem_reference_set_index_every_node(st_dem_reference *r, bool on) { r->index_every_node = on; }
+
 uint64_t st_dem_reference_tiles_read(const st_dem_reference *r) {
     return atomic_load(&((st_dem_reference *)r)->tiles_read);
 }
@@ -330,7 +377,7 @@ static bool slab(const ray *ry, double x0, double x1, double y0, double y1, doub
             double s = ta;
             ta = tb, tb = s;
         }
-        lo = fmax(lo, ta), hi = fmin(hi, tb);
+        lo = max_d(lo, ta), hi = min_d(hi, tb);
     }
     *t0 = lo, *t1 = hi;
     return lo <= hi;
@@ -388,7 +435,7 @@ typedef bool (*cell_fn)(void *user, uint32_t i, uint32_t j, double t0, double t1
 
 static bool dda(const ray *ry, double ox, double oy, double cw, double ch, uint32_t n, double t0, double t1, cell_fn fn,
                 void *user) {
-    double tm = 0.5 * (t0 + fmin(t1, t0 + 1e-9));
+    double tm = 0.5 * (t0 + min_d(t1, t0 + 1e-9));
     double u = (ry->o[0] + tm * ry->d[0] - ox) / cw, v = (ry->o[1] + tm * ry->d[1] - oy) / ch;
     int64_t i = (int64_t)floor(u), j = (int64_t)floor(v);
     i = i < 0 ? 0 : i >= (int64_t)n ? (int64_t)n - 1 : i;
@@ -399,7 +446,7 @@ static bool dda(const ray *ry, double ox, double oy, double cw, double ch, uint3
     double step_i = ry->d[0] != 0 ? cw / fabs(ry->d[0]) : INFINITY, step_j = ry->d[1] != 0 ? ch / fabs(ry->d[1]) : INFINITY;
     double t = t0;
     for (;;) {
-        double exit = fmin(fmin(next_i, next_j), t1);
+        double exit = min_d(min_d(next_i, next_j), t1);
         if (exit < t) exit = t;
         if (fn(user, (uint32_t)i, (uint32_t)j, t, exit)) return true;
         if (exit >= t1) return false;
@@ -435,7 +482,7 @@ static bool visit_block(void *user, uint32_t bi, uint32_t bj, double t0, double 
     tile_walk *w = user;
     const st_dem_reference *r = w->r;
     double z0 = w->ry->o[2] + t0 * w->ry->d[2], z1 = w->ry->o[2] + t1 * w->ry->d[2];
-    if (fmin(z0, z1) > w->t->bmax[bj * r->blocks + bi]) return false; /* above every sample of the block */
+    if (min_d(z0, z1) > w->t->bmax[bj * r->blocks + bi]) return false; /* above every sample of the block */
     w->bi = bi, w->bj = bj;
     double bx = w->ox + (double)(bi * r->block) * r->sx, by = w->oy + (double)(bj * r->block) * r->sy;
     return dda(w->ry, bx, by, r->sx, r->sy, r->block, t0, t1, visit_cell, w);
@@ -470,14 +517,14 @@ static bool tile_hit(walk *k, st_tile_key key, double t0, double t1, double *hit
 static bool visit_tile(walk *k, st_tile_key key, double t0, double t1, double *hit) {
     st_dem_reference *r = k->r;
     if (k->failed) return false;
-    double span_x = ldexp((double)r->s * r->sx, (int)key.level), span_y = ldexp((double)r->s * r->sy, (int)key.level);
+    double span_x = r->span_x[key.level], span_y = r->span_y[key.level];
     double x0 = key.x * span_x, y0 = key.y * span_y;
-    double x1 = fmin(x0 + span_x, r->ext_x), y1 = fmin(y0 + span_y, r->ext_y);
+    double x1 = min_d(x0 + span_x, r->ext_x), y1 = min_d(y0 + span_y, r->ext_y);
     if (x0 > r->ext_x || y0 > r->ext_y || !slab(k->ry, x0, x1, y0, y1, &t0, &t1)) return false;
-    st_tile_meta m;
-    if (!st_store_tile_meta(r->store, key, &m)) return false;
+    float top;
+    if (!tile_top(r, k->pins, key, &top)) return false;
     double z0 = k->ry->o[2] + t0 * k->ry->d[2], z1 = k->ry->o[2] + t1 * k->ry->d[2];
-    if (fmin(z0, z1) > m.max_m) return false;
+    if (min_d(z0, z1) > top) return false;
     if (key.level == 0) return tile_hit(k, key, t0, t1, hit);
     /* the children front to back */
     struct {
@@ -485,14 +532,13 @@ static bool visit_tile(walk *k, st_tile_key key, double t0, double t1, double *h
         double t0, t1;
     } c[4];
     int n = 0;
-    uint32_t nx, ny;
-    st_store_level_tiles(r->store, key.level - 1, &nx, &ny);
+    uint32_t nx = r->nx[key.level - 1], ny = r->ny[key.level - 1];
     for (uint32_t q = 0; q < 4; q++) {
         st_tile_key ck = {key.level - 1, 2 * key.x + (q & 1), 2 * key.y + (q >> 1)};
         if (ck.x >= nx || ck.y >= ny) continue;
         double cx0 = ck.x * 0.5 * span_x, cy0 = ck.y * 0.5 * span_y;
         double a = t0, b = t1;
-        if (!slab(k->ry, cx0, fmin(cx0 + 0.5 * span_x, r->ext_x), cy0, fmin(cy0 + 0.5 * span_y, r->ext_y), &a, &b))
+        if (!slab(k->ry, cx0, min_d(cx0 + 0.5 * span_x, r->ext_x), cy0, min_d(cy0 + 0.5 * span_y, r->ext_y), &a, &b))
             continue;
         int at = n++;
         while (at > 0 && c[at - 1].t0 > a) c[at] = c[at - 1], at--;
@@ -511,7 +557,7 @@ static bool visit_tile(walk *k, st_tile_key key, double t0, double t1, double *h
 
 static inline bool passes_above(const ray *ry, double t0, double t1, float top) {
     double z0 = ry->o[2] + t0 * ry->d[2], z1 = ry->o[2] + t1 * ry->d[2];
-    return fmin(z0, z1) > top;
+    return min_d(z0, z1) > top;
 }
 
 /* The children a node's interval [t0, t1] crosses, in order: *n pieces, piece i over [cut[i], cut[i + 1]] in the
@@ -558,7 +604,7 @@ static bool descend(tile_descent *w, uint32_t lv, uint32_t bi, uint32_t bj, doub
     const ray *ry = w->k->ry;
     if (lv == 0) { /* a bilinear patch lies under its highest corner */
         const float *h = w->t->h + (size_t)bj * r->size + bi;
-        float top = fmaxf(fmaxf(h[0], h[1]), fmaxf(h[r->size], h[r->size + 1]));
+        float top = max_f(max_f(h[0], h[1]), max_f(h[r->size], h[r->size + 1]));
         if (passes_above(ry, t0, t1, top)) return false;
         return cell_hit(r, w->t, w->ox, w->oy, bi, bj, ry, t0, t1, &w->hit);
     }
@@ -577,9 +623,9 @@ static bool descend(tile_descent *w, uint32_t lv, uint32_t bi, uint32_t bj, doub
 static bool descend_tiles(walk *k, st_tile_key key, double t0, double t1, double *hit) {
     st_dem_reference *r = k->r;
     if (k->failed) return false;
-    st_tile_meta m;
-    if (!st_store_tile_meta(r->store, key, &m) || passes_above(k->ry, t0, t1, m.max_m)) return false;
-    double span_x = ldexp((double)r->s * r->sx, (int)key.level), span_y = ldexp((double)r->s * r->sy, (int)key.level);
+    float top;
+    if (!tile_top(r, k->pins, key, &top) || passes_above(k->ry, t0, t1, top)) return false;
+    double span_x = r->span_x[key.level], span_y = r->span_y[key.level];
     double x0 = key.x * span_x, y0 = key.y * span_y;
     if (key.level == 0) {
         ref_tile *t = get_tile(r, k->pins, key, k->err);
@@ -593,8 +639,7 @@ static bool descend_tiles(walk *k, st_tile_key key, double t0, double t1, double
         if (found) *hit = w.hit;
         return found;
     }
-    uint32_t nx, ny;
-    st_store_level_tiles(r->store, key.level - 1, &nx, &ny);
+    uint32_t nx = r->nx[key.level - 1], ny = r->ny[key.level - 1];
     double cut[4];
     uint8_t cx[3], cy[3];
     int n = split(k, x0 + 0.5 * span_x, y0 + 0.5 * span_y, t0, t1, cut, cx, cy);
@@ -637,15 +682,14 @@ st_result st_dem_reference_ray(st_dem_reference *r, const double origin[3], cons
 
 static st_result height_at(st_dem_reference *r, pins *p, double x, double y, double *height, double grad[2],
                            st_error *err) {
-    double u = fmin(fmax(x / r->sx, 0), (double)(r->in->width - 1)), v = fmin(fmax(y / r->sy, 0), (double)(r->in->height - 1));
-    uint32_t nx, ny;
-    st_store_level_tiles(r->store, 0, &nx, &ny);
-    uint32_t tx = (uint32_t)fmin(floor(u / r->s), nx - 1), ty = (uint32_t)fmin(floor(v / r->s), ny - 1);
+    double u = min_d(max_d(x / r->sx, 0), (double)(r->in->width - 1)), v = min_d(max_d(y / r->sy, 0), (double)(r->in->height - 1));
+    uint32_t nx = r->nx[0], ny = r->ny[0];
+    uint32_t tx = (uint32_t)min_d(floor(u / r->s), nx - 1), ty = (uint32_t)min_d(floor(v / r->s), ny - 1);
     st_tile_key key = {0, tx, ty};
     ref_tile *t = get_tile(r, p, key, err);
     if (!t) return err && err->code ? err->code : ST_ERR_IO;
     double lu = u - (double)tx * r->s, lv = v - (double)ty * r->s;
-    uint32_t i = (uint32_t)fmin(floor(lu), r->s - 1), j = (uint32_t)fmin(floor(lv), r->s - 1);
+    uint32_t i = (uint32_t)min_d(floor(lu), r->s - 1), j = (uint32_t)min_d(floor(lv), r->s - 1);
     double fu = lu - i, fv = lv - j;
     const float *h = t->h + (size_t)j * r->size + i;
     double h00 = h[0], h10 = h[1], h01 = h[r->size], h11 = h[r->size + 1];
@@ -698,7 +742,7 @@ static st_result shade(cast_job *job, pins *p, const float dir[3], double t, uin
     float vis = 1.0f;
     if (r->shadows) {
         /* from just off the surface, as the GPU's march starts: half a spacing along the normal and the sun */
-        double step = 0.5 * fmax(r->sx, r->sy), q[3], L[3] = {job->sun[0], job->sun[1], job->sun[2]};
+        double step = 0.5 * max_d(r->sx, r->sy), q[3], L[3] = {job->sun[0], job->sun[1], job->sun[2]};
         for (int k = 0; k < 3; k++) q[k] = pt[k] + n[k] * step + L[k] * step;
         double top = r->in->max_m;
         if (L[2] > 0 && q[2] < top) {
