@@ -4,10 +4,11 @@
 
 #include "terrain/gen_internal.h"
 
-/* Pair columns either side of column i: wrapping around the plane, or plainly inside it. */
+/* Pair columns either side of column i: wrapping around the plane, or plainly inside it (no division: this runs
+ * for every pair). */
 static inline void sides(size_t i, size_t pw, bool wrap, size_t *il, size_t *ir) {
-    *il = wrap ? (i + pw - 1) % pw : i - 1;
-    *ir = wrap ? (i + 1) % pw : i + 1;
+    *il = wrap && i == 0 ? pw - 1 : i - 1;
+    *ir = wrap && i + 1 == pw ? 0 : i + 1;
 }
 
 /* The three rows around row y. */
