@@ -2,8 +2,9 @@
  * in double precision — a front-to-back descent of the tile quadtree pruned by the index's highest points, then
  * inside a finest tile a descent of its max pyramid (2×2 cells up to the whole tile) and of the cells by their
  * corners' highest sample, with the exact intersection of the ray and a cell's bilinear patch — shaded by the DEM
- * ground's formula with an exact shadow ray. Decoded tiles live in a bounded cache (mutex, reference counts, LRU)
- * shared by the casting threads; a cast pins the tiles a block of pixels uses, so a sample costs no lock. */
+ * ground's formula with an exact shadow ray. Decoded tiles live in a bounded cache shared by the casting threads
+ * (shards by key, each with its own mutex, reference counts and LRU); a cast pins the tiles a block of pixels uses,
+ * so a sample costs no lock. */
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -16,7 +17,9 @@
 #include "strata/tiles.h"
 
 #define BLOCK 16u            /* cells per side of a pruning block */
-#define BUCKETS 4096u        /* hash buckets of the tile cache */
+#define SHARDS 16u           /* the tile cache's shards (a power of two up to 16: the hash's top four bits) */
+#define SHARD_BUCKETS 256u   /* hash buckets per shard */
+#define SHARDED_FROM 64u     /* caches of fewer tiles are one shard */
 #define DEFAULT_CACHE 1024u  /* decoded tiles */
 
 #define MAX_MIPS 16u          /* levels of a tile's max pyramid: tiles up to 2^16 cells a side */
@@ -37,6 +40,16 @@ typedef struct ref_tile {
     struct ref_tile *hnext, *prev, *next; /* hash chain; LRU of unreferenced ready tiles */
 } ref_tile;
 
+/* One shard of the tile cache: its tiles by key, and the unreferenced ready ones least recently used first. */
+typedef struct cache_shard {
+    pthread_mutex_t lock;
+    pthread_cond_t ready;
+    uint32_t cap, count;
+    ref_tile *buckets[SHARD_BUCKETS];
+    ref_tile *lru_head, *lru_tail;
+    char pad[64]; /* shards' locks on lines of their own */
+} cache_shard;
+
 struct st_dem_reference {
     st_store *store;
     const st_store_info *in;
@@ -50,11 +63,8 @@ struct st_dem_reference {
     double span_x[ST_STORE_MAX_LEVELS], span_y[ST_STORE_MAX_LEVELS]; /* a tile's footprint per level, metres */
     uint32_t nx[ST_STORE_MAX_LEVELS], ny[ST_STORE_MAX_LEVELS];       /* tiles per level */
     bool shadows;
-    uint32_t cap, count;
-    ref_tile *buckets[BUCKETS];
-    ref_tile *lru_head, *lru_tail;
-    pthread_mutex_t lock;
-    pthread_cond_t ready;
+    uint32_t shard_count;
+    cache_shard shards[SHARDS];
     atomic_ullong tiles_read;
 };
 
@@ -64,15 +74,23 @@ static inline double min_d(double a, double b) { return a != a ? b : b != b ? a 
 static inline double max_d(double a, double b) { return a != a ? b : b != b ? a : a > b ? a : b; }
 static inline float max_f(float a, float b) { return a != a ? b : b != b ? a : a > b ? a : b; }
 
-/* ---- the tile cache ------------------------------------------------------------------------------------------ */
+/* ---- the tile cache ------------------------------------------------------------------------------------------
+ * Split into shards by key, each with its own lock, hash chains and LRU, so that threads wanting different tiles
+ * do not queue on one lock; a small cache (tests) is one shard, so its capacity is exact. */
 
-static uint32_t bucket_of(uint64_t key) { return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 52) % BUCKETS; }
+static uint64_t key_hash(uint64_t key) { return key * 0x9E3779B97F4A7C15ull; }
 
-static void lru_unlink(st_dem_reference *r, ref_tile *t) {
+static cache_shard *shard_of(st_dem_reference *r, uint64_t key) {
+    return &r->shards[r->shard_count > 1 ? (uint32_t)(key_hash(key) >> 60) : 0];
+}
+
+static uint32_t bucket_of(uint64_t key) { return (uint32_t)(key_hash(key) >> 40) & (SHARD_BUCKETS - 1); }
+
+static void lru_unlink(cache_shard *c, ref_tile *t) {
     if (t->prev) t->prev->next = t->next;
-    else if (r->lru_head == t) r->lru_head = t->next;
+    else if (c->lru_head == t) c->lru_head = t->next;
     if (t->next) t->next->prev = t->prev;
-    else if (r->lru_tail == t) r->lru_tail = t->prev;
+    else if (c->lru_tail == t) c->lru_tail = t->prev;
     t->prev = t->next = NULL;
 }
 
@@ -82,19 +100,31 @@ static void tile_free(ref_tile *t) {
     free(t);
 }
 
-static void hash_remove(st_dem_reference *r, ref_tile *t) {
-    ref_tile **p = &r->buckets[bucket_of(t->key)];
+static void hash_remove(cache_shard *c, ref_tile *t) {
+    ref_tile **p = &c->buckets[bucket_of(t->key)];
     while (*p && *p != t) p = &(*p)->hnext;
     if (*p) *p = t->hnext;
-    r->count--;
+    c->count--;
 }
 
-/* Drops unreferenced tiles, least recently used first, while the cache is over its capacity. Locked. */
-static void trim(st_dem_reference *r) {
-    while (r->count > r->cap && r->lru_head) {
-        ref_tile *t = r->lru_head;
-        lru_unlink(r, t);
-        hash_remove(r, t);
+/* Unlinks unreferenced tiles, least recently used first, while the shard is over its capacity, and returns them
+ * chained by hnext, to be freed once the lock is let go (freeing a tile's planes may take the system's time).
+ * Locked. */
+static ref_tile *trim(cache_shard *c) {
+    ref_tile *victims = NULL;
+    while (c->count > c->cap && c->lru_head) {
+        ref_tile *t = c->lru_head;
+        lru_unlink(c, t);
+        hash_remove(c, t);
+        t->hnext = victims;
+        victims = t;
+    }
+    return victims;
+}
+
+static void free_victims(ref_tile *t) {
+    for (ref_tile *next; t; t = next) {
+        next = t->hnext;
         tile_free(t);
     }
 }
@@ -104,7 +134,7 @@ static st_result load(st_dem_reference *r, ref_tile *t, st_error *err) {
     st_result res = st_store_read_tile(r->store, st_tile_key_unpack(t->key), &tile, err);
     if (res) return res;
     size_t n = (size_t)r->size * r->size;
-    t->h = malloc(n * sizeof *t->h);
+    t->h = malloc((n + 3 * (size_t)(r->s >> 1)) * sizeof *t->h); /* and the pyramid's scratch rows */
     t->mip = malloc(r->mip_total * sizeof *t->mip);
     if (!t->h || !t->mip) {
         st_tile_destroy(tile);
@@ -119,26 +149,39 @@ static st_result load(st_dem_reference *r, ref_tile *t, st_error *err) {
     }
     st_tile_destroy(tile);
     /* the max pyramid: 2×2 cells from their 3×3 samples, each level above from its four children (which share
-     * their edges, so the parent's maximum covers its every sample) */
-    for (uint32_t k = 1; k <= r->mips; k++) {
+     * their edges, so the parent's maximum covers its every sample). x > mx keeps mx for a NAN sample, as fmaxf
+     * does. Level 1 takes each of a block row's three sample rows' maxima over every block's three samples
+     * first, then the three of each block: 6 reads a block instead of 9, and the same number (of samples equal
+     * to the maximum the first in row order stays, as it did when the nine were read in row order). */
+    {
+        uint32_t nb = r->s >> 1;
+        float *lv = t->mip + r->mip_at[1], *rows = t->h + n; /* three rows of nb maxima past the samples */
+        for (uint32_t bj = 0; bj < nb; bj++) {
+            for (uint32_t q = 0; q < 3; q++) {
+                const float *h = t->h + (size_t)(2 * bj + q) * r->size;
+                for (uint32_t bi = 0; bi < nb; bi++) {
+                    float mx = -INFINITY;
+                    for (uint32_t i = 2 * bi; i <= 2 * bi + 2; i++) mx = h[i] > mx ? h[i] : mx;
+                    rows[q * nb + bi] = mx;
+                }
+            }
+            for (uint32_t bi = 0; bi < nb; bi++) {
+                float mx = -INFINITY;
+                for (uint32_t q = 0; q < 3; q++) mx = rows[q * nb + bi] > mx ? rows[q * nb + bi] : mx;
+                lv[bj * nb + bi] = mx;
+            }
+        }
+    }
+    for (uint32_t k = 2; k <= r->mips; k++) {
         uint32_t nb = r->s >> k, cb = nb * 2;
         float *lv = t->mip + r->mip_at[k];
         const float *below = t->mip + r->mip_at[k - 1];
         for (uint32_t bj = 0; bj < nb; bj++)
             for (uint32_t bi = 0; bi < nb; bi++) {
                 float mx = -INFINITY;
-                /* x > mx keeps mx for a NAN sample, as fmaxf does */
-                if (k == 1) {
-                    for (uint32_t j = 2 * bj; j <= 2 * bj + 2; j++)
-                        for (uint32_t i = 2 * bi; i <= 2 * bi + 2; i++) {
-                            float x = t->h[(size_t)j * r->size + i];
-                            mx = x > mx ? x : mx;
-                        }
-                } else {
-                    for (uint32_t q = 0; q < 4; q++) {
-                        float x = below[(2 * bj + (q >> 1)) * cb + 2 * bi + (q & 1)];
-                        mx = x > mx ? x : mx;
-                    }
+                for (uint32_t q = 0; q < 4; q++) {
+                    float x = below[(2 * bj + (q >> 1)) * cb + 2 * bi + (q & 1)];
+                    mx = x > mx ? x : mx;
                 }
                 lv[bj * nb + bi] = mx;
             }
@@ -149,47 +192,53 @@ static st_result load(st_dem_reference *r, ref_tile *t, st_error *err) {
     return ST_OK;
 }
 
-/* The decoded tile of key, loaded on first use (other threads wanting it meanwhile wait). Release it after use. */
-static ref_tile *acquire(st_dem_reference *r, st_tile_key key, st_error *err) {
+/* The decoded tile of key, loaded on first use (other threads wanting it meanwhile wait). Release it after use,
+ * also when this fails with a tile (*held set): its reference is counted. */
+static ref_tile *acquire(st_dem_reference *r, st_tile_key key, ref_tile **held, st_error *err) {
     uint64_t k = st_tile_key_pack(key);
-    pthread_mutex_lock(&r->lock);
-    ref_tile *t = r->buckets[bucket_of(k)];
+    cache_shard *c = shard_of(r, k);
+    *held = NULL;
+    pthread_mutex_lock(&c->lock);
+    ref_tile *t = c->buckets[bucket_of(k)];
     while (t && t->key != k) t = t->hnext;
     if (t) {
-        if (!t->refs && t->ready) lru_unlink(r, t);
+        if (!t->refs && t->ready) lru_unlink(c, t);
         t->refs++;
-        while (!t->ready) pthread_cond_wait(&r->ready, &r->lock);
-        pthread_mutex_unlock(&r->lock);
+        *held = t;
+        while (!t->ready) pthread_cond_wait(&c->ready, &c->lock);
+        pthread_mutex_unlock(&c->lock);
         if (t->failed) {
             st_error_set(err, t->failed, "%s", t->message);
-            return NULL; /* the caller still releases it */
+            return NULL;
         }
         return t;
     }
     t = calloc(1, sizeof *t);
     if (!t) {
-        pthread_mutex_unlock(&r->lock);
+        pthread_mutex_unlock(&c->lock);
         st_error_set(err, ST_ERR_NOMEM, "reference: out of memory");
         return NULL;
     }
     t->key = k;
     t->refs = 1;
+    *held = t;
     uint32_t b = bucket_of(k);
-    t->hnext = r->buckets[b];
-    r->buckets[b] = t;
-    r->count++;
-    trim(r);
-    pthread_mutex_unlock(&r->lock);
+    t->hnext = c->buckets[b];
+    c->buckets[b] = t;
+    c->count++;
+    ref_tile *victims = trim(c);
+    pthread_mutex_unlock(&c->lock);
+    free_victims(victims);
     st_error lerr = {0};
     st_result res = load(r, t, &lerr);
-    pthread_mutex_lock(&r->lock);
+    pthread_mutex_lock(&c->lock);
     t->ready = true;
     if (res) {
         t->failed = res;
         snprintf(t->message, sizeof t->message, "%s", lerr.message);
     }
-    pthread_cond_broadcast(&r->ready);
-    pthread_mutex_unlock(&r->lock);
+    pthread_cond_broadcast(&c->ready);
+    pthread_mutex_unlock(&c->lock);
     if (res) {
         st_error_set(err, res, "%s", lerr.message);
         return NULL;
@@ -197,24 +246,27 @@ static ref_tile *acquire(st_dem_reference *r, st_tile_key key, st_error *err) {
     return t;
 }
 
-static void release(st_dem_reference *r, st_tile_key key) {
-    uint64_t k = st_tile_key_pack(key);
-    pthread_mutex_lock(&r->lock);
-    ref_tile *t = r->buckets[bucket_of(k)];
-    while (t && t->key != k) t = t->hnext;
-    if (t && !--t->refs) {
+/* Gives back one reference to a tile acquire returned (or counted on failure). */
+static void release(st_dem_reference *r, ref_tile *t) {
+    if (!t) return;
+    cache_shard *c = shard_of(r, t->key);
+    ref_tile *victims = NULL;
+    pthread_mutex_lock(&c->lock);
+    if (!--t->refs) {
         if (t->failed) { /* a failed load is tried again by the next acquire */
-            hash_remove(r, t);
-            tile_free(t);
+            hash_remove(c, t);
+            t->hnext = NULL;
+            victims = t;
         } else {
-            t->prev = r->lru_tail;
-            if (r->lru_tail) r->lru_tail->next = t;
-            else r->lru_head = t;
-            r->lru_tail = t;
-            trim(r);
+            t->prev = c->lru_tail;
+            if (c->lru_tail) c->lru_tail->next = t;
+            else c->lru_head = t;
+            c->lru_tail = t;
+            victims = trim(c);
         }
     }
-    pthread_mutex_unlock(&r->lock);
+    pthread_mutex_unlock(&c->lock);
+    free_victims(victims);
 }
 
 /* The tiles one block of pixels holds: looked up without the lock, each acquired once and released when the block
@@ -232,7 +284,7 @@ typedef struct pins {
 } pins;
 
 static void pins_release(st_dem_reference *r, pins *p) {
-    for (uint32_t i = 0; i < p->count; i++) release(r, st_tile_key_unpack(p->key[i]));
+    for (uint32_t i = 0; i < p->count; i++) release(r, p->tile[i]);
     p->count = p->next = 0;
     memset(p->bound_key, 0, sizeof p->bound_key);
 }
@@ -258,17 +310,18 @@ static bool tile_top(const st_dem_reference *r, pins *p, st_tile_key key, float 
 
 /* The tile of key, through the pins when there are any; NULL on failure (nothing left to release then). */
 static ref_tile *get_tile(st_dem_reference *r, pins *p, st_tile_key key, st_error *err) {
+    ref_tile *held;
     if (!p) {
-        ref_tile *t = acquire(r, key, err);
-        if (!t) release(r, key);
+        ref_tile *t = acquire(r, key, &held, err);
+        if (!t) release(r, held);
         return t;
     }
     uint64_t k = st_tile_key_pack(key);
     for (uint32_t i = 0; i < p->count; i++)
         if (p->key[i] == k) return p->tile[i];
-    ref_tile *t = acquire(r, key, err);
+    ref_tile *t = acquire(r, key, &held, err);
     if (!t) {
-        release(r, key);
+        release(r, held);
         return NULL;
     }
     uint32_t slot;
@@ -277,7 +330,7 @@ static ref_tile *get_tile(st_dem_reference *r, pins *p, st_tile_key key, st_erro
     } else { /* full: the oldest pin goes (no caller holds its pointer: one tile is walked at a time) */
         slot = p->next;
         p->next = (p->next + 1) % PINS;
-        release(r, st_tile_key_unpack(p->key[slot]));
+        release(r, p->tile[slot]);
     }
     p->key[slot] = k;
     p->tile[slot] = t;
@@ -285,8 +338,8 @@ static ref_tile *get_tile(st_dem_reference *r, pins *p, st_tile_key key, st_erro
 }
 
 /* Gives a tile back unless the pins hold it. */
-static void put_tile(st_dem_reference *r, pins *p, st_tile_key key) {
-    if (!p) release(r, key);
+static void put_tile(st_dem_reference *r, pins *p, ref_tile *t) {
+    if (!p) release(r, t);
 }
 
 /* ---- creation -------------------------------------------------------------------------------------------------- */
@@ -328,22 +381,26 @@ st_result st_dem_reference_create(st_store *store, uint32_t cache_tiles, st_dem_
         r->mip_at[k] = r->mip_total;
         if (k) r->mip_total += (size_t)(r->s >> k) * (r->s >> k);
     }
-    r->cap = cache_tiles ? cache_tiles : DEFAULT_CACHE;
-    pthread_mutex_init(&r->lock, NULL);
-    pthread_cond_init(&r->ready, NULL);
+    uint32_t cap = cache_tiles ? cache_tiles : DEFAULT_CACHE;
+    r->shard_count = cap >= SHARDED_FROM ? SHARDS : 1;
+    for (uint32_t i = 0; i < r->shard_count; i++) {
+        cache_shard *c = &r->shards[i];
+        c->cap = (cap + r->shard_count - 1) / r->shard_count;
+        pthread_mutex_init(&c->lock, NULL);
+        pthread_cond_init(&c->ready, NULL);
+    }
     *out = r;
     return ST_OK;
 }
 
 void st_dem_reference_destroy(st_dem_reference *r) {
     if (!r) return;
-    for (uint32_t b = 0; b < BUCKETS; b++)
-        for (ref_tile *t = r->buckets[b], *next; t; t = next) {
-            next = t->hnext;
-            tile_free(t);
-        }
-    pthread_mutex_destroy(&r->lock);
-    pthread_cond_destroy(&r->ready);
+    for (uint32_t i = 0; i < r->shard_count; i++) {
+        cache_shard *c = &r->shards[i];
+        for (uint32_t b = 0; b < SHARD_BUCKETS; b++) free_victims(c->buckets[b]);
+        pthread_mutex_destroy(&c->lock);
+        pthread_cond_destroy(&c->ready);
+    }
     free(r);
 }
 
@@ -509,7 +566,7 @@ static bool tile_hit(walk *k, st_tile_key key, double t0, double t1, double *hit
     }
     tile_walk w = {.r = r, .t = t, .ry = k->ry, .ox = (double)key.x * r->s * r->sx, .oy = (double)key.y * r->s * r->sy};
     bool found = dda(k->ry, w.ox, w.oy, r->block * r->sx, r->block * r->sy, r->blocks, t0, t1, visit_block, &w);
-    put_tile(r, k->pins, key);
+    put_tile(r, k->pins, t);
     if (found) *hit = w.hit;
     return found;
 }
@@ -635,7 +692,7 @@ static bool descend_tiles(walk *k, st_tile_key key, double t0, double t1, double
         }
         tile_descent w = {.k = k, .t = t, .ox = x0, .oy = y0};
         bool found = descend(&w, r->mips, 0, 0, t0, t1);
-        put_tile(r, k->pins, key);
+        put_tile(r, k->pins, t);
         if (found) *hit = w.hit;
         return found;
     }
@@ -699,7 +756,7 @@ static st_result height_at(st_dem_reference *r, pins *p, double x, double y, dou
         grad[0] = ((h10 - h00) * (1 - fv) + (h11 - h01) * fv) / r->sx;
         grad[1] = (b - a) / r->sy;
     }
-    put_tile(r, p, key);
+    put_tile(r, p, t);
     return ST_OK;
 }
 
