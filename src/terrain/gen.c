@@ -673,7 +673,7 @@ static void row_setup(const gen_ctx *g, const block_layout *b, uint32_t y, row_c
  * depend on the rectangle. */
 typedef struct block_scratch {
     float *coarse; /* the coarse rows of a block: ch × cw points of F_COUNT fields */
-    float *rowf;   /* the fields interpolated to the row: cw points, then cw − 1 differences to the next point */
+    float *rowf;   /* the fields interpolated to the row: cw points */
     float *lat;    /* noise_row_fill's lattice columns */
     float *n16, *n8;
 } block_scratch;
@@ -701,10 +701,6 @@ static void terrain_block(const gen_ctx *g, uint32_t x0, uint32_t y0, uint32_t w
         const float *c0 = coarse + (size_t)(y / GEN_STRIDE - cy0) * cw * F_COUNT, *c1 = c0 + cw * F_COUNT;
         float vy = (float)(y % GEN_STRIDE) / GEN_STRIDE;
         for (uint32_t i = 0; i < cw * F_COUNT; i++) rowf[i] = c0[i] + (c1[i] - c0[i]) * vy;
-        /* each point's difference to the next, which the four texels between them share */
-        float *rowd = rowf + (size_t)cw * F_COUNT;
-        for (uint32_t i = 0; i + 1 < cw; i++)
-            for (int f = 0; f < F_COUNT; f++) rowd[i * F_COUNT + f] = rowf[(i + 1) * F_COUNT + f] - rowf[i * F_COUNT + f];
         uint8_t *hrow = out->heights + (size_t)yy * out->stride, *mrow = out->meta + (size_t)yy * out->stride;
         uint16_t *srow = out->score + (size_t)yy * half;
         uint32_t *crow = out->cand + (size_t)yy * half;
@@ -712,10 +708,9 @@ static void terrain_block(const gen_ctx *g, uint32_t x0, uint32_t y0, uint32_t w
             texel_info e[2];
             for (int k = 0; k < 2; k++) {
                 uint32_t xk = x + (uint32_t)k;
-                size_t at = (size_t)(xk / GEN_STRIDE - cx0) * F_COUNT;
-                const float *a = rowf + at, *d = rowd + at;
+                const float *a = rowf + (size_t)(xk / GEN_STRIDE - cx0) * F_COUNT, *bb = a + F_COUNT;
                 float vx = (float)(xk % GEN_STRIDE) / GEN_STRIDE, cf[F_COUNT];
-                for (int f = 0; f < F_COUNT; f++) cf[f] = a[f] + d[f] * vx;
+                for (int f = 0; f < F_COUNT; f++) cf[f] = a[f] + (bb[f] - a[f]) * vx;
                 eval_texel(g, r, cf, xk, &e[k]);
             }
             pair_out p = {0};
@@ -744,7 +739,7 @@ static void terrain_block(const gen_ctx *g, uint32_t x0, uint32_t y0, uint32_t w
 bool gen_terrain_rect(const gen_ctx *g, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, const gen_planes *out) {
     uint32_t cw = w / GEN_STRIDE + 2, crows = GEN_BLOCK / GEN_STRIDE + 2;
     block_scratch sc = {.coarse = malloc(sizeof(float) * F_COUNT * cw * crows),
-                        .rowf = malloc(sizeof(float) * F_COUNT * 2 * (size_t)cw),
+                        .rowf = malloc(sizeof(float) * F_COUNT * (size_t)cw),
                         .lat = malloc(sizeof(float) * 4 * ((size_t)w + 2)),
                         .n16 = malloc(sizeof(float) * 2 * (size_t)w)};
     sc.n8 = sc.n16 ? sc.n16 + w : NULL;
