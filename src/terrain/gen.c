@@ -66,13 +66,15 @@ static inline float noise_at(const noise2 *n, uint32_t x, uint32_t y) {
 }
 
 /* A noise along one row of texels visited left to right (the coarse grid's points): the lattice gradients of the
- * cell last met are kept, so a point hashes only where it enters a new lattice column (every 16 points or more
- * for most of the coarse noises, instead of four hashes a point). Gives exactly noise_at's values. */
+ * cell last met are kept (with their y parts' products, which are the same all along the cell), so a point hashes
+ * only where it enters a new lattice column (every 16 points or more for most of the coarse noises, instead of four
+ * hashes a point). Every product and sum is noise_at's, so the values are exactly its. */
 typedef struct noise_cursor {
     const noise2 *n;
     uint32_t y0, y1, ix;
     float fy, v;
-    uint32_t h00, h10, h01, h11;
+    /* the cell's corners: gradients' x parts, and their y parts times the offset from each lattice row */
+    float gx00, gx10, gx01, gx11, py00, py10, py01, py11;
     bool valid;
 } noise_cursor;
 
@@ -91,16 +93,17 @@ static inline float noise_cursor_at(noise_cursor *c, uint32_t x) {
     uint32_t ix = x >> n->shift;
     if (!c->valid || ix != c->ix) {
         uint32_t x0 = ix & n->px_mask, x1 = (ix + 1) & n->px_mask;
-        c->h00 = st_noise_hash(x0, c->y0, n->seed) & 7, c->h10 = st_noise_hash(x1, c->y0, n->seed) & 7;
-        c->h01 = st_noise_hash(x0, c->y1, n->seed) & 7, c->h11 = st_noise_hash(x1, c->y1, n->seed) & 7;
+        uint32_t h00 = st_noise_hash(x0, c->y0, n->seed) & 7, h10 = st_noise_hash(x1, c->y0, n->seed) & 7;
+        uint32_t h01 = st_noise_hash(x0, c->y1, n->seed) & 7, h11 = st_noise_hash(x1, c->y1, n->seed) & 7;
+        float fy = c->fy, fy1 = fy - 1.0f;
+        c->gx00 = grad_x[h00], c->py00 = grad_y[h00] * fy, c->gx10 = grad_x[h10], c->py10 = grad_y[h10] * fy;
+        c->gx01 = grad_x[h01], c->py01 = grad_y[h01] * fy1, c->gx11 = grad_x[h11], c->py11 = grad_y[h11] * fy1;
         c->ix = ix;
         c->valid = true;
     }
-    float fx = ((float)(x & n->cell_mask) + 0.5f) * n->inv_cell, fy = c->fy;
-    uint32_t h00 = c->h00, h10 = c->h10, h01 = c->h01, h11 = c->h11;
-    float v00 = grad_x[h00] * fx + grad_y[h00] * fy, v10 = grad_x[h10] * (fx - 1.0f) + grad_y[h10] * fy;
-    float v01 = grad_x[h01] * fx + grad_y[h01] * (fy - 1.0f);
-    float v11 = grad_x[h11] * (fx - 1.0f) + grad_y[h11] * (fy - 1.0f);
+    float fx = ((float)(x & n->cell_mask) + 0.5f) * n->inv_cell, fx1 = fx - 1.0f;
+    float v00 = c->gx00 * fx + c->py00, v10 = c->gx10 * fx1 + c->py10;
+    float v01 = c->gx01 * fx + c->py01, v11 = c->gx11 * fx1 + c->py11;
     float u = st_noise_fade(fx);
     float a = v00 + (v10 - v00) * u, b = v01 + (v11 - v01) * u;
     return a + (b - a) * c->v;
