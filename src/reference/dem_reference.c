@@ -159,15 +159,19 @@ static st_result load(st_dem_reference *r, ref_tile *t, st_error *err) {
         for (uint32_t bj = 0; bj < nb; bj++) {
             for (uint32_t q = 0; q < 3; q++) {
                 const float *h = t->h + (size_t)(2 * bj + q) * r->size;
-                for (uint32_t bi = 0; bi < nb; bi++) {
-                    float mx = -INFINITY;
-                    for (uint32_t i = 2 * bi; i <= 2 * bi + 2; i++) mx = h[i] > mx ? h[i] : mx;
+                for (uint32_t bi = 0; bi < nb; bi++) { /* the three samples written out: no loop of three */
+                    float a = h[2 * bi], b = h[2 * bi + 1], c = h[2 * bi + 2], mx = -INFINITY;
+                    mx = a > mx ? a : mx;
+                    mx = b > mx ? b : mx;
+                    mx = c > mx ? c : mx;
                     rows[q * nb + bi] = mx;
                 }
             }
             for (uint32_t bi = 0; bi < nb; bi++) {
-                float mx = -INFINITY;
-                for (uint32_t q = 0; q < 3; q++) mx = rows[q * nb + bi] > mx ? rows[q * nb + bi] : mx;
+                float a = rows[bi], b = rows[nb + bi], c = rows[2 * nb + bi], mx = -INFINITY;
+                mx = a > mx ? a : mx;
+                mx = b > mx ? b : mx;
+                mx = c > mx ? c : mx;
                 lv[bj * nb + bi] = mx;
             }
         }
