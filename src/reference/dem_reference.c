@@ -25,6 +25,7 @@
 #define MAX_MIPS 16u          /* levels of a tile's max pyramid: tiles up to 2^16 cells a side */
 #define PINS 48u             /* tiles a block of pixels keeps pinned */
 #define BOUNDS 256u          /* tile bounds a block of pixels remembers (direct-mapped; a power of two) */
+#define BOUNDS_TABLE_MAX (1u << 21) /* levels of at most this many tiles have a table of bounds shared by a cast */
 #define PIXEL_BLOCK 16u      /* a cast's unit of work: 16×16 pixels, whose rays share their tiles */
 
 typedef struct ref_tile {
@@ -62,6 +63,9 @@ struct st_dem_reference {
     double sx, sy, ext_x, ext_y;
     double span_x[ST_STORE_MAX_LEVELS], span_y[ST_STORE_MAX_LEVELS]; /* a tile's footprint per level, metres */
     uint32_t nx[ST_STORE_MAX_LEVELS], ny[ST_STORE_MAX_LEVELS];       /* tiles per level */
+    /* per level (NULL for a level of too many tiles), per tile: 0 not yet asked this cast, else BOUND_IN | the
+     * highest point's bits, or BOUND_OUT (no such tile); filled by whichever thread asks first, read lock-free */
+    atomic_ullong *bounds[ST_STORE_MAX_LEVELS];
     bool shadows;
     uint32_t shard_count;
     cache_shard shards[SHARDS];
@@ -293,12 +297,33 @@ static void pins_release(st_dem_reference *r, pins *p) {
     memset(p->bound_key, 0, sizeof p->bound_key);
 }
 
-/* The highest point of tile key as the store's index has it; false when the store has no such tile. */
+#define BOUND_IN (1ull << 32)
+#define BOUND_OUT (2ull << 32)
+
+/* The highest point of tile key as the store's index has it; false when the store has no such tile. A cast asks
+ * the index (behind the store's lock) once per tile for all its threads where the level has a table, else once per
+ * tile and block of pixels: 16 threads asking it per block still queued on that lock. */
 static bool tile_top(const st_dem_reference *r, pins *p, st_tile_key key, float *top) {
     st_tile_meta m;
     if (!p || r->index_every_node) {
         if (!st_store_tile_meta(r->store, key, &m)) return false;
         *top = m.max_m;
+        return true;
+    }
+    atomic_ullong *table = r->bounds[key.level];
+    if (table) {
+        atomic_ullong *e = &table[(size_t)key.y * r->nx[key.level] + key.x];
+        uint64_t v = atomic_load_explicit(e, memory_order_relaxed);
+        if (!v) {
+            bool in = st_store_tile_meta(r->store, key, &m);
+            uint32_t bits = 0;
+            if (in) memcpy(&bits, &m.max_m, sizeof bits);
+            v = in ? BOUND_IN | bits : BOUND_OUT;
+            atomic_store_explicit(e, v, memory_order_relaxed);
+        }
+        if (v == BOUND_OUT) return false;
+        uint32_t bits = (uint32_t)v;
+        memcpy(top, &bits, sizeof *top);
         return true;
     }
     uint64_t k = st_tile_key_pack(key) + 1;
@@ -375,6 +400,8 @@ st_result st_dem_reference_create(st_store *store, uint32_t cache_tiles, st_dem_
         r->span_x[l] = ldexp((double)r->s * r->sx, (int)l);
         r->span_y[l] = ldexp((double)r->s * r->sy, (int)l);
         st_store_level_tiles(store, l, &r->nx[l], &r->ny[l]);
+        uint64_t tiles = (uint64_t)r->nx[l] * r->ny[l];
+        if (tiles && tiles <= BOUNDS_TABLE_MAX) r->bounds[l] = calloc(tiles, sizeof *r->bounds[l]); /* else memos */
     }
     while ((1u << (r->mips + 1)) <= r->s && r->mips < MAX_MIPS) r->mips++;
     while ((1u << (r->block_level + 1)) <= r->block) r->block_level++;
@@ -405,6 +432,7 @@ void st_dem_reference_destroy(st_dem_reference *r) {
         pthread_mutex_destroy(&c->lock);
         pthread_cond_destroy(&c->ready);
     }
+    for (uint32_t l = 0; l < ST_STORE_MAX_LEVELS; l++) free(r->bounds[l]);
     free(r);
 }
 
@@ -875,6 +903,11 @@ st_result st_dem_reference_cast(st_dem_reference *r, const st_camera *camera, st
     float s = 1.0f / sqrtf(ST_SUN_X * ST_SUN_X + ST_SUN_Y * ST_SUN_Y + ST_SUN_Z * ST_SUN_Z);
     job->sun[0] = ST_SUN_X * s, job->sun[1] = ST_SUN_Y * s, job->sun[2] = ST_SUN_Z * s;
     pthread_mutex_init(&job->lock, NULL);
+    /* the index is asked afresh by every cast (a store may be edited between casts) */
+    for (uint32_t l = 0; l < r->in->levels; l++)
+        if (r->bounds[l])
+            for (size_t i = 0, n = (size_t)r->nx[l] * r->ny[l]; i < n; i++)
+                atomic_store_explicit(&r->bounds[l][i], 0, memory_order_relaxed);
     st_parallel_for((size_t)job->blocks_x * job->blocks_y, 1, cast_blocks, job);
     st_result res = job->failed;
     if (res && err) *err = job->err;
@@ -882,3 +915,4 @@ st_result st_dem_reference_cast(st_dem_reference *r, const st_camera *camera, st
     free(job);
     return res;
 }
+
