@@ -27,6 +27,7 @@
 #define BOUNDS 256u          /* tile bounds a block of pixels remembers (direct-mapped; a power of two) */
 #define BOUNDS_TABLE_MAX (1u << 21) /* levels of at most this many tiles have a table of bounds shared by a cast */
 #define PIXEL_BLOCK 16u      /* a cast's unit of work: 16×16 pixels, whose rays share their tiles */
+#define CAST_GRAIN 4u        /* blocks (along a row of blocks) a thread casts at a time, its pins kept between them */
 
 typedef struct ref_tile {
     uint64_t key;
@@ -849,7 +850,8 @@ static st_result shade(cast_job *job, pins *p, const float dir[3], double t, uin
 }
 
 /* Blocks of PIXEL_BLOCK² pixels in rows of blocks: neighbouring rays meet the same tiles, which stay pinned for
- * the block, and the blocks in flight at once are neighbours too, so they share the cache's tiles. */
+ * the call's blocks (CAST_GRAIN neighbours), and the blocks in flight at once are neighbours too, so they share the
+ * cache's tiles. */
 static void cast_blocks(void *user, size_t begin, size_t end) {
     cast_job *job = user;
     st_ref_image *img = job->img;
@@ -887,8 +889,8 @@ static void cast_blocks(void *user, size_t begin, size_t end) {
                 img->type[k] = 0;
                 c[3] = 255;
             }
-        pins_release(job->r, &p);
     }
+    pins_release(job->r, &p);
 }
 
 st_result st_dem_reference_cast(st_dem_reference *r, const st_camera *camera, st_ref_image *img, st_error *err) {
@@ -908,7 +910,8 @@ st_result st_dem_reference_cast(st_dem_reference *r, const st_camera *camera, st
         if (r->bounds[l])
             for (size_t i = 0, n = (size_t)r->nx[l] * r->ny[l]; i < n; i++)
                 atomic_store_explicit(&r->bounds[l][i], 0, memory_order_relaxed);
-    st_parallel_for((size_t)job->blocks_x * job->blocks_y, 1, cast_blocks, job);
+    /* a few neighbouring blocks a call, which keep their pins between them: fewer trips to the cache's locks */
+    st_parallel_for((size_t)job->blocks_x * job->blocks_y, CAST_GRAIN, cast_blocks, job);
     st_result res = job->failed;
     if (res && err) *err = job->err;
     pthread_mutex_destroy(&job->lock);
