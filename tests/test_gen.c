@@ -192,6 +192,7 @@ static void test_output_pinned(void **state) {
         {11, 512, 1024, 0, 0x9be6ba40ul},
         {7, 256, 512, -1.0f, 0x6a700bd9ul},     /* no slabs */
         {9, 1024, 2048, 20.0f, 0x16260200ul},
+        {0, 0, 0, 0, 0x7cc99745ul},             /* the default world (seed 1998, 2048x16384, 11 % dual) */
     };
     for (size_t i = 0; i < sizeof pins / sizeof pins[0]; i++) {
         st_level *l = gen(pins[i].seed, pins[i].w, pins[i].h, pins[i].dual);

@@ -89,6 +89,10 @@ void st_dem_reference_set_shadows(st_dem_reference *ref, bool on);
  * the finest tiles' max pyramid. The same hits within ST_DEM_REFERENCE_TOLERANCE, slower: for tests and benchmarks
  * of the accelerated walk. */
 void st_dem_reference_set_plain(st_dem_reference *ref, bool plain);
+/* Whether a cast asks the store's index (behind the store's lock) for a tile's bounds at every node of every ray,
+ * as the walk once did, instead of once per tile and block of pixels (default off). The same images: for measuring
+ * what the lock costs on many cores. */
+void st_dem_reference_set_index_every_node(st_dem_reference *ref, bool on);
 /* The first hit of a ray (world metres, unit direction) with distance in [t_min, t_max]; false on a miss. A ray
  * that starts below the ground hits at t_min. A tile that cannot be read is an error. */
 st_result st_dem_reference_ray(st_dem_reference *ref, const double origin[3], const double dir[3], double t_min,

@@ -2,8 +2,9 @@
  * in double precision — a front-to-back descent of the tile quadtree pruned by the index's highest points, then
  * inside a finest tile a descent of its max pyramid (2×2 cells up to the whole tile) and of the cells by their
  * corners' highest sample, with the exact intersection of the ray and a cell's bilinear patch — shaded by the DEM
- * ground's formula with an exact shadow ray. Decoded tiles live in a bounded cache (mutex, reference counts, LRU)
- * shared by the casting threads; a cast pins the tiles a block of pixels uses, so a sample costs no lock. */
+ * ground's formula with an exact shadow ray. Decoded tiles live in a bounded cache shared by the casting threads
+ * (shards by key, each with its own mutex, reference counts and LRU); a cast pins the tiles a block of pixels uses,
+ * so a sample costs no lock. */
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -16,12 +17,17 @@
 #include "strata/tiles.h"
 
 #define BLOCK 16u            /* cells per side of a pruning block */
-#define BUCKETS 4096u        /* hash buckets of the tile cache */
+#define SHARDS 16u           /* the tile cache's shards (a power of two up to 16: the hash's top four bits) */
+#define SHARD_BUCKETS 256u   /* hash buckets per shard */
+#define SHARDED_FROM 64u     /* caches of fewer tiles are one shard */
 #define DEFAULT_CACHE 1024u  /* decoded tiles */
 
 #define MAX_MIPS 16u          /* levels of a tile's max pyramid: tiles up to 2^16 cells a side */
 #define PINS 48u             /* tiles a block of pixels keeps pinned */
+#define BOUNDS 256u          /* tile bounds a block of pixels remembers (direct-mapped; a power of two) */
+#define BOUNDS_TABLE_MAX (1u << 21) /* levels of at most this many tiles have a table of bounds shared by a cast */
 #define PIXEL_BLOCK 16u      /* a cast's unit of work: 16×16 pixels, whose rays share their tiles */
+#define CAST_GRAIN 4u        /* blocks (along a row of blocks) a thread casts at a time, its pins kept between them */
 
 typedef struct ref_tile {
     uint64_t key;
@@ -36,6 +42,16 @@ typedef struct ref_tile {
     struct ref_tile *hnext, *prev, *next; /* hash chain; LRU of unreferenced ready tiles */
 } ref_tile;
 
+/* One shard of the tile cache: its tiles by key, and the unreferenced ready ones least recently used first. */
+typedef struct cache_shard {
+    pthread_mutex_t lock;
+    pthread_cond_t ready;
+    uint32_t cap, count;
+    ref_tile *buckets[SHARD_BUCKETS];
+    ref_tile *lru_head, *lru_tail;
+    char pad[64]; /* shards' locks on lines of their own */
+} cache_shard;
+
 struct st_dem_reference {
     st_store *store;
     const st_store_info *in;
@@ -44,25 +60,42 @@ struct st_dem_reference {
     uint32_t block_level;            /* log2(block) */
     size_t mip_at[MAX_MIPS + 1], mip_total;
     bool plain;                      /* the walk without the pyramid (tests: the same hits) */
+    bool index_every_node;           /* tile bounds from the store at every node (measurement) */
     double sx, sy, ext_x, ext_y;
+    double span_x[ST_STORE_MAX_LEVELS], span_y[ST_STORE_MAX_LEVELS]; /* a tile's footprint per level, metres */
+    uint32_t nx[ST_STORE_MAX_LEVELS], ny[ST_STORE_MAX_LEVELS];       /* tiles per level */
+    /* per level (NULL for a level of too many tiles), per tile: 0 not yet asked this cast, else BOUND_IN | the
+     * highest point's bits, or BOUND_OUT (no such tile); filled by whichever thread asks first, read lock-free */
+    atomic_ullong *bounds[ST_STORE_MAX_LEVELS];
     bool shadows;
-    uint32_t cap, count;
-    ref_tile *buckets[BUCKETS];
-    ref_tile *lru_head, *lru_tail;
-    pthread_mutex_t lock;
-    pthread_cond_t ready;
+    uint32_t shard_count;
+    cache_shard shards[SHARDS];
     atomic_ullong tiles_read;
 };
 
-/* ---- the tile cache ------------------------------------------------------------------------------------------ */
+/* fmin, fmax and fmaxf, inline (libm's are calls): the same values, NaN operands included (the other is
+ * returned), and for equal operands the second, as the x86-64 library's minsd/maxsd do. */
+static inline double min_d(double a, double b) { return a != a ? b : b != b ? a : a < b ? a : b; }
+static inline double max_d(double a, double b) { return a != a ? b : b != b ? a : a > b ? a : b; }
+static inline float max_f(float a, float b) { return a != a ? b : b != b ? a : a > b ? a : b; }
 
-static uint32_t bucket_of(uint64_t key) { return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 52) % BUCKETS; }
+/* ---- the tile cache ------------------------------------------------------------------------------------------
+ * Split into shards by key, each with its own lock, hash chains and LRU, so that threads wanting different tiles
+ * do not queue on one lock; a small cache (tests) is one shard, so its capacity is exact. */
 
-static void lru_unlink(st_dem_reference *r, ref_tile *t) {
+static uint64_t key_hash(uint64_t key) { return key * 0x9E3779B97F4A7C15ull; }
+
+static cache_shard *shard_of(st_dem_reference *r, uint64_t key) {
+    return &r->shards[r->shard_count > 1 ? (uint32_t)(key_hash(key) >> 60) : 0];
+}
+
+static uint32_t bucket_of(uint64_t key) { return (uint32_t)(key_hash(key) >> 40) & (SHARD_BUCKETS - 1); }
+
+static void lru_unlink(cache_shard *c, ref_tile *t) {
     if (t->prev) t->prev->next = t->next;
-    else if (r->lru_head == t) r->lru_head = t->next;
+    else if (c->lru_head == t) c->lru_head = t->next;
     if (t->next) t->next->prev = t->prev;
-    else if (r->lru_tail == t) r->lru_tail = t->prev;
+    else if (c->lru_tail == t) c->lru_tail = t->prev;
     t->prev = t->next = NULL;
 }
 
@@ -72,19 +105,31 @@ static void tile_free(ref_tile *t) {
     free(t);
 }
 
-static void hash_remove(st_dem_reference *r, ref_tile *t) {
-    ref_tile **p = &r->buckets[bucket_of(t->key)];
+static void hash_remove(cache_shard *c, ref_tile *t) {
+    ref_tile **p = &c->buckets[bucket_of(t->key)];
     while (*p && *p != t) p = &(*p)->hnext;
     if (*p) *p = t->hnext;
-    r->count--;
+    c->count--;
 }
 
-/* Drops unreferenced tiles, least recently used first, while the cache is over its capacity. Locked. */
-static void trim(st_dem_reference *r) {
-    while (r->count > r->cap && r->lru_head) {
-        ref_tile *t = r->lru_head;
-        lru_unlink(r, t);
-        hash_remove(r, t);
+/* Unlinks unreferenced tiles, least recently used first, while the shard is over its capacity, and returns them
+ * chained by hnext, to be freed once the lock is let go (freeing a tile's planes may take the system's time).
+ * Locked. */
+static ref_tile *trim(cache_shard *c) {
+    ref_tile *victims = NULL;
+    while (c->count > c->cap && c->lru_head) {
+        ref_tile *t = c->lru_head;
+        lru_unlink(c, t);
+        hash_remove(c, t);
+        t->hnext = victims;
+        victims = t;
+    }
+    return victims;
+}
+
+static void free_victims(ref_tile *t) {
+    for (ref_tile *next; t; t = next) {
+        next = t->hnext;
         tile_free(t);
     }
 }
@@ -94,7 +139,7 @@ static st_result load(st_dem_reference *r, ref_tile *t, st_error *err) {
     st_result res = st_store_read_tile(r->store, st_tile_key_unpack(t->key), &tile, err);
     if (res) return res;
     size_t n = (size_t)r->size * r->size;
-    t->h = malloc(n * sizeof *t->h);
+    t->h = malloc((n + 3 * (size_t)(r->s >> 1)) * sizeof *t->h); /* and the pyramid's scratch rows */
     t->mip = malloc(r->mip_total * sizeof *t->mip);
     if (!t->h || !t->mip) {
         st_tile_destroy(tile);
@@ -109,26 +154,43 @@ static st_result load(st_dem_reference *r, ref_tile *t, st_error *err) {
     }
     st_tile_destroy(tile);
     /* the max pyramid: 2×2 cells from their 3×3 samples, each level above from its four children (which share
-     * their edges, so the parent's maximum covers its every sample) */
-    for (uint32_t k = 1; k <= r->mips; k++) {
+     * their edges, so the parent's maximum covers its every sample). x > mx keeps mx for a NAN sample, as fmaxf
+     * does. Level 1 takes each of a block row's three sample rows' maxima over every block's three samples
+     * first, then the three of each block: 6 reads a block instead of 9, and the same number (of samples equal
+     * to the maximum the first in row order stays, as it did when the nine were read in row order). */
+    {
+        uint32_t nb = r->s >> 1;
+        float *lv = t->mip + r->mip_at[1], *rows = t->h + n; /* three rows of nb maxima past the samples */
+        for (uint32_t bj = 0; bj < nb; bj++) {
+            for (uint32_t q = 0; q < 3; q++) {
+                const float *h = t->h + (size_t)(2 * bj + q) * r->size;
+                for (uint32_t bi = 0; bi < nb; bi++) { /* the three samples written out: no loop of three */
+                    float a = h[2 * bi], b = h[2 * bi + 1], c = h[2 * bi + 2], mx = -INFINITY;
+                    mx = a > mx ? a : mx;
+                    mx = b > mx ? b : mx;
+                    mx = c > mx ? c : mx;
+                    rows[q * nb + bi] = mx;
+                }
+            }
+            for (uint32_t bi = 0; bi < nb; bi++) {
+                float a = rows[bi], b = rows[nb + bi], c = rows[2 * nb + bi], mx = -INFINITY;
+                mx = a > mx ? a : mx;
+                mx = b > mx ? b : mx;
+                mx = c > mx ? c : mx;
+                lv[bj * nb + bi] = mx;
+            }
+        }
+    }
+    for (uint32_t k = 2; k <= r->mips; k++) {
         uint32_t nb = r->s >> k, cb = nb * 2;
         float *lv = t->mip + r->mip_at[k];
         const float *below = t->mip + r->mip_at[k - 1];
         for (uint32_t bj = 0; bj < nb; bj++)
             for (uint32_t bi = 0; bi < nb; bi++) {
                 float mx = -INFINITY;
-                /* x > mx keeps mx for a NAN sample, as fmaxf does */
-                if (k == 1) {
-                    for (uint32_t j = 2 * bj; j <= 2 * bj + 2; j++)
-                        for (uint32_t i = 2 * bi; i <= 2 * bi + 2; i++) {
-                            float x = t->h[(size_t)j * r->size + i];
-                            mx = x > mx ? x : mx;
-                        }
-                } else {
-                    for (uint32_t q = 0; q < 4; q++) {
-                        float x = below[(2 * bj + (q >> 1)) * cb + 2 * bi + (q & 1)];
-                        mx = x > mx ? x : mx;
-                    }
+                for (uint32_t q = 0; q < 4; q++) {
+                    float x = below[(2 * bj + (q >> 1)) * cb + 2 * bi + (q & 1)];
+                    mx = x > mx ? x : mx;
                 }
                 lv[bj * nb + bi] = mx;
             }
@@ -139,47 +201,53 @@ static st_result load(st_dem_reference *r, ref_tile *t, st_error *err) {
     return ST_OK;
 }
 
-/* The decoded tile of key, loaded on first use (other threads wanting it meanwhile wait). Release it after use. */
-static ref_tile *acquire(st_dem_reference *r, st_tile_key key, st_error *err) {
+/* The decoded tile of key, loaded on first use (other threads wanting it meanwhile wait). Release it after use,
+ * also when this fails with a tile (*held set): its reference is counted. */
+static ref_tile *acquire(st_dem_reference *r, st_tile_key key, ref_tile **held, st_error *err) {
     uint64_t k = st_tile_key_pack(key);
-    pthread_mutex_lock(&r->lock);
-    ref_tile *t = r->buckets[bucket_of(k)];
+    cache_shard *c = shard_of(r, k);
+    *held = NULL;
+    pthread_mutex_lock(&c->lock);
+    ref_tile *t = c->buckets[bucket_of(k)];
     while (t && t->key != k) t = t->hnext;
     if (t) {
-        if (!t->refs && t->ready) lru_unlink(r, t);
+        if (!t->refs && t->ready) lru_unlink(c, t);
         t->refs++;
-        while (!t->ready) pthread_cond_wait(&r->ready, &r->lock);
-        pthread_mutex_unlock(&r->lock);
+        *held = t;
+        while (!t->ready) pthread_cond_wait(&c->ready, &c->lock);
+        pthread_mutex_unlock(&c->lock);
         if (t->failed) {
             st_error_set(err, t->failed, "%s", t->message);
-            return NULL; /* the caller still releases it */
+            return NULL;
         }
         return t;
     }
     t = calloc(1, sizeof *t);
     if (!t) {
-        pthread_mutex_unlock(&r->lock);
+        pthread_mutex_unlock(&c->lock);
         st_error_set(err, ST_ERR_NOMEM, "reference: out of memory");
         return NULL;
     }
     t->key = k;
     t->refs = 1;
+    *held = t;
     uint32_t b = bucket_of(k);
-    t->hnext = r->buckets[b];
-    r->buckets[b] = t;
-    r->count++;
-    trim(r);
-    pthread_mutex_unlock(&r->lock);
+    t->hnext = c->buckets[b];
+    c->buckets[b] = t;
+    c->count++;
+    ref_tile *victims = trim(c);
+    pthread_mutex_unlock(&c->lock);
+    free_victims(victims);
     st_error lerr = {0};
     st_result res = load(r, t, &lerr);
-    pthread_mutex_lock(&r->lock);
+    pthread_mutex_lock(&c->lock);
     t->ready = true;
     if (res) {
         t->failed = res;
         snprintf(t->message, sizeof t->message, "%s", lerr.message);
     }
-    pthread_cond_broadcast(&r->ready);
-    pthread_mutex_unlock(&r->lock);
+    pthread_cond_broadcast(&c->ready);
+    pthread_mutex_unlock(&c->lock);
     if (res) {
         st_error_set(err, res, "%s", lerr.message);
         return NULL;
@@ -187,52 +255,103 @@ static ref_tile *acquire(st_dem_reference *r, st_tile_key key, st_error *err) {
     return t;
 }
 
-static void release(st_dem_reference *r, st_tile_key key) {
-    uint64_t k = st_tile_key_pack(key);
-    pthread_mutex_lock(&r->lock);
-    ref_tile *t = r->buckets[bucket_of(k)];
-    while (t && t->key != k) t = t->hnext;
-    if (t && !--t->refs) {
+/* Gives back one reference to a tile acquire returned (or counted on failure). */
+static void release(st_dem_reference *r, ref_tile *t) {
+    if (!t) return;
+    cache_shard *c = shard_of(r, t->key);
+    ref_tile *victims = NULL;
+    pthread_mutex_lock(&c->lock);
+    if (!--t->refs) {
         if (t->failed) { /* a failed load is tried again by the next acquire */
-            hash_remove(r, t);
-            tile_free(t);
+            hash_remove(c, t);
+            t->hnext = NULL;
+            victims = t;
         } else {
-            t->prev = r->lru_tail;
-            if (r->lru_tail) r->lru_tail->next = t;
-            else r->lru_head = t;
-            r->lru_tail = t;
-            trim(r);
+            t->prev = c->lru_tail;
+            if (c->lru_tail) c->lru_tail->next = t;
+            else c->lru_head = t;
+            c->lru_tail = t;
+            victims = trim(c);
         }
     }
-    pthread_mutex_unlock(&r->lock);
+    pthread_mutex_unlock(&c->lock);
+    free_victims(victims);
 }
 
 /* The tiles one block of pixels holds: looked up without the lock, each acquired once and released when the block
- * is done (or when it needs the slot for another), so the cache's lock is taken per tile, not per sample. */
+ * is done (or when it needs the slot for another), so the cache's lock is taken per tile, not per sample. Beside
+ * them the bounds of the tiles of every level its rays met, so that the store's index (behind its own lock) is
+ * asked once per tile and block rather than at every node of every ray: with 16 threads that lock was the walk's
+ * bottleneck. */
 typedef struct pins {
     uint64_t key[PINS];
     ref_tile *tile[PINS];
     uint32_t count, next;
+    uint64_t bound_key[BOUNDS]; /* packed key + 1; 0: an empty slot */
+    float bound_max[BOUNDS];
+    bool bound_in[BOUNDS];      /* the index has the tile */
 } pins;
 
 static void pins_release(st_dem_reference *r, pins *p) {
-    for (uint32_t i = 0; i < p->count; i++) release(r, st_tile_key_unpack(p->key[i]));
+    for (uint32_t i = 0; i < p->count; i++) release(r, p->tile[i]);
     p->count = p->next = 0;
+    memset(p->bound_key, 0, sizeof p->bound_key);
+}
+
+#define BOUND_IN (1ull << 32)
+#define BOUND_OUT (2ull << 32)
+
+/* The highest point of tile key as the store's index has it; false when the store has no such tile. A cast asks
+ * the index (behind the store's lock) once per tile for all its threads where the level has a table, else once per
+ * tile and block of pixels: 16 threads asking it per block still queued on that lock. */
+static bool tile_top(const st_dem_reference *r, pins *p, st_tile_key key, float *top) {
+    st_tile_meta m;
+    if (!p || r->index_every_node) {
+        if (!st_store_tile_meta(r->store, key, &m)) return false;
+        *top = m.max_m;
+        return true;
+    }
+    atomic_ullong *table = r->bounds[key.level];
+    if (table) {
+        atomic_ullong *e = &table[(size_t)key.y * r->nx[key.level] + key.x];
+        uint64_t v = atomic_load_explicit(e, memory_order_relaxed);
+        if (!v) {
+            bool in = st_store_tile_meta(r->store, key, &m);
+            uint32_t bits = 0;
+            if (in) memcpy(&bits, &m.max_m, sizeof bits);
+            v = in ? BOUND_IN | bits : BOUND_OUT;
+            atomic_store_explicit(e, v, memory_order_relaxed);
+        }
+        if (v == BOUND_OUT) return false;
+        uint32_t bits = (uint32_t)v;
+        memcpy(top, &bits, sizeof *top);
+        return true;
+    }
+    uint64_t k = st_tile_key_pack(key) + 1;
+    uint32_t slot = (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 56) & (BOUNDS - 1);
+    if (p->bound_key[slot] != k) {
+        p->bound_key[slot] = k;
+        p->bound_in[slot] = st_store_tile_meta(r->store, key, &m);
+        p->bound_max[slot] = p->bound_in[slot] ? m.max_m : 0.0f;
+    }
+    *top = p->bound_max[slot];
+    return p->bound_in[slot];
 }
 
 /* The tile of key, through the pins when there are any; NULL on failure (nothing left to release then). */
 static ref_tile *get_tile(st_dem_reference *r, pins *p, st_tile_key key, st_error *err) {
+    ref_tile *held;
     if (!p) {
-        ref_tile *t = acquire(r, key, err);
-        if (!t) release(r, key);
+        ref_tile *t = acquire(r, key, &held, err);
+        if (!t) release(r, held);
         return t;
     }
     uint64_t k = st_tile_key_pack(key);
     for (uint32_t i = 0; i < p->count; i++)
         if (p->key[i] == k) return p->tile[i];
-    ref_tile *t = acquire(r, key, err);
+    ref_tile *t = acquire(r, key, &held, err);
     if (!t) {
-        release(r, key);
+        release(r, held);
         return NULL;
     }
     uint32_t slot;
@@ -241,7 +360,7 @@ static ref_tile *get_tile(st_dem_reference *r, pins *p, st_tile_key key, st_erro
     } else { /* full: the oldest pin goes (no caller holds its pointer: one tile is walked at a time) */
         slot = p->next;
         p->next = (p->next + 1) % PINS;
-        release(r, st_tile_key_unpack(p->key[slot]));
+        release(r, p->tile[slot]);
     }
     p->key[slot] = k;
     p->tile[slot] = t;
@@ -249,8 +368,8 @@ static ref_tile *get_tile(st_dem_reference *r, pins *p, st_tile_key key, st_erro
 }
 
 /* Gives a tile back unless the pins hold it. */
-static void put_tile(st_dem_reference *r, pins *p, st_tile_key key) {
-    if (!p) release(r, key);
+static void put_tile(st_dem_reference *r, pins *p, ref_tile *t) {
+    if (!p) release(r, t);
 }
 
 /* ---- creation -------------------------------------------------------------------------------------------------- */
@@ -274,6 +393,17 @@ st_result st_dem_reference_create(st_store *store, uint32_t cache_tiles, st_dem_
     r->ext_x = (double)(in->width - 1) * r->sx;
     r->ext_y = (double)(in->height - 1) * r->sy;
     r->shadows = true;
+    if (in->levels > ST_STORE_MAX_LEVELS) {
+        free(r);
+        return st_error_set(err, ST_ERR_INVALID, "reference: %u levels", in->levels);
+    }
+    for (uint32_t l = 0; l < in->levels; l++) {
+        r->span_x[l] = ldexp((double)r->s * r->sx, (int)l);
+        r->span_y[l] = ldexp((double)r->s * r->sy, (int)l);
+        st_store_level_tiles(store, l, &r->nx[l], &r->ny[l]);
+        uint64_t tiles = (uint64_t)r->nx[l] * r->ny[l];
+        if (tiles && tiles <= BOUNDS_TABLE_MAX) r->bounds[l] = calloc(tiles, sizeof *r->bounds[l]); /* else memos */
+    }
     while ((1u << (r->mips + 1)) <= r->s && r->mips < MAX_MIPS) r->mips++;
     while ((1u << (r->block_level + 1)) <= r->block) r->block_level++;
     /* level 0 of the pyramid is never stored (a cell's bound is its four corners); mip_at[0] is a zero-sized
@@ -283,28 +413,35 @@ st_result st_dem_reference_create(st_store *store, uint32_t cache_tiles, st_dem_
         r->mip_at[k] = r->mip_total;
         if (k) r->mip_total += (size_t)(r->s >> k) * (r->s >> k);
     }
-    r->cap = cache_tiles ? cache_tiles : DEFAULT_CACHE;
-    pthread_mutex_init(&r->lock, NULL);
-    pthread_cond_init(&r->ready, NULL);
+    uint32_t cap = cache_tiles ? cache_tiles : DEFAULT_CACHE;
+    r->shard_count = cap >= SHARDED_FROM ? SHARDS : 1;
+    for (uint32_t i = 0; i < r->shard_count; i++) {
+        cache_shard *c = &r->shards[i];
+        c->cap = (cap + r->shard_count - 1) / r->shard_count;
+        pthread_mutex_init(&c->lock, NULL);
+        pthread_cond_init(&c->ready, NULL);
+    }
     *out = r;
     return ST_OK;
 }
 
 void st_dem_reference_destroy(st_dem_reference *r) {
     if (!r) return;
-    for (uint32_t b = 0; b < BUCKETS; b++)
-        for (ref_tile *t = r->buckets[b], *next; t; t = next) {
-            next = t->hnext;
-            tile_free(t);
-        }
-    pthread_mutex_destroy(&r->lock);
-    pthread_cond_destroy(&r->ready);
+    for (uint32_t i = 0; i < r->shard_count; i++) {
+        cache_shard *c = &r->shards[i];
+        for (uint32_t b = 0; b < SHARD_BUCKETS; b++) free_victims(c->buckets[b]);
+        pthread_mutex_destroy(&c->lock);
+        pthread_cond_destroy(&c->ready);
+    }
+    for (uint32_t l = 0; l < ST_STORE_MAX_LEVELS; l++) free(r->bounds[l]);
     free(r);
 }
 
 void st_dem_reference_set_shadows(st_dem_reference *r, bool on) { r->shadows = on; }
 
 void st_dem_reference_set_plain(st_dem_reference *r, bool plain) { r->plain = plain; }
+
+void st_dem_reference_set_index_every_node(st_dem_reference *r, bool on) { r->index_every_node = on; }
 
 uint64_t st_dem_reference_tiles_read(const st_dem_reference *r) {
     return atomic_load(&((st_dem_reference *)r)->tiles_read);
@@ -330,7 +467,7 @@ static bool slab(const ray *ry, double x0, double x1, double y0, double y1, doub
             double s = ta;
             ta = tb, tb = s;
         }
-        lo = fmax(lo, ta), hi = fmin(hi, tb);
+        lo = max_d(lo, ta), hi = min_d(hi, tb);
     }
     *t0 = lo, *t1 = hi;
     return lo <= hi;
@@ -388,7 +525,7 @@ typedef bool (*cell_fn)(void *user, uint32_t i, uint32_t j, double t0, double t1
 
 static bool dda(const ray *ry, double ox, double oy, double cw, double ch, uint32_t n, double t0, double t1, cell_fn fn,
                 void *user) {
-    double tm = 0.5 * (t0 + fmin(t1, t0 + 1e-9));
+    double tm = 0.5 * (t0 + min_d(t1, t0 + 1e-9));
     double u = (ry->o[0] + tm * ry->d[0] - ox) / cw, v = (ry->o[1] + tm * ry->d[1] - oy) / ch;
     int64_t i = (int64_t)floor(u), j = (int64_t)floor(v);
     i = i < 0 ? 0 : i >= (int64_t)n ? (int64_t)n - 1 : i;
@@ -399,7 +536,7 @@ static bool dda(const ray *ry, double ox, double oy, double cw, double ch, uint3
     double step_i = ry->d[0] != 0 ? cw / fabs(ry->d[0]) : INFINITY, step_j = ry->d[1] != 0 ? ch / fabs(ry->d[1]) : INFINITY;
     double t = t0;
     for (;;) {
-        double exit = fmin(fmin(next_i, next_j), t1);
+        double exit = min_d(min_d(next_i, next_j), t1);
         if (exit < t) exit = t;
         if (fn(user, (uint32_t)i, (uint32_t)j, t, exit)) return true;
         if (exit >= t1) return false;
@@ -435,7 +572,7 @@ static bool visit_block(void *user, uint32_t bi, uint32_t bj, double t0, double 
     tile_walk *w = user;
     const st_dem_reference *r = w->r;
     double z0 = w->ry->o[2] + t0 * w->ry->d[2], z1 = w->ry->o[2] + t1 * w->ry->d[2];
-    if (fmin(z0, z1) > w->t->bmax[bj * r->blocks + bi]) return false; /* above every sample of the block */
+    if (min_d(z0, z1) > w->t->bmax[bj * r->blocks + bi]) return false; /* above every sample of the block */
     w->bi = bi, w->bj = bj;
     double bx = w->ox + (double)(bi * r->block) * r->sx, by = w->oy + (double)(bj * r->block) * r->sy;
     return dda(w->ry, bx, by, r->sx, r->sy, r->block, t0, t1, visit_cell, w);
@@ -462,7 +599,7 @@ static bool tile_hit(walk *k, st_tile_key key, double t0, double t1, double *hit
     }
     tile_walk w = {.r = r, .t = t, .ry = k->ry, .ox = (double)key.x * r->s * r->sx, .oy = (double)key.y * r->s * r->sy};
     bool found = dda(k->ry, w.ox, w.oy, r->block * r->sx, r->block * r->sy, r->blocks, t0, t1, visit_block, &w);
-    put_tile(r, k->pins, key);
+    put_tile(r, k->pins, t);
     if (found) *hit = w.hit;
     return found;
 }
@@ -470,14 +607,14 @@ static bool tile_hit(walk *k, st_tile_key key, double t0, double t1, double *hit
 static bool visit_tile(walk *k, st_tile_key key, double t0, double t1, double *hit) {
     st_dem_reference *r = k->r;
     if (k->failed) return false;
-    double span_x = ldexp((double)r->s * r->sx, (int)key.level), span_y = ldexp((double)r->s * r->sy, (int)key.level);
+    double span_x = r->span_x[key.level], span_y = r->span_y[key.level];
     double x0 = key.x * span_x, y0 = key.y * span_y;
-    double x1 = fmin(x0 + span_x, r->ext_x), y1 = fmin(y0 + span_y, r->ext_y);
+    double x1 = min_d(x0 + span_x, r->ext_x), y1 = min_d(y0 + span_y, r->ext_y);
     if (x0 > r->ext_x || y0 > r->ext_y || !slab(k->ry, x0, x1, y0, y1, &t0, &t1)) return false;
-    st_tile_meta m;
-    if (!st_store_tile_meta(r->store, key, &m)) return false;
+    float top;
+    if (!tile_top(r, k->pins, key, &top)) return false;
     double z0 = k->ry->o[2] + t0 * k->ry->d[2], z1 = k->ry->o[2] + t1 * k->ry->d[2];
-    if (fmin(z0, z1) > m.max_m) return false;
+    if (min_d(z0, z1) > top) return false;
     if (key.level == 0) return tile_hit(k, key, t0, t1, hit);
     /* the children front to back */
     struct {
@@ -485,14 +622,13 @@ static bool visit_tile(walk *k, st_tile_key key, double t0, double t1, double *h
         double t0, t1;
     } c[4];
     int n = 0;
-    uint32_t nx, ny;
-    st_store_level_tiles(r->store, key.level - 1, &nx, &ny);
+    uint32_t nx = r->nx[key.level - 1], ny = r->ny[key.level - 1];
     for (uint32_t q = 0; q < 4; q++) {
         st_tile_key ck = {key.level - 1, 2 * key.x + (q & 1), 2 * key.y + (q >> 1)};
         if (ck.x >= nx || ck.y >= ny) continue;
         double cx0 = ck.x * 0.5 * span_x, cy0 = ck.y * 0.5 * span_y;
         double a = t0, b = t1;
-        if (!slab(k->ry, cx0, fmin(cx0 + 0.5 * span_x, r->ext_x), cy0, fmin(cy0 + 0.5 * span_y, r->ext_y), &a, &b))
+        if (!slab(k->ry, cx0, min_d(cx0 + 0.5 * span_x, r->ext_x), cy0, min_d(cy0 + 0.5 * span_y, r->ext_y), &a, &b))
             continue;
         int at = n++;
         while (at > 0 && c[at - 1].t0 > a) c[at] = c[at - 1], at--;
@@ -511,7 +647,7 @@ static bool visit_tile(walk *k, st_tile_key key, double t0, double t1, double *h
 
 static inline bool passes_above(const ray *ry, double t0, double t1, float top) {
     double z0 = ry->o[2] + t0 * ry->d[2], z1 = ry->o[2] + t1 * ry->d[2];
-    return fmin(z0, z1) > top;
+    return min_d(z0, z1) > top;
 }
 
 /* The children a node's interval [t0, t1] crosses, in order: *n pieces, piece i over [cut[i], cut[i + 1]] in the
@@ -558,7 +694,7 @@ static bool descend(tile_descent *w, uint32_t lv, uint32_t bi, uint32_t bj, doub
     const ray *ry = w->k->ry;
     if (lv == 0) { /* a bilinear patch lies under its highest corner */
         const float *h = w->t->h + (size_t)bj * r->size + bi;
-        float top = fmaxf(fmaxf(h[0], h[1]), fmaxf(h[r->size], h[r->size + 1]));
+        float top = max_f(max_f(h[0], h[1]), max_f(h[r->size], h[r->size + 1]));
         if (passes_above(ry, t0, t1, top)) return false;
         return cell_hit(r, w->t, w->ox, w->oy, bi, bj, ry, t0, t1, &w->hit);
     }
@@ -577,9 +713,9 @@ static bool descend(tile_descent *w, uint32_t lv, uint32_t bi, uint32_t bj, doub
 static bool descend_tiles(walk *k, st_tile_key key, double t0, double t1, double *hit) {
     st_dem_reference *r = k->r;
     if (k->failed) return false;
-    st_tile_meta m;
-    if (!st_store_tile_meta(r->store, key, &m) || passes_above(k->ry, t0, t1, m.max_m)) return false;
-    double span_x = ldexp((double)r->s * r->sx, (int)key.level), span_y = ldexp((double)r->s * r->sy, (int)key.level);
+    float top;
+    if (!tile_top(r, k->pins, key, &top) || passes_above(k->ry, t0, t1, top)) return false;
+    double span_x = r->span_x[key.level], span_y = r->span_y[key.level];
     double x0 = key.x * span_x, y0 = key.y * span_y;
     if (key.level == 0) {
         ref_tile *t = get_tile(r, k->pins, key, k->err);
@@ -589,12 +725,11 @@ static bool descend_tiles(walk *k, st_tile_key key, double t0, double t1, double
         }
         tile_descent w = {.k = k, .t = t, .ox = x0, .oy = y0};
         bool found = descend(&w, r->mips, 0, 0, t0, t1);
-        put_tile(r, k->pins, key);
+        put_tile(r, k->pins, t);
         if (found) *hit = w.hit;
         return found;
     }
-    uint32_t nx, ny;
-    st_store_level_tiles(r->store, key.level - 1, &nx, &ny);
+    uint32_t nx = r->nx[key.level - 1], ny = r->ny[key.level - 1];
     double cut[4];
     uint8_t cx[3], cy[3];
     int n = split(k, x0 + 0.5 * span_x, y0 + 0.5 * span_y, t0, t1, cut, cx, cy);
@@ -637,15 +772,14 @@ st_result st_dem_reference_ray(st_dem_reference *r, const double origin[3], cons
 
 static st_result height_at(st_dem_reference *r, pins *p, double x, double y, double *height, double grad[2],
                            st_error *err) {
-    double u = fmin(fmax(x / r->sx, 0), (double)(r->in->width - 1)), v = fmin(fmax(y / r->sy, 0), (double)(r->in->height - 1));
-    uint32_t nx, ny;
-    st_store_level_tiles(r->store, 0, &nx, &ny);
-    uint32_t tx = (uint32_t)fmin(floor(u / r->s), nx - 1), ty = (uint32_t)fmin(floor(v / r->s), ny - 1);
+    double u = min_d(max_d(x / r->sx, 0), (double)(r->in->width - 1)), v = min_d(max_d(y / r->sy, 0), (double)(r->in->height - 1));
+    uint32_t nx = r->nx[0], ny = r->ny[0];
+    uint32_t tx = (uint32_t)min_d(floor(u / r->s), nx - 1), ty = (uint32_t)min_d(floor(v / r->s), ny - 1);
     st_tile_key key = {0, tx, ty};
     ref_tile *t = get_tile(r, p, key, err);
     if (!t) return err && err->code ? err->code : ST_ERR_IO;
     double lu = u - (double)tx * r->s, lv = v - (double)ty * r->s;
-    uint32_t i = (uint32_t)fmin(floor(lu), r->s - 1), j = (uint32_t)fmin(floor(lv), r->s - 1);
+    uint32_t i = (uint32_t)min_d(floor(lu), r->s - 1), j = (uint32_t)min_d(floor(lv), r->s - 1);
     double fu = lu - i, fv = lv - j;
     const float *h = t->h + (size_t)j * r->size + i;
     double h00 = h[0], h10 = h[1], h01 = h[r->size], h11 = h[r->size + 1];
@@ -655,7 +789,7 @@ static st_result height_at(st_dem_reference *r, pins *p, double x, double y, dou
         grad[0] = ((h10 - h00) * (1 - fv) + (h11 - h01) * fv) / r->sx;
         grad[1] = (b - a) / r->sy;
     }
-    put_tile(r, p, key);
+    put_tile(r, p, t);
     return ST_OK;
 }
 
@@ -698,7 +832,7 @@ static st_result shade(cast_job *job, pins *p, const float dir[3], double t, uin
     float vis = 1.0f;
     if (r->shadows) {
         /* from just off the surface, as the GPU's march starts: half a spacing along the normal and the sun */
-        double step = 0.5 * fmax(r->sx, r->sy), q[3], L[3] = {job->sun[0], job->sun[1], job->sun[2]};
+        double step = 0.5 * max_d(r->sx, r->sy), q[3], L[3] = {job->sun[0], job->sun[1], job->sun[2]};
         for (int k = 0; k < 3; k++) q[k] = pt[k] + n[k] * step + L[k] * step;
         double top = r->in->max_m;
         if (L[2] > 0 && q[2] < top) {
@@ -716,7 +850,8 @@ static st_result shade(cast_job *job, pins *p, const float dir[3], double t, uin
 }
 
 /* Blocks of PIXEL_BLOCK² pixels in rows of blocks: neighbouring rays meet the same tiles, which stay pinned for
- * the block, and the blocks in flight at once are neighbours too, so they share the cache's tiles. */
+ * the call's blocks (CAST_GRAIN neighbours), and the blocks in flight at once are neighbours too, so they share the
+ * cache's tiles. */
 static void cast_blocks(void *user, size_t begin, size_t end) {
     cast_job *job = user;
     st_ref_image *img = job->img;
@@ -754,8 +889,8 @@ static void cast_blocks(void *user, size_t begin, size_t end) {
                 img->type[k] = 0;
                 c[3] = 255;
             }
-        pins_release(job->r, &p);
     }
+    pins_release(job->r, &p);
 }
 
 st_result st_dem_reference_cast(st_dem_reference *r, const st_camera *camera, st_ref_image *img, st_error *err) {
@@ -770,10 +905,17 @@ st_result st_dem_reference_cast(st_dem_reference *r, const st_camera *camera, st
     float s = 1.0f / sqrtf(ST_SUN_X * ST_SUN_X + ST_SUN_Y * ST_SUN_Y + ST_SUN_Z * ST_SUN_Z);
     job->sun[0] = ST_SUN_X * s, job->sun[1] = ST_SUN_Y * s, job->sun[2] = ST_SUN_Z * s;
     pthread_mutex_init(&job->lock, NULL);
-    st_parallel_for((size_t)job->blocks_x * job->blocks_y, 1, cast_blocks, job);
+    /* the index is asked afresh by every cast (a store may be edited between casts) */
+    for (uint32_t l = 0; l < r->in->levels; l++)
+        if (r->bounds[l])
+            for (size_t i = 0, n = (size_t)r->nx[l] * r->ny[l]; i < n; i++)
+                atomic_store_explicit(&r->bounds[l][i], 0, memory_order_relaxed);
+    /* a few neighbouring blocks a call, which keep their pins between them: fewer trips to the cache's locks */
+    st_parallel_for((size_t)job->blocks_x * job->blocks_y, CAST_GRAIN, cast_blocks, job);
     st_result res = job->failed;
     if (res && err) *err = job->err;
     pthread_mutex_destroy(&job->lock);
     free(job);
     return res;
 }
+

@@ -2,6 +2,7 @@
  * rivers and basins at height 0, overhanging slab candidates over caves, and a fixed layout of landmarks
  * (hangar, slab hall, tunnel, ledge, mesa, bridges, gorge, lake, lookout, outpost); the generator's context.
  * Every texel is a pure function of its coordinates, so any rectangle of the world comes out alone. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,42 +65,95 @@ static inline float noise_at(const noise2 *n, uint32_t x, uint32_t y) {
     return a + (b - a) * v;
 }
 
-/* One row of a noise over a run of columns: the lattice gradients of the two lattice rows around y, hashed
- * once per lattice column instead of four times per texel. Gives exactly noise_at's values. */
-typedef struct noise_row {
+/* A noise along one row of texels visited left to right (the coarse grid's points): the lattice gradients of the
+ * cell last met are kept (with their y parts' products, which are the same all along the cell), so a point hashes
+ * only where it enters a new lattice column (every 16 points or more for most of the coarse noises, instead of four
+ * hashes a point). Every product and sum is noise_at's, so the values are exactly its. */
+typedef struct noise_cursor {
     const noise2 *n;
-    uint8_t *g0, *g1; /* gradient index per lattice column from `base` (columns + 1, the last wrapping) */
-    uint32_t base;
+    uint32_t y0, y1, ix;
     float fy, v;
-} noise_row;
+    /* the cell's corners: gradients' x parts, and their y parts times the offset from each lattice row */
+    float gx00, gx10, gx01, gx11, py00, py10, py01, py11;
+    bool valid;
+} noise_cursor;
 
-/* Texels [x0, x0 + width) of row y. */
-static void noise_row_setup(noise_row *r, const noise2 *n, uint32_t y, uint32_t x0, uint32_t width) {
-    uint32_t iy = y >> n->shift, last = (x0 + width - 1) >> n->shift;
-    uint32_t y0 = iy & n->py_mask, y1 = (iy + 1) & n->py_mask;
-    r->n = n;
-    r->base = x0 >> n->shift;
-    r->fy = ((float)(y & n->cell_mask) + 0.5f) * n->inv_cell;
-    r->v = st_noise_fade(r->fy);
-    for (uint32_t i = r->base; i <= last + 1; i++) {
-        uint32_t xi = i & n->px_mask;
-        r->g0[i - r->base] = (uint8_t)(st_noise_hash(xi, y0, n->seed) & 7);
-        r->g1[i - r->base] = (uint8_t)(st_noise_hash(xi, y1, n->seed) & 7);
+static void noise_cursor_row(noise_cursor *c, const noise2 *n, uint32_t y) {
+    uint32_t iy = y >> n->shift;
+    c->n = n;
+    c->y0 = iy & n->py_mask;
+    c->y1 = (iy + 1) & n->py_mask;
+    c->fy = ((float)(y & n->cell_mask) + 0.5f) * n->inv_cell;
+    c->v = st_noise_fade(c->fy);
+    c->valid = false;
+}
+
+static inline float noise_cursor_at(noise_cursor *c, uint32_t x) {
+    const noise2 *n = c->n;
+    uint32_t ix = x >> n->shift;
+    if (!c->valid || ix != c->ix) {
+        uint32_t x0 = ix & n->px_mask, x1 = (ix + 1) & n->px_mask;
+        uint32_t h00 = st_noise_hash(x0, c->y0, n->seed) & 7, h10 = st_noise_hash(x1, c->y0, n->seed) & 7;
+        uint32_t h01 = st_noise_hash(x0, c->y1, n->seed) & 7, h11 = st_noise_hash(x1, c->y1, n->seed) & 7;
+        float fy = c->fy, fy1 = fy - 1.0f;
+        c->gx00 = grad_x[h00], c->py00 = grad_y[h00] * fy, c->gx10 = grad_x[h10], c->py10 = grad_y[h10] * fy;
+        c->gx01 = grad_x[h01], c->py01 = grad_y[h01] * fy1, c->gx11 = grad_x[h11], c->py11 = grad_y[h11] * fy1;
+        c->ix = ix;
+        c->valid = true;
+    }
+    float fx = ((float)(x & n->cell_mask) + 0.5f) * n->inv_cell, fx1 = fx - 1.0f;
+    float v00 = c->gx00 * fx + c->py00, v10 = c->gx10 * fx1 + c->py10;
+    float v01 = c->gx01 * fx + c->py01, v11 = c->gx11 * fx1 + c->py11;
+    float u = st_noise_fade(fx);
+    float a = v00 + (v10 - v00) * u, b = v01 + (v11 - v01) * u;
+    return a + (b - a) * c->v;
+}
+
+/* One row of a fine noise, texels [x0, x0 + width) of row y, into out: per lattice column of the two lattice rows
+ * around y its gradient's x part and its y part's product with the row's offset (hashed once per lattice column
+ * instead of four times per texel), and per texel of a cell the offset and fade (the same for every cell), so a
+ * texel costs the interpolation alone. Every product and sum is noise_at's, so the values are exactly its.
+ * lat: scratch of 4 × (lattice columns + 2) floats. */
+#define FINE_MAX_CELL 16u /* the fine noises' cells: 16 and 8 texels at most (fs ≤ 1) */
+static void noise_row_fill(const noise2 *n, uint32_t y, uint32_t x0, uint32_t width, float *lat, float *out) {
+    uint32_t iy = y >> n->shift, base = x0 >> n->shift, last = (x0 + width - 1) >> n->shift;
+    uint32_t y0 = iy & n->py_mask, y1 = (iy + 1) & n->py_mask, cols = last + 2 - base;
+    float fy = ((float)(y & n->cell_mask) + 0.5f) * n->inv_cell, fy1 = fy - 1.0f, v = st_noise_fade(fy);
+    if (n->cell_mask + 1 > FINE_MAX_CELL) { /* not a fine noise's cell: texel by texel */
+        for (uint32_t i = 0; i < width; i++) out[i] = noise_at(n, x0 + i, y);
+        return;
+    }
+    float *gx0 = lat, *py0 = lat + cols, *gx1 = lat + 2 * cols, *py1 = lat + 3 * cols;
+    for (uint32_t i = 0; i < cols; i++) {
+        uint32_t xi = (base + i) & n->px_mask;
+        uint32_t h0 = st_noise_hash(xi, y0, n->seed) & 7, h1 = st_noise_hash(xi, y1, n->seed) & 7;
+        gx0[i] = grad_x[h0], py0[i] = grad_y[h0] * fy;
+        gx1[i] = grad_x[h1], py1[i] = grad_y[h1] * fy1;
+    }
+    float fxs[FINE_MAX_CELL], fx1s[FINE_MAX_CELL], us[FINE_MAX_CELL];
+    for (uint32_t m = 0; m <= n->cell_mask; m++) {
+        fxs[m] = ((float)m + 0.5f) * n->inv_cell;
+        fx1s[m] = fxs[m] - 1.0f;
+        us[m] = st_noise_fade(fxs[m]);
+    }
+    for (uint32_t i = 0; i < width; i++) {
+        uint32_t x = x0 + i, c = (x >> n->shift) - base, m = x & n->cell_mask;
+        float fx = fxs[m], fx1 = fx1s[m], u = us[m];
+        float v00 = gx0[c] * fx + py0[c], v10 = gx0[c + 1] * fx1 + py0[c + 1];
+        float v01 = gx1[c] * fx + py1[c], v11 = gx1[c + 1] * fx1 + py1[c + 1];
+        float a = v00 + (v10 - v00) * u, b = v01 + (v11 - v01) * u;
+        out[i] = a + (b - a) * v;
     }
 }
 
-static inline float noise_row_at(const noise_row *r, uint32_t x) {
-    const noise2 *n = r->n;
-    uint32_t ix = x >> n->shift;
-    float fx = ((float)(x & n->cell_mask) + 0.5f) * n->inv_cell, fy = r->fy;
-    const uint8_t *g0 = r->g0 + (ix - r->base), *g1 = r->g1 + (ix - r->base);
-    uint32_t h00 = g0[0], h10 = g0[1], h01 = g1[0], h11 = g1[1];
-    float v00 = grad_x[h00] * fx + grad_y[h00] * fy, v10 = grad_x[h10] * (fx - 1.0f) + grad_y[h10] * fy;
-    float v01 = grad_x[h01] * fx + grad_y[h01] * (fy - 1.0f);
-    float v11 = grad_x[h11] * (fx - 1.0f) + grad_y[h11] * (fy - 1.0f);
-    float u = st_noise_fade(fx);
-    float a = v00 + (v10 - v00) * u, b = v01 + (v11 - v01) * u;
-    return a + (b - a) * r->v;
+/* lrintf(v) without the call (wasm and x86-64 without SSE4.1 have no inline rounding to nearest): for |v| < 2^22,
+ * adding and taking away 1.5 · 2^23 rounds v to an integer as the default rounding mode does (to nearest, ties to
+ * even), exactly lrintf's result; anything larger, and NaN, goes to lrintf. */
+static inline int round_to_int(float v) {
+#if FLT_EVAL_METHOD == 0
+    if (fabsf(v) < 4194304.0f) return (int)((v + 12582912.0f) - 12582912.0f);
+#endif
+    return (int)lrintf(v);
 }
 
 static inline float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -167,8 +221,8 @@ typedef struct block_layout {
 } block_layout;
 
 typedef struct row_ctx {
-    uint32_t y;
-    noise_row fine16, fine8;
+    uint32_t y, x0;
+    const float *n16, *n8; /* the fine noises along the row from x0 */
     uint32_t nriv;
     float xr[NEAR_COLUMNS], rw[NEAR_COLUMNS]; /* the near columns' main rivers: centre and half width on this row */
     const landmark *lms[NEAR_LANDMARKS];
@@ -225,33 +279,53 @@ static float river_x(const gen_ctx *g, uint32_t col, uint32_t y, float *rw) {
     return x < 0 ? x + (float)g->w : x;
 }
 
-/* The smooth fields at one coarse grid point. */
-static void coarse_eval(const gen_ctx *g, uint32_t x, uint32_t y, float *f) {
-    x &= g->w - 1;
+/* The coarse fields' noises, in the order of the cursors of a coarse row. */
+enum { C_BASE = 0, C_RIDGE = 6, C_MMASK = 10, C_BIOME, C_BIOME2, C_BIOME3, C_BUTTE, C_STEP, C_CAVE, C_TRIB0, C_TRIB1,
+       C_TSTR, C_COUNT };
+
+/* The cursors of coarse row y (a multiple of GEN_STRIDE, wrapped into the world). */
+static void coarse_row(const gen_ctx *g, uint32_t y, noise_cursor *c) {
     y &= g->h - 1;
+    for (int i = 0; i < 6; i++) noise_cursor_row(&c[C_BASE + i], &g->base[i], y);
+    for (int i = 0; i < 4; i++) noise_cursor_row(&c[C_RIDGE + i], &g->ridge[i], y);
+    noise_cursor_row(&c[C_MMASK], &g->mmask, y);
+    noise_cursor_row(&c[C_BIOME], &g->biome, y);
+    noise_cursor_row(&c[C_BIOME2], &g->biome2, y);
+    noise_cursor_row(&c[C_BIOME3], &g->biome3, y);
+    noise_cursor_row(&c[C_BUTTE], &g->butte, y);
+    noise_cursor_row(&c[C_STEP], &g->step, y);
+    noise_cursor_row(&c[C_CAVE], &g->cave, y);
+    noise_cursor_row(&c[C_TRIB0], &g->trib[0], y);
+    noise_cursor_row(&c[C_TRIB1], &g->trib[1], y);
+    noise_cursor_row(&c[C_TSTR], &g->tstr, y);
+}
+
+/* The smooth fields at the coarse grid point x of the cursors' row (points taken left to right). */
+static void coarse_eval(const gen_ctx *g, noise_cursor *c, uint32_t x, float *f) {
+    x &= g->w - 1;
     float fbm = 0.0f, amp = 1.0f;
-    for (int i = 0; i < 6; i++, amp *= 0.5f) fbm += amp * noise_at(&g->base[i], x, y);
+    for (int i = 0; i < 6; i++, amp *= 0.5f) fbm += amp * noise_cursor_at(&c[C_BASE + i], x);
     float b01 = clampf(0.5f + 0.62f * fbm, 0.0f, 1.0f);
     float ridge = 0.0f;
     amp = 1.0f;
     for (int i = 0; i < 4; i++, amp *= 0.5f) {
-        float r = 1.0f - fabsf(noise_at(&g->ridge[i], x, y));
+        float r = 1.0f - fabsf(noise_cursor_at(&c[C_RIDGE + i], x));
         ridge += amp * r * r;
     }
     ridge /= 1.875f;
-    float mm = smoothstep(-0.15f, 0.45f, noise_at(&g->mmask, x, y));
-    float biome = (noise_at(&g->biome, x, y) + 0.45f * noise_at(&g->biome2, x, y) +
-                   0.2f * noise_at(&g->biome3, x, y)) * 1.4f;
+    float mm = smoothstep(-0.15f, 0.45f, noise_cursor_at(&c[C_MMASK], x));
+    float biome = (noise_cursor_at(&c[C_BIOME], x) + 0.45f * noise_cursor_at(&c[C_BIOME2], x) +
+                   0.2f * noise_cursor_at(&c[C_BIOME3], x)) * 1.4f;
     float e = 0.9f * b01 - 0.12f + 0.75f * mm * ridge * ridge * (0.3f + b01);
     /* buttes: flat-topped towers in the dry country */
     float dry = smoothstep(0.05f, 0.45f, -biome);
-    e += 0.22f * dry * smoothstep(0.30f, 0.36f, noise_at(&g->butte, x, y));
+    e += 0.22f * dry * smoothstep(0.30f, 0.36f, noise_cursor_at(&c[C_BUTTE], x));
     f[F_E] = e;
     f[F_BIOME] = biome;
-    f[F_STEP] = 26.0f + 18.0f * clampf(noise_at(&g->step, x, y) * 1.5f + 0.5f, 0.0f, 1.0f);
-    f[F_CAVE] = smoothstep(-0.25f, 0.25f, noise_at(&g->cave, x, y));
-    f[F_TRIB] = noise_at(&g->trib[0], x, y) + 0.25f * noise_at(&g->trib[1], x, y);
-    f[F_TS] = 0.8f + 0.2f * smoothstep(-0.3f, 0.3f, noise_at(&g->tstr, x, y));
+    f[F_STEP] = 26.0f + 18.0f * clampf(noise_cursor_at(&c[C_STEP], x) * 1.5f + 0.5f, 0.0f, 1.0f);
+    f[F_CAVE] = smoothstep(-0.25f, 0.25f, noise_cursor_at(&c[C_CAVE], x));
+    f[F_TRIB] = noise_cursor_at(&c[C_TRIB0], x) + 0.25f * noise_cursor_at(&c[C_TRIB1], x);
+    f[F_TS] = 0.8f + 0.2f * smoothstep(-0.3f, 0.3f, noise_cursor_at(&c[C_TSTR], x));
 }
 
 /* ---- materials ------------------------------------------------------------------------------------ */
@@ -456,7 +530,7 @@ static void lm_apply(const gen_ctx *g, const landmark *l, float xr, float rw, ui
 
 static void eval_texel(const gen_ctx *g, const row_ctx *r, const float *cf, uint32_t x, texel_info *t) {
     uint32_t y = r->y;
-    float n16 = noise_row_at(&r->fine16, x), n8 = noise_row_at(&r->fine8, x);
+    float n16 = r->n16[x - r->x0], n8 = r->n8[x - r->x0];
     uint32_t near = 0; /* the nearest main river */
     float dxr = fabsf(wrap_delta((float)x - r->xr[0], (float)g->w));
     for (uint32_t i = 1; i < r->nriv; i++) {
@@ -504,7 +578,7 @@ static void eval_texel(const gen_ctx *g, const row_ctx *r, const float *cf, uint
     }
     float ts = cf[F_TS];
     float hv = (float)k * S + fr * S * (1.0f - ts) + 1.2f * n8 + 0.3f * hash_signed(st_noise_hash(x, y, g->seed));
-    int hi = (int)lrintf(hv);
+    int hi = round_to_int(hv);
     if (hi < 1) hi = 1;
     if (hi > GEN_MAX_HEIGHT) hi = GEN_MAX_HEIGHT;
     t->h = (uint8_t)hi;
@@ -515,7 +589,7 @@ static void eval_texel(const gen_ctx *g, const row_ctx *r, const float *cf, uint
 static void overhang_candidate(const gen_ctx *g, uint32_t x, uint32_t y, const texel_info *t, pair_out *p) {
     p->score = 0;
     if (t->water || t->H < 14.0f || t->cave <= 0.0f) return;
-    int high = (int)lrintf((float)(t->k + 1) * t->S);
+    int high = round_to_int((float)(t->k + 1) * t->S);
     if (high > GEN_MAX_HEIGHT) return;
     int low = t->h;
     uint32_t hh = st_noise_hash(x >> 3, y >> 3, g->seed ^ 0x7a3du);
@@ -600,20 +674,33 @@ static void row_setup(const gen_ctx *g, const block_layout *b, uint32_t y, row_c
  * around them once, then each texel from the two coarse rows and columns around it. A coarse point sits at the
  * same world position whatever rectangle asks for it, so the interpolated fields (and so every texel) do not
  * depend on the rectangle. */
+typedef struct block_scratch {
+    float *coarse; /* the coarse rows of a block: ch × cw points of F_COUNT fields */
+    float *rowf;   /* the fields interpolated to the row: cw points */
+    float *lat;    /* noise_row_fill's lattice columns */
+    float *n16, *n8;
+} block_scratch;
+
 static void terrain_block(const gen_ctx *g, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, const gen_planes *out,
-                          float *coarse, float *rowf, row_ctx *r, block_layout *layout) {
+                          const block_scratch *sc, row_ctx *r, block_layout *layout) {
+    float *coarse = sc->coarse, *rowf = sc->rowf;
     uint32_t cx0 = x0 / GEN_STRIDE, cw = (x0 + w - 1) / GEN_STRIDE + 2 - cx0;
     uint32_t cy0 = y0 / GEN_STRIDE, ch = (y0 + h - 1) / GEN_STRIDE + 2 - cy0;
-    for (uint32_t j = 0; j < ch; j++)
-        for (uint32_t i = 0; i < cw; i++)
-            coarse_eval(g, (cx0 + i) * GEN_STRIDE, (cy0 + j) * GEN_STRIDE, coarse + (size_t)(j * cw + i) * F_COUNT);
+    for (uint32_t j = 0; j < ch; j++) {
+        noise_cursor c[C_COUNT];
+        coarse_row(g, (cy0 + j) * GEN_STRIDE, c);
+        for (uint32_t i = 0; i < cw; i++) coarse_eval(g, c, (cx0 + i) * GEN_STRIDE, coarse + (size_t)(j * cw + i) * F_COUNT);
+    }
     size_t half = out->stride / 2;
     block_layout_setup(g, x0 / g->cell_w, y0, layout);
     for (uint32_t yy = 0; yy < h; yy++) {
         uint32_t y = y0 + yy;
         row_setup(g, layout, y, r);
-        noise_row_setup(&r->fine16, &g->fine16, y, x0, w);
-        noise_row_setup(&r->fine8, &g->fine8, y, x0, w);
+        noise_row_fill(&g->fine16, y, x0, w, sc->lat, sc->n16);
+        noise_row_fill(&g->fine8, y, x0, w, sc->lat, sc->n8);
+        r->x0 = x0;
+        r->n16 = sc->n16;
+        r->n8 = sc->n8;
         const float *c0 = coarse + (size_t)(y / GEN_STRIDE - cy0) * cw * F_COUNT, *c1 = c0 + cw * F_COUNT;
         float vy = (float)(y % GEN_STRIDE) / GEN_STRIDE;
         for (uint32_t i = 0; i < cw * F_COUNT; i++) rowf[i] = c0[i] + (c1[i] - c0[i]) * vy;
@@ -654,16 +741,14 @@ static void terrain_block(const gen_ctx *g, uint32_t x0, uint32_t y0, uint32_t w
 
 bool gen_terrain_rect(const gen_ctx *g, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, const gen_planes *out) {
     uint32_t cw = w / GEN_STRIDE + 2, crows = GEN_BLOCK / GEN_STRIDE + 2;
-    float *coarse = malloc(sizeof(float) * F_COUNT * cw * crows);
-    float *rowf = malloc(sizeof(float) * F_COUNT * cw);
-    uint8_t *grads = malloc(4 * ((size_t)w + 2));
+    block_scratch sc = {.coarse = malloc(sizeof(float) * F_COUNT * cw * crows),
+                        .rowf = malloc(sizeof(float) * F_COUNT * (size_t)cw),
+                        .lat = malloc(sizeof(float) * 4 * ((size_t)w + 2)),
+                        .n16 = malloc(sizeof(float) * 2 * (size_t)w)};
+    sc.n8 = sc.n16 ? sc.n16 + w : NULL;
     block_layout *layout = malloc(sizeof *layout);
-    bool ok = coarse && rowf && grads && layout;
+    bool ok = sc.coarse && sc.rowf && sc.lat && sc.n16 && layout;
     row_ctx r;
-    r.fine16.g0 = grads;
-    r.fine16.g1 = grads + (w + 2);
-    r.fine8.g0 = grads + 2 * ((size_t)w + 2);
-    r.fine8.g1 = grads + 3 * ((size_t)w + 2);
     /* blocks aligned to GEN_BLOCK rows of the world, so a rectangle evaluates each coarse row about once, and
      * split where columns of cells meet */
     for (uint32_t y = y0; ok && y < y0 + h;) {
@@ -673,15 +758,16 @@ bool gen_terrain_rect(const gen_ctx *g, uint32_t x0, uint32_t y0, uint32_t w, ui
             uint32_t xe = (x / g->cell_w + 1) * g->cell_w;
             if (xe > x0 + w) xe = x0 + w;
             gen_planes o = gen_planes_at(out, x - x0, y - y0);
-            terrain_block(g, x, y, xe - x, end - y, &o, coarse, rowf, &r, layout);
+            terrain_block(g, x, y, xe - x, end - y, &o, &sc, &r, layout);
             x = xe;
         }
         y = end;
     }
     free(layout);
-    free(coarse);
-    free(rowf);
-    free(grads);
+    free(sc.coarse);
+    free(sc.rowf);
+    free(sc.lat);
+    free(sc.n16);
     return ok;
 }
 
