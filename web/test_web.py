@@ -105,12 +105,13 @@ class WebDriver:
     def js(self, script, *args):
         return self.s("POST", "/execute/sync", {"script": script, "args": list(args)})
 
-    def wait_result(self, timeout=120):
+    def wait_result(self, timeout=120, final=False):
+        """The first result the page writes; with final, the first that is not the preview's."""
         end = time.time() + timeout
         while time.time() < end:
             r = self.js("var e = document.getElementById('result');"
                         "return e && e.textContent ? e.textContent : null;")
-            if r:
+            if r and not (final and json.loads(r).get("preview")):
                 return json.loads(r)
             time.sleep(0.05)
         raise RuntimeError("the page wrote no result within %d s" % timeout)
@@ -428,12 +429,26 @@ def run_checks(wd, port, tool, cli, out):
         time.sleep(0.05)
     check("lost the WebGL2 context" in msg, "lost context: the page says %r" % msg)
 
-    # the default world (2048x16384) generated in the page: time to the first frame at 320x200
+    # the default world (2048x16384) generated in the page: time to the first frame at 320x200, which is the
+    # preview (the rows in sight made first, finished with the build's threshold), then the whole world's frame
     wd.open("http://127.0.0.1:%d/index.html?method=ray&size=320x200" % port)
-    r = wd.wait_result(timeout=180)
+    p = wd.wait_result(timeout=180)
+    r = wd.wait_result(timeout=180, final=True) if "error" not in p else p
     if "error" in r:
         check(False, "default world: the page says: " + r["error"])
     else:
+        t = r.get("timing", {})
+        print("measured: default world at 320x200: the preview's frame (read back) %.0f ms after navigation start "
+              "(wasm ready %.0f, the rows in sight %.0f texels made and uploaded in %.0f, drawn in %.0f), the whole "
+              "world's %.0f ms; load average %.1f" % (
+                  p.get("load_to_frame_ms", -1), t.get("runtime_ms", -1), t.get("preview_texels", -1),
+                  t.get("preview_region_ms", -1), t.get("preview_draw_ms", -1), r["load_to_frame_ms"],
+                  os.getloadavg()[0]), flush=True)
+        check(p.get("preview") is True and r.get("preview_exact") == 1,
+              "default world: the preview's texels are the finished world's (preview_exact %s)" % r.get("preview_exact"))
+        check(p.get("mask_crc") == r["mask_crc"] and p.get("mean") == r["mean"],
+              "default world: the preview's frame is the whole world's frame (hit mask %s / %s, mean %s / %s)" % (
+                  p.get("mask_crc"), r["mask_crc"], p.get("mean"), r["mean"]))
         wd.canvas_png(os.path.join(out, "web-default-ray.png"))
         print("measured: default world 2048x16384 at 320x200: first frame (read back) %.0f ms after navigation "
               "start, %.0f ms after the script started; of it the generator %.0f ms (%d worker), upload and "
