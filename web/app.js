@@ -381,8 +381,8 @@ function useGpu(missing) {
 }
 
 // The preview: the region the first frame's camera can see, made and finished alone with the default world's
-// threshold (web_gen_preview), drawn and published ({preview: true}) while the worker goes on with the world.
-// Nothing can be dug until the whole world is there (the page is not ready).
+// threshold (web_preview_begin, web_preview_region), drawn and published ({preview: true}) before the rest of the
+// world is made. Nothing can be dug until the whole world is there (the page is not ready).
 function previewFrame(t0) {
   var tp = performance.now();
   setMethod(methodIndex(false));
@@ -493,12 +493,15 @@ function generate(desc, what, before) {
       channel.port2.postMessage(0);
     };
     if (before) {
-      var tb = performance.now();
-      before().then(function () {
+      // a preview that fails (say, out of memory) is only late news: the world is made as without one
+      var tb = performance.now(), go = function () {
         timing.preview_busy_ms = performance.now() - tb;
         feed();
         channel.port2.postMessage(0);
-      }, fail);
+      };
+      var shown;
+      try { shown = before(); } catch (e) { shown = Promise.reject(e); }
+      shown.then(go, function (e) { timing.preview_error = String(e.message || e); go(); });
     } else {
       channel.port2.postMessage(0);
     }
