@@ -377,8 +377,13 @@ EMSCRIPTEN_KEEPALIVE int web_preview_region(void) {
     return fail(r);
 }
 
-/* Whether the preview's texels are the finished world's (1), not (0), or no preview was made (-1). */
-EMSCRIPTEN_KEEPALIVE int web_preview_exact(void) { return app.level ? web_bands_region_matches(app.level) : -1; }
+/* Whether the preview's texels are the finished world's (1), not (0), or no preview was made (-1); the preview's
+ * copy of them is let go after. */
+EMSCRIPTEN_KEEPALIVE int web_preview_exact(void) {
+    int r = app.level ? web_bands_region_matches(app.level) : -1;
+    web_bands_region_reset();
+    return r;
+}
 EMSCRIPTEN_KEEPALIVE double web_preview_texels(void) { return app.preview_texels; }
 
 EMSCRIPTEN_KEEPALIVE int web_gen_finish(void) {
