@@ -159,6 +159,16 @@ window.strataHitMask = function () {
   return btoa(s);
 };
 
+// The colour of the last read-back (RGBA, sRGB-encoded, rows top first), base64: for the test driver.
+window.strataPixels = function () {
+  var w = window.strataResult.width, h = window.strataResult.height;
+  var ptr = call('web_pixels_ptr', 'number', [], []);
+  var bytes = Module.HEAPU8.subarray(ptr, ptr + w * h * 4);
+  var s = '';
+  for (var i = 0; i < bytes.length; i += 8192) s += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192));
+  return btoa(s);
+};
+
 // Test hook: digs (or raises) under a pixel, draws and publishes.
 window.strataDig = function (px, py, raise) {
   var rc = call('web_dig', 'number', ['number', 'number', 'number'], [px, py, raise ? 1 : 0]);
@@ -360,7 +370,7 @@ function start() {
   // the rows in sight first (the default world, with the worker, the threshold known; ?preview=0 never)
   var m = params.get('method') || '';
   var before = !gen && genWorker && defaultThreshold && params.get('preview') !== '0' && !/-compute$/.test(m) &&
-    m !== 'scatter-plain' ? function () { return previewFrame(t0); } : null;
+    !/^scatter/.test(m) ? function () { return previewFrame(t0); } : null;
   var made = generate(gen ? [+gen[1], +gen[2], +gen[3]] : [0, 0, 0], gen ? 'generating' : 'generating the default world',
                       before);
   return Promise.all([made, gpuReady]).then(function (got) {

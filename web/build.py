@@ -35,6 +35,8 @@ SHADERS = [
 # compute shader the web runs and its port, whose "//! requires" line names the files put in front of it.
 WGSL = [
     ("ray.comp", "ray_compute.wgsl"),
+    ("scatter.comp", "scatter_compute.wgsl"),
+    ("scatter_tiles.comp", "scatter_tiles.wgsl"),
     ("scatter_plain.comp", "scatter_plain.wgsl"),
     ("scatter_resolve.comp", "scatter_resolve.wgsl"),
 ]
