@@ -26,7 +26,8 @@
 
 static const st_gb_method *const methods[] = {&st_gb_method_ray, &st_gb_method_slice, &st_gb_method_slice_plain,
                                               &st_gb_method_paint, &st_gb_method_paint_plain,
-                                              &st_gb_method_ray_compute, &st_gb_method_scatter_plain};
+                                              &st_gb_method_ray_compute, &st_gb_method_scatter,
+                                              &st_gb_method_scatter_plain};
 #define METHOD_COUNT (sizeof methods / sizeof methods[0])
 
 static struct {
@@ -46,6 +47,7 @@ static struct {
     uint8_t *rgba;
     float *depth;
     double gen_ms, upload_ms; /* the last generated world: st_gen_world, then set_level (upload, method) */
+    double preview_ms, preview_texels; /* the last preview's region: made and finished, its texels */
 } app = {.width = 320, .height = 200};
 
 static int fail(st_result r) { return r ? (int)r : 0; }
@@ -154,7 +156,16 @@ static st_camera default_camera(const st_level *l) {
 
 /* Makes `level` the page's world (taking it): checks its size against the browser, uploads it in pieces and
  * rebuilds the method; the old world stays when anything fails. */
+static st_result set_level_parts(st_level *level, const st_rect *parts, uint32_t count, st_error *err);
+
 static st_result set_level(st_level *level, st_error *err) {
+    st_rect all = {0, 0, (int32_t)level->width, (int32_t)level->height};
+    return set_level_parts(level, &all, 1, err);
+}
+
+/* set_level uploading only the rectangles `parts` of the level (the rest of the texture stays zero: the page's
+ * preview of the rows in sight). */
+static st_result set_level_parts(st_level *level, const st_rect *parts, uint32_t count, st_error *err) {
     if ((uint64_t)level->width * level->height > WEB_MAX_TEXELS) {
         st_result r = st_error_set(err, ST_ERR_INVALID,
                                    "a %ux%u world is too large for the browser (at most %llu texels, the default "
@@ -179,7 +190,7 @@ static st_result set_level(st_level *level, st_error *err) {
     st_edit_history_destroy(app.history);
     app.history = NULL;
     r = st_edit_history_create(64u << 20, &app.history, err);
-    if (!r) r = upload_rect((st_rect){0, 0, (int32_t)level->width, (int32_t)level->height}, err);
+    for (uint32_t i = 0; !r && i < count; i++) r = upload_rect(parts[i], err);
     if (!r) r = make_method(err);
     st_camera cam = default_camera(level);
     st_cam_control_init(&app.control, &cam);
@@ -210,6 +221,171 @@ EMSCRIPTEN_KEEPALIVE int web_gen_begin(uint32_t seed, uint32_t width, uint32_t h
     bands_t0 = emscripten_get_now();
     return fail(web_bands_begin(seed, width, height, &app.err));
 }
+
+/* The preview's camera, made before the world: the eye from a view (x, y, eye_height over the ground there, or
+ * over its floor when under; z_eye < 0) or given (z_eye, the eye's height). */
+static st_camera preview_camera(st_level *into, uint32_t threshold, float x, float y, float z_eye, float eye_height,
+                                int under, float yaw, float pitch, st_error *err, st_result *r) {
+    st_camera c = {.position = {x, y, z_eye}, .yaw_deg = yaw, .pitch_deg = pitch};
+    if (z_eye >= 0.0f) return c;
+    /* the texel under the eye first, in a region of its own */
+    int32_t tx = (int32_t)floorf(x), ty = (int32_t)floorf(y);
+    uint32_t px = (uint32_t)((tx % (int32_t)into->width + (int32_t)into->width) % (int32_t)into->width) & ~1u;
+    uint32_t py = (uint32_t)((ty % (int32_t)into->height + (int32_t)into->height) % (int32_t)into->height);
+    *r = web_bands_region(threshold, px, py, 2, 1, into, err);
+    if (*r) return c;
+    st_texel t = st_level_texel(into, tx, ty);
+    c.position[2] = (under ? (float)t.low : (float)t.high) + eye_height;
+    return c;
+}
+
+/* The rows in sight first, in two calls. With the world begun (web_gen_begin) and its dual threshold known (the
+ * default world's, default_threshold.json), web_preview_begin makes an empty level of the world's size the
+ * page's world (the eye's texel made, so that a view's camera stands where it will) with the camera set;
+ * web_preview_region then makes what the camera's frustum can reach (its footprint between heights 0 and 255 at
+ * the page's frame size, in bands of rows each as wide as the footprint there) alone, finishes it with that
+ * threshold and uploads only it. The page draws that while the rest of the world is made; those texels are the
+ * finished world's (checked: web_preview_exact). */
+static struct {
+    uint32_t threshold;
+    double t0;
+} preview;
+
+EMSCRIPTEN_KEEPALIVE int web_preview_begin(uint32_t threshold, float x, float y, float z_eye, float eye_height,
+                                           int under, float yaw, float pitch) {
+    clear_error();
+    uint32_t w = web_gen_width(), h = web_gen_height();
+    if (!w) return fail(st_error_set(&app.err, ST_ERR_INVALID, "no world is being generated"));
+    preview.t0 = emscripten_get_now();
+    preview.threshold = threshold;
+    st_level *l = NULL;
+    st_result r = st_level_create(w, h, &l, &app.err);
+    st_camera cam = {0};
+    if (!r) cam = preview_camera(l, threshold, x, y, z_eye, eye_height, under, yaw, pitch, &app.err, &r);
+    if (!r) {
+        r = set_level_parts(l, NULL, 0, &app.err);
+        l = NULL;
+    }
+    st_level_destroy(l);
+    if (!r) st_cam_control_set(&app.control, &cam);
+    return fail(r);
+}
+
+/* The frustum of v cut by the slab of heights [0, 255], seen from above: its corners inside the slab and where
+ * its 12 edges cross the slab's faces (as st_view_ground_bounds takes them), so the footprint is their convex
+ * hull. Returns the count. */
+static int footprint_points(const st_view *v, float pts[][2]) {
+    float c[8][3];
+    static const float px[4] = {0, 1, 0, 1}, py[4] = {0, 0, 1, 1};
+    for (int k = 0; k < 4; k++) {
+        float d[3];
+        st_view_pixel_dir(v, px[k] * v->width, py[k] * v->height, d);
+        for (int a = 0; a < 3; a++) {
+            c[k][a] = v->eye[a] + d[a] * (v->near_dist / v->focal_px);
+            c[4 + k][a] = v->eye[a] + d[a] * (v->far_dist / v->focal_px);
+        }
+    }
+    static const int edges[12][2] = {{0, 4}, {1, 5}, {2, 6}, {3, 7}, {0, 1}, {1, 3}, {3, 2}, {2, 0},
+                                     {4, 5}, {5, 7}, {7, 6}, {6, 4}};
+    int n = 0;
+    for (int k = 0; k < 8; k++)
+        if (c[k][2] >= 0.0f && c[k][2] <= 255.0f) pts[n][0] = c[k][0], pts[n][1] = c[k][1], n++;
+    for (int e = 0; e < 12; e++) {
+        const float *p = c[edges[e][0]], *q = c[edges[e][1]];
+        for (int f = 0; f < 2; f++) {
+            float z = f ? 255.0f : 0.0f, dz = q[2] - p[2];
+            if (dz == 0.0f) continue;
+            float t = (z - p[2]) / dz;
+            if (t < 0.0f || t > 1.0f) continue;
+            pts[n][0] = p[0] + t * (q[0] - p[0]), pts[n][1] = p[1] + t * (q[1] - p[1]), n++;
+        }
+    }
+    return n;
+}
+
+/* The x extent of the footprint (the hull of pts) between rows ya and yb: over the points in that band and where
+ * the segments between any two points cross its edges (the hull's edges are among them). False if it misses. */
+static bool footprint_band(const float pts[][2], int n, float ya, float yb, float *x0, float *x1) {
+    float lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < n; i++) {
+        if (pts[i][1] >= ya && pts[i][1] <= yb) lo = fminf(lo, pts[i][0]), hi = fmaxf(hi, pts[i][0]);
+        for (int j = i + 1; j < n; j++) {
+            float dy = pts[j][1] - pts[i][1];
+            if (dy == 0.0f) continue;
+            for (int e = 0; e < 2; e++) {
+                float t = ((e ? yb : ya) - pts[i][1]) / dy;
+                if (t < 0.0f || t > 1.0f) continue;
+                float x = pts[i][0] + t * (pts[j][0] - pts[i][0]);
+                lo = fminf(lo, x), hi = fmaxf(hi, x);
+            }
+        }
+    }
+    *x0 = lo, *x1 = hi;
+    return lo <= hi;
+}
+
+#define PREVIEW_BAND 64 /* rows of one region of the preview: its x extent is the footprint's in those rows */
+#define PREVIEW_PAD 8   /* texels around the footprint, for the shading's neighbours */
+
+/* Makes and uploads the region [x0, x0 + rw) × [y0, y0 + rh) of the preview (wrapped into the world). */
+static st_result preview_part(st_level *l, int32_t x0, int32_t y0, uint32_t rw, uint32_t rh, st_error *err) {
+    uint32_t w = l->width, h = l->height;
+    uint32_t ux0 = (uint32_t)((x0 % (int32_t)w + (int32_t)w) % (int32_t)w);
+    uint32_t uy0 = (uint32_t)((y0 % (int32_t)h + (int32_t)h) % (int32_t)h);
+    st_result r = web_bands_region(preview.threshold, ux0, uy0, rw, rh, l, err);
+    /* the region's pieces inside the level (it may wrap around in x and in y) */
+    for (uint32_t j = 0; !r && j < 2; j++)
+        for (uint32_t i = 0; !r && i < 2; i++) {
+            int32_t ax0 = i ? 0 : (int32_t)ux0, ax1 = i ? (int32_t)(ux0 + rw) - (int32_t)w : (int32_t)(ux0 + rw);
+            int32_t ay0 = j ? 0 : (int32_t)uy0, ay1 = j ? (int32_t)(uy0 + rh) - (int32_t)h : (int32_t)(uy0 + rh);
+            if (ax1 > (int32_t)w) ax1 = (int32_t)w;
+            if (ay1 > (int32_t)h) ay1 = (int32_t)h;
+            if (ax1 > ax0 && ay1 > ay0) r = upload_rect((st_rect){ax0, ay0, ax1, ay1}, err);
+        }
+    app.preview_texels += (double)rw * rh;
+    return r;
+}
+
+EMSCRIPTEN_KEEPALIVE int web_preview_region(void) {
+    clear_error();
+    st_level *l = app.level;
+    uint32_t w = web_gen_width(), h = web_gen_height();
+    if (!l || !w || l->width != w || l->height != h)
+        return fail(st_error_set(&app.err, ST_ERR_INVALID, "no preview begun"));
+    st_view v = st_camera_view(&app.control.camera, app.width, app.height);
+    float pts[32][2], b[4];
+    int n = footprint_points(&v, pts);
+    st_view_ground_bounds(&v, 0.0f, 255.0f, b);
+    web_bands_region_reset();
+    app.preview_texels = 0.0;
+    st_result r = ST_OK;
+    int32_t ylo = (int32_t)floorf(b[1]) - PREVIEW_PAD, yhi = (int32_t)ceilf(b[3]) + PREVIEW_PAD;
+    if (yhi - ylo >= (int32_t)h) ylo = 0, yhi = (int32_t)h;
+    for (int32_t y = ylo; !r && y < yhi; y += PREVIEW_BAND) {
+        int32_t y1 = y + PREVIEW_BAND < yhi ? y + PREVIEW_BAND : yhi;
+        float fx0, fx1;
+        if (!footprint_band(pts, n, (float)(y - PREVIEW_PAD), (float)(y1 + PREVIEW_PAD), &fx0, &fx1)) continue;
+        int32_t x0 = ((int32_t)floorf(fx0) - PREVIEW_PAD) & ~1, x1 = (int32_t)ceilf(fx1) + PREVIEW_PAD;
+        uint32_t rw = (uint32_t)(x1 - x0 + 1) & ~1u;
+        if (rw >= w) x0 = 0, rw = w;
+        r = preview_part(l, x0, y, rw, (uint32_t)(y1 - y), &app.err);
+    }
+    double t1 = emscripten_get_now();
+    /* a method whose CPU side reads the level (slice's tiles, paint's lists) is made again over the region */
+    if (!r) r = make_method(&app.err);
+    app.preview_ms = t1 - preview.t0;
+    app.upload_ms = emscripten_get_now() - t1;
+    return fail(r);
+}
+
+/* Whether the preview's texels are the finished world's (1), not (0), or no preview was made (-1); the preview's
+ * copy of them is let go after. */
+EMSCRIPTEN_KEEPALIVE int web_preview_exact(void) {
+    int r = app.level ? web_bands_region_matches(app.level) : -1;
+    web_bands_region_reset();
+    return r;
+}
+EMSCRIPTEN_KEEPALIVE double web_preview_texels(void) { return app.preview_texels; }
 
 EMSCRIPTEN_KEEPALIVE int web_gen_finish(void) {
     clear_error();

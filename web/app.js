@@ -70,7 +70,17 @@ function setMethod(index) {
 // a level of another kind gets the same pitches over its middle.
 var views = [];
 
+// The default world's dual threshold, made at build time by the page's own generator (default_threshold.json,
+// web/gen_threshold.c): with it the page finishes the rows in sight before the rest of the world (a preview).
+var defaultThreshold = null;
+
 function loadViews() {
+  var threshold = fetch('default_threshold.json').then(function (r) { return r.ok ? r.json() : null; })
+    .then(function (j) { defaultThreshold = j; }, function () { defaultThreshold = null; });
+  return Promise.all([threshold, loadCatalogue()]);
+}
+
+function loadCatalogue() {
   return fetch('default_world.json').then(function (r) {
     if (!r.ok) throw new Error('default_world.json: ' + r.status);
     return r.json();
@@ -144,6 +154,16 @@ window.strataHitMask = function () {
   var w = window.strataResult.width, h = window.strataResult.height;
   var ptr = call('web_pixels_ptr', 'number', [], []);
   var bytes = Module.HEAPU8.subarray(ptr + w * h * 4, ptr + w * h * 5);
+  var s = '';
+  for (var i = 0; i < bytes.length; i += 8192) s += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192));
+  return btoa(s);
+};
+
+// The colour of the last read-back (RGBA, sRGB-encoded, rows top first), base64: for the test driver.
+window.strataPixels = function () {
+  var w = window.strataResult.width, h = window.strataResult.height;
+  var ptr = call('web_pixels_ptr', 'number', [], []);
+  var bytes = Module.HEAPU8.subarray(ptr, ptr + w * h * 4);
   var s = '';
   for (var i = 0; i < bytes.length; i += 8192) s += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192));
   return btoa(s);
@@ -347,7 +367,12 @@ function start() {
   }
   var gen = genSpec;
   var tg = performance.now();
-  var made = generate(gen ? [+gen[1], +gen[2], +gen[3]] : [0, 0, 0], gen ? 'generating' : 'generating the default world');
+  // the rows in sight first (the default world, with the worker, the threshold known; ?preview=0 never)
+  var m = params.get('method') || '';
+  var before = !gen && genWorker && defaultThreshold && params.get('preview') !== '0' && !/-compute$/.test(m) &&
+    !/^scatter/.test(m) ? function () { return previewFrame(t0); } : null;
+  var made = generate(gen ? [+gen[1], +gen[2], +gen[3]] : [0, 0, 0], gen ? 'generating' : 'generating the default world',
+                      before);
   return Promise.all([made, gpuReady]).then(function (got) {
     var genMs = performance.now() - tg;
     useGpu(got[1]);
@@ -365,9 +390,43 @@ function useGpu(missing) {
   if (missing) showNotice('WebGPU is not available: ' + missing + '. The compute methods need it; the WebGL2 methods run.');
 }
 
+// The preview: the region the first frame's camera can see, made and finished alone with the default world's
+// threshold (web_preview_begin, web_preview_region), drawn and published ({preview: true}) before the rest of the
+// world is made. Nothing can be dug until the whole world is there (the page is not ready).
+function previewFrame(t0) {
+  var tp = performance.now();
+  setMethod(methodIndex(false));
+  var cam = params.get('camera'), args;
+  var th = defaultThreshold.threshold;
+  if (cam) {
+    var c = cam.split(',').map(Number);
+    if (c.length !== 5 || c.some(isNaN)) throw new Error('bad camera ' + cam);
+    args = [th, c[0], c[1], c[2], 0, 0, c[3], c[4]];
+  } else {
+    var v = views[+$('view').value];
+    args = [th, v.x, v.y, -1, v.eye_height, v.under ? 1 : 0, v.yaw, v.pitch];
+  }
+  check(call('web_preview_begin', 'number', ['number', 'number', 'number', 'number', 'number', 'number', 'number',
+                                             'number'], args), 'the preview');
+  check(call('web_preview_region', 'number', [], []), 'the preview');
+  var td = performance.now();
+  render();
+  return readBack().then(function () {
+    var now = performance.now();
+    timing.preview_region_ms = td - tp; // the region made and finished, uploaded, the method made
+    timing.preview_draw_ms = now - td;
+    timing.preview_texels = call('web_preview_texels', 'number', [], []);
+    timing.preview_frame_ms = now; // from navigation start
+    hud();
+    $('hud').textContent += '\npreview: the rows in sight; the rest of the world is being made';
+    publishRead({preview: true, timing: timing, load_to_frame_ms: now, first_frame_ms: now - t0});
+  });
+}
+
 // Makes the world of (seed, width, height) (zeros: the default), the rows shared with the worker when there is
-// one; resolves to the number of workers that helped.
-function generate(desc, what) {
+// one; resolves to the number of workers that helped. before (optional): a function run by the page before its
+// own chunks and the worker's; a promise.
+function generate(desc, what, before) {
   if (!genWorker) {
     check(call('web_load_gen', 'number', ['number', 'number', 'number'], desc), what);
     return Promise.resolve(0);
@@ -429,7 +488,9 @@ function generate(desc, what) {
       done();
     };
     genWorker.onerror = function (e) { fail(new Error(what + ': the generator worker failed: ' + e.message)); };
-    feed();
+    // with a preview the worker's chunks wait for its frame: the page's region and the browser's draw of it then
+    // have the machine (measured: the region 0.2-0.4 s instead of 0.9-1.2 s at load 15-16)
+    if (!before) feed();
     // the page's own chunks, yielding between them so that the worker's answers are taken in
     var channel = new MessageChannel();
     channel.port1.onmessage = function () {
@@ -441,25 +502,42 @@ function generate(desc, what) {
       pageMs += performance.now() - t;
       channel.port2.postMessage(0);
     };
-    channel.port2.postMessage(0);
+    if (before) {
+      // a preview that fails (say, out of memory) is only late news: the world is made as without one
+      var tb = performance.now(), go = function () {
+        timing.preview_busy_ms = performance.now() - tb;
+        feed();
+        channel.port2.postMessage(0);
+      };
+      var shown;
+      try { shown = before(); } catch (e) { shown = Promise.reject(e); }
+      shown.then(go, function (e) { timing.preview_error = String(e.message || e); go(); });
+    } else {
+      channel.port2.postMessage(0);
+    }
   });
 }
 
-function firstFrame(t0, genMs, workers) {
+// The picker's index of the method asked for in the URL (the picker's choice without one); a compute method
+// without WebGPU gives its fragment twin ("ray-compute" -> "ray") where there is one, with a notice if told.
+function methodIndex(notice) {
   var m = params.get('method');
   var names = Array.prototype.map.call($('method').options, function (o) { return o.textContent; });
-  if (m) {
-    var idx = names.indexOf(m);
-    if (idx < 0) throw new Error('no method ' + m + ' in the web build');
-    if ($('method').options[idx].disabled) {
-      // a compute method without WebGPU: its fragment twin ("ray-compute" -> "ray") where there is one
-      var twin = names.indexOf(m.replace(/-compute$/, ''));
+  if (!m) return $('method').selectedIndex;
+  var idx = names.indexOf(m);
+  if (idx < 0) throw new Error('no method ' + m + ' in the web build');
+  if ($('method').options[idx].disabled) {
+    var twin = names.indexOf(m.replace(/-compute$/, ''));
+    if (notice)
       showNotice('WebGPU is not available: ' + page.gpuMissing + '. ' + m + ' needs it; ' +
                  (twin >= 0 && twin !== idx ? names[twin] : names[0]) + ' (WebGL2) is drawn instead.');
-      idx = twin >= 0 && twin !== idx ? twin : 0;
-    }
-    $('method').selectedIndex = idx;
+    idx = twin >= 0 && twin !== idx ? twin : 0;
   }
+  return idx;
+}
+
+function firstFrame(t0, genMs, workers) {
+  $('method').selectedIndex = methodIndex(true);
   setMethod($('method').selectedIndex);
   var cam = params.get('camera');
   if (cam) {
@@ -477,8 +555,10 @@ function firstFrame(t0, genMs, workers) {
     timing.first_draw_ms = first - td;
     timing.script_start_ms = t0; // from navigation start: the page's files fetched, strata.js run, wasm compiled
     hud();
-    publishRead({timing: timing, generate_ms: genMs, first_frame_ms: first - t0, load_to_frame_ms: first,
-                 frame_ms: page.frameMs, gen_workers: workers});
+    var extra = {timing: timing, generate_ms: genMs, first_frame_ms: first - t0, load_to_frame_ms: first,
+                 frame_ms: page.frameMs, gen_workers: workers};
+    if (timing.preview_frame_ms) extra.preview_exact = call('web_preview_exact', 'number', [], []);
+    publishRead(extra);
     page.ready = true;
     wire();
     requestAnimationFrame(loop);

@@ -35,6 +35,8 @@ SHADERS = [
 # compute shader the web runs and its port, whose "//! requires" line names the files put in front of it.
 WGSL = [
     ("ray.comp", "ray_compute.wgsl"),
+    ("scatter.comp", "scatter_compute.wgsl"),
+    ("scatter_tiles.comp", "scatter_tiles.wgsl"),
     ("scatter_plain.comp", "scatter_plain.wgsl"),
     ("scatter_resolve.comp", "scatter_resolve.wgsl"),
 ]
@@ -60,6 +62,7 @@ EXPORTS = [
     "_web_method_count", "_web_method_name", "_web_default_camera", "_web_control", "_web_set_view",
     "_web_gen_begin", "_web_gen_finish", "_web_gen_rows", "_web_gen_plane", "_web_gen_width", "_web_gen_height",
     "_web_band_make", "_web_band_plane", "_web_band_free", "_web_band_error",
+    "_web_preview_begin", "_web_preview_region", "_web_preview_exact", "_web_preview_texels",
     "_web_init_gpu", "_web_method_compute", "_web_backend",
 ]
 
@@ -161,13 +164,38 @@ def compile_c(src, obj, gen):
     run(cmd)
 
 
+# The C core the threshold tool needs (the generator and what it calls).
+THRESHOLD_CORE = [c for c in CORE if c.startswith(("src/core/", "src/terrain/"))]
+
+
+def default_threshold(out, objdir, gen, headers):
+    """default_threshold.json: the default world's dual threshold, made by the page's own generator code under
+    node (web/gen_threshold.c), so that the page can finish the rows in sight before the rest of the world."""
+    src = os.path.join(ROOT, "web/gen_threshold.c")
+    obj = os.path.join(objdir, "web_gen_threshold.o")
+    objs = [os.path.join(objdir, c.replace("/", "_").replace(".c", ".o")) for c in THRESHOLD_CORE]
+    if newer(obj, [src] + headers):
+        compile_c(src, obj, gen)
+    tool = os.path.join(gen, "gen_threshold.js")
+    if newer(tool, objs + [obj, __file__]):
+        run(["emcc", "-O2", "-o", tool, obj] + objs + ["-sENVIRONMENT=node", "-sWASM_ASYNC_COMPILATION=0", "-sALLOW_MEMORY_GROWTH=1",
+                                                        "-sMAXIMUM_MEMORY=2147483648"])
+    target = os.path.join(out, "default_threshold.json")
+    if newer(target, [tool]):
+        text = run(["node", tool])
+        json.loads(text)  # one JSON object, or the build stops here
+        with open(target + ".tmp", "w") as f:
+            f.write(text)
+        os.replace(target + ".tmp", target)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(ROOT, "build-web"))
     ap.add_argument("--jobs", type=int, default=2)
     a = ap.parse_args()
     os.environ["NODE_PATH"] = "/usr/share/nodejs"  # emcc's JS tools find acorn there (Debian's node modules)
-    for tool in ("emcc", "glslangValidator", "spirv-cross"):
+    for tool in ("emcc", "glslangValidator", "spirv-cross", "node"):
         if not shutil.which(tool):
             sys.stderr.write("web build: %s not found (scripts/setup.sh installs it)\n" % tool)
             sys.exit(1)
@@ -201,6 +229,7 @@ def main():
             "-sEXPORTED_FUNCTIONS=" + ",".join(EXPORTS),
             "-sEXPORTED_RUNTIME_METHODS=ccall,cwrap,UTF8ToString,HEAPU8,HEAPF32",
             "-sOFFSCREENCANVAS_SUPPORT=0", "-sFILESYSTEM=1"])
+    default_threshold(out, objdir, gen, headers)
     for p in PAGE:
         shutil.copyfile(os.path.join(ROOT, p), os.path.join(out, os.path.basename(p)))
     print("web build: %s (strata.js, strata.wasm, index.html)" % out)

@@ -78,10 +78,14 @@ var strataGpu = (function () {
     G.textures[id] = null;
   };
 
-  // The (group, binding) of each resource the WGSL declares, and what it is.
+  // The (group, binding) of each resource the WGSL declares, and what it is. One whose name appears nowhere but
+  // in its declaration is left out: layout 'auto' has only what the entry point uses, and a port that includes
+  // globals.wgsl without surface.wgsl (scatter_tiles.wgsl) never reads the level texture.
   function declarations(source) {
     var re = /@group\((\d+)\)\s*@binding\((\d+)\)\s*var(<[^>]*>)?\s+(\w+)\s*:\s*([\w]+)(<[^>]*>)?/g, m, out = [];
+    var code = source.replace(/\/\/[^\n]*/g, ''); // the names as the code uses them, not as comments do
     while ((m = re.exec(source))) {
+      if ((code.match(new RegExp('\\b' + m[4] + '\\b', 'g')) || []).length < 2) continue;
       var kind = m[3] && m[3].indexOf('uniform') >= 0 ? 'uniform' : m[3] && m[3].indexOf('storage') >= 0 ? 'buffer' :
                  m[5] === 'texture_storage_2d' ? (m[6].indexOf('r32float') >= 0 ? 'depth' : 'color') : 'texture';
       out.push({group: +m[1], binding: +m[2], name: m[4], kind: kind});

@@ -38,13 +38,18 @@ CHROME_ARGS = ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--e
 SEED, LEVEL = 1998, "512x512"
 CAMERA = "256,100,150,0,-30"
 SIZE = (160, 100)
-METHODS = ["ray", "slice", "slice-plain", "paint", "paint-plain", "ray-compute", "scatter-plain"]
-EXACT = {"ray", "slice", "ray-compute"}  # methods that follow the reference; the others against their native twin
+METHODS = ["ray", "slice", "slice-plain", "paint", "paint-plain", "ray-compute", "scatter", "scatter-plain"]
+EXACT = {"ray", "slice", "ray-compute", "scatter"}  # methods that follow the reference; the others against their native twin
 # the compute methods run on WebGPU from their WGSL ports (web/wgsl/): this test is what holds each port to its
 # native twin (the GLSL compute shader, on Vulkan) and to the CPU reference
-COMPUTE = {"ray-compute", "scatter-plain"}
+COMPUTE = {"ray-compute", "scatter", "scatter-plain"}
 MAX_DISAGREE = 0.005   # hit/miss disagreement, share of pixels
 MAX_MEAN_DIFF = 6.0    # mean colour, levels of 255 per channel
+# A WGSL port against its native twin pixel by pixel: a pass of the port that draws nothing (scatter's queued
+# faces, say) can leave the hit mask and the mean colour within their bounds while what shows through its holes
+# differs; the share of pixels off by more than PIXEL_LEVELS in a channel must stay under MAX_PIXEL_OUTLIERS.
+PIXEL_LEVELS = 24
+MAX_PIXEL_OUTLIERS = 0.01
 DIG_PIXEL = (80, 60)
 
 failures = []
@@ -105,12 +110,13 @@ class WebDriver:
     def js(self, script, *args):
         return self.s("POST", "/execute/sync", {"script": script, "args": list(args)})
 
-    def wait_result(self, timeout=120):
+    def wait_result(self, timeout=120, final=False):
+        """The first result the page writes; with final, the first that is not the preview's."""
         end = time.time() + timeout
         while time.time() < end:
             r = self.js("var e = document.getElementById('result');"
                         "return e && e.textContent ? e.textContent : null;")
-            if r:
+            if r and not (final and json.loads(r).get("preview")):
                 return json.loads(r)
             time.sleep(0.05)
         raise RuntimeError("the page wrote no result within %d s" % timeout)
@@ -160,8 +166,8 @@ def reference(tool, camera, size, dig=None):
     return json.loads(r.stdout)
 
 
-def png_mean(path):
-    """Mean RGB over every pixel of an 8-bit RGB or RGBA PNG (the native render's image)."""
+def png_pixels(path):
+    """The RGB bytes of an 8-bit RGB or RGBA PNG (the native render's image), rows top first."""
     data = open(path, "rb").read()
     pos, idat, w, h, bpp = 8, b"", 0, 0, 0
     while pos < len(data):
@@ -176,7 +182,7 @@ def png_mean(path):
         elif kind == b"IDAT":
             idat += body
     raw, stride = zlib.decompress(idat), w * bpp
-    prev, sums, o = bytearray(stride), [0, 0, 0], 0
+    prev, rgb, o = bytearray(stride), bytearray(), 0
     for _ in range(h):
         f, line = raw[o], bytearray(raw[o + 1:o + 1 + stride])
         o += 1 + stride
@@ -193,21 +199,42 @@ def png_mean(path):
                 p = a + b - c
                 pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
                 line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        for k in range(3):
-            sums[k] += sum(line[k::bpp])
+        if bpp == 3:
+            rgb += line
+        else:
+            rgb += bytes(v for i, v in enumerate(line) if i % 4 != 3)
         prev = line
-    return [v / (w * h) for v in sums]
+    return bytes(rgb)
 
 
-def native_render(cli, world, method, camera, size, out, view=None):
+def png_mean(path):
+    """Mean RGB over every pixel of an 8-bit RGB or RGBA PNG."""
+    rgb = png_pixels(path)
+    n = len(rgb) // 3
+    return [sum(rgb[k::3]) / n for k in range(3)]
+
+
+def colour_outliers(rgba_b64, rgb):
+    """The share of pixels whose colour differs from rgb's (RGB bytes, the native image) by more than
+    PIXEL_LEVELS in some channel; 1 when the sizes differ."""
+    rgba = base64.b64decode(rgba_b64)
+    n = len(rgb) // 3
+    if len(rgba) != 4 * n:
+        return 1.0
+    bad = sum(1 for i in range(n) if max(abs(rgba[4 * i + k] - rgb[3 * i + k]) for k in range(3)) > PIXEL_LEVELS)
+    return bad / n
+
+
+def native_render(cli, world, method, camera, size, out, view=None, shading=None):
     """The native method on the same scene (Vulkan; lavapipe here), no shadows and no water as the WebGL2 backend
-    draws: its hit mask (base64, as the page's) and mean colour."""
-    tag = method + ("-" + view if view else "")
+    draws: its hit mask (base64, as the page's) and mean colour; with shading, that --shading (flat: the web's)."""
+    tag = method + ("-" + view if view else "") + ("-" + shading if shading else "")
     png = os.path.join(out, "native-%s.png" % tag)
     pfm = os.path.join(out, "native-%s.pfm" % tag)
     where = ["--view", view] if view else ["--camera", camera]
     r = subprocess.run([cli, "render", "--world", world, "--method", method] + where + ["--size",
-                        "%dx%d" % size, "--no-shadows", "--water", "none", "-o", png, "--depth", pfm],
+                        "%dx%d" % size, "--no-shadows", "--water", "none", "-o", png, "--depth", pfm] +
+                       (["--shading", shading] if shading else []),
                        capture_output=True, text=True, timeout=300)
     if r.returncode:
         raise RuntimeError("strata render --method %s failed: %s" % (method, r.stderr.strip()))
@@ -234,7 +261,7 @@ def scene_url(port, method, size=SIZE, camera=CAMERA):
         port, method, size[0], size[1], camera, SEED, LEVEL)
 
 
-def run_checks(wd, port, tool, cli, out):
+def run_checks(wd, port, tool, cli, out, only_methods=False):
     ref = reference(tool, CAMERA, SIZE)
     masks = {}
     world = os.path.join(out, "world")
@@ -263,6 +290,14 @@ def run_checks(wd, port, tool, cli, out):
         md = max(abs(a - b) for a, b in zip(r["mean"], native_mean))
         check(md <= MAX_MEAN_DIFF, "%s: mean colour %s vs the native method's %s (differs by %.2f, at most %.1f)" % (
             method, [round(v, 1) for v in r["mean"]], [round(v, 1) for v in native_mean], md, MAX_MEAN_DIFF))
+        if method in COMPUTE:
+            # the native method shaded flat, as the ports shade (the page has no material set)
+            native_render(cli, world, method, CAMERA, SIZE, out, shading="flat")
+            outliers = colour_outliers(wd.js("return window.strataPixels();"),
+                                       png_pixels(os.path.join(out, "native-%s-flat.png" % method)))
+            check(outliers <= MAX_PIXEL_OUTLIERS, "%s: pixels whose colour differs from the native method's (shaded "
+                  "flat) by more than %d levels: %.3f %% (at most %.1f %%)" % (
+                      method, PIXEL_LEVELS, 100 * outliers, 100 * MAX_PIXEL_OUTLIERS))
         d = disagreement(mask, ref["mask"])
         # the exact methods follow the CPU reference as closely; the paper's variants are scored, not gated
         if method in EXACT:
@@ -274,6 +309,8 @@ def run_checks(wd, port, tool, cli, out):
         if method in EXACT:
             check(md <= MAX_MEAN_DIFF, "%s: mean colour %s vs the reference's %s (differs by %.2f, at most %.1f)" % (
                 method, [round(v, 1) for v in r["mean"]], [round(v, 1) for v in ref["mean"]], md, MAX_MEAN_DIFF))
+    if only_methods:
+        return masks
 
     # the world made in two bands, the second by the page's worker (web/gen_worker.js): the same bytes and image
     wd.open(scene_url(port, "ray") + "&workers=1")
@@ -428,12 +465,26 @@ def run_checks(wd, port, tool, cli, out):
         time.sleep(0.05)
     check("lost the WebGL2 context" in msg, "lost context: the page says %r" % msg)
 
-    # the default world (2048x16384) generated in the page: time to the first frame at 320x200
+    # the default world (2048x16384) generated in the page: time to the first frame at 320x200, which is the
+    # preview (the rows in sight made first, finished with the build's threshold), then the whole world's frame
     wd.open("http://127.0.0.1:%d/index.html?method=ray&size=320x200" % port)
-    r = wd.wait_result(timeout=180)
+    p = wd.wait_result(timeout=180)
+    r = wd.wait_result(timeout=180, final=True) if "error" not in p else p
     if "error" in r:
         check(False, "default world: the page says: " + r["error"])
     else:
+        t = r.get("timing", {})
+        print("measured: default world at 320x200: the preview's frame (read back) %.0f ms after navigation start "
+              "(wasm ready %.0f, the rows in sight %.0f texels made and uploaded in %.0f, drawn in %.0f), the whole "
+              "world's %.0f ms; load average %.1f" % (
+                  p.get("load_to_frame_ms", -1), t.get("runtime_ms", -1), t.get("preview_texels", -1),
+                  t.get("preview_region_ms", -1), t.get("preview_draw_ms", -1), r["load_to_frame_ms"],
+                  os.getloadavg()[0]), flush=True)
+        check(p.get("preview") is True and r.get("preview_exact") == 1,
+              "default world: the preview's texels are the finished world's (preview_exact %s)" % r.get("preview_exact"))
+        check(p.get("mask_crc") == r["mask_crc"] and p.get("mean") == r["mean"],
+              "default world: the preview's frame is the whole world's frame (hit mask %s / %s, mean %s / %s)" % (
+                  p.get("mask_crc"), r["mask_crc"], p.get("mean"), r["mean"]))
         wd.canvas_png(os.path.join(out, "web-default-ray.png"))
         print("measured: default world 2048x16384 at 320x200: first frame (read back) %.0f ms after navigation "
               "start, %.0f ms after the script started; of it the generator %.0f ms (%d worker), upload and "
@@ -495,7 +546,12 @@ def main():
     ap.add_argument("--reference", required=True, help="the web_reference tool")
     ap.add_argument("--cli", required=True, help="the native strata CLI (its GPU methods on the same scenes)")
     ap.add_argument("--out", default=None, help="screenshots and results go here")
+    ap.add_argument("--methods", default=None,
+                    help="comma-separated: only these methods' checks against their twins and the reference, and "
+                         "nothing else (for work on one port; the ctest runs everything)")
     a = ap.parse_args()
+    if a.methods:
+        METHODS[:] = [m for m in a.methods.split(",") if m]
     t0 = time.time()
     out = a.out or tempfile.mkdtemp(prefix="strata-web-")
     os.makedirs(out, exist_ok=True)
@@ -525,10 +581,11 @@ def main():
             return 1
         wait_port(dport, driver, "chromedriver")
         wd = WebDriver(dport)
-        masks = run_checks(wd, port, a.reference, a.cli, out)
+        masks = run_checks(wd, port, a.reference, a.cli, out, only_methods=bool(a.methods))
         wd.quit()
         wd = None
-        check_no_webgpu(dport, port, masks, out)
+        if not a.methods:
+            check_no_webgpu(dport, port, masks, out)
     except Exception as e:  # any failure of the harness is a failure of the test, with its reason
         check(False, "the web test stopped: %s" % e)
     finally:

@@ -1,6 +1,6 @@
 // WGSL port of the packed screen word of shaders/common/scatter.glsl: (24-bit depth key << 8) | 8-bit material,
 // the key 0xFFFFFF − round(depth·0xFFFFFF) of the reverse-Z depth, so atomicMin keeps the nearest sample and
-// the cleared 0xFFFFFFFF reads as a miss. (The face queue of the hole-free `scatter` is not ported yet.)
+// the cleared 0xFFFFFFFF reads as a miss. (The face queue of the hole-free `scatter` is scatter_queue.wgsl.)
 const SCATTER_CLEAR: u32 = 0xFFFFFFFFu;
 const SCATTER_KEY_MISS: u32 = 0xFFFFFFu;
 const SCATTER_FACE_TOP: u32 = 0u;
