@@ -7,7 +7,7 @@
 const int PAINT_TILE = 16;
 
 // x0, y0 (world texels, unwrapped), flags: 1 = x from the far end, 2 = y from the far end, 4 = x major,
-// 8 = the tile holds dual texels
+// 8 = the tile holds dual texels; w: the tile's highest height
 #ifdef ST_NO_STORAGE_BUFFERS
 // The web build (WebGL2 has no storage buffers): the list is a texture of LIST_WIDTH entries a row
 // (src/gpu/backend.h, ST_GB_LIST_WIDTH).
