@@ -343,10 +343,11 @@ static void test_paint_compute_work_bounded(void **state) {
     test_engine_finish(e, world);
 }
 
-/* paint-compute's occlusion passes change no byte of the image and cut its work: on every default view of the
- * default world, the frames drawn in 2, 3 and 4 passes (each after the first skipping the tiles, faces and big faces'
- * jobs that the earlier passes' occlusion cells hide) are the same colours and depths as the one-pass frame, and at
- * the low cameras they test fewer pixels. The work of each is printed. */
+/* paint-compute's occlusion passes and splat orders change no byte of the image, and the passes cut its work: on
+ * every default view of the default world, the frames drawn in 2, 3 and 4 passes (each after the first skipping the
+ * tiles, faces and big faces' jobs that the earlier passes' occlusion cells hide), and with the pixels splatted one at
+ * a time or without reading the word first, are the same colours and depths as the one-pass frame, and over the
+ * views 3 passes test fewer pixels. The work of each is printed. */
 static void test_paint_compute_occlusion(void **state) {
     (void)state;
     st_level *world = NULL;
@@ -355,15 +356,17 @@ static void test_paint_compute_occlusion(void **state) {
     size_t n = 0;
     assert_st_ok(st_views_default(world, views, ST_MAX_VIEWS, &n, err));
     st_engine *e = test_engine(world);
-    enum { OW = 320, OH = 200, MODES = 4 };
+    enum { OW = 320, OH = 200, MODES = 6 };
+    const st_method_knobs modes[MODES] = {{.paint_passes = 1}, {.paint_passes = 2}, {.paint_passes = 3},
+                                          {.paint_passes = 4}, {.paint_passes = 3, .paint_splat = 2},
+                                          {.paint_passes = 3, .paint_splat = 3}};
     const size_t px = (size_t)OW * OH;
     st_renderer *r[MODES];
     uint8_t *rgba[MODES];
     float *depth[MODES];
     uint64_t tested[MODES] = {0};
     for (int m = 0; m < MODES; m++) {
-        st_method_knobs kn = {.paint_passes = (uint32_t)m + 1};
-        r[m] = test_renderer(e, "paint-compute", OW, OH, &kn);
+        r[m] = test_renderer(e, "paint-compute", OW, OH, &modes[m]);
         assert_st_ok(st_paint_compute_count(r[m], true, err));
         rgba[m] = malloc(px * 4), depth[m] = malloc(px * sizeof(float));
     }
@@ -375,21 +378,24 @@ static void test_paint_compute_occlusion(void **state) {
             assert_st_ok(st_paint_compute_work(r[m], &w, err));
             assert_st_ok(st_renderer_readback(r[m], rgba[m], depth[m], err));
             tested[m] += (uint64_t)w.tested + w.big_tested;
-            print_message("%-12s %d passes: blocks %7u (tiles hidden %5u), faces %7u (hidden %6u), pixels tested "
-                          "%8u + big %8u, atomics %7u\n", views[k].name, m + 1, w.blocks, w.tiles_hidden, w.faces,
-                          w.faces_hidden, w.tested, w.big_tested, w.atomics);
+            print_message("%-12s %u passes, splat %u: blocks %7u (tiles hidden %5u), faces %7u (hidden %6u), "
+                          "pixels tested %8u + big %8u, atomics %7u\n", views[k].name, modes[m].paint_passes,
+                          modes[m].paint_splat, w.blocks, w.tiles_hidden, w.faces, w.faces_hidden, w.tested,
+                          w.big_tested, w.atomics);
             if (m && (memcmp(rgba[m], rgba[0], px * 4) || memcmp(depth[m], depth[0], px * sizeof(float)))) {
                 int dc = 0, dd = 0;
                 for (size_t i = 0; i < px; i++) {
                     dc += memcmp(rgba[m] + 4 * i, rgba[0] + 4 * i, 4) != 0;
                     dd += depth[m][i] != depth[0][i];
                 }
-                fail_msg("%s: %d passes changed the image (%d colours, %d depths)", views[k].name, m + 1, dc, dd);
+                fail_msg("%s: %u passes, splat %u changed the image (%d colours, %d depths)", views[k].name,
+                         modes[m].paint_passes, modes[m].paint_splat, dc, dd);
             }
         }
     }
     for (int m = 0; m < MODES; m++)
-        print_message("all views, %d passes: %llu pixels tested\n", m + 1, (unsigned long long)tested[m]);
+        print_message("all views, %u passes, splat %u: %llu pixels tested\n", modes[m].paint_passes,
+                      modes[m].paint_splat, (unsigned long long)tested[m]);
     /* 26.9 M against 42.2 M pixels in 3 passes and 1 when this was written */
     if (!(tested[2] < tested[0] / 4 * 3))
         fail_msg("3 passes tested %llu pixels, 1 pass %llu", (unsigned long long)tested[2], (unsigned long long)tested[0]);

@@ -13,7 +13,8 @@ layout(push_constant) uniform PaintComputePush {
     uvec4 tile_base; // first tile of each level of detail's range in the tile list
     uvec4 first;     // first instance (block) of each level of detail; w: every instance
     uvec4 misc;      // hidden sides (0/1), invocations per dispatch row, job capacity, count the work (0/1)
-    uvec4 phase;     // this pass's instances [x, y); z: 1 when the occlusion cells hold the earlier passes; 0
+    uvec4 phase;     // this pass's instances [x, y); z: 1 when the occlusion cells hold the earlier passes; w: the
+                     // splat order (paint_compute.comp's splat4)
 } pc;
 
 layout(set = 1, binding = 1, std430) buffer PaintVisibility { uint64_t paint_vis[]; };

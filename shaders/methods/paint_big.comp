@@ -64,23 +64,48 @@ void main() {
             barrier();
         }
         uint total = row_end[63];
-        for (uint p = lid; p < total; p += 64u) {
-            uint lo = 0u, hi = 63u; // the row holding pixel p: the first whose end passes p
-            while (lo < hi) {
-                uint mid = (lo + hi) >> 1;
-                if (row_end[mid] > p) hi = mid;
-                else lo = mid + 1u;
+        // four pixels an invocation at a time, 64 apart: their depths, then their words' reads side by side, then
+        // the atomics (pc.phase.w: as in paint_compute.comp's splat4)
+        for (uint p0 = lid; p0 < total; p0 += 256u) {
+            uint i[4];
+            uint64_t v[4];
+            bool hit[4];
+            for (int k = 0; k < 4; k++) {
+                uint p = p0 + 64u * uint(k);
+                uint lo = 0u, hi = 63u; // the row holding pixel p: the first whose end passes p
+                while (lo < hi) {
+                    uint mid = (lo + hi) >> 1;
+                    if (row_end[mid] > p) hi = mid;
+                    else lo = mid + 1u;
+                }
+                uint before = lo > 0u ? row_end[lo - 1u] : 0u;
+                ivec2 px = ivec2(row_x[lo] + int(p - before), a.y + int(lo));
+                float depth = p < total ? face_pixel_depth_eps(f, px, eps) : -1.0;
+                tested += p < total ? 1u : 0u;
+                hit[k] = depth > 0.0;
+                i[k] = uint(px.y * int(g.screen_right.w) + px.x);
+                v[k] = (uint64_t(floatBitsToUint(depth)) << 32) | uint64_t(f.material);
             }
-            uint before = lo > 0u ? row_end[lo - 1u] : 0u;
-            ivec2 px = ivec2(row_x[lo] + int(p - before), a.y + int(lo));
-            tested++;
-            float depth = face_pixel_depth_eps(f, px, eps);
-            if (depth <= 0.0) continue;
-            uint i = uint(px.y * int(g.screen_right.w) + px.x);
-            uint64_t v = (uint64_t(floatBitsToUint(depth)) << 32) | uint64_t(f.material);
-            if (paint_vis[i] < v) {
-                atomics++;
-                atomicMax(paint_vis[i], v);
+            if (pc.phase.w == 2u) {
+                for (int k = 0; k < 4; k++)
+                    if (hit[k]) {
+                        atomics++;
+                        atomicMax(paint_vis[i[k]], v[k]);
+                    }
+            } else if (pc.phase.w == 1u) {
+                for (int k = 0; k < 4; k++)
+                    if (hit[k] && paint_vis[i[k]] < v[k]) {
+                        atomics++;
+                        atomicMax(paint_vis[i[k]], v[k]);
+                    }
+            } else {
+                uint64_t old[4];
+                for (int k = 0; k < 4; k++) old[k] = hit[k] ? paint_vis[i[k]] : ~0ul;
+                for (int k = 0; k < 4; k++)
+                    if (old[k] < v[k]) {
+                        atomics++;
+                        atomicMax(paint_vis[i[k]], v[k]);
+                    }
             }
         }
         barrier(); // every invocation is done with the rows before the next job writes them

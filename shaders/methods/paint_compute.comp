@@ -24,15 +24,48 @@ uint tested = 0u; // pixels this invocation tested: the frame's most goes to the
 uint atomics = 0u, faces = 0u, faces_hidden = 0u; // the rest of this invocation's work (counted with pc.misc.w)
 shared uint tile_seen; // some cell over the workgroup's tile box is not yet covered nearer than the box
 
-void splat(Face f, float eps, int x, int y) {
-    tested++;
-    float depth = face_pixel_depth_eps(f, ivec2(x, y), eps);
-    if (depth <= 0.0) return;
-    uint i = uint(y * int(g.screen_right.w) + x);
-    uint64_t v = (uint64_t(floatBitsToUint(depth)) << 32) | uint64_t(f.material);
-    if (paint_vis[i] >= v) return; // a nearer face is there already (the word only grows)
-    atomics++;
-    atomicMax(paint_vis[i], v);
+// Pixels x .. x + n − 1 (n ≤ 4) of row y: their depths first, then their words' reads side by side, then the atomics
+// of those nearer than what is there (the word only grows), so one wait covers four reads. pc.phase.w picks
+// another order for comparison: 1 one pixel at a time (read, wait, atomic), 2 atomics without the read.
+void splat4(Face f, float eps, int x, int y, int n) {
+    tested += uint(n);
+    uint i[4];
+    uint64_t v[4];
+    bool hit[4];
+    for (int k = 0; k < 4; k++) {
+        float depth = k < n ? face_pixel_depth_eps(f, ivec2(x + k, y), eps) : -1.0;
+        hit[k] = depth > 0.0;
+        i[k] = uint(y * int(g.screen_right.w) + x + k);
+        v[k] = (uint64_t(floatBitsToUint(depth)) << 32) | uint64_t(f.material);
+    }
+    if (pc.phase.w == 2u) {
+        for (int k = 0; k < 4; k++)
+            if (hit[k]) {
+                atomics++;
+                atomicMax(paint_vis[i[k]], v[k]);
+            }
+        return;
+    }
+    if (pc.phase.w == 1u) {
+        for (int k = 0; k < 4; k++)
+            if (hit[k] && paint_vis[i[k]] < v[k]) {
+                atomics++;
+                atomicMax(paint_vis[i[k]], v[k]);
+            }
+        return;
+    }
+    uint64_t old[4];
+    for (int k = 0; k < 4; k++) old[k] = hit[k] ? paint_vis[i[k]] : ~0ul;
+    for (int k = 0; k < 4; k++)
+        if (old[k] < v[k]) {
+            atomics++;
+            atomicMax(paint_vis[i[k]], v[k]);
+        }
+}
+
+// Columns x0..x1 of row y of the face, four at a time.
+void splat_span(Face f, float eps, int y, int x0, int x1) {
+    for (int x = x0; x <= x1; x += 4) splat4(f, eps, x, y, min(4, x1 - x + 1));
 }
 
 // Rows y0..y1 of the face over columns x0..x1 of its box.
@@ -40,7 +73,7 @@ void splat_rows(Face f, int y0, int y1, int x0, int x1) {
     float eps = paint_seam(f);
     for (int y = y0; y <= y1; y++) {
         ivec2 span = paint_row(f, y, x0, x1);
-        for (int x = span.x; x <= span.y; x++) splat(f, eps, x, y);
+        splat_span(f, eps, y, span.x, span.y);
     }
 }
 
@@ -63,8 +96,7 @@ void face(Face f) {
     }
     uint w = uint(r.z - r.x + 1), h = uint(r.w - r.y + 1);
     if (w * h <= 32u) { // small: its box
-        for (int y = r.y; y <= r.w; y++)
-            for (int x = r.x; x <= r.z; x++) splat(f, eps, x, y);
+        for (int y = r.y; y <= r.w; y++) splat_span(f, eps, y, r.x, r.z);
         return;
     }
     // a thin face at a slant covers a small part of its box, a near one most of it: its own pixels on each row,

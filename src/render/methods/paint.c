@@ -33,7 +33,8 @@ typedef struct paint_compute_push {
     uint32_t tile_base[4]; /* first tile of each level of detail */
     uint32_t first[4];     /* first instance of each level of detail; [3]: every instance */
     uint32_t misc[4];      /* hidden sides, invocations per dispatch row, job capacity, count the work */
-    uint32_t phase[4];     /* this pass's instances [0], [1]; [2]: the occlusion cells hold the earlier passes */
+    uint32_t phase[4];     /* this pass's instances [0], [1]; [2]: the occlusion cells hold the earlier passes;
+                              [3]: the splat order (knob paint_splat − 1) */
 } paint_compute_push;
 
 #define PAINT_QUEUE_HEADER 16u /* words before the queued jobs (paint_compute.glsl) */
@@ -46,7 +47,11 @@ typedef struct paint_compute_push {
 static const st_method_knob paint_compute_knobs[] = {
     {.name = "paint_passes", .label = "paint passes", .kind = ST_KNOB_COUNT,
      .offset = offsetof(st_method_knobs, paint_passes), .default_value = PAINT_DEFAULT_PASSES, .min = 1,
-     .max = PAINT_MAX_PASSES},
+     .max = PAINT_MAX_PASSES, .sweep_count = 4, .sweep = {1, 2, 3, 4}, .cost_falls = true},
+    /* how a face's pixels reach the visibility buffer, for comparison (the same image): 1 four reads side by
+     * side, then the atomics of those nearer; 2 one pixel at a time (read, wait, atomic); 3 atomics, no read */
+    {.name = "paint_splat", .label = "paint splat", .kind = ST_KNOB_COUNT,
+     .offset = offsetof(st_method_knobs, paint_splat), .default_value = 1, .min = 1, .max = 3},
 };
 
 typedef struct paint_state {
@@ -393,6 +398,8 @@ static void paint_compute_record(st_renderer *r, void *state, VkCommandBuffer cm
         total = 0;
     }
     pc.first[3] = (uint32_t)total;
+    pc.phase[3] = (uint32_t)st_knob_get(&r->desc.knobs, &paint_compute_knobs[1]) - 1;
+    pc.phase[3] = pc.phase[3] > 2 ? 0 : pc.phase[3];
     /* the passes' ends: the level-0 tiles of the first rings, then the rest; empty passes are left out */
     uint32_t passes = (uint32_t)st_knob_get(&r->desc.knobs, &paint_compute_knobs[0]);
     passes = passes < 1 ? 1 : passes > PAINT_MAX_PASSES ? PAINT_MAX_PASSES : passes;
