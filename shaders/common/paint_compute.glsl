@@ -60,18 +60,65 @@ ivec2 paint_row(Face f, int y, int x0, int x1) {
     return ivec2(max(span.x, x0), min(span.y, x1));
 }
 
+// The part [a, b] of a camera-facing x or y side of a bar that the camera-side neighbour n along that axis does not
+// hide: n's column stands between the eye and the side, so where n is solid (its floor [0, low], its slab [mid,
+// high]) the side is behind it; what is cut is a run from the bottom (the floor, then the slab above it) and one
+// from the top (the slab). a ≥ b: nothing is left. The raster variant's bar has one bottom for both sides (the lower
+// neighbour's floor); each face drawn alone here starts at its own.
+vec2 paint_side_left(vec2 ab, Surface n) {
+    if (n.outside) return ab; // past a bounded edge: nothing hides it
+    ab.x = max(ab.x, n.low);
+    if (n.dual) {
+        if (n.mid <= ab.x && ab.x <= n.high) ab.x = n.high;
+        if (n.mid <= ab.y && ab.y <= n.high) ab.y = n.mid;
+    }
+    return ab;
+}
+
+// Bar `bar` of the block from its column and camera-side neighbours (paint_bar_of), and the z ranges of its x and y
+// sides (x: sides.xy, y: sides.zw) left by the neighbours; false when the block has no such bar.
+bool paint_bar_faces(PaintBlock k, PaintColumn col, int bar, Surface sx, Surface sy, out vec3 lo, out vec3 hi,
+                     out vec4 sides) {
+    sides = vec4(0.0);
+    bool hidden = pc.misc.x != 0u;
+    if (bar == 1 && (k.flags & 8) == 0) { // no slab in the tile
+        lo = hi = vec3(0.0);
+        return false;
+    }
+    if (!paint_bar_of(k, col, bar, hidden, sx, sy, lo, hi)) return false;
+    sides = vec4(lo.z, hi.z, lo.z, hi.z);
+    if (hidden && k.size == 1) {
+        sides.xy = paint_side_left(sides.xy, sx);
+        sides.zw = paint_side_left(sides.zw, sy);
+    }
+    return true;
+}
+
+// The camera-side neighbours paint_bar_faces reads: those of a one-cell block with hidden sides, else none.
+void paint_block_neighbours(PaintBlock k, out Surface sx, out Surface sy) {
+    sx = Surface(-1.0, -1.0, -1.0, 0u, 0u, false, true);
+    sy = sx;
+    if (pc.misc.x != 0u && k.size == 1) paint_neighbours(k, sx, sy);
+}
+
+// The bar's camera-facing face on axis 0..2 (x, y, z) with id `id`.
+Face paint_bar_face(vec3 lo, vec3 hi, vec4 sides, uint axis, uint id) {
+    vec3 c = mix(lo, hi, paint_camera_high(lo, hi)); // the camera-facing side of each axis
+    return axis == 0u ? Face(1u, c.x, vec4(lo.y, hi.y, sides.x, sides.y), id)
+                      : (axis == 1u ? Face(2u, c.y, vec4(lo.x, hi.x, sides.z, sides.w), id)
+                                    : Face(0u, c.z, vec4(lo.x, hi.x, lo.y, hi.y), id));
+}
+
 // Face `which` (0..5: the floor bar's x, y and z face, then the slab bar's) of a block; false when the block has
 // no such bar. Its id, the raster variant's draw order, is 6 · instance + which.
 bool paint_face(PaintBlock k, uint which, out Face f) {
     vec3 lo, hi;
-    int bar = int(which / 3u);
+    vec4 sides;
+    Surface sx, sy;
+    paint_block_neighbours(k, sx, sy);
     f = Face(0u, 0.0, vec4(0.0), 0u);
-    if (!paint_bar(k, bar, pc.misc.x != 0u, lo, hi)) return false;
-    vec3 c = mix(lo, hi, paint_camera_high(lo, hi)); // the camera-facing side of each axis
-    uint axis = which % 3u;
-    f = axis == 0u ? Face(1u, c.x, vec4(lo.y, hi.y, lo.z, hi.z), 0u)
-                   : (axis == 1u ? Face(2u, c.y, vec4(lo.x, hi.x, lo.z, hi.z), 0u)
-                                 : Face(0u, c.z, vec4(lo.x, hi.x, lo.y, hi.y), 0u));
+    if (!paint_bar_faces(k, paint_column(k), int(which / 3u), sx, sy, lo, hi, sides)) return false;
+    f = paint_bar_face(lo, hi, sides, which % 3u, 0u);
     return true;
 }
 

@@ -190,15 +190,15 @@ void main() {
     if (gi >= pc.phase.y) return;
     uint lod = paint_lod_of(gi);
     PaintBlock k = paint_block(pc.tile_base[lod], lod, gi - pc.first[lod]);
+    PaintColumn col = paint_column(k); // the block's cells and neighbours, read once for both bars
+    Surface sx, sy;
+    paint_block_neighbours(k, sx, sy);
     for (int bar = 0; bar < 2; bar++) {
         vec3 lo, hi;
-        if (!paint_bar(k, bar, pc.misc.x != 0u, lo, hi)) continue;
-        bvec3 cam = paint_camera_high(lo, hi);
-        vec3 c = mix(lo, hi, cam); // the camera-facing side of each axis
+        vec4 sides;
+        if (!paint_bar_faces(k, col, bar, sx, sy, lo, hi, sides)) continue;
         uint id = gi * 6u + uint(bar) * 3u; // the raster variant's draw order: x, y, z face of the floor, then the slab
-        face(Face(1u, c.x, vec4(lo.y, hi.y, lo.z, hi.z), id));
-        face(Face(2u, c.y, vec4(lo.x, hi.x, lo.z, hi.z), id + 1u));
-        face(Face(0u, c.z, vec4(lo.x, hi.x, lo.y, hi.y), id + 2u));
+        for (uint axis = 0u; axis < 3u; axis++) face(paint_bar_face(lo, hi, sides, axis, id + axis));
     }
     if (tested > paint_queue[5]) atomicMax(paint_queue[5], tested); // a read first: the word is rarely raised
     if (pc.misc.w != 0u) {
