@@ -358,8 +358,8 @@ static void test_paint_compute_occlusion(void **state) {
     st_engine *e = test_engine(world);
     enum { OW = 320, OH = 200, MODES = 6 };
     const st_method_knobs modes[MODES] = {{.paint_passes = 1}, {.paint_passes = 2}, {.paint_passes = 3},
-                                          {.paint_passes = 4}, {.paint_passes = 3, .paint_splat = 2},
-                                          {.paint_passes = 3, .paint_splat = 3}};
+                                          {.paint_passes = 4}, {.paint_passes = 3, .paint_splat = 1},
+                                          {.paint_passes = 3, .paint_splat = 2}};
     const size_t px = (size_t)OW * OH;
     st_renderer *r[MODES];
     uint8_t *rgba[MODES];

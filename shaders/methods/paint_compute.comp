@@ -8,9 +8,9 @@
 // own pixels on each row (face_row_span) when those are about 256, and the rest are queued, in jobs of 64 × 256
 // pixels of their box, for paint_big.comp. So no invocation tests much more than 6 × 256 pixels however near, tall or
 // slanted its faces are (st_paint_compute_work reads the frame's most).
-// The blocks are drawn in a few passes, nearest tiles first (pc.phase); after the first, the occlusion cells hold
-// the farthest depth drawn so far per 8 × 8 pixels, and a workgroup whose tile's box lies behind them, or a face whose
-// pixels do, is skipped: at a low camera most of the far terrain is behind the near one.
+// The blocks may be drawn in a few passes, nearest tiles first (pc.phase, knob paint_passes; one by default, the
+// fastest on the H200); after the first, the occlusion cells hold the farthest depth drawn so far per 8 × 8 pixels,
+// and a workgroup whose tile's box lies behind them, or a face whose pixels do, is skipped.
 #include "globals.glsl"
 #include "surface.glsl"
 #include "camera.glsl"
@@ -24,9 +24,10 @@ uint tested = 0u; // pixels this invocation tested: the frame's most goes to the
 uint atomics = 0u, faces = 0u, faces_hidden = 0u; // the rest of this invocation's work (counted with pc.misc.w)
 shared uint tile_seen; // some cell over the workgroup's tile box is not yet covered nearer than the box
 
-// Pixels x .. x + n − 1 (n ≤ 4) of row y: their depths first, then their words' reads side by side, then the atomics
-// of those nearer than what is there (the word only grows), so one wait covers four reads. pc.phase.w picks
-// another order for comparison: 1 one pixel at a time (read, wait, atomic), 2 atomics without the read.
+// Pixels x .. x + n − 1 (n ≤ 4) of row y, by pc.phase.w (knob paint_splat − 1): 2 (the default) their atomics
+// without a read (on the H200 the fastest: nothing waits); 0 their depths first, then their words' reads side by
+// side, then the atomics of those nearer than what is there (the word only grows); 1 one pixel at a time (read,
+// wait, atomic).
 void splat4(Face f, float eps, int x, int y, int n) {
     tested += uint(n);
     uint i[4];

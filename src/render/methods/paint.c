@@ -40,18 +40,21 @@ typedef struct paint_compute_push {
 #define PAINT_QUEUE_HEADER 16u /* words before the queued jobs (paint_compute.glsl) */
 #define PAINT_CELL 8u          /* pixels per side of an occlusion cell (paint_compute.glsl) */
 #define PAINT_MAX_PASSES 4u
-#define PAINT_DEFAULT_PASSES 3u
+#define PAINT_DEFAULT_PASSES 1u
 
-/* paint-compute's knob: the passes the blocks are drawn in, nearest tiles first, each after the first skipping what
- * the earlier ones hid (1: one pass, no occlusion test). The same image whatever the value. */
+/* paint-compute's knobs. The passes the blocks are drawn in, nearest tiles first, each after the first skipping what
+ * the earlier ones hid (1: one pass, no occlusion test). The same image whatever the value; fewer pixels tested with
+ * more passes, but slower on the H200 (12 default views at 1280×800: 0.569, 0.715, 1.001 and 1.062 ms for 1 to 4
+ * passes, `strata tune --methods paint-compute --size 1280x800`), so one by default. */
 static const st_method_knob paint_compute_knobs[] = {
     {.name = "paint_passes", .label = "paint passes", .kind = ST_KNOB_COUNT,
      .offset = offsetof(st_method_knobs, paint_passes), .default_value = PAINT_DEFAULT_PASSES, .min = 1,
      .max = PAINT_MAX_PASSES, .sweep_count = 4, .sweep = {1, 2, 3, 4}, .cost_falls = true},
-    /* how a face's pixels reach the visibility buffer, for comparison (the same image): 1 four reads side by
-     * side, then the atomics of those nearer; 2 one pixel at a time (read, wait, atomic); 3 atomics, no read */
+    /* how a face's pixels reach the visibility buffer (the same image): 1 four reads side by side, then the atomics
+     * of those nearer; 2 one pixel at a time (read, wait, atomic); 3 the atomics without a read, the default: on the
+     * H200 0.569, 0.576 and 0.459 ms (one pass, `strata compare` with a tuning file setting it) */
     {.name = "paint_splat", .label = "paint splat", .kind = ST_KNOB_COUNT,
-     .offset = offsetof(st_method_knobs, paint_splat), .default_value = 1, .min = 1, .max = 3},
+     .offset = offsetof(st_method_knobs, paint_splat), .default_value = 3, .min = 1, .max = 3},
 };
 
 typedef struct paint_state {
