@@ -93,6 +93,10 @@ typedef struct st_method_knobs {
     bool lod_select_gpu;  /* cdlod: the quadtree selection in a compute pass writing the draws' indirect arguments
                              (needs shaderFloat64; its figures are read back after the frame) */
     uint32_t clip_n;      /* clipmap, clipmap-compute: vertices per level side, 2^k − 1 (0 = from τ; others go up to the next) */
+    uint32_t paint_passes; /* paint-compute: passes of blocks, nearest first, each after the first skipping what the
+                              earlier ones hid (0 = 1: one pass, no occlusion test) */
+    uint32_t paint_splat;  /* paint-compute: how a face's pixels reach its visibility buffer (1: four reads side by
+                              side, then the atomics; 2: one pixel at a time; 0 = 3: atomics without the read) */
 } st_method_knobs;
 
 /* The kind of world a method draws: an st_level (st_engine_set_level) or a DEM tile store

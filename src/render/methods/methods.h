@@ -90,11 +90,18 @@ float st_scatter_unpack(uint32_t word, uint8_t *material); /* scatter.c: its dep
 st_result st_scatter_queue_stats(st_renderer *r, uint32_t counts[4], st_error *err);
 /* paint.c, for tests and the bench: the last frame's work in paint-compute's bars pass — the most pixels one
  * invocation tested, the faces sent to the big pass, their jobs (may exceed the capacity) and the capacity, and the
- * jobs drawn in place for want of room. Waits for the device. */
+ * jobs drawn in place for want of room; with st_paint_compute_count on for that frame (`counted`), also the blocks
+ * built, the workgroups' tiles and the faces (or big faces' jobs) skipped as hidden, the faces with pixels on screen,
+ * the pixels tested by the bars and the big pass and the 64-bit atomics issued. Waits for the device. */
 typedef struct st_paint_work {
     uint32_t most_pixels_per_invocation;
     uint32_t big_faces, jobs, job_capacity, jobs_in_place;
+    bool counted;
+    uint32_t blocks, tiles_hidden, faces, faces_hidden, tested, big_tested, atomics;
 } st_paint_work;
 st_result st_paint_compute_work(st_renderer *r, st_paint_work *out, st_error *err);
+/* paint.c, for tests and the bench: whether paint-compute's next frames count their work (a few atomics per
+ * invocation: off for timing). */
+st_result st_paint_compute_count(st_renderer *r, bool on, st_error *err);
 
 #endif

@@ -4,8 +4,11 @@
  * block projects under about a pixel, so the cost follows what is visible rather than the ground area.
  * `paint-plain` draws every tile of the ground bounds at full resolution with whole bars, for comparison;
  * `paint-compute` rasterises `paint`'s faces in compute into a 64-bit visibility buffer (depth | face id) and
- * resolves it, because raster throughput is tiny on some GPUs. */
+ * resolves it, because raster throughput is tiny on some GPUs; it draws the nearest rings of tiles first, in a few
+ * passes, and each later pass skips the tiles and faces the earlier ones hide (per 8 × 8 pixels, the farthest depth
+ * drawn so far), which at a low camera is most of the far terrain: compute has no early depth test to do it. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,17 +25,37 @@ typedef struct paint_push {
 } paint_push;
 
 typedef struct paint_tile { /* mirror of the shader's ivec4 */
-    int32_t x0, y0, flags, pad;
+    int32_t x0, y0, flags, top; /* top: the tile's highest height (the occlusion test's box is [0, top]) */
 } paint_tile;
 
 /* Mirror of PaintComputePush in shaders/common/paint_compute.glsl */
 typedef struct paint_compute_push {
     uint32_t tile_base[4]; /* first tile of each level of detail */
     uint32_t first[4];     /* first instance of each level of detail; [3]: every instance */
-    uint32_t misc[4];      /* hidden sides, invocations per dispatch row, job capacity, 0 */
+    uint32_t misc[4];      /* hidden sides, invocations per dispatch row, job capacity, count the work */
+    uint32_t phase[4];     /* this pass's instances [0], [1]; [2]: the occlusion cells hold the earlier passes;
+                              [3]: the splat order (knob paint_splat − 1) */
 } paint_compute_push;
 
-#define PAINT_QUEUE_HEADER 8u /* words before the queued jobs (paint_compute.glsl) */
+#define PAINT_QUEUE_HEADER 16u /* words before the queued jobs (paint_compute.glsl) */
+#define PAINT_CELL 8u          /* pixels per side of an occlusion cell (paint_compute.glsl) */
+#define PAINT_MAX_PASSES 4u
+#define PAINT_DEFAULT_PASSES 1u
+
+/* paint-compute's knobs. The passes the blocks are drawn in, nearest tiles first, each after the first skipping what
+ * the earlier ones hid (1: one pass, no occlusion test). The same image whatever the value; fewer pixels tested with
+ * more passes, but slower on the H200 (12 default views at 1280×800: 0.569, 0.715, 1.001 and 1.062 ms for 1 to 4
+ * passes, `strata tune --methods paint-compute --size 1280x800`), so one by default. */
+static const st_method_knob paint_compute_knobs[] = {
+    {.name = "paint_passes", .label = "paint passes", .kind = ST_KNOB_COUNT,
+     .offset = offsetof(st_method_knobs, paint_passes), .default_value = PAINT_DEFAULT_PASSES, .min = 1,
+     .max = PAINT_MAX_PASSES, .sweep_count = 4, .sweep = {1, 2, 3, 4}, .cost_falls = true},
+    /* how a face's pixels reach the visibility buffer (the same image): 1 four reads side by side, then the atomics
+     * of those nearer; 2 one pixel at a time (read, wait, atomic); 3 the atomics without a read, the default: on the
+     * H200 0.569, 0.576 and 0.459 ms (one pass, `strata compare` with a tuning file setting it) */
+    {.name = "paint_splat", .label = "paint splat", .kind = ST_KNOB_COUNT,
+     .offset = offsetof(st_method_knobs, paint_splat), .default_value = 3, .min = 1, .max = 3},
+};
 
 typedef struct paint_state {
     bool plain; /* the paper's footprint: every cell of the ground bounds, no culling, no merging */
@@ -44,6 +67,11 @@ typedef struct paint_state {
     st_gpu_buffer vis;   /* per pixel: reverse-Z depth bits | face id */
     st_gpu_buffer queue; /* the big faces: header, faces, jobs */
     uint32_t job_cap;
+    VkPipeline occlusion_pipeline;
+    st_gpu_buffer cells;  /* the occlusion cells: per 8 × 8 pixels, the farthest depth bits drawn so far */
+    bool counting;        /* the shaders count the frame's work (st_paint_compute_count) */
+    /* this frame's level-0 tiles within each pass's ring (the later passes' boundaries in the tile list) */
+    uint32_t pass_tiles[PAINT_MAX_PASSES];
     VkDescriptorSetLayout set_layout;
     VkDescriptorSet set;
     VkPipelineLayout layout;
@@ -90,11 +118,13 @@ static void paint_destroy(st_renderer *r, void *state) {
     if (s->pipeline) vkDestroyPipeline(gpu->device, s->pipeline, NULL);
     if (s->big_pipeline) vkDestroyPipeline(gpu->device, s->big_pipeline, NULL);
     if (s->resolve_pipeline) vkDestroyPipeline(gpu->device, s->resolve_pipeline, NULL);
+    if (s->occlusion_pipeline) vkDestroyPipeline(gpu->device, s->occlusion_pipeline, NULL);
     if (s->layout) vkDestroyPipelineLayout(gpu->device, s->layout, NULL);
     if (s->set_layout) vkDestroyDescriptorSetLayout(gpu->device, s->set_layout, NULL);
     if (s->targets_layout) vkDestroyDescriptorSetLayout(gpu->device, s->targets_layout, NULL);
     st_gpu_buffer_destroy(gpu, &s->vis);
     st_gpu_buffer_destroy(gpu, &s->queue);
+    st_gpu_buffer_destroy(gpu, &s->cells);
     st_gpu_buffer_destroy(gpu, &s->indices);
     st_gpu_buffer_destroy(gpu, &s->tiles);
     for (uint32_t k = 0; k <= PAINT_MAX_LOD; k++) free(s->lists[k]);
@@ -164,8 +194,8 @@ static st_result create_common(st_renderer *r, void **out, bool plain, bool comp
 
     /* set 1: the tile list (raster: for the vertex shader); compute also the visibility buffer and the queue,
      * bound once the compute variant has made them */
-    st_gpu_binding b[3] = {tiles_binding(s), tiles_binding(s), tiles_binding(s)};
-    res = st_gpu_set_layout(gpu, b, compute ? 3 : 1, &s->set_layout, err);
+    st_gpu_binding b[4] = {tiles_binding(s), tiles_binding(s), tiles_binding(s), tiles_binding(s)};
+    res = st_gpu_set_layout(gpu, b, compute ? 4 : 1, &s->set_layout, err);
     if (!res) res = st_renderer_alloc_set(r, s->set_layout, &s->set, err);
     if (!res) res = ensure_tiles(r, s, 1024, err);
     if (res || compute) return res; /* the compute variant makes its own pipelines */
@@ -210,17 +240,22 @@ static st_result paint_compute_create(st_renderer *r, void **out, st_error *err)
         res = st_gpu_buffer_create(gpu, ((VkDeviceSize)PAINT_QUEUE_HEADER + 4u * s->job_cap) * 4,
                                    storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, false,
                                    &s->queue, err);
+    VkDeviceSize cells =
+        (VkDeviceSize)((r->width + PAINT_CELL - 1) / PAINT_CELL) * ((r->height + PAINT_CELL - 1) / PAINT_CELL);
+    if (!res) res = st_gpu_buffer_create(gpu, cells * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false, &s->cells, err);
     if (res) return res;
-    st_gpu_binding b[3] = {tiles_binding(s), tiles_binding(s), tiles_binding(s)};
+    st_gpu_binding b[4] = {tiles_binding(s), tiles_binding(s), tiles_binding(s), tiles_binding(s)};
     b[1].buffer = s->vis.buffer;
     b[2].buffer = s->queue.buffer;
-    st_gpu_set_write(gpu, s->set, b, 3);
+    b[3].buffer = s->cells.buffer;
+    st_gpu_set_write(gpu, s->set, b, 4);
     res = st_renderer_storage_targets_layout(r, &s->targets_layout, &s->targets_set, err);
     VkDescriptorSetLayout sets[2] = {s->set_layout, s->targets_layout};
     if (!res) res = st_renderer_pipeline_layout(r, sets, 2, sizeof(paint_compute_push), &s->layout, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "paint_compute.comp", s->layout, &s->pipeline, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "paint_big.comp", s->layout, &s->big_pipeline, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "paint_resolve.comp", s->layout, &s->resolve_pipeline, err);
+    if (!res) res = st_gpu_compute_pipeline(gpu, "paint_occlusion.comp", s->layout, &s->occlusion_pipeline, err);
     return res;
 }
 
@@ -238,6 +273,10 @@ static uint32_t tile_lod(const st_view *v, const float lo[3], const float hi[3])
     return k;
 }
 
+/* The rings of tiles around the camera's the first passes of paint-compute draw: within 2, 8 and 32 tiles (32 to
+ * 512 texels), each pass's tiles hiding most of the next's at a low camera. */
+static int64_t pass_ring(uint32_t p) { return (int64_t)2 << (2 * p); }
+
 /* The frame's tiles, nearest first, into s->lists by level of detail (s->counts) and then into the GPU tile
  * list, level 0 first; base[k]: where level k's tiles start there. Returns how many tiles in all. */
 static uint32_t list_tiles(st_renderer *r, paint_state *s, uint32_t base[PAINT_MAX_LOD + 1]) {
@@ -245,6 +284,7 @@ static uint32_t list_tiles(st_renderer *r, paint_state *s, uint32_t base[PAINT_M
     float b[4];
     bool any = st_view_ground_bounds(&v, 0.0f, PAINT_TOP, b);
     memset(s->counts, 0, sizeof s->counts);
+    memset(s->pass_tiles, 0, sizeof s->pass_tiles);
     if (any) {
         const float T = (float)PAINT_TILE;
         int64_t tx0 = (int64_t)floorf(b[0] / T), tx1 = (int64_t)floorf(b[2] / T);
@@ -270,7 +310,7 @@ static uint32_t list_tiles(st_renderer *r, paint_state *s, uint32_t base[PAINT_M
         for (int k = 0; k < 4; k++) rings = ext[k] > rings ? ext[k] : rings;
         /* Chebyshev rings around the camera's tile: nearest first, so early depth tests reject what the
          * near tiles cover */
-        for (int64_t ring = 0; any && ring <= rings; ring++)
+        for (int64_t ring = 0; any && ring <= rings; ring++) {
             for (int64_t ty = cy - ring; ty <= cy + ring; ty++) {
                 if (ty < ty0 || ty > ty1) continue;
                 bool edge_row = ty == cy - ring || ty == cy + ring;
@@ -287,13 +327,18 @@ static uint32_t list_tiles(st_renderer *r, paint_state *s, uint32_t base[PAINT_M
                              * walk rows along the axis the camera is more off */
                             int32_t flags = (dx > 0 ? 1 : 0) | (dy > 0 ? 2 : 0) | (fabsf(dx) > fabsf(dy) ? 4 : 0) |
                                             (s->tile_dual[wy * s->tiles_x + wx] ? 8 : 0);
-                            s->lists[k][s->counts[k]++] = (paint_tile){(int32_t)(tx * (int64_t)PAINT_TILE),
-                                                                       (int32_t)(ty * (int64_t)PAINT_TILE), flags, 0};
+                            s->lists[k][s->counts[k]++] = (paint_tile){
+                                (int32_t)(tx * (int64_t)PAINT_TILE), (int32_t)(ty * (int64_t)PAINT_TILE), flags,
+                                s->tile_hi[wy * s->tiles_x + wx]};
                         }
                     }
                     if (ring == 0) break;
                 }
             }
+            /* the level-0 tiles within ring pass_ring(p) end pass p */
+            for (uint32_t p = 0; p + 1 < PAINT_MAX_PASSES; p++)
+                if (ring <= pass_ring(p)) s->pass_tiles[p] = s->counts[0];
+        }
     }
     /* the lists go to the GPU nearest level first; host writes to the mapped buffer before the submit
      * are visible to the frame without a barrier (queue submission orders host writes) */
@@ -330,12 +375,21 @@ static void paint_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     st_renderer_pass_end(r, cmd);
 }
 
+/* Every barrier between paint-compute's passes: the earlier pass's storage writes (atomics, the queue, the cells)
+ * before the next one's reads, writes and indirect dispatch. */
+static void compute_barrier(VkCommandBuffer cmd) {
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                              VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                                  VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+}
+
 static void paint_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     paint_state *s = state;
     uint32_t base[PAINT_MAX_LOD + 1];
     list_tiles(r, s, base);
     /* the instances (blocks) of every level of detail, in the raster variant's draw order */
-    paint_compute_push pc = {.misc = {1, 0, s->job_cap, 0}};
+    paint_compute_push pc = {.misc = {1, 0, s->job_cap, s->counting}};
     uint64_t total = 0;
     for (uint32_t k = 0; k <= PAINT_MAX_LOD; k++) {
         pc.tile_base[k] = base[k];
@@ -347,18 +401,50 @@ static void paint_compute_record(st_renderer *r, void *state, VkCommandBuffer cm
         total = 0;
     }
     pc.first[3] = (uint32_t)total;
-    uint32_t gx, gy;
-    st_vis_raster_grid((uint32_t)total, &gx, &gy);
-    pc.misc[1] = gx * 64;
-    /* the shared compute rasteriser's frame: paint's queue header is 8 words (then the jobs) */
-    st_vis_raster v = {.raster = s->pipeline, .big = s->big_pipeline, .resolve = s->resolve_pipeline,
-                       .vis = s->vis.buffer, .big_queue = s->queue.buffer, .big_split = 1,
-                       .header_words = PAINT_QUEUE_HEADER, .raster_name = "bars"};
+    pc.phase[3] = (uint32_t)st_knob_get(&r->desc.knobs, &paint_compute_knobs[1]) - 1;
+    pc.phase[3] = pc.phase[3] > 2 ? 0 : pc.phase[3];
+    /* the passes' ends: the level-0 tiles of the first rings, then the rest; empty passes are left out */
+    uint32_t passes = (uint32_t)st_knob_get(&r->desc.knobs, &paint_compute_knobs[0]);
+    passes = passes < 1 ? 1 : passes > PAINT_MAX_PASSES ? PAINT_MAX_PASSES : passes;
+    uint32_t ends[PAINT_MAX_PASSES], n = 0;
+    for (uint32_t p = 0; p + 1 < passes; p++) {
+        uint32_t e = s->pass_tiles[p] * PAINT_TILE * PAINT_TILE;
+        if (e > (n ? ends[n - 1] : 0) && e < total) ends[n++] = e;
+    }
+    ends[n++] = (uint32_t)total;
+    st_vis_raster v = {.vis = s->vis.buffer, .big_queue = s->queue.buffer, .big_split = 1,
+                       .header_words = PAINT_QUEUE_HEADER};
     st_vis_raster_clear(r, &v, cmd);
     VkDescriptorSet sets[3] = {r->globals_set, s->set, s->targets_set};
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 3, sets, 0, NULL);
-    vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof pc, &pc);
-    st_vis_raster_dispatch(r, &v, cmd, gx, gy);
+    for (uint32_t p = 0, from = 0; total && p < n; from = ends[p++]) {
+        pc.phase[0] = from;
+        pc.phase[1] = ends[p];
+        pc.phase[2] = p > 0;
+        uint32_t gx, gy;
+        st_vis_raster_grid(ends[p] - from, &gx, &gy);
+        pc.misc[1] = gx * 64;
+        vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof pc, &pc);
+        st_renderer_pass_next(r, cmd, "bars");
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->pipeline);
+        vkCmdDispatch(cmd, gx, gy, 1);
+        compute_barrier(cmd);
+        st_renderer_pass_next(r, cmd, "big");
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->big_pipeline);
+        vkCmdDispatchIndirect(cmd, s->queue.buffer, 0);
+        compute_barrier(cmd);
+        if (p + 1 < n) { /* the cells the next pass tests against, and its jobs after this one's */
+            st_renderer_pass_next(r, cmd, "occlusion");
+            vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->occlusion_pipeline);
+            vkCmdDispatch(cmd, (r->width + PAINT_CELL * 8 - 1) / (PAINT_CELL * 8),
+                          (r->height + PAINT_CELL * 8 - 1) / (PAINT_CELL * 8), 1);
+            compute_barrier(cmd);
+        }
+    }
+    st_renderer_pass_next(r, cmd, "resolve");
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->resolve_pipeline);
+    vkCmdDispatch(cmd, (r->width + 7) / 8, (r->height + 7) / 8, 1);
+    st_renderer_pass_end(r, cmd);
 }
 
 st_result st_paint_compute_work(st_renderer *r, st_paint_work *out, st_error *err) {
@@ -380,14 +466,28 @@ st_result st_paint_compute_work(st_renderer *r, st_paint_work *out, st_error *er
                            .big_faces = h[4],
                            .jobs = h[3],
                            .job_capacity = s->job_cap,
-                           .jobs_in_place = h[6]};
+                           .jobs_in_place = h[6],
+                           .counted = s->counting,
+                           .blocks = h[8],
+                           .tiles_hidden = h[9],
+                           .faces = h[10],
+                           .faces_hidden = h[11],
+                           .tested = h[12],
+                           .big_tested = h[13],
+                           .atomics = h[14]};
+    return ST_OK;
+}
+
+st_result st_paint_compute_count(st_renderer *r, bool on, st_error *err) {
+    if (r->ops != &st_method_paint_compute) return st_error_set(err, ST_ERR_INVALID, "not a paint-compute renderer");
+    ((paint_state *)r->state)->counting = on;
     return ST_OK;
 }
 
 static uint64_t paint_gpu_bytes(const st_renderer *r, const void *state) {
     (void)r;
     const paint_state *s = state;
-    return s->indices.size + s->tiles.size + s->vis.size + s->queue.size;
+    return s->indices.size + s->tiles.size + s->vis.size + s->queue.size + s->cells.size;
 }
 
 static uint64_t paint_cpu_bytes(const st_renderer *r, const void *state) {
@@ -425,7 +525,8 @@ const st_method_ops st_method_paint_plain = {
 const st_method_ops st_method_paint_compute = {
     .info = {.name = "paint-compute",
              .description = "paint's bar faces rasterised in compute into a 64-bit visibility buffer",
-             .compute = true},
+             .compute = true,
+             ST_METHOD_KNOBS(paint_compute_knobs)},
     .targets = ST_TARGETS_STORAGE,
     .create = paint_compute_create,
     .destroy = paint_destroy,
