@@ -92,9 +92,9 @@ static st_result ray_compute_create(st_renderer *r, void **out, st_error *err) {
     if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     *out = s;
     st_gpu *gpu = r->engine->gpu;
-    /* paged terrain has no texture of the whole level to build the tables from */
+    /* paged terrain has tables too, built through its pages, while they stay small (st_air_tables_fit) */
     bool want = st_knob_get(&r->desc.knobs, &ray_compute_knobs[1]) >= RAY_TILE;
-    s->air_on = want && r->engine->level && !r->engine->paged;
+    s->air_on = want && st_air_tables_fit(r);
     s->tile_test = s->air_on;
     st_result res = s->air_on ? st_air_tables_create(r, &s->air, err)
                               : st_gpu_buffer_create(gpu, 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false, &s->none, err);
