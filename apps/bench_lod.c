@@ -54,6 +54,17 @@ static st_result flight_camera(st_store *store, const st_camera *start, uint32_t
     return r;
 }
 
+/* The benches' flight from the start: the first default view's position and heading (*start), and the renderer
+ * (when given) settled to full detail at the flight's first frame, so the timed frames measure streaming while
+ * moving rather than the first load. *cam is frame 0. */
+static st_result flight_start(st_store *store, const st_viewpoint *first_view, float speed, st_renderer *settle,
+                              st_camera *start, st_camera *cam, st_error *err) {
+    st_result r = st_store_view_camera(store, first_view, start, err);
+    if (!r) r = flight_camera(store, start, 0, speed, cam, err);
+    if (!r && settle) r = st_renderer_settle(settle, cam, 4000, NULL, err);
+    return r;
+}
+
 /* strata bench lod --table: the lab's table into a Markdown file and a JSON file beside it. */
 typedef struct table_opts {
     const char *out, *path, *method;
@@ -313,7 +324,7 @@ int bench_lod(int argc, char **argv) {
     /* the flight: from the first view's position along its heading, 60 m over the ground */
     if (!r) {
         st_camera start, cam;
-        r = st_store_view_camera(store, &views[0], &start, &err);
+        r = flight_start(store, &views[0], speed, NULL, &start, &cam, &err);
         for (uint32_t f = 0; f < frames && !r; f++) {
             r = flight_camera(store, &start, f, speed, &cam, &err);
             st_view view = st_camera_view(&cam, width, height);
@@ -412,9 +423,7 @@ static int bench_gpu_select(const char *cmd, const bench_opts *b) {
     }
     if (!r && nv) {
         st_camera start, cam;
-        r = st_store_view_camera(store, &views[0], &start, &err);
-        if (!r) r = flight_camera(store, &start, 0, b->speed, &cam, &err);
-        if (!r) r = st_renderer_settle(rd, &cam, 4000, NULL, &err);
+        r = flight_start(store, &views[0], b->speed, rd, &start, &cam, &err);
         for (uint32_t f = 0; f < b->frames && !r; f++) {
             st_frame_timing t;
             r = flight_camera(store, &start, f, b->speed, &cam, &err);
@@ -513,9 +522,7 @@ static int bench_clipmap(const char *cmd, const bench_opts *b) {
     }
     if (!r && nv) {
         st_camera start, cam;
-        r = st_store_view_camera(store, &views[0], &start, &err);
-        if (!r) r = flight_camera(store, &start, 0, b->speed, &cam, &err);
-        if (!r) r = st_renderer_settle(rd, &cam, 4000, NULL, &err);
+        r = flight_start(store, &views[0], b->speed, rd, &start, &cam, &err);
         uint32_t most = 0, rects = 0;
         for (uint32_t f = 0; f < b->frames && !r; f++) {
             r = flight_camera(store, &start, f, b->speed, &cam, &err);
