@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "store_cli.h"
@@ -65,6 +66,34 @@ static st_result flight_start(st_store *store, const st_viewpoint *first_view, f
     return r;
 }
 
+/* The table's default flight, found like the repository's other data: from the working directory, else from the
+ * folders above the executable (build/strata, .device/bin/strata in a checkout); false when neither has it. */
+#define DEFAULT_CRUISE "data/flights/cruise-300.flight"
+static bool find_default_cruise(char *out, size_t cap) {
+    FILE *fp = fopen(DEFAULT_CRUISE, "rb");
+    if (fp) {
+        fclose(fp);
+        snprintf(out, cap, "%s", DEFAULT_CRUISE);
+        return true;
+    }
+    char exe[1024];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return false;
+    exe[n] = 0;
+    for (int up = 0; up < 3; up++) {
+        char *slash = strrchr(exe, '/');
+        if (!slash) return false;
+        *slash = 0;
+        int k = snprintf(out, cap, "%s/" DEFAULT_CRUISE, exe);
+        if (k <= 0 || (size_t)k >= cap) return false;
+        if ((fp = fopen(out, "rb"))) {
+            fclose(fp);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* strata bench lod --table: the lab's table into a Markdown file and a JSON file beside it. */
 typedef struct table_opts {
     const char *out, *path, *method;
@@ -86,7 +115,16 @@ static int run_table(const char *cmd, const char *world, uint32_t width, uint32_
     if (status) return status;
     st_error err = {0};
     st_flight flight = {0};
-    if (t->flights && st_flight_load(t->path, &flight, &err)) return cli_fail(cmd, &err);
+    char found[1200];
+    const char *path = t->path;
+    if (t->flights && !path) {
+        if (!find_default_cruise(found, sizeof found))
+            return cli_usage_error(cmd, "no --path: the default flight %s is neither under the working directory nor "
+                                        "beside the executable's checkout; give --path FLIGHT or --no-flights",
+                                   DEFAULT_CRUISE);
+        path = found;
+    }
+    if (t->flights && st_flight_load(path, &flight, &err)) return cli_fail(cmd, &err);
     st_store *store = NULL;
     st_lod_lab_result *r = NULL;
     st_result res = st_store_open(world, &store, &err);
@@ -98,7 +136,7 @@ static int run_table(const char *cmd, const char *world, uint32_t width, uint32_
                          .tau_count = t->tau_count,
                          .lod_grid = grid,
                          .cruise = t->flights ? &flight : NULL,
-                         .cruise_name = t->path,
+                         .cruise_name = path,
                          .method = t->method,
                          .slow_load_ms = t->slow_ms,
                          .gpu_slots = t->gpu_slots,
@@ -172,8 +210,8 @@ static void usage(const char *world, const cli_opt *opts, size_t count) {
            "                 [--no-depth] [--device N] [--validate]\n"
            "writes the lab's table (docs/large-world.md) to FILE.md and FILE.json: triangles against τ (default\n"
            "0.5,1,2,4,8) with the fitted exponent, the skirts' overhead, resident tiles at cruise along FLIGHT\n"
-           "(default data/flights/cruise-300.flight) against the derived bound, the hitch with --slow-load MS\n"
-           "(default 50), and the depth-precision experiment.\n\noptions:\n",
+           "(default data/flights/cruise-300.flight, from the working directory or the checkout of the executable)\n"
+           "against the derived bound, the hitch with --slow-load MS (default 50), and the depth-precision experiment.\n\noptions:\n",
            world, TARGET_MS, GPU_FRAMES, TARGET_GPU_MS);
     cli_options_usage(opts, count);
 }
@@ -195,7 +233,7 @@ int bench_lod(int argc, char **argv) {
                     .speed = 300};
     uint32_t size[2] = {1920, 1080}, repeat = 0;
     bool table = false, no_flights = false, no_depth = false, help = false, path_given = false, method_given = false;
-    table_opts to = {.path = "data/flights/cruise-300.flight", .method = "cdlod", .flights = true, .depth = true};
+    table_opts to = {.path = NULL, .method = "cdlod", .flights = true, .depth = true};
     cli_opt opts[20 + CLI_STORE_OPTION_COUNT] = {
         {.name = "world", .kind = CLI_OPT_STRING, .target = &b.world, .arg = "STORE",
          .help = "the DEM tile store (default gen:1:65537x65537)"},
