@@ -108,9 +108,11 @@ static int run_table(const char *cmd, const char *world, uint32_t width, uint32_
                      const table_opts *t) {
     if (!t->out) return cli_usage_error(cmd, "--table needs -o FILE.md (the JSON goes beside it)");
     if (!cli_has_suffix(t->out, ".md")) return cli_usage_error(cmd, "-o '%s': the table is Markdown, so its name must end in .md", t->out);
-    char json[1100];
+    char json[1100], zfight[1100];
     snprintf(json, sizeof json, "%.*s.json", (int)(strlen(t->out) - 3), t->out);
-    if (cli_check_output_file(cmd, t->out) || cli_check_output_file(cmd, json)) return CLI_EXIT_USAGE;
+    snprintf(zfight, sizeof zfight, "%.*s-zfight.png", (int)(strlen(t->out) - 3), t->out);
+    if (cli_check_output_file(cmd, t->out) || cli_check_output_file(cmd, json) || cli_check_output_file(cmd, zfight))
+        return CLI_EXIT_USAGE;
     int status = cli_store_method_check(cmd, t->method, world);
     if (status) return status;
     st_error err = {0};
@@ -141,6 +143,7 @@ static int run_table(const char *cmd, const char *world, uint32_t width, uint32_
                          .slow_load_ms = t->slow_ms,
                          .gpu_slots = t->gpu_slots,
                          .depth = t->depth,
+                         .zfight_png = t->depth ? zfight : NULL,
                          .device_index = (int)t->device,
                          .device_given = t->device_given,
                          .validate = t->validate,
@@ -208,7 +211,8 @@ static void usage(const char *world, const cli_opt *opts, size_t count) {
            "strata bench lod --table -o FILE.md [--world STORE] [--size WxH] [--taus a,b,...] [--lod-grid N]\n"
            "                 [--path FLIGHT] [--slow-load MS] [--method M] [--gpu-slots N] [--no-flights]\n"
            "                 [--no-depth] [--device N] [--validate]\n"
-           "writes the lab's table (docs/large-world.md) to FILE.md and FILE.json: triangles against τ (default\n"
+           "writes the lab's table (docs/large-world.md) to FILE.md and FILE.json (and FILE-zfight.png, the\n"
+           "depth-precision picture): triangles against τ (default\n"
            "0.5,1,2,4,8) with the fitted exponent, the skirts' overhead, resident tiles at cruise along FLIGHT\n"
            "(default data/flights/cruise-300.flight, from the working directory or the checkout of the executable)\n"
            "against the derived bound, the hitch with --slow-load MS (default 50), and the depth-precision experiment.\n\noptions:\n",
