@@ -52,7 +52,6 @@ void cdlod_fetch(uint tri, out vec3 rel[3], out uint node_index, out bool skirt)
     rel[2] = (t & 1u) == 0u ? bot1 : bot0;
 }
 
-#define VIS_KEEP_SLIVERS // the seams of a store: no pixel left between neighbours (vis_setup)
 #include "vis_tri.glsl"
 
 // Sets a triangle up (vis_setup): back faces of the patches, degenerate ones (the morph's collapsed triangles)

@@ -50,7 +50,6 @@ void clip_fetch(uint tri, out vec3 rel[3], out uint level, out ivec2 gp[3], out 
     }
 }
 
-#define VIS_KEEP_SLIVERS // the seams of a store: no pixel left between neighbours (vis_setup)
 #include "vis_tri.glsl"
 
 // Sets a triangle up (vis_setup); a zero-area edge triangle is turned to face the eye first, and a triangle with

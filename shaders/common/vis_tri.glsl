@@ -28,38 +28,20 @@ struct VisTri {
     vec3 e0, e1, e2; // edge planes through the eye: the pixel ray d is inside when every dot(d, e) ≤ 0
     vec3 n;          // plane normal, facing the eye (front faces only)
     float n_rel0;    // dot(n, corner 0 − eye)
-    vec3 z;          // the corners' view depths: a pixel's depth is their mix by its sides (vis_pixel_depth)
     ivec4 box;       // pixel bounds, inclusive (x0, y0, x1, y1); empty when x0 > x1
 };
 
 // Sets a triangle up for the pixel test: back faces and triangles wholly outside the near–far range or
 // off screen come back empty. The box is the projection of the triangle clipped to the near plane.
-//
-// A triangle seen almost edge-on is a sliver between its neighbours, and the sign of dot(n, corner) — the facing
-// — is rounding noise there: culling it as a back face would leave the pixels of the sliver to nobody (its
-// neighbours' shared edges exclude them exactly). So only clearly back-facing triangles are culled here; for a
-// triangle wholly in front of the eye the edge test itself keeps back faces out (a forward pixel ray is never
-// on the inner side of all three edge planes of a triangle turned away from it), and only triangles reaching
-// behind the eye, which are never slivers on screen, are culled by the sign alone. The store methods' rasterisers
-// (cdlod-compute, clipmap-compute) define VIS_KEEP_SLIVERS for this; without it every triangle is culled by the
-// sign, as mesh-compute and the water draw.
 VisTri vis_setup(vec3 rel[3]) {
     VisTri t;
     t.box = ivec4(1, 1, 0, 0);
     t.n = vis_cross(rel[1] - rel[0], rel[2] - rel[0]);
     t.n_rel0 = dot(t.n, rel[0]);
+    if (!(t.n_rel0 < 0.0)) return t; // back-facing (emit winding: outward faces are counter-clockwise) or degenerate
     float near = g.level_info.z, far = g.eye.w;
     float z[3];
     for (int i = 0; i < 3; i++) z[i] = dot(rel[i], g.forward.xyz);
-    t.z = vec3(z[0], z[1], z[2]);
-#ifdef VIS_KEEP_SLIVERS
-    bool in_front = min(z[0], min(z[1], z[2])) > 0.0;
-#else
-    bool in_front = false;
-#endif
-    float edge_on = 1e-4 * length(t.n) * length(rel[0]); // far above rounding, a few thousandths of a degree
-    if (in_front ? !(t.n_rel0 < edge_on) : !(t.n_rel0 < 0.0)) return t; // back-facing (emit winding: outward faces
-                                                                           // are counter-clockwise)
     if (max(z[0], max(z[1], z[2])) < near || min(z[0], min(z[1], z[2])) > far) return t;
     vec2 lo = vec2(1e30), hi = vec2(-1e30);
     vec2 half_size = 0.5 * vec2(g.screen_right.w, g.screen_up.w);
@@ -94,32 +76,10 @@ VisTri vis_setup(vec3 rel[3]) {
 // The pixel's reverse-Z depth on the triangle, or 0 when the ray misses it or meets it outside near–far.
 float vis_pixel_depth(VisTri t, ivec2 px) {
     vec3 d = vis_ray(vec2(px) + 0.5);
-    float s0 = vis_side(d, t.e0), s1 = vis_side(d, t.e1), s2 = vis_side(d, t.e2);
-    if (max(s0, max(s1, s2)) > 0.0) return 0.0;
-    // the ray meets the triangle at the corners mixed by the sides of the opposite edges (its barycentric
-    // coordinates, all of one sign here): a convex mix of the corners' depths, well defined on a sliver too,
-    // where the plane's normal is rounding noise
-#ifdef VIS_KEEP_SLIVERS
-    float sum = s0 + s1 + s2;
-    float view_z = sum < 0.0 ? (s1 * t.z.x + s2 * t.z.y + s0 * t.z.z) / sum
-                             : g.forward.w * t.n_rel0 / dot(t.n, d); // all three 0: the ray through a corner
-#else
+    if (max(vis_side(d, t.e0), max(vis_side(d, t.e1), vis_side(d, t.e2))) > 0.0) return 0.0;
     float view_z = g.forward.w * t.n_rel0 / dot(t.n, d); // the ray eye + d·s meets the plane at s = view_z/focal
-#endif
     if (!(view_z >= g.level_info.z && view_z <= g.eye.w)) return 0.0;
     return depth_from_view_z(view_z);
-}
-
-// The point a resolve shades: the pixel's ray met with the triangle's plane, unless that plane is a sliver's
-// (its normal rounding noise) and puts the point off the depth the rasteriser stored; then the point at that depth.
-vec3 vis_resolve_point(vec3 rel[3], vec3 d, uint depth_bits) {
-    vec3 n = vis_cross(rel[1] - rel[0], rel[2] - rel[0]);
-    vec3 p = d * (dot(n, rel[0]) / dot(n, d));
-    float dep = uintBitsToFloat(depth_bits), near = g.level_info.z, far = g.eye.w;
-    float view_z = near * far / (dep * (far - near) + near); // depth_from_view_z inverted
-    float pz = dot(p, g.forward.xyz);
-    if (!(abs(pz - view_z) <= 1e-3 * view_z)) p = d * (view_z / g.forward.w);
-    return p;
 }
 
 #ifdef VIS_SPLAT // the rasterising passes (GL_EXT_shader_atomic_int64)

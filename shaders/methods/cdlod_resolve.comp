@@ -48,8 +48,9 @@ void main() {
     uint node_index;
     bool skirt;
     cdlod_fetch(uint(v), rel, node_index, skirt);
+    vec3 n = vis_cross(rel[1] - rel[0], rel[2] - rel[0]);
     vec3 d = pixel_dir(vec2(px) + 0.5);
-    vec3 p = vis_resolve_point(rel, d, depth_bits);
+    vec3 p = d * (dot(n, rel[0]) / dot(n, d));
     vec3 color = cdlod_shade(nodes[node_index], p);
     if (frame.eye_world.z != 0.0 && on_edge(rel, vec2(px) + 0.5)) color = cdlod_level_color(nodes[node_index].level);
     imageStore(out_color, px, vec4(linear_to_srgb_dem(color), 1.0));

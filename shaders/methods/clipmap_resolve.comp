@@ -49,8 +49,9 @@ void main() {
     ivec2 gp[3];
     bool two_sided, valid;
     clip_fetch(uint(v), rel, level, gp, two_sided, valid);
+    vec3 n = vis_cross(rel[1] - rel[0], rel[2] - rel[0]);
     vec3 d = pixel_dir(vec2(px) + 0.5);
-    vec3 p = vis_resolve_point(rel, d, depth_bits);
+    vec3 p = d * (dot(n, rel[0]) / dot(n, d));
     vec3 color = clip_shade(level, p);
     if (clip.info.w != 0u && on_edge(rel, vec2(px) + 0.5)) color = clip_level_color(level);
     imageStore(out_color, px, vec4(linear_to_srgb_dem(color), 1.0));
