@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "store_cli.h"
@@ -54,6 +55,45 @@ static st_result flight_camera(st_store *store, const st_camera *start, uint32_t
     return r;
 }
 
+/* The benches' flight from the start: the first default view's position and heading (*start), and the renderer
+ * (when given) settled to full detail at the flight's first frame, so the timed frames measure streaming while
+ * moving rather than the first load. *cam is frame 0. */
+static st_result flight_start(st_store *store, const st_viewpoint *first_view, float speed, st_renderer *settle,
+                              st_camera *start, st_camera *cam, st_error *err) {
+    st_result r = st_store_view_camera(store, first_view, start, err);
+    if (!r) r = flight_camera(store, start, 0, speed, cam, err);
+    if (!r && settle) r = st_renderer_settle(settle, cam, 4000, NULL, err);
+    return r;
+}
+
+/* The table's default flight, found like the repository's other data: from the working directory, else from the
+ * folders above the executable (build/strata, .device/bin/strata in a checkout); false when neither has it. */
+#define DEFAULT_CRUISE "data/flights/cruise-300.flight"
+static bool find_default_cruise(char *out, size_t cap) {
+    FILE *fp = fopen(DEFAULT_CRUISE, "rb");
+    if (fp) {
+        fclose(fp);
+        snprintf(out, cap, "%s", DEFAULT_CRUISE);
+        return true;
+    }
+    char exe[1024];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return false;
+    exe[n] = 0;
+    for (int up = 0; up < 3; up++) {
+        char *slash = strrchr(exe, '/');
+        if (!slash) return false;
+        *slash = 0;
+        int k = snprintf(out, cap, "%s/" DEFAULT_CRUISE, exe);
+        if (k <= 0 || (size_t)k >= cap) return false;
+        if ((fp = fopen(out, "rb"))) {
+            fclose(fp);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* strata bench lod --table: the lab's table into a Markdown file and a JSON file beside it. */
 typedef struct table_opts {
     const char *out, *path, *method;
@@ -68,14 +108,25 @@ static int run_table(const char *cmd, const char *world, uint32_t width, uint32_
                      const table_opts *t) {
     if (!t->out) return cli_usage_error(cmd, "--table needs -o FILE.md (the JSON goes beside it)");
     if (!cli_has_suffix(t->out, ".md")) return cli_usage_error(cmd, "-o '%s': the table is Markdown, so its name must end in .md", t->out);
-    char json[1100];
+    char json[1100], zfight[1100];
     snprintf(json, sizeof json, "%.*s.json", (int)(strlen(t->out) - 3), t->out);
-    if (cli_check_output_file(cmd, t->out) || cli_check_output_file(cmd, json)) return CLI_EXIT_USAGE;
+    snprintf(zfight, sizeof zfight, "%.*s-zfight.png", (int)(strlen(t->out) - 3), t->out);
+    if (cli_check_output_file(cmd, t->out) || cli_check_output_file(cmd, json) || cli_check_output_file(cmd, zfight))
+        return CLI_EXIT_USAGE;
     int status = cli_store_method_check(cmd, t->method, world);
     if (status) return status;
     st_error err = {0};
     st_flight flight = {0};
-    if (t->flights && st_flight_load(t->path, &flight, &err)) return cli_fail(cmd, &err);
+    char found[1200];
+    const char *path = t->path;
+    if (t->flights && !path) {
+        if (!find_default_cruise(found, sizeof found))
+            return cli_usage_error(cmd, "no --path: the default flight %s is neither under the working directory nor "
+                                        "beside the executable's checkout; give --path FLIGHT or --no-flights",
+                                   DEFAULT_CRUISE);
+        path = found;
+    }
+    if (t->flights && st_flight_load(path, &flight, &err)) return cli_fail(cmd, &err);
     st_store *store = NULL;
     st_lod_lab_result *r = NULL;
     st_result res = st_store_open(world, &store, &err);
@@ -87,11 +138,12 @@ static int run_table(const char *cmd, const char *world, uint32_t width, uint32_
                          .tau_count = t->tau_count,
                          .lod_grid = grid,
                          .cruise = t->flights ? &flight : NULL,
-                         .cruise_name = t->path,
+                         .cruise_name = path,
                          .method = t->method,
                          .slow_load_ms = t->slow_ms,
                          .gpu_slots = t->gpu_slots,
                          .depth = t->depth,
+                         .zfight_png = t->depth ? zfight : NULL,
                          .device_index = (int)t->device,
                          .device_given = t->device_given,
                          .validate = t->validate,
@@ -159,10 +211,11 @@ static void usage(const char *world, const cli_opt *opts, size_t count) {
            "strata bench lod --table -o FILE.md [--world STORE] [--size WxH] [--taus a,b,...] [--lod-grid N]\n"
            "                 [--path FLIGHT] [--slow-load MS] [--method M] [--gpu-slots N] [--no-flights]\n"
            "                 [--no-depth] [--device N] [--validate]\n"
-           "writes the lab's table (docs/large-world.md) to FILE.md and FILE.json: triangles against τ (default\n"
+           "writes the lab's table (docs/large-world.md) to FILE.md and FILE.json (and FILE-zfight.png, the\n"
+           "depth-precision picture): triangles against τ (default\n"
            "0.5,1,2,4,8) with the fitted exponent, the skirts' overhead, resident tiles at cruise along FLIGHT\n"
-           "(default data/flights/cruise-300.flight) against the derived bound, the hitch with --slow-load MS\n"
-           "(default 50), and the depth-precision experiment.\n\noptions:\n",
+           "(default data/flights/cruise-300.flight, from the working directory or the checkout of the executable)\n"
+           "against the derived bound, the hitch with --slow-load MS (default 50), and the depth-precision experiment.\n\noptions:\n",
            world, TARGET_MS, GPU_FRAMES, TARGET_GPU_MS);
     cli_options_usage(opts, count);
 }
@@ -184,7 +237,7 @@ int bench_lod(int argc, char **argv) {
                     .speed = 300};
     uint32_t size[2] = {1920, 1080}, repeat = 0;
     bool table = false, no_flights = false, no_depth = false, help = false, path_given = false, method_given = false;
-    table_opts to = {.path = "data/flights/cruise-300.flight", .method = "cdlod", .flights = true, .depth = true};
+    table_opts to = {.path = NULL, .method = "cdlod", .flights = true, .depth = true};
     cli_opt opts[20 + CLI_STORE_OPTION_COUNT] = {
         {.name = "world", .kind = CLI_OPT_STRING, .target = &b.world, .arg = "STORE",
          .help = "the DEM tile store (default gen:1:65537x65537)"},
@@ -313,7 +366,7 @@ int bench_lod(int argc, char **argv) {
     /* the flight: from the first view's position along its heading, 60 m over the ground */
     if (!r) {
         st_camera start, cam;
-        r = st_store_view_camera(store, &views[0], &start, &err);
+        r = flight_start(store, &views[0], speed, NULL, &start, &cam, &err);
         for (uint32_t f = 0; f < frames && !r; f++) {
             r = flight_camera(store, &start, f, speed, &cam, &err);
             st_view view = st_camera_view(&cam, width, height);
@@ -412,9 +465,7 @@ static int bench_gpu_select(const char *cmd, const bench_opts *b) {
     }
     if (!r && nv) {
         st_camera start, cam;
-        r = st_store_view_camera(store, &views[0], &start, &err);
-        if (!r) r = flight_camera(store, &start, 0, b->speed, &cam, &err);
-        if (!r) r = st_renderer_settle(rd, &cam, 4000, NULL, &err);
+        r = flight_start(store, &views[0], b->speed, rd, &start, &cam, &err);
         for (uint32_t f = 0; f < b->frames && !r; f++) {
             st_frame_timing t;
             r = flight_camera(store, &start, f, b->speed, &cam, &err);
@@ -513,9 +564,7 @@ static int bench_clipmap(const char *cmd, const bench_opts *b) {
     }
     if (!r && nv) {
         st_camera start, cam;
-        r = st_store_view_camera(store, &views[0], &start, &err);
-        if (!r) r = flight_camera(store, &start, 0, b->speed, &cam, &err);
-        if (!r) r = st_renderer_settle(rd, &cam, 4000, NULL, &err);
+        r = flight_start(store, &views[0], b->speed, rd, &start, &cam, &err);
         uint32_t most = 0, rects = 0;
         for (uint32_t f = 0; f < b->frames && !r; f++) {
             r = flight_camera(store, &start, f, b->speed, &cam, &err);

@@ -62,14 +62,14 @@ static size_t measure_options(cli_measure *mo, cli_opt *out) {
     return kept;
 }
 
-/* The store options a comparison reads: τ is a list here, slow loads are for flights, and the selection runs where
- * the method's default puts it. */
+/* The store options a comparison reads: τ is a list here and slow loads are for flights; --lod-select gpu moves
+ * cdlod's selection to the GPU and leaves the other methods' on the CPU. */
 static size_t store_options(cli_store_opts *so, cli_opt *out) {
     cli_opt all[CLI_STORE_OPTION_COUNT];
     size_t n = cli_store_table(so, all), kept = 0;
     for (size_t i = 0; i < n; i++)
         if (strcmp(all[i].name, "tau") && strcmp(all[i].name, "slow-load") && strcmp(all[i].name, "lod-ratio") &&
-            strcmp(all[i].name, "morph-ratio") && strcmp(all[i].name, "lod-select"))
+            strcmp(all[i].name, "morph-ratio"))
             out[kept++] = all[i];
     return kept;
 }
@@ -159,6 +159,7 @@ int cli_compare_store(int argc, char **argv) {
                                .no_shadows = mo.no_shadows,
                                .lod_grid = so.grid,
                                .lod_error_bound = so.error_bound,
+                               .lod_select_gpu = so.select_gpu,
                                .clip_n = so.clip_n,
                                .gpu_slots = so.gpu_slots,
                                .out_dir = mo.out,
@@ -182,9 +183,10 @@ int cli_compare_store(int argc, char **argv) {
         return cli_fail(cmd, &err);
     }
     bool gpu = res->rows[0].gpu_timing;
-    printf("%s: %zu method%s x %zu τ x %zu views of %s at %ux%u, far %.0f m, skirts %s -> %s/\n", res->adapter,
-           res->method_count, res->method_count > 1 ? "s" : "", res->tau_count, res->view_count, res->world, res->width,
-           res->height, res->far_m, res->skirts ? "on" : "off", res->out_dir);
+    printf("%s: %zu method%s x %zu τ x %zu views of %s at %ux%u, far %.0f m, skirts %s, cdlod selected on the %s -> "
+           "%s/\n", res->adapter, res->method_count, res->method_count > 1 ? "s" : "", res->tau_count, res->view_count,
+           res->world, res->width, res->height, res->far_m, res->skirts ? "on" : "off",
+           res->lod_select_gpu ? "GPU" : "CPU", res->out_dir);
     printf("frame time: %s; image error: pixels, pooled over every drawn pixel of every view; see-through: %% of "
            "pixels, mean over the views\n",
            gpu ? "GPU timestamps" : "CPU submit-and-wait (no GPU timestamps on this adapter)");
@@ -195,13 +197,15 @@ int cli_compare_store(int argc, char **argv) {
             printf("%-14s %6g %10.3f %12.2f %10.2f %8.3f%% %12.0f %10.3f\n", res->methods[m], res->taus[t],
                    res->mean_ms[m][t], res->ise_p95[m][t], res->ise_max[m][t], res->see_through[m][t],
                    res->triangles[m][t], res->select_ms[m][t]);
-    printf("see-through per pitch (%% of pixels; seams' target 0):\n  %-12s %6s", "method", "tau");
-    for (size_t k = 0; k < res->pitch_count; k++) printf(" %8.0f°", res->pitches[k]);
+    printf("see-through per pitch (%% of pixels), and of it the seams' holes (under the method's own terrain; target "
+           "0):\n  %-12s %6s", "method", "tau");
+    for (size_t k = 0; k < res->pitch_count; k++) printf(" %17.0f°", res->pitches[k]);
     printf("\n");
     for (size_t m = 0; m < res->method_count; m++)
         for (size_t t = 0; t < res->tau_count; t++) {
             printf("  %-12s %6g", res->methods[m], res->taus[t]);
-            for (size_t k = 0; k < res->pitch_count; k++) printf(" %8.3f%%", res->see_through_pitch[m][t][k]);
+            for (size_t k = 0; k < res->pitch_count; k++)
+                printf(" %7.3f%% (%.4f%%)", res->see_through_pitch[m][t][k], res->seam_pitch[m][t][k]);
             printf("\n");
         }
     printf("peak RSS %.0f MiB, GPU tile slots %.0f MiB\n", (double)res->peak_rss_bytes / 1048576.0,

@@ -35,10 +35,18 @@ static bool parse_lod_error(const char *value, void *target) {
     return true;
 }
 
+/* cpu, gpu, or gpu:N (N invocations in the selection's one workgroup, a power of two 64..1024: the H200's
+ * comparison of the walk's widths) */
 static bool parse_lod_select(const char *value, void *target) {
-    if (!strcmp(value, "gpu")) *(bool *)target = true;
-    else if (!strcmp(value, "cpu")) *(bool *)target = false;
-    else return false;
+    cli_store_opts *o = target;
+    o->select_threads = 0;
+    if (!strcmp(value, "gpu")) o->select_gpu = true;
+    else if (!strcmp(value, "cpu")) o->select_gpu = false;
+    else if (!strncmp(value, "gpu:", 4)) {
+        uint32_t n;
+        if (!cli_parse_uint(value + 4, 64, 1024, &n) || (n & (n - 1))) return false;
+        o->select_gpu = true, o->select_threads = n;
+    } else return false;
     return true;
 }
 
@@ -73,10 +81,10 @@ size_t cli_store_table(cli_store_opts *o, cli_opt *out) {
         {.name = "clip-n", .kind = CLI_OPT_PARSE, .target = &o->clip_n, .parse = parse_clip_n, .arg = "N",
          .bad = "bad --clip-n '%s' (4m - 1, 31..1023)",
          .help = "clipmap: vertices per level side, 4m - 1 (31..1023; default: the least that meets τ)"},
-        {.name = "lod-select", .kind = CLI_OPT_PARSE, .target = &o->select_gpu, .parse = parse_lod_select, .arg = "S",
-         .bad = "bad --lod-select '%s' (cpu or gpu)",
+        {.name = "lod-select", .kind = CLI_OPT_PARSE, .target = o, .parse = parse_lod_select, .arg = "S",
+         .bad = "bad --lod-select '%s' (cpu, gpu or gpu:N, N a power of two 64..1024)",
          .help = "cdlod: where the quadtree selection runs, cpu (default) or gpu (a compute pass\n"
-                 "writing the draws' indirect arguments)"},
+                 "writing the draws' indirect arguments; gpu:N walks with N invocations, default 256)"},
     };
     memcpy(out, table, sizeof table);
     return CLI_STORE_OPTION_COUNT;
@@ -99,6 +107,7 @@ void cli_store_knobs(const cli_store_opts *o, st_method_knobs *k) {
     k->lod_error_bound = o->error_bound;
     k->clip_n = o->clip_n;
     k->lod_select_gpu = o->select_gpu;
+    k->lod_select_threads = o->select_threads;
 }
 
 st_result cli_store_engine(const char *world, const cli_store_opts *o, int device, bool device_given, bool validate,

@@ -39,6 +39,7 @@ typedef struct cli_store_opts {
     bool error_bound;          /* --lod-error bound */
     uint32_t clip_n;           /* clipmap grid (0 = from τ) */
     bool select_gpu;           /* --lod-select gpu */
+    uint32_t select_threads;   /* --lod-select gpu:N, the selection's workgroup (0 = its default) */
 } cli_store_opts;
 
 /* The value of --world in a command's arguments (--world X or --world=X), or NULL. */

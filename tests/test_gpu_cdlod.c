@@ -1,8 +1,9 @@
 /* GPU tests of the large world and CDLOD (lavapipe, validation on), on tiny analytic stores (tests/analytic_store.h):
  * the known depth of every pixel on a plane and a tilted plane for cdlod and cdlod-compute; a method asked for the
  * wrong kind of world refused with one clear error; a camera sweep across level boundaries leaving no background
- * pixel where the surface is (morph alone, no skirts); skirts; a node whose tile fails to load drawing its ancestor;
- * culling that changes no pixel; the two variants agreeing; the GLSL vertex morph held to its C twin. */
+ * pixel where the surface is (morph alone, no skirts), and no sky under the drawn terrain at the pitches with a
+ * skyline; skirts; a node whose tile fails to load drawing its ancestor; culling that changes no pixel; the two
+ * variants agreeing; the GLSL vertex morph held to its C twin. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "render/methods/methods.h"
 #include "store_frames.h"
+#include "strata/eval.h"
 #include "strata/lod.h"
 
 #define W 96
@@ -146,6 +148,47 @@ static void test_no_crack_sweep(void **state) {
             frame_free(&f);
         }
         assert_true(levels_seen >= 3); /* the frames did span level boundaries */
+        st_renderer_destroy(r);
+    }
+    scene_free(&sc);
+}
+
+/* The sweep at the pitches where the skyline is in the image (0°, −15°, −30°): the eye low over the sines, level
+ * boundaries running toward the horizon; a pixel the reference sees ground in may show sky only above the method's
+ * own terrain (a ridge drawn a little lower by a coarser level), never under it (st_eval_seam_holes: a seam's
+ * crack or a missing patch). */
+static void test_no_seam_holes_low_pitch(void **state) {
+    (void)state;
+    scene sc = sine_scene(70, "cdlod-low-sweep", NULL);
+    st_method_knobs k = {.tau_px = 2, .lod_grid = 8};
+    static const float pitch[3] = {0, -15, -30};
+    for (int m = 0; m < 2; m++) {
+        st_renderer *r = store_renderer(sc.engine, METHODS[m], W, H, &k);
+        uint32_t levels_seen = 0, sky_frames = 0;
+        for (int step = 0; step < 18; step++) {
+            double x = 120 + 21.0 * step, y = 150 + 11.0 * step;
+            st_camera cam = store_camera(x, y, analytic_bilinear(&sc.a, x, y) + 6 + (step % 4) * 9, 40 + 7 * step,
+                                         pitch[step % 3], 3000);
+            frame f = store_frame(sc.engine, r, cam, W, H);
+            float *ref = reference_distances(&sc, cam, W, H, false, NULL);
+            size_t first;
+            uint64_t holes = st_eval_seam_holes(f.dist, ref, W, H, &first);
+            uint32_t sky = 0;
+            for (uint32_t i = 0; i < W * H; i++) sky += isnan(ref[i]);
+            sky_frames += sky > 0;
+            if (holes) {
+                frame_write("low-sweep-hole", &f, W, H);
+                fail_msg("%s step %d (pitch %.0f°): %llu sky pixels under its own terrain, the first at (%zu, %zu)",
+                         METHODS[m], step, (double)pitch[step % 3], (unsigned long long)holes, first % W, first / W);
+            }
+            uint32_t used = 0;
+            for (uint32_t l = 0; l < f.lod.levels; l++) used += f.lod.per_level[l] > 0;
+            if (used > levels_seen) levels_seen = used;
+            free(ref);
+            frame_free(&f);
+        }
+        assert_true(levels_seen >= 3); /* the frames did span level boundaries */
+        assert_true(sky_frames >= 6);  /* and had a skyline */
         st_renderer_destroy(r);
     }
     scene_free(&sc);
@@ -516,6 +559,7 @@ int main(void) {
         cmocka_unit_test(test_tilted_plane_known_depth),
         cmocka_unit_test(test_wrong_world_refused),
         cmocka_unit_test(test_no_crack_sweep),
+        cmocka_unit_test(test_no_seam_holes_low_pitch),
         cmocka_unit_test(test_sine_against_reference),
         cmocka_unit_test(test_culling_changes_nothing),
         cmocka_unit_test(test_missing_tile_draws_ancestor),

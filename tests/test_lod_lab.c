@@ -1,10 +1,12 @@
 /* Tests of the lab's residency bound (src/eval/lod_lab.c): over many views of a quadtree world, the tiles the CDLOD
  * selection asks for (every request, prefetch included, distinct per level) never exceed the bound at speed 0, and
- * the margin grows with speed × latency. */
+ * the margin grows with speed × latency; and the seams' hole count of the store comparison (st_eval_seam_holes). */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "strata/eval.h"
 #include "strata/lab.h"
 #include "support.h"
 
@@ -84,9 +86,26 @@ static void test_bound_holds(void **state) {
     free(w);
 }
 
+/* The seams' figure: a sky pixel under the method's own terrain in its column is a hole; one above it (the skyline
+ * drawn lower than the reference's) is not; nor is a pixel where the reference has sky too. */
+static void test_seam_holes(void **state) {
+    (void)state;
+    enum { SW = 4, SH = 5 };
+    const float S = NAN;
+    /* columns: 0 a lowered skyline, 1 a hole under terrain, 2 sky in both under terrain, 3 all terrain */
+    const float method[SW * SH] = {S, S, S, 9, S, 5, 5, 9, 4, S, S, 9, 3, 3, 3, 9, 2, S, 2, 9};
+    const float ref[SW * SH] = {S, S, S, 9, 6, 5, 5, 9, 4, 4, S, 9, 3, 3, 3, 9, 2, 2, 2, 9};
+    size_t first;
+    assert_int_equal(st_eval_seam_holes(method, ref, SW, SH, &first), 2); /* (1, 2) and (1, 4) */
+    assert_int_equal(first, 2 * SW + 1);
+    assert_int_equal(st_eval_seam_holes(ref, ref, SW, SH, &first), 0);
+    assert_int_equal(first, SIZE_MAX);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bound_holds),
+        cmocka_unit_test(test_seam_holes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,11 @@ typedef struct st_depth_precision_desc {
     uint32_t steps_per_decade;     /* 0 = 24, geometric */
     uint32_t size;                 /* image side in pixels (0 = 64) */
     double threshold_pct;          /* the onset: the first distance with more pixels wrong (0 = 1 %) */
+    /* the picture (NULL = none): for gap strip_gap, each step's frame's middle column side by side, standard Z
+     * above reverse Z — step_count columns by 2·size rows, RGBA, tightly packed; room for ST_DEPTH_MAX_STEPS
+     * columns. Green: the near plane, as it should be; red: the far one showing through */
+    uint8_t *strip_rgba;
+    size_t strip_gap;
     int device_index;
     bool device_given, validate;
 } st_depth_precision_desc;

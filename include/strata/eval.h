@@ -583,6 +583,8 @@ typedef struct st_compare_store_desc {
     bool skirts, no_shadows;
     uint32_t lod_grid, gpu_slots;
     bool lod_error_bound;        /* ranges from the index's δ bound (st_method_knobs.lod_error_bound) */
+    bool lod_select_gpu;         /* cdlod's selection as a compute pass (st_method_knobs.lod_select_gpu); the
+                                    other methods keep their CPU selection */
     uint32_t clip_n;             /* clipmap methods: grid vertices a side (0 = from each τ) */
     st_shading shading;          /* FLAT (the protocol's); TEXTURED measures what the materials cost per method
                                     (the reference stays flat, so the colour columns then measure the textures) */
@@ -598,6 +600,7 @@ typedef struct st_compare_store_row {
     bool gpu_timing;
     double p99_ms;
     st_metrics metrics;
+    double seam_see_through;     /* % of pixels: see-through under the method's own skyline (st_eval_seam_holes) */
     double ise_p50, ise_p95, ise_max; /* image-space error, pixels */
     uint64_t ise_pixels;         /* pixels it was measured over */
     st_lod_frame_stats lod;
@@ -614,6 +617,7 @@ typedef struct st_compare_store_result {
     bool skirts, shadows;
     st_shading shading;
     bool lod_error_bound;        /* the ranges came from the index's δ bound, not the measured error */
+    bool lod_select_gpu;         /* cdlod selected on the GPU (--lod-select gpu) */
     size_t method_count, tau_count, view_count;
     char methods[ST_COMPARE_MAX_METHODS][32];
     double taus[ST_COMPARE_STORE_MAX_TAUS];
@@ -633,10 +637,21 @@ typedef struct st_compare_store_result {
     size_t pitch_count;
     double pitches[ST_COMPARE_STORE_MAX_PITCHES];
     double see_through_pitch[ST_COMPARE_MAX_METHODS][ST_COMPARE_STORE_MAX_TAUS][ST_COMPARE_STORE_MAX_PITCHES];
+    /* the same for the seam holes alone (seam_see_through): what the seams' target of 0 is about */
+    double seam_pitch[ST_COMPARE_MAX_METHODS][ST_COMPARE_STORE_MAX_TAUS][ST_COMPARE_STORE_MAX_PITCHES];
     uint32_t validation_messages;
     uint64_t peak_rss_bytes, gpu_tile_bytes;
     char out_dir[1200];
 } st_compare_store_result;
+
+/* The see-through pixels that are holes rather than a lowered skyline: the reference has terrain there, the method
+ * sky, and the method has terrain above the pixel in its column. A height field seen by an upright camera shows sky
+ * only above its terrain in a column (a lower ray meets the ground nearer), so a sky pixel under the method's own
+ * terrain is a crack or a missing patch — what a LOD seam leaves — while a silhouette drawn a pixel low (a coarser
+ * ridge) is see-through above the method's skyline and not counted. distance and ref_distance: w·h, non-finite =
+ * sky. Returns the count; *first_index (optional) the row-major index of the first such pixel, SIZE_MAX if none. */
+uint64_t st_eval_seam_holes(const float *distance, const float *ref_distance, uint32_t width, uint32_t height,
+                            size_t *first_index);
 
 /* Runs the store comparison (every store method at every τ and view against the DEM reference) and writes its
  * reports; ST_ERR_INVALID without a store or with too many methods. st_compare_store_result_free releases *out. */

@@ -119,6 +119,7 @@ typedef struct st_fly_result {
     bool gpu_timing;   /* gpu holds timestamps (else it is all NAN) */
     double far_m, tau_px, fps, duration_s, slow_load_ms, max_speed_mps;
     bool skirts;
+    bool lod_select_gpu; /* cdlod's selection ran as a compute pass (--lod-select gpu) */
     st_fly_frame *frames;
     st_fly_series gpu, cpu, frame;
     uint64_t hole_px_total;    /* summed over frames */

@@ -25,6 +25,8 @@ typedef struct st_lod_lab_desc {
     double slow_load_ms;         /* the hitch flight's sleep per load (0 = 50) */
     uint32_t gpu_slots;
     bool depth;                  /* run the depth-precision experiment (GPU) */
+    const char *zfight_png;      /* with depth: its picture at s = 0.1 m here (st_depth_precision_desc.strip_rgba,
+                                    each column 3 pixels wide; NULL = none) */
     int device_index;
     bool device_given, validate, progress_lines;
     const volatile sig_atomic_t *cancel;

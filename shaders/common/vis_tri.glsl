@@ -10,6 +10,20 @@ vec3 vis_cross(vec3 a, vec3 b) {
     return c;
 }
 
+// The pixel's ray and its side of an edge plane, without fused multiply-adds either: every triangle tested
+// against a pixel, in whichever pass or copy (the small triangles' pass, the big ones'), sees the same ray bits,
+// and two triangles sharing an edge get exactly opposite signs there. A compiler fusing in one pass and not in
+// the other would leave a pixel on a shared edge to neither triangle: a hole in the middle of the terrain.
+vec3 vis_ray(vec2 px) {
+    precise vec2 s = vec2(px.x - 0.5 * g.screen_right.w, 0.5 * g.screen_up.w - px.y);
+    precise vec3 d = g.forward.w * g.forward.xyz + s.x * g.screen_right.xyz + s.y * g.screen_up.xyz;
+    return d;
+}
+float vis_side(vec3 d, vec3 e) {
+    precise float v = d.x * e.x + d.y * e.y + d.z * e.z;
+    return v;
+}
+
 struct VisTri {
     vec3 e0, e1, e2; // edge planes through the eye: the pixel ray d is inside when every dot(d, e) ≤ 0
     vec3 n;          // plane normal, facing the eye (front faces only)
@@ -61,8 +75,8 @@ VisTri vis_setup(vec3 rel[3]) {
 
 // The pixel's reverse-Z depth on the triangle, or 0 when the ray misses it or meets it outside near–far.
 float vis_pixel_depth(VisTri t, ivec2 px) {
-    vec3 d = pixel_dir(vec2(px) + 0.5);
-    if (max(dot(d, t.e0), max(dot(d, t.e1), dot(d, t.e2))) > 0.0) return 0.0;
+    vec3 d = vis_ray(vec2(px) + 0.5);
+    if (max(vis_side(d, t.e0), max(vis_side(d, t.e1), vis_side(d, t.e2))) > 0.0) return 0.0;
     float view_z = g.forward.w * t.n_rel0 / dot(t.n, d); // the ray eye + d·s meets the plane at s = view_z/focal
     if (!(view_z >= g.level_info.z && view_z <= g.eye.w)) return 0.0;
     return depth_from_view_z(view_z);

@@ -5,7 +5,8 @@
 // the page table, skirt sides — in double precision with the CPU's operations in the CPU's order, writing the node
 // list, the instances and the two indirect draws. The C side is src/render/methods/cdlod_select.c.
 
-layout(local_size_x = 256) in;
+// the invocations of the one workgroup: 256 unless the pipeline says otherwise (--lod-select gpu:N)
+layout(local_size_x_id = 0) in;
 
 #define MAX_LEVELS 24
 #define ATTEMPTS 9 // 1 + ST_LOD_ONE_LEVEL_RETRIES

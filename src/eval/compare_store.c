@@ -112,6 +112,7 @@ static st_result write_json(const st_compare_store_result *r, const char *path, 
     cJSON_AddNumberToObject(root, "far_m", r->far_m);
     cJSON_AddBoolToObject(root, "skirts", r->skirts);
     cJSON_AddStringToObject(root, "lod_error", r->lod_error_bound ? "bound" : "measured");
+    cJSON_AddStringToObject(root, "lod_select", r->lod_select_gpu ? "gpu" : "cpu");
     cJSON_AddBoolToObject(root, "shadows", r->shadows);
     cJSON_AddStringToObject(root, "shading", st_shading_name(r->shading));
     cJSON_AddNumberToObject(root, "peak_rss_bytes", (double)r->peak_rss_bytes);
@@ -143,6 +144,7 @@ static st_result write_json(const st_compare_store_result *r, const char *path, 
                 st_eval_json_number(o, "mean_ms", row->ms.mean);
                 st_eval_json_number(o, "p99_ms", row->p99_ms);
                 st_eval_json_number(o, "see_through_pct", row->metrics.see_through);
+                st_eval_json_number(o, "seam_see_through_pct", row->seam_see_through);
                 st_eval_json_number(o, "covers_sky_pct", row->metrics.covers_sky);
                 st_eval_json_number(o, "depth_p50_m", row->metrics.depth_p50);
                 st_eval_json_number(o, "depth_p95_m", row->metrics.depth_p95);
@@ -181,6 +183,7 @@ static st_result write_json(const st_compare_store_result *r, const char *path, 
                 cJSON *e = cJSON_CreateObject();
                 cJSON_AddNumberToObject(e, "pitch_deg", r->pitches[k]);
                 st_eval_json_number(e, "see_through_pct", r->see_through_pitch[m][t][k]);
+                st_eval_json_number(e, "seam_see_through_pct", r->seam_pitch[m][t][k]);
                 cJSON_AddItemToArray(pp, e);
             }
             cJSON_AddItemToArray(sum, o);
@@ -205,11 +208,14 @@ static void see_through_per_pitch(st_compare_store_result *r) {
     for (size_t m = 0; m < r->method_count; m++)
         for (size_t t = 0; t < r->tau_count; t++)
             for (size_t k = 0; k < r->pitch_count; k++) {
-                double sum = 0;
+                double sum = 0, seam = 0;
                 uint32_t n = 0;
-                for (size_t v = 0; v < r->view_count; v++)
-                    if (group[v] == (int)k) sum += r->rows[(m * r->tau_count + t) * r->view_count + v].metrics.see_through, n++;
+                for (size_t v = 0; v < r->view_count; v++) {
+                    const st_compare_store_row *row = &r->rows[(m * r->tau_count + t) * r->view_count + v];
+                    if (group[v] == (int)k) sum += row->metrics.see_through, seam += row->seam_see_through, n++;
+                }
                 r->see_through_pitch[m][t][k] = n ? sum / n : NAN;
+                r->seam_pitch[m][t][k] = n ? seam / n : NAN;
             }
 }
 
@@ -241,9 +247,12 @@ static st_result write_markdown(const st_compare_store_result *r, const char *pa
     for (size_t m = 0; m < r->method_count; m++)
         for (size_t t = 0; t < r->tau_count; t++) {
             fprintf(fp, "| %s | %g |", r->methods[m], r->taus[t]);
-            for (size_t k = 0; k < r->pitch_count; k++) fprintf(fp, " %.3f |", r->see_through_pitch[m][t][k]);
+            for (size_t k = 0; k < r->pitch_count; k++)
+                fprintf(fp, " %.3f (seams %.4f) |", r->see_through_pitch[m][t][k], r->seam_pitch[m][t][k]);
             fprintf(fp, "\n");
         }
+    fprintf(fp, "\nSeams: the see-through pixels under the method's own terrain in their column (holes, not a skyline "
+                "drawn a pixel low; st_eval_seam_holes).\n");
     fprintf(fp, "\nImage error: pooled over every drawn pixel of every view (docs/harness.md). Per view:\n\n");
     fprintf(fp, "| method | τ | view | median ms | p99 ms | see-thr %% | covers-sky %% | depth p95 m | colour MAE | "
                 "image err p50 / p95 px | triangles | nodes |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -259,6 +268,25 @@ static st_result write_markdown(const st_compare_store_result *r, const char *pa
     fprintf(fp, "\nPeak RSS %.0f MiB, tile slots on the GPU %.0f MiB, %u validation messages.\n",
             (double)r->peak_rss_bytes / 1048576.0, (double)r->gpu_tile_bytes / 1048576.0, r->validation_messages);
     return st_atomic_commit(&f, err);
+}
+
+uint64_t st_eval_seam_holes(const float *distance, const float *ref_distance, uint32_t width, uint32_t height,
+                            size_t *first_index) {
+    uint64_t n = 0;
+    if (first_index) *first_index = SIZE_MAX;
+    for (uint32_t x = 0; x < width; x++) {
+        bool under = false; /* the method has drawn terrain above, in this column */
+        for (uint32_t y = 0; y < height; y++) {
+            size_t k = (size_t)y * width + x;
+            bool m = isfinite(distance[k]);
+            if (!m && under && isfinite(ref_distance[k])) {
+                if (first_index && (n == 0 || k < *first_index)) *first_index = k;
+                n++;
+            }
+            under = under || m;
+        }
+    }
+    return n;
 }
 
 static double percentile_of(float *v, size_t n, double p) { return n ? st_eval_percentile(v, n, p) : NAN; }
@@ -277,6 +305,7 @@ st_result st_compare_store_run(const st_compare_store_desc *d, st_compare_store_
     r->far_m = d->far_m > 0 ? d->far_m : st_store_far(d->store);
     r->skirts = d->skirts;
     r->lod_error_bound = d->lod_error_bound;
+    r->lod_select_gpu = d->lod_select_gpu;
     r->shadows = !d->no_shadows;
     r->shading = d->shading;
     uint32_t settle = d->settle_frames ? d->settle_frames : DEFAULT_SETTLE;
@@ -341,6 +370,8 @@ st_result st_compare_store_run(const st_compare_store_desc *d, st_compare_store_
     snprintf(settings, sizeof settings, "world=%s size=%ux%u frames=%u warmup=%u far=%g skirts=%d shadows=%d grid=%u "
              "lod_error=%s", r->world, r->width, r->height, r->frames, r->warmup, r->far_m, r->skirts, r->shadows,
              d->lod_grid, r->lod_error_bound ? "bound" : "measured");
+    if (r->lod_select_gpu) /* CPU-selected runs keep the digests they had before the selection was a setting */
+        snprintf(settings + strlen(settings), sizeof settings - strlen(settings), " lod_select=gpu");
     if (r->shading == ST_SHADING_TEXTURED) /* flat runs keep the digests they had before shading was a setting */
         snprintf(settings + strlen(settings), sizeof settings - strlen(settings), " shading=textured");
     if (!res) res = st_run_dir_begin(out_root, r->slug, "world", settings, &dir, err);
@@ -380,6 +411,7 @@ st_result st_compare_store_run(const st_compare_store_desc *d, st_compare_store_
             rd.knobs.skirts = d->skirts;
             rd.knobs.lod_grid = d->lod_grid;
             rd.knobs.lod_error_bound = d->lod_error_bound;
+            rd.knobs.lod_select_gpu = d->lod_select_gpu && !strcmp(r->methods[m], "cdlod");
             rd.knobs.clip_n = d->clip_n;
             st_renderer *rend = NULL;
             res = st_renderer_create(engine, &rd, &rend, err);
@@ -423,6 +455,13 @@ st_result st_compare_store_run(const st_compare_store_desc *d, st_compare_store_
                 st_score_desc sd = {.width = r->width, .height = r->height, .distance = dist, .ref_distance = ref_dist[v],
                                     .rgba = rgba, .ref_rgba = ref_rgba[v]};
                 res = st_eval_score(&sd, &row->metrics, err);
+                size_t first_hole;
+                uint64_t holes = st_eval_seam_holes(dist, ref_dist[v], r->width, r->height, &first_hole);
+                row->seam_see_through = 100.0 * (double)holes / (double)px;
+                if (holes && d->progress_lines)
+                    fprintf(stderr, "compare: %s τ %g %s: %llu see-through pixels under its own terrain (seams), the "
+                            "first at (%zu, %zu)\n", r->methods[m], r->taus[t], r->views[v].name,
+                            (unsigned long long)holes, first_hole % r->width, first_hole / r->width);
                 if (!res) res = st_eval_image_space_error(ref, &view, dist, r->width, r->height, ise, err);
                 if (res) break;
                 size_t n = 0;

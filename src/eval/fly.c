@@ -107,6 +107,7 @@ st_result st_fly_run(const st_fly_desc *d, st_fly_result **out, st_error *err) {
     r->far_m = d->far_m > 0 ? d->far_m : st_store_far(d->store);
     r->tau_px = d->knobs.tau_px > 0 ? d->knobs.tau_px : 1.0;
     r->skirts = d->knobs.skirts;
+    r->lod_select_gpu = d->knobs.lod_select_gpu;
     r->fps = d->flight->fps;
     r->duration_s = st_flight_duration(d->flight);
     r->slow_load_ms = d->world.slow_load_ms;
@@ -144,6 +145,8 @@ st_result st_fly_run(const st_fly_desc *d, st_fly_result **out, st_error *err) {
              r->world, r->flight, method, r->width, r->height, r->far_m, r->tau_px, r->skirts, d->knobs.lod_grid,
              !d->no_shadows, r->slow_load_ms, d->world.gpu_slots, d->pool_pages, d->dig_every, d->write_back_every,
              (unsigned long long)d->seed);
+    if (r->lod_select_gpu) /* CPU-selected flights keep the digests they had before the selection was a setting */
+        snprintf(settings + strlen(settings), sizeof settings - strlen(settings), " lod_select=gpu");
     if (!res && reports) res = st_run_dir_begin(out_root, r->slug, "fly", settings, &dir, err);
     st_world_stats ws = {0};
     if (layers) {

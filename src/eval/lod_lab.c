@@ -276,10 +276,31 @@ st_result st_lod_lab_run(const st_lod_lab_desc *d, st_lod_lab_result **out, st_e
     if (!res) res = selection_rows(d, r, views, nv, err);
     if (!res && d->cruise) res = flight_rows(d, r, err);
     if (!res && d->depth) {
+        /* the default sweep: 1 m to 2·10⁷ m at 24 steps a decade; the picture is s = 0.1 m's */
         st_depth_precision_desc dd = {.device_index = d->device_index, .device_given = d->device_given,
-                                      .validate = d->validate};
+                                      .validate = d->validate, .strip_gap = 1};
+        const uint32_t side = 64, widen = 3; /* the default frame side; columns widened to be seen */
+        uint8_t *strip = d->zfight_png ? malloc((size_t)ST_DEPTH_MAX_STEPS * 2 * side * 4) : NULL;
+        if (d->zfight_png && !strip) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
+        dd.strip_rgba = strip;
         st_depth_precision_result dr;
         res = st_depth_precision_run(&dd, &dr, err);
+        if (!res && strip) {
+            size_t w = dr.step_count * widen, h = 2 * side + 4; /* a grey band between the two modes */
+            uint8_t *img = malloc(w * h * 4);
+            if (!img) res = st_error_set(err, ST_ERR_NOMEM, "out of memory");
+            for (size_t y = 0; y < h && !res; y++)
+                for (size_t x = 0; x < w; x++) {
+                    uint8_t *o = img + (y * w + x) * 4;
+                    size_t row = y < side ? y : y >= side + 4 ? y - 4 : SIZE_MAX;
+                    bool decade = x % (widen * 24u) < widen; /* white marks in the band at 1 m, 10 m, ... */
+                    if (row == SIZE_MAX) o[0] = o[1] = o[2] = decade ? 255 : 128, o[3] = 255;
+                    else memcpy(o, strip + (row * dr.step_count + x / widen) * 4, 4), o[3] = 255;
+                }
+            if (!res) res = st_png_write(d->zfight_png, (uint32_t)w, (uint32_t)h, 4, 8, img, err);
+            free(img);
+        }
+        free(strip);
         if (!res) {
             r->depth = true;
             r->depth_near_m = dr.near_m;

@@ -63,6 +63,7 @@ st_result st_fly_write_json(const st_fly_result *r, const char *path, st_error *
     cJSON_AddNumberToObject(root, "far_m", r->far_m);
     cJSON_AddNumberToObject(root, "tau_px", r->tau_px);
     cJSON_AddBoolToObject(root, "skirts", r->skirts);
+    cJSON_AddStringToObject(root, "lod_select", r->lod_select_gpu ? "gpu" : "cpu");
     cJSON_AddNumberToObject(root, "fps", r->fps);
     cJSON_AddNumberToObject(root, "duration_s", r->duration_s);
     cJSON_AddNumberToObject(root, "max_speed_mps", r->max_speed_mps);
@@ -146,9 +147,10 @@ st_result st_fly_write_markdown(const st_fly_result *r, const char *path, st_err
     if (res) return res;
     FILE *fp = f.fp;
     fprintf(fp, "# Flight %s over %s\n\n", r->flight, r->world);
-    fprintf(fp, "%s on %s (%s), %ux%u, τ %g px, skirts %s, far %.0f m; %u frames at %g fps (%.1f s, up to %.0f m/s); "
-            "slow-load %g ms; %s after %u settling frames.\n\n",
-            r->method, r->adapter, r->device_type, r->width, r->height, r->tau_px, r->skirts ? "on" : "off", r->far_m,
+    fprintf(fp, "%s on %s (%s), %ux%u, τ %g px, skirts %s, selection on the %s, far %.0f m; %u frames at %g fps (%.1f s, "
+            "up to %.0f m/s); slow-load %g ms; %s after %u settling frames.\n\n",
+            r->method, r->adapter, r->device_type, r->width, r->height, r->tau_px, r->skirts ? "on" : "off",
+            r->lod_select_gpu ? "GPU" : "CPU", r->far_m,
             r->frame_count, r->fps, r->duration_s, r->max_speed_mps, r->slow_load_ms,
             r->settled ? "full detail at the start" : "NOT at full detail at the start", r->settle_frames);
     fprintf(fp, "| ms | median | p99 | max | frames over median + 2 ms |\n|---|---|---|---|---|\n");

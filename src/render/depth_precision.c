@@ -145,6 +145,10 @@ st_result st_depth_precision_run(const st_depth_precision_desc *d, st_depth_prec
                 planes_push p = {(float)z, (float)(z + out->gaps_m[g]), (float)A, (float)B};
                 res = draw_planes(gpu, &color, &depth, pipes[m], layout, m == 1, &p, pixels, &out->wrong_pct[g][m][i],
                                   err);
+                if (!res && d->strip_rgba && g == d->strip_gap)
+                    for (uint32_t y = 0; y < size; y++)
+                        memcpy(d->strip_rgba + (((size_t)m * size + y) * steps + i) * 4,
+                               pixels + ((size_t)y * size + size / 2) * 4, 4);
                 if (!res && isnan(out->onset_m[g][m]) && out->wrong_pct[g][m][i] > out->threshold_pct)
                     out->onset_m[g][m] = z;
             }

@@ -165,7 +165,8 @@ static st_result create_common(st_renderer *r, cdlod_state *s, st_error *err) {
     if (kn->lod_select_gpu && s->compute)
         return st_error_set(err, ST_ERR_UNSUPPORTED, "%s: --lod-select gpu draws with cdlod (the compute rasteriser "
                             "sizes its dispatch on the CPU); use --lod-select cpu", r->ops->info.name);
-    if (kn->lod_select_gpu) res = st_cdlod_select_create(r, &s->world, &s->gpu_select, err);
+    if (kn->lod_select_gpu)
+        res = st_cdlod_select_create(r, &s->world, kn->lod_select_threads, &s->gpu_select, err);
     if (res) return res;
     /* TRANSFER_DST: the GPU selection copies its chosen morph bands in */
     res = st_gpu_buffer_create(gpu, sizeof(st_store_frame_gpu),

@@ -82,7 +82,34 @@ void st_cdlod_select_destroy(st_renderer *r, st_cdlod_select *g) {
     free(g);
 }
 
-st_result st_cdlod_select_create(st_renderer *r, const st_lod_world *w, st_cdlod_select **out, st_error *err) {
+/* The walk's pipeline with `threads` invocations in its one workgroup (the shader's specialisation constant 0):
+ * wider walks a level's candidates in fewer rounds of dependent loads, at the price of idle invocations on the
+ * coarse levels. */
+static st_result select_pipeline(st_gpu *gpu, VkPipelineLayout layout, uint32_t threads, VkPipeline *out,
+                                 st_error *err) {
+    if (threads > gpu->props.limits.maxComputeWorkGroupSize[0] || threads > gpu->props.limits.maxComputeWorkGroupInvocations)
+        return st_error_set(err, ST_ERR_UNSUPPORTED, "the GPU selection's %u invocations exceed %s's workgroup limit",
+                            threads, gpu->props.deviceName);
+    VkShaderModule module;
+    st_result r = st_gpu_shader(gpu, "cdlod_select.comp", &module, err);
+    if (r) return r;
+    VkSpecializationMapEntry entry = {.constantID = 0, .offset = 0, .size = sizeof threads};
+    VkSpecializationInfo spec = {.mapEntryCount = 1, .pMapEntries = &entry, .dataSize = sizeof threads, .pData = &threads};
+    VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+                                      .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                                                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                                                .module = module,
+                                                .pName = "main",
+                                                .pSpecializationInfo = &spec},
+                                      .layout = layout};
+    r = st_gpu_check(vkCreateComputePipelines(gpu->device, gpu->pipeline_cache, 1, &ci, NULL, out), "cdlod_select.comp",
+                     err);
+    vkDestroyShaderModule(gpu->device, module, NULL);
+    return r;
+}
+
+st_result st_cdlod_select_create(st_renderer *r, const st_lod_world *w, uint32_t threads, st_cdlod_select **out,
+                                 st_error *err) {
     *out = NULL;
     st_gpu *gpu = r->engine->gpu;
     if (!gpu->float64)
@@ -142,7 +169,7 @@ st_result st_cdlod_select_create(st_renderer *r, const st_lod_world *w, st_cdlod
                                                 .buffer = mine[i]->buffer};
     res = st_renderer_set_create(r, b, 10, &g->layout, &g->set, err);
     if (!res) res = st_renderer_pipeline_layout(r, &g->layout, 1, 0, &g->pipe_layout, err);
-    if (!res) res = st_gpu_compute_pipeline(gpu, "cdlod_select.comp", g->pipe_layout, &g->pipeline, err);
+    if (!res) res = select_pipeline(gpu, g->pipe_layout, threads ? threads : 256, &g->pipeline, err);
     return res;
 }
 

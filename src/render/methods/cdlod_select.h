@@ -25,7 +25,8 @@ typedef struct st_cdlod_select_result {
 /* The pass over w for renderer r: its pipeline, set and buffers (the nodes and instances are device-local: the
  * pass writes them and the draws read them). ST_ERR_UNSUPPORTED on a device without shaderFloat64 or a world of
  * more than 24 levels, naming --lod-select cpu. */
-st_result st_cdlod_select_create(st_renderer *r, const st_lod_world *w, st_cdlod_select **out, st_error *err);
+st_result st_cdlod_select_create(st_renderer *r, const st_lod_world *w, uint32_t threads, st_cdlod_select **out,
+                                 st_error *err);
 void st_cdlod_select_destroy(st_renderer *r, st_cdlod_select *g);
 /* The node and instance buffers the pass writes (the method's bindings 4 and 5). */
 VkBuffer st_cdlod_select_nodes(const st_cdlod_select *g);
