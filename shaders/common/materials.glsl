@@ -327,7 +327,15 @@ SurfaceColor surface_color(vec3 p, vec3 n, Material m, Footprint fp) {
         mat_aspect = (w.x > 0.0 ? w.x * mat_footprint_aspect(fp.dx.xy, fp.dy.xy) : 0.0) +
                      (w.y > 0.0 ? w.y * mat_footprint_aspect(sx, sy) : 0.0);
     }
-    AntiTile at = anti_tile(world.xy), far_at = anti_tile_cells(world.xy, MAT_FAR_NOISE_CELL);
+    // the top projection's anti-tiling, of the near copy and (where a layer's far copy shows: mat_project's
+    // d.y > 0, first reached by the finer-repeating layer) of the far copy; unused noise is not evaluated
+    AntiTile at = AntiTile(vec2(0.0), vec2(0.0), 0.0), far_at = at;
+    if (w.x > 0.0) {
+        at = anti_tile(world.xy);
+        float k = max(g.material_mean[base].w, m.blend > 0.0 ? g.material_mean[over].w : 0.0);
+        if (mat_distance_weights(fp.dx.xy * k, fp.dy.xy * k).y > 0.0)
+            far_at = anti_tile_cells(world.xy, MAT_FAR_NOISE_CELL);
+    }
     MatSample a = mat_sample(base, world, face, fp, w, side, at, far_at);
     if (m.tint) a.albedo *= m.flat_albedo / max(g.material_mean[base].rgb, vec3(1e-3));
     vec3 albedo = a.albedo, detail = a.normal;
