@@ -140,6 +140,9 @@ st_result st_level_load_world_pair(const char *path, bool *taken, st_level **out
  * alike). A world.ini naming none leaves level as it is; a missing, damaged or mis-sized colour map is
  * ST_ERR_IO / ST_ERR_FORMAT naming the file. */
 st_result st_world_load_colors(const char *path, st_level *level, st_error *err);
+/* Reads the colour-map PNG at path (8- or 16-bit grey/RGB(A), of level's size) into level->colors as 8-bit RGB,
+ * replacing it; a missing, damaged or mis-sized file is an error naming it, level unchanged. */
+st_result st_level_read_color_map(const char *path, st_level *level, st_error *err);
 
 /* The preview colours (W×H RGB) used by st_level_write_pngs; *rgb is malloc'd. */
 st_result st_level_preview(const st_level *level, uint8_t **rgb, st_error *err);

@@ -149,6 +149,27 @@ st_result st_level_load_world_pair(const char *path, bool *taken, st_level **out
     return st_level_load_color_pair(height, color, out, err);
 }
 
+st_result st_level_read_color_map(const char *path, st_level *level, st_error *err) {
+    uint8_t *data = NULL;
+    size_t size = 0;
+    st_result r = st_file_read_all(path, (size_t)ST_LEVEL_MAX_TEXELS * 4 + (64u << 20), &data, &size, err);
+    st_png_info info;
+    if (!r) r = st_png_probe(data, size, path, &info, err);
+    if (!r && (info.width != level->width || info.height != level->height))
+        r = st_error_set(err, ST_ERR_FORMAT, "%s is %ux%u but the map is %ux%u: a colour map must match its map", path,
+                         info.width, info.height, level->width, level->height);
+    void *pixels = NULL;
+    if (!r) r = st_png_decode(data, size, path, ST_LEVEL_MAX_TEXELS, &info, &pixels, err);
+    free(data);
+    uint8_t *rgb = r ? NULL : pair_rgb(pixels, &info, 0, 0, level->width, level->height);
+    free(pixels);
+    if (!r && !rgb) r = st_error_set(err, ST_ERR_NOMEM, "%s: out of memory", path);
+    if (r) return r;
+    free(level->colors);
+    level->colors = rgb;
+    return ST_OK;
+}
+
 st_result st_world_load_colors(const char *path, st_level *level, st_error *err) {
     char dir[1100], ini_path[1200], journal[1300];
     struct stat sb;
@@ -174,23 +195,5 @@ st_result st_world_load_colors(const char *path, st_level *level, st_error *err)
     char color[1300], newer[1400];
     snprintf(color, sizeof color, "%s/%s", dir, ini.color_file);
     snprintf(newer, sizeof newer, "%s.new", color);
-    const char *read_path = prefer_new && stat(newer, &sb) == 0 ? newer : color;
-    uint8_t *data = NULL;
-    size_t size = 0;
-    r = st_file_read_all(read_path, (size_t)ST_LEVEL_MAX_TEXELS * 4 + (64u << 20), &data, &size, err);
-    st_png_info info;
-    if (!r) r = st_png_probe(data, size, read_path, &info, err);
-    if (!r && (info.width != level->width || info.height != level->height))
-        r = st_error_set(err, ST_ERR_FORMAT, "%s is %ux%u but the world is %ux%u: a colour map must match its map",
-                         read_path, info.width, info.height, level->width, level->height);
-    void *pixels = NULL;
-    if (!r) r = st_png_decode(data, size, read_path, ST_LEVEL_MAX_TEXELS, &info, &pixels, err);
-    free(data);
-    uint8_t *rgb = r ? NULL : pair_rgb(pixels, &info, 0, 0, level->width, level->height);
-    free(pixels);
-    if (!r && !rgb) r = st_error_set(err, ST_ERR_NOMEM, "%s: out of memory", read_path);
-    if (r) return r;
-    free(level->colors);
-    level->colors = rgb;
-    return ST_OK;
+    return st_level_read_color_map(prefer_new && stat(newer, &sb) == 0 ? newer : color, level, err);
 }
