@@ -153,7 +153,11 @@ st_result cli_load_world(const char *path, st_level **out, st_error *err) {
     }
     bool taken = false; /* a Comanche-style pair's folder, or a height map's .png */
     st_result r = st_level_load_world_pair(path, &taken, out, err);
-    return taken ? r : st_world_load(path, out, err);
+    if (taken) return r;
+    r = st_world_load(path, out, err);
+    if (!r && path && strcmp(path, "default")) r = st_world_load_colors(path, *out, err); /* a saved pair's colour map */
+    if (r && *out) st_level_destroy(*out), *out = NULL;
+    return r;
 }
 
 st_result cli_load_world_color(const char *path, const char *color, st_level **out, st_error *err) {

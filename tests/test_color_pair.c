@@ -1,7 +1,9 @@
 /* Comanche-style worlds: a height map (its samples the height steps 1:1) and a colour map read into a level whose
  * colour map is the albedo; the pair's folder layout and the height map alone (st_level_load_world_pair); the shipped
  * pair (data/comanche); bad pairs refused before anything is decoded; the colour map in the level's copy, its
- * checksum and the reference's shading (the C twin of the GPU's). */
+ * checksum and the reference's shading (the C twin of the GPU's); the colour map saved with the world (st_world_save) and
+ * read back (st_world_load_colors), dropped by a save without one, refused when damaged; and in a layer store
+ * (st_store_build_level, st_store_read_level). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include "strata/image.h"
 #include "strata/reference.h"
 #include "strata/shading.h"
+#include "strata/tiles.h"
 #include "strata/world.h"
 #include "support.h"
 
@@ -256,6 +259,103 @@ static void test_reference_shades_colour_map(void **state) {
     st_level_destroy(l);
 }
 
+static bool file_exists(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (f) fclose(f);
+    return f != NULL;
+}
+
+static void test_world_save_keeps_colours(void **state) {
+    (void)state;
+    const char *dir = test_temp_dir("pair-save");
+    st_level *l = test_flat_level(64, 32, 20);
+    l->wrap_x = false;
+    l->colors = malloc(64 * 32 * 3);
+    assert_non_null(l->colors);
+    for (size_t i = 0; i < 64 * 32 * 3; i++) l->colors[i] = (uint8_t)(i * 7 + i / 97);
+    assert_st_ok(st_world_save(l, dir, err));
+    char color[600], ini[600];
+    snprintf(color, sizeof color, "%s/color.png", dir);
+    snprintf(ini, sizeof ini, "%s/world.ini", dir);
+    assert_true(file_exists(color));
+    /* read back: st_world_load gives the map, st_world_load_colors its colour map, byte for byte */
+    st_level *back = NULL;
+    assert_st_ok(st_world_load(dir, &back, err));
+    assert_null(back->colors);
+    assert_st_ok(st_world_load_colors(ini, back, err));
+    assert_non_null(back->colors);
+    assert_memory_equal(back->colors, l->colors, 64 * 32 * 3);
+    st_level_destroy(back);
+
+    /* saved again without one, in place: the world names none and color.png is gone */
+    free(l->colors);
+    l->colors = NULL;
+    assert_st_ok(st_world_save(l, dir, err));
+    assert_false(file_exists(color));
+    assert_st_ok(st_world_load(dir, &back, err));
+    assert_st_ok(st_world_load_colors(dir, back, err));
+    assert_null(back->colors);
+    st_level_destroy(back);
+
+    /* a colour map of the wrong size, or damaged, is refused naming the file */
+    l->colors = calloc(64 * 32 * 3, 1);
+    assert_non_null(l->colors);
+    assert_st_ok(st_world_save(l, dir, err));
+    uint8_t small[8 * 8 * 3] = {0};
+    st_error e = {0};
+    assert_st_ok(st_png_write(color, 8, 8, 3, 8, small, &e));
+    assert_st_ok(st_world_load(dir, &back, err));
+    assert_int_equal(st_world_load_colors(dir, back, &e), ST_ERR_FORMAT);
+    assert_non_null(strstr(e.message, "color.png"));
+    FILE *f = fopen(color, "wb");
+    assert_non_null(f);
+    fputs("not a png", f);
+    fclose(f);
+    memset(&e, 0, sizeof e);
+    assert_int_not_equal(st_world_load_colors(dir, back, &e), ST_OK);
+    assert_non_null(strstr(e.message, "color.png"));
+    assert_null(back->colors); /* left as it was */
+    st_level_destroy(back);
+    st_level_destroy(l);
+}
+
+static void test_layer_store_keeps_colours(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(64, 64, 30);
+    l->colors = malloc(64 * 64 * 3);
+    assert_non_null(l->colors);
+    for (size_t i = 0; i < 64 * 64 * 3; i++) l->colors[i] = (uint8_t)(i * 13 + i / 61);
+    st_store_build_desc d = {.tile_size = 32};
+    st_store_build_stats st;
+    const char *dir = test_temp_dir("pair-store");
+    assert_st_ok(st_store_build_level(l, dir, &d, &st, err));
+    st_store *s = NULL;
+    assert_st_ok(st_store_open(dir, &s, err));
+    assert_string_equal(st_store_get_info(s)->color_map, "color.png");
+    st_level *back = NULL;
+    assert_st_ok(st_store_read_level(s, &back, err));
+    assert_non_null(back->colors);
+    assert_memory_equal(back->colors, l->colors, 64 * 64 * 3);
+    st_level_destroy(back);
+    /* its coarser level has no colour map of its size: none */
+    st_store *coarse = NULL;
+    assert_st_ok(st_store_open_coarse(s, &coarse, err));
+    assert_string_equal(st_store_get_info(coarse)->color_map, "");
+    st_store_close(coarse);
+    st_store_close(s);
+    /* a level without one builds a store without one */
+    free(l->colors);
+    l->colors = NULL;
+    dir = test_temp_dir("pair-store-none");
+    assert_st_ok(st_store_build_level(l, dir, &d, &st, err));
+    assert_st_ok(st_store_open(dir, &s, err));
+    assert_st_ok(st_store_read_level(s, &back, err));
+    assert_null(back->colors);
+    st_level_destroy(back);
+    st_store_close(s);
+    st_level_destroy(l);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pair_loads_heights_and_colours),
@@ -264,6 +364,8 @@ int main(void) {
         cmocka_unit_test(test_world_load_forms),
         cmocka_unit_test(test_shipped_pair),
         cmocka_unit_test(test_reference_shades_colour_map),
+        cmocka_unit_test(test_world_save_keeps_colours),
+        cmocka_unit_test(test_layer_store_keeps_colours),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

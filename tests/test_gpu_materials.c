@@ -3,12 +3,14 @@
  * texture's gradients in the image are about as strong across as along the wall, where a top projection
  * would smear it into vertical streaks); a paint of the control map sends exactly its dirty rectangle to the
  * GPU; textured shading really textures (the floor is not one colour) and flat shading ignores the materials;
- * far away the floor still shows its material's pattern (the far copy). */
+ * far away the floor still shows its material's pattern (the far copy); the fetches per pixel are within their
+ * targets; an 80° face is textured without stretch (the texel footprint's aspect, known answer 1/sin 80°). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analytic_store.h"
 #include "render/render_internal.h"
 #include "strata/image.h"
 #include "strata/shading.h"
@@ -309,71 +311,151 @@ static void test_colour_map_is_the_albedo(void **state) {
 
 /* ---- fetches per pixel (ST_SHADING_FETCHES) ----------------------------------------------------------- */
 
-/* A floor at 20 for x < 128, a cliff rising at 80° (tan 80° = 5.67 steps per texel) over x in [128, 163) and a
- * plateau at 220 behind it; its colour map labels the three (red, green, magenta) so a flat render says which
- * pixel shows which. */
-static st_level *cliff_level(void) {
-    st_level *l = test_flat_level(256, 256, 20);
-    l->wrap_x = l->wrap_y = false;
-    l->colors = malloc(256 * 256 * 3);
-    assert_non_null(l->colors);
-    for (int y = 0; y < 256; y++)
-        for (int x = 0; x < 256; x++) {
-            int h = x < 128 ? 20 : (int)fminf(220.0f, 20.0f + roundf((float)(x - 127) * 5.671f));
-            st_level_set_single(l, x, y, (uint8_t)h, (uint8_t)(h >= 60 ? 3 : 2));
-            uint8_t *c = l->colors + ((size_t)y * 256 + (size_t)x) * 3;
-            c[0] = h < 21 || h >= 220 ? 255 : 0;
-            c[1] = h >= 21 && h < 220 ? 255 : 0;
-            c[2] = h >= 220 ? 255 : 0;
-        }
-    return l;
-}
-
-/* The count a channel holds: the linear value k / 32 through sRGB to 8 bits (materials.glsl, mat_fetch_colour). */
-static int decode_count(uint8_t v) {
-    int best = 0;
-    for (int k = 1; k <= 32; k++)
-        if (abs((int)st_shade_srgb8((float)k / 32.0f) - v) < abs((int)st_shade_srgb8((float)best / 32.0f) - v)) best = k;
-    return best;
-}
-
 static void test_fetches_per_pixel(void **state) {
     (void)state;
-    st_level *level = cliff_level();
+    st_level *level = NULL;
+    assert_st_ok(st_fetch_scene_level(&level, err));
     st_engine *e = test_engine(level);
     const uint32_t W = 96, H = 64;
-    /* from over the floor toward the cliff, which fills the upper part of the image */
-    st_camera cam = {.position = {20.3f, 128.6f, 70.0f}, .yaw_deg = 90, .pitch_deg = -14};
-    const char *methods[] = {"ray-compute", "mesh-compute"};
-    for (size_t m = 0; m < 2; m++) {
+    st_camera cam = st_fetch_scene_camera();
+    const char *methods[] = {"ray-compute", "mesh-compute", "mesh"};
+    for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
         uint8_t *label = render_rgba_lit(e, methods[m], ST_SHADING_FLAT, cam, W, H, false);
         uint8_t *count = render_rgba_lit(e, methods[m], ST_SHADING_FETCHES, cam, W, H, false);
-        int most[2] = {0, 0}, lookups = 0;
-        double sum[2] = {0, 0};
-        size_t n[2] = {0, 0};
+        st_fetch_tally t[2] = {{0}};
+        size_t steep_on_cliff = 0, steep_on_floor = 0;
         for (uint32_t k = 0; k < W * H; k++) {
-            const uint8_t *c = label + k * 4;
-            int region = c[0] > 60 && c[1] < 20 && c[2] < 20 ? 0 : c[1] > 60 && c[0] < 20 && c[2] < 20 ? 1 : -1;
+            int region = st_fetch_scene_region(label + k * 4);
             if (region < 0) continue;
-            int taps = decode_count(count[k * 4]);
-            most[region] = taps > most[region] ? taps : most[region];
-            sum[region] += taps;
-            n[region]++;
-            int look = decode_count(count[k * 4 + 1]);
-            lookups = look > lookups ? look : lookups;
+            st_fetch_pixel p = st_fetch_pixel_decode(count + k * 4);
+            st_fetch_tally_add(&t[region], p);
+            steep_on_cliff += region == 1 && p.steep;
+            steep_on_floor += region == 0 && p.steep;
         }
         printf("%-13s material fetches per pixel: floor max %d mean %.2f (%zu px), 80-degree cliff max %d mean %.2f "
-               "(%zu px); map lookups at most %d\n", methods[m], most[0], n[0] ? sum[0] / (double)n[0] : 0, n[0],
-               most[1], n[1] ? sum[1] / (double)n[1] : 0, n[1], lookups);
-        assert_true(n[0] > W * H / 8 && n[1] > W * H / 8); /* both in the picture */
+               "(%zu px, %zu of them a side projection); map lookups at most %d\n", methods[m], t[0].max,
+               st_fetch_tally_mean(&t[0]), t[0].count, t[1].max, st_fetch_tally_mean(&t[1]), t[1].count,
+               steep_on_cliff, t[0].lookups_max > t[1].lookups_max ? t[0].lookups_max : t[1].lookups_max);
+        assert_true(t[0].count > W * H / 8 && t[1].count > W * H / 8); /* both in the picture */
         /* counted at all: every textured pixel reads at least one layer's albedo and its control texel */
-        assert_true(sum[0] / (double)n[0] >= 1.0 && sum[1] / (double)n[1] >= 1.0);
-        assert_int_equal(lookups, 2); /* the control map's texel and the colour map's */
-        if (most[0] > 8 || most[1] > 12)
-            fail_msg("%s: %d fetches on flat ground (at most 8), %d on the cliff (at most 12)", methods[m], most[0],
-                     most[1]);
+        assert_true(st_fetch_tally_mean(&t[0]) >= 1.0 && st_fetch_tally_mean(&t[1]) >= 1.0);
+        /* the control map's texel and the colour map's */
+        assert_int_equal(t[0].lookups_max, 2);
+        assert_int_equal(t[1].lookups_max, 2);
+        /* the floor reads the top projection alone; the cliff's column sides (most of its pixels) a side's */
+        assert_int_equal(steep_on_floor, 0);
+        assert_true(steep_on_cliff > t[1].count / 2);
+        if (t[0].max > 8 || t[1].max > 12)
+            fail_msg("%s: %d fetches on flat ground (at most 8), %d on the cliff (at most 12)", methods[m], t[0].max,
+                     t[1].max);
         free(label);
         free(count);
+    }
+    test_engine_finish(e, level);
+}
+
+/* ---- no stretch on an 80° face ------------------------------------------------------------------------------ */
+
+static int cmp_float(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A store method's frame of cam, settled (every wanted tile resident and drawn at its level), read back. */
+static uint8_t *render_store_settled(st_engine *e, const char *method, st_shading shading, st_camera cam, uint32_t w,
+                                     uint32_t h) {
+    st_renderer *r = NULL;
+    st_render_desc d = {.method = method, .width = w, .height = h, .shading = shading};
+    assert_st_ok(st_renderer_create(e, &d, &r, err));
+    uint32_t frames = 0;
+    assert_st_ok(st_renderer_settle(r, &cam, 400, &frames, err));
+    uint8_t *rgba = malloc((size_t)w * h * 4);
+    assert_non_null(rgba);
+    assert_st_ok(st_renderer_readback(r, rgba, NULL, err));
+    st_renderer_destroy(r);
+    return rgba;
+}
+
+/* The texel footprint's aspect (the fetch image's blue): its median over the centre 6×6 pixels, whose rays are
+ * within a degree or two of the centre's, and the share of the centre size² window at most 1.5; returns the
+ * share of the window that read a side projection. */
+static double window_aspect(const uint8_t *count, uint32_t w, uint32_t h, uint32_t size, float *median,
+                            double *within) {
+    float a[36];
+    size_t n = 0, all = 0, ok = 0, steep = 0;
+    for (uint32_t y = h / 2 - size / 2; y < h / 2 + size / 2; y++)
+        for (uint32_t x = w / 2 - size / 2; x < w / 2 + size / 2; x++) {
+            st_fetch_pixel p = st_fetch_pixel_decode(count + ((size_t)y * w + x) * 4);
+            if (x + 3 >= w / 2 && x < w / 2 + 3 && y + 3 >= h / 2 && y < h / 2 + 3) a[n++] = p.aspect;
+            all++;
+            ok += p.aspect <= 1.5f;
+            steep += p.steep;
+        }
+    qsort(a, n, sizeof *a, cmp_float);
+    *median = a[n / 2];
+    *within = (double)ok / (double)all;
+    return (double)steep / (double)all;
+}
+
+/* An 80° face seen square on (along its normal): the pixel's footprint on the face is round, so what the
+ * texture's footprint has of an aspect is the projection's stretch. The side projection compresses the face's
+ * slope direction by sin 80° (aspect 1/sin 80° = 1.0154); the top projection would by cos 80° (5.76). On a
+ * tile store the face is the plane itself (z = 5.67·x, a DEM's normal); on a level it is a staircase of column
+ * sides seen 10° off their normal (1/cos 10° = 1.0154 too) and tops seen 80° off theirs (about 3 % of its
+ * pixels). Measured from the shader's own footprint (the fetch image) and from the rendered texture's gradients. */
+static void test_no_stretch_on_80_degree_face(void **state) {
+    (void)state;
+    const double s80 = sin(80.0 * M_PI / 180.0), c80 = cos(80.0 * M_PI / 180.0), want = 1.0 / s80;
+    const uint32_t W = 48, H = 48;
+    /* the tile store: the plane z = 10 + tan 80° · x */
+    analytic a = {.shape = SHAPE_TILT, .size = 129, .spacing = 1, .base = 10, .slope_x = s80 / c80};
+    st_store *store = analytic_store(&a, 33, "materials-80");
+    st_engine *se = store_engine(store, NULL);
+    double mid_z = analytic_at(&a, 64, 64), d = 30;
+    st_camera sc = store_camera(64 - d * s80, 64, mid_z + d * c80, 90, -10, 1000);
+    uint8_t *count = render_store_settled(se, "cdlod", ST_SHADING_FETCHES, sc, W, H);
+    uint8_t *img = render_store_settled(se, "cdlod", ST_SHADING_TEXTURED, sc, W, H);
+    float median;
+    double within;
+    double steep = window_aspect(count, W, H, 24, &median, &within);
+    double grad = gradient_aspect(img, W, W / 2 - 16, H / 2 - 16, 32);
+    printf("80-degree plane (cdlod): texel footprint aspect median %.3f (want 1/sin 80 = %.3f), %.0f %% of the "
+           "window <= 1.5, %.0f %% a side projection; rendered texture's gradient aspect %.2f\n", (double)median,
+           want, 100 * within, 100 * steep, grad);
+    assert_true(steep == 1.0);
+    if (fabs(median - want) > 0.02) fail_msg("the 80-degree plane's footprint aspect is %.3f, want %.3f", (double)median, want);
+    assert_true(within == 1.0);
+    if (!(grad <= 1.5)) fail_msg("the 80-degree plane's texture is stretched: gradient aspect %.2f (at most 1.5)", grad);
+    free(count);
+    free(img);
+    st_engine_destroy(se);
+    st_store_close(store);
+
+    /* the level's 80° cliff (the fetch scene's), from 40 units along the face's normal */
+    st_level *level = NULL;
+    assert_st_ok(st_fetch_scene_level(&level, err));
+    st_engine *e = test_engine(level);
+    st_camera cam = {.position = {(float)(145.6 - 40 * s80), 128.6f, (float)(120 + 40 * c80)}, .yaw_deg = 90,
+                     .pitch_deg = -10};
+    /* the mesh's materials lie on its 80° triangles (before, on the face of the column under each point: an
+     * 80° triangle took a step's top projection wherever it passed within half a unit of that top, 21 % of the
+     * window, and the rendered texture's gradient aspect was 1.69) */
+    const char *methods[] = {"ray-compute", "mesh"};
+    for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
+        count = render_rgba_lit(e, methods[m], ST_SHADING_FETCHES, cam, W, H, false);
+        img = render_rgba_lit(e, methods[m], ST_SHADING_TEXTURED, cam, W, H, false);
+        steep = window_aspect(count, W, H, 24, &median, &within);
+        grad = gradient_aspect(img, W, W / 2 - 16, H / 2 - 16, 32);
+        printf("80-degree cliff (%s): texel footprint aspect median %.3f (want 1/cos 10 = %.3f), %.0f %% of the "
+               "window <= 1.5, %.0f %% a side projection; rendered texture's gradient aspect %.2f\n", methods[m],
+               (double)median, want, 100 * within, 100 * steep, grad);
+        if (fabs(median - want) > 0.02)
+            fail_msg("%s: the 80-degree cliff's footprint aspect is %.3f, want %.3f", methods[m], (double)median, want);
+        assert_true(within >= 0.9 && steep >= 0.9);
+        if (!(grad <= 1.5))
+            fail_msg("%s: the 80-degree cliff's texture is stretched: gradient aspect %.2f (at most 1.5)", methods[m], grad);
+        free(count);
+        free(img);
     }
     test_engine_finish(e, level);
 }
@@ -386,6 +468,7 @@ int main(void) {
         cmocka_unit_test(test_paint_uploads_dirty_rect),
         cmocka_unit_test(test_colour_map_is_the_albedo),
         cmocka_unit_test(test_fetches_per_pixel),
+        cmocka_unit_test(test_no_stretch_on_80_degree_face),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -134,6 +134,15 @@ st_result st_level_load_color_pair(const char *height_path, const char *color_pa
  * other path nothing is done (ST_OK, *taken false), and st_world_load reads it. Kept apart from st_world_load,
  * which the web build takes without the PNG readers. */
 st_result st_level_load_world_pair(const char *path, bool *taken, st_level **out, st_error *err);
+/* The colour map of a saved world (st_world_save writes a level's st_level.colors as the PNG its world.ini names,
+ * [Strata] Color Map) into level->colors, which it replaces: path is the world's folder or its world.ini, as
+ * st_world_load takes it, and level what st_world_load read from it (an interrupted save's journal is followed
+ * alike). A world.ini naming none leaves level as it is; a missing, damaged or mis-sized colour map is
+ * ST_ERR_IO / ST_ERR_FORMAT naming the file. */
+st_result st_world_load_colors(const char *path, st_level *level, st_error *err);
+/* Reads the colour-map PNG at path (8- or 16-bit grey/RGB(A), of level's size) into level->colors as 8-bit RGB,
+ * replacing it; a missing, damaged or mis-sized file is an error naming it, level unchanged. */
+st_result st_level_read_color_map(const char *path, st_level *level, st_error *err);
 
 /* The preview colours (W×H RGB) used by st_level_write_pngs; *rgb is malloc'd. */
 st_result st_level_preview(const st_level *level, uint8_t **rgb, st_error *err);

@@ -166,9 +166,37 @@ typedef enum st_shading {
     ST_SHADING_TEXTURED,
     /* a measurement: textured shading's work, but each pixel shows how many texture fetches its shading made —
      * the linear value of red is the material taps (albedo + height, normal) / 32, of green the per-texel map
-     * lookups (control, colour) / 32 (docs/materials.md, "Fetches per pixel"); unlit, no fog */
+     * lookups (control, colour) plus 16 on a face that read a side projection, / 32, of blue the texel
+     * footprint's aspect ratio − 1, / 16 (docs/materials.md, "Fetches per pixel"; st_fetch_pixel_decode);
+     * unlit, no fog */
     ST_SHADING_FETCHES,
 } st_shading;
+
+/* One pixel of an ST_SHADING_FETCHES image, read back from its sRGB bytes (src/render/fetch_probe.c). */
+typedef struct st_fetch_pixel {
+    int taps;     /* material texture fetches: albedo + height, normal */
+    int lookups;  /* per-texel map lookups: control map, colour map */
+    bool steep;   /* the face read a side projection (a cliff: the 12-fetch target, not flat ground's 8) */
+    float aspect; /* the aspect ratio of the texel footprint read, by projection weight (1: undistorted) */
+} st_fetch_pixel;
+st_fetch_pixel st_fetch_pixel_decode(const uint8_t rgba[4]);
+
+/* Fetches per pixel of one class of pixels (gentle ground or steep faces; floor or cliff). */
+typedef struct st_fetch_tally {
+    int max, lookups_max;
+    double sum;
+    size_t count;
+} st_fetch_tally;
+void st_fetch_tally_add(st_fetch_tally *t, st_fetch_pixel p);
+double st_fetch_tally_mean(const st_fetch_tally *t);
+
+/* The fetch scene of strata bench materials and its test: a 256² level, a floor at 20 for x < 128, a cliff rising
+ * at 80° (tan 80° = 5.67 steps a texel) over x in [128, 163) and a plateau at 220, not wrapping, whose colour
+ * map labels floor (red), cliff (green) and plateau (magenta); and the camera over the floor looking at the cliff. */
+st_result st_fetch_scene_level(st_level **out, st_error *err);
+st_camera st_fetch_scene_camera(void);
+/* What a pixel of the scene's flat-shaded image shows: 0 the floor, 1 the cliff, −1 anything else. */
+int st_fetch_scene_region(const uint8_t rgba[4]);
 /* "flat", "textured" or "fetches". */
 const char *st_shading_name(st_shading shading);
 /* The shading of that name; false for any other name. */

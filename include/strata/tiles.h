@@ -118,6 +118,9 @@ typedef struct st_store_info {
     /* an overlay store: a layer store folder holding only the edited tiles of the generated world named here
      * ("gen:multi:..."), consulted before the generator (st_store_open_overlay); empty for every other store */
     char overlay_of[128];
+    /* layer stores: the level's colour map (st_level.colors), an 8-bit RGB PNG of the map's size in the store's
+     * folder, written before the manifest that names it; "" = none */
+    char color_map[64];
 } st_store_info;
 
 /* Per-tile entry of a level's index: found by key without reading any tile. */

@@ -23,6 +23,9 @@ typedef struct st_world_ini {
     bool has_map_crc;
     uint32_t map_crc;
     bool wrap_x, wrap_y;               /* [Strata] Wrap X / Wrap Y: the map repeats along that axis (default) */
+    /* [Strata] Color Map: the level's colour map (st_level.colors), an 8-bit RGB PNG of the map's size beside
+     * the ini, read by st_world_load_colors; "" = none. A plain file name. */
+    char color_file[128];
 } st_world_ini;
 
 /* Parses the text of a world.ini. `name` only labels error messages. Missing optional keys get the

@@ -86,19 +86,41 @@ float mat_noise(vec2 x) { return mat_noise_cells(x, MAT_NOISE_CELL); }
 // ---- counting fetches (ST_SHADING_FETCHES) ----------------------------------------------------------------
 // Every texture fetch of the materials goes through the helpers below, which count them for the pixel being
 // shaded: mat_taps the material arrays' (albedo + height, normal), mat_lookups the per-texel maps' (control,
-// colour). The shading entry points (shade_lit, dem_shade) reset them and, in the counting mode, return them as
-// the pixel's colour (mat_fetch_colour), so every method's fetches are measured from its own image.
+// colour). surface_color notes beside them whether the face read a side projection (mat_steep: a cliff, where
+// the target is 12 fetches rather than flat ground's 8) and the aspect ratio of the texel footprint it read
+// (mat_aspect: how stretched the texture is there, 1 undistorted). The shading entry points (shade_lit,
+// dem_shade) reset them and, in the counting mode, return them as the pixel's colour (mat_fetch_colour), so
+// every method's fetches are measured from its own image.
 uint mat_taps = 0u, mat_lookups = 0u;
-const float MAT_COUNT_SCALE = 32.0; // a count of k is written as the linear value k / 32 (counts up to 32)
+bool mat_steep = false;
+float mat_aspect = 1.0;
+const float MAT_COUNT_SCALE = 32.0;  // a count of k is written as the linear value k / 32 (counts up to 32)
+const float MAT_ASPECT_SCALE = 16.0; // an aspect a as the linear value (a − 1) / 16 (up to 17)
 
 void mat_count_reset() {
     mat_taps = 0u;
     mat_lookups = 0u;
+    mat_steep = false;
+    mat_aspect = 1.0;
 }
 bool mat_counting() { return (g.material_info.w & MATERIAL_INFO_FETCHES) != 0u; }
-// The counts as a linear colour: red the material taps, green the map lookups (tests/test_gpu_materials.c,
-// strata bench materials decode them from the sRGB image).
-vec3 mat_fetch_colour() { return vec3(float(mat_taps), float(mat_lookups), 0.0) / MAT_COUNT_SCALE; }
+// The counts as a linear colour: red the material taps, green the map lookups plus 16 on a face that read a
+// side projection, blue the footprint's aspect (st_fetch_pixel_decode in src/render/fetch_probe.c reads them
+// back from the sRGB image).
+vec3 mat_fetch_colour() {
+    float green = float(mat_lookups) + (mat_steep ? 16.0 : 0.0);
+    return vec3(float(mat_taps) / MAT_COUNT_SCALE, green / MAT_COUNT_SCALE,
+                min((mat_aspect - 1.0) / MAT_ASPECT_SCALE, 1.0));
+}
+
+// The aspect ratio of the footprint spanned by gradients gx, gy in one projection's texture plane: the ratio of
+// the singular values of [gx gy], the ellipse a round pixel covers in the texture (1: as wide as long).
+float mat_footprint_aspect(vec2 gx, vec2 gy) {
+    float a = dot(gx, gx), b = dot(gy, gy), c = dot(gx, gy);
+    float half_tr = 0.5 * (a + b), det = max(a * b - c * c, 0.0);
+    float l1 = half_tr + sqrt(max(half_tr * half_tr - det, 0.0));
+    return det > 0.0 ? l1 / sqrt(det) : 1e6; // degenerate: a line
+}
 
 #ifndef ST_NO_MATERIALS
 uvec4 mat_fetch_control(ivec2 c) {
@@ -299,7 +321,21 @@ SurfaceColor surface_color(vec3 p, vec3 n, Material m, Footprint fp) {
     vec3 face = fp.plane;
     int side;
     vec2 w = mat_projection(face, side);
-    AntiTile at = anti_tile(world.xy), far_at = anti_tile_cells(world.xy, MAT_FAR_NOISE_CELL);
+    if (mat_counting()) {
+        mat_steep = w.y > 0.0;
+        vec2 sx = side == 0 ? fp.dx.yz : fp.dx.xz, sy = side == 0 ? fp.dy.yz : fp.dy.xz;
+        mat_aspect = (w.x > 0.0 ? w.x * mat_footprint_aspect(fp.dx.xy, fp.dy.xy) : 0.0) +
+                     (w.y > 0.0 ? w.y * mat_footprint_aspect(sx, sy) : 0.0);
+    }
+    // the top projection's anti-tiling, of the near copy and (where a layer's far copy shows: mat_project's
+    // d.y > 0, first reached by the finer-repeating layer) of the far copy; unused noise is not evaluated
+    AntiTile at = AntiTile(vec2(0.0), vec2(0.0), 0.0), far_at = at;
+    if (w.x > 0.0) {
+        at = anti_tile(world.xy);
+        float k = max(g.material_mean[base].w, m.blend > 0.0 ? g.material_mean[over].w : 0.0);
+        if (mat_distance_weights(fp.dx.xy * k, fp.dy.xy * k).y > 0.0)
+            far_at = anti_tile_cells(world.xy, MAT_FAR_NOISE_CELL);
+    }
     MatSample a = mat_sample(base, world, face, fp, w, side, at, far_at);
     if (m.tint) a.albedo *= m.flat_albedo / max(g.material_mean[base].rgb, vec3(1e-3));
     vec3 albedo = a.albedo, detail = a.normal;

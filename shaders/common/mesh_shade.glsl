@@ -5,7 +5,8 @@
 // looked up — on that texel's surface, as the ray method's hit is (the shadow map is cast from the level; a
 // mesh point up to τ below a top would shadow itself, and one moved up onto the top of a cliff would be lit
 // where the cliff's face is in shadow). The normal blends the triangle's geometric normal with the gradient
-// normal (spec §2): n = mix(n_grad, n_geo, smoothstep(0.55, 0.8, 1 − |n_geo.z|)). Requires globals,
+// normal (spec §2): n = mix(n_grad, n_geo, smoothstep(0.55, 0.8, 1 − |n_geo.z|)). Textured, the materials project
+// onto the triangle's plane at p itself. Requires globals,
 // surface, shading.
 
 // Of the four texels whose centres surround p, the one a ray through p would meet: for the floor, the
@@ -67,5 +68,9 @@ vec3 mesh_shade(vec3 p, uint layer, vec3 n_geo) {
                    : mesh_floor_point(p, cell, s);
     vec3 n_grad = gradient_normal(q, upper);
     vec3 n = normalize(mix(n_grad, n_geo, smoothstep(0.55, 0.8, 1.0 - abs(n_geo.z))));
-    return shade_point(q, s, n);
+    if (!shading_textured()) return shade_point(q, s, n);
+    // the materials lie on the triangle the pixel shows, at p: projected onto q's column face instead, a
+    // steep triangle would take a step's top projection wherever it passes within half a unit of that top, and
+    // its texture would be stretched there
+    return shade_lit_face(q, s, n, shadow_lookup(q, n), n_geo, p);
 }

@@ -83,20 +83,29 @@ vec3 surface_face(vec3 p, Surface s, bool upper) {
     return x_face ? vec3(float(sx), 0.0, 0.0) : vec3(0.0, float(sy), 0.0);
 }
 
-// The formula at point p of column s with unit normal n and the sun's visibility in [0, 1] (C twin:
-// st_shade_lit in src/reference/shading.c, held to this one by tests/test_gpu_shading.c). Linear colour.
-vec3 shade_lit(vec3 p, Surface s, vec3 n, float visibility) {
+// The formula at point p of column s with unit normal n and the sun's visibility in [0, 1], the materials
+// projected onto the plane of unit normal `face` at the point tex_p (a method that meets the column's own faces
+// gives p and its face; the mesh methods their triangle's plane and point). Linear colour.
+vec3 shade_lit_face(vec3 p, Surface s, vec3 n, float visibility, vec3 face, vec3 tex_p) {
     bool upper = !s.dual || p.z >= s.mid; // on the slab (or a single column) vs the floor under it
     uint type = upper ? s.high_type : s.low_type;
     if (s.dual && p.z <= s.low && s.low < s.high) visibility *= 0.25; // the cave floor
-    vec3 face = shading_textured() ? surface_face(p, s, upper) : n; // flat shading reads no neighbours
     mat_count_reset();
-    SurfaceColor sc = surface_color(p, n, level_material(p, s, type, face), pixel_footprint(p, face));
+    SurfaceColor sc = surface_color(tex_p, n, level_material(p, s, type, face), pixel_footprint(tex_p, face));
     if (mat_counting()) return mat_fetch_colour();
     vec3 color = sc.albedo * (g.light.w + (1.0 - g.light.w) * visibility * max(0.0, dot(sc.normal, g.light.xyz)));
     float d = length(p.xy - g.eye.xy);
     float f = smoothstep(g.eye.w - g.fog.w, g.eye.w, d);
     return mix(color, g.fog.rgb, f);
+}
+
+// The formula at point p of column s with unit normal n and the sun's visibility in [0, 1] (C twin:
+// st_shade_lit in src/reference/shading.c, held to this one by tests/test_gpu_shading.c), the materials on the
+// face of the column p lies on. Linear colour.
+vec3 shade_lit(vec3 p, Surface s, vec3 n, float visibility) {
+    bool upper = !s.dual || p.z >= s.mid;
+    vec3 face = shading_textured() ? surface_face(p, s, upper) : n; // flat shading reads no neighbours
+    return shade_lit_face(p, s, n, visibility, face, p);
 }
 
 // Shades a surface point p of the texel column s with an optional geometric normal (length 0 = use

@@ -11,6 +11,7 @@
 #include "strata/file.h"
 #include "strata/heightmap.h"
 #include "strata/image.h"
+#include "strata/vangers.h"
 
 #define PAIR_WRAP_KEY "Strata Wrap" /* the PNG set's keyword (convert.c): where the height map's level wraps */
 
@@ -146,4 +147,53 @@ st_result st_level_load_world_pair(const char *path, bool *taken, st_level **out
     if (lstat(height, &sb) != 0 || lstat(color, &sb) != 0) return ST_OK;
     *taken = true;
     return st_level_load_color_pair(height, color, out, err);
+}
+
+st_result st_level_read_color_map(const char *path, st_level *level, st_error *err) {
+    uint8_t *data = NULL;
+    size_t size = 0;
+    st_result r = st_file_read_all(path, (size_t)ST_LEVEL_MAX_TEXELS * 4 + (64u << 20), &data, &size, err);
+    st_png_info info;
+    if (!r) r = st_png_probe(data, size, path, &info, err);
+    if (!r && (info.width != level->width || info.height != level->height))
+        r = st_error_set(err, ST_ERR_FORMAT, "%s is %ux%u but the map is %ux%u: a colour map must match its map", path,
+                         info.width, info.height, level->width, level->height);
+    void *pixels = NULL;
+    if (!r) r = st_png_decode(data, size, path, ST_LEVEL_MAX_TEXELS, &info, &pixels, err);
+    free(data);
+    uint8_t *rgb = r ? NULL : pair_rgb(pixels, &info, 0, 0, level->width, level->height);
+    free(pixels);
+    if (!r && !rgb) r = st_error_set(err, ST_ERR_NOMEM, "%s: out of memory", path);
+    if (r) return r;
+    free(level->colors);
+    level->colors = rgb;
+    return ST_OK;
+}
+
+st_result st_world_load_colors(const char *path, st_level *level, st_error *err) {
+    char dir[1100], ini_path[1200], journal[1300];
+    struct stat sb;
+    bool is_dir = path && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    if (!path) return st_error_set(err, ST_ERR_INVALID, "no world folder");
+    if (is_dir) snprintf(dir, sizeof dir, "%s", path);
+    else if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else snprintf(dir, sizeof dir, ".");
+    if ((size_t)snprintf(ini_path, sizeof ini_path, is_dir ? "%s/world.ini" : "%s", path) >= sizeof ini_path)
+        return st_error_set(err, ST_ERR_INVALID, "%s: path too long", path);
+    snprintf(journal, sizeof journal, "%s.new", ini_path);
+    /* a journal is a committed save that did not finish renaming: it and the members' .new are the world */
+    bool prefer_new = stat(journal, &sb) == 0 && S_ISREG(sb.st_mode);
+    const char *ini_read = prefer_new ? journal : ini_path;
+    uint8_t *text = NULL;
+    size_t text_size = 0;
+    st_result r = st_file_read_all(ini_read, 1u << 20, &text, &text_size, err);
+    st_world_ini ini;
+    if (!r) r = st_world_ini_parse((const char *)text, text_size, ini_read, &ini, err);
+    free(text);
+    if (r || !ini.color_file[0]) return r;
+    char color[1300], newer[1400];
+    snprintf(color, sizeof color, "%s/%s", dir, ini.color_file);
+    snprintf(newer, sizeof newer, "%s.new", color);
+    return st_level_read_color_map(prefer_new && stat(newer, &sb) == 0 ? newer : color, level, err);
 }

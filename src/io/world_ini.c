@@ -138,6 +138,12 @@ st_result st_world_ini_parse(const char *text, size_t size, const char *name, st
         } else if (!strcmp(section, "rendering parameters") && !strcmp(key, "end colors")) {
             snprintf(seen.end_text, sizeof seen.end_text, "%s", value);
             seen.end = true;
+        } else if (!strcmp(section, "strata") && !strcmp(key, "color map")) {
+            copy_trim(value, value + strlen(value), out->color_file, sizeof out->color_file, false);
+            if (!out->color_file[0] || strchr(out->color_file, '/') || strchr(out->color_file, '\\') ||
+                out->color_file[0] == '.')
+                return st_error_set(err, ST_ERR_FORMAT, "%s:%u: '[Strata] Color Map' must be a file name beside the "
+                                    "world.ini", name, line_no);
         } else if (!strcmp(section, "strata") && !strcmp(key, "map crc32")) {
             char *stop;
             const char *digits = !strncasecmp(value, "0x", 2) ? value + 2 : value;
@@ -257,11 +263,12 @@ st_result st_world_ini_format(const st_world_ini *ini, char **text, size_t *size
     /* strata's own keys, in a section the original game does not read: the map's checksum, and where the map
      * does not wrap (only then, so a wrapping world's ini is the stock layout plus its checksum) */
     bool bounded = !ini->wrap_x || !ini->wrap_y;
-    if (ini->has_map_crc || bounded) len += (size_t)snprintf(buf + len, cap - len, "\n[Strata]\n");
+    if (ini->has_map_crc || bounded || ini->color_file[0]) len += (size_t)snprintf(buf + len, cap - len, "\n[Strata]\n");
     if (ini->has_map_crc) len += (size_t)snprintf(buf + len, cap - len, "Map CRC32 = 0x%08x\n", (unsigned)ini->map_crc);
     if (bounded)
         len += (size_t)snprintf(buf + len, cap - len, "Wrap X = %d\nWrap Y = %d\n", ini->wrap_x ? 1 : 0,
                                 ini->wrap_y ? 1 : 0);
+    if (ini->color_file[0]) len += (size_t)snprintf(buf + len, cap - len, "Color Map = %s\n", ini->color_file);
     *text = buf;
     *size = len;
     return ST_OK;
@@ -333,6 +340,7 @@ st_result st_world_ini_update(const char *old_text, size_t old_size, const st_wo
         {"strata", "map crc32", "Map CRC32", "", false, false},
         {"strata", "wrap x", "Wrap X", "", false, false},
         {"strata", "wrap y", "Wrap Y", "", false, false},
+        {"strata", "color map", "Color Map", "", false, false},
     };
     const size_t count = sizeof keys / sizeof keys[0];
     snprintf(keys[0].value, sizeof keys[0].value, "%u", ini->map_power_x);
@@ -354,6 +362,8 @@ st_result st_world_ini_update(const char *old_text, size_t old_size, const st_wo
     snprintf(keys[12].value, sizeof keys[12].value, "%d", ini->wrap_x ? 1 : 0);
     snprintf(keys[13].value, sizeof keys[13].value, "%d", ini->wrap_y ? 1 : 0);
     keys[12].drop = keys[13].drop = ini->wrap_x && ini->wrap_y; /* as st_world_ini_format writes them */
+    snprintf(keys[14].value, sizeof keys[14].value, "%s", ini->color_file);
+    keys[14].drop = !ini->color_file[0];
     for (size_t i = 0; i < count; i++) keys[i].present |= keys[i].drop; /* nothing to add */
 
     const char *eol = old_size && memchr(old_text, '\r', old_size) ? "\r\n" : "\n";

@@ -13,12 +13,14 @@
 
 typedef struct st_world_names {
     char map[140], pal[140], vpr[140];
+    char color[140]; /* "" = the world has no colour map */
 } st_world_names;
 
 static inline void st_world_names_of(const st_world_ini *ini, st_world_names *n) {
     snprintf(n->map, sizeof n->map, "%s%s", ini->file_name, ini->compressed ? ".vmc" : ".vmp");
     snprintf(n->pal, sizeof n->pal, "%s", ini->palette_file);
     snprintf(n->vpr, sizeof n->vpr, "%s.vpr", ini->file_name);
+    snprintf(n->color, sizeof n->color, "%s", ini->color_file);
 }
 
 #endif

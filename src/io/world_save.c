@@ -117,16 +117,16 @@ static void read_old(const char *path, old_world *o) {
 }
 
 static bool names_one_of(const char *name, const st_world_names *n) {
-    return !strcmp(name, n->map) || !strcmp(name, n->pal) || !strcmp(name, n->vpr);
+    return !strcmp(name, n->map) || !strcmp(name, n->pal) || !strcmp(name, n->vpr) || !strcmp(name, n->color);
 }
 
 /* Removes the old world's files that the new world does not name (a .vmp after a save as .vmc, ...). */
 static void remove_orphans(const char *dir, const old_world *old, const st_world_names *now) {
     if (!old->parsed) return;
-    const char *files[3] = {old->names.map, old->names.pal, old->names.vpr};
-    for (int i = 0; i < 3; i++) {
+    const char *files[4] = {old->names.map, old->names.pal, old->names.vpr, old->names.color};
+    for (int i = 0; i < 4; i++) {
         char path[1300];
-        if (names_one_of(files[i], now) || join(path, sizeof path, dir, files[i], NULL)) continue;
+        if (!files[i][0] || names_one_of(files[i], now) || join(path, sizeof path, dir, files[i], NULL)) continue;
         unlink(path);
     }
 }
@@ -147,9 +147,10 @@ static st_result finish_interrupted(const char *dir, st_error *err) {
         return ST_OK;
     }
     read_old(ini_path, &old);
-    const char *files[3] = {next.names.map, next.names.pal, next.names.vpr};
-    for (int i = 0; i < 3 && !r; i++) {
+    const char *files[4] = {next.names.map, next.names.pal, next.names.vpr, next.names.color};
+    for (int i = 0; i < 4 && !r; i++) {
         char path[1300], newer[1400];
+        if (!files[i][0]) continue; /* no colour map */
         if ((r = join(path, sizeof path, dir, files[i], err))) break;
         snprintf(newer, sizeof newer, "%s%s", path, ST_WORLD_NEW_SUFFIX);
         if (exists(newer) && rename(newer, path) != 0)
@@ -187,6 +188,7 @@ static void remove_leftovers(const char *dir, const char *const *names, size_t c
     }
     for (size_t i = 0; i < count; i++) {
         char path[1400];
+        if (!names[i][0]) continue;
         if (snprintf(path, sizeof path, "%s/%s%s", dir[0] ? dir : ".", names[i], ST_WORLD_NEW_SUFFIX) <
             (int)sizeof path)
             unlink(path);
@@ -206,6 +208,26 @@ static st_result write_new(const char *dir, const char *name, const void *data, 
         int e = errno;
         st_atomic_abort(&f);
         return st_error_set(err, st_write_failure(e), "%s: write failed: %s", path, strerror(e));
+    }
+    return st_atomic_commit(&f, err);
+}
+
+/* dir/name.new: the level's colour map as an 8-bit RGB PNG, complete and on disk before this returns. */
+static st_result write_new_colors(const char *dir, const char *name, const st_level *level, st_error *err) {
+    char path[1300];
+    st_result r = join(path, sizeof path, dir, name, err);
+    if (r) return r;
+    strncat(path, ST_WORLD_NEW_SUFFIX, sizeof path - strlen(path) - 1);
+    st_atomic_file f;
+    if ((r = st_atomic_open(&f, path, err))) return r;
+    r = st_png_write_to(&f, level->width, level->height, 3, 8, level->colors, err);
+    if (!r && (fflush(f.fp) != 0 || fsync(fileno(f.fp)) != 0)) {
+        int e = errno;
+        r = st_error_set(err, st_write_failure(e), "%s: write failed: %s", path, strerror(e));
+    }
+    if (r) {
+        st_atomic_abort(&f);
+        return r;
     }
     return st_atomic_commit(&f, err);
 }
@@ -289,12 +311,17 @@ st_result st_world_save_ex(const st_level *level, const char *dir, const st_worl
             if (2 * old.ini.geonet_power <= ini.map_power_x + ini.map_power_y) ini.geonet_power = old.ini.geonet_power;
         }
     }
+    /* the colour map (a Comanche-style pair's) as a member of its own, named by world.ini: present in the world
+     * exactly when the committed world.ini names it */
+    if (level->colors)
+        snprintf(ini.color_file, sizeof ini.color_file, "%s", old.parsed && old.ini.color_file[0] ? old.ini.color_file
+                                                                                                   : "color.png");
     st_world_names names;
     st_world_names_of(&ini, &names);
     if (!r) {
-        const char *all[7] = {"world.ini", names.map, names.pal, names.vpr, old.names.map, old.names.pal,
-                              old.names.vpr};
-        remove_leftovers(dir, all, old.parsed ? 7 : 4);
+        const char *all[9] = {"world.ini", names.map, names.pal, names.vpr, names.color, old.names.map, old.names.pal,
+                              old.names.vpr, old.names.color};
+        remove_leftovers(dir, all, old.parsed ? 9 : 5);
         char old_vpr[1300];
         bool keep_vpr = old.parsed && !join(old_vpr, sizeof old_vpr, dir, names.vpr, NULL) &&
                         !strcmp(old.names.vpr, names.vpr);
@@ -303,9 +330,10 @@ st_result st_world_save_ex(const st_level *level, const char *dir, const st_worl
     /* A broken world.ini is replaced, not patched. */
     if (!r) r = old.parsed ? st_world_ini_update(old.text, old.size, &ini, &text, &text_size, err)
                            : st_world_ini_format(&ini, &text, &text_size, err);
-    const char *member[F_COUNT] = {names.map, names.pal, names.vpr};
-    for (int i = 0; i < F_COUNT && !r; i++) {
-        r = write_new(dir, member[i], bufs[i], sizes[i], err);
+    const char *member[F_COUNT + 1] = {names.map, names.pal, names.vpr, names.color};
+    int members = names.color[0] ? F_COUNT + 1 : F_COUNT;
+    for (int i = 0; i < members && !r; i++) {
+        r = i < F_COUNT ? write_new(dir, member[i], bufs[i], sizes[i], err) : write_new_colors(dir, member[i], level, err);
         if (!r) written++, step_done(&steps, member[i]);
     }
     if (!r) r = write_new(dir, "world.ini", text, text_size, err);
@@ -314,7 +342,7 @@ st_result st_world_save_ex(const st_level *level, const char *dir, const st_worl
         committed = true; /* from here on the new world is the world, for every reader */
         step_done(&steps, "world.ini.new");
     }
-    for (int i = 0; i < F_COUNT && !r; i++) {
+    for (int i = 0; i < members && !r; i++) {
         char path[1300], newer[1400];
         if ((r = join(path, sizeof path, dir, member[i], err))) break;
         snprintf(newer, sizeof newer, "%s%s", path, ST_WORLD_NEW_SUFFIX);

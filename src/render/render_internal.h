@@ -174,6 +174,9 @@ typedef struct st_method_ops {
     st_result (*level_updated)(st_renderer *r, void *state, st_rect rect, st_error *err);
     uint64_t (*gpu_bytes)(const st_renderer *r, const void *state);
     uint64_t (*cpu_bytes)(const st_renderer *r, const void *state);
+    /* Optional: usage flags the method needs on the colour and depth targets beyond its kind's, asked before
+     * they are created (r->desc is set). */
+    VkImageUsageFlags (*target_usage)(const st_renderer *r);
     /* Optional: what a level-of-detail method drew in its last frame. */
     void (*lod_stats)(const st_renderer *r, const void *state, st_lod_frame_stats *out);
     /* Optional: the CPU side of a frame alone (selection and requests, no GPU work): settling a view to full

@@ -131,6 +131,7 @@ static st_result create_targets(st_renderer *r, st_error *err) {
     const st_pass_ops *const *order = st_frame_order(&order_count);
     for (uint32_t i = 0; i < order_count; i++)
         if (order[i] && order[i]->target_usage) common |= order[i]->target_usage(r); /* what later passes need */
+    if (r->ops->target_usage) common |= r->ops->target_usage(r);
     st_result res;
     if (r->ops->targets == ST_TARGETS_RASTER) {
         res = st_gpu_image_create(gpu, r->width, r->height, VK_FORMAT_R8G8B8A8_SRGB,

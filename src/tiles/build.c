@@ -751,6 +751,15 @@ st_result st_store_build_level(const st_level *level, const char *dir, const st_
                             sections, ST_STORE_MAX_FLOOD);
     in->flood_sections = sections;
     memcpy(in->flood, level->flood, sections);
+    if (level->colors) { /* before the manifest that names it, which is written last */
+        char path[1200];
+        snprintf(in->color_map, sizeof in->color_map, "color.png");
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, in->color_map) >= sizeof path)
+            return st_error_set(err, ST_ERR_INVALID, "%s: path too long", dir);
+        st_result r2 = st_make_dirs(dir, err);
+        if (!r2) r2 = st_png_write(path, level->width, level->height, 3, 8, level->colors, err);
+        if (r2) return r2;
+    }
     return build_layers(&b, dir, desc, stats, err);
 }
 

@@ -134,6 +134,7 @@ st_result st_manifest_format(const st_store_info *info, char **text, st_error *e
         cJSON_AddBoolToObject(l, "wrap_y", info->wrap_y);
         cJSON_AddNumberToObject(l, "section_power", info->section_power);
         if (info->overlay_of[0]) cJSON_AddStringToObject(l, "overlay_of", info->overlay_of);
+        if (info->color_map[0]) cJSON_AddStringToObject(l, "color_map", info->color_map);
         if (info->flood_sections) { /* hex, as the palette: the flood levels of each section of rows */
             char *fl = malloc(2 * (size_t)info->flood_sections + 1);
             if (!fl) {
@@ -310,6 +311,16 @@ st_result st_manifest_parse(const char *text, size_t size, const char *name, st_
             double spow;
             if (!num(l, "section_power", 0, 31, &spow, name, err) || !whole(spow)) goto done;
             info->section_power = (uint32_t)spow;
+        }
+        const cJSON *cm = cJSON_GetObjectItemCaseSensitive(l, "color_map");
+        if (cm) {
+            if (!cJSON_IsString(cm) || !cm->valuestring[0] || cm->valuestring[0] == '.' ||
+                strchr(cm->valuestring, '/') || strchr(cm->valuestring, '\\') ||
+                strlen(cm->valuestring) >= sizeof info->color_map) {
+                st_error_set(err, ST_ERR_FORMAT, "%s: color_map must be a file name in the store's folder", name);
+                goto done;
+            }
+            snprintf(info->color_map, sizeof info->color_map, "%s", cm->valuestring);
         }
         const cJSON *ov = cJSON_GetObjectItemCaseSensitive(l, "overlay_of");
         if (ov) { /* the edits of a generated world: only a multi-layer generator spec is taken */

@@ -10,6 +10,7 @@
 
 #include "strata/file.h"
 #include "strata/gen.h"
+#include "strata/heightmap.h"
 #include "tiles/tiles_internal.h"
 
 #define GEN_TILE_SIZE 257u
@@ -509,6 +510,7 @@ st_result st_store_open_coarse(st_store *fine, st_store **out, st_error *err) {
     in->compression = ST_TILE_RAW;
     in->flood_sections = 0;
     in->overlay_of[0] = 0; /* made from the finer level's tiles, edited ones included: no overlay of its own */
+    in->color_map[0] = 0;  /* the finer level's colour map is of the finer size */
     snprintf(in->source, sizeof in->source, "the coarser level of %.480s", fine->where);
     fill_geometry(s);
     in->tiles = (uint64_t)s->nx[0] * s->ny[0];
@@ -640,6 +642,13 @@ st_result st_store_read_level(st_store *s, st_level **out, st_error *err) {
             }
             st_tile_destroy(t);
         }
+    const char *folder = st_store_folder(s);
+    if (!r && in->color_map[0] && folder) { /* the level's colour map, beside the manifest (a local store's) */
+        char path[1200];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", folder, in->color_map) >= sizeof path)
+            r = st_error_set(err, ST_ERR_INVALID, "%s: path too long", folder);
+        else r = st_level_read_color_map(path, level, err);
+    }
     if (r) {
         st_level_destroy(level);
         return r;
