@@ -179,6 +179,7 @@ typedef struct st_fetch_pixel {
     bool steep;   /* the face read a side projection (a cliff: the 12-fetch target, not flat ground's 8) */
     float aspect; /* the aspect ratio of the texel footprint read, by projection weight (1: undistorted) */
 } st_fetch_pixel;
+/* Decodes one pixel of an ST_SHADING_FETCHES image (its 8-bit sRGB RGBA bytes); never fails. */
 st_fetch_pixel st_fetch_pixel_decode(const uint8_t rgba[4]);
 
 /* Fetches per pixel of one class of pixels (gentle ground or steep faces; floor or cliff). */
@@ -187,13 +188,16 @@ typedef struct st_fetch_tally {
     double sum;
     size_t count;
 } st_fetch_tally;
+/* Counts one decoded pixel into the tally (its taps into max, sum and count; its lookups into lookups_max). */
 void st_fetch_tally_add(st_fetch_tally *t, st_fetch_pixel p);
+/* The mean taps a pixel of the tally; 0 for an empty tally. */
 double st_fetch_tally_mean(const st_fetch_tally *t);
 
 /* The fetch scene of strata bench materials and its test: a 256² level, a floor at 20 for x < 128, a cliff rising
  * at 80° (tan 80° = 5.67 steps a texel) over x in [128, 163) and a plateau at 220, not wrapping, whose colour
  * map labels floor (red), cliff (green) and plateau (magenta); and the camera over the floor looking at the cliff. */
 st_result st_fetch_scene_level(st_level **out, st_error *err);
+/* The scene's camera: over the floor, looking at the cliff. */
 st_camera st_fetch_scene_camera(void);
 /* What a pixel of the scene's flat-shaded image shows: 0 the floor, 1 the cliff, −1 anything else. */
 int st_fetch_scene_region(const uint8_t rgba[4]);
