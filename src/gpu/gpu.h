@@ -126,6 +126,10 @@ st_result st_gpu_image_read(st_gpu *gpu, st_gpu_image *img, VkImageLayout layout
 /* The same for one layer of an array image. Waits for the queue: for tests and tools. */
 st_result st_gpu_image_read_layer(st_gpu *gpu, st_gpu_image *img, uint32_t layer, VkImageLayout layout, void *out,
                                   st_error *err);
+/* Copies `bytes` of a buffer from `offset` (written by finished or recorded-before work, read by transfer) to host
+ * memory at out, through the staging buffer. Waits for the queue: for counters, tests and tools. */
+st_result st_gpu_buffer_read(st_gpu *gpu, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize bytes, void *out,
+                             st_error *err);
 
 /* ---- the staging ring -------------------------------------------------------------------------------
  * A persistently mapped host buffer handed out front to back and wrapping around. Bytes are handed out with

@@ -303,3 +303,21 @@ st_result st_gpu_image_read_layer(st_gpu *gpu, st_gpu_image *img, uint32_t layer
 st_result st_gpu_image_read(st_gpu *gpu, st_gpu_image *img, VkImageLayout layout, void *out, st_error *err) {
     return st_gpu_image_read_layer(gpu, img, 0, layout, out, err);
 }
+
+st_result st_gpu_buffer_read(st_gpu *gpu, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize bytes, void *out,
+                             st_error *err) {
+    st_result r = st_gpu_staging_reserve(gpu, bytes, err);
+    VkCommandBuffer cmd;
+    if (!r) r = st_gpu_once_begin(gpu, &cmd, err);
+    if (r) return r;
+    /* The copy reads what compute work wrote last. */
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+    VkBufferCopy region = {.srcOffset = offset, .size = bytes};
+    vkCmdCopyBuffer(cmd, buffer, gpu->staging, 1, &region);
+    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    r = st_gpu_once_submit(gpu, cmd, err);
+    if (!r) memcpy(out, gpu->staging_mapped, (size_t)bytes);
+    return r;
+}

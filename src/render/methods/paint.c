@@ -451,17 +451,9 @@ st_result st_paint_compute_work(st_renderer *r, st_paint_work *out, st_error *er
     if (r->ops != &st_method_paint_compute) return st_error_set(err, ST_ERR_INVALID, "not a paint-compute renderer");
     const paint_state *s = r->state;
     st_gpu *gpu = r->engine->gpu;
-    st_result res = st_gpu_staging_reserve(gpu, PAINT_QUEUE_HEADER * 4, err);
-    VkCommandBuffer cmd;
-    if (!res) res = st_gpu_once_begin(gpu, &cmd, err);
+    uint32_t h[PAINT_QUEUE_HEADER]; /* the header's layout: paint_compute.glsl */
+    st_result res = st_gpu_buffer_read(gpu, s->queue.buffer, 0, sizeof h, h, err);
     if (res) return res;
-    VkBufferCopy region = {.size = PAINT_QUEUE_HEADER * 4};
-    vkCmdCopyBuffer(cmd, s->queue.buffer, gpu->staging, 1, &region);
-    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                              VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-    res = st_gpu_once_submit(gpu, cmd, err);
-    if (res) return res;
-    const uint32_t *h = gpu->staging_mapped; /* the header's layout: paint_compute.glsl */
     *out = (st_paint_work){.most_pixels_per_invocation = h[5],
                            .big_faces = h[4],
                            .jobs = h[3],

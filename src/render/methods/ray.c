@@ -163,17 +163,9 @@ st_result st_ray_compute_work(st_renderer *r, const st_camera *camera, bool tile
     bool tested = s->tile_test;
     s->tile_test = had;
     st_gpu *gpu = r->engine->gpu;
-    if (!res) res = st_gpu_staging_reserve(gpu, RAY_WORK_WORDS * 4, err);
-    VkCommandBuffer cmd;
-    if (!res) res = st_gpu_once_begin(gpu, &cmd, err);
+    uint32_t w[RAY_WORK_WORDS];
+    if (!res) res = st_gpu_buffer_read(gpu, s->work.buffer, 0, sizeof w, w, err);
     if (res) return res;
-    VkBufferCopy region = {.size = RAY_WORK_WORDS * 4};
-    vkCmdCopyBuffer(cmd, s->work.buffer, gpu->staging, 1, &region);
-    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                              VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-    res = st_gpu_once_submit(gpu, cmd, err);
-    if (res) return res;
-    const uint32_t *w = gpu->staging_mapped;
     *out = (st_ray_work){.pixels = w[0], .samples = w[1], .chunks = w[2], .words = w[3], .tile_test = tested};
     return ST_OK;
 }

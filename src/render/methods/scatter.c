@@ -272,17 +272,9 @@ st_result st_scatter_queue_stats(st_renderer *r, uint32_t counts[4], st_error *e
     if (r->ops != &st_method_scatter) return st_error_set(err, ST_ERR_INVALID, "not a scatter renderer");
     const scatter_state *s = r->state;
     st_gpu *gpu = r->engine->gpu;
-    st_result res = st_gpu_staging_reserve(gpu, 32, err);
-    VkCommandBuffer cmd;
-    if (!res) res = st_gpu_once_begin(gpu, &cmd, err);
+    uint32_t h[8];
+    st_result res = st_gpu_buffer_read(gpu, s->header.buffer, 0, sizeof h, h, err);
     if (res) return res;
-    VkBufferCopy region = {.size = 32};
-    vkCmdCopyBuffer(cmd, s->header.buffer, gpu->staging, 1, &region);
-    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                              VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-    res = st_gpu_once_submit(gpu, cmd, err);
-    if (res) return res;
-    const uint32_t *h = gpu->staging_mapped;
     counts[0] = h[3], counts[1] = h[4], counts[2] = h[5], counts[3] = h[6];
     return ST_OK;
 }

@@ -292,17 +292,9 @@ st_result st_slice_compute_work(st_renderer *r, const st_camera *camera, bool wa
     s->count = s->band_full = false;
     s->walk_texels = had;
     st_gpu *gpu = r->engine->gpu;
-    if (!res) res = st_gpu_staging_reserve(gpu, SLICE_WORK_WORDS * 4, err);
-    VkCommandBuffer cmd;
-    if (!res) res = st_gpu_once_begin(gpu, &cmd, err);
+    uint32_t w[SLICE_WORK_WORDS];
+    if (!res) res = st_gpu_buffer_read(gpu, s->work.buffer, 0, sizeof w, w, err);
     if (res) return res;
-    VkBufferCopy region = {.size = SLICE_WORK_WORDS * 4};
-    vkCmdCopyBuffer(cmd, s->work.buffer, gpu->staging, 1, &region);
-    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                              VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-    res = st_gpu_once_submit(gpu, cmd, err);
-    if (res) return res;
-    const uint32_t *w = gpu->staging_mapped;
     *out = (st_slice_work){.pixels = w[0], .samples = w[1], .bands = w[2], .walks = w[3], .cells = w[4], .texels = w[5]};
     return ST_OK;
 }

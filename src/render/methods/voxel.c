@@ -353,20 +353,6 @@ st_result st_voxel_read(st_renderer *r, uint32_t *words, st_error *err) {
     if (!s) return st_error_set(err, ST_ERR_INVALID, "not a voxel renderer");
     st_gpu *gpu = r->engine->gpu;
     VkDeviceSize bytes = s->layout.words * 4;
-    st_result res = st_gpu_staging_reserve(gpu, bytes, err);
-    VkCommandBuffer cmd;
-    if (!res) res = st_gpu_once_begin(gpu, &cmd, err);
-    if (res) return res;
-    /* The copy reads what the last bake wrote. */
-    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                              VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-    VkBufferCopy region = {.srcOffset = ST_VOXEL_HEADER_BYTES, .dstOffset = 0, .size = bytes};
-    vkCmdCopyBuffer(cmd, s->grid.buffer, gpu->staging, 1, &region);
-    /* The host reads the staging copy. */
-    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                              VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-    res = st_gpu_once_submit(gpu, cmd, err);
-    if (res) return res;
-    memcpy(words, gpu->staging_mapped, (size_t)bytes);
-    return ST_OK;
+    /* what the last bake wrote */
+    return st_gpu_buffer_read(gpu, s->grid.buffer, ST_VOXEL_HEADER_BYTES, bytes, words, err);
 }

@@ -281,16 +281,5 @@ void st_ocean_gpu_set_test_packing(st_ocean_gpu *o, uint32_t mode) { o->packing 
 st_result st_ocean_gpu_read_transform(st_ocean_gpu *o, uint32_t c, float *out, st_error *err) {
     if (c >= o->cascades) return st_error_set(err, ST_ERR_INVALID, "ocean: no cascade %u", c);
     VkDeviceSize bytes = (VkDeviceSize)o->size * o->size * 32;
-    st_result r = st_gpu_staging_reserve(o->gpu, bytes, err);
-    if (r) return r;
-    VkCommandBuffer cmd;
-    r = st_gpu_once_begin(o->gpu, &cmd, err);
-    if (r) return r;
-    VkBufferCopy region = {.srcOffset = c * bytes, .size = bytes};
-    vkCmdCopyBuffer(cmd, o->work.buffer, o->gpu->staging, 1, &region);
-    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                              VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-    r = st_gpu_once_submit(o->gpu, cmd, err);
-    if (!r) memcpy(out, o->gpu->staging_mapped, (size_t)bytes);
-    return r;
+    return st_gpu_buffer_read(o->gpu, o->work.buffer, c * bytes, bytes, out, err);
 }
