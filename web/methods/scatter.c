@@ -9,11 +9,11 @@
 #include <stdlib.h>
 
 #include "methods/methods.h"
+#include "render/scatter_levels.h"
 
 #define SCATTER_TOP 256.0f       /* nothing is solid above */
 #define SCATTER_PLAIN_DEFAULT 4u /* the paper's publication density 4,4,4 */
 #define SCATTER_CLEAR 0xFFFFFFFFu
-#define SCATTER_MAX_LEVEL 4096        /* coarsest block size, far beyond any sane far distance */
 #define SCATTER_DEFAULT_DENSITY 2u    /* the hole-free variant's native default: blocks of at most half a pixel */
 #define SCATTER_FACE_BYTES 32u        /* one queued face: 8 words (scatter.glsl) */
 #define SCATTER_MAX_GROUPS 65535u     /* the most workgroups of one dispatch's x */
@@ -175,25 +175,14 @@ static void scatter_faces_record(st_gb *b, void *state, const st_gb_frame *f) {
         uint32_t density = f->knob ? f->knob : SCATTER_DEFAULT_DENSITY;
         if (density > 64) density = 64; /* the native knob's range */
         float lod = v.focal_px * (float)density;
-        float rmax = 0.0f;
-        for (int c = 0; c < 4; c++) {
-            float dx = bd[(c & 1) ? 2 : 0] - v.eye[0], dy = bd[(c & 2) ? 3 : 1] - v.eye[1];
-            rmax = fmaxf(rmax, sqrtf(dx * dx + dy * dy));
-        }
-        int root = 1;
-        while (root < SCATTER_MAX_LEVEL && 2.0f * (float)root * lod <= rmax) root *= 2;
-        for (int k = 1; k <= root; k *= 2) {
-            /* leaves of level k < root have a parent nearer than 2k·lod, so they lie within this radius */
-            float reach = k == root ? INFINITY : 2.0f * (float)k * (lod + 1.5f);
-            double x0 = fmax(bd[0], v.eye[0] - reach), x1 = fmin(bd[2], v.eye[0] + reach);
-            double y0 = fmax(bd[1], v.eye[1] - reach), y1 = fmin(bd[3], v.eye[1] + reach);
-            if (x1 < x0 || y1 < y0) continue;
-            int32_t ix0 = (int32_t)floor(x0 / k) * k, iy0 = (int32_t)floor(y0 / k) * k;
-            int32_t ix1 = (int32_t)floor(x1 / k) * k + k, iy1 = (int32_t)floor(y1 / k) * k + k;
-            scatter_level_push p = {.origin = {ix0, iy0},
-                                    .count = {(ix1 - ix0) / k, (iy1 - iy0) / k},
-                                    .k = k,
-                                    .root = k == root,
+        st_scatter_level levels[ST_SCATTER_MAX_LEVELS];
+        int n = st_scatter_levels(bd, v.eye, lod, levels);
+        for (int i = 0; i < n; i++) {
+            const st_scatter_level *L = &levels[i];
+            scatter_level_push p = {.origin = {L->origin[0], L->origin[1]},
+                                    .count = {L->count[0], L->count[1]},
+                                    .k = L->k,
+                                    .root = L->root,
                                     .lod_dist = lod};
             b->ops->uniforms(b, ST_GB_PUSH_SET, 0, &p, sizeof p);
             b->ops->dispatch(b, s->scatter, ((uint32_t)p.count[0] + 7u) / 8u, ((uint32_t)p.count[1] + 7u) / 8u, 1);

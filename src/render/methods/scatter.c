@@ -7,10 +7,10 @@
 #include <stdlib.h>
 
 #include "render/methods/methods.h"
+#include "render/scatter_levels.h"
 
 #define SCATTER_TOP 256.0f        /* nothing is solid above */
 #define SCATTER_FACE_BYTES 32u    /* one queued face: 8 words (scatter.glsl) */
-#define SCATTER_MAX_LEVEL 4096    /* coarsest block size, far beyond any sane far distance */
 #define SCATTER_PLAIN_DEFAULT 4u  /* the paper's publication density 4,4,4 */
 /* Hole-free variant: a merged block may project to at most 1/density pixels. 2 keeps merging (which
  * widens silhouettes by up to a block) to half-pixel blocks; at 1280×800 it starts past 2048 texels. */
@@ -160,25 +160,14 @@ static void record_levels(st_renderer *r, scatter_state *s, VkCommandBuffer cmd)
     if (!(b[0] < b[2] && b[1] < b[3])) return;
     float density = (float)st_knob_get(&r->desc.knobs, &scatter_knobs[0]);
     float lod = v.focal_px * density;
-    float rmax = 0.0f;
-    for (int c = 0; c < 4; c++) {
-        float dx = b[(c & 1) ? 2 : 0] - v.eye[0], dy = b[(c & 2) ? 3 : 1] - v.eye[1];
-        rmax = fmaxf(rmax, sqrtf(dx * dx + dy * dy));
-    }
-    int root = 1;
-    while (root < SCATTER_MAX_LEVEL && 2.0f * (float)root * lod <= rmax) root *= 2;
-    for (int k = 1; k <= root; k *= 2) {
-        /* leaves of level k < root have a parent nearer than 2k·lod, so they lie within this radius */
-        float reach = k == root ? INFINITY : 2.0f * (float)k * (lod + 1.5f);
-        double x0 = fmax(b[0], v.eye[0] - reach), x1 = fmin(b[2], v.eye[0] + reach);
-        double y0 = fmax(b[1], v.eye[1] - reach), y1 = fmin(b[3], v.eye[1] + reach);
-        if (x1 < x0 || y1 < y0) continue;
-        int32_t ix0 = (int32_t)floor(x0 / k) * k, iy0 = (int32_t)floor(y0 / k) * k;
-        int32_t ix1 = (int32_t)floor(x1 / k) * k + k, iy1 = (int32_t)floor(y1 / k) * k + k;
-        scatter_level_push p = {.origin = {ix0, iy0},
-                                .count = {(ix1 - ix0) / k, (iy1 - iy0) / k},
-                                .k = k,
-                                .root = k == root,
+    st_scatter_level levels[ST_SCATTER_MAX_LEVELS];
+    int n = st_scatter_levels(b, v.eye, lod, levels);
+    for (int i = 0; i < n; i++) {
+        const st_scatter_level *L = &levels[i];
+        scatter_level_push p = {.origin = {L->origin[0], L->origin[1]},
+                                .count = {L->count[0], L->count[1]},
+                                .k = L->k,
+                                .root = L->root,
                                 .lod_dist = lod};
         vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof p, &p);
         vkCmdDispatch(cmd, ((uint32_t)p.count[0] + 7u) / 8u, ((uint32_t)p.count[1] + 7u) / 8u, 1);
