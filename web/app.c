@@ -271,37 +271,6 @@ EMSCRIPTEN_KEEPALIVE int web_preview_begin(uint32_t threshold, float x, float y,
     return fail(r);
 }
 
-/* The frustum of v cut by the slab of heights [0, 255], seen from above: its corners inside the slab and where
- * its 12 edges cross the slab's faces (as st_view_ground_bounds takes them), so the footprint is their convex
- * hull. Returns the count. */
-static int footprint_points(const st_view *v, float pts[][2]) {
-    float c[8][3];
-    static const float px[4] = {0, 1, 0, 1}, py[4] = {0, 0, 1, 1};
-    for (int k = 0; k < 4; k++) {
-        float d[3];
-        st_view_pixel_dir(v, px[k] * v->width, py[k] * v->height, d);
-        for (int a = 0; a < 3; a++) {
-            c[k][a] = v->eye[a] + d[a] * (v->near_dist / v->focal_px);
-            c[4 + k][a] = v->eye[a] + d[a] * (v->far_dist / v->focal_px);
-        }
-    }
-    static const int edges[12][2] = {{0, 4}, {1, 5}, {2, 6}, {3, 7}, {0, 1}, {1, 3}, {3, 2}, {2, 0},
-                                     {4, 5}, {5, 7}, {7, 6}, {6, 4}};
-    int n = 0;
-    for (int k = 0; k < 8; k++)
-        if (c[k][2] >= 0.0f && c[k][2] <= 255.0f) pts[n][0] = c[k][0], pts[n][1] = c[k][1], n++;
-    for (int e = 0; e < 12; e++) {
-        const float *p = c[edges[e][0]], *q = c[edges[e][1]];
-        for (int f = 0; f < 2; f++) {
-            float z = f ? 255.0f : 0.0f, dz = q[2] - p[2];
-            if (dz == 0.0f) continue;
-            float t = (z - p[2]) / dz;
-            if (t < 0.0f || t > 1.0f) continue;
-            pts[n][0] = p[0] + t * (q[0] - p[0]), pts[n][1] = p[1] + t * (q[1] - p[1]), n++;
-        }
-    }
-    return n;
-}
 
 /* The x extent of the footprint (the hull of pts) between rows ya and yb: over the points in that band and where
  * the segments between any two points cross its edges (the hull's edges are among them). False if it misses. */
@@ -353,8 +322,8 @@ EMSCRIPTEN_KEEPALIVE int web_preview_region(void) {
     if (!l || !w || l->width != w || l->height != h)
         return fail(st_error_set(&app.err, ST_ERR_INVALID, "no preview begun"));
     st_view v = st_camera_view(&app.control.camera, app.width, app.height);
-    float pts[32][2], b[4];
-    int n = footprint_points(&v, pts);
+    float pts[ST_VIEW_SLAB_POINTS][2], b[4];
+    int n = st_view_slab_points(&v, 0.0f, 255.0f, pts);
     st_view_ground_bounds(&v, 0.0f, 255.0f, b);
     web_bands_region_reset();
     app.preview_texels = 0.0;

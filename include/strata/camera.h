@@ -79,6 +79,11 @@ bool st_frustum_meets_box(const st_frustum *f, const float lo[3], const float hi
  * the frustum ∩ slab (the bounds of its vertices). Returns false when the frustum misses the slab (the
  * rectangle is then the eye's point). */
 bool st_view_ground_bounds(const st_view *v, float z_lo, float z_hi, float bounds[4]);
+#define ST_VIEW_SLAB_POINTS 32 /* 8 corners + 12 edges × 2 faces */
+/* The vertices, seen from above (x, y), of the view frustum cut by the slab of heights [z_lo, z_hi]: its corners
+ * inside the slab and where its 12 edges cross the slab's faces, so the footprint is their convex hull. Returns
+ * how many (0: the frustum misses the slab). */
+int st_view_slab_points(const st_view *v, float z_lo, float z_hi, float pts[ST_VIEW_SLAB_POINTS][2]);
 
 /* The range st_camera_parse accepts: positions within a million texels (height units) of the origin, yaw
  * -360..360, pitch -90..90. Past that a float loses the precision a frame needs, or becomes infinite. */

@@ -141,9 +141,9 @@ static void bounds_add(float b[4], float x, float y) {
     b[3] = fmaxf(b[3], y);
 }
 
-bool st_view_ground_bounds(const st_view *v, float z_lo, float z_hi, float bounds[4]) {
+int st_view_slab_points(const st_view *v, float z_lo, float z_hi, float pts[ST_VIEW_SLAB_POINTS][2]) {
     /* The frustum ∩ slab is convex; its vertices are the frustum's corners inside the slab and the points
-     * where the frustum's 12 edges cross z_lo and z_hi, so their bounds are exact. */
+     * where the frustum's 12 edges cross z_lo and z_hi. */
     float c[8][3];
     static const float px[4] = {0, 1, 0, 1}, py[4] = {0, 0, 1, 1};
     for (int k = 0; k < 4; k++) {
@@ -156,14 +156,9 @@ bool st_view_ground_bounds(const st_view *v, float z_lo, float z_hi, float bound
     }
     static const int edges[12][2] = {{0, 4}, {1, 5}, {2, 6}, {3, 7}, {0, 1}, {1, 3}, {3, 2}, {2, 0},
                                      {4, 5}, {5, 7}, {7, 6}, {6, 4}};
-    bounds[0] = bounds[2] = v->eye[0];
-    bounds[1] = bounds[3] = v->eye[1];
-    bool any = false;
+    int n = 0;
     for (int k = 0; k < 8; k++)
-        if (c[k][2] >= z_lo && c[k][2] <= z_hi) {
-            bounds_add(bounds, c[k][0], c[k][1]);
-            any = true;
-        }
+        if (c[k][2] >= z_lo && c[k][2] <= z_hi) pts[n][0] = c[k][0], pts[n][1] = c[k][1], n++;
     for (int e = 0; e < 12; e++) {
         const float *a = c[edges[e][0]], *b = c[edges[e][1]];
         float dz = b[2] - a[2];
@@ -171,11 +166,20 @@ bool st_view_ground_bounds(const st_view *v, float z_lo, float z_hi, float bound
         for (int p = 0; p < 2; p++) {
             float t = ((p ? z_hi : z_lo) - a[2]) / dz;
             if (t < 0.0f || t > 1.0f) continue;
-            bounds_add(bounds, a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]));
-            any = true;
+            pts[n][0] = a[0] + t * (b[0] - a[0]), pts[n][1] = a[1] + t * (b[1] - a[1]), n++;
         }
     }
-    return any;
+    return n;
+}
+
+bool st_view_ground_bounds(const st_view *v, float z_lo, float z_hi, float bounds[4]) {
+    /* the hull's vertices bound it exactly */
+    float pts[ST_VIEW_SLAB_POINTS][2];
+    int n = st_view_slab_points(v, z_lo, z_hi, pts);
+    bounds[0] = bounds[2] = v->eye[0];
+    bounds[1] = bounds[3] = v->eye[1];
+    for (int i = 0; i < n; i++) bounds_add(bounds, pts[i][0], pts[i][1]);
+    return n > 0;
 }
 
 static bool parse_values(const char *text, double vals[5], double max_coord) {
