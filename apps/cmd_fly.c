@@ -71,7 +71,7 @@ int cmd_fly(int argc, char **argv) {
         {.name = "overlay", .kind = CLI_OPT_STRING, .target = &overlay, .arg = "DIR",
          .help = "gen:multi:...: the overlay store keeping the world's edits (made when absent)"},
     };
-    size_t count = 16;
+    size_t count = 17; /* the options above */
     count += cli_store_table(&so, opts + count);
     int parsed = cli_options_parse(cmd, argc, argv, opts, count, 0, NULL, &help);
     if (parsed || help) {
