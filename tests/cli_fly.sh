@@ -73,7 +73,7 @@ r = json.load(open(sys.argv[1]))
 p, u = r['paged'], r['per_frame']['uploads']
 assert p['upload_pages'] == 1 and max(u) <= 1 and p['uploads_max'] == max(u) and sum(u) > 0, (p, u)
 assert p['hole_pages_total'] == 0 and p['frames_with_holes'] == 0, p
-assert p['edits_checked'] and p['reloads_checked'] > 0 and p['lost_edits'] == 0, p
+assert p['edits_checked'] and p['lost_edits'] == 0, p  # (reloads: the soak above, at fly's default bound of 2)
 " $tmp/bound/*/latest/fly.json
 expect_error "digs on a generated world without an overlay" fly --world gen:multi:1:4096x4096 --path "$tmp/soak.flight" \
     --size 40x24 --dig-every 1
