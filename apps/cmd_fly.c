@@ -14,8 +14,8 @@ static void usage(const cli_opt *opts, size_t count) {
     printf("usage: strata fly --world STORE --path FILE [--method M] [--size WxH] [--far M] [--tau PX] [--skirts]\n"
            "                  [--lod-grid N] [--lod-ratio R] [--morph-ratio M] [--lod-error E] [--gpu-slots N]\n"
            "                  [--slow-load MS] [--settle N] [--no-shadows] [--device N] [--validate] [--no-progress]\n"
-           "                  [--pool-pages N] [--dig-every N] [--write-back-every N] [--seed N] [--overlay DIR]\n"
-           "                  [-o|--out DIR]\n\n"
+           "                  [--pool-pages N] [--upload-pages N] [--dig-every N] [--write-back-every N] [--seed N]\n"
+           "                  [--overlay DIR] [-o|--out DIR]\n\n"
            "Flies the flight FILE over a DEM tile store (a folder, an http(s):// URL or gen:SEED:WxH), rendering every\n"
            "frame with %s, after the first camera has reached full detail. Writes fly.json (every frame's\n"
            "GPU, CPU and whole-frame ms, triangles, nodes, resident/queued/loading tiles, uploads, hole pixels),\n"
@@ -34,7 +34,7 @@ static void usage(const cli_opt *opts, size_t count) {
 int cmd_fly(int argc, char **argv) {
     const char *cmd = "fly";
     const char *world = NULL, *path = NULL, *method = NULL, *out = "out/fly", *overlay = NULL;
-    uint32_t size[2] = {1920, 1080}, settle = 0, device = 0, pool_pages = 0, dig_every = 0, write_back_every = 0;
+    uint32_t size[2] = {1920, 1080}, settle = 0, device = 0, pool_pages = 0, upload_pages = 2, dig_every = 0, write_back_every = 0;
     uint32_t seed = 0;
     double far = 0;
     bool no_shadows = false, device_given = false, validate = false, no_progress = false, help = false;
@@ -60,6 +60,8 @@ int cmd_fly(int argc, char **argv) {
         CLI_OPT_OUT(&out, "DIR", "output folder (default out/fly)"),
         {.name = "pool-pages", .kind = CLI_OPT_UINT, .target = &pool_pages, .min = 1, .max = 65536, .arg = "N",
          .help = "a layer store: full-resolution pages on the GPU (default 256)"},
+        {.name = "upload-pages", .kind = CLI_OPT_UINT, .target = &upload_pages, .min = 0, .max = 65536, .arg = "N",
+         .help = "a layer store: pages mapped into the pool a frame, all levels (default 2; 0 = no bound)"},
         {.name = "dig-every", .kind = CLI_OPT_UINT, .target = &dig_every, .min = 1, .max = 1000000, .arg = "N",
          .help = "a layer store: a random dig ahead of the eye every N frames (default none)"},
         {.name = "write-back-every", .kind = CLI_OPT_UINT, .target = &write_back_every, .min = 1, .max = 1000000,
@@ -69,7 +71,7 @@ int cmd_fly(int argc, char **argv) {
         {.name = "overlay", .kind = CLI_OPT_STRING, .target = &overlay, .arg = "DIR",
          .help = "gen:multi:...: the overlay store keeping the world's edits (made when absent)"},
     };
-    size_t count = 16;
+    size_t count = 17; /* the options above */
     count += cli_store_table(&so, opts + count);
     int parsed = cli_options_parse(cmd, argc, argv, opts, count, 0, NULL, &help);
     if (parsed || help) {
@@ -132,6 +134,7 @@ int cmd_fly(int argc, char **argv) {
                      .progress_lines = progress,
                      .cancel = &cli_interrupted,
                      .pool_pages = pool_pages,
+                     .upload_pages = layers ? upload_pages : 0,
                      .dig_every = dig_every,
                      .write_back_every = write_back_every,
                      .seed = seed};
@@ -167,9 +170,10 @@ int cmd_fly(int argc, char **argv) {
                (unsigned long long)r->hole_px_total, r->frames_with_holes, r->triangles_median, r->resident_median,
                r->resident_max, (unsigned long long)r->uploads_total, r->load_ms_median);
         if (r->paged) {
-            printf("  paged: pool %u pages, %u coarser levels; missing pages median %u; holes: %llu pages in %u frames\n",
+            printf("  paged: pool %u pages, %u coarser levels; missing pages median %u; holes: %llu pages in %u frames; "
+                   "uploads at most %u a frame (bound %u)\n",
                    r->pool_pages, r->far_levels, r->missing_median, (unsigned long long)r->hole_pages_total,
-                   r->frames_with_holes);
+                   r->frames_with_holes, r->uploads_max, r->upload_pages);
             if (r->digs)
                 printf("  digs: %u (edit median %.3f ms) over %u pages; %u write-backs of %llu pages (median %.1f ms, "
                        "max %.1f ms, between frames); reloads checked %u, lost edits %u%s\n",

@@ -60,6 +60,21 @@ assert p['edits_checked'] and p['reloads_checked'] > 0 and p['lost_edits'] == 0,
 assert len(r['per_frame']['edit_ms']) == 106 and len(r['per_frame']['hole_pages']) == 106
 " $tmp/paged/*/latest/fly.json
 check "fly a paged world: the overlay holds the written pages" sh -c "ls $tmp/overlay/tiles/0/*/*.tile | grep -q tile"
+# the same with slow loads and a bound of one page mapped a frame: no frame maps more, and still no page is
+# drawn as a hole (a coarser level stands in) and no edit is lost
+printf 'start 0.2 0.3\nheading 90\nfps 20\nspeed 60\nheight 40\npitch -12\nfly 10\nturn 180 1\nfly 10\n' >"$tmp/slow.flight"
+"$strata" fly --world gen:multi:1:4096x4096 --overlay "$tmp/overlay-bound" --path "$tmp/slow.flight" --size 40x24 \
+    --no-shadows --far 100 --pool-pages 16 --dig-every 1 --write-back-every 10 --slow-load 50 --upload-pages 1 \
+    --out "$tmp/bound" --no-progress >"$tmp/out" 2>"$tmp/err"
+check "fly --upload-pages 1: exit 0 ($(head -c 300 "$tmp/err"))" test $? -eq 0
+check "fly --upload-pages 1: at most one page a frame, no holes, no lost edits" python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+p, u = r['paged'], r['per_frame']['uploads']
+assert p['upload_pages'] == 1 and max(u) <= 1 and p['uploads_max'] == max(u) and sum(u) > 0, (p, u)
+assert p['hole_pages_total'] == 0 and p['frames_with_holes'] == 0, p
+assert p['edits_checked'] and p['lost_edits'] == 0, p  # (reloads: the soak above, at fly's default bound of 2)
+" $tmp/bound/*/latest/fly.json
 expect_error "digs on a generated world without an overlay" fly --world gen:multi:1:4096x4096 --path "$tmp/soak.flight" \
     --size 40x24 --dig-every 1
 expect_error "--overlay on a DEM store" fly --world "$world" --path "$tmp/short.flight" --overlay "$tmp/ov2"

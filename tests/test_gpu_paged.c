@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "render/render_internal.h"
 #include "strata/gen.h"
@@ -658,6 +659,65 @@ static void test_shadow_follows_arrivals(void **state) {
     st_store_close(store);
 }
 
+/* One flight A → B → A with a renderer drawing every frame (shadows on, so each arrival is told to its passes),
+ * pages evicted at B and their CPU copies kept, so that back at A they are all offered again at once. Returns the
+ * most pages any frame mapped; *total gets them all, *settled whether every wanted page arrived. */
+static uint32_t fly_arrivals(st_store *store, uint32_t bound, uint32_t *total, bool *settled) {
+    enum { W = 32, H = 20 };
+    st_engine_desc ed = {.validate = true};
+    st_engine *e = NULL;
+    assert_st_ok(st_engine_create(&ed, &e, err));
+    st_paged_desc pd = {.pool_pages = POOL, .cpu_tiles = PAGES * PAGES, .far_levels = 1, .full_radius = 96.0f,
+                        .slow_load_ms = 5, .upload_pages = bound};
+    assert_st_ok(st_engine_set_paged_world(e, store, &pd, err));
+    st_render_desc rd = {.method = "ray-compute", .width = W, .height = H, .shadows = true, .shadow_size = 256};
+    st_renderer *r = NULL;
+    assert_st_ok(st_renderer_create(e, &rd, &r, err));
+    const st_camera stops[3] = {camera_at(200, 200, 30), camera_at(700, 650, 30), camera_at(200, 200, 30)};
+    uint32_t most = 0;
+    *total = 0;
+    *settled = true;
+    for (int s = 0; s < 3; s++) {
+        st_paged_stats ps = {0};
+        uint32_t f = 0;
+        do { /* until every wanted page is mapped: nothing stays queued for good */
+            assert_st_ok(st_renderer_draw(r, &stops[s], NULL, err));
+            assert_st_ok(st_engine_paged_stats(e, &ps, err));
+            if (ps.arrivals > most) most = ps.arrivals;
+            *total += ps.arrivals;
+            struct timespec nap = {0, 1000000};
+            nanosleep(&nap, NULL);
+        } while ((ps.missing || f < 2) && ++f < 4000);
+        *settled = *settled && !ps.missing;
+    }
+    st_renderer_destroy(r);
+    test_engine_finish(e, NULL);
+    return most;
+}
+
+/* The per-frame bound on pages mapped (st_paged_desc.upload_pages): with a bound of N no frame maps more than N
+ * pages, every level together, and every page wanted still arrives; the same flight without the bound maps more
+ * than N in some frame (the pages offered again at once), so the bound is what holds it. */
+static void test_upload_bound(void **state) {
+    (void)state;
+    st_level *level = world_level();
+    st_store *store = world_store(level, "paged-bound");
+    st_level_destroy(level);
+    for (uint32_t n = 1; n <= 2; n++) {
+        uint32_t total, free_total;
+        bool settled, free_settled;
+        uint32_t most = fly_arrivals(store, n, &total, &settled);
+        if (most > n) fail_msg("a frame mapped %u pages with a bound of %u", most, n);
+        assert_true(settled);
+        uint32_t free_most = fly_arrivals(store, 0, &free_total, &free_settled);
+        assert_true(free_settled);
+        if (free_most <= n) fail_msg("without a bound the flight maps at most %u pages a frame: it tests nothing", free_most);
+        /* the bound delays pages, it drops none: as many arrive, over more frames */
+        assert_true(total + 8 >= free_total && total > 0);
+    }
+    st_store_close(store);
+}
+
 static void test_paged_bad_input(void **state) {
     (void)state;
     st_level *level = world_level();
@@ -687,6 +747,7 @@ int main(void) {
         cmocka_unit_test(test_far_field_levels),
         cmocka_unit_test(test_far_field_follows_edits),
         cmocka_unit_test(test_shadow_follows_arrivals),
+        cmocka_unit_test(test_upload_bound),
         cmocka_unit_test(test_paged_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

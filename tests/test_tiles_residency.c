@@ -112,6 +112,7 @@ typedef struct fake_gpu {
     uint32_t done_frame[FAKE_TICKETS];
     st_tile_key slot_key[FAKE_SLOTS];
     bool bad_slot;
+    bool no_room; /* room() says no: a budget shared with other managers is spent */
 } fake_gpu;
 
 static bool gpu_upload(void *user, uint32_t slot, const st_tile *tile, uint64_t *ticket) {
@@ -120,7 +121,7 @@ static bool gpu_upload(void *user, uint32_t slot, const st_tile *tile, uint64_t 
         g->bad_slot = true;
         return false;
     }
-    if (g->used + tile->data_bytes > g->ring_bytes) {
+    if (g->no_room || g->used + tile->data_bytes > g->ring_bytes) { /* (a budget refuses here too, as room() said) */
         g->refused++;
         return false;
     }
@@ -132,6 +133,8 @@ static bool gpu_upload(void *user, uint32_t slot, const st_tile *tile, uint64_t 
     g->done_frame[g->tickets++] = g->frame + g->delay;
     return true;
 }
+
+static bool gpu_room(void *user) { return !((const fake_gpu *)user)->no_room; }
 
 static bool gpu_complete(void *user, uint64_t ticket) {
     fake_gpu *g = user;
@@ -825,6 +828,57 @@ static void test_slot_reclaimed_and_reuploaded(void **state) {
     free(g);
 }
 
+/* An uploader without room this frame (room() false): the loaded tile waits Loading, and no tile loses its slot for
+ * it (a refused upload would have taken one); with room again it goes, in the slot of an Evictable one. */
+static void test_no_room_evicts_nothing(void **state) {
+    (void)state;
+    fake_source f;
+    fake_init(&f);
+    fake_gpu *g = calloc(1, sizeof *g);
+    g->delay = 1;
+    g->ring_bytes = 100 * TILE_BYTES;
+    st_tile_uploader up = {.user = g, .upload = gpu_upload, .complete = gpu_complete, .room = gpu_room};
+    st_residency *r = make(&f, (st_residency_desc){.cpu_tiles = 6, .gpu_slots = 2, .uploader = &up, .levels = 3});
+    st_tile_key a = key(0, 0, 0), b = key(0, 1, 0), c = key(0, 2, 0);
+    double t0 = st_time_ms();
+    while (STATE(r, a) != ST_TILE_RESIDENT || STATE(r, b) != ST_TILE_RESIDENT) {
+        st_residency_request(r, a, 1);
+        st_residency_request(r, b, 1);
+        gpu_frame(r, g);
+        if (st_time_ms() - t0 > 5000) fail_msg("a and b never became resident");
+        usleep(300);
+    }
+    g->no_room = true;
+    st_residency_request(r, c, 1);
+    gpu_frame(r, g); /* a and b Evictable in their slots; c's load starts */
+    fake_wait_loads(&f, 1);
+    uint64_t uploads = st_residency_get_stats(r).uploads, evictions = st_residency_get_stats(r).evictions;
+    for (int i = 0; i < 20; i++) { /* c's load is in: it is offered every frame and refused */
+        st_residency_request(r, c, 1);
+        gpu_frame(r, g);
+        usleep(300);
+    }
+    assert_int_equal(STATE(r, c), ST_TILE_LOADING);
+    assert_int_equal(st_residency_get_stats(r).uploads, uploads);
+    assert_int_equal(st_residency_get_stats(r).evictions, evictions);
+    uint32_t slot;
+    assert_non_null(st_residency_tile(r, a, &slot));
+    assert_true(slot != ST_TILE_NO_SLOT);
+    assert_non_null(st_residency_tile(r, b, &slot));
+    assert_true(slot != ST_TILE_NO_SLOT);
+    g->no_room = false;
+    for (t0 = st_time_ms(); STATE(r, c) != ST_TILE_RESIDENT;) {
+        st_residency_request(r, c, 1);
+        gpu_frame(r, g);
+        if (st_time_ms() - t0 > 5000) fail_msg("c never went up once there was room");
+        usleep(300);
+    }
+    assert_int_equal(st_residency_get_stats(r).uploads, uploads + 1);
+    assert_int_equal(st_residency_get_stats(r).evictions, evictions + 1);
+    st_residency_destroy(r);
+    free(g);
+}
+
 /* ---- slow loads, time to full detail, destroy ------------------------------------------------------------ */
 
 /* Every load sleeps 100 ms on the job system; request + update never wait for one. The bound (no frame as
@@ -943,6 +997,7 @@ int main(void) {
         cmocka_unit_test(test_uploader_path),
         cmocka_unit_test(test_full_ring_retries_next_frame),
         cmocka_unit_test(test_slot_reclaimed_and_reuploaded),
+        cmocka_unit_test(test_no_room_evicts_nothing),
         cmocka_unit_test(test_slow_load_never_blocks_the_caller),
         cmocka_unit_test(test_time_to_full_detail),
         cmocka_unit_test(test_destroy_with_loads_in_flight),

@@ -81,6 +81,8 @@ typedef struct st_fly_desc {
      * for far_m) by a level method that reads the terrain through its pages (ray-compute by default); the ground
      * under the flight is read through its pages. */
     uint32_t pool_pages;        /* full-resolution pages on the GPU (0 = 256) */
+    uint32_t upload_pages;      /* pages mapped into the pool per frame, all levels (0 = no bound; strata fly's
+                                   --upload-pages, 2 by default) */
     uint32_t dig_every;         /* a random dig every N frames, 8..200 texels ahead of the eye (0 = none); its
                                    edits are written back into the store (a folder, or a generated world's overlay) */
     uint32_t write_back_every;  /* frames between write-backs of the edits (0 = 30) */
@@ -97,7 +99,7 @@ typedef struct st_fly_frame {
     uint32_t nodes, fallback, missing, undrawn;
     uint64_t hole_px; /* st_lod_frame_stats.hole_px */
     uint32_t resident, queued, loading, evictable;
-    uint32_t uploads; /* tiles uploaded during this frame */
+    uint32_t uploads; /* tiles uploaded during this frame (a paged world: pages mapped, all levels) */
     double eye[3];
     /* paged worlds */
     double edit_ms;       /* the frame's dig (st_engine_paged_edit), before its draw; NAN without one */
@@ -133,6 +135,8 @@ typedef struct st_fly_result {
     /* a paged world (a layer store) */
     bool paged;
     uint32_t pool_pages, far_levels;
+    uint32_t upload_pages;           /* the per-frame bound on pages mapped (0 = none) */
+    uint32_t uploads_max;            /* the most pages any frame of the flight mapped */
     uint32_t digs, dug_pages;        /* digs made; the pages they met */
     uint32_t write_backs;            /* write-backs of the edits, and the pages they wrote */
     uint64_t pages_written;

@@ -18,6 +18,9 @@ typedef struct st_paged_desc {
     uint32_t cpu_tiles;           /* decoded tiles kept on the CPU (0 = pool_pages) */
     uint64_t upload_budget_bytes; /* page bytes uploaded per frame (0 = 64 MiB) */
     double slow_load_ms;          /* sleep injected into every load (slow-load mode) */
+    uint32_t upload_pages;        /* pages mapped into the pool per frame, all levels together (0 = no bound): the
+                                     rest stay Loading, drawn from a coarser level meanwhile, so that no frame
+                                     carries a burst of uploads and the work each arrival causes */
     float margin;                 /* texels wanted beyond the far distance (0 = one page) */
     float lookahead_frames;       /* prefetch where the eye will be after this many frames of its last motion
                                      (0 = 30) */
@@ -92,6 +95,8 @@ typedef struct st_paged_stats {
                              as their floors, the only pages drawn without their terrain */
     uint32_t levels;      /* 1 + the coarser levels of the far field */
     uint32_t far_mapped;  /* pages of the coarser levels in the pool */
+    uint32_t arrivals;    /* pages mapped into the pool by the last frame's update, all levels (edits re-sent to
+                             a page already mapped are not counted) */
     uint64_t gpu_bytes;   /* the pool plus the page table */
     uint32_t edits_held;  /* a world without a level: edited pages held on the CPU (unsaved, or saved and not
                              dropped yet) */

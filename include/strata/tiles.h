@@ -298,6 +298,9 @@ typedef struct st_tile_uploader {
     bool (*upload)(void *user, uint32_t slot, const st_tile *tile, uint64_t *ticket);
     /* True once the upload with this ticket has finished on the GPU. */
     bool (*complete)(void *user, uint64_t ticket);
+    /* Optional: false when no more uploads may start this frame (a budget shared with other managers); asked
+     * before a slot is taken, so that a refused upload evicts nothing. */
+    bool (*room)(void *user);
 } st_tile_uploader;
 
 /* Where tiles come from when not from a store (tests): must be thread-safe. */

@@ -145,6 +145,8 @@ st_result st_fly_run(const st_fly_desc *d, st_fly_result **out, st_error *err) {
              r->world, r->flight, method, r->width, r->height, r->far_m, r->tau_px, r->skirts, d->knobs.lod_grid,
              !d->no_shadows, r->slow_load_ms, d->world.gpu_slots, d->pool_pages, d->dig_every, d->write_back_every,
              (unsigned long long)d->seed);
+    if (d->upload_pages) /* flights without the bound keep the digests they had before it was a setting */
+        snprintf(settings + strlen(settings), sizeof settings - strlen(settings), " upload=%u", d->upload_pages);
     if (r->lod_select_gpu) /* CPU-selected flights keep the digests they had before the selection was a setting */
         snprintf(settings + strlen(settings), sizeof settings - strlen(settings), " lod_select=gpu");
     if (!res && reports) res = st_run_dir_begin(out_root, r->slug, "fly", settings, &dir, err);

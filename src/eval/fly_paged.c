@@ -150,7 +150,11 @@ st_result st_fly_paged(const st_fly_desc *d, st_fly_result *r, st_engine *engine
      * still loading is drawn coarse rather than as its floor */
     r->far_levels = st_paged_far_levels_for((float)r->far_m, 0);
     if (!r->far_levels) r->far_levels = 1;
-    st_paged_desc pd = {.pool_pages = d->pool_pages, .slow_load_ms = d->world.slow_load_ms, .far_levels = r->far_levels};
+    r->upload_pages = d->upload_pages;
+    st_paged_desc pd = {.pool_pages = d->pool_pages,
+                        .slow_load_ms = d->world.slow_load_ms,
+                        .far_levels = r->far_levels,
+                        .upload_pages = d->upload_pages};
     st_result res = st_engine_set_paged_world(engine, d->store, &pd, err);
     f.shift = (uint32_t)__builtin_ctz(in->tile_size);
     f.nx = (uint32_t)(in->width >> f.shift);
@@ -179,7 +183,6 @@ st_result st_fly_paged(const st_fly_desc *d, st_fly_result *r, st_engine *engine
     if (!res) res = st_engine_paged_stats(engine, &ps, err);
     if (!res) r->settled = ps.missing == 0;
     if (!res) res = st_eval_warm_up(rend, &cams[0], 3, NULL, err);
-    uint64_t uploads_before = res ? 0 : ps.residency.uploads;
     uint32_t every = d->write_back_every ? d->write_back_every : 30;
     double *wb_ms = calloc(r->frame_count / every + 2, sizeof *wb_ms);
     if (!res && !wb_ms) res = st_error_set(err, ST_ERR_NOMEM, "out of memory");
@@ -217,8 +220,8 @@ st_result st_fly_paged(const st_fly_desc *d, st_fly_result *r, st_engine *engine
         fr->queued = ps.residency.queued;
         fr->loading = ps.residency.loading;
         fr->evictable = ps.residency.evictable;
-        fr->uploads = (uint32_t)(ps.residency.uploads - uploads_before);
-        uploads_before = ps.residency.uploads;
+        fr->uploads = ps.arrivals; /* every level's, as the bound counts them */
+        if (fr->uploads > r->uploads_max) r->uploads_max = fr->uploads;
         /* between frames, untimed: the reload checks and the write-back */
         if (d->dig_every) res = check_reloads(&f, err);
         if (!res && d->dig_every && (i + 1) % every == 0) {

@@ -90,6 +90,8 @@ st_result st_fly_write_json(const st_fly_result *r, const char *path, st_error *
         cJSON *pg = cJSON_AddObjectToObject(root, "paged");
         cJSON_AddNumberToObject(pg, "pool_pages", r->pool_pages);
         cJSON_AddNumberToObject(pg, "far_levels", r->far_levels);
+        cJSON_AddNumberToObject(pg, "upload_pages", r->upload_pages);
+        cJSON_AddNumberToObject(pg, "uploads_max", r->uploads_max);
         cJSON_AddNumberToObject(pg, "missing_pages_median", r->missing_median);
         cJSON_AddNumberToObject(pg, "hole_pages_total", (double)r->hole_pages_total);
         cJSON_AddNumberToObject(pg, "frames_with_holes", r->frames_with_holes);
@@ -161,6 +163,11 @@ st_result st_fly_write_markdown(const st_fly_result *r, const char *path, st_err
         fprintf(fp, "\n- a paged world: pool of %u full-resolution pages, %u coarser levels; wanted pages missing: median "
                 "%u a frame (drawn from a coarser level where one has them)\n",
                 r->pool_pages, r->far_levels, r->missing_median);
+        if (r->upload_pages)
+            fprintf(fp, "- uploads: at most %u pages a frame (all levels), the most in one frame %u\n", r->upload_pages,
+                    r->uploads_max);
+        else
+            fprintf(fp, "- uploads: no bound a frame, the most in one frame %u (all levels)\n", r->uploads_max);
         fprintf(fp, "- holes: %llu page-frames over %u frames (full-resolution pages missing with no coarser level over "
                 "them: drawn as their floors)\n", (unsigned long long)r->hole_pages_total, r->frames_with_holes);
         if (r->digs)

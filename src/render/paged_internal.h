@@ -57,6 +57,8 @@ struct st_paged_terrain {
     st_tile *scratch;        /* a page packed from the level, for uploads of edited pages */
     st_rect *arrived;        /* pages mapped since the renderers were last told (st_paged_terrain_deliver) */
     uint32_t arrived_count, arrived_cap;
+    uint32_t upload_pages;   /* arrivals a frame may map (0 = no bound) */
+    uint32_t frame_arrivals; /* pages mapped by this frame's update so far, all levels */
     bool arrived_all;        /* more arrived than could be listed: the whole level counts as changed */
     uint32_t resend_count;   /* pages flagged PAGE_RESEND */
     double last_eye[2];

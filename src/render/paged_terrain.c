@@ -104,6 +104,8 @@ static bool paged_upload(void *user, uint32_t local, const st_tile *tile, uint64
     st_paged_terrain *p = lv->p;
     uint32_t k = lv->k, slot = lv->slot_base + local;
     if (local >= lv->slots || tile->key.level != 0 || tile->key.x >= lv->nx || tile->key.y >= lv->ny) return false;
+    /* the frame's arrivals are spent: the residency manager keeps the page Loading and offers it next frame */
+    if (p->upload_pages && p->frame_arrivals >= p->upload_pages) return false;
     /* an edited page's texels come from the level: the tile loaded from the store (or kept on the CPU since)
      * may predate the edit (coarser levels follow the store alone) */
     uint8_t *ed = k == 0 ? &p->edited[(size_t)tile->key.y * p->nx + tile->key.x] : NULL;
@@ -123,10 +125,16 @@ static bool paged_upload(void *user, uint32_t local, const st_tile *tile, uint64
             changed_page(p, k, old.x, old.y); /* read from a coarser level (or its floor) from now on */
         }
     }
+    p->frame_arrivals++;
     p->slot_key[slot] = st_tile_key_pack((st_tile_key){k, tile->key.x, tile->key.y});
     set_level_entry(p, k, tile->key.x, tile->key.y, (slot + 1) | (floor_of(p, k, tile->key.x, tile->key.y) << 24));
     changed_page(p, k, tile->key.x, tile->key.y);
     return true;
+}
+
+static bool paged_room(void *user) {
+    const st_paged_terrain *p = ((const paged_level *)user)->p;
+    return !p->upload_pages || p->frame_arrivals < p->upload_pages;
 }
 
 static bool paged_complete(void *user, uint64_t ticket) {
@@ -254,6 +262,7 @@ st_result st_paged_terrain_create(st_engine *e, const st_level *level, st_store 
     p->levels = levels;
     p->full_radius = desc->full_radius > 0 ? desc->full_radius : DEFAULT_FULL_RADIUS;
     p->lookahead = desc->lookahead_frames > 0 ? desc->lookahead_frames : 30.0f;
+    p->upload_pages = desc->upload_pages;
     st_result r = ST_OK;
     p->slot_key = malloc((size_t)slots * sizeof *p->slot_key);
     if (!p->slot_key) r = st_error_set(err, ST_ERR_NOMEM, "out of memory");
@@ -306,7 +315,8 @@ st_result st_paged_terrain_create(st_engine *e, const st_level *level, st_store 
         p->pool_uploader = st_tile_pool_uploader(p->pool);
     }
     for (uint32_t k = 0; k < levels && !r; k++) {
-        st_tile_uploader up = {.user = &p->lv[k], .upload = paged_upload, .complete = paged_complete};
+        st_tile_uploader up = {.user = &p->lv[k], .upload = paged_upload, .complete = paged_complete,
+                               .room = paged_room};
         uint32_t cpu = k ? p->lv[k].slots : desc->cpu_tiles ? desc->cpu_tiles : p->lv[k].slots;
         st_residency_desc rd = {.store = p->lv[k].store,
                                 .cpu_tiles = cpu,
@@ -396,6 +406,8 @@ void st_paged_terrain_begin_frame(st_paged_terrain *p, const st_camera *cam) {
                 if (backstop[k]) request_disk(p, k, eye[0] + vx * s, eye[1] + vy * s, reach_k[k], 0.0f, false);
         }
     }
+    /* one budget of arrivals for all levels, the coarser first: they are what a missing finer page is drawn from */
+    p->frame_arrivals = 0;
     for (uint32_t k = 1; k < p->levels; k++) st_residency_update(p->lv[k].residency);
     p->last_eye[0] = eye[0];
     p->last_eye[1] = eye[1];
@@ -597,6 +609,7 @@ st_result st_engine_paged_stats(const st_engine *e, st_paged_stats *out, st_erro
     for (uint32_t i = 0; i < p->slots; i++)
         if (p->slot_key[i] != UINT64_MAX && st_tile_key_unpack(p->slot_key[i]).level) out->far_mapped++;
     for (uint32_t i = 0; i < p->slots; i++) out->mapped += p->slot_key[i] != UINT64_MAX;
+    out->arrivals = p->frame_arrivals;
     out->wanted = p->wanted;
     out->missing = p->missing;
     out->holes = p->holes;

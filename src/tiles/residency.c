@@ -492,6 +492,7 @@ static void start_uploads(st_residency *r) {
         res_record *t = &r->recs[i];
         /* The budget admits at least one tile a frame, so a tile larger than it still goes. */
         if (r->has_uploader && bytes && bytes + t->tile->data_bytes > r->desc.upload_budget_bytes) break;
+        if (r->has_uploader && r->uploader.room && !r->uploader.room(r->uploader.user)) break;
         uint32_t slot = take_slot(r);
         if (slot == RES_NONE) break;
         if (r->has_uploader) {
