@@ -409,8 +409,9 @@ static void test_paint_compute_occlusion(void **state) {
 /* slice-compute's walk of the air tables and its bands' skipping of what the walk found in the air change no byte of
  * the image: on every default view of the default world, the frame with the bands fetching every sample (and the
  * walk looking down to texels, as before), and the frames skipping with the walk looking at texels and stopping at
- * the 4×4 cells (the frames' way) are the same colours and depths. The work each fetches is printed (the counts
- * the choice between them rests on). */
+ * the 4×4 cells (the frames' way), and those of renderers whose slice_walk knob stops the walk at the 16×16 and
+ * 64×64 cells, are the same colours and depths. The work each fetches is printed (the counts the choice between
+ * them rests on). */
 static void test_slice_compute_air_work(void **state) {
     (void)state;
     st_level *world = NULL;
@@ -419,12 +420,16 @@ static void test_slice_compute_air_work(void **state) {
     size_t n = 0;
     assert_st_ok(st_views_default(world, views, ST_MAX_VIEWS, &n, err));
     st_engine *e = test_engine(world);
-    enum { SW = 160, SH = 100, MODES = 3 };
+    enum { SW = 160, SH = 100, MODES = 5 };
     const size_t px = (size_t)SW * SH;
+    const st_method_knobs walk16 = {.slice_walk = 3}, walk64 = {.slice_walk = 4};
     st_renderer *r = test_renderer(e, "slice-compute", SW, SH, NULL);
+    st_renderer *coarse[2] = {test_renderer(e, "slice-compute", SW, SH, &walk16),
+                              test_renderer(e, "slice-compute", SW, SH, &walk64)};
     /* the bands fetching every sample (the walk at texels, as before), then skipping with each walk */
-    const bool texels[MODES] = {true, true, false}, band_skip[MODES] = {false, true, true};
-    const char *mode_name[MODES] = {"full bands", "skip, texel walk", "skip, cell walk"};
+    const bool texels[MODES] = {true, true, false, false, false}, band_skip[MODES] = {false, true, true, true, true};
+    const char *mode_name[MODES] = {"full bands", "skip, texel walk", "skip, cell walk", "skip, 16 walk",
+                                    "skip, 64 walk"};
     uint8_t *rgba[MODES];
     float *depth[MODES];
     uint64_t total[MODES][6] = {{0}};
@@ -433,8 +438,9 @@ static void test_slice_compute_air_work(void **state) {
         st_camera cam = st_viewpoint_camera(world, &views[k]);
         for (int m = 0; m < MODES; m++) {
             st_slice_work w;
-            assert_st_ok(st_slice_compute_work(r, &cam, texels[m], band_skip[m], &w, err));
-            assert_st_ok(st_renderer_readback(r, rgba[m], depth[m], err));
+            st_renderer *rm = m < 3 ? r : coarse[m - 3];
+            assert_st_ok(st_slice_compute_work(rm, &cam, texels[m], band_skip[m], &w, err));
+            assert_st_ok(st_renderer_readback(rm, rgba[m], depth[m], err));
             if (w.pixels != px) fail_msg("%s: %u pixels counted", views[k].name, w.pixels);
             /* fetches: a band's samples, its plane's own point, the walks' cells and texels */
             uint32_t v[6] = {w.samples, w.bands, w.walks, w.cells, w.texels, w.samples + w.bands + w.cells + w.texels};
@@ -456,6 +462,7 @@ static void test_slice_compute_air_work(void **state) {
     if (!(total[1][0] < total[0][0])) fail_msg("the bands' skipping saved no sample");
     if (!(total[2][5] < total[1][5])) fail_msg("the cell walk fetched more than the texel walk");
     for (int m = 0; m < MODES; m++) free(rgba[m]), free(depth[m]);
+    st_renderer_destroy(coarse[0]), st_renderer_destroy(coarse[1]);
     st_renderer_destroy(r);
     test_engine_finish(e, world);
 }

@@ -48,7 +48,7 @@ void main() {
             if (t0 >= air_b && t0 >= t_block) {
                 air_a = t0;
                 walks++;
-                air_b = air_clear_until(r.o, r.dir, t0, r.t_far, e, (pc.flags & 2u) != 0u ? 0 : 1, t_block);
+                air_b = air_clear_until(r.o, r.dir, t0, r.t_far, e, int((pc.flags >> 3) & 3u), t_block);
             }
             if (t0 >= air_a && t1 < air_b - 1e-3) {
                 // every point of this band is in the air, and so are those of the planes up to the air's end: the

@@ -13,9 +13,10 @@
 #define SLICE_TOP 256.0f /* nothing is solid above */
 #define SLICE_TILE 64u   /* texels per side of the min/max height tiles */
 #define SLICE_MAX_STEPS 64u /* refined: samples per band at most (each about a texel apart) */
-/* compute: the walk along a pixel's ray looks down to single texels (true) or stops at the air tables' 4×4 cells;
- * the image is the same either way, the fetches are not (st_slice_compute_work counts them) */
-#define SLICE_WALK_TEXELS false
+/* compute: the finest look of the walk along a pixel's ray, as the slice_walk knob counts it (1 the texels, 2, 3, 4
+ * the air tables' 4×4, 16×16 and 64×64 cells); the image is the same at each, the fetches are not
+ * (st_slice_compute_work counts them) */
+#define SLICE_WALK 2u
 
 /* The quality knob of both variants: the number of slices. */
 static const st_method_knob slice_knobs[] = {{.name = "slices",
@@ -27,6 +28,16 @@ static const st_method_knob slice_knobs[] = {{.name = "slices",
                                               .max = 8192,
                                               .sweep_count = 5,
                                               .sweep = {32, 64, 128, 256, 512}}};
+/* slice-compute's: the slices, and the finest look of the air walk (kept for measuring: which one is cheapest
+ * depends on the GPU's balance of fetches and branches) */
+static const st_method_knob slice_compute_knobs[] = {slice_knobs[0],
+                                                     {.name = "slice_walk",
+                                                      .label = "slice air walk",
+                                                      .kind = ST_KNOB_COUNT,
+                                                      .offset = offsetof(st_method_knobs, slice_walk),
+                                                      .default_value = SLICE_WALK,
+                                                      .min = 1,
+                                                      .max = 4}};
 
 /* std430/push-constant mirror of SlicePush in slice.vert / slice.frag */
 typedef struct slice_push {
@@ -38,8 +49,8 @@ typedef struct slice_push {
 /* Mirror of SliceComputePush in shaders/common/slice_compute.glsl */
 typedef struct slice_compute_push {
     slice_push planes;
-    uint32_t flags; /* bit 0: count the work; bit 1: the walk looks at texels; bit 2: bands fetch their samples in
-                       the air too */
+    uint32_t flags; /* bit 0: count the work; bit 2: bands fetch their samples in the air too; bits 3..4: the walk's
+                       finest look (0 texels, 1..3 the tables' cells) */
     uint32_t pad[3];
 } slice_compute_push;
 
@@ -55,7 +66,7 @@ typedef struct slice_state {
     VkDescriptorSet buffers_set, targets_set;
     st_gpu_buffer vis; /* per pixel: the hit along the ray and the plane's height when on a plane */
     st_air_tables air; /* what lets a pixel's walk pass the planes whose bands lie in the air */
-    bool walk_texels;  /* the walk looks down to texels (else it stops at the 4×4 cells) */
+    bool walk_texels;  /* the next frame's walk looks down to texels whatever the knob (for tests) */
     bool count;        /* the next frame counts its work into `work` */
     bool band_full;    /* the next frame's bands fetch even the samples the walk found in the air (for tests) */
     st_gpu_buffer work; /* SLICE_WORK_WORDS counters */
@@ -151,7 +162,6 @@ static st_result slice_compute_create(st_renderer *r, void **out, st_error *err)
         res = st_gpu_buffer_create(gpu, SLICE_WORK_WORDS * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                    VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, false, &s->work, err);
     if (res) return res;
-    s->walk_texels = SLICE_WALK_TEXELS;
     /* set 1: the visibility buffer, the air tables and the work counters */
     st_gpu_binding b[3] = {
         {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .stages = VK_SHADER_STAGE_COMPUTE_BIT, .buffer = s->vis.buffer},
@@ -257,7 +267,9 @@ static void slice_compute_record(st_renderer *r, void *state, VkCommandBuffer cm
     bool any = slice_planes(r, s, &pc.planes);
     if (!any) pc.planes.n_below = pc.planes.n_above = 0; /* every pixel walks no plane: all sky */
     st_air_tables_record(r, &s->air, cmd);
-    pc.flags = (s->count ? 1u : 0u) | (s->walk_texels ? 2u : 0u) | (s->band_full ? 4u : 0u);
+    double walk = st_knob_get(&r->desc.knobs, &slice_compute_knobs[1]);
+    uint32_t finest = s->walk_texels ? 0u : (uint32_t)fmin(fmax(walk, 1.0), 4.0) - 1u;
+    pc.flags = (s->count ? 1u : 0u) | (s->band_full ? 4u : 0u) | (finest << 3);
     st_renderer_pass_begin(r, cmd, "slices");
     if (s->count) { /* only when asked: the counters are a test's, not the frame's */
         vkCmdFillBuffer(cmd, s->work.buffer, 0, VK_WHOLE_SIZE, 0);
@@ -345,7 +357,7 @@ const st_method_ops st_method_slice_compute = {
     .info = {.name = "slice-compute",
              .description = "slice's planes rasterised in compute: each pixel walks its planes nearest first",
              .compute = true,
-             ST_METHOD_KNOBS(slice_knobs)},
+             ST_METHOD_KNOBS(slice_compute_knobs)},
     .targets = ST_TARGETS_STORAGE,
     .create = slice_compute_create,
     .destroy = slice_destroy,
