@@ -409,8 +409,8 @@ static void test_paint_compute_occlusion(void **state) {
 /* slice-compute's walk of the air tables and its bands' skipping of what the walk found in the air change no byte of
  * the image: on every default view of the default world, the frame with the bands fetching every sample (and the
  * walk looking down to texels, as before), and the frames skipping with the walk looking at texels and stopping at
- * the 4×4 cells (the frames' way), and those of renderers whose slice_walk knob stops the walk at the 16×16 and
- * 64×64 cells, are the same colours and depths. The work each fetches is printed (the counts the choice between
+ * the knob's default cells (the frames' way, the 16×16), and those of renderers whose slice_walk knob stops the walk
+ * at the 4×4 and 64×64 cells, are the same colours and depths. The work each fetches is printed (the counts the choice between
  * them rests on). */
 static void test_slice_compute_air_work(void **state) {
     (void)state;
@@ -422,13 +422,13 @@ static void test_slice_compute_air_work(void **state) {
     st_engine *e = test_engine(world);
     enum { SW = 160, SH = 100, MODES = 5 };
     const size_t px = (size_t)SW * SH;
-    const st_method_knobs walk16 = {.slice_walk = 3}, walk64 = {.slice_walk = 4};
+    const st_method_knobs walk4 = {.slice_walk = 2}, walk64 = {.slice_walk = 4};
     st_renderer *r = test_renderer(e, "slice-compute", SW, SH, NULL);
-    st_renderer *coarse[2] = {test_renderer(e, "slice-compute", SW, SH, &walk16),
+    st_renderer *coarse[2] = {test_renderer(e, "slice-compute", SW, SH, &walk4),
                               test_renderer(e, "slice-compute", SW, SH, &walk64)};
     /* the bands fetching every sample (the walk at texels, as before), then skipping with each walk */
     const bool texels[MODES] = {true, true, false, false, false}, band_skip[MODES] = {false, true, true, true, true};
-    const char *mode_name[MODES] = {"full bands", "skip, texel walk", "skip, cell walk", "skip, 16 walk",
+    const char *mode_name[MODES] = {"full bands", "skip, texel walk", "skip, default walk", "skip, 4 walk",
                                     "skip, 64 walk"};
     uint8_t *rgba[MODES];
     float *depth[MODES];
@@ -457,10 +457,12 @@ static void test_slice_compute_air_work(void **state) {
                       "fetches %6.2f\n", mode_name[m], total[m][0] / (double)(px * n), total[m][1] / (double)(px * n),
                       total[m][2] / (double)(px * n), total[m][3] / (double)(px * n), total[m][4] / (double)(px * n),
                       total[m][5] / (double)(px * n));
-    /* the bands' skipping saves samples, and the walk that stops at the cells (the frames') fetches less than the one
-     * that looks at texels: 25.8 against 36.4 a pixel when this was written */
+    /* the bands' skipping saves samples, and the walk that stops at the 4×4 cells fetches less than the one that
+     * looks at texels: 25.8 against 36.4 a pixel when this was written. The default 16×16 walk fetches more (41.9:
+     * longer bands) yet measures faster on the H200, its fetches coherent band samples instead of dependent walk
+     * steps; the fetch counts are printed, the frame time is the harness's to judge. */
     if (!(total[1][0] < total[0][0])) fail_msg("the bands' skipping saved no sample");
-    if (!(total[2][5] < total[1][5])) fail_msg("the cell walk fetched more than the texel walk");
+    if (!(total[3][5] < total[1][5])) fail_msg("the 4x4 cell walk fetched more than the texel walk");
     for (int m = 0; m < MODES; m++) free(rgba[m]), free(depth[m]);
     st_renderer_destroy(coarse[0]), st_renderer_destroy(coarse[1]);
     st_renderer_destroy(r);
