@@ -81,7 +81,7 @@ typedef struct st_method_knobs {
     uint32_t voxel_grid;  /* voxel: leaf voxel size, 0 = (4,8,2), 1 = (2,4,1) */
     uint32_t slices;      /* slice: number of slices (0 = 512) */
     uint32_t slice_walk;  /* slice-compute: the finest look of its air walk: 1 the texels, 2 the 4×4 cells, 3 the
-                             16×16, 4 the 64×64 (0 = 2); the image is the same, the fetches are not */
+                             16×16, 4 the 64×64 (0 = 3); the image is the same, the fetches are not */
     float mesh_quality;   /* mesh: q in [0,1] (0 = 0.5; negative = 0) */
     uint32_t scatter_density;
     /* cdlod, cdlod-compute (docs/large-world.md) */

@@ -99,13 +99,19 @@ static void changed_page(st_paged_terrain *p, uint32_t k, uint32_t x, uint32_t y
     p->arrived[p->arrived_count++] = (st_rect){(int32_t)x * n, (int32_t)y * n, (int32_t)(x + 1) * n, (int32_t)(y + 1) * n};
 }
 
+/* room() of each level's uploader: the frame's arrivals, shared by all levels, are not spent yet */
+static bool paged_room(void *user) {
+    const st_paged_terrain *p = ((const paged_level *)user)->p;
+    return !p->upload_pages || p->frame_arrivals < p->upload_pages;
+}
+
 static bool paged_upload(void *user, uint32_t local, const st_tile *tile, uint64_t *ticket) {
     paged_level *lv = user;
     st_paged_terrain *p = lv->p;
     uint32_t k = lv->k, slot = lv->slot_base + local;
     if (local >= lv->slots || tile->key.level != 0 || tile->key.x >= lv->nx || tile->key.y >= lv->ny) return false;
     /* the frame's arrivals are spent: the residency manager keeps the page Loading and offers it next frame */
-    if (p->upload_pages && p->frame_arrivals >= p->upload_pages) return false;
+    if (!paged_room(user)) return false;
     /* an edited page's texels come from the level: the tile loaded from the store (or kept on the CPU since)
      * may predate the edit (coarser levels follow the store alone) */
     uint8_t *ed = k == 0 ? &p->edited[(size_t)tile->key.y * p->nx + tile->key.x] : NULL;
@@ -130,11 +136,6 @@ static bool paged_upload(void *user, uint32_t local, const st_tile *tile, uint64
     set_level_entry(p, k, tile->key.x, tile->key.y, (slot + 1) | (floor_of(p, k, tile->key.x, tile->key.y) << 24));
     changed_page(p, k, tile->key.x, tile->key.y);
     return true;
-}
-
-static bool paged_room(void *user) {
-    const st_paged_terrain *p = ((const paged_level *)user)->p;
-    return !p->upload_pages || p->frame_arrivals < p->upload_pages;
 }
 
 static bool paged_complete(void *user, uint64_t ticket) {
