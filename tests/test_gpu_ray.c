@@ -273,6 +273,86 @@ static void test_tiles_scenes_and_edits(void **state) {
     test_engine_finish(e, l);
 }
 
+/* The march's default steps grow with the far distance: at far 4000 a wall 20 texels thick, 3012 texels ahead, is
+ * drawn wherever the CPU reference sees it, and up to far 2000 the default is 128 steps, image for image. The
+ * camera looks level along +x, so a pixel's samples lie at the view depths near + k·(far − near)/(steps + 1) (rays
+ * that leave through the ground plane or the top excepted): 31.0 apart at 128 steps, with none in [3012, 3032) (k = 97
+ * is at 3008, k = 98 at 3039), 15.6 apart at 256, thinner than the wall. */
+#define FAR_W 160
+#define FAR_H 100
+#define WALL_X0 3032 /* the eye at x = 20: view depths 3012 to 3032 */
+#define WALL_X1 3052
+#define WALL_TOP 150
+
+/* The frame of cam by `method` with knobs: distances along the rays (NAN = sky) and colours (caller frees). */
+static float *far_frame(st_engine *e, const char *method, st_camera cam, const st_method_knobs *knobs, uint8_t **rgba) {
+    *rgba = malloc((size_t)FAR_W * FAR_H * 4);
+    assert_non_null(*rgba);
+    return test_render_distances(e, method, cam, FAR_W, FAR_H, knobs, *rgba);
+}
+
+/* Whether two frames are the same bytes, colour and distance. */
+static bool same_frame(const float *d0, const uint8_t *c0, const float *d1, const uint8_t *c1) {
+    size_t n = (size_t)FAR_W * FAR_H;
+    return memcmp(d0, d1, n * sizeof *d0) == 0 && memcmp(c0, c1, n * 4) == 0;
+}
+
+static void test_far_steps(void **state) {
+    (void)state;
+    st_level *l = test_flat_level(4096, 64, 10);
+    for (int y = 0; y < 64; y++)
+        for (int x = WALL_X0; x < WALL_X1; x++) st_level_set_single(l, x, y, WALL_TOP, 2);
+    st_engine *e = test_engine(l);
+    st_camera cam = {.position = {20, 32, 60}, .yaw_deg = 90, .pitch_deg = 0, .fovy_deg = 20, .far_dist = 4000};
+    st_view v = st_camera_view(&cam, FAR_W, FAR_H);
+    float *ref = test_reference_distances(l, cam, FAR_W, FAR_H);
+    /* the wall's pixels: the reference meets its front face and the ray crosses all of its thickness inside it (a ray
+     * grazing its top or its foot may leave it between two samples of any march) */
+    bool *wall = calloc((size_t)FAR_W * FAR_H, sizeof *wall);
+    assert_non_null(wall);
+    size_t wall_px = 0;
+    for (uint32_t j = 0; j < FAR_H; j++)
+        for (uint32_t i = 0; i < FAR_W; i++) {
+            float d = ref[j * FAR_W + i], dir[3];
+            st_view_pixel_ray(&v, i, j, dir, NULL, NULL);
+            if (!isfinite(d) || fabsf(v.eye[0] + dir[0] * d - WALL_X0) > 0.05f) continue;
+            float z_in = v.eye[2] + dir[2] * d, z_out = v.eye[2] + dir[2] * (d + (WALL_X1 - WALL_X0) / dir[0]);
+            if (fminf(z_in, z_out) > 10.5f && fmaxf(z_in, z_out) < WALL_TOP - 0.5f) {
+                wall[j * FAR_W + i] = true;
+                wall_px++;
+            }
+        }
+    if (wall_px < 1000) fail_msg("only %zu pixels see the wall", wall_px);
+    const st_method_knobs s128 = {.ray_steps = 128}, s256 = {.ray_steps = 256};
+    for (int m = 0; m < 2; m++) {
+        uint8_t *c0, *c1;
+        float *d0 = far_frame(e, methods[m], cam, NULL, &c0);
+        size_t missed = 0;
+        for (size_t k = 0; k < (size_t)FAR_W * FAR_H; k++)
+            missed += wall[k] && !(fabsf(d0[k] - ref[k]) < 2.0f);
+        print_message("%s at far 4000: %zu of the %zu wall pixels missed\n", methods[m], missed, wall_px);
+        if (missed) fail_msg("%s at far 4000: the default march missed %zu of the %zu wall pixels", methods[m], missed,
+                             wall_px);
+        float *d1 = far_frame(e, methods[m], cam, &s256, &c1);
+        if (!same_frame(d0, c0, d1, c1)) fail_msg("%s at far 4000: the default is not the image of 256 steps", methods[m]);
+        free(d0), free(c0), free(d1), free(c1);
+        /* far 600 (the default far) and 2000: the default is 128 steps, the same bytes */
+        const float fars[] = {0, 2000};
+        for (int f = 0; f < 2; f++) {
+            st_camera c = cam;
+            c.far_dist = fars[f];
+            d0 = far_frame(e, methods[m], c, NULL, &c0);
+            d1 = far_frame(e, methods[m], c, &s128, &c1);
+            if (!same_frame(d0, c0, d1, c1))
+                fail_msg("%s at far %g: the default is not the image of 128 steps", methods[m], fars[f] ? fars[f] : 600.0);
+            free(d0), free(c0), free(d1), free(c1);
+        }
+    }
+    free(wall);
+    free(ref);
+    test_engine_finish(e, l);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flat_floor),
@@ -283,6 +363,7 @@ int main(void) {
         cmocka_unit_test(test_solid_c_vs_glsl_bounded),
         cmocka_unit_test(test_tiles_default_views),
         cmocka_unit_test(test_tiles_scenes_and_edits),
+        cmocka_unit_test(test_far_steps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -75,7 +75,8 @@ st_rect st_engine_control_last_upload(const st_engine *engine);
 
 /* ---- methods ----------------------------------------------------------------------------------------- */
 typedef struct st_method_knobs {
-    uint32_t ray_steps;   /* ray, ray-compute: uniform steps before bisection (0 = 128) */
+    uint32_t ray_steps;   /* ray, ray-compute: uniform steps before bisection (0 = max(128, ceil(128·far/2000)):
+                           * 128 up to far 2000, 256 at far 4000) */
     uint32_t ray_tile;    /* ray-compute: 8 = each 8×8 tile's rays tested together before the march, 1 = none (0 = 8) */
     uint32_t voxel_steps; /* voxel: outer/inner budgets (0 = 100) */
     uint32_t voxel_grid;  /* voxel: leaf voxel size, 0 = (4,8,2), 1 = (2,4,1) */
@@ -122,7 +123,7 @@ typedef struct st_method_knob {
     const char *label;    /* for the viewer's HUD ("ray steps") */
     st_knob_kind kind;
     size_t offset;        /* offsetof(st_method_knobs, the field) */
-    double default_value; /* what 0 in the field means */
+    double default_value; /* what 0 in the field means (ray_steps: up to far 2000; it grows beyond) */
     double min, max;      /* the viewer keeps it within these */
     size_t sweep_count;   /* the values tuning sweeps (none: the knob is not swept) */
     double sweep[ST_KNOB_MAX_SWEEP];

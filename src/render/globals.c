@@ -6,8 +6,19 @@
 #include "render/globals.h"
 #include "strata/shading.h"
 
-/* Uniform ray-march steps when the knob is 0 (ST_RAY_STEPS_DEFAULT of render_internal.h). */
+/* Uniform ray-march steps when the knob is 0 (ST_RAY_STEPS_DEFAULT of render_internal.h), up to the far distance
+ * GLOBALS_RAY_STEPS_FAR; beyond it the steps grow with the far distance, so that they are never further apart than
+ * there (under 2000/128 = 15.6 texels): at far 4000 128 steps are 31 texels apart and step over thin pillars. */
 #define GLOBALS_RAY_STEPS_DEFAULT 128u
+#define GLOBALS_RAY_STEPS_FAR 2000.0
+#define GLOBALS_RAY_STEPS_MAX 4096u /* the knob's largest value (ray.c): far 64000 */
+
+uint32_t st_globals_ray_steps(uint32_t ray_steps, float far_dist) {
+    if (ray_steps) return ray_steps;
+    double n = ceil((double)GLOBALS_RAY_STEPS_DEFAULT * (double)far_dist / GLOBALS_RAY_STEPS_FAR);
+    if (!(n > GLOBALS_RAY_STEPS_DEFAULT)) return GLOBALS_RAY_STEPS_DEFAULT; /* NAN too */
+    return n < GLOBALS_RAY_STEPS_MAX ? (uint32_t)n : GLOBALS_RAY_STEPS_MAX;
+}
 
 const float st_fog_linear[3] = {ST_FOG_R, ST_FOG_G, ST_FOG_B};
 
@@ -33,7 +44,7 @@ void st_globals_fill_view(st_globals_gpu *g, const st_view *v, uint32_t ray_step
     g->fog[1] = st_fog_linear[1];
     g->fog[2] = st_fog_linear[2];
     g->fog[3] = ST_FOG_BAND;
-    g->knobs[0] = ray_steps ? ray_steps : GLOBALS_RAY_STEPS_DEFAULT;
+    g->knobs[0] = st_globals_ray_steps(ray_steps, v->far_dist);
     g->knobs[2] = frame_index;
 }
 

@@ -38,8 +38,12 @@ typedef struct st_globals_gpu {
 /* The fog (and sky) colour in linear light: what a frame is cleared to. */
 extern const float st_fog_linear[3];
 
+/* The uniform ray-march steps a frame marches with: ray_steps, or for 0 the default for far distance far_dist,
+ * max(128, ceil(128·far_dist/2000)) (128 up to far 2000, 256 at far 4000; at most 4096). */
+uint32_t st_globals_ray_steps(uint32_t ray_steps, float far_dist);
 /* Fills the camera, sun, fog and knob fields of g from view v (the shadow fields are left to the shadow pass,
- * albedo and the level's fields to st_globals_fill_level). ray_steps 0 = the default. */
+ * albedo and the level's fields to st_globals_fill_level). ray_steps 0 = the default for v's far distance
+ * (st_globals_ray_steps). */
 void st_globals_fill_view(st_globals_gpu *g, const st_view *v, uint32_t ray_steps, uint32_t frame_index);
 /* Fills the level's fields of g: its size, the top, its terrain types, the bounded axes and every material's
  * linear albedo. */

@@ -12,8 +12,9 @@
 #include "strata/tile_pool.h"
 
 #define ST_MAX_RENDERERS 64
-/* Uniform ray-march steps when st_method_knobs.ray_steps is 0: the globals carry them to every shader that
- * marches (the ray methods' knob, and the refinement of others). */
+/* Uniform ray-march steps when st_method_knobs.ray_steps is 0 and the far distance is at most 2000 (beyond it the
+ * default grows with the far distance: st_globals_ray_steps): the globals carry them to every shader that marches
+ * (the ray methods' knob, and the refinement of others). */
 #define ST_RAY_STEPS_DEFAULT 128u
 #define ST_MAX_PASS_STAMPS 64
 

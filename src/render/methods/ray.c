@@ -9,7 +9,9 @@
 #include "render/methods/air_tables.h"
 #include "render/methods/methods.h"
 
-/* The quality knob of both variants: uniform steps before the bisection (the renderer's globals carry it). */
+/* The quality knob of both variants: uniform steps before the bisection (the renderer's globals carry it). Its
+ * default_value, 128, is the default up to far 2000; beyond, 0 marches max(128, ceil(128·far/2000)) steps
+ * (st_globals_ray_steps), so the samples stay as close as at far 2000. */
 #define RAY_STEPS_KNOB                                                                                            \
     {.name = "ray_steps", .label = "ray steps", .kind = ST_KNOB_COUNT, .offset = offsetof(st_method_knobs, ray_steps), \
      .default_value = ST_RAY_STEPS_DEFAULT, .min = 4, .max = 4096, .sweep_count = 5, .sweep = {16, 32, 64, 128, 256}}
