@@ -19,7 +19,8 @@ static void usage(const cli_opt *opts, size_t count) {
            "Flies the flight FILE over a DEM tile store (a folder, an http(s):// URL or gen:SEED:WxH), rendering every\n"
            "frame with %s, after the first camera has reached full detail. Writes fly.json (every frame's\n"
            "GPU, CPU and whole-frame ms, triangles, nodes, resident/queued/loading tiles, uploads, hole pixels),\n"
-           "fly.md and fly.svg into OUT/<adapter>/<time>-fly-<digest>/ and prints the summary.\n"
+           "fly.md and fly.svg into OUT/<adapter>/<time>-fly-<digest>/ and prints the summary: median, p99 and max of\n"
+           "each time, and its local p99, p99.9 and max (each frame over the median of the 121 frames around it).\n"
            "A flight file (data/flights/*.flight) has one statement a line: start U V (fractions of the world),\n"
            "heading DEG, fps N, then speed M/S, height M (over the ground), pitch DEG, fly SECONDS, turn DEG SECONDS.\n"
            "A layer store (a folder, or gen:multi:SEED:WxH with --overlay DIR keeping its edits) is flown as a paged\n"
@@ -161,10 +162,13 @@ int cmd_fly(int argc, char **argv) {
                 printf("  gpu ms: not available on this adapter\n");
                 continue;
             }
-            printf("  %s: median %.3f  p99 %.3f (%.2fx)  max %.3f  frames over median + 2 ms: %u\n", rows[i].name,
-                   rows[i].s->median, rows[i].s->p99, rows[i].s->p99 / rows[i].s->median, rows[i].s->max,
-                   rows[i].s->over_2ms);
+            printf("  %s: median %.3f  p99 %.3f (%.2fx)  max %.3f  frames over median + 2 ms: %u  local p99 %.2fx  "
+                   "p99.9 %.2fx  max %.2fx\n",
+                   rows[i].name, rows[i].s->median, rows[i].s->p99, rows[i].s->p99 / rows[i].s->median, rows[i].s->max,
+                   rows[i].s->over_2ms, rows[i].s->local_p99, rows[i].s->local_p999, rows[i].s->local_max);
         }
+        printf("  (local: each frame over the median of the %u frames around it, ±%u)\n", 2 * ST_FLY_LOCAL_HALF + 1,
+               ST_FLY_LOCAL_HALF);
         printf("  holes: %llu pixels in %u frames; triangles median %.0f; tiles resident median %.0f, max %u; %llu "
                "uploads; load median %.2f ms\n",
                (unsigned long long)r->hole_px_total, r->frames_with_holes, r->triangles_median, r->resident_median,

@@ -30,7 +30,16 @@ assert all(t > 0 for t in f['triangles']) and all(t > 0 for t in f['resident'])
 assert f['hole_px'] == [0] * 21
 assert abs(f['t_s'][20] - 1.0) < 1e-9
 assert r['summary']['frame_ms']['median'] > 0
+# the local figures: each frame over the median of the frames within 60 of it (all 21 here), ordered, none below
+# the smallest frame over the median
+for k in ('cpu_ms', 'frame_ms'):
+    l, col = r['summary'][k]['local'], [x for x in f[k] if x is not None]
+    srt = sorted(col)
+    med = srt[len(srt) // 2]
+    assert l['window_half'] == 60 and l['p99'] <= l['p99_9'] <= l['max'], (k, l)
+    assert abs(l['max'] - max(col) / med) < 1e-9 * l['max'], (k, l, max(col) / med)
 " "$run/fly.json"
+    check "fly $m: local figures printed and in fly.md" sh -c "grep -q 'local p99 .*x  p99.9 .*x  max .*x' '$tmp/out' && grep -q 'local p99 / p99.9 / max' '$run/fly.md'"
     check "fly $m: plots" sh -c "grep -c '<polyline' '$run/fly.svg' | grep -qv '^0$' && grep -q 'tile uploads per frame' '$run/fly.svg'"
 done
 

@@ -1,11 +1,14 @@
 /* Tests of flight files and the flight's cameras (src/eval/flight.c): the statements and their defaults, the shipped
  * example, every kind of bad line refused with its line number, and over a generated store the eye's speed, turns,
- * height over the ground and the mirror at the world's edge. */
+ * height over the ground and the mirror at the world's edge; and the flight's local frame-time figures (fly.c) on
+ * series with known answers and against the slow, obvious computation. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval/fly_internal.h"
+#include "strata/eval.h"
 #include "strata/fly.h"
 #include "support.h"
 
@@ -156,11 +159,107 @@ static void test_cameras(void **state) {
     st_store_close(store);
 }
 
+/* The local figures the slow, obvious way: for each finite value, the window's finite values copied and sorted, its
+ * median (the mean of the middle two of an even count), the ratio; then the ratios' percentiles. */
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void local_slow(const double *v, uint32_t n, uint32_t half, double out[3]) {
+    double *w = malloc((n + 1) * sizeof *w);
+    float *ratio = malloc((n + 1) * sizeof *ratio);
+    assert_non_null(w);
+    assert_non_null(ratio);
+    uint32_t count = 0;
+    out[0] = out[1] = out[2] = NAN;
+    double hi = -INFINITY;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!isfinite(v[i])) continue;
+        uint32_t k = 0;
+        for (int64_t j = (int64_t)i - half; j <= (int64_t)i + half; j++)
+            if (j >= 0 && j < n && isfinite(v[j])) w[k++] = v[j];
+        qsort(w, k, sizeof *w, cmp_double);
+        double median = k % 2 ? w[k / 2] : 0.5 * (w[k / 2 - 1] + w[k / 2]);
+        if (!(median > 0)) continue;
+        ratio[count++] = (float)(v[i] / median);
+        hi = fmax(hi, v[i] / median);
+    }
+    if (count) {
+        out[2] = hi;
+        out[0] = st_eval_percentile(ratio, count, 99);
+        out[1] = st_eval_percentile(ratio, count, 99.9);
+    }
+    free(w);
+    free(ratio);
+}
+
+static void local_of(const double *v, uint32_t n, double out[3]) {
+    st_fly_local(v, n, ST_FLY_LOCAL_HALF, &out[0], &out[1], &out[2]);
+}
+
+/* The local figures: 1 on a slow ramp (but at its clipped end), 3 for one frame 3× its neighbours, 1 across a step
+ * of the scene's cost that doubles the flight's p99 over its median; NAN without figures; and the same as the slow
+ * computation on random series with gaps, for every window. */
+static void test_local(void **state) {
+    (void)state;
+    enum { N = 1000 };
+    double *v = malloc(3000 * sizeof *v), f[3];
+    assert_non_null(v);
+    /* a slow ramp: each window but the clipped ones at the ends is centred on its frame, so the ratio is 1; the
+     * largest is the last frame's, over the median of the last 61 (frame N − 31) */
+    for (int i = 0; i < N; i++) v[i] = 1.0 + 1e-4 * i;
+    local_of(v, N, f);
+    double last = v[N - 1] / v[N - 31];
+    if (!(fabs(f[2] - last) < 1e-12 && f[2] < 1.003)) fail_msg("ramp: local max %.9f, want %.9f", f[2], last);
+    if (!(f[0] >= 1.0 && f[0] <= f[1] && f[1] <= f[2])) fail_msg("ramp: local p99 %.6f p99.9 %.6f", f[0], f[1]);
+    /* one spike of 3×: max 3; p99 1; p99.9 interpolates between the 999th ratio (1) and the spike's (3) */
+    for (int i = 0; i < N; i++) v[i] = 1.0;
+    v[500] = 3.0;
+    local_of(v, N, f);
+    if (!(f[2] == 3.0 && fabs(f[0] - 1.0) < 1e-6 && fabs(f[1] - 1.002) < 1e-6))
+        fail_msg("spike: local p99 %.6f p99.9 %.6f max %.6f (want 1, 1.002, 3)", f[0], f[1], f[2]);
+    /* a step from 1 to 2 ms at frame 500: every window's median is its frame's own level (the 61st of 121 values
+     * is on the frame's side of the step), so nothing is a hitch; a frame 3× the later level is */
+    for (int i = 0; i < N; i++) v[i] = i < 500 ? 1.0 : 2.0;
+    local_of(v, N, f);
+    if (!(f[0] == 1.0 && f[1] == 1.0 && f[2] == 1.0)) fail_msg("step: local %.6f %.6f %.6f (want 1)", f[0], f[1], f[2]);
+    v[700] = 6.0;
+    local_of(v, N, f);
+    if (!(f[2] == 3.0)) fail_msg("step + spike: local max %.6f (want 3)", f[2]);
+    /* no figures (an adapter without timestamps), and none at all */
+    for (int i = 0; i < N; i++) v[i] = NAN;
+    local_of(v, N, f);
+    if (!(isnan(f[0]) && isnan(f[1]) && isnan(f[2]))) fail_msg("no figures: %g %g %g", f[0], f[1], f[2]);
+    local_of(v, 0, f);
+    if (!(isnan(f[0]) && isnan(f[1]) && isnan(f[2]))) fail_msg("no frames: %g %g %g", f[0], f[1], f[2]);
+    /* random series with gaps and repeated values, each window size against the slow computation */
+    srand(17);
+    const uint32_t halves[] = {0, 1, 2, 7, 60, 61, 2999, 5000};
+    const uint32_t sizes[] = {1, 2, 3, 120, 121, 122, 3000};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (size_t h = 0; h < sizeof halves / sizeof halves[0]; h++) {
+            uint32_t n = sizes[s];
+            for (uint32_t i = 0; i < n; i++) {
+                int r = rand() % 100;
+                v[i] = r < 10 ? NAN : r < 30 ? 1.5 : 0.5 + (double)(rand() % 1000) / 250.0 + (r < 32 ? 20.0 : 0.0);
+            }
+            double want[3];
+            local_slow(v, n, halves[h], want);
+            st_fly_local(v, n, halves[h], &f[0], &f[1], &f[2]);
+            for (int q = 0; q < 3; q++)
+                if (!(f[q] == want[q] || (isnan(f[q]) && isnan(want[q]))))
+                    fail_msg("%u values, half %u: figure %d is %.9g, want %.9g", n, halves[h], q, f[q], want[q]);
+        }
+    free(v);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_bad_flights),
         cmocka_unit_test(test_cameras),
+        cmocka_unit_test(test_local),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

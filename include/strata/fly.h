@@ -106,10 +106,17 @@ typedef struct st_fly_frame {
     uint32_t hole_pages;  /* wanted full-resolution pages missing with no coarser level over them (drawn as floors) */
 } st_fly_frame;
 
+/* The frames around each frame its local figure is taken over: ±60, 121 frames (2 s at 60 fps). */
+#define ST_FLY_LOCAL_HALF 60u
+
 /* Figures of one series over every frame. */
 typedef struct st_fly_series {
     double median, p99, max, mean;
     uint32_t over_2ms; /* frames slower than the median + 2 ms */
+    /* "local": each frame's figure over the median of the frames within ST_FLY_LOCAL_HALF of it (121, fewer at the
+     * flight's ends), so a slow stretch of the scene is not counted as a hitch and a frame slower than its
+     * neighbours is; the p99, p99.9 and max of that ratio over the flight (NAN without figures) */
+    double local_p99, local_p999, local_max;
 } st_fly_series;
 
 typedef struct st_fly_result {

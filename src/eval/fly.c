@@ -19,20 +19,84 @@ void st_fly_result_free(st_fly_result *r) {
     free(r);
 }
 
-/* Median, p99, max, mean and the frames over median + 2 ms of one figure of every frame (NAN where missing). */
+/* Where x belongs in the sorted w[0..k): the first index whose value is not below x. */
+static uint32_t sorted_place(const double *w, uint32_t k, double x) {
+    uint32_t lo = 0, hi = k;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (w[mid] < x) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+void st_fly_local(const double *v, uint32_t n, uint32_t half, double *p99, double *p999, double *max) {
+    *p99 = *p999 = *max = NAN;
+    uint64_t cap = 2ull * half + 1;
+    double *w = malloc((cap < n ? cap : n ? n : 1) * sizeof *w); /* the window's finite values, sorted */
+    float *ratio = malloc((n ? n : 1) * sizeof *ratio);
+    if (!w || !ratio) {
+        free(w);
+        free(ratio);
+        return;
+    }
+    /* the window slides one frame at a time: frame i's is [i − half, i + half] clipped, kept sorted by removing the
+     * value that leaves and inserting the one that enters (a few hundred bytes moved a frame) */
+    uint32_t k = 0, count = 0, end = 0; /* values in w; ratios; the frames [.., end) have entered */
+    double hi = -INFINITY;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t want = (uint64_t)i + half + 1 < n ? (uint64_t)i + half + 1 : n;
+        if (i > half && isfinite(v[i - half - 1])) { /* frame i − half − 1 leaves (first: w holds 2·half + 1) */
+            uint32_t at = sorted_place(w, k, v[i - half - 1]);
+            memmove(w + at, w + at + 1, (k - at - 1) * sizeof *w);
+            k--;
+        }
+        for (; end < want; end++) {
+            if (!isfinite(v[end])) continue;
+            uint32_t at = sorted_place(w, k, v[end]);
+            memmove(w + at + 1, w + at, (k - at) * sizeof *w);
+            w[at] = v[end];
+            k++;
+        }
+        if (!isfinite(v[i]) || !k) continue;
+        double median = k % 2 ? w[k / 2] : 0.5 * (w[k / 2 - 1] + w[k / 2]); /* as st_eval_percentile's 50th */
+        if (!(median > 0)) continue;
+        double r = v[i] / median;
+        ratio[count++] = (float)r;
+        hi = fmax(hi, r);
+    }
+    if (count) {
+        *max = hi;
+        *p99 = st_eval_percentile(ratio, count, 99);
+        *p999 = st_eval_percentile(ratio, count, 99.9);
+    }
+    free(w);
+    free(ratio);
+}
+
+/* Median, p99, max, mean, the frames over median + 2 ms and the local figures of one figure of every frame (NAN
+ * where missing). */
 static st_fly_series series_of(const st_fly_frame *f, uint32_t n, size_t offset) {
-    st_fly_series s = {NAN, NAN, NAN, NAN, 0};
+    st_fly_series s = {NAN, NAN, NAN, NAN, 0, NAN, NAN, NAN};
     float *v = malloc((n ? n : 1) * sizeof *v);
-    if (!v) return s;
+    double *all = calloc(n ? n : 1, sizeof *all);
+    if (!v || !all) {
+        free(v);
+        free(all);
+        return s;
+    }
     uint32_t k = 0;
     double sum = 0, mx = -INFINITY;
     for (uint32_t i = 0; i < n; i++) {
         double x = *(const double *)((const char *)&f[i] + offset);
+        all[i] = x;
         if (!isfinite(x)) continue;
         v[k++] = (float)x;
         sum += x;
         mx = fmax(mx, x);
     }
+    st_fly_local(all, n, ST_FLY_LOCAL_HALF, &s.local_p99, &s.local_p999, &s.local_max);
+    free(all);
     if (k) {
         s.mean = sum / k;
         s.max = mx;

@@ -1,6 +1,7 @@
-/* The reports of a flight (strata/fly.h): fly.json with the settings, the summary and every frame as columns,
- * fly.md with the summary, and fly.svg with five panels against flight time (frame times, triangles, tiles,
- * uploads, holes), so a hitch, a streaming burst or a hole can be found by eye and then in the numbers. */
+/* The reports of a flight (strata/fly.h): fly.json with the settings, the summary (the local figures too: each
+ * frame over the median of the 121 around it) and every frame as columns, fly.md with the summary, and fly.svg with
+ * five panels against flight time (frame times, triangles, tiles, uploads, holes), so a hitch, a streaming burst or
+ * a hole can be found by eye and then in the numbers. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,12 @@ static void add_series(cJSON *o, const char *name, const st_fly_series *s) {
     st_eval_json_number(x, "max", s->max);
     st_eval_json_number(x, "mean", s->mean);
     cJSON_AddNumberToObject(x, "frames_over_median_plus_2ms", s->over_2ms);
+    /* each frame over the median of the frames within ±window_half of it (the flight's ends clipped) */
+    cJSON *l = cJSON_AddObjectToObject(x, "local");
+    cJSON_AddNumberToObject(l, "window_half", ST_FLY_LOCAL_HALF);
+    st_eval_json_number(l, "p99", s->local_p99);
+    st_eval_json_number(l, "p99_9", s->local_p999);
+    st_eval_json_number(l, "max", s->local_max);
 }
 
 /* One column of every frame's figure, null where it is not finite. */
@@ -136,11 +143,11 @@ st_result st_fly_write_json(const st_fly_result *r, const char *path, st_error *
 
 static void md_series(FILE *fp, const char *name, const st_fly_series *s) {
     if (!isfinite(s->median)) {
-        fprintf(fp, "| %s | n/a | n/a | n/a | n/a |\n", name);
+        fprintf(fp, "| %s | n/a | n/a | n/a | n/a | n/a |\n", name);
         return;
     }
-    fprintf(fp, "| %s | %.3f | %.3f (%.2f× median) | %.3f | %u |\n", name, s->median, s->p99, s->p99 / s->median,
-            s->max, s->over_2ms);
+    fprintf(fp, "| %s | %.3f | %.3f (%.2f× median) | %.3f | %u | %.2f× / %.2f× / %.2f× |\n", name, s->median, s->p99,
+            s->p99 / s->median, s->max, s->over_2ms, s->local_p99, s->local_p999, s->local_max);
 }
 
 st_result st_fly_write_markdown(const st_fly_result *r, const char *path, st_error *err) {
@@ -155,10 +162,14 @@ st_result st_fly_write_markdown(const st_fly_result *r, const char *path, st_err
             r->lod_select_gpu ? "GPU" : "CPU", r->far_m,
             r->frame_count, r->fps, r->duration_s, r->max_speed_mps, r->slow_load_ms,
             r->settled ? "full detail at the start" : "NOT at full detail at the start", r->settle_frames);
-    fprintf(fp, "| ms | median | p99 | max | frames over median + 2 ms |\n|---|---|---|---|---|\n");
+    fprintf(fp, "| ms | median | p99 | max | frames over median + 2 ms | local p99 / p99.9 / max |\n"
+            "|---|---|---|---|---|---|\n");
     md_series(fp, "GPU (timestamps)", &r->gpu);
     md_series(fp, "CPU record + submit + wait", &r->cpu);
     md_series(fp, "whole frame (CPU)", &r->frame);
+    fprintf(fp, "\nLocal: each frame's time over the median of the %u frames around it (±%u, fewer at the flight's ends), "
+            "the hitch a player sees; a slower stretch of the scene moves the median with it.\n",
+            2 * ST_FLY_LOCAL_HALF + 1, ST_FLY_LOCAL_HALF);
     if (r->paged) {
         fprintf(fp, "\n- a paged world: pool of %u full-resolution pages, %u coarser levels; wanted pages missing: median "
                 "%u a frame (drawn from a coarser level where one has them)\n",
