@@ -25,7 +25,7 @@
 #define WEB_DIG_DEPTH 40
 
 static const st_gb_method *const methods[] = {&st_gb_method_ray, &st_gb_method_slice, &st_gb_method_slice_plain,
-                                              &st_gb_method_paint, &st_gb_method_paint_plain,
+                                              &st_gb_method_paint, &st_gb_method_paint_plain, &st_gb_method_mesh,
                                               &st_gb_method_ray_compute, &st_gb_method_scatter,
                                               &st_gb_method_scatter_plain};
 #define METHOD_COUNT (sizeof methods / sizeof methods[0])
@@ -519,7 +519,8 @@ EMSCRIPTEN_KEEPALIVE int web_read(void) {
 static st_result after_edit(st_rect dirty, st_error *err) {
     if (st_rect_empty(dirty)) return ST_OK;
     st_result r = upload_rect(dirty, err);
-    if (!r && methods[app.method]->level_updated) methods[app.method]->level_updated(app.state, app.level, dirty);
+    if (!r && app.state && methods[app.method]->level_updated)
+        r = methods[app.method]->level_updated(method_backend(), app.state, app.level, dirty, err);
     return r;
 }
 

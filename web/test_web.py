@@ -38,11 +38,15 @@ CHROME_ARGS = ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--e
 SEED, LEVEL = 1998, "512x512"
 CAMERA = "256,100,150,0,-30"
 SIZE = (160, 100)
-METHODS = ["ray", "slice", "slice-plain", "paint", "paint-plain", "ray-compute", "scatter", "scatter-plain"]
+METHODS = ["ray", "slice", "slice-plain", "paint", "paint-plain", "mesh", "ray-compute", "scatter", "scatter-plain"]
 EXACT = {"ray", "slice", "ray-compute", "scatter"}  # methods that follow the reference; the others against their native twin
 # the compute methods run on WebGPU from their WGSL ports (web/wgsl/): this test is what holds each port to its
 # native twin (the GLSL compute shader, on Vulkan) and to the CPU reference
 COMPUTE = {"ray-compute", "scatter", "scatter-plain"}
+# also checked pixel by pixel against the native method shaded flat: the ports, and mesh (the same fit, bit for bit,
+# in the wasm: the triangles are the native ones, so what the hit mask and the mean colour would let through, a
+# chunk drawn from another's vertices or at the wrong LOD, shows as pixels off)
+PIXEL_CHECKED = COMPUTE | {"mesh"}
 MAX_DISAGREE = 0.005   # hit/miss disagreement, share of pixels
 MAX_MEAN_DIFF = 6.0    # mean colour, levels of 255 per channel
 # A WGSL port against its native twin pixel by pixel: a pass of the port that draws nothing (scatter's queued
@@ -290,8 +294,8 @@ def run_checks(wd, port, tool, cli, out, only_methods=False):
         md = max(abs(a - b) for a, b in zip(r["mean"], native_mean))
         check(md <= MAX_MEAN_DIFF, "%s: mean colour %s vs the native method's %s (differs by %.2f, at most %.1f)" % (
             method, [round(v, 1) for v in r["mean"]], [round(v, 1) for v in native_mean], md, MAX_MEAN_DIFF))
-        if method in COMPUTE:
-            # the native method shaded flat, as the ports shade (the page has no material set)
+        if method in PIXEL_CHECKED:
+            # the native method shaded flat, as the web shades (the page has no material set)
             native_render(cli, world, method, CAMERA, SIZE, out, shading="flat")
             outliers = colour_outliers(wd.js("return window.strataPixels();"),
                                        png_pixels(os.path.join(out, "native-%s-flat.png" % method)))
@@ -371,6 +375,28 @@ def run_checks(wd, port, tool, cli, out, only_methods=False):
         undone = wd.js("return window.strataUndo();")["result"]
         check(undone["level_crc"] == before["level_crc"] and undone["mask_crc"] == before["mask_crc"],
               "undo (%s): the level and the image are back" % method)
+
+    # mesh: a dig refits the chunks it touches and rewrites their slots of the vertex texture and the index
+    # buffer; the frame must be, byte for byte, what the mesh fitted afresh on the dug level draws (the method
+    # made again by the picker), and undo must bring the first frame back
+    if "mesh" in masks:
+        wd.open(scene_url(port, "mesh"))
+        before = wd.wait_result()
+        before_pixels = wd.js("return window.strataPixels();")
+        dug = wd.js("return window.strataDig(arguments[0], arguments[1], false);", DIG_PIXEL[0] + 0.5,
+                    DIG_PIXEL[1] + 0.5)
+        after = dug["result"]
+        wd.canvas_png(os.path.join(out, "web-dig-after-mesh.png"))
+        refit_pixels = wd.js("return window.strataPixels();")
+        check(dug["rc"] == 0 and after["level_crc"] == ref_dug["level_crc"] and refit_pixels != before_pixels,
+              "dig (mesh): the level matches the native dig's CRC-32 and the image changed (rc %s)" % dug["rc"])
+        fresh = wd.js("var m = document.getElementById('method'); m.dispatchEvent(new Event('change'));"
+                      "return window.strataRedraw();")
+        check(fresh.get("method") == "mesh" and wd.js("return window.strataPixels();") == refit_pixels,
+              "dig (mesh): the refitted mesh draws the frame of a mesh fitted afresh on the dug level, byte for byte")
+        undone = wd.js("return window.strataUndo();")["result"]
+        check(undone["level_crc"] == before["level_crc"] and wd.js("return window.strataPixels();") == before_pixels,
+              "undo (mesh): the level and the image are back, byte for byte")
 
     # the method picker across backends: ray-compute (WebGPU) in a page opened on ray (WebGL2), and back
     if "ray-compute" in masks:
