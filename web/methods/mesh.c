@@ -98,30 +98,27 @@ static void place_vertices(mesh_state *s, uint32_t ci) {
     memcpy(s->texels + s->slots[ci].vb_off, c->vertices, (size_t)c->vertex_count * sizeof(st_mesh_vertex));
 }
 
-/* Makes the list texture and the index buffer for the current layout and uploads every chunk. */
+/* Makes the list texture and the index buffer for the current layout and uploads every chunk (the indices
+ * chunk by chunk: no second copy of them, 90 MiB for the default world, is made). */
 static st_result upload_all(st_gb *b, mesh_state *s, st_error *err) {
     b->ops->texture_destroy(b, s->list);
     b->ops->buffer_destroy(b, s->indices);
     s->list = 0, s->indices = 0;
     free(s->texels);
     s->texels = calloc((size_t)s->vb_size, sizeof *s->texels);
-    uint16_t *idx = calloc((size_t)s->ib_size, sizeof *idx);
-    if (!s->texels || !idx) {
-        free(idx);
-        return st_error_set(err, ST_ERR_NOMEM, "mesh: out of memory (upload)");
-    }
+    if (!s->texels) return st_error_set(err, ST_ERR_NOMEM, "mesh: out of memory (upload)");
+    st_gb_texture_desc d = {.width = ST_GB_LIST_WIDTH, .height = s->rows, .format = ST_GB_RGBA32_SINT};
+    st_result r = b->ops->texture_create(b, &d, &s->list, err);
+    if (!r) r = b->ops->index_buffer_create(b, NULL, s->ib_size, &s->indices, err);
+    if (r) return r;
     uint32_t count = s->mesh->chunks_x * s->mesh->chunks_y;
     for (uint32_t i = 0; i < count; i++) {
         const st_mesh_chunk *c = &s->mesh->chunks[i];
         place_vertices(s, i);
-        if (c->index_count) memcpy(idx + s->slots[i].ib_off, c->indices, (size_t)c->index_count * sizeof *idx);
+        if (c->index_count) b->ops->index_buffer_write(b, s->indices, s->slots[i].ib_off, c->index_count, c->indices);
     }
-    st_gb_texture_desc d = {.width = ST_GB_LIST_WIDTH, .height = s->rows, .format = ST_GB_RGBA32_SINT};
-    st_result r = b->ops->texture_create(b, &d, &s->list, err);
-    if (!r) r = b->ops->index_buffer_create(b, idx, s->ib_size, &s->indices, err);
-    free(idx);
-    if (!r) b->ops->texture_write(b, s->list, 0, 0, 0, ST_GB_LIST_WIDTH, s->rows, s->texels);
-    return r;
+    b->ops->texture_write(b, s->list, 0, 0, 0, ST_GB_LIST_WIDTH, s->rows, s->texels);
+    return ST_OK;
 }
 
 /* Rewrites chunk ci's slot on b: its vertices (the list texture's rows they touch) and its indices. */
