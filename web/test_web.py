@@ -378,27 +378,35 @@ def run_checks(wd, port, tool, cli, out, only_methods=False):
               "undo (%s): the level and the image are back" % method)
 
     # mesh: a dig refits the chunks it touches and rewrites their slots of the vertex texture and the index
-    # buffer; the frame must be, byte for byte, what the mesh fitted afresh on the dug level draws (the method
-    # made again by the picker: ray, then mesh), and undo must bring the first frame back
+    # buffer (a chunk that outgrew its slot moves to the shared tail; the second dig in the same crater fills the
+    # index tail, and every chunk is laid out again); the frame after the two must be, byte for byte, what the mesh
+    # fitted afresh on the dug level draws (the method made again by the picker: ray, then mesh), and undoing
+    # each dig must bring back the frame before it, byte for byte
     if "mesh" in masks:
         wd.open(scene_url(port, "mesh"))
         before = wd.wait_result()
-        before_pixels = wd.js("return window.strataPixels();")
-        dug = wd.js("return window.strataDig(arguments[0], arguments[1], false);", DIG_PIXEL[0] + 0.5,
-                    DIG_PIXEL[1] + 0.5)
-        after = dug["result"]
-        wd.canvas_png(os.path.join(out, "web-dig-after-mesh.png"))
-        refit_pixels = wd.js("return window.strataPixels();")
-        check(dug["rc"] == 0 and after["level_crc"] == ref_dug["level_crc"] and refit_pixels != before_pixels,
-              "dig (mesh): the level matches the native dig's CRC-32 and the image changed (rc %s)" % dug["rc"])
+        frames = [wd.js("return window.strataPixels();")]
+        for k in range(2):
+            dug = wd.js("return window.strataDig(arguments[0], arguments[1], false);", DIG_PIXEL[0] + 0.5,
+                        DIG_PIXEL[1] + 0.5)
+            frames.append(wd.js("return window.strataPixels();"))
+            if k == 0:
+                check(dug["rc"] == 0 and dug["result"]["level_crc"] == ref_dug["level_crc"] and frames[1] != frames[0],
+                      "dig (mesh): the level matches the native dig's CRC-32 and the image changed (rc %s)" % dug["rc"])
+            else:
+                wd.canvas_png(os.path.join(out, "web-dig-after-mesh.png"))
+                check(dug["rc"] == 0 and frames[2] != frames[1], "dig (mesh): a second dig there changed the image "
+                      "again (rc %s)" % dug["rc"])
         fresh = wd.js("var m = document.getElementById('method'), i = m.selectedIndex;"
                       "m.selectedIndex = 0; m.dispatchEvent(new Event('change'));"
                       "m.selectedIndex = i; m.dispatchEvent(new Event('change')); return window.strataRedraw();")
-        check(fresh.get("method") == "mesh" and wd.js("return window.strataPixels();") == refit_pixels,
+        check(fresh.get("method") == "mesh" and wd.js("return window.strataPixels();") == frames[2],
               "dig (mesh): the refitted mesh draws the frame of a mesh fitted afresh on the dug level, byte for byte")
-        undone = wd.js("return window.strataUndo();")["result"]
-        check(undone["level_crc"] == before["level_crc"] and wd.js("return window.strataPixels();") == before_pixels,
-              "undo (mesh): the level and the image are back, byte for byte")
+        for k in (1, 0):
+            undone = wd.js("return window.strataUndo();")["result"]
+            check(wd.js("return window.strataPixels();") == frames[k] and
+                  (k or undone["level_crc"] == before["level_crc"]),
+                  "undo (mesh): the frame before dig %d is back, byte for byte%s" % (k + 1, "" if k else ", and the level"))
 
     # the method picker across backends: ray-compute (WebGPU) in a page opened on ray (WebGL2), and back
     if "ray-compute" in masks:
