@@ -407,7 +407,7 @@ EMSCRIPTEN_KEEPALIVE int web_set_method(uint32_t index, uint32_t knob) {
     clear_error();
     if (index >= METHOD_COUNT) return fail(st_error_set(&app.err, ST_ERR_INVALID, "no method %u", index));
     /* the method the level was just made with (set_level makes it, then the page names it): kept, since making
-     * it again costs a second fit of the mesh, 5 s for the default world */
+     * it again costs a second fit of the mesh, 4–7 s for the default world */
     if (app.state && index == app.method && knob == app.knob) return 0;
     drop_method(); /* by the method that made it */
     app.method = index;
