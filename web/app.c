@@ -25,7 +25,7 @@
 #define WEB_DIG_DEPTH 40
 
 static const st_gb_method *const methods[] = {&st_gb_method_ray, &st_gb_method_slice, &st_gb_method_slice_plain,
-                                              &st_gb_method_paint, &st_gb_method_paint_plain,
+                                              &st_gb_method_paint, &st_gb_method_paint_plain, &st_gb_method_mesh,
                                               &st_gb_method_ray_compute, &st_gb_method_scatter,
                                               &st_gb_method_scatter_plain};
 #define METHOD_COUNT (sizeof methods / sizeof methods[0])
@@ -47,6 +47,7 @@ static struct {
     uint8_t *rgba;
     float *depth;
     double gen_ms, upload_ms; /* the last generated world: st_gen_world, then set_level (upload, method) */
+    double method_ms;         /* the last method's create (mesh: its fit and upload) */
     double preview_ms, preview_texels; /* the last preview's region: made and finished, its texels */
 } app = {.width = 320, .height = 200};
 
@@ -141,7 +142,9 @@ static st_result make_method(st_error *err) {
         if (!r) r = upload_to(b, app.gpu_terrain, (st_rect){0, 0, (int32_t)app.level->width, (int32_t)app.level->height}, err);
         if (r) return r;
     }
+    double t0 = emscripten_get_now();
     st_result r = methods[app.method]->create(b, app.level, &app.state, err);
+    app.method_ms = emscripten_get_now() - t0;
     if (r) drop_method();
     return r;
 }
@@ -403,6 +406,9 @@ EMSCRIPTEN_KEEPALIVE int web_load_png(const uint8_t *data, uint32_t size) {
 EMSCRIPTEN_KEEPALIVE int web_set_method(uint32_t index, uint32_t knob) {
     clear_error();
     if (index >= METHOD_COUNT) return fail(st_error_set(&app.err, ST_ERR_INVALID, "no method %u", index));
+    /* the method the level was just made with (set_level makes it, then the page names it): kept, since making
+     * it again costs a second fit of the mesh, 4–7 s for the default world */
+    if (app.state && index == app.method && knob == app.knob) return 0;
     drop_method(); /* by the method that made it */
     app.method = index;
     app.knob = knob;
@@ -509,17 +515,19 @@ EMSCRIPTEN_KEEPALIVE int web_read(void) {
     }
     snprintf(app.result, sizeof app.result,
              "{\"backend\":\"%s\",\"method\":\"%s\",\"width\":%u,\"height\":%u,\"coverage\":%.6f,"
-             "\"mean\":[%.3f,%.3f,%.3f],\"mask_crc\":%u,\"level_crc\":%u,\"gen_ms\":%.1f,\"upload_ms\":%.1f}",
+             "\"mean\":[%.3f,%.3f,%.3f],\"mask_crc\":%u,\"level_crc\":%u,\"gen_ms\":%.1f,\"upload_ms\":%.1f,"
+             "\"method_ms\":%.1f}",
              b->ops->name, methods[app.method]->name, app.width, app.height, (double)hits / (double)n,
              sum[0] / (double)n, sum[1] / (double)n, sum[2] / (double)n, st_crc32(mask, n), web_level_crc(), app.gen_ms,
-             app.upload_ms);
+             app.upload_ms, app.method_ms);
     return 0;
 }
 
 static st_result after_edit(st_rect dirty, st_error *err) {
     if (st_rect_empty(dirty)) return ST_OK;
     st_result r = upload_rect(dirty, err);
-    if (!r && methods[app.method]->level_updated) methods[app.method]->level_updated(app.state, app.level, dirty);
+    if (!r && app.state && methods[app.method]->level_updated)
+        r = methods[app.method]->level_updated(method_backend(), app.state, app.level, dirty, err);
     return r;
 }
 

@@ -3,6 +3,7 @@
  * 32-bit float depth target off screen, and the display and read-back passes that copy them out. */
 #include <GLES3/gl3.h>
 #include <emscripten/html5.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -214,6 +215,12 @@ static st_result gl_index_buffer_create(st_gb *b, const uint16_t *indices, uint3
     return ST_OK;
 }
 
+static void gl_index_buffer_write(st_gb *b, st_gb_buffer id, uint32_t first, uint32_t count, const uint16_t *indices) {
+    (void)b;
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, id);
+    glBufferSubData(GL_ELEMENT_ARRAY_BUFFER, (GLintptr)first * 2, (GLsizeiptr)count * 2, indices);
+}
+
 static void gl_buffer_destroy(st_gb *b, st_gb_buffer id) {
     (void)b;
     if (id) glDeleteBuffers(1, &id);
@@ -327,11 +334,21 @@ static void gl_draw(st_gb *b, const st_gb_draw *d) {
                 : p->desc.depth_compare == ST_GB_ALWAYS ? GL_ALWAYS
                                                         : GL_GEQUAL);
     glDepthMask(p->desc.depth_write ? GL_TRUE : GL_FALSE);
+    if (p->desc.cull == ST_GB_CULL_COUNTER_CLOCKWISE) {
+        /* GL's window rows run bottom up, the frame's as read back top down (the native clip space is kept,
+         * docs/web.md): a triangle counter-clockwise in the frame is clockwise in GL's window, its back face */
+        glEnable(GL_CULL_FACE);
+        glFrontFace(GL_CCW);
+        glCullFace(GL_BACK);
+    } else {
+        glDisable(GL_CULL_FACE);
+    }
     glBindVertexArray(g->vao);
     GLsizei instances = (GLsizei)(d->instance_count ? d->instance_count : 1);
     if (d->indices) {
         glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, d->indices);
-        glDrawElementsInstanced(GL_TRIANGLES, (GLsizei)d->vertex_count, GL_UNSIGNED_SHORT, NULL, instances);
+        glDrawElementsInstanced(GL_TRIANGLES, (GLsizei)d->vertex_count, GL_UNSIGNED_SHORT,
+                                (const void *)((uintptr_t)d->first_index * 2), instances);
     } else {
         glDrawArraysInstanced(GL_TRIANGLES, 0, (GLsizei)d->vertex_count, instances);
     }
@@ -342,6 +359,7 @@ static void copy_pass(st_gb_gl *g, st_gb_program prog, GLuint source, uint32_t f
     const gl_program *p = &g->programs[prog];
     glUseProgram(p->id);
     glDisable(GL_DEPTH_TEST);
+    glDisable(GL_CULL_FACE);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, source);
     glBindBuffer(GL_UNIFORM_BUFFER, g->present_push);
@@ -383,6 +401,7 @@ static const st_gb_ops gl_ops = {
     .texture_write = gl_texture_write,
     .texture_destroy = gl_texture_destroy,
     .index_buffer_create = gl_index_buffer_create,
+    .index_buffer_write = gl_index_buffer_write,
     .buffer_destroy = gl_buffer_destroy,
     .program_create = gl_program_create,
     .program_destroy = gl_program_destroy,

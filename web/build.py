@@ -17,7 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The shaders the web backend runs: the native ones by file name (shaders/...), and the web's own display
 # passes (web/shaders/). Each is compiled with ST_TERRAIN_PIECES (globals.glsl says why), ST_NO_MATERIALS (no
 # textured shading: the page binds no materials) and
-# ST_NO_STORAGE_BUFFERS (lists as textures: paint.vert) and ST_NO_INSTANCING (instances as runs of vertices:
+# ST_NO_STORAGE_BUFFERS (lists as textures: paint.vert, mesh.vert) and ST_NO_INSTANCING (instances as runs of vertices:
 # paint.vert; SwiftShader makes each instance a draw of its own).
 SHADERS = [
     "shaders/fullscreen.vert",
@@ -27,6 +27,8 @@ SHADERS = [
     "shaders/methods/slice_plain.frag",
     "shaders/methods/paint.vert",
     "shaders/methods/paint.frag",
+    "shaders/methods/mesh.vert",
+    "shaders/methods/mesh.frag",
     "web/shaders/present.frag",
     "web/shaders/depth_copy.frag",
 ]
@@ -50,8 +52,9 @@ CORE = [
     "src/io/heightmap_level.c", "src/io/vmc.c", "src/io/vmp.c", "src/io/vpr.c", "src/io/pal.c", "src/io/world_ini.c", "src/io/world.c",
     "src/view/pick.c", "src/view/history.c", "src/view/controls.c",
     "src/render/globals.c", "src/render/scatter_levels.c",
+    "src/mesh/tin.c", "src/mesh/chunks.c", "src/mesh/predicates.c",
 ]
-WEB = ["web/backend_gl.c", "web/backend_gpu.c", "web/methods/ray.c", "web/methods/scatter.c", "web/methods/slice.c", "web/methods/paint.c", "web/app.c", "web/dem_png.c", "web/gen_bands.c"]
+WEB = ["web/backend_gl.c", "web/backend_gpu.c", "web/methods/ray.c", "web/methods/scatter.c", "web/methods/slice.c", "web/methods/paint.c", "web/methods/mesh.c", "web/app.c", "web/dem_png.c", "web/gen_bands.c"]
 PAGE = ["web/index.html", "web/app.js", "web/gpu.js", "web/gen_worker.js", "data/default_world.json"]
 
 EXPORTS = [
@@ -207,7 +210,7 @@ def main():
     STB_CFLAGS[:] = run(["pkg-config", "--cflags", "stb"]).split()
     shaders_c = translate_shaders(gen)
     headers = []
-    for d in ("include/strata", "src/core", "src/terrain", "src/io", "src/render", "web", "web/methods"):
+    for d in ("include/strata", "src/core", "src/terrain", "src/io", "src/render", "src/mesh", "web", "web/methods"):
         p = os.path.join(ROOT, d)
         headers += [os.path.join(p, f) for f in os.listdir(p) if f.endswith(".h")]
     jobs = []

@@ -38,11 +38,15 @@ CHROME_ARGS = ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--e
 SEED, LEVEL = 1998, "512x512"
 CAMERA = "256,100,150,0,-30"
 SIZE = (160, 100)
-METHODS = ["ray", "slice", "slice-plain", "paint", "paint-plain", "ray-compute", "scatter", "scatter-plain"]
+METHODS = ["ray", "slice", "slice-plain", "paint", "paint-plain", "mesh", "ray-compute", "scatter", "scatter-plain"]
 EXACT = {"ray", "slice", "ray-compute", "scatter"}  # methods that follow the reference; the others against their native twin
 # the compute methods run on WebGPU from their WGSL ports (web/wgsl/): this test is what holds each port to its
 # native twin (the GLSL compute shader, on Vulkan) and to the CPU reference
 COMPUTE = {"ray-compute", "scatter", "scatter-plain"}
+# also checked pixel by pixel against the native method shaded flat: the ports, and mesh (the same fit, bit for bit,
+# in the wasm: the triangles are the native ones, so what the hit mask and the mean colour would let through, a
+# chunk drawn from another's vertices or at the wrong LOD, shows as pixels off)
+PIXEL_CHECKED = COMPUTE | {"mesh"}
 MAX_DISAGREE = 0.005   # hit/miss disagreement, share of pixels
 MAX_MEAN_DIFF = 6.0    # mean colour, levels of 255 per channel
 # A WGSL port against its native twin pixel by pixel: a pass of the port that draws nothing (scatter's queued
@@ -277,8 +281,9 @@ def run_checks(wd, port, tool, cli, out, only_methods=False):
         backend = "webgpu" if method in COMPUTE else "webgl2"
         wd.canvas_png(os.path.join(out, "web-%s.png" % method), r["backend"])
         mask = masks[method] = wd.js("return window.strataHitMask();")
-        print("measured: %s, %s world at %dx%d: first frame (read back) %.0f ms after navigation start" % (
-            method, LEVEL, SIZE[0], SIZE[1], r["load_to_frame_ms"]), flush=True)
+        print("measured: %s, %s world at %dx%d: first frame (read back) %.0f ms after navigation start (the method "
+              "made in %.0f ms)" % (method, LEVEL, SIZE[0], SIZE[1], r["load_to_frame_ms"], r.get("method_ms", -1)),
+              flush=True)
         check(r["backend"] == backend and r["method"] == method, "%s: drawn by %s (%s)" % (
             method, r["backend"], r.get("webgpu_missing", "WebGPU present")))
         check(r["level_crc"] == ref["level_crc"],
@@ -290,8 +295,8 @@ def run_checks(wd, port, tool, cli, out, only_methods=False):
         md = max(abs(a - b) for a, b in zip(r["mean"], native_mean))
         check(md <= MAX_MEAN_DIFF, "%s: mean colour %s vs the native method's %s (differs by %.2f, at most %.1f)" % (
             method, [round(v, 1) for v in r["mean"]], [round(v, 1) for v in native_mean], md, MAX_MEAN_DIFF))
-        if method in COMPUTE:
-            # the native method shaded flat, as the ports shade (the page has no material set)
+        if method in PIXEL_CHECKED:
+            # the native method shaded flat, as the web shades (the page has no material set)
             native_render(cli, world, method, CAMERA, SIZE, out, shading="flat")
             outliers = colour_outliers(wd.js("return window.strataPixels();"),
                                        png_pixels(os.path.join(out, "native-%s-flat.png" % method)))
@@ -371,6 +376,37 @@ def run_checks(wd, port, tool, cli, out, only_methods=False):
         undone = wd.js("return window.strataUndo();")["result"]
         check(undone["level_crc"] == before["level_crc"] and undone["mask_crc"] == before["mask_crc"],
               "undo (%s): the level and the image are back" % method)
+
+    # mesh: a dig refits the chunks it touches and rewrites their slots of the vertex texture and the index
+    # buffer (a chunk that outgrew its slot moves to the shared tail; the second dig in the same crater fills the
+    # index tail, and every chunk is laid out again); the frame after the two must be, byte for byte, what the mesh
+    # fitted afresh on the dug level draws (the method made again by the picker: ray, then mesh), and undoing
+    # each dig must bring back the frame before it, byte for byte
+    if "mesh" in masks:
+        wd.open(scene_url(port, "mesh"))
+        before = wd.wait_result()
+        frames = [wd.js("return window.strataPixels();")]
+        for k in range(2):
+            dug = wd.js("return window.strataDig(arguments[0], arguments[1], false);", DIG_PIXEL[0] + 0.5,
+                        DIG_PIXEL[1] + 0.5)
+            frames.append(wd.js("return window.strataPixels();"))
+            if k == 0:
+                check(dug["rc"] == 0 and dug["result"]["level_crc"] == ref_dug["level_crc"] and frames[1] != frames[0],
+                      "dig (mesh): the level matches the native dig's CRC-32 and the image changed (rc %s)" % dug["rc"])
+            else:
+                wd.canvas_png(os.path.join(out, "web-dig-after-mesh.png"))
+                check(dug["rc"] == 0 and frames[2] != frames[1], "dig (mesh): a second dig there changed the image "
+                      "again (rc %s)" % dug["rc"])
+        fresh = wd.js("var m = document.getElementById('method'), i = m.selectedIndex;"
+                      "m.selectedIndex = 0; m.dispatchEvent(new Event('change'));"
+                      "m.selectedIndex = i; m.dispatchEvent(new Event('change')); return window.strataRedraw();")
+        check(fresh.get("method") == "mesh" and wd.js("return window.strataPixels();") == frames[2],
+              "dig (mesh): the refitted mesh draws the frame of a mesh fitted afresh on the dug level, byte for byte")
+        for k in (1, 0):
+            undone = wd.js("return window.strataUndo();")["result"]
+            check(wd.js("return window.strataPixels();") == frames[k] and
+                  (k or undone["level_crc"] == before["level_crc"]),
+                  "undo (mesh): the frame before dig %d is back, byte for byte%s" % (k + 1, "" if k else ", and the level"))
 
     # the method picker across backends: ray-compute (WebGPU) in a page opened on ray (WebGL2), and back
     if "ray-compute" in masks:

@@ -45,10 +45,19 @@ typedef enum st_gb_compare {
     ST_GB_ALWAYS,
 } st_gb_compare;
 
+/* Which triangles a program's draws drop, by their winding in the frame as read back (x right, rows top first:
+ * the native framebuffer's coordinates). */
+typedef enum st_gb_cull {
+    ST_GB_CULL_NONE = 0,
+    ST_GB_CULL_COUNTER_CLOCKWISE, /* the native mesh pipeline's front faces (VK_CULL_MODE_FRONT_BIT): the mesh's
+                                   * outward faces arrive clockwise */
+} st_gb_cull;
+
 typedef struct st_gb_program_desc {
     const char *vertex, *fragment; /* shader file names, as st_gpu_shader finds them ("fullscreen.vert") */
     st_gb_compare depth_compare;
     bool depth_write;
+    st_gb_cull cull;
 } st_gb_program_desc;
 
 typedef struct st_gb_draw {
@@ -56,6 +65,7 @@ typedef struct st_gb_draw {
     uint32_t vertex_count;   /* or indices, with an index buffer */
     uint32_t instance_count; /* 0 = 1 */
     st_gb_buffer indices;    /* 16-bit indices; 0 = none (vertices 0..vertex_count-1) */
+    uint32_t first_index;    /* with indices: the draw's first index in the buffer */
 } st_gb_draw;
 
 /* The frame's target: what read-back returns. rgba is sRGB-encoded bytes (the frame's colour target encodes
@@ -69,9 +79,12 @@ typedef struct st_gb_ops {
     void (*texture_write)(st_gb *b, st_gb_texture t, uint32_t layer, uint32_t x, uint32_t y, uint32_t w,
                           uint32_t h, const void *texels);
     void (*texture_destroy)(st_gb *b, st_gb_texture t);
-    /* An index buffer holding count 16-bit indices. */
+    /* An index buffer holding count 16-bit indices (indices NULL: room for count, unset). */
     st_result (*index_buffer_create)(st_gb *b, const uint16_t *indices, uint32_t count, st_gb_buffer *out,
                                      st_error *err);
+    /* Overwrites count indices of buf from its index first on (within the count it was made with); NULL where
+     * the backend has no index buffers. */
+    void (*index_buffer_write)(st_gb *b, st_gb_buffer buf, uint32_t first, uint32_t count, const uint16_t *indices);
     void (*buffer_destroy)(st_gb *b, st_gb_buffer buf);
     st_result (*program_create)(st_gb *b, const st_gb_program_desc *desc, st_gb_program *out, st_error *err);
     void (*program_destroy)(st_gb *b, st_gb_program p);

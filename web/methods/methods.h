@@ -22,12 +22,13 @@ typedef struct st_gb_method {
     void (*destroy)(st_gb *b, void *state);
     /* Draws the frame between the backend's begin_frame and end_frame. */
     void (*record)(st_gb *b, void *state, const st_gb_frame *f);
-    /* The level changed inside rect: bring derived data up to date (may be NULL). */
-    void (*level_updated)(void *state, const st_level *level, st_rect rect);
+    /* The level changed inside rect: bring derived data (and what the method keeps on b) up to date before the
+     * next frame (may be NULL). */
+    st_result (*level_updated)(st_gb *b, void *state, const st_level *level, st_rect rect, st_error *err);
 } st_gb_method;
 
 extern const st_gb_method st_gb_method_ray, st_gb_method_slice, st_gb_method_slice_plain, st_gb_method_paint,
     st_gb_method_paint_plain, st_gb_method_ray_compute, st_gb_method_scatter,
-    st_gb_method_scatter_plain;
+    st_gb_method_scatter_plain, st_gb_method_mesh;
 
 #endif

@@ -40,7 +40,8 @@ typedef struct paint_state {
     uint32_t counts[PAINT_MAX_LOD + 1];
 } paint_state;
 
-static void paint_level_updated(void *state, const st_level *l, st_rect rect) {
+/* Brings the height tiles under rect up to date. */
+static void paint_tiles_update(void *state, const st_level *l, st_rect rect) {
     paint_state *s = state;
     if (st_rect_empty(rect)) return;
     uint32_t tw = l->width / s->tiles_x, th = l->height / s->tiles_y;
@@ -56,6 +57,12 @@ static void paint_level_updated(void *state, const st_level *l, st_rect rect) {
             s->tile_hi[ty * s->tiles_x + tx] = hi;
             s->tile_dual[ty * s->tiles_x + tx] = dual ? 1 : 0;
         }
+}
+
+static st_result paint_level_updated(st_gb *b, void *state, const st_level *l, st_rect rect, st_error *err) {
+    (void)b, (void)err;
+    paint_tiles_update(state, l, rect);
+    return ST_OK;
 }
 
 static void paint_destroy(st_gb *b, void *state) {
@@ -103,7 +110,7 @@ static st_result create_common(st_gb *b, const st_level *l, void **out, bool pla
     s->tile_hi = malloc((size_t)s->tiles_x * s->tiles_y);
     s->tile_dual = malloc((size_t)s->tiles_x * s->tiles_y);
     if (!s->tile_hi || !s->tile_dual) return st_error_set(err, ST_ERR_NOMEM, "out of memory (paint height tiles)");
-    paint_level_updated(s, l, (st_rect){0, 0, (int32_t)l->width, (int32_t)l->height});
+    paint_tiles_update(s, l, (st_rect){0, 0, (int32_t)l->width, (int32_t)l->height});
     /* corner bit k: 0 = the camera side of axis k; the three faces through corner 0, for both bars */
     static const uint16_t faces[18] = {0, 2, 6, 0, 6, 4, 0, 1, 5, 0, 5, 4, 0, 1, 3, 0, 3, 2};
     uint16_t *idx = malloc(PAINT_RUN * 36 * sizeof *idx);

@@ -39,12 +39,19 @@ static void tile_stats(slice_state *s, const st_level *l, uint32_t tx, uint32_t 
     s->tile_hi[ty * s->tiles_x + tx] = hi;
 }
 
-static void slice_level_updated(void *state, const st_level *l, st_rect rect) {
+/* Brings the height tiles under rect up to date. */
+static void slice_tiles_update(void *state, const st_level *l, st_rect rect) {
     slice_state *s = state;
     if (!s->tile_lo || st_rect_empty(rect)) return;
     for (uint32_t ty = (uint32_t)rect.y0 / s->tile_h; ty <= (uint32_t)(rect.y1 - 1) / s->tile_h; ty++)
         for (uint32_t tx = (uint32_t)rect.x0 / s->tile_w; tx <= (uint32_t)(rect.x1 - 1) / s->tile_w; tx++)
             tile_stats(s, l, tx, ty);
+}
+
+static st_result slice_level_updated(st_gb *b, void *state, const st_level *l, st_rect rect, st_error *err) {
+    (void)b, (void)err;
+    slice_tiles_update(state, l, rect);
+    return ST_OK;
 }
 
 static void slice_destroy(st_gb *b, void *state) {
@@ -70,7 +77,7 @@ static st_result create_common(st_gb *b, const st_level *l, void **out, bool pla
         s->tile_lo = malloc(n);
         s->tile_hi = malloc(n);
         if (!s->tile_lo || !s->tile_hi) return st_error_set(err, ST_ERR_NOMEM, "out of memory (slice height tiles)");
-        slice_level_updated(s, l, (st_rect){0, 0, (int32_t)l->width, (int32_t)l->height});
+        slice_tiles_update(s, l, (st_rect){0, 0, (int32_t)l->width, (int32_t)l->height});
     }
     st_gb_program_desc d = {.vertex = "slice.vert",
                             .fragment = plain ? "slice_plain.frag" : "slice.frag",
