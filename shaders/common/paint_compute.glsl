@@ -12,16 +12,20 @@
 layout(push_constant) uniform PaintComputePush {
     uvec4 tile_base; // first tile of each level of detail's range in the tile list
     uvec4 first;     // first instance (block) of each level of detail; w: every instance
-    uvec4 misc;      // hidden sides (0/1), invocations per dispatch row, job capacity, count the work (0/1)
+    uvec4 misc;      // hidden sides (0/1), invocations per dispatch row, job capacity, unused
     uvec4 phase;     // this pass's instances [x, y); z: 1 when the occlusion cells hold the earlier passes; w: the
                      // splat order (paint_compute.comp's splat4)
 } pc;
+
+// 1: count the frame's work (PAINT_COUNT_*; the pipelines of st_paint_compute_count); 0, the frames': the counters
+// are dead code, folded away at pipeline creation
+layout(constant_id = 0) const uint PAINT_COUNT = 0u;
 
 layout(set = 1, binding = 1, std430) buffer PaintVisibility { uint64_t paint_vis[]; };
 // words 0..2: the big pass's indirect dispatch (groups x: this pass's jobs, at most 65535), 3: jobs asked for (more
 // than the capacity when it ran out), 4: faces sent to the big pass, 5: the most pixels one invocation of the bars
 // pass tested, 6: jobs drawn in place for want of room, 7: the jobs of the earlier passes (this pass's start); with
-// pc.misc.w, 8..15 count the frame's work (PAINT_COUNT_*) — the counters st_paint_compute_work reads; then the jobs,
+// PAINT_COUNT, 8..15 count the frame's work (PAINT_COUNT_*) — the counters st_paint_compute_work reads; then the jobs,
 // 4 words each: the face's id (paint_face), its first pixel x | y << 16 and its last x | y << 16 (a part of at most
 // 64 rows × 256 columns of the face's box), 0.
 layout(set = 1, binding = 2, std430) buffer PaintQueue { uint paint_queue[]; };

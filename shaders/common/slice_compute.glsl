@@ -12,8 +12,9 @@ layout(push_constant) uniform SliceComputePush {
     uint n_above;
     uint max_steps;  // samples per band at most
     uint pad1;
-    uint flags;      // bit 0: count the work into slice_work; bit 2: the bands fetch the samples the walk found in the
-                     // air too (tests); bits 3..4: the walk's finest look (air_clear_until's `finest`)
+    uint flags;      // bit 2: the bands fetch the samples the walk found in the air too (tests); bits 3..4: the walk's
+                     // finest look (air_clear_until's `finest`); the work is counted by a pipeline of its own
+                     // (slice_compute.comp's SLICE_COUNT)
     uint pad2, pad3, pad4;
 } pc;
 

@@ -24,7 +24,7 @@ shared uint job_seen;     // some cell over the job is not yet covered nearer th
 void main() {
     uint jobs = min(paint_queue[3], pc.misc.z);
     uint lid = gl_LocalInvocationID.x;
-    uint tested = 0u, atomics = 0u, hidden = 0u; // counted with pc.misc.w
+    uint tested = 0u, atomics = 0u, hidden = 0u; // counted with PAINT_COUNT
     // this pass's jobs: those after the earlier passes' (word 7); uniform: the whole workgroup loops
     for (uint j = paint_queue[7] + gl_WorkGroupID.x; j < jobs; j += gl_NumWorkGroups.x) {
         uint at = PAINT_QUEUE_HEADER + 4u * j;
@@ -110,7 +110,7 @@ void main() {
         }
         barrier(); // every invocation is done with the rows before the next job writes them
     }
-    if (pc.misc.w != 0u) {
+    if (PAINT_COUNT != 0u) {
         atomicAdd(paint_queue[PAINT_COUNT_BIG_TESTED], tested);
         atomicAdd(paint_queue[PAINT_COUNT_ATOMICS], atomics);
         if (lid == 0u) atomicAdd(paint_queue[PAINT_COUNT_FACES_HIDDEN], hidden);

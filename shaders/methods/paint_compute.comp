@@ -21,7 +21,7 @@
 layout(local_size_x = 64) in;
 
 uint tested = 0u; // pixels this invocation tested: the frame's most goes to the queue header (word 5)
-uint atomics = 0u, faces = 0u, faces_hidden = 0u; // the rest of this invocation's work (counted with pc.misc.w)
+uint atomics = 0u, faces = 0u, faces_hidden = 0u; // the rest of this invocation's work (counted with PAINT_COUNT)
 shared uint tile_seen; // some cell over the workgroup's tile box is not yet covered nearer than the box
 
 // Pixels x .. x + n − 1 (n ≤ 4) of row y, by pc.phase.w (knob paint_splat − 1): 2 (the default) their atomics
@@ -184,7 +184,7 @@ void main() {
         ivec4 t = paint_tile(pc.tile_base[lod0] + ((gi0 - pc.first[lod0]) >> (8u - 2u * lod0)));
         vec3 lo = vec3(vec2(t.xy), 0.0), hi = vec3(vec2(t.xy + PAINT_TILE), float(t.w));
         if (tile_hidden(lo, hi)) {
-            if (pc.misc.w != 0u && gl_LocalInvocationIndex == 0u) atomicAdd(paint_queue[PAINT_COUNT_TILES_HIDDEN], 1u);
+            if (PAINT_COUNT != 0u && gl_LocalInvocationIndex == 0u) atomicAdd(paint_queue[PAINT_COUNT_TILES_HIDDEN], 1u);
             return;
         }
     }
@@ -202,7 +202,7 @@ void main() {
         for (uint axis = 0u; axis < 3u; axis++) face(paint_bar_face(lo, hi, sides, axis, id + axis));
     }
     if (tested > paint_queue[5]) atomicMax(paint_queue[5], tested); // a read first: the word is rarely raised
-    if (pc.misc.w != 0u) {
+    if (PAINT_COUNT != 0u) {
         atomicAdd(paint_queue[PAINT_COUNT_BLOCKS], 1u);
         atomicAdd(paint_queue[PAINT_COUNT_FACES], faces);
         atomicAdd(paint_queue[PAINT_COUNT_FACES_HIDDEN], faces_hidden);

@@ -18,8 +18,12 @@
 
 // Mirror of ray_push in src/render/methods/ray.c
 layout(push_constant) uniform RayPush {
-    uint flags; // bit 0: the tile test (the air tables hold the level); bit 1: count the work into ray_work
+    uint flags; // bit 0: the tile test (the air tables hold the level)
 } pc;
+
+// 1: count the work into ray_work (the pipeline of st_ray_compute_work); 0, the frames': the counters are dead code,
+// folded away at pipeline creation
+layout(constant_id = 0) const uint RAY_COUNT = 0u;
 
 // the frame's work when counted (st_ray_compute_work): pixels, uniform samples fetched, chunks passed, table words
 layout(set = 2, binding = 1, std430) buffer RayWork { uint ray_work[]; };
@@ -37,7 +41,7 @@ void main() {
     trace_pixel_after(vec2(pixel) + 0.5, s_air, color, depth);
     imageStore(out_color, pixel, vec4(linear_to_srgb(color), 1.0));
     imageStore(out_depth, pixel, vec4(depth));
-    if ((pc.flags & 2u) != 0u) {
+    if (RAY_COUNT != 0u) {
         atomicAdd(ray_work[0], 1u);
         atomicAdd(ray_work[1], ray_samples);
         atomicAdd(ray_work[2], air_tile_passed);

@@ -18,6 +18,10 @@
 
 layout(local_size_x = 8, local_size_y = 8) in;
 
+// 1: count the work into slice_work (the pipeline of st_slice_compute_work); 0, the frames': the counters are dead
+// code, folded away at pipeline creation, so they hold no registers in the frames' walk
+layout(constant_id = 0) const uint SLICE_COUNT = 0u;
+
 void main() {
     ivec2 px = ivec2(gl_GlobalInvocationID.xy);
     int w = int(g.screen_right.w);
@@ -72,7 +76,7 @@ void main() {
         }
     }
     slice_vis[px.y * w + px.x] = result;
-    if ((pc.flags & 1u) != 0u) {
+    if (SLICE_COUNT != 0u) {
         atomicAdd(slice_work[0], 1u);
         atomicAdd(slice_work[1], slice_band_samples);
         atomicAdd(slice_work[2], bands);

@@ -225,8 +225,16 @@ void st_gpu_set_write_binding(st_gpu *gpu, VkDescriptorSet set, uint32_t binding
 /* A shader module from the embedded SPIR-V by file name ("ray.frag"). */
 st_result st_gpu_shader(st_gpu *gpu, const char *name, VkShaderModule *out, st_error *err);
 
+/* A compute pipeline of the embedded shader (by file name) with the given layout. */
 st_result st_gpu_compute_pipeline(st_gpu *gpu, const char *shader, VkPipelineLayout layout, VkPipeline *out,
                                   st_error *err);
+/* The same with the shader's specialization constants 0..count−1 set to constants[0..count−1] (32-bit each: a
+ * uint, int, float or bool constant_id), which the driver folds into the code: a variant chosen at pipeline
+ * creation costs nothing in the shader, where a push-constant switch keeps both paths. At most
+ * ST_GPU_MAX_SPEC_CONSTANTS. */
+#define ST_GPU_MAX_SPEC_CONSTANTS 8u
+st_result st_gpu_compute_pipeline_spec(st_gpu *gpu, const char *shader, VkPipelineLayout layout,
+                                       const uint32_t *constants, uint32_t count, VkPipeline *out, st_error *err);
 
 typedef struct st_gpu_graphics_desc {
     const char *vertex, *fragment; /* shader names */

@@ -20,14 +20,28 @@ st_result st_gpu_shader(st_gpu *gpu, const char *name, VkShaderModule *out, st_e
 
 st_result st_gpu_compute_pipeline(st_gpu *gpu, const char *shader, VkPipelineLayout layout, VkPipeline *out,
                                   st_error *err) {
+    return st_gpu_compute_pipeline_spec(gpu, shader, layout, NULL, 0, out, err);
+}
+
+st_result st_gpu_compute_pipeline_spec(st_gpu *gpu, const char *shader, VkPipelineLayout layout,
+                                       const uint32_t *constants, uint32_t count, VkPipeline *out, st_error *err) {
+    if (count > ST_GPU_MAX_SPEC_CONSTANTS)
+        return st_error_set(err, ST_ERR_INVALID, "%s: %u specialization constants (at most %u)", shader, count,
+                            ST_GPU_MAX_SPEC_CONSTANTS);
     VkShaderModule module;
     st_result r = st_gpu_shader(gpu, shader, &module, err);
     if (r) return r;
+    VkSpecializationMapEntry entries[ST_GPU_MAX_SPEC_CONSTANTS];
+    for (uint32_t i = 0; i < count; i++)
+        entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = 4 * i, .size = 4};
+    VkSpecializationInfo spec = {.mapEntryCount = count, .pMapEntries = entries, .dataSize = 4 * count,
+                                 .pData = constants};
     VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
                                       .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                                                 .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                                                 .module = module,
-                                                .pName = "main"},
+                                                .pName = "main",
+                                                .pSpecializationInfo = count ? &spec : NULL},
                                       .layout = layout};
     r = st_gpu_check(vkCreateComputePipelines(gpu->device, gpu->pipeline_cache, 1, &ci, NULL, out), shader, err);
     vkDestroyShaderModule(gpu->device, module, NULL);

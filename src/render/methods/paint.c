@@ -32,7 +32,7 @@ typedef struct paint_tile { /* mirror of the shader's ivec4 */
 typedef struct paint_compute_push {
     uint32_t tile_base[4]; /* first tile of each level of detail */
     uint32_t first[4];     /* first instance of each level of detail; [3]: every instance */
-    uint32_t misc[4];      /* hidden sides, invocations per dispatch row, job capacity, count the work */
+    uint32_t misc[4];      /* hidden sides, invocations per dispatch row, job capacity, unused */
     uint32_t phase[4];     /* this pass's instances [0], [1]; [2]: the occlusion cells hold the earlier passes;
                               [3]: the splat order (knob paint_splat − 1) */
 } paint_compute_push;
@@ -70,6 +70,8 @@ typedef struct paint_state {
     VkPipeline occlusion_pipeline;
     st_gpu_buffer cells;  /* the occlusion cells: per 8 × 8 pixels, the farthest depth bits drawn so far */
     bool counting;        /* the shaders count the frame's work (st_paint_compute_count) */
+    VkPipeline count_pipeline, count_big_pipeline; /* the bars and big passes that count it: pipelines of their own,
+                                                      so the frames' passes carry no counters */
     /* this frame's level-0 tiles within each pass's ring (the later passes' boundaries in the tile list) */
     uint32_t pass_tiles[PAINT_MAX_PASSES];
     VkDescriptorSetLayout set_layout;
@@ -119,6 +121,8 @@ static void paint_destroy(st_renderer *r, void *state) {
     if (s->big_pipeline) vkDestroyPipeline(gpu->device, s->big_pipeline, NULL);
     if (s->resolve_pipeline) vkDestroyPipeline(gpu->device, s->resolve_pipeline, NULL);
     if (s->occlusion_pipeline) vkDestroyPipeline(gpu->device, s->occlusion_pipeline, NULL);
+    if (s->count_pipeline) vkDestroyPipeline(gpu->device, s->count_pipeline, NULL);
+    if (s->count_big_pipeline) vkDestroyPipeline(gpu->device, s->count_big_pipeline, NULL);
     if (s->layout) vkDestroyPipelineLayout(gpu->device, s->layout, NULL);
     if (s->set_layout) vkDestroyDescriptorSetLayout(gpu->device, s->set_layout, NULL);
     if (s->targets_layout) vkDestroyDescriptorSetLayout(gpu->device, s->targets_layout, NULL);
@@ -254,6 +258,11 @@ static st_result paint_compute_create(st_renderer *r, void **out, st_error *err)
     if (!res) res = st_renderer_pipeline_layout(r, sets, 2, sizeof(paint_compute_push), &s->layout, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "paint_compute.comp", s->layout, &s->pipeline, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "paint_big.comp", s->layout, &s->big_pipeline, err);
+    const uint32_t count_on = 1;
+    if (!res)
+        res = st_gpu_compute_pipeline_spec(gpu, "paint_compute.comp", s->layout, &count_on, 1, &s->count_pipeline, err);
+    if (!res)
+        res = st_gpu_compute_pipeline_spec(gpu, "paint_big.comp", s->layout, &count_on, 1, &s->count_big_pipeline, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "paint_resolve.comp", s->layout, &s->resolve_pipeline, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "paint_occlusion.comp", s->layout, &s->occlusion_pipeline, err);
     return res;
@@ -389,7 +398,7 @@ static void paint_compute_record(st_renderer *r, void *state, VkCommandBuffer cm
     uint32_t base[PAINT_MAX_LOD + 1];
     list_tiles(r, s, base);
     /* the instances (blocks) of every level of detail, in the raster variant's draw order */
-    paint_compute_push pc = {.misc = {1, 0, s->job_cap, s->counting}};
+    paint_compute_push pc = {.misc = {1, 0, s->job_cap, 0}};
     uint64_t total = 0;
     for (uint32_t k = 0; k <= PAINT_MAX_LOD; k++) {
         pc.tile_base[k] = base[k];
@@ -426,11 +435,11 @@ static void paint_compute_record(st_renderer *r, void *state, VkCommandBuffer cm
         pc.misc[1] = gx * 64;
         vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof pc, &pc);
         st_renderer_pass_next(r, cmd, "bars");
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->pipeline);
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->counting ? s->count_pipeline : s->pipeline);
         vkCmdDispatch(cmd, gx, gy, 1);
         compute_barrier(cmd);
         st_renderer_pass_next(r, cmd, "big");
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->big_pipeline);
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->counting ? s->count_big_pipeline : s->big_pipeline);
         vkCmdDispatchIndirect(cmd, s->queue.buffer, 0);
         compute_barrier(cmd);
         if (p + 1 < n) { /* the cells the next pass tests against, and its jobs after this one's */

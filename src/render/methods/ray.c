@@ -31,7 +31,7 @@ static const st_method_knob ray_compute_knobs[] = {RAY_STEPS_KNOB,
 
 /* Mirror of RayPush in shaders/methods/ray.comp */
 typedef struct ray_push {
-    uint32_t flags; /* bit 0: the tile test; bit 1: count the work */
+    uint32_t flags; /* bit 0: the tile test */
 } ray_push;
 
 #define RAY_WORK_WORDS 4u /* pixels, samples, chunks passed, table words read (ray.comp) */
@@ -39,6 +39,8 @@ typedef struct ray_push {
 typedef struct ray_state {
     VkPipelineLayout layout;
     VkPipeline pipeline;
+    VkPipeline count_pipeline; /* compute: the march that counts its work (st_ray_compute_work), a pipeline of its
+                                  own so the frames' march carries no counters */
     /* compute only */
     VkDescriptorSetLayout targets_layout, buffers_layout;
     VkDescriptorSet targets_set, buffers_set;
@@ -54,6 +56,7 @@ static void ray_destroy(st_renderer *r, void *state) {
     ray_state *s = state;
     VkDevice dev = r->engine->gpu->device;
     if (s->pipeline) vkDestroyPipeline(dev, s->pipeline, NULL);
+    if (s->count_pipeline) vkDestroyPipeline(dev, s->count_pipeline, NULL);
     if (s->layout) vkDestroyPipelineLayout(dev, s->layout, NULL);
     if (s->targets_layout) vkDestroyDescriptorSetLayout(dev, s->targets_layout, NULL);
     if (s->buffers_layout) vkDestroyDescriptorSetLayout(dev, s->buffers_layout, NULL);
@@ -118,6 +121,8 @@ static st_result ray_compute_create(st_renderer *r, void **out, st_error *err) {
     VkDescriptorSetLayout sets[2] = {s->targets_layout, s->buffers_layout};
     if (!res) res = st_renderer_pipeline_layout(r, sets, 2, sizeof(ray_push), &s->layout, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "ray.comp", s->layout, &s->pipeline, err);
+    const uint32_t count_on = 1;
+    if (!res) res = st_gpu_compute_pipeline_spec(gpu, "ray.comp", s->layout, &count_on, 1, &s->count_pipeline, err);
     return res;
 }
 
@@ -131,7 +136,7 @@ static st_result ray_compute_level_updated(st_renderer *r, void *state, st_rect 
 static void ray_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     ray_state *s = state;
     if (s->air_on) st_air_tables_record(r, &s->air, cmd);
-    ray_push pc = {.flags = (s->tile_test ? 1u : 0u) | (s->count ? 2u : 0u)};
+    ray_push pc = {.flags = s->tile_test ? 1u : 0u};
     st_renderer_pass_begin(r, cmd, "march");
     if (s->count) { /* only when asked: the counters are a test's, not the frame's */
         vkCmdFillBuffer(cmd, s->work.buffer, 0, VK_WHOLE_SIZE, 0);
@@ -140,7 +145,7 @@ static void ray_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd)
                                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     }
     VkDescriptorSet sets[3] = {r->globals_set, s->targets_set, s->buffers_set};
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->pipeline);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->count ? s->count_pipeline : s->pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 3, sets, 0, NULL);
     vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof pc, &pc);
     vkCmdDispatch(cmd, (r->width + 7) / 8, (r->height + 7) / 8, 1);

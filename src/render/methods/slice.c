@@ -50,8 +50,8 @@ typedef struct slice_push {
 /* Mirror of SliceComputePush in shaders/common/slice_compute.glsl */
 typedef struct slice_compute_push {
     slice_push planes;
-    uint32_t flags; /* bit 0: count the work; bit 2: bands fetch their samples in the air too; bits 3..4: the walk's
-                       finest look (0 texels, 1..3 the tables' cells) */
+    uint32_t flags; /* bit 2: bands fetch their samples in the air too; bits 3..4: the walk's finest look (0 texels,
+                       1..3 the tables' cells) */
     uint32_t pad[3];
 } slice_compute_push;
 
@@ -63,6 +63,8 @@ typedef struct slice_state {
     VkPipeline pipeline; /* raster: the planes; compute: the per-pixel plane walk */
     /* compute */
     VkPipeline resolve_pipeline;
+    VkPipeline count_pipeline; /* compute: the walk that counts its work (st_slice_compute_work), a pipeline of its
+                                  own so the frames' walk carries no counters */
     VkDescriptorSetLayout buffers_layout, targets_layout;
     VkDescriptorSet buffers_set, targets_set;
     st_gpu_buffer vis; /* per pixel: the hit along the ray and the plane's height when on a plane */
@@ -107,6 +109,7 @@ static void slice_destroy(st_renderer *r, void *state) {
     VkDevice dev = r->engine->gpu->device;
     if (s->pipeline) vkDestroyPipeline(dev, s->pipeline, NULL);
     if (s->resolve_pipeline) vkDestroyPipeline(dev, s->resolve_pipeline, NULL);
+    if (s->count_pipeline) vkDestroyPipeline(dev, s->count_pipeline, NULL);
     if (s->layout) vkDestroyPipelineLayout(dev, s->layout, NULL);
     if (s->buffers_layout) vkDestroyDescriptorSetLayout(dev, s->buffers_layout, NULL);
     if (s->targets_layout) vkDestroyDescriptorSetLayout(dev, s->targets_layout, NULL);
@@ -175,6 +178,9 @@ static st_result slice_compute_create(st_renderer *r, void **out, st_error *err)
     VkDescriptorSetLayout sets[2] = {s->buffers_layout, s->targets_layout};
     if (!res) res = st_renderer_pipeline_layout(r, sets, 2, sizeof(slice_compute_push), &s->layout, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "slice_compute.comp", s->layout, &s->pipeline, err);
+    const uint32_t count_on = 1;
+    if (!res)
+        res = st_gpu_compute_pipeline_spec(gpu, "slice_compute.comp", s->layout, &count_on, 1, &s->count_pipeline, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "slice_resolve.comp", s->layout, &s->resolve_pipeline, err);
     return res;
 }
@@ -270,7 +276,7 @@ static void slice_compute_record(st_renderer *r, void *state, VkCommandBuffer cm
     st_air_tables_record(r, &s->air, cmd);
     double walk = st_knob_get(&r->desc.knobs, &slice_compute_knobs[1]);
     uint32_t finest = s->walk_texels ? 0u : (uint32_t)fmin(fmax(walk, 1.0), 4.0) - 1u;
-    pc.flags = (s->count ? 1u : 0u) | (s->band_full ? 4u : 0u) | (finest << 3);
+    pc.flags = (s->band_full ? 4u : 0u) | (finest << 3);
     st_renderer_pass_begin(r, cmd, "slices");
     if (s->count) { /* only when asked: the counters are a test's, not the frame's */
         vkCmdFillBuffer(cmd, s->work.buffer, 0, VK_WHOLE_SIZE, 0);
@@ -281,7 +287,7 @@ static void slice_compute_record(st_renderer *r, void *state, VkCommandBuffer cm
     VkDescriptorSet sets[3] = {r->globals_set, s->buffers_set, s->targets_set};
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, 3, sets, 0, NULL);
     vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof pc, &pc);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->pipeline);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->count ? s->count_pipeline : s->pipeline);
     vkCmdDispatch(cmd, (r->width + 7) / 8, (r->height + 7) / 8, 1);
     /* every pixel's hit before the resolve reads it (and the previous frame's resolve read the buffer before
      * this walk wrote it: frames are waited on) */
