@@ -38,11 +38,12 @@ CHROME_ARGS = ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--e
 SEED, LEVEL = 1998, "512x512"
 CAMERA = "256,100,150,0,-30"
 SIZE = (160, 100)
-METHODS = ["ray", "slice", "slice-plain", "paint", "paint-plain", "mesh", "ray-compute", "scatter", "scatter-plain"]
-EXACT = {"ray", "slice", "ray-compute", "scatter"}  # methods that follow the reference; the others against their native twin
+METHODS = ["ray", "slice", "slice-plain", "paint", "paint-plain", "mesh", "ray-compute", "scatter", "scatter-plain",
+           "voxel-compute"]
+EXACT = {"ray", "slice", "ray-compute", "scatter", "voxel-compute"}  # methods that follow the reference; the others against their native twin
 # the compute methods run on WebGPU from their WGSL ports (web/wgsl/): this test is what holds each port to its
 # native twin (the GLSL compute shader, on Vulkan) and to the CPU reference
-COMPUTE = {"ray-compute", "scatter", "scatter-plain"}
+COMPUTE = {"ray-compute", "scatter", "scatter-plain", "voxel-compute"}
 # also checked pixel by pixel against the native method shaded flat: the ports, and mesh (the same fit, bit for bit,
 # in the wasm: the triangles are the native ones, so what the hit mask and the mean colour would let through, a
 # chunk drawn from another's vertices or at the wrong LOD, shows as pixels off)

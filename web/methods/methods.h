@@ -29,6 +29,6 @@ typedef struct st_gb_method {
 
 extern const st_gb_method st_gb_method_ray, st_gb_method_slice, st_gb_method_slice_plain, st_gb_method_paint,
     st_gb_method_paint_plain, st_gb_method_ray_compute, st_gb_method_scatter,
-    st_gb_method_scatter_plain, st_gb_method_mesh;
+    st_gb_method_scatter_plain, st_gb_method_mesh, st_gb_method_voxel_compute;
 
 #endif
