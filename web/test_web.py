@@ -409,6 +409,39 @@ def run_checks(wd, port, tool, cli, out, only_methods=False):
                   (k or undone["level_crc"] == before["level_crc"]),
                   "undo (mesh): the frame before dig %d is back, byte for byte%s" % (k + 1, "" if k else ", and the level"))
 
+    # voxel-compute: an edit rebakes the pyramid's tiles it touched (and their ancestors) before the next frame, so
+    # the frame after it is, byte for byte, that of a pyramid baked afresh on the edited level (the method made again
+    # by the picker: ray, then voxel-compute). A raise is what a pyramid left as it was would miss: the new ground
+    # lies in voxels that were empty, which the traversal skips (a dig only empties voxels, which it walks through).
+    # Each undo brings back the frame before the edit, byte for byte; the dig also matches the native dig.
+    if "voxel-compute" in masks:
+        def remade():
+            return wd.js("var m = document.getElementById('method'), i = m.selectedIndex;"
+                         "m.selectedIndex = 0; m.dispatchEvent(new Event('change'));"
+                         "m.selectedIndex = i; m.dispatchEvent(new Event('change')); return window.strataRedraw();")
+        wd.open(scene_url(port, "voxel-compute"))
+        before = wd.wait_result()
+        frame0 = wd.js("return window.strataPixels();")
+        for raise_, what in ((True, "raise"), (False, "dig")):
+            dug = wd.js("return window.strataDig(arguments[0], arguments[1], arguments[2]);", DIG_PIXEL[0] + 0.5,
+                        DIG_PIXEL[1] + 0.5, raise_)
+            frame = wd.js("return window.strataPixels();")
+            check(dug["rc"] == 0 and dug["result"]["level_crc"] != before["level_crc"] and frame != frame0,
+                  "%s (voxel-compute): the level and the image changed (rc %s)" % (what, dug["rc"]))
+            if not raise_:
+                wd.canvas_png(os.path.join(out, "web-dig-after-voxel-compute.png"), before["backend"])
+                d = disagreement(wd.js("return window.strataHitMask();"), ref_dug["mask"])
+                check(dug["result"]["level_crc"] == ref_dug["level_crc"] and d <= MAX_DISAGREE,
+                      "dig (voxel-compute): the level matches the native dig's CRC-32, hit/miss disagreement with the "
+                      "native dug reference %.3f %%" % (100 * d))
+            fresh = remade()
+            check(fresh.get("method") == "voxel-compute" and wd.js("return window.strataPixels();") == frame,
+                  "%s (voxel-compute): the rebaked pyramid draws the frame of a pyramid baked afresh on the edited "
+                  "level, byte for byte" % what)
+            undone = wd.js("return window.strataUndo();")["result"]
+            check(wd.js("return window.strataPixels();") == frame0 and undone["level_crc"] == before["level_crc"],
+                  "undo (voxel-compute, %s): the level and the frame before it are back, byte for byte" % what)
+
     # the method picker across backends: ray-compute (WebGPU) in a page opened on ray (WebGL2), and back
     if "ray-compute" in masks:
         wd.open(scene_url(port, "ray"))
