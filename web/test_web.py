@@ -230,17 +230,19 @@ def colour_outliers(rgba_b64, rgb):
     return bad / n
 
 
-def native_render(cli, world, method, camera, size, out, view=None, shading=None):
+def native_render(cli, world, method, camera, size, out, view=None, shading=None, steps=False):
     """The native method on the same scene (Vulkan; lavapipe here), no shadows and no water as the WebGL2 backend
-    draws: its hit mask (base64, as the page's) and mean colour; with shading, that --shading (flat: the web's)."""
-    tag = method + ("-" + view if view else "") + ("-" + shading if shading else "")
+    draws: its hit mask (base64, as the page's) and mean colour; with shading, that --shading (flat: the web's);
+    with steps, voxel's colouring by its traversal's steps (STRATA_VOXEL_STEPS=1)."""
+    tag = method + ("-" + view if view else "") + ("-" + shading if shading else "") + ("-steps" if steps else "")
     png = os.path.join(out, "native-%s.png" % tag)
     pfm = os.path.join(out, "native-%s.pfm" % tag)
     where = ["--view", view] if view else ["--camera", camera]
     r = subprocess.run([cli, "render", "--world", world, "--method", method] + where + ["--size",
                         "%dx%d" % size, "--no-shadows", "--water", "none", "-o", png, "--depth", pfm] +
                        (["--shading", shading] if shading else []),
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, STRATA_VOXEL_STEPS="1") if steps else None)
     if r.returncode:
         raise RuntimeError("strata render --method %s failed: %s" % (method, r.stderr.strip()))
     with open(pfm, "rb") as f:
@@ -303,6 +305,18 @@ def run_checks(wd, port, tool, cli, out, only_methods=False):
                                        png_pixels(os.path.join(out, "native-%s-flat.png" % method)))
             check(outliers <= MAX_PIXEL_OUTLIERS, "%s: pixels whose colour differs from the native method's (shaded "
                   "flat) by more than %d levels: %.3f %% (at most %.1f %%)" % (
+                      method, PIXEL_LEVELS, 100 * outliers, 100 * MAX_PIXEL_OUTLIERS))
+        if method == "voxel-compute":
+            # the pyramid itself: each pixel coloured by the steps its traversal took (cells crossed, texel columns
+            # tested), which a pyramid with other bits set than the native bake's changes where the image does not
+            wd.open(scene_url(port, method) + "&diagnostic=1")
+            wd.wait_result()
+            wd.canvas_png(os.path.join(out, "web-%s-steps.png" % method), "webgpu")
+            native_render(cli, world, method, CAMERA, SIZE, out, steps=True)
+            outliers = colour_outliers(wd.js("return window.strataPixels();"),
+                                       png_pixels(os.path.join(out, "native-%s-steps.png" % method)))
+            check(outliers <= MAX_PIXEL_OUTLIERS, "%s: pixels whose traversal steps' colour differs from the native "
+                  "method's (STRATA_VOXEL_STEPS=1) by more than %d levels: %.3f %% (at most %.1f %%)" % (
                       method, PIXEL_LEVELS, 100 * outliers, 100 * MAX_PIXEL_OUTLIERS))
         d = disagreement(mask, ref["mask"])
         # the exact methods follow the CPU reference as closely; the paper's variants are scored, not gated

@@ -12,6 +12,8 @@ typedef struct st_gb_frame {
     const st_level *level;
     st_view view;
     uint32_t knob; /* the method's quality knob (its native default when 0) */
+    uint32_t diagnostic; /* a method's diagnostic colouring, 0 = none (voxel-compute: 1 = by its traversal's steps,
+                          * as STRATA_VOXEL_STEPS=1 natively); methods without one ignore it */
 } st_gb_frame;
 
 typedef struct st_gb_method {

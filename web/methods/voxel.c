@@ -141,7 +141,8 @@ static void voxel_record(st_gb *b, void *state, const st_gb_frame *f) {
         s->dirty = (st_rect){0};
     }
     uint32_t budget = f->knob ? f->knob : DEFAULT_BUDGET;
-    uint32_t push[4] = {budget, budget, 0, 0}; /* voxel_compute.wgsl's Push: outer, inner budget, no step colours */
+    /* voxel_compute.wgsl's Push: outer, inner budget, step colours */
+    uint32_t push[4] = {budget, budget, f->diagnostic == 1, 0};
     b->ops->uniforms(b, ST_GB_PUSH_SET, 0, push, sizeof push);
     b->ops->dispatch(b, s->draw, (b->width + 7) / 8, (b->height + 7) / 8, 1); /* voxel.comp's 8×8 groups */
 }
