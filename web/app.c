@@ -27,7 +27,7 @@
 static const st_gb_method *const methods[] = {&st_gb_method_ray, &st_gb_method_slice, &st_gb_method_slice_plain,
                                               &st_gb_method_paint, &st_gb_method_paint_plain, &st_gb_method_mesh,
                                               &st_gb_method_ray_compute, &st_gb_method_scatter,
-                                              &st_gb_method_scatter_plain};
+                                              &st_gb_method_scatter_plain, &st_gb_method_voxel_compute};
 #define METHOD_COUNT (sizeof methods / sizeof methods[0])
 
 static struct {
@@ -42,6 +42,7 @@ static struct {
     st_cam_control control;
     st_globals_gpu globals;
     uint32_t width, height, knob, frame;
+    uint32_t diagnostic; /* st_gb_frame.diagnostic of every frame */
     st_error err;
     char result[512];
     uint8_t *rgba;
@@ -415,6 +416,9 @@ EMSCRIPTEN_KEEPALIVE int web_set_method(uint32_t index, uint32_t knob) {
     return app.level ? fail(make_method(&app.err)) : 0;
 }
 
+/* The diagnostic colouring of the frames that follow (st_gb_frame.diagnostic; 0 = none). */
+EMSCRIPTEN_KEEPALIVE void web_set_diagnostic(uint32_t diagnostic) { app.diagnostic = diagnostic; }
+
 /* Takes the page's WebGPU device (web/gpu.js) for the compute methods. */
 EMSCRIPTEN_KEEPALIVE int web_init_gpu(void) {
     clear_error();
@@ -484,7 +488,8 @@ EMSCRIPTEN_KEEPALIVE double web_render(void) {
     b->ops->uniforms(b, 0, 0, &app.globals, sizeof app.globals);
     b->ops->bind_texture(b, 0, 1, b == app.gpu ? app.gpu_terrain : app.terrain);
     b->ops->begin_frame(b, st_fog_linear);
-    st_gb_frame f = {.level = app.level, .view = v, .knob = ray_steps_knob() ? 0 : app.knob};
+    st_gb_frame f = {.level = app.level, .view = v, .knob = ray_steps_knob() ? 0 : app.knob,
+                     .diagnostic = app.diagnostic};
     methods[app.method]->record(b, app.state, &f);
     b->ops->end_frame(b);
     return emscripten_get_now() - t0;

@@ -1,7 +1,8 @@
 // The page around the wasm core (web/app.c): pickers, fly/orbit controls, click to dig and shift-click to
 // raise with undo, the HUD, dropped worlds and DEM PNGs, and one clear message for anything that goes wrong.
 // URL parameters drive it for tests: method, size=WxH, camera=x,y,z,yaw,pitch, gen=SEED:WxH, knob, frames,
-// workers=0|1, worker_delay=MS (the generator worker held back that long).
+// workers=0|1, worker_delay=MS (the generator worker held back that long), diagnostic=N (a method's diagnostic
+// colouring: voxel-compute's 1 colours by its traversal's steps, as STRATA_VOXEL_STEPS=1 natively).
 'use strict';
 
 var Module = {canvas: document.getElementById('canvas')};
@@ -63,6 +64,7 @@ function applySize(text) {
 function setMethod(index) {
   var knob = parseInt(params.get('knob') || '0', 10) || 0;
   check(call('web_set_method', 'number', ['number', 'number'], [index, knob]), 'method');
+  call('web_set_diagnostic', null, ['number'], [parseInt(params.get('diagnostic') || '0', 10) || 0]);
   showCanvas();
 }
 

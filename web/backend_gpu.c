@@ -25,6 +25,8 @@ EM_JS(void, gpu_uniforms, (uint32_t key, const void *data, uint32_t size),
 EM_JS(void, gpu_bind_texture, (uint32_t key, uint32_t id), { strataGpu.bindTexture(key, id); });
 EM_JS(uint32_t, gpu_buffer_create, (uint32_t size), { return strataGpu.bufferCreate(size); });
 EM_JS(void, gpu_buffer_fill, (uint32_t id, uint32_t word), { strataGpu.bufferFill(id, word); });
+EM_JS(void, gpu_buffer_write, (uint32_t id, uint32_t offset, const void *data, uint32_t size),
+      { strataGpu.bufferWrite(id, offset, HEAPU8.subarray(data, data + size)); });
 EM_JS(void, gpu_bind_buffer, (uint32_t key, uint32_t id), { strataGpu.bindBuffer(key, id); });
 EM_JS(void, gpu_buffer_destroy, (uint32_t id), { strataGpu.bufferDestroy(id); });
 EM_JS(void, gpu_begin_frame, (float r, float g, float b), { strataGpu.beginFrame(r, g, b); });
@@ -140,6 +142,11 @@ static void gpu_buffer_fill_op(st_gb *b, st_gb_buffer buf, uint32_t word) {
     if (buf) gpu_buffer_fill(buf, word);
 }
 
+static void gpu_buffer_write_op(st_gb *b, st_gb_buffer buf, size_t offset, const void *data, size_t size) {
+    (void)b;
+    if (buf && size) gpu_buffer_write(buf, (uint32_t)offset, data, (uint32_t)size);
+}
+
 static void gpu_bind_buffer_op(st_gb *b, uint32_t set, uint32_t binding, st_gb_buffer buf) {
     (void)b;
     gpu_bind_buffer(key_of(set, binding), buf);
@@ -185,6 +192,7 @@ static const st_gb_ops gpu_ops = {
     .dispatch = gpu_dispatch_op,
     .storage_buffer_create = gpu_storage_buffer_create_op,
     .buffer_fill = gpu_buffer_fill_op,
+    .buffer_write = gpu_buffer_write_op,
     .bind_buffer = gpu_bind_buffer_op,
     .buffer_destroy = gpu_buffer_destroy_op,
     .end_frame = gpu_end_frame_op,

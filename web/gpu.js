@@ -78,14 +78,37 @@ var strataGpu = (function () {
     G.textures[id] = null;
   };
 
-  // The (group, binding) of each resource the WGSL declares, and what it is. One whose name appears nowhere but
-  // in its declaration is left out: layout 'auto' has only what the entry point uses, and a port that includes
-  // globals.wgsl without surface.wgsl (scatter_tiles.wgsl) never reads the level texture.
+  // The functions main reaches (through the calls their bodies name), as one text: layout 'auto' has only the
+  // resources the entry point uses, so a resource no reached function names is left out (a port that includes
+  // globals.wgsl without surface.wgsl, scatter_tiles.wgsl, never reads the level texture; voxel_mip.wgsl includes
+  // voxel_grid.wgsl, whose voxel_occupied reads the globals, but never calls it).
+  function reached_code(code) {
+    var re = /\bfn\s+(\w+)\s*\(/g, m, bodies = {};
+    while ((m = re.exec(code))) {
+      var i = code.indexOf('{', re.lastIndex), depth = 0, j = i;
+      for (; j < code.length; j++) {
+        if (code[j] === '{') depth++;
+        else if (code[j] === '}' && --depth === 0) break;
+      }
+      bodies[m[1]] = code.substring(re.lastIndex, j + 1);
+    }
+    var seen = {}, todo = ['main'], text = '';
+    while (todo.length) {
+      var f = todo.pop();
+      if (seen[f] || !(f in bodies)) continue;
+      seen[f] = true;
+      text += bodies[f] + '\n';
+      (bodies[f].match(/\b\w+(?=\s*\()/g) || []).forEach(function (n) { if (!seen[n]) todo.push(n); });
+    }
+    return text;
+  }
+
+  // The (group, binding) of each resource the WGSL declares that the entry point uses, and what it is.
   function declarations(source) {
     var re = /@group\((\d+)\)\s*@binding\((\d+)\)\s*var(<[^>]*>)?\s+(\w+)\s*:\s*([\w]+)(<[^>]*>)?/g, m, out = [];
-    var code = source.replace(/\/\/[^\n]*/g, ''); // the names as the code uses them, not as comments do
+    var code = reached_code(source.replace(/\/\/[^\n]*/g, '')); // the names as the code uses them, not as comments do
     while ((m = re.exec(source))) {
-      if ((code.match(new RegExp('\\b' + m[4] + '\\b', 'g')) || []).length < 2) continue;
+      if (!new RegExp('\\b' + m[4] + '\\b').test(code)) continue;
       var kind = m[3] && m[3].indexOf('uniform') >= 0 ? 'uniform' : m[3] && m[3].indexOf('storage') >= 0 ? 'buffer' :
                  m[5] === 'texture_storage_2d' ? (m[6].indexOf('r32float') >= 0 ? 'depth' : 'color') : 'texture';
       out.push({group: +m[1], binding: +m[2], name: m[4], kind: kind});
@@ -135,6 +158,17 @@ var strataGpu = (function () {
     fill.unmap();
     pass_encoder().copyBufferToBuffer(fill, 0, b.buffer, 0, b.buffer.size);
     G.garbage.push(fill);
+  };
+  // bytes written at offset, in the frame's order, as bufferFill is
+  G.bufferWrite = function (id, offset, bytes) {
+    var b = G.buffers[id];
+    if (!b) return;
+    var size = (bytes.length + 3) & ~3;
+    var src = G.device.createBuffer({size: size, usage: GPUBufferUsage.COPY_SRC, mappedAtCreation: true});
+    new Uint8Array(src.getMappedRange()).set(bytes);
+    src.unmap();
+    pass_encoder().copyBufferToBuffer(src, 0, b.buffer, offset, size);
+    G.garbage.push(src);
   };
   G.bindBuffer = function (key, id) { G.bound[key] = id; };
   G.bufferDestroy = function (id) {

@@ -109,6 +109,9 @@ typedef struct st_gb_ops {
     st_result (*storage_buffer_create)(st_gb *b, size_t size, st_gb_buffer *out, st_error *err);
     /* Sets every 32-bit word of a storage buffer to word, before the dispatches that follow. */
     void (*buffer_fill)(st_gb *b, st_gb_buffer buf, uint32_t word);
+    /* Writes size bytes (a multiple of 4) at byte offset (a multiple of 4) of a storage buffer, within its size,
+     * before the dispatches that follow (NULL where the backend has no storage buffers). */
+    void (*buffer_write)(st_gb *b, st_gb_buffer buf, size_t offset, const void *data, size_t size);
     /* The storage buffer read and written at (set, binding) by the dispatches that follow. */
     void (*bind_buffer)(st_gb *b, uint32_t set, uint32_t binding, st_gb_buffer buf);
     /* Finishes the frame (and shows it, where the backend has a screen). */

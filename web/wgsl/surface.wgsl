@@ -1,5 +1,5 @@
-// WGSL port of shaders/common/surface.glsl (its unpaged part): a texel of the level and the SOLID predicate,
-// the level wrapping in x and y unless g.knobs.w says an axis is bounded. Requires globals.wgsl.
+// WGSL port of shaders/common/surface.glsl (its unpaged part): a texel of the level, the SOLID predicate and its
+// interval form along a ray in one column (column_entry), the level wrapping in x and y unless g.knobs.w says an axis is bounded. Requires globals.wgsl.
 struct Surface {
     low: f32,
     mid: f32,
@@ -88,4 +88,25 @@ fn surface_solid(s: Surface, z: f32) -> bool {
 
 fn solid(p: vec3<f32>) -> bool {
     return surface_solid(surface_at(vec2<i32>(floor(p.xy))), p.z);
+}
+
+// The first t in [u0, u1] at which the ray (height oz + dz·t) is SOLID in column s, or −1: the interval form of
+// surface_solid, so a column is never stepped over (the exact column walks).
+fn column_entry(s: Surface, oz: f32, dz: f32, u0: f32, u1: f32) -> f32 {
+    if (s.outside) { return -1.0; }
+    let z0 = oz + dz * u0;
+    if (surface_solid(s, z0)) { return u0; }
+    var best = -1.0;
+    if (dz < 0.0) { // descending: reaches the floor top, or the slab top from above
+        var th = (s.low - oz) / dz;
+        if (th <= u1) { best = max(th, u0); }
+        if (s.dual && z0 > s.high) {
+            th = (s.high - oz) / dz;
+            if (th <= u1 && (best < 0.0 || th < best)) { best = max(th, u0); }
+        }
+    } else if (dz > 0.0 && s.dual && z0 < s.mid) { // rising under a slab: reaches its ceiling
+        let th = (s.mid - oz) / dz;
+        if (th <= u1) { best = max(th, u0); }
+    }
+    return best;
 }
