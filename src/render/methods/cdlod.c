@@ -327,6 +327,7 @@ static void prepare(st_renderer *r, cdlod_state *s) {
     st->missing = sel->missing;
     st->culled = sel->culled;
     st->one_level_violations = sel->one_level_violations;
+    st->widened = sel->widened;
     st->triangles = (uint64_t)s->patches * f->counts[2] + (uint64_t)s->skirts * N;
     st->skirt_triangles = (uint64_t)s->skirts * N;
     memcpy(st->per_level, sel->per_level, sizeof st->per_level);
@@ -409,6 +410,7 @@ static void gpu_stats(const st_renderer *r, const cdlod_state *s, st_lod_frame_s
     st->missing = g.missing;
     st->culled = g.culled;
     st->one_level_violations = g.violations;
+    st->widened = g.widened;
     st->skirt_triangles = (uint64_t)g.skirts * N;
     st->triangles = (uint64_t)g.patches * 2 * (N / 2) * (N / 2) + st->skirt_triangles;
     memcpy(st->per_level, g.per_level, sizeof st->per_level);
