@@ -54,11 +54,12 @@ layout(set = 1, binding = 5, std430) buffer SelectOut {
 layout(set = 1, binding = 6, std430) writeonly buffer Keys { uvec4 keys[]; };      // level|tile level<<8|quads<<16|fallback<<20, x, y, skirts
 layout(set = 1, binding = 7, std430) writeonly buffer Requests { uvec4 requests[]; }; // level, x, y, priority bits
 layout(set = 1, binding = 8, std430) writeonly buffer Missing { dvec4 missing_boxes[]; }; // lo, hi pairs
-// candidates of the level being walked and the next (x, y, parent, frustum), and the nodes that recurse into
-// them (x, y, frustum, quadrants left to the node), each twice
+// candidates of the level being walked and the next (x, y, parent, frustum), twice (level l's in list l & 1), and
+// the nodes that recurse into them (x, y, frustum, quadrants left to the node), three times (level l's in list
+// l % 3: the parents of level l + 2 emit while level l is walked, beside level l + 1's, which level l's nodes mark)
 layout(set = 1, binding = 9, std430) buffer Work { uvec4 work[]; };
 
-shared uint s_cand[2], s_parents[2];
+shared uint s_cand[MAX_LEVELS], s_parents[MAX_LEVELS]; // per level: its candidates, its recursing nodes
 shared uint s_nodes, s_patches, s_skirts, s_missing, s_fallback, s_culled, s_visits, s_violations, s_worst;
 shared uint s_requests, s_missing_kept, s_overflow;
 shared uint s_per_level[MAX_LEVELS];
@@ -70,8 +71,8 @@ struct Box {
 };
 
 uint cap_work() { return sin_.caps.w; }
-uint cand_at(uint list, uint i) { return list * cap_work() + i; }
-uint parent_at(uint list, uint i) { return (2u + list) * cap_work() + i; }
+uint cand_at(uint level, uint i) { return (level & 1u) * cap_work() + i; }
+uint parent_at(uint level, uint i) { return (2u + level % 3u) * cap_work() + i; }
 
 // -1: wholly outside one plane; 1: wholly inside all; 0: crossing (box_frustum in lod.c)
 int box_frustum(Box b) {
@@ -264,17 +265,17 @@ void emit(uint level, uint x, uint y, uint quads, Box b, int frustum) {
     if (fallback) atomicAdd(s_fallback, 1u);
 }
 
-void push_child(uint list, uint x, uint y, uint parent, int frustum) {
-    uint i = atomicAdd(s_cand[list], 1u);
+void push_child(uint level, uint x, uint y, uint parent, int frustum) {
+    uint i = atomicAdd(s_cand[level], 1u);
     if (i >= cap_work()) {
         s_overflow = 1u;
         return;
     }
-    work[cand_at(list, i)] = uvec4(x, y, parent, uint(frustum));
+    work[cand_at(level, i)] = uvec4(x, y, parent, uint(frustum));
 }
 
 // visit in lod.c for one candidate; the quadrants a node leaves to its parent are or-ed into the parent's entry
-void visit(uint level, uvec4 c, uint cur) {
+void visit(uint level, uvec4 c) {
     uint x = c.x, y = c.y, parent = c.z, flags = sin_.info.w;
     int frustum = int(c.w);
     atomicAdd(s_visits, 1u);
@@ -292,7 +293,7 @@ void visit(uint level, uvec4 c, uint cur) {
     double d = box_distance(b);
     if (!(d < sin_.bands[g_attempt][level].x)) {
         if (parent != NO_PARENT) {
-            atomicOr(work[parent_at(cur ^ 1u, parent)].w, 1u << ((x & 1u) | (y & 1u) << 1));
+            atomicOr(work[parent_at(level + 1u, parent)].w, 1u << ((x & 1u) | (y & 1u) << 1));
         } else if ((flags & FLAG_NO_CULL) != 0u || box_frustum(b) >= 0) {
             emit(level, x, y, 15u, b, 0); // a root beyond its range has no parent to draw it
         }
@@ -310,57 +311,49 @@ void visit(uint level, uvec4 c, uint cur) {
         }
         return;
     }
-    uint pi = atomicAdd(s_parents[cur], 1u);
+    uint pi = atomicAdd(s_parents[level], 1u);
     if (pi >= cap_work()) {
         s_overflow = 1u;
         return;
     }
-    work[parent_at(cur, pi)] = uvec4(x, y, uint(frustum), 0u);
+    work[parent_at(level, pi)] = uvec4(x, y, uint(frustum), 0u);
     uvec4 fn = sin_.level_nodes[level - 1u];
     for (uint q = 0u; q < 4u; q++) {
         uint cx = 2u * x + (q & 1u), cy = 2u * y + (q >> 1);
-        if (cx < fn.x && cy < fn.y) push_child(cur ^ 1u, cx, cy, pi, frustum);
+        if (cx < fn.x && cy < fn.y) push_child(level - 1u, cx, cy, pi, frustum);
     }
 }
 
 void main() {
     uint tid = gl_LocalInvocationID.x, levels = sin_.info.x, top = levels - 1u;
+    uvec4 roots = sin_.level_nodes[top];
     if (tid == 0u) s_requests = 0u;
     for (g_attempt = 0u; g_attempt < ATTEMPTS; g_attempt++) {
         if (tid == 0u) {
             s_nodes = s_patches = s_skirts = s_missing = s_fallback = s_culled = s_visits = s_violations = 0u;
             s_worst = 0u, s_missing_kept = 0u, s_overflow = 0u;
-            s_parents[0] = s_parents[1] = 0u;
-            s_cand[1] = 0u;
-            s_cand[0] = sin_.level_nodes[top].x * sin_.level_nodes[top].y;
         }
-        if (tid < MAX_LEVELS) s_per_level[tid] = 0u;
+        if (tid < MAX_LEVELS) s_per_level[tid] = s_cand[tid] = s_parents[tid] = 0u;
         barrier();
-        uvec4 roots = sin_.level_nodes[top];
-        for (uint i = tid; i < roots.x * roots.y && i < cap_work(); i += gl_WorkGroupSize.x)
-            work[cand_at(0u, i)] = uvec4(i % roots.x, i / roots.x, NO_PARENT, 0u);
-        memoryBarrierBuffer();
-        barrier();
-        // level l's candidates are in list (top − l) & 1, the nodes of level l that recurse in parents list of the
-        // same parity; their children go to the other list
-        for (int level = int(top); level >= 0; level--) {
-            uint cur = uint(int(top) - level) & 1u;
-            uint n = min(s_cand[cur], cap_work());
-            if (tid == 0u) s_parents[cur] = 0u, s_cand[cur ^ 1u] = 0u;
-            barrier();
-            for (uint i = tid; i < n; i += gl_WorkGroupSize.x) visit(uint(level), work[cand_at(cur, i)], cur);
-            memoryBarrierBuffer();
-            barrier();
-            // the parents (level + 1) now know the quadrants their children left them
-            if (level < int(top)) {
-                uint np = min(s_parents[cur ^ 1u], cap_work());
-                for (uint i = tid; i < np; i += gl_WorkGroupSize.x) {
-                    uvec4 p = work[parent_at(cur ^ 1u, i)];
+        // One barrier a level: the phase of level l visits its candidates (the roots, on the top level, made from
+        // their index) and emits the parents of level l + 2, whose children (level l + 1) the phase before
+        // decided; the last phase (l = −1) emits level 1's. The counts a phase reads were written two or one
+        // phases before, the lists it writes are not the ones it reads.
+        for (int level = int(top); level >= -1; level--) {
+            uint n = level < 0 ? 0u : min(level == int(top) ? roots.x * roots.y : s_cand[level], cap_work());
+            uint pl = uint(level + 2), np = pl <= top ? min(s_parents[pl], cap_work()) : 0u;
+            for (uint i = tid; i < np + n; i += gl_WorkGroupSize.x) {
+                if (i < np) {
+                    uvec4 p = work[parent_at(pl, i)];
                     if (p.w != 0u) {
                         Box b;
-                        node_box(uint(level) + 1u, p.x, p.y, b);
-                        emit(uint(level) + 1u, p.x, p.y, p.w, b, int(p.z));
+                        node_box(pl, p.x, p.y, b);
+                        emit(pl, p.x, p.y, p.w, b, int(p.z));
                     }
+                } else {
+                    uint c = i - np;
+                    visit(uint(level), level == int(top) ? uvec4(c % roots.x, c / roots.x, NO_PARENT, 0u)
+                                                         : work[cand_at(uint(level), c)]);
                 }
             }
             memoryBarrierBuffer();

@@ -149,7 +149,7 @@ st_result st_cdlod_select_create(st_renderer *r, const st_lod_world *w, uint32_t
         {&g->keys, (VkDeviceSize)ST_CDLOD_GPU_NODES * 16, sto, true},
         {&g->requests, (VkDeviceSize)ST_CDLOD_GPU_REQUESTS * 16, sto, true},
         {&g->missing, (VkDeviceSize)ST_CDLOD_GPU_MISSING * 64, sto, true},
-        {&g->work, (VkDeviceSize)ST_CDLOD_GPU_WORK * 4 * 16, sto, false},
+        {&g->work, (VkDeviceSize)ST_CDLOD_GPU_WORK * 5 * 16, sto, false}, /* two candidate lists, three parent lists */
     };
     st_result res = ST_OK;
     for (size_t i = 0; i < sizeof want / sizeof want[0] && !res; i++)
