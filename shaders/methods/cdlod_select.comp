@@ -1,5 +1,9 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_vote : require
 // CDLOD's quadtree selection on the GPU (cdlod --lod-select gpu): the walk of src/tiles/lod.c level by level in one
 // workgroup — distance ranges, the one-level rule's widening, AABB culling, the resident-ancestor fallback through
 // the page table, skirt sides — in double precision with the CPU's operations in the CPU's order, writing the node
@@ -65,6 +69,30 @@ shared uint s_requests, s_missing_kept, s_overflow;
 shared uint s_per_level[MAX_LEVELS];
 
 uint g_attempt;
+
+// The counters every invocation bumps (visits, requests, nodes, instances, list entries): one atomic per subgroup
+// instead of one per invocation, since a workgroup's invocations adding to one shared word serialise. ADD_AT gives
+// each invocation its own first index, as atomicAdd would (the order among a subgroup differs, which no result
+// depends on). A counter of an array is shared only when every active invocation names the same entry.
+#define ADD(counter, v) \
+    { \
+        uint sum_ = subgroupAdd(v); \
+        if (subgroupElect()) atomicAdd(counter, sum_); \
+    }
+#define ADD_AT(counter, v, at) \
+    { \
+        uint v_ = (v), sum_ = subgroupAdd(v_), before_ = subgroupExclusiveAdd(v_), base_ = 0u; \
+        if (subgroupElect()) base_ = atomicAdd(counter, sum_); \
+        at = subgroupBroadcastFirst(base_) + before_; \
+    }
+#define ADD_ENTRY(array, entry, v) \
+    { \
+        if (subgroupAllEqual(entry)) ADD(array[entry], v) else atomicAdd(array[entry], v); \
+    }
+#define ADD_ENTRY_AT(array, entry, v, at) \
+    { \
+        if (subgroupAllEqual(entry)) ADD_AT(array[entry], v, at) else at = atomicAdd(array[entry], v); \
+    }
 
 struct Box {
     dvec3 lo, hi;
@@ -143,11 +171,11 @@ bool page_slot(uint level, uint x, uint y, out uint slot) {
     return e != 0u;
 }
 
-void request(uint level, uint x, uint y, double d, bool prefetch) {
+// the request of tile (level, x, y)'s node at distance d, written at index i
+void request_at(uint i, uint level, uint x, uint y, double d, bool prefetch) {
     double close = 1.0lf / (1.0lf + d / sin_.level_size[level].z);
     float pri = float(prefetch ? 0.5lf * close : double(level + 1u) + close);
     uint k = 1u << sin_.info.z;
-    uint i = atomicAdd(s_requests, 1u);
     if (i < sin_.caps.y) requests[i] = uvec4(level, x / k, y / k, floatBitsToUint(pri));
 }
 
@@ -205,8 +233,9 @@ void emit(uint level, uint x, uint y, uint quads, Box b, int frustum) {
         }
     }
     if (!found) {
-        atomicAdd(s_missing, 1u);
-        uint i = atomicAdd(s_missing_kept, 1u);
+        ADD(s_missing, 1u);
+        uint i;
+        ADD_AT(s_missing_kept, 1u, i);
         if (i < sin_.caps.z) {
             Box mb = b;
             quadrant_box(level, x, y, quads, mb);
@@ -229,7 +258,7 @@ void emit(uint level, uint x, uint y, uint quads, Box b, int frustum) {
         pb.lo.z -= sz.w;
     }
     if (frustum != 1 && (flags & FLAG_NO_CULL) == 0u && box_frustum(pb) < 0) {
-        atomicAdd(s_culled, 1u);
+        ADD(s_culled, 1u);
         return;
     }
     if (level + 1u < levels) {
@@ -241,7 +270,8 @@ void emit(uint level, uint x, uint y, uint quads, Box b, int frustum) {
             atomicMax(s_worst, floatBitsToUint(float(over)));
         }
     }
-    uint idx = atomicAdd(s_nodes, 1u);
+    uint idx;
+    ADD_AT(s_nodes, 1u, idx);
     if (idx >= sin_.caps.x) {
         s_overflow = 1u;
         return;
@@ -252,33 +282,23 @@ void emit(uint level, uint x, uint y, uint quads, Box b, int frustum) {
     ivec2 tex = ivec2(int(dtx) * s << tl, int(dty) * s << tl) - a;
     nodes[idx] = Node(corner, tex, level, tl, slot, float(sz.w));
     keys[idx] = uvec4(level | tl << 8 | quads << 16 | (fallback ? 1u << 20 : 0u), x, y, sides);
-    uint nq = uint(bitCount(quads)), ns = uint(bitCount(sides));
-    uint pbase = atomicAdd(s_patches, nq);
+    uint nq = uint(bitCount(quads)), ns = uint(bitCount(sides)), pbase, sbase;
+    ADD_AT(s_patches, nq, pbase);
+    ADD_AT(s_skirts, ns, sbase);
     for (uint q = 0u, j = 0u; q < 4u; q++)
         if ((quads & (1u << q)) != 0u) instances[pbase + j++] = idx << 4 | q;
-    if (ns > 0u) {
-        uint sbase = uint(sin_.anchor.w) + atomicAdd(s_skirts, ns);
-        for (uint bit = 0u, j = 0u; bit < 16u; bit++)
-            if ((sides & (1u << bit)) != 0u) instances[sbase + j++] = idx << 4 | bit;
-    }
-    atomicAdd(s_per_level[level], nq);
-    if (fallback) atomicAdd(s_fallback, 1u);
-}
-
-void push_child(uint level, uint x, uint y, uint parent, int frustum) {
-    uint i = atomicAdd(s_cand[level], 1u);
-    if (i >= cap_work()) {
-        s_overflow = 1u;
-        return;
-    }
-    work[cand_at(level, i)] = uvec4(x, y, parent, uint(frustum));
+    sbase += uint(sin_.anchor.w);
+    for (uint bit = 0u, j = 0u; bit < 16u; bit++)
+        if ((sides & (1u << bit)) != 0u) instances[sbase + j++] = idx << 4 | bit;
+    ADD_ENTRY(s_per_level, level, nq);
+    if (fallback) ADD(s_fallback, 1u);
 }
 
 // visit in lod.c for one candidate; the quadrants a node leaves to its parent are or-ed into the parent's entry
 void visit(uint level, uvec4 c) {
     uint x = c.x, y = c.y, parent = c.z, flags = sin_.info.w;
     int frustum = int(c.w);
-    atomicAdd(s_visits, 1u);
+    ADD(s_visits, 1u);
     Box b;
     if (!node_box(level, x, y, b)) return;
     if (frustum != 1 && (flags & FLAG_NO_CULL) == 0u) {
@@ -286,7 +306,7 @@ void visit(uint level, uvec4 c) {
         if ((flags & FLAG_SKIRTS) != 0u) cb.lo.z -= sin_.level_size[level].w;
         frustum = box_frustum(cb);
         if (frustum < 0) {
-            atomicAdd(s_culled, 1u);
+            ADD(s_culled, 1u);
             return;
         }
     }
@@ -299,28 +319,37 @@ void visit(uint level, uvec4 c) {
         }
         return;
     }
-    request(level, x, y, d, false);
-    if (level == 0u || !(d < sin_.bands[g_attempt][level - 1u].x)) {
+    // the children inside the world (those of a node that splits, or the tiles a node about to split prefetches)
+    uvec4 fn = level > 0u ? sin_.level_nodes[level - 1u] : uvec4(0u);
+    uint kids = 0u;
+    for (uint q = 0u; q < 4u; q++)
+        if (2u * x + (q & 1u) < fn.x && 2u * y + (q >> 1) < fn.y) kids |= 1u << q;
+    bool whole = level == 0u || !(d < sin_.bands[g_attempt][level - 1u].x);
+    bool prefetch = whole && level > 0u && d < 1.5lf * sin_.bands[g_attempt][level - 1u].x;
+    uint ri;
+    ADD_AT(s_requests, 1u + (prefetch ? uint(bitCount(kids)) : 0u), ri);
+    request_at(ri, level, x, y, d, false);
+    if (whole) {
         emit(level, x, y, 15u, b, frustum);
-        if (level > 0u && d < 1.5lf * sin_.bands[g_attempt][level - 1u].x) {
-            uvec4 fn = sin_.level_nodes[level - 1u];
-            for (uint q = 0u; q < 4u; q++) {
-                uint cx = 2u * x + (q & 1u), cy = 2u * y + (q >> 1);
-                if (cx < fn.x && cy < fn.y) request(level - 1u, cx, cy, d, true);
-            }
-        }
+        if (prefetch)
+            for (uint q = 0u, j = 1u; q < 4u; q++)
+                if ((kids & (1u << q)) != 0u) request_at(ri + j++, level - 1u, 2u * x + (q & 1u), 2u * y + (q >> 1), d, true);
         return;
     }
-    uint pi = atomicAdd(s_parents[level], 1u);
+    uint pi;
+    ADD_ENTRY_AT(s_parents, level, 1u, pi);
     if (pi >= cap_work()) {
         s_overflow = 1u;
         return;
     }
     work[parent_at(level, pi)] = uvec4(x, y, uint(frustum), 0u);
-    uvec4 fn = sin_.level_nodes[level - 1u];
+    uint ci;
+    ADD_ENTRY_AT(s_cand, level - 1u, uint(bitCount(kids)), ci);
     for (uint q = 0u; q < 4u; q++) {
-        uint cx = 2u * x + (q & 1u), cy = 2u * y + (q >> 1);
-        if (cx < fn.x && cy < fn.y) push_child(level - 1u, cx, cy, pi, frustum);
+        if ((kids & (1u << q)) == 0u) continue;
+        if (ci < cap_work()) work[cand_at(level - 1u, ci)] = uvec4(2u * x + (q & 1u), 2u * y + (q >> 1), pi, uint(frustum));
+        else s_overflow = 1u;
+        ci++;
     }
 }
 

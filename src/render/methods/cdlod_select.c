@@ -90,6 +90,15 @@ static st_result select_pipeline(st_gpu *gpu, VkPipelineLayout layout, uint32_t 
     if (threads > gpu->props.limits.maxComputeWorkGroupSize[0] || threads > gpu->props.limits.maxComputeWorkGroupInvocations)
         return st_error_set(err, ST_ERR_UNSUPPORTED, "the GPU selection's %u invocations exceed %s's workgroup limit",
                             threads, gpu->props.deviceName);
+    /* the walk's counters add once per subgroup (ballot, arithmetic, vote in compute shaders) */
+    VkPhysicalDeviceVulkan11Properties p11 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &p11};
+    vkGetPhysicalDeviceProperties2(gpu->physical, &p2);
+    const VkSubgroupFeatureFlags ops = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_VOTE_BIT |
+                                       VK_SUBGROUP_FEATURE_ARITHMETIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT;
+    if ((p11.subgroupSupportedOperations & ops) != ops || !(p11.subgroupSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT))
+        return st_error_set(err, ST_ERR_UNSUPPORTED, "the GPU selection needs subgroup ballot, vote and arithmetic in "
+                            "compute shaders, which %s lacks; use --lod-select cpu", gpu->props.deviceName);
     VkShaderModule module;
     st_result r = st_gpu_shader(gpu, "cdlod_select.comp", &module, err);
     if (r) return r;
