@@ -161,14 +161,18 @@ bool node_box(uint level, uint x, uint y, out Box b) {
     return true;
 }
 
-// the page table's slot of a tile, or none
-bool page_slot(uint level, uint x, uint y, out uint slot) {
+// the page table's entry of a tile: its slot + 1, 0 = none
+uint page_entry(uint level, uint x, uint y) {
     uvec4 pg = sin_.pages[level];
-    slot = 0u;
-    if (pg.w == 0u || x >= pg.y || y >= pg.z) return false;
-    uint e = page_table[pg.x + y * pg.y + x];
-    slot = e - 1u;
-    return e != 0u;
+    if (pg.w == 0u || x >= pg.y || y >= pg.z) return 0u;
+    return page_table[pg.x + y * pg.y + x];
+}
+
+// the page table's entry of node (level, x, y)'s own tile: loaded beside its bounds, before the walk knows whether
+// it draws, so that a drawn node waits for one load rather than two in turn
+uint own_page_entry(uint level, uint x, uint y) {
+    uint k = 1u << sin_.info.z;
+    return page_entry(level, x / k, y / k);
 }
 
 // the request of tile (level, x, y)'s node at distance d, written at index i
@@ -215,7 +219,7 @@ uint skirt_sides(uint level, uint x, uint y, uint quads) {
 
 // emit in lod.c: finds the tile (or an ancestor's), pads the box, culls it again, checks the one-level rule,
 // writes the node, its key and its instances
-void emit(uint level, uint x, uint y, uint quads, Box b, int frustum) {
+void emit(uint level, uint x, uint y, uint quads, Box b, int frustum, uint own) {
     dvec4 sz = sin_.level_size[level];
     uint levels = sin_.info.x, flags = sin_.info.w;
     for (uint q = 0u; q < 4u; q++) {
@@ -227,7 +231,9 @@ void emit(uint level, uint x, uint y, uint quads, Box b, int frustum) {
     uint tx = x / k, ty = y / k, tl = level, slot = 0u;
     bool found = false;
     for (; tl < levels; tl++) {
-        if (page_slot(tl, tx >> (tl - level), ty >> (tl - level), slot)) {
+        uint e = tl == level ? own : page_entry(tl, tx >> (tl - level), ty >> (tl - level));
+        if (e != 0u) {
+            slot = e - 1u;
             found = true;
             break;
         }
@@ -299,6 +305,7 @@ void visit(uint level, uvec4 c) {
     uint x = c.x, y = c.y, parent = c.z, flags = sin_.info.w;
     int frustum = int(c.w);
     ADD(s_visits, 1u);
+    uint own = own_page_entry(level, x, y);
     Box b;
     if (!node_box(level, x, y, b)) return;
     if (frustum != 1 && (flags & FLAG_NO_CULL) == 0u) {
@@ -315,7 +322,7 @@ void visit(uint level, uvec4 c) {
         if (parent != NO_PARENT) {
             atomicOr(work[parent_at(level + 1u, parent)].w, 1u << ((x & 1u) | (y & 1u) << 1));
         } else if ((flags & FLAG_NO_CULL) != 0u || box_frustum(b) >= 0) {
-            emit(level, x, y, 15u, b, 0); // a root beyond its range has no parent to draw it
+            emit(level, x, y, 15u, b, 0, own); // a root beyond its range has no parent to draw it
         }
         return;
     }
@@ -330,7 +337,7 @@ void visit(uint level, uvec4 c) {
     ADD_AT(s_requests, 1u + (prefetch ? uint(bitCount(kids)) : 0u), ri);
     request_at(ri, level, x, y, d, false);
     if (whole) {
-        emit(level, x, y, 15u, b, frustum);
+        emit(level, x, y, 15u, b, frustum, own);
         if (prefetch)
             for (uint q = 0u, j = 1u; q < 4u; q++)
                 if ((kids & (1u << q)) != 0u) request_at(ri + j++, level - 1u, 2u * x + (q & 1u), 2u * y + (q >> 1), d, true);
@@ -375,9 +382,10 @@ void main() {
                 if (i < np) {
                     uvec4 p = work[parent_at(pl, i)];
                     if (p.w != 0u) {
+                        uint own = own_page_entry(pl, p.x, p.y);
                         Box b;
                         node_box(pl, p.x, p.y, b);
-                        emit(pl, p.x, p.y, p.w, b, int(p.z));
+                        emit(pl, p.x, p.y, p.w, b, int(p.z), own);
                     }
                 } else {
                     uint c = i - np;
