@@ -62,6 +62,8 @@ layout(set = 1, binding = 8, std430) writeonly buffer Missing { dvec4 missing_bo
 // the nodes that recurse into them (x, y, frustum, quadrants left to the node), three times (level l's in list
 // l % 3: the parents of level l + 2 emit while level l is walked, beside level l + 1's, which level l's nodes mark)
 layout(set = 1, binding = 9, std430) buffer Work { uvec4 work[]; };
+// the frame's uniforms (CdlodFrame in tile_world.glsl): the pass writes their morph bands, the chosen attempt's
+layout(set = 1, binding = 10, std430) writeonly buffer Frame { vec4 frame_bands_out[MAX_LEVELS]; };
 
 shared uint s_cand[MAX_LEVELS], s_parents[MAX_LEVELS]; // per level: its candidates, its recursing nodes
 shared uint s_nodes, s_patches, s_skirts, s_missing, s_fallback, s_culled, s_visits, s_violations, s_worst;
@@ -413,6 +415,8 @@ void main() {
     }
     if (tid < MAX_LEVELS) {
         sout.per_level[tid] = s_per_level[tid];
-        sout.chosen_bands[tid] = sin_.frame_bands[min(g_attempt, ATTEMPTS - 1u)][tid];
+        vec4 chosen = sin_.frame_bands[min(g_attempt, ATTEMPTS - 1u)][tid];
+        sout.chosen_bands[tid] = chosen;
+        frame_bands_out[tid] = chosen;
     }
 }
