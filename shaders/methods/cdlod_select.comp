@@ -11,6 +11,8 @@
 
 // the invocations of the one workgroup: 256 unless the pipeline says otherwise (--lod-select gpu:N)
 layout(local_size_x_id = 0) in;
+// the first entries of each candidate and parent list held in shared memory (the rest in Work): min(invocations, 256)
+layout(constant_id = 1) const uint LIST_SHARED = 256u;
 
 #define MAX_LEVELS 24
 #define ATTEMPTS 9 // 1 + ST_LOD_ONE_LEVEL_RETRIES
@@ -66,6 +68,10 @@ layout(set = 1, binding = 9, std430) buffer Work { uvec4 work[]; };
 layout(set = 1, binding = 10, std430) writeonly buffer Frame { vec4 frame_bands_out[MAX_LEVELS]; };
 
 shared uint s_cand[MAX_LEVELS], s_parents[MAX_LEVELS]; // per level: its candidates, its recursing nodes
+// the lists' first LIST_SHARED entries: a phase reads its candidates and parents there without a round trip to
+// memory, and an invocation that wrote none of Work skips the buffer barrier (wrote_work)
+shared uvec4 s_lists[5u * LIST_SHARED];
+bool wrote_work = false;
 shared uint s_nodes, s_patches, s_skirts, s_missing, s_fallback, s_culled, s_visits, s_violations, s_worst;
 shared uint s_requests, s_missing_kept, s_overflow;
 shared uint s_per_level[MAX_LEVELS];
@@ -103,6 +109,39 @@ struct Box {
 uint cap_work() { return sin_.caps.w; }
 uint cand_at(uint level, uint i) { return (level & 1u) * cap_work() + i; }
 uint parent_at(uint level, uint i) { return (2u + level % 3u) * cap_work() + i; }
+uint cand_shared(uint level, uint i) { return (level & 1u) * LIST_SHARED + i; }
+uint parent_shared(uint level, uint i) { return (2u + level % 3u) * LIST_SHARED + i; }
+
+uvec4 cand_load(uint level, uint i) {
+    return i < LIST_SHARED ? s_lists[cand_shared(level, i)] : work[cand_at(level, i)];
+}
+void cand_store(uint level, uint i, uvec4 v) {
+    if (i < LIST_SHARED) {
+        s_lists[cand_shared(level, i)] = v;
+    } else {
+        work[cand_at(level, i)] = v;
+        wrote_work = true;
+    }
+}
+uvec4 parent_load(uint level, uint i) {
+    return i < LIST_SHARED ? s_lists[parent_shared(level, i)] : work[parent_at(level, i)];
+}
+void parent_store(uint level, uint i, uvec4 v) {
+    if (i < LIST_SHARED) {
+        s_lists[parent_shared(level, i)] = v;
+    } else {
+        work[parent_at(level, i)] = v;
+        wrote_work = true;
+    }
+}
+void parent_mark(uint level, uint i, uint quadrant) {
+    if (i < LIST_SHARED) {
+        atomicOr(s_lists[parent_shared(level, i)].w, quadrant);
+    } else {
+        atomicOr(work[parent_at(level, i)].w, quadrant);
+        wrote_work = true;
+    }
+}
 
 // -1: wholly outside one plane; 1: wholly inside all; 0: crossing (box_frustum in lod.c)
 int box_frustum(Box b) {
@@ -322,7 +361,7 @@ void visit(uint level, uvec4 c) {
     double d = box_distance(b);
     if (!(d < sin_.bands[g_attempt][level].x)) {
         if (parent != NO_PARENT) {
-            atomicOr(work[parent_at(level + 1u, parent)].w, 1u << ((x & 1u) | (y & 1u) << 1));
+            parent_mark(level + 1u, parent, 1u << ((x & 1u) | (y & 1u) << 1));
         } else if ((flags & FLAG_NO_CULL) != 0u || box_frustum(b) >= 0) {
             emit(level, x, y, 15u, b, 0, own); // a root beyond its range has no parent to draw it
         }
@@ -342,7 +381,8 @@ void visit(uint level, uvec4 c) {
         emit(level, x, y, 15u, b, frustum, own);
         if (prefetch)
             for (uint q = 0u, j = 1u; q < 4u; q++)
-                if ((kids & (1u << q)) != 0u) request_at(ri + j++, level - 1u, 2u * x + (q & 1u), 2u * y + (q >> 1), d, true);
+                if ((kids & (1u << q)) != 0u)
+                    request_at(ri + j++, level - 1u, 2u * x + (q & 1u), 2u * y + (q >> 1), d, true);
         return;
     }
     uint pi;
@@ -351,12 +391,13 @@ void visit(uint level, uvec4 c) {
         s_overflow = 1u;
         return;
     }
-    work[parent_at(level, pi)] = uvec4(x, y, uint(frustum), 0u);
+    parent_store(level, pi, uvec4(x, y, uint(frustum), 0u));
     uint ci;
     ADD_ENTRY_AT(s_cand, level - 1u, uint(bitCount(kids)), ci);
     for (uint q = 0u; q < 4u; q++) {
         if ((kids & (1u << q)) == 0u) continue;
-        if (ci < cap_work()) work[cand_at(level - 1u, ci)] = uvec4(2u * x + (q & 1u), 2u * y + (q >> 1), pi, uint(frustum));
+        if (ci < cap_work())
+            cand_store(level - 1u, ci, uvec4(2u * x + (q & 1u), 2u * y + (q >> 1), pi, uint(frustum)));
         else s_overflow = 1u;
         ci++;
     }
@@ -382,7 +423,7 @@ void main() {
             uint pl = uint(level + 2), np = pl <= top ? min(s_parents[pl], cap_work()) : 0u;
             for (uint i = tid; i < np + n; i += gl_WorkGroupSize.x) {
                 if (i < np) {
-                    uvec4 p = work[parent_at(pl, i)];
+                    uvec4 p = parent_load(pl, i);
                     if (p.w != 0u) {
                         uint own = own_page_entry(pl, p.x, p.y);
                         Box b;
@@ -392,10 +433,12 @@ void main() {
                 } else {
                     uint c = i - np;
                     visit(uint(level), level == int(top) ? uvec4(c % roots.x, c / roots.x, NO_PARENT, 0u)
-                                                         : work[cand_at(uint(level), c)]);
+                                                         : cand_load(uint(level), c));
                 }
             }
-            memoryBarrierBuffer();
+            // the next phase reads what this one wrote to Work (the outputs are not read back in the pass)
+            if (wrote_work) memoryBarrierBuffer();
+            wrote_work = false;
             barrier();
         }
         bool done = s_violations == 0u || s_overflow != 0u || g_attempt + 1u == ATTEMPTS;

@@ -102,8 +102,12 @@ static st_result select_pipeline(st_gpu *gpu, VkPipelineLayout layout, uint32_t 
     VkShaderModule module;
     st_result r = st_gpu_shader(gpu, "cdlod_select.comp", &module, err);
     if (r) return r;
-    VkSpecializationMapEntry entry = {.constantID = 0, .offset = 0, .size = sizeof threads};
-    VkSpecializationInfo spec = {.mapEntryCount = 1, .pMapEntries = &entry, .dataSize = sizeof threads, .pData = &threads};
+    /* constant 1: the entries of each list held in shared memory (five lists of 16-byte entries: 20 KiB at 256) */
+    uint32_t consts[2] = {threads, threads < 256 ? threads : 256};
+    VkSpecializationMapEntry entries[2] = {{.constantID = 0, .offset = 0, .size = sizeof consts[0]},
+                                           {.constantID = 1, .offset = sizeof consts[0], .size = sizeof consts[1]}};
+    VkSpecializationInfo spec = {.mapEntryCount = 2, .pMapEntries = entries, .dataSize = sizeof consts,
+                                 .pData = consts};
     VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
                                       .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                                                 .stage = VK_SHADER_STAGE_COMPUTE_BIT,
