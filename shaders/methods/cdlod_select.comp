@@ -143,9 +143,10 @@ void parent_mark(uint level, uint i, uint quadrant) {
     }
 }
 
-// -1: wholly outside one plane; 1: wholly inside all; 0: crossing (box_frustum in lod.c)
+// -1: wholly outside one plane; 1: wholly inside all; 0: crossing (box_frustum in lod.c, whose early return for
+// an outside plane gives the same answer: the six planes are summed without a branch, so their sums overlap)
 int box_frustum(Box b) {
-    bool inside = true;
+    bool outside = false, inside = true;
     for (int i = 0; i < 6; i++) {
         dvec4 p = sin_.planes[i];
         precise double hi = p.w, lo = p.w;
@@ -153,10 +154,10 @@ int box_frustum(Box b) {
             hi += p[a] * (p[a] >= 0.0lf ? b.hi[a] : b.lo[a]);
             lo += p[a] * (p[a] >= 0.0lf ? b.lo[a] : b.hi[a]);
         }
-        if (hi < 0.0lf) return -1;
-        if (lo < 0.0lf) inside = false;
+        outside = outside || hi < 0.0lf;
+        inside = inside && !(lo < 0.0lf);
     }
-    return inside ? 1 : 0;
+    return outside ? -1 : inside ? 1 : 0;
 }
 
 double box_distance(Box b) {
