@@ -358,8 +358,9 @@ int bench_lod(int argc, char **argv) {
             p99[mode] = p99_of(ms, repeat);
         }
         if (r) break;
-        printf("  %-10s %6u nodes %9.3f M triangles: median %.4f ms (p99 %.4f) alone, %.4f ms (p99 %.4f) with "
-               "residency\n", views[v].name, sel.count, (double)sel.triangles / 1e6, med[0], p99[0], med[1], p99[1]);
+        printf("  %-10s %6u nodes %9.3f M triangles, widened %u: median %.4f ms (p99 %.4f) alone, %.4f ms (p99 %.4f) "
+               "with residency\n", views[v].name, sel.count, (double)sel.triangles / 1e6, sel.widened, med[0], p99[0],
+               med[1], p99[1]);
         worst_median = fmax(worst_median, med[1]);
         worst_p99 = fmax(worst_p99, p99[1]);
     }
@@ -457,15 +458,17 @@ static int bench_gpu_select(const char *cmd, const bench_opts *b) {
         double gp99 = p99_of(gpu, per_view);
         char gtxt[64] = "n/a (no timestamps)";
         if (!isnan(g.median)) snprintf(gtxt, sizeof gtxt, "%.4f ms (p99 %.4f)", g.median, gp99);
-        printf("  %-10s %6u nodes (CPU %u) %9.3f M triangles: GPU median %s; CPU side %.4f ms\n", views[v].name,
-               s.nodes, sel.count, (double)s.triangles / 1e6, gtxt, c.median);
-        if (s.nodes != sel.count || s.triangles != sel.triangles) mismatched++;
+        printf("  %-10s %6u nodes (CPU %u) %9.3f M triangles, widened %u (CPU %u): GPU median %s; CPU side %.4f ms\n",
+               views[v].name, s.nodes, sel.count, (double)s.triangles / 1e6, s.widened, sel.widened, gtxt, c.median);
+        if (s.nodes != sel.count || s.triangles != sel.triangles || s.widened != sel.widened) mismatched++;
         worst_median = fmax(worst_median, g.median);
         worst_p99 = fmax(worst_p99, gp99);
     }
     if (!r && nv) {
         st_camera start, cam;
         r = flight_start(store, &views[0], b->speed, rd, &start, &cam, &err);
+        /* frames by the widenings their selection took: the walks the pass made */
+        uint32_t by_widened[ST_LOD_ONE_LEVEL_RETRIES + 1] = {0};
         for (uint32_t f = 0; f < b->frames && !r; f++) {
             st_frame_timing t;
             r = flight_camera(store, &start, f, b->speed, &cam, &err);
@@ -473,6 +476,7 @@ static int bench_gpu_select(const char *cmd, const bench_opts *b) {
             st_renderer_lod_stats(rd, &s);
             gpu[f] = st_frame_timing_pass_ms(&t, "select");
             cpu[f] = s.select_ms;
+            if (!r) by_widened[s.widened <= ST_LOD_ONE_LEVEL_RETRIES ? s.widened : ST_LOD_ONE_LEVEL_RETRIES]++;
         }
         if (!r) {
             st_stats g = st_stats_of(gpu, b->frames), c = st_stats_of(cpu, b->frames);
@@ -481,6 +485,10 @@ static int bench_gpu_select(const char *cmd, const bench_opts *b) {
                 snprintf(gtxt, sizeof gtxt, "%.4f ms, p99 %.4f ms, max %.4f ms", g.median, p99_of(gpu, b->frames), g.max);
             printf("  flight at %.0f m/s (%u frames): GPU median %s; CPU side median %.4f ms\n", (double)b->speed,
                    b->frames, gtxt, c.median);
+            printf("    frames by widenings:");
+            for (uint32_t a = 0; a <= ST_LOD_ONE_LEVEL_RETRIES; a++)
+                if (by_widened[a]) printf(" %u: %u", a, by_widened[a]);
+            printf("\n");
             worst_median = fmax(worst_median, g.median);
         }
     }

@@ -56,7 +56,10 @@ check "bench lod: the CPU's verdict" grep -q "^target: median CDLOD selection" "
 check "bench lod: the GPU selection of every view" sh -c "test \$(grep -c ' nodes (CPU [0-9]*) .* GPU median' '$tmp/out') -eq 12"
 check "bench lod: the GPU's nodes are the CPU's" awk '/ nodes \(CPU / { n++; c = $5; sub(/\)/, "", c); if ($2 != c) bad++ }
     END { exit !(n == 12 && !bad) }' "$tmp/out"
+check "bench lod: the GPU's widenings are the CPU's" awk '/ nodes \(CPU / { n++; c = $12; sub(/\):/, "", c);
+    if ($9 != "widened" || $10 != c) bad++ } END { exit !(n == 12 && !bad) }' "$tmp/out"
 check "bench lod: the GPU selection's flight" grep -q "flight at 300 m/s (4 frames): GPU median" "$tmp/out"
+check "bench lod: the flight's frames by widenings" grep -Eq "^    frames by widenings:( [0-8]: [0-9]+)+$" "$tmp/out"
 check "bench lod: the GPU's verdict" grep -q "^target: median GPU CDLOD selection" "$tmp/out"
 "$strata" render --world "$world" --size 64x40 --skirts --lod-select gpu -o "$tmp/gpu.png" >/dev/null 2>"$tmp/err"
 check "render --lod-select gpu: exit 0 ($(head -c 300 "$tmp/err"))" test $? -eq 0

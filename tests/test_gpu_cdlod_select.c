@@ -120,6 +120,29 @@ static void test_gpu_selection_equals_cpu(void **state) {
     scene_free(&sc);
 }
 
+/* Lists longer than the part of them the pass keeps in shared memory (64 entries each with 64 invocations): the
+ * entries past it go through the Work buffer, and the nodes are still the CPU's. A level with more than 4 × 64
+ * quadrants drawn had more than 64 candidates. */
+static void test_gpu_selection_lists_past_shared(void **state) {
+    (void)state;
+    scene sc = sine_scene(70, "cdlod-gpu-spill", NULL);
+    st_method_knobs k = {.tau_px = 0.5f, .lod_grid = 8, .lod_select_gpu = true, .lod_select_threads = 64u};
+    st_renderer *r = store_renderer(sc.engine, "cdlod", 320, 200, &k);
+    st_camera cam = store_camera(500, 520, analytic_bilinear(&sc.a, 500, 520) + 150, 30, -60, 3000);
+    frame f = store_frame(sc.engine, r, cam, 320, 200);
+    st_lod_frame_stats s;
+    assert_true(st_renderer_lod_stats(r, &s));
+    uint32_t most = 0;
+    for (uint32_t l = 0; l < s.levels; l++)
+        if (s.per_level[l] > most) most = s.per_level[l];
+    if (most <= 4 * 64) fail_msg("no level drew more than %u quadrants (at most %u): the lists stayed in shared memory",
+                                 4 * 64, most);
+    check_same_selection(sc.engine, r, &k, "lists past shared memory");
+    frame_free(&f);
+    st_renderer_destroy(r);
+    scene_free(&sc);
+}
+
 /* A tile that never loads: its nodes draw their parent's tile on both sides; the first frame of a fresh renderer
  * with nothing resident leaves every node missing on both. */
 static void test_gpu_selection_fallback_and_missing(void **state) {
@@ -174,6 +197,7 @@ static void test_gpu_selection_refused_for_compute(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_selection_equals_cpu),
+        cmocka_unit_test(test_gpu_selection_lists_past_shared),
         cmocka_unit_test(test_gpu_selection_fallback_and_missing),
         cmocka_unit_test(test_gpu_selection_refused_for_compute),
     };

@@ -44,6 +44,7 @@ st_result st_engine_world_stats(const st_engine *engine, st_world_stats *out, st
 typedef struct st_lod_frame_stats {
     double tau_px;
     uint32_t nodes, quadrants, fallback, missing, culled, one_level_violations;
+    uint32_t widened;   /* times the selection widened the ranges for the one-level rule (st_lod_selection's) */
     uint64_t triangles, skirt_triangles;
     uint32_t per_level[ST_LOD_MAX_LEVELS]; /* drawn quadrants per level */
     uint32_t levels;

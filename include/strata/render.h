@@ -94,7 +94,8 @@ typedef struct st_method_knobs {
     bool lod_no_cull;     /* draw the nodes outside the frustum too (tests of the culling) */
     bool lod_error_bound; /* ranges from the index's δ bound instead of the measured error (st_lod_world_use_bound) */
     bool lod_select_gpu;  /* cdlod: the quadtree selection in a compute pass writing the draws' indirect arguments
-                             (needs shaderFloat64; its figures are read back after the frame) */
+                             (needs shaderFloat64 and subgroup ballot, vote and arithmetic in compute;
+                             its figures are read back after the frame) */
     uint32_t lod_select_threads; /* its one workgroup's invocations, a power of two 64..1024 (0 = 256) */
     uint32_t clip_n;      /* clipmap, clipmap-compute: vertices per level side, 2^k − 1 (0 = from τ; others go up to the next) */
     uint32_t paint_passes; /* paint-compute: passes of blocks, nearest first, each after the first skipping what the

@@ -1,5 +1,9 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_vote : require
 // CDLOD's quadtree selection on the GPU (cdlod --lod-select gpu): the walk of src/tiles/lod.c level by level in one
 // workgroup — distance ranges, the one-level rule's widening, AABB culling, the resident-ancestor fallback through
 // the page table, skirt sides — in double precision with the CPU's operations in the CPU's order, writing the node
@@ -7,6 +11,8 @@
 
 // the invocations of the one workgroup: 256 unless the pipeline says otherwise (--lod-select gpu:N)
 layout(local_size_x_id = 0) in;
+// the first entries of each candidate and parent list held in shared memory (the rest in Work): min(invocations, 256)
+layout(constant_id = 1) const uint LIST_SHARED = 256u;
 
 #define MAX_LEVELS 24
 #define ATTEMPTS 9 // 1 + ST_LOD_ONE_LEVEL_RETRIES
@@ -54,28 +60,93 @@ layout(set = 1, binding = 5, std430) buffer SelectOut {
 layout(set = 1, binding = 6, std430) writeonly buffer Keys { uvec4 keys[]; };      // level|tile level<<8|quads<<16|fallback<<20, x, y, skirts
 layout(set = 1, binding = 7, std430) writeonly buffer Requests { uvec4 requests[]; }; // level, x, y, priority bits
 layout(set = 1, binding = 8, std430) writeonly buffer Missing { dvec4 missing_boxes[]; }; // lo, hi pairs
-// candidates of the level being walked and the next (x, y, parent, frustum), and the nodes that recurse into
-// them (x, y, frustum, quadrants left to the node), each twice
+// candidates of the level being walked and the next (x, y, parent, frustum), twice (level l's in list l & 1), and
+// the nodes that recurse into them (x, y, frustum, quadrants left to the node), three times (level l's in list
+// l % 3: the parents of level l + 2 emit while level l is walked, beside level l + 1's, which level l's nodes mark)
 layout(set = 1, binding = 9, std430) buffer Work { uvec4 work[]; };
+// the frame's uniforms (CdlodFrame in tile_world.glsl): the pass writes their morph bands, the chosen attempt's
+layout(set = 1, binding = 10, std430) writeonly buffer Frame { vec4 frame_bands_out[MAX_LEVELS]; };
 
-shared uint s_cand[2], s_parents[2];
+shared uint s_cand[MAX_LEVELS], s_parents[MAX_LEVELS]; // per level: its candidates, its recursing nodes
+// the lists' first LIST_SHARED entries: a phase reads its candidates and parents there without a round trip to
+// memory, and an invocation that wrote none of Work skips the buffer barrier (wrote_work)
+shared uvec4 s_lists[5u * LIST_SHARED];
+bool wrote_work = false;
 shared uint s_nodes, s_patches, s_skirts, s_missing, s_fallback, s_culled, s_visits, s_violations, s_worst;
 shared uint s_requests, s_missing_kept, s_overflow;
 shared uint s_per_level[MAX_LEVELS];
 
 uint g_attempt;
 
+// The counters every invocation bumps (visits, requests, nodes, instances, list entries): one atomic per subgroup
+// instead of one per invocation, since a workgroup's invocations adding to one shared word serialise. ADD_AT gives
+// each invocation its own first index, as atomicAdd would (the order among a subgroup differs, which no result
+// depends on). A counter of an array is shared only when every active invocation names the same entry.
+#define ADD(counter, v) \
+    { \
+        uint sum_ = subgroupAdd(v); \
+        if (subgroupElect()) atomicAdd(counter, sum_); \
+    }
+#define ADD_AT(counter, v, at) \
+    { \
+        uint v_ = (v), sum_ = subgroupAdd(v_), before_ = subgroupExclusiveAdd(v_), base_ = 0u; \
+        if (subgroupElect()) base_ = atomicAdd(counter, sum_); \
+        at = subgroupBroadcastFirst(base_) + before_; \
+    }
+#define ADD_ENTRY(array, entry, v) \
+    { \
+        if (subgroupAllEqual(entry)) ADD(array[entry], v) else atomicAdd(array[entry], v); \
+    }
+#define ADD_ENTRY_AT(array, entry, v, at) \
+    { \
+        if (subgroupAllEqual(entry)) ADD_AT(array[entry], v, at) else at = atomicAdd(array[entry], v); \
+    }
+
 struct Box {
     dvec3 lo, hi;
 };
 
 uint cap_work() { return sin_.caps.w; }
-uint cand_at(uint list, uint i) { return list * cap_work() + i; }
-uint parent_at(uint list, uint i) { return (2u + list) * cap_work() + i; }
+uint cand_at(uint level, uint i) { return (level & 1u) * cap_work() + i; }
+uint parent_at(uint level, uint i) { return (2u + level % 3u) * cap_work() + i; }
+uint cand_shared(uint level, uint i) { return (level & 1u) * LIST_SHARED + i; }
+uint parent_shared(uint level, uint i) { return (2u + level % 3u) * LIST_SHARED + i; }
 
-// -1: wholly outside one plane; 1: wholly inside all; 0: crossing (box_frustum in lod.c)
+uvec4 cand_load(uint level, uint i) {
+    return i < LIST_SHARED ? s_lists[cand_shared(level, i)] : work[cand_at(level, i)];
+}
+void cand_store(uint level, uint i, uvec4 v) {
+    if (i < LIST_SHARED) {
+        s_lists[cand_shared(level, i)] = v;
+    } else {
+        work[cand_at(level, i)] = v;
+        wrote_work = true;
+    }
+}
+uvec4 parent_load(uint level, uint i) {
+    return i < LIST_SHARED ? s_lists[parent_shared(level, i)] : work[parent_at(level, i)];
+}
+void parent_store(uint level, uint i, uvec4 v) {
+    if (i < LIST_SHARED) {
+        s_lists[parent_shared(level, i)] = v;
+    } else {
+        work[parent_at(level, i)] = v;
+        wrote_work = true;
+    }
+}
+void parent_mark(uint level, uint i, uint quadrant) {
+    if (i < LIST_SHARED) {
+        atomicOr(s_lists[parent_shared(level, i)].w, quadrant);
+    } else {
+        atomicOr(work[parent_at(level, i)].w, quadrant);
+        wrote_work = true;
+    }
+}
+
+// -1: wholly outside one plane; 1: wholly inside all; 0: crossing (box_frustum in lod.c, whose early return for
+// an outside plane gives the same answer: the six planes are summed without a branch, so their sums overlap)
 int box_frustum(Box b) {
-    bool inside = true;
+    bool outside = false, inside = true;
     for (int i = 0; i < 6; i++) {
         dvec4 p = sin_.planes[i];
         precise double hi = p.w, lo = p.w;
@@ -83,10 +154,10 @@ int box_frustum(Box b) {
             hi += p[a] * (p[a] >= 0.0lf ? b.hi[a] : b.lo[a]);
             lo += p[a] * (p[a] >= 0.0lf ? b.lo[a] : b.hi[a]);
         }
-        if (hi < 0.0lf) return -1;
-        if (lo < 0.0lf) inside = false;
+        outside = outside || hi < 0.0lf;
+        inside = inside && !(lo < 0.0lf);
     }
-    return inside ? 1 : 0;
+    return outside ? -1 : inside ? 1 : 0;
 }
 
 double box_distance(Box b) {
@@ -132,21 +203,25 @@ bool node_box(uint level, uint x, uint y, out Box b) {
     return true;
 }
 
-// the page table's slot of a tile, or none
-bool page_slot(uint level, uint x, uint y, out uint slot) {
+// the page table's entry of a tile: its slot + 1, 0 = none
+uint page_entry(uint level, uint x, uint y) {
     uvec4 pg = sin_.pages[level];
-    slot = 0u;
-    if (pg.w == 0u || x >= pg.y || y >= pg.z) return false;
-    uint e = page_table[pg.x + y * pg.y + x];
-    slot = e - 1u;
-    return e != 0u;
+    if (pg.w == 0u || x >= pg.y || y >= pg.z) return 0u;
+    return page_table[pg.x + y * pg.y + x];
 }
 
-void request(uint level, uint x, uint y, double d, bool prefetch) {
+// the page table's entry of node (level, x, y)'s own tile: loaded beside its bounds, before the walk knows whether
+// it draws, so that a drawn node waits for one load rather than two in turn
+uint own_page_entry(uint level, uint x, uint y) {
+    uint k = 1u << sin_.info.z;
+    return page_entry(level, x / k, y / k);
+}
+
+// the request of tile (level, x, y)'s node at distance d, written at index i
+void request_at(uint i, uint level, uint x, uint y, double d, bool prefetch) {
     double close = 1.0lf / (1.0lf + d / sin_.level_size[level].z);
     float pri = float(prefetch ? 0.5lf * close : double(level + 1u) + close);
     uint k = 1u << sin_.info.z;
-    uint i = atomicAdd(s_requests, 1u);
     if (i < sin_.caps.y) requests[i] = uvec4(level, x / k, y / k, floatBitsToUint(pri));
 }
 
@@ -186,7 +261,7 @@ uint skirt_sides(uint level, uint x, uint y, uint quads) {
 
 // emit in lod.c: finds the tile (or an ancestor's), pads the box, culls it again, checks the one-level rule,
 // writes the node, its key and its instances
-void emit(uint level, uint x, uint y, uint quads, Box b, int frustum) {
+void emit(uint level, uint x, uint y, uint quads, Box b, int frustum, uint own) {
     dvec4 sz = sin_.level_size[level];
     uint levels = sin_.info.x, flags = sin_.info.w;
     for (uint q = 0u; q < 4u; q++) {
@@ -198,14 +273,17 @@ void emit(uint level, uint x, uint y, uint quads, Box b, int frustum) {
     uint tx = x / k, ty = y / k, tl = level, slot = 0u;
     bool found = false;
     for (; tl < levels; tl++) {
-        if (page_slot(tl, tx >> (tl - level), ty >> (tl - level), slot)) {
+        uint e = tl == level ? own : page_entry(tl, tx >> (tl - level), ty >> (tl - level));
+        if (e != 0u) {
+            slot = e - 1u;
             found = true;
             break;
         }
     }
     if (!found) {
-        atomicAdd(s_missing, 1u);
-        uint i = atomicAdd(s_missing_kept, 1u);
+        ADD(s_missing, 1u);
+        uint i;
+        ADD_AT(s_missing_kept, 1u, i);
         if (i < sin_.caps.z) {
             Box mb = b;
             quadrant_box(level, x, y, quads, mb);
@@ -228,7 +306,7 @@ void emit(uint level, uint x, uint y, uint quads, Box b, int frustum) {
         pb.lo.z -= sz.w;
     }
     if (frustum != 1 && (flags & FLAG_NO_CULL) == 0u && box_frustum(pb) < 0) {
-        atomicAdd(s_culled, 1u);
+        ADD(s_culled, 1u);
         return;
     }
     if (level + 1u < levels) {
@@ -240,7 +318,8 @@ void emit(uint level, uint x, uint y, uint quads, Box b, int frustum) {
             atomicMax(s_worst, floatBitsToUint(float(over)));
         }
     }
-    uint idx = atomicAdd(s_nodes, 1u);
+    uint idx;
+    ADD_AT(s_nodes, 1u, idx);
     if (idx >= sin_.caps.x) {
         s_overflow = 1u;
         return;
@@ -251,33 +330,24 @@ void emit(uint level, uint x, uint y, uint quads, Box b, int frustum) {
     ivec2 tex = ivec2(int(dtx) * s << tl, int(dty) * s << tl) - a;
     nodes[idx] = Node(corner, tex, level, tl, slot, float(sz.w));
     keys[idx] = uvec4(level | tl << 8 | quads << 16 | (fallback ? 1u << 20 : 0u), x, y, sides);
-    uint nq = uint(bitCount(quads)), ns = uint(bitCount(sides));
-    uint pbase = atomicAdd(s_patches, nq);
+    uint nq = uint(bitCount(quads)), ns = uint(bitCount(sides)), pbase, sbase;
+    ADD_AT(s_patches, nq, pbase);
+    ADD_AT(s_skirts, ns, sbase);
     for (uint q = 0u, j = 0u; q < 4u; q++)
         if ((quads & (1u << q)) != 0u) instances[pbase + j++] = idx << 4 | q;
-    if (ns > 0u) {
-        uint sbase = uint(sin_.anchor.w) + atomicAdd(s_skirts, ns);
-        for (uint bit = 0u, j = 0u; bit < 16u; bit++)
-            if ((sides & (1u << bit)) != 0u) instances[sbase + j++] = idx << 4 | bit;
-    }
-    atomicAdd(s_per_level[level], nq);
-    if (fallback) atomicAdd(s_fallback, 1u);
-}
-
-void push_child(uint list, uint x, uint y, uint parent, int frustum) {
-    uint i = atomicAdd(s_cand[list], 1u);
-    if (i >= cap_work()) {
-        s_overflow = 1u;
-        return;
-    }
-    work[cand_at(list, i)] = uvec4(x, y, parent, uint(frustum));
+    sbase += uint(sin_.anchor.w);
+    for (uint bit = 0u, j = 0u; bit < 16u; bit++)
+        if ((sides & (1u << bit)) != 0u) instances[sbase + j++] = idx << 4 | bit;
+    ADD_ENTRY(s_per_level, level, nq);
+    if (fallback) ADD(s_fallback, 1u);
 }
 
 // visit in lod.c for one candidate; the quadrants a node leaves to its parent are or-ed into the parent's entry
-void visit(uint level, uvec4 c, uint cur) {
+void visit(uint level, uvec4 c) {
     uint x = c.x, y = c.y, parent = c.z, flags = sin_.info.w;
     int frustum = int(c.w);
-    atomicAdd(s_visits, 1u);
+    ADD(s_visits, 1u);
+    uint own = own_page_entry(level, x, y);
     Box b;
     if (!node_box(level, x, y, b)) return;
     if (frustum != 1 && (flags & FLAG_NO_CULL) == 0u) {
@@ -285,85 +355,91 @@ void visit(uint level, uvec4 c, uint cur) {
         if ((flags & FLAG_SKIRTS) != 0u) cb.lo.z -= sin_.level_size[level].w;
         frustum = box_frustum(cb);
         if (frustum < 0) {
-            atomicAdd(s_culled, 1u);
+            ADD(s_culled, 1u);
             return;
         }
     }
     double d = box_distance(b);
     if (!(d < sin_.bands[g_attempt][level].x)) {
         if (parent != NO_PARENT) {
-            atomicOr(work[parent_at(cur ^ 1u, parent)].w, 1u << ((x & 1u) | (y & 1u) << 1));
+            parent_mark(level + 1u, parent, 1u << ((x & 1u) | (y & 1u) << 1));
         } else if ((flags & FLAG_NO_CULL) != 0u || box_frustum(b) >= 0) {
-            emit(level, x, y, 15u, b, 0); // a root beyond its range has no parent to draw it
+            emit(level, x, y, 15u, b, 0, own); // a root beyond its range has no parent to draw it
         }
         return;
     }
-    request(level, x, y, d, false);
-    if (level == 0u || !(d < sin_.bands[g_attempt][level - 1u].x)) {
-        emit(level, x, y, 15u, b, frustum);
-        if (level > 0u && d < 1.5lf * sin_.bands[g_attempt][level - 1u].x) {
-            uvec4 fn = sin_.level_nodes[level - 1u];
-            for (uint q = 0u; q < 4u; q++) {
-                uint cx = 2u * x + (q & 1u), cy = 2u * y + (q >> 1);
-                if (cx < fn.x && cy < fn.y) request(level - 1u, cx, cy, d, true);
-            }
-        }
+    // the children inside the world (those of a node that splits, or the tiles a node about to split prefetches)
+    uvec4 fn = level > 0u ? sin_.level_nodes[level - 1u] : uvec4(0u);
+    uint kids = 0u;
+    for (uint q = 0u; q < 4u; q++)
+        if (2u * x + (q & 1u) < fn.x && 2u * y + (q >> 1) < fn.y) kids |= 1u << q;
+    bool whole = level == 0u || !(d < sin_.bands[g_attempt][level - 1u].x);
+    bool prefetch = whole && level > 0u && d < 1.5lf * sin_.bands[g_attempt][level - 1u].x;
+    uint ri;
+    ADD_AT(s_requests, 1u + (prefetch ? uint(bitCount(kids)) : 0u), ri);
+    request_at(ri, level, x, y, d, false);
+    if (whole) {
+        emit(level, x, y, 15u, b, frustum, own);
+        if (prefetch)
+            for (uint q = 0u, j = 1u; q < 4u; q++)
+                if ((kids & (1u << q)) != 0u)
+                    request_at(ri + j++, level - 1u, 2u * x + (q & 1u), 2u * y + (q >> 1), d, true);
         return;
     }
-    uint pi = atomicAdd(s_parents[cur], 1u);
+    uint pi;
+    ADD_ENTRY_AT(s_parents, level, 1u, pi);
     if (pi >= cap_work()) {
         s_overflow = 1u;
         return;
     }
-    work[parent_at(cur, pi)] = uvec4(x, y, uint(frustum), 0u);
-    uvec4 fn = sin_.level_nodes[level - 1u];
+    parent_store(level, pi, uvec4(x, y, uint(frustum), 0u));
+    uint ci;
+    ADD_ENTRY_AT(s_cand, level - 1u, uint(bitCount(kids)), ci);
     for (uint q = 0u; q < 4u; q++) {
-        uint cx = 2u * x + (q & 1u), cy = 2u * y + (q >> 1);
-        if (cx < fn.x && cy < fn.y) push_child(cur ^ 1u, cx, cy, pi, frustum);
+        if ((kids & (1u << q)) == 0u) continue;
+        if (ci < cap_work())
+            cand_store(level - 1u, ci, uvec4(2u * x + (q & 1u), 2u * y + (q >> 1), pi, uint(frustum)));
+        else s_overflow = 1u;
+        ci++;
     }
 }
 
 void main() {
     uint tid = gl_LocalInvocationID.x, levels = sin_.info.x, top = levels - 1u;
+    uvec4 roots = sin_.level_nodes[top];
     if (tid == 0u) s_requests = 0u;
     for (g_attempt = 0u; g_attempt < ATTEMPTS; g_attempt++) {
         if (tid == 0u) {
             s_nodes = s_patches = s_skirts = s_missing = s_fallback = s_culled = s_visits = s_violations = 0u;
             s_worst = 0u, s_missing_kept = 0u, s_overflow = 0u;
-            s_parents[0] = s_parents[1] = 0u;
-            s_cand[1] = 0u;
-            s_cand[0] = sin_.level_nodes[top].x * sin_.level_nodes[top].y;
         }
-        if (tid < MAX_LEVELS) s_per_level[tid] = 0u;
+        if (tid < MAX_LEVELS) s_per_level[tid] = s_cand[tid] = s_parents[tid] = 0u;
         barrier();
-        uvec4 roots = sin_.level_nodes[top];
-        for (uint i = tid; i < roots.x * roots.y && i < cap_work(); i += gl_WorkGroupSize.x)
-            work[cand_at(0u, i)] = uvec4(i % roots.x, i / roots.x, NO_PARENT, 0u);
-        memoryBarrierBuffer();
-        barrier();
-        // level l's candidates are in list (top − l) & 1, the nodes of level l that recurse in parents list of the
-        // same parity; their children go to the other list
-        for (int level = int(top); level >= 0; level--) {
-            uint cur = uint(int(top) - level) & 1u;
-            uint n = min(s_cand[cur], cap_work());
-            if (tid == 0u) s_parents[cur] = 0u, s_cand[cur ^ 1u] = 0u;
-            barrier();
-            for (uint i = tid; i < n; i += gl_WorkGroupSize.x) visit(uint(level), work[cand_at(cur, i)], cur);
-            memoryBarrierBuffer();
-            barrier();
-            // the parents (level + 1) now know the quadrants their children left them
-            if (level < int(top)) {
-                uint np = min(s_parents[cur ^ 1u], cap_work());
-                for (uint i = tid; i < np; i += gl_WorkGroupSize.x) {
-                    uvec4 p = work[parent_at(cur ^ 1u, i)];
+        // One barrier a level: the phase of level l visits its candidates (the roots, on the top level, made from
+        // their index) and emits the parents of level l + 2, whose children (level l + 1) the phase before
+        // decided; the last phase (l = −1) emits level 1's. The counts a phase reads were written two or one
+        // phases before, the lists it writes are not the ones it reads.
+        for (int level = int(top); level >= -1; level--) {
+            uint n = level < 0 ? 0u : min(level == int(top) ? roots.x * roots.y : s_cand[level], cap_work());
+            uint pl = uint(level + 2), np = pl <= top ? min(s_parents[pl], cap_work()) : 0u;
+            for (uint i = tid; i < np + n; i += gl_WorkGroupSize.x) {
+                if (i < np) {
+                    uvec4 p = parent_load(pl, i);
                     if (p.w != 0u) {
+                        uint own = own_page_entry(pl, p.x, p.y);
                         Box b;
-                        node_box(uint(level) + 1u, p.x, p.y, b);
-                        emit(uint(level) + 1u, p.x, p.y, p.w, b, int(p.z));
+                        node_box(pl, p.x, p.y, b);
+                        emit(pl, p.x, p.y, p.w, b, int(p.z), own);
                     }
+                } else {
+                    uint c = i - np;
+                    visit(uint(level), level == int(top) ? uvec4(c % roots.x, c / roots.x, NO_PARENT, 0u)
+                                                         : cand_load(uint(level), c));
                 }
             }
-            memoryBarrierBuffer();
+            // the next phase reads what this one wrote to Work (the outputs are not read back in the pass)
+            if (wrote_work) memoryBarrierBuffer();
+            wrote_work = false;
             barrier();
         }
         bool done = s_violations == 0u || s_overflow != 0u || g_attempt + 1u == ATTEMPTS;
@@ -383,6 +459,8 @@ void main() {
     }
     if (tid < MAX_LEVELS) {
         sout.per_level[tid] = s_per_level[tid];
-        sout.chosen_bands[tid] = sin_.frame_bands[min(g_attempt, ATTEMPTS - 1u)][tid];
+        vec4 chosen = sin_.frame_bands[min(g_attempt, ATTEMPTS - 1u)][tid];
+        sout.chosen_bands[tid] = chosen;
+        frame_bands_out[tid] = chosen;
     }
 }

@@ -165,13 +165,12 @@ static st_result create_common(st_renderer *r, cdlod_state *s, st_error *err) {
     if (kn->lod_select_gpu && s->compute)
         return st_error_set(err, ST_ERR_UNSUPPORTED, "%s: --lod-select gpu draws with cdlod (the compute rasteriser "
                             "sizes its dispatch on the CPU); use --lod-select cpu", r->ops->info.name);
-    if (kn->lod_select_gpu)
-        res = st_cdlod_select_create(r, &s->world, kn->lod_select_threads, &s->gpu_select, err);
-    if (res) return res;
-    /* TRANSFER_DST: the GPU selection copies its chosen morph bands in */
-    res = st_gpu_buffer_create(gpu, sizeof(st_store_frame_gpu),
-                               VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, &s->frame,
-                               err);
+    /* STORAGE: the GPU selection writes its chosen morph bands in */
+    VkBufferUsageFlags frame_usage = VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT;
+    if (kn->lod_select_gpu) frame_usage |= VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    res = st_gpu_buffer_create(gpu, sizeof(st_store_frame_gpu), frame_usage, true, &s->frame, err);
+    if (!res && kn->lod_select_gpu)
+        res = st_cdlod_select_create(r, &s->world, kn->lod_select_threads, s->frame.buffer, &s->gpu_select, err);
     if (!res) res = create_index_buffer(r, s, err);
     if (!res && s->compute) res = st_store_compute_buffers(r, &s->cs, err);
     if (res) return res;
@@ -327,6 +326,7 @@ static void prepare(st_renderer *r, cdlod_state *s) {
     st->missing = sel->missing;
     st->culled = sel->culled;
     st->one_level_violations = sel->one_level_violations;
+    st->widened = sel->widened;
     st->triangles = (uint64_t)s->patches * f->counts[2] + (uint64_t)s->skirts * N;
     st->skirt_triangles = (uint64_t)s->skirts * N;
     memcpy(st->per_level, sel->per_level, sizeof st->per_level);
@@ -389,7 +389,7 @@ static void prepare_gpu(st_renderer *r, cdlod_state *s, VkCommandBuffer cmd) {
     f->counts[2] = 2 * (N / 2) * (N / 2);
     f->counts[3] = N;
     const uint32_t draw[3] = {s->grid_indices, s->strip_indices, s->strip_first};
-    st_cdlod_select_record(r, s->gpu_select, w, &s->params, &lv, ax, ay, draw, s->frame.buffer, cmd);
+    st_cdlod_select_record(r, s->gpu_select, w, &s->params, &lv, ax, ay, draw, cmd);
     s->gpu_fresh = true;
     s->stats.select_ms = st_time_ms() - t0;
 }
@@ -409,6 +409,7 @@ static void gpu_stats(const st_renderer *r, const cdlod_state *s, st_lod_frame_s
     st->missing = g.missing;
     st->culled = g.culled;
     st->one_level_violations = g.violations;
+    st->widened = g.widened;
     st->skirt_triangles = (uint64_t)g.skirts * N;
     st->triangles = (uint64_t)g.patches * 2 * (N / 2) * (N / 2) + st->skirt_triangles;
     memcpy(st->per_level, g.per_level, sizeof st->per_level);

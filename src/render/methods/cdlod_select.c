@@ -90,11 +90,24 @@ static st_result select_pipeline(st_gpu *gpu, VkPipelineLayout layout, uint32_t 
     if (threads > gpu->props.limits.maxComputeWorkGroupSize[0] || threads > gpu->props.limits.maxComputeWorkGroupInvocations)
         return st_error_set(err, ST_ERR_UNSUPPORTED, "the GPU selection's %u invocations exceed %s's workgroup limit",
                             threads, gpu->props.deviceName);
+    /* the walk's counters add once per subgroup (ballot, arithmetic, vote in compute shaders) */
+    VkPhysicalDeviceVulkan11Properties p11 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &p11};
+    vkGetPhysicalDeviceProperties2(gpu->physical, &p2);
+    const VkSubgroupFeatureFlags ops = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_VOTE_BIT |
+                                       VK_SUBGROUP_FEATURE_ARITHMETIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT;
+    if ((p11.subgroupSupportedOperations & ops) != ops || !(p11.subgroupSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT))
+        return st_error_set(err, ST_ERR_UNSUPPORTED, "the GPU selection needs subgroup ballot, vote and arithmetic in "
+                            "compute shaders, which %s lacks; use --lod-select cpu", gpu->props.deviceName);
     VkShaderModule module;
     st_result r = st_gpu_shader(gpu, "cdlod_select.comp", &module, err);
     if (r) return r;
-    VkSpecializationMapEntry entry = {.constantID = 0, .offset = 0, .size = sizeof threads};
-    VkSpecializationInfo spec = {.mapEntryCount = 1, .pMapEntries = &entry, .dataSize = sizeof threads, .pData = &threads};
+    /* constant 1: the entries of each list held in shared memory (five lists of 16-byte entries: 20 KiB at 256) */
+    uint32_t consts[2] = {threads, threads < 256 ? threads : 256};
+    VkSpecializationMapEntry entries[2] = {{.constantID = 0, .offset = 0, .size = sizeof consts[0]},
+                                           {.constantID = 1, .offset = sizeof consts[0], .size = sizeof consts[1]}};
+    VkSpecializationInfo spec = {.mapEntryCount = 2, .pMapEntries = entries, .dataSize = sizeof consts,
+                                 .pData = consts};
     VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
                                       .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                                                 .stage = VK_SHADER_STAGE_COMPUTE_BIT,
@@ -108,8 +121,8 @@ static st_result select_pipeline(st_gpu *gpu, VkPipelineLayout layout, uint32_t 
     return r;
 }
 
-st_result st_cdlod_select_create(st_renderer *r, const st_lod_world *w, uint32_t threads, st_cdlod_select **out,
-                                 st_error *err) {
+st_result st_cdlod_select_create(st_renderer *r, const st_lod_world *w, uint32_t threads, VkBuffer frame,
+                                 st_cdlod_select **out, st_error *err) {
     *out = NULL;
     st_gpu *gpu = r->engine->gpu;
     if (!gpu->float64)
@@ -149,7 +162,7 @@ st_result st_cdlod_select_create(st_renderer *r, const st_lod_world *w, uint32_t
         {&g->keys, (VkDeviceSize)ST_CDLOD_GPU_NODES * 16, sto, true},
         {&g->requests, (VkDeviceSize)ST_CDLOD_GPU_REQUESTS * 16, sto, true},
         {&g->missing, (VkDeviceSize)ST_CDLOD_GPU_MISSING * 64, sto, true},
-        {&g->work, (VkDeviceSize)ST_CDLOD_GPU_WORK * 4 * 16, sto, false},
+        {&g->work, (VkDeviceSize)ST_CDLOD_GPU_WORK * 5 * 16, sto, false}, /* two candidate lists, three parent lists */
     };
     st_result res = ST_OK;
     for (size_t i = 0; i < sizeof want / sizeof want[0] && !res; i++)
@@ -157,17 +170,17 @@ st_result st_cdlod_select_create(st_renderer *r, const st_lod_world *w, uint32_t
     if (res) return res;
     memset(g->out.mapped, 0, sizeof(cdlod_select_out));
     fill_bounds(g, w);
-    st_gpu_binding b[10];
+    st_gpu_binding b[11];
     st_store_method_world_bindings(r, b); /* b[2]: the page table */
     b[2].stages = VK_SHADER_STAGE_COMPUTE_BIT;
     const st_gpu_buffer *mine[10] = {&g->in, &g->bounds, NULL, &g->nodes, &g->instances, &g->out,
                                      &g->keys, &g->requests, &g->missing, &g->work};
     st_gpu_binding page = b[2];
-    for (uint32_t i = 0; i < 10; i++)
+    for (uint32_t i = 0; i < 11; i++)
         b[i] = i == 2 ? page : (st_gpu_binding){.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                                 .stages = VK_SHADER_STAGE_COMPUTE_BIT,
-                                                .buffer = mine[i]->buffer};
-    res = st_renderer_set_create(r, b, 10, &g->layout, &g->set, err);
+                                                .buffer = i < 10 ? mine[i]->buffer : frame};
+    res = st_renderer_set_create(r, b, 11, &g->layout, &g->set, err);
     if (!res) res = st_renderer_pipeline_layout(r, &g->layout, 1, 0, &g->pipe_layout, err);
     if (!res) res = select_pipeline(gpu, g->pipe_layout, threads ? threads : 256, &g->pipeline, err);
     return res;
@@ -187,8 +200,7 @@ static double node_size(const st_lod_world *w, double spacing, uint32_t level) {
 }
 
 void st_cdlod_select_record(st_renderer *r, st_cdlod_select *g, const st_lod_world *w, const st_lod_params *p,
-                            const st_lod_view *v, int64_t ax, int64_t ay, const uint32_t draw[3], VkBuffer frame,
-                            VkCommandBuffer cmd) {
+                            const st_lod_view *v, int64_t ax, int64_t ay, const uint32_t draw[3], VkCommandBuffer cmd) {
     cdlod_select_in *in = g->in.mapped;
     memset(in, 0, sizeof *in);
     memcpy(in->eye, v->eye, sizeof v->eye);
@@ -248,20 +260,13 @@ void st_cdlod_select_record(st_renderer *r, st_cdlod_select *g, const st_lod_wor
     VkDescriptorSet sets[2] = {r->globals_set, g->set};
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipe_layout, 0, 2, sets, 0, NULL);
     vkCmdDispatch(cmd, 1, 1, 1);
+    /* one barrier: the draws' indirect commands, the nodes and instances, and the morph bands the pass wrote into
+     * the frame's uniforms */
     st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                               VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
-                                  VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
+                                  VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                               VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
-                                  VK_ACCESS_2_TRANSFER_READ_BIT);
-    /* the morph bands of the attempt the pass chose, into the frame's uniforms the vertex shader reads */
-    VkBufferCopy region = {.srcOffset = offsetof(cdlod_select_out, chosen_bands),
-                           .dstOffset = offsetof(st_store_frame_gpu, bands),
-                           .size = sizeof(((cdlod_select_out *)0)->chosen_bands)};
-    vkCmdCopyBuffer(cmd, g->out.buffer, frame, 1, &region);
-    st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                              VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
-                                  VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                              VK_ACCESS_2_UNIFORM_READ_BIT);
+                                  VK_ACCESS_2_UNIFORM_READ_BIT);
     st_renderer_pass_end(r, cmd);
     g->ran = true;
 }

@@ -23,22 +23,23 @@ typedef struct st_cdlod_select_result {
 } st_cdlod_select_result;
 
 /* The pass over w for renderer r: its pipeline, set and buffers (the nodes and instances are device-local: the
- * pass writes them and the draws read them). ST_ERR_UNSUPPORTED on a device without shaderFloat64 or a world of
- * more than 24 levels, naming --lod-select cpu. */
-st_result st_cdlod_select_create(st_renderer *r, const st_lod_world *w, uint32_t threads, st_cdlod_select **out,
-                                 st_error *err);
+ * pass writes them and the draws read them), with `threads` invocations (0: 256). `frame` is the method's frame
+ * uniforms (st_store_frame_gpu, made with storage usage): the pass writes their morph bands. ST_ERR_UNSUPPORTED on
+ * a device without shaderFloat64 or subgroup ballot, vote and arithmetic in compute, or a world of more than 24
+ * levels, naming --lod-select cpu. */
+st_result st_cdlod_select_create(st_renderer *r, const st_lod_world *w, uint32_t threads, VkBuffer frame,
+                                 st_cdlod_select **out, st_error *err);
 void st_cdlod_select_destroy(st_renderer *r, st_cdlod_select *g);
 /* The node and instance buffers the pass writes (the method's bindings 4 and 5). */
 VkBuffer st_cdlod_select_nodes(const st_cdlod_select *g);
 VkBuffer st_cdlod_select_instances(const st_cdlod_select *g);
 /* Writes the pass's inputs for world w, view v (the eye in double), params p, the frame's anchor (ax, ay) and the
- * draws' index counts (draw: patch indices, strip indices, the strip's first index), records the
- * timed pass "select" (one workgroup), then copies the chosen attempt's morph bands into the frame's uniforms
- * (`frame`, st_store_frame_gpu) ordered before the draws. The draws' indirect commands follow with
+ * draws' index counts (draw: patch indices, strip indices, the strip's first index) and records the timed pass
+ * "select" (one workgroup), which also writes the chosen attempt's morph bands into the frame's uniforms (the
+ * buffer given at creation), ordered before the draws. The draws' indirect commands follow with
  * st_cdlod_select_draws. */
 void st_cdlod_select_record(st_renderer *r, st_cdlod_select *g, const st_lod_world *w, const st_lod_params *p,
-                            const st_lod_view *v, int64_t ax, int64_t ay, const uint32_t draw[3], VkBuffer frame,
-                            VkCommandBuffer cmd);
+                            const st_lod_view *v, int64_t ax, int64_t ay, const uint32_t draw[3], VkCommandBuffer cmd);
 /* The buffer and offsets of the patch and skirt VkDrawIndexedIndirectCommands. */
 VkBuffer st_cdlod_select_draws(const st_cdlod_select *g, VkDeviceSize *patch_offset, VkDeviceSize *skirt_offset);
 /* After the frame that ran the pass: its counts into *out; false before any pass ran. */
