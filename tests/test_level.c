@@ -368,6 +368,26 @@ static void test_bounded_axes(void **state) {
     st_level_destroy(l);
 }
 
+/* The rectangle list keeps ST_RECT_LIST_MAX rectangles apart, skips empty ones, and when full merges what it holds
+ * into one box before taking the next: every texel added stays covered. */
+static void test_rect_list(void **state) {
+    (void)state;
+    st_rect_list list = {0};
+    st_rect_list_add(&list, (st_rect){5, 5, 5, 9});
+    assert_int_equal(list.count, 0);
+    for (int i = 0; i < ST_RECT_LIST_MAX; i++) st_rect_list_add(&list, (st_rect){100 * i, 7, 100 * i + 3, 9});
+    assert_int_equal(list.count, ST_RECT_LIST_MAX);
+    for (int i = 0; i < ST_RECT_LIST_MAX; i++) {
+        st_rect r = list.rect[i];
+        assert_true(r.x0 == 100 * i && r.x1 == 100 * i + 3 && r.y0 == 7 && r.y1 == 9);
+    }
+    st_rect_list_add(&list, (st_rect){20, 30, 22, 31});
+    assert_int_equal(list.count, 2);
+    st_rect box = list.rect[0], last = list.rect[1];
+    assert_true(box.x0 == 0 && box.y0 == 7 && box.x1 == 100 * (ST_RECT_LIST_MAX - 1) + 3 && box.y1 == 9);
+    assert_true(last.x0 == 20 && last.y0 == 30 && last.x1 == 22 && last.y1 == 31);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bounded_axes),
@@ -384,6 +404,7 @@ int main(void) {
         cmocka_unit_test(test_pack_pairs),
         cmocka_unit_test(test_read_write_rect),
         cmocka_unit_test(test_copy_texels),
+        cmocka_unit_test(test_rect_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,15 @@ st_rect st_rect_union(st_rect a, st_rect b) {
     return r;
 }
 
+void st_rect_list_add(st_rect_list *list, st_rect r) {
+    if (st_rect_empty(r)) return;
+    if (list->count == ST_RECT_LIST_MAX) {
+        for (uint32_t i = 1; i < list->count; i++) list->rect[0] = st_rect_union(list->rect[0], list->rect[i]);
+        list->count = 1;
+    }
+    list->rect[list->count++] = r;
+}
+
 st_result st_level_check_size(uint64_t width, uint64_t height, st_error *err) {
     if (width < 2 || height < 1 || !st_is_pow2((uint32_t)width) || !st_is_pow2((uint32_t)height) ||
         width > ST_LEVEL_MAX_DIM || height > ST_LEVEL_MAX_DIM)
