@@ -388,6 +388,26 @@ static void test_rect_list(void **state) {
     assert_true(last.x0 == 20 && last.y0 == 30 && last.x1 == 22 && last.y1 == 31);
 }
 
+/* Overlapping rectangles merge into their boxes until none overlap — a box that meets a third one neither of its
+ * parts met merges with it too — apart and touching ones stay, empty ones go; every texel stays covered. */
+static void test_rects_disjoint(void **state) {
+    (void)state;
+    st_rect r[6] = {{0, 0, 4, 4},     {3, 3, 8, 6}, /* overlap: box (0,0)-(8,6) */
+                    {6, 0, 9, 1},                   /* meets that box only */
+                    {8, 0, 10, 2},                  /* meets the grown box (6..9 × 0..1) */
+                    {20, 20, 22, 22}, {30, 30, 30, 40}};
+    uint32_t n = st_rects_disjoint(r, 6);
+    assert_int_equal(n, 2);
+    bool big = false, small = false;
+    for (uint32_t i = 0; i < n; i++) {
+        big |= r[i].x0 == 0 && r[i].y0 == 0 && r[i].x1 == 10 && r[i].y1 == 6;
+        small |= r[i].x0 == 20 && r[i].y0 == 20 && r[i].x1 == 22 && r[i].y1 == 22;
+    }
+    assert_true(big && small);
+    st_rect touching[2] = {{0, 0, 4, 4}, {4, 0, 8, 4}};
+    assert_int_equal(st_rects_disjoint(touching, 2), 2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bounded_axes),
@@ -405,6 +425,7 @@ int main(void) {
         cmocka_unit_test(test_read_write_rect),
         cmocka_unit_test(test_copy_texels),
         cmocka_unit_test(test_rect_list),
+        cmocka_unit_test(test_rects_disjoint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -77,6 +77,9 @@ typedef struct st_rect_list {
 /* Adds r to the list (an empty r adds nothing). A full list is first merged into the bounding box of its
  * rectangles: a larger region, never a missed one. */
 void st_rect_list_add(st_rect_list *list, st_rect r);
+/* Merges the rectangles of rects[0, count) that overlap into their bounding boxes until no two overlap, and drops the
+ * empty ones; every texel they held stays covered. Returns how many are left, at the front. */
+uint32_t st_rects_disjoint(st_rect *rects, uint32_t count);
 
 /* Creates a flat level (all heights 0, single, type 0) with the default palette, wrapping in x and y. */
 st_result st_level_create(uint32_t width, uint32_t height, st_level **out, st_error *err);

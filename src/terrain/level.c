@@ -24,6 +24,27 @@ void st_rect_list_add(st_rect_list *list, st_rect r) {
     list->rect[list->count++] = r;
 }
 
+static bool rects_overlap(st_rect a, st_rect b) { return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1; }
+
+uint32_t st_rects_disjoint(st_rect *rects, uint32_t count) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < count; i++)
+        if (!st_rect_empty(rects[i])) rects[n++] = rects[i];
+    /* a merged box may meet a rectangle neither of its parts met: start over after each merge (a few dozen) */
+    bool merged = true;
+    while (merged) {
+        merged = false;
+        for (uint32_t i = 0; i < n && !merged; i++)
+            for (uint32_t j = i + 1; j < n && !merged; j++)
+                if (rects_overlap(rects[i], rects[j])) {
+                    rects[i] = st_rect_union(rects[i], rects[j]);
+                    rects[j] = rects[--n];
+                    merged = true;
+                }
+    }
+    return n;
+}
+
 st_result st_level_check_size(uint64_t width, uint64_t height, st_error *err) {
     if (width < 2 || height < 1 || !st_is_pow2((uint32_t)width) || !st_is_pow2((uint32_t)height) ||
         width > ST_LEVEL_MAX_DIM || height > ST_LEVEL_MAX_DIM)
