@@ -368,8 +368,9 @@ static void test_bounded_axes(void **state) {
     st_level_destroy(l);
 }
 
-/* The rectangle list keeps ST_RECT_LIST_MAX rectangles apart, skips empty ones, and when full merges what it holds
- * into one box before taking the next: every texel added stays covered. */
+/* The rectangle list keeps ST_RECT_LIST_MAX rectangles apart and skips empty ones and those inside one it holds (a
+ * rectangle holding some takes their places); full, it merges the two whose box grows least — a rectangle beside
+ * one it holds merges with that one, far from the rest, and every texel added stays covered. */
 static void test_rect_list(void **state) {
     (void)state;
     st_rect_list list = {0};
@@ -381,11 +382,22 @@ static void test_rect_list(void **state) {
         st_rect r = list.rect[i];
         assert_true(r.x0 == 100 * i && r.x1 == 100 * i + 3 && r.y0 == 7 && r.y1 == 9);
     }
-    st_rect_list_add(&list, (st_rect){20, 30, 22, 31});
-    assert_int_equal(list.count, 2);
-    st_rect box = list.rect[0], last = list.rect[1];
-    assert_true(box.x0 == 0 && box.y0 == 7 && box.x1 == 100 * (ST_RECT_LIST_MAX - 1) + 3 && box.y1 == 9);
-    assert_true(last.x0 == 20 && last.y0 == 30 && last.x1 == 22 && last.y1 == 31);
+    st_rect_list_add(&list, (st_rect){301, 8, 302, 9}); /* inside the fourth */
+    assert_int_equal(list.count, ST_RECT_LIST_MAX);
+    st_rect_list_add(&list, (st_rect){503, 7, 506, 9}); /* beside the sixth: the two become (500, 7)-(506, 9) */
+    assert_int_equal(list.count, ST_RECT_LIST_MAX);
+    int64_t area = 0;
+    bool merged = false;
+    for (uint32_t i = 0; i < list.count; i++) {
+        st_rect r = list.rect[i];
+        area += (int64_t)(r.x1 - r.x0) * (r.y1 - r.y0);
+        merged |= r.x0 == 500 && r.x1 == 506 && r.y0 == 7 && r.y1 == 9;
+    }
+    assert_true(merged);
+    assert_int_equal(area, (ST_RECT_LIST_MAX + 1) * 6); /* the box added no texel */
+    st_rect_list_add(&list, (st_rect){-10, 0, 2000, 20}); /* holds them all: the one left */
+    assert_int_equal(list.count, 1);
+    assert_true(list.rect[0].x0 == -10 && list.rect[0].x1 == 2000);
 }
 
 /* Overlapping rectangles merge into their boxes until none overlap — a box that meets a third one neither of its

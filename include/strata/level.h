@@ -74,8 +74,9 @@ typedef struct st_rect_list {
     uint32_t count;
 } st_rect_list;
 
-/* Adds r to the list (an empty r adds nothing). A full list is first merged into the bounding box of its
- * rectangles: a larger region, never a missed one. */
+/* Adds r to the list: nothing when r is empty or inside one the list holds; those inside r leave. A full list
+ * keeps ST_RECT_LIST_MAX: the two (r among them) whose bounding box adds the fewest texels to theirs become
+ * that box — a larger region, never a missed one, and rectangles far apart stay apart. */
 void st_rect_list_add(st_rect_list *list, st_rect r);
 /* Merges the rectangles of rects[0, count) that overlap into their bounding boxes until no two overlap, and drops the
  * empty ones; every texel they held stays covered. Returns how many are left, at the front. */
