@@ -151,6 +151,7 @@ void st_air_tables_record(st_renderer *r, st_air_tables *t, VkCommandBuffer cmd)
     if (!t->dirty.count) return;
     st_renderer_pass_begin(r, cmd, "max");
     rebuild(r, t, cmd, t->dirty.rect, t->dirty.count);
+    ST_DEBUG("air tables: %u rectangles, %llu cells rebuilt", t->dirty.count, (unsigned long long)t->last_cells);
     t->dirty.count = 0;
 }
 

@@ -290,6 +290,8 @@ static void voxel_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         st_gpu_cmd_memory_barrier(cmd, draw_stage(s), VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                                   VK_ACCESS_2_NONE);
         record_bake(r, s, cmd, tiles, s->dirty.count);
+        ST_DEBUG("voxel: %u rectangles, %llu leaf tile columns baked (%llu over every level)", s->dirty.count,
+                 (unsigned long long)s->last_leaf_columns, (unsigned long long)s->last_columns);
         st_renderer_pass_end(r, cmd);
         s->dirty.count = 0;
     }
