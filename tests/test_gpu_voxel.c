@@ -148,8 +148,8 @@ static void test_full_bake(void **state) {
     test_engine_finish(e, l);
 }
 
-/* Random digs, raises and a new slab, each followed by update_level and one frame: the pyramid equals a
- * fresh CPU pyramid of the edited level. */
+/* Random digs, raises and a new slab, each followed by update_level, 1 to 40 of them before one frame: the pyramid
+ * equals a fresh CPU pyramid of the edited level. */
 static void test_incremental_bake(void **state) {
     (void)state;
     st_level *l = test_random_level(256, 256, 23);
@@ -160,8 +160,11 @@ static void test_incremental_bake(void **state) {
         st_camera cam = {.position = {128, 128, 250}, .pitch_deg = -90};
         uint32_t *gpu = malloc(L->words * 4);
         srand(100 + grid);
+        /* several edits before one frame: rectangles kept apart, meeting in the coarser levels, and past the list's
+         * ST_RECT_LIST_MAX (then merged) */
+        const int per_round[6] = {1, 2, 5, 17, 3, 40};
         for (int round = 0; round < 6; round++) {
-            int edits = 1 + round % 2; /* two edits before one frame: the rectangles merge */
+            int edits = per_round[round];
             for (int k = 0; k < edits; k++) {
                 st_rect dirty;
                 int cx = rand() % 256, cy = rand() % 256, radius = 4 + rand() % 40;
@@ -190,6 +193,44 @@ static void test_incremental_bake(void **state) {
         free(gpu);
         st_renderer_destroy(r);
     }
+    test_engine_finish(e, l);
+}
+
+/* Marks each of `rects` (the level unchanged: a bake of unchanged tiles writes what they hold) and draws one frame:
+ * the tile columns its bake wrote, of the leaves and of every level. */
+static void frame_bake(st_engine *e, st_renderer *r, const st_rect *rects, int n, uint64_t *leaf, uint64_t *all) {
+    for (int i = 0; i < n; i++) assert_st_ok(st_engine_update_level(e, rects[i], err));
+    st_camera cam = {.position = {100, 100, 250}, .pitch_deg = -60};
+    st_frame_timing timing;
+    assert_st_ok(st_renderer_draw(r, &cam, &timing, err));
+    st_voxel_last_bake(r, leaf, all);
+}
+
+/* Two small edits at opposite corners of a 1024² level in one frame: the bake's leaves are those of the two edits
+ * (each alone, summed), not those of the box spanning the level, and its coarser levels no more than theirs (the
+ * coarsest tiles hold both). */
+static void test_far_edits_bake_their_tiles(void **state) {
+    (void)state;
+    st_level *l = test_random_level(1024, 1024, 13);
+    st_engine *e = test_engine(l);
+    st_renderer *r = make_renderer(e, "voxel-compute", 0, 16, 16);
+    const st_rect a = {100, 120, 110, 127}, b = {880, 900, 891, 905}, both[2] = {a, b};
+    uint64_t leaf_a, all_a, leaf_b, all_b, leaf, all, idle_leaf, idle_all;
+    frame_bake(e, r, &a, 1, &leaf_a, &all_a);
+    frame_bake(e, r, &b, 1, &leaf_b, &all_b);
+    frame_bake(e, r, both, 2, &leaf, &all);
+    frame_bake(e, r, NULL, 0, &idle_leaf, &idle_all);
+    print_message("tile columns baked (leaf, all levels): %llu, %llu for one edit; %llu, %llu for the other; %llu, "
+                  "%llu for both in one frame\n", (unsigned long long)leaf_a, (unsigned long long)all_a,
+                  (unsigned long long)leaf_b, (unsigned long long)all_b, (unsigned long long)leaf,
+                  (unsigned long long)all);
+    assert_true(leaf_a > 0 && leaf_b > 0);
+    assert_true(idle_leaf == 0 && idle_all == 0);
+    if (leaf != leaf_a + leaf_b || all > all_a + all_b)
+        fail_msg("two far edits in one frame baked %llu leaf columns (%llu in all); apart %llu and %llu (%llu, %llu)",
+                 (unsigned long long)leaf, (unsigned long long)all, (unsigned long long)leaf_a,
+                 (unsigned long long)leaf_b, (unsigned long long)all_a, (unsigned long long)all_b);
+    st_renderer_destroy(r);
     test_engine_finish(e, l);
 }
 
@@ -382,6 +423,7 @@ int main(void) {
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_full_bake),
         cmocka_unit_test(test_incremental_bake),
+        cmocka_unit_test(test_far_edits_bake_their_tiles),
         cmocka_unit_test(test_flat_floor),
         cmocka_unit_test(test_slab_and_cave),
         cmocka_unit_test(test_edit_next_frame),

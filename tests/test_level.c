@@ -368,6 +368,58 @@ static void test_bounded_axes(void **state) {
     st_level_destroy(l);
 }
 
+/* The rectangle list keeps ST_RECT_LIST_MAX rectangles apart and skips empty ones and those inside one it holds (a
+ * rectangle holding some takes their places); full, it merges the two whose box grows least — a rectangle beside
+ * one it holds merges with that one, far from the rest, and every texel added stays covered. */
+static void test_rect_list(void **state) {
+    (void)state;
+    st_rect_list list = {0};
+    st_rect_list_add(&list, (st_rect){5, 5, 5, 9});
+    assert_int_equal(list.count, 0);
+    for (int i = 0; i < ST_RECT_LIST_MAX; i++) st_rect_list_add(&list, (st_rect){100 * i, 7, 100 * i + 3, 9});
+    assert_int_equal(list.count, ST_RECT_LIST_MAX);
+    for (int i = 0; i < ST_RECT_LIST_MAX; i++) {
+        st_rect r = list.rect[i];
+        assert_true(r.x0 == 100 * i && r.x1 == 100 * i + 3 && r.y0 == 7 && r.y1 == 9);
+    }
+    st_rect_list_add(&list, (st_rect){301, 8, 302, 9}); /* inside the fourth */
+    assert_int_equal(list.count, ST_RECT_LIST_MAX);
+    st_rect_list_add(&list, (st_rect){503, 7, 506, 9}); /* beside the sixth: the two become (500, 7)-(506, 9) */
+    assert_int_equal(list.count, ST_RECT_LIST_MAX);
+    int64_t area = 0;
+    bool merged = false;
+    for (uint32_t i = 0; i < list.count; i++) {
+        st_rect r = list.rect[i];
+        area += (int64_t)(r.x1 - r.x0) * (r.y1 - r.y0);
+        merged |= r.x0 == 500 && r.x1 == 506 && r.y0 == 7 && r.y1 == 9;
+    }
+    assert_true(merged);
+    assert_int_equal(area, (ST_RECT_LIST_MAX + 1) * 6); /* the box added no texel */
+    st_rect_list_add(&list, (st_rect){-10, 0, 2000, 20}); /* holds them all: the one left */
+    assert_int_equal(list.count, 1);
+    assert_true(list.rect[0].x0 == -10 && list.rect[0].x1 == 2000);
+}
+
+/* Overlapping rectangles merge into their boxes until none overlap — a box that meets a third one neither of its
+ * parts met merges with it too — apart and touching ones stay, empty ones go; every texel stays covered. */
+static void test_rects_disjoint(void **state) {
+    (void)state;
+    st_rect r[6] = {{0, 0, 4, 4},     {3, 3, 8, 6}, /* overlap: box (0,0)-(8,6) */
+                    {6, 0, 9, 1},                   /* meets that box only */
+                    {8, 0, 10, 2},                  /* meets the grown box (6..9 × 0..1) */
+                    {20, 20, 22, 22}, {30, 30, 30, 40}};
+    uint32_t n = st_rects_disjoint(r, 6);
+    assert_int_equal(n, 2);
+    bool big = false, small = false;
+    for (uint32_t i = 0; i < n; i++) {
+        big |= r[i].x0 == 0 && r[i].y0 == 0 && r[i].x1 == 10 && r[i].y1 == 6;
+        small |= r[i].x0 == 20 && r[i].y0 == 20 && r[i].x1 == 22 && r[i].y1 == 22;
+    }
+    assert_true(big && small);
+    st_rect touching[2] = {{0, 0, 4, 4}, {4, 0, 8, 4}};
+    assert_int_equal(st_rects_disjoint(touching, 2), 2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bounded_axes),
@@ -384,6 +436,8 @@ int main(void) {
         cmocka_unit_test(test_pack_pairs),
         cmocka_unit_test(test_read_write_rect),
         cmocka_unit_test(test_copy_texels),
+        cmocka_unit_test(test_rect_list),
+        cmocka_unit_test(test_rects_disjoint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

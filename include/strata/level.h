@@ -67,6 +67,21 @@ static inline bool st_rect_empty(st_rect r) { return r.x1 <= r.x0 || r.y1 <= r.y
 /* The bounding rectangle of a and b; an empty one adds nothing. */
 st_rect st_rect_union(st_rect a, st_rect b);
 
+/* Rectangles kept apart between two frames, so the work over them is theirs and not that of the box between them. */
+#define ST_RECT_LIST_MAX 16
+typedef struct st_rect_list {
+    st_rect rect[ST_RECT_LIST_MAX];
+    uint32_t count;
+} st_rect_list;
+
+/* Adds r to the list: nothing when r is empty or inside one the list holds; those inside r leave. A full list
+ * keeps ST_RECT_LIST_MAX: the two (r among them) whose bounding box adds the fewest texels to theirs become
+ * that box — a larger region, never a missed one, and rectangles far apart stay apart. */
+void st_rect_list_add(st_rect_list *list, st_rect r);
+/* Merges the rectangles of rects[0, count) that overlap into their bounding boxes until no two overlap, and drops the
+ * empty ones; every texel they held stays covered. Returns how many are left, at the front. */
+uint32_t st_rects_disjoint(st_rect *rects, uint32_t count);
+
 /* Creates a flat level (all heights 0, single, type 0) with the default palette, wrapping in x and y. */
 st_result st_level_create(uint32_t width, uint32_t height, st_level **out, st_error *err);
 void st_level_destroy(st_level *level);

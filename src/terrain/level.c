@@ -15,6 +15,63 @@ st_rect st_rect_union(st_rect a, st_rect b) {
     return r;
 }
 
+static int64_t rect_area(st_rect r) { return st_rect_empty(r) ? 0 : (int64_t)(r.x1 - r.x0) * (r.y1 - r.y0); }
+
+static bool rect_holds(st_rect outer, st_rect inner) {
+    return outer.x0 <= inner.x0 && outer.y0 <= inner.y0 && inner.x1 <= outer.x1 && inner.y1 <= outer.y1;
+}
+
+void st_rect_list_add(st_rect_list *list, st_rect r) {
+    if (st_rect_empty(r)) return;
+    for (uint32_t i = 0; i < list->count; i++)
+        if (rect_holds(list->rect[i], r)) return;
+    /* those r holds give it their places */
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < list->count; i++)
+        if (!rect_holds(r, list->rect[i])) list->rect[n++] = list->rect[i];
+    list->count = n;
+    if (n < ST_RECT_LIST_MAX) {
+        list->rect[list->count++] = r;
+        return;
+    }
+    /* full: of the rectangles and r, the two whose box adds the fewest texels to theirs become that box, so
+     * rectangles far apart stay apart (a few hundred pairs: nothing beside what they cost to rebuild) */
+    st_rect all[ST_RECT_LIST_MAX + 1];
+    memcpy(all, list->rect, sizeof list->rect);
+    all[ST_RECT_LIST_MAX] = r;
+    uint32_t bi = 0, bj = 1;
+    int64_t best = INT64_MAX;
+    for (uint32_t i = 0; i <= ST_RECT_LIST_MAX; i++)
+        for (uint32_t j = i + 1; j <= ST_RECT_LIST_MAX; j++) {
+            int64_t grow = rect_area(st_rect_union(all[i], all[j])) - rect_area(all[i]) - rect_area(all[j]);
+            if (grow < best) best = grow, bi = i, bj = j;
+        }
+    all[bi] = st_rect_union(all[bi], all[bj]);
+    all[bj] = all[ST_RECT_LIST_MAX];
+    memcpy(list->rect, all, sizeof list->rect);
+}
+
+static bool rects_overlap(st_rect a, st_rect b) { return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1; }
+
+uint32_t st_rects_disjoint(st_rect *rects, uint32_t count) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < count; i++)
+        if (!st_rect_empty(rects[i])) rects[n++] = rects[i];
+    /* a merged box may meet a rectangle neither of its parts met: start over after each merge (a few dozen) */
+    bool merged = true;
+    while (merged) {
+        merged = false;
+        for (uint32_t i = 0; i < n && !merged; i++)
+            for (uint32_t j = i + 1; j < n && !merged; j++)
+                if (rects_overlap(rects[i], rects[j])) {
+                    rects[i] = st_rect_union(rects[i], rects[j]);
+                    rects[j] = rects[--n];
+                    merged = true;
+                }
+    }
+    return n;
+}
+
 st_result st_level_check_size(uint64_t width, uint64_t height, st_error *err) {
     if (width < 2 || height < 1 || !st_is_pow2((uint32_t)width) || !st_is_pow2((uint32_t)height) ||
         width > ST_LEVEL_MAX_DIM || height > ST_LEVEL_MAX_DIM)

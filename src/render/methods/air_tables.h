@@ -17,7 +17,8 @@ typedef struct st_air_tables {
     VkPipeline pipeline; /* air_max.comp */
     VkDescriptorSetLayout set_layout;
     VkDescriptorSet set;
-    st_rect dirty; /* texels whose cells the next record rebuilds */
+    st_rect_list dirty; /* texels whose cells the next record rebuilds, kept apart (ST_RECT_LIST_MAX, then merged) */
+    uint64_t last_cells; /* cells the last record rebuilt, the three tables together (tests and docs) */
 } st_air_tables;
 
 /* Makes r's world's tables (the buffer, the pass that fills them) and fills them for the whole world before
@@ -29,11 +30,17 @@ st_result st_air_tables_create(st_renderer *r, st_air_tables *t, st_error *err);
 bool st_air_tables_fit(const st_renderer *r);
 /* Frees what create made (a zeroed *t is fine). */
 void st_air_tables_destroy(st_renderer *r, st_air_tables *t);
-/* The level changed inside rect: the next st_air_tables_record rebuilds the cells over it. */
+/* The level changed inside rect: the next st_air_tables_record rebuilds the cells over it (over each rectangle
+ * marked since the last record, not over the box around them). */
 void st_air_tables_mark(st_air_tables *t, st_rect rect);
 /* Records the rebuild of the marked cells as the timed pass "max" (nothing when none is marked), then a barrier
  * before the compute shaders that read the tables. The terrain rows of an edit must be uploaded before it in the
  * command buffer. Leaves the compute pipeline and sets bound to its own: the caller binds its own after. */
 void st_air_tables_record(st_renderer *r, st_air_tables *t, VkCommandBuffer cmd);
+/* The words of r's world's three tables (table 0's, then 1's, then 2's; air_tables.glsl says the packing). */
+uint64_t st_air_tables_words(const st_renderer *r);
+/* Reads the tables back into words (st_air_tables_words of them), for tests: what the last submitted rebuild
+ * wrote. Waits for the device. */
+st_result st_air_tables_read(st_renderer *r, const st_air_tables *t, uint32_t *words, st_error *err);
 
 #endif

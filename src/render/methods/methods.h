@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "render/methods/air_tables.h"
 #include "render/render_internal.h"
 #include "strata/clipmap.h"
 
@@ -23,6 +24,8 @@ typedef struct st_ray_work {
 } st_ray_work;
 st_result st_ray_compute_work(st_renderer *r, const st_camera *camera, bool tile_test, st_ray_work *out,
                               st_error *err);
+/* ray.c, for tests: ray-compute's air tables (NULL for another method, or when it has none). */
+const st_air_tables *st_ray_compute_air(const st_renderer *r);
 /* slice.c, for tests and the bench: one frame of camera drawn by slice-compute with its work counted — pixels,
  * band samples fetched, bands sampled, walks of the air tables, cells they looked at and texels they fetched —
  * with the walk looking down to texels (walk_texels) or stopping at the 4×4 cells, and the bands passing the samples
@@ -33,6 +36,8 @@ typedef struct st_slice_work {
 } st_slice_work;
 st_result st_slice_compute_work(st_renderer *r, const st_camera *camera, bool walk_texels, bool band_skip,
                                 st_slice_work *out, st_error *err);
+/* slice.c, for tests: slice-compute's air tables (NULL for another method). */
+const st_air_tables *st_slice_compute_air(const st_renderer *r);
 extern const st_method_ops st_method_slice;       /* slice.c: refined slices (default Sliced) */
 extern const st_method_ops st_method_slice_plain; /* slice.c: the paper's fixed slices */
 extern const st_method_ops st_method_slice_compute; /* slice.c: slice's planes rasterised in compute */

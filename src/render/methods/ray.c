@@ -177,6 +177,12 @@ st_result st_ray_compute_work(st_renderer *r, const st_camera *camera, bool tile
     return ST_OK;
 }
 
+const st_air_tables *st_ray_compute_air(const st_renderer *r) {
+    if (r->ops != &st_method_ray_compute) return NULL;
+    const ray_state *s = r->state;
+    return s->air_on ? &s->air : NULL;
+}
+
 const st_method_ops st_method_ray = {
     .info = {.name = "ray",
              .description = "height-field ray march, full-screen fragment pass",

@@ -373,3 +373,8 @@ const st_method_ops st_method_slice_compute = {
     .gpu_bytes = slice_gpu_bytes,
     .cpu_bytes = slice_cpu_bytes,
 };
+
+const st_air_tables *st_slice_compute_air(const st_renderer *r) {
+    if (r->ops != &st_method_slice_compute) return NULL;
+    return &((const slice_state *)r->state)->air;
+}

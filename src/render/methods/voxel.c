@@ -52,8 +52,9 @@ typedef struct voxel_state {
     VkDescriptorSet targets_set;
     VkPipelineLayout draw_layout;
     VkPipeline draw;
-    st_rect dirty; /* texels edited since the last frame */
+    st_rect_list dirty; /* texels edited since the last frame, kept apart (ST_RECT_LIST_MAX, then merged) */
     double bake_gpu_ms, bake_cpu_ms;
+    uint64_t last_leaf_columns, last_columns; /* what the last frame's bake wrote (st_voxel_last_bake) */
 } voxel_state;
 
 st_result st_voxel_layout_of(uint32_t width, uint32_t height, uint32_t grid, st_voxel_layout *out, st_error *err) {
@@ -103,40 +104,54 @@ static VkPipelineStageFlags2 draw_stage(const voxel_state *s) {
     return s->compute ? VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT : VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
 }
 
-/* Records the bake of leaf tiles [tx0, tx1) × [ty0, ty1) (whole tile columns in z) and of their ancestors
- * on every coarser level, ending with the pyramid ready for the draw pass. The caller has ordered earlier
- * accesses of the buffer before the first leaf write. */
-static void record_bake(st_renderer *r, voxel_state *s, VkCommandBuffer cmd, uint32_t tx0, uint32_t ty0, uint32_t tx1,
-                        uint32_t ty1) {
+/* Records the bake of the leaf tiles of tiles[0, count) (rectangles of tiles, half-open, whole tile columns in z;
+ * count at most ST_RECT_LIST_MAX) and of their ancestors on every coarser level, each level over every rectangle
+ * before the next, ending with the pyramid ready for the draw pass. A level's rectangles are made disjoint first
+ * (those of nearby edits meet in the coarser levels), so no tile is written twice and one level's dispatches need
+ * no barrier between them. The caller has ordered earlier accesses of the buffer before the first leaf write. */
+static void record_bake(st_renderer *r, voxel_state *s, VkCommandBuffer cmd, const st_rect *tiles, uint32_t count) {
     const st_voxel_layout *L = &s->layout;
+    st_rect box[ST_RECT_LIST_MAX];
+    memcpy(box, tiles, count * sizeof *box);
+    uint32_t n = st_rects_disjoint(box, count);
     VkDescriptorSet sets[2] = {r->globals_set, s->grid_set};
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->bake_layout, 0, 2, sets, 0, NULL);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->bake);
-    uint64_t row_texels = (uint64_t)(tx1 - tx0) * 8 * L->voxel[0] * 8 * L->voxel[1];
-    uint32_t rows = (uint32_t)(BAKE_TEXELS_PER_DISPATCH / row_texels);
     uint32_t max_groups = r->engine->gpu->props.limits.maxComputeWorkGroupCount[1];
-    if (rows < 1) rows = 1;
-    if (rows > max_groups) rows = max_groups;
     /* Leaf dispatches write disjoint tiles: no barrier between them. */
-    for (uint32_t y = ty0; y < ty1; y += rows) {
-        uint32_t n = ty1 - y < rows ? ty1 - y : rows;
-        uint32_t push[4] = {tx0, y, 0, 0};
-        vkCmdPushConstants(cmd, s->bake_layout, VK_SHADER_STAGE_ALL, 0, sizeof push, push);
-        vkCmdDispatch(cmd, tx1 - tx0, n, 1);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t tx0 = (uint32_t)box[k].x0, ty0 = (uint32_t)box[k].y0, tx1 = (uint32_t)box[k].x1,
+                 ty1 = (uint32_t)box[k].y1;
+        uint64_t row_texels = (uint64_t)(tx1 - tx0) * 8 * L->voxel[0] * 8 * L->voxel[1];
+        uint32_t rows = (uint32_t)(BAKE_TEXELS_PER_DISPATCH / row_texels);
+        if (rows < 1) rows = 1;
+        if (rows > max_groups) rows = max_groups;
+        for (uint32_t y = ty0; y < ty1; y += rows) {
+            uint32_t h = ty1 - y < rows ? ty1 - y : rows;
+            uint32_t push[4] = {tx0, y, 0, 0};
+            vkCmdPushConstants(cmd, s->bake_layout, VK_SHADER_STAGE_ALL, 0, sizeof push, push);
+            vkCmdDispatch(cmd, tx1 - tx0, h, 1);
+        }
+        s->last_leaf_columns += (uint64_t)(tx1 - tx0) * (ty1 - ty0);
     }
+    s->last_columns += s->last_leaf_columns;
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->mip);
     for (uint32_t l = 1; l < L->lods; l++) {
         /* Level l reads the words level l-1 just wrote. */
         st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
         /* A parent tile covers 2×2 child tiles in x, y. */
-        tx0 >>= 1;
-        ty0 >>= 1;
-        tx1 = ((tx1 - 1) >> 1) + 1;
-        ty1 = ((ty1 - 1) >> 1) + 1;
-        uint32_t push[4] = {l, tx0, ty0, tx1 - tx0};
-        vkCmdPushConstants(cmd, s->bake_layout, VK_SHADER_STAGE_ALL, 0, sizeof push, push);
-        vkCmdDispatch(cmd, (tx1 - tx0 + 3) / 4, ty1 - ty0, L->tiles[l][2]);
+        for (uint32_t k = 0; k < n; k++)
+            box[k] = (st_rect){box[k].x0 >> 1, box[k].y0 >> 1, ((box[k].x1 - 1) >> 1) + 1, ((box[k].y1 - 1) >> 1) + 1};
+        n = st_rects_disjoint(box, n);
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t tx0 = (uint32_t)box[k].x0, ty0 = (uint32_t)box[k].y0, tx1 = (uint32_t)box[k].x1,
+                     ty1 = (uint32_t)box[k].y1;
+            uint32_t push[4] = {l, tx0, ty0, tx1 - tx0};
+            vkCmdPushConstants(cmd, s->bake_layout, VK_SHADER_STAGE_ALL, 0, sizeof push, push);
+            vkCmdDispatch(cmd, (tx1 - tx0 + 3) / 4, ty1 - ty0, L->tiles[l][2]);
+            s->last_columns += (uint64_t)(tx1 - tx0) * (ty1 - ty0);
+        }
     }
     /* The draw pass reads what the bake wrote. */
     st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
@@ -167,7 +182,7 @@ static st_result full_bake(st_renderer *r, voxel_state *s, st_error *err) {
     st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                               VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | draw_stage(s),
                               VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-    record_bake(r, s, cmd, 0, 0, L->tiles[0][0], L->tiles[0][1]);
+    record_bake(r, s, cmd, &(st_rect){0, 0, (int32_t)L->tiles[0][0], (int32_t)L->tiles[0][1]}, 1);
     if (stamps) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, r->queries, 1);
     res = st_gpu_once_submit(gpu, cmd, err);
     if (res) return st_error_prefix(err, "baking the voxel pyramid");
@@ -248,29 +263,37 @@ static st_result voxel_level_updated(st_renderer *r, void *state, st_rect rect, 
     (void)r;
     (void)err;
     voxel_state *s = state;
-    s->dirty = st_rect_union(s->dirty, rect);
+    st_rect_list_add(&s->dirty, rect);
     return ST_OK;
 }
 
 static void voxel_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     voxel_state *s = state;
     const st_voxel_layout *L = &s->layout;
-    if (!st_rect_empty(s->dirty)) {
-        /* The edited texels' leaf cells, widened to whole tiles (a tile column is the bake's unit). */
-        uint32_t tx0 = (uint32_t)s->dirty.x0 / L->voxel[0] / 8, ty0 = (uint32_t)s->dirty.y0 / L->voxel[1] / 8;
-        uint32_t tx1 = ((uint32_t)s->dirty.x1 + 8 * L->voxel[0] - 1) / (8 * L->voxel[0]);
-        uint32_t ty1 = ((uint32_t)s->dirty.y1 + 8 * L->voxel[1] - 1) / (8 * L->voxel[1]);
-        if (tx1 > L->tiles[0][0]) tx1 = L->tiles[0][0];
-        if (ty1 > L->tiles[0][1]) ty1 = L->tiles[0][1];
+    s->last_leaf_columns = s->last_columns = 0;
+    if (s->dirty.count) {
+        /* Each edited rectangle's leaf cells, widened to whole tiles (a tile column is the bake's unit). */
+        st_rect tiles[ST_RECT_LIST_MAX];
+        for (uint32_t i = 0; i < s->dirty.count; i++) {
+            st_rect d = s->dirty.rect[i];
+            uint32_t tx0 = (uint32_t)d.x0 / L->voxel[0] / 8, ty0 = (uint32_t)d.y0 / L->voxel[1] / 8;
+            uint32_t tx1 = ((uint32_t)d.x1 + 8 * L->voxel[0] - 1) / (8 * L->voxel[0]);
+            uint32_t ty1 = ((uint32_t)d.y1 + 8 * L->voxel[1] - 1) / (8 * L->voxel[1]);
+            if (tx1 > L->tiles[0][0]) tx1 = L->tiles[0][0];
+            if (ty1 > L->tiles[0][1]) ty1 = L->tiles[0][1];
+            tiles[i] = (st_rect){(int32_t)tx0, (int32_t)ty0, (int32_t)tx1, (int32_t)ty1};
+        }
         st_renderer_pass_begin(r, cmd, "bake");
         /* The previous frame's draw read the words this bake overwrites (write-after-read: an execution
          * dependency suffices). The terrain rows of the edit were uploaded earlier in this command buffer,
          * behind the engine's copy → shader-read barrier. */
         st_gpu_cmd_memory_barrier(cmd, draw_stage(s), VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                                   VK_ACCESS_2_NONE);
-        record_bake(r, s, cmd, tx0, ty0, tx1, ty1);
+        record_bake(r, s, cmd, tiles, s->dirty.count);
+        ST_DEBUG("voxel: %u rectangles, %llu leaf tile columns baked (%llu over every level)", s->dirty.count,
+                 (unsigned long long)s->last_leaf_columns, (unsigned long long)s->last_columns);
         st_renderer_pass_end(r, cmd);
-        s->dirty = (st_rect){0};
+        s->dirty.count = 0;
     }
     uint32_t push[4] = {s->budget, s->budget, s->show_steps, 0};
     st_renderer_pass_begin(r, cmd, "march");
@@ -355,4 +378,10 @@ st_result st_voxel_read(st_renderer *r, uint32_t *words, st_error *err) {
     VkDeviceSize bytes = s->layout.words * 4;
     /* what the last bake wrote */
     return st_gpu_buffer_read(gpu, s->grid.buffer, ST_VOXEL_HEADER_BYTES, bytes, words, err);
+}
+
+void st_voxel_last_bake(const st_renderer *r, uint64_t *leaf_columns, uint64_t *columns) {
+    voxel_state *s = voxel_of(r);
+    if (leaf_columns) *leaf_columns = s ? s->last_leaf_columns : 0;
+    if (columns) *columns = s ? s->last_columns : 0;
 }

@@ -19,7 +19,6 @@
 #define SHADOW_BOX_HALF ST_SHADOW_BOX_HALF
 #define SHADOW_BOX_AHEAD ST_SHADOW_BOX_AHEAD
 #define SHADOW_TOP 256.0 /* nothing is solid above */
-#define SHADOW_MAX_EDITS 16  /* edits kept apart between two frames; more are merged into one rectangle */
 #define SHADOW_MAX_CASTS 64  /* rectangles cast in one frame; more become one full cast */
 #define SHADOW_MAX_COPIES 16 /* wrapped level copies per axis an edit is looked for in; more: a full cast */
 
@@ -45,8 +44,7 @@ typedef struct shadow_cache {
     bool have_frame;
     int64_t base[2];           /* the window the map holds */
     bool valid;                /* every texel of that window is cast */
-    st_rect edits[SHADOW_MAX_EDITS];
-    uint32_t edit_count;
+    st_rect_list edits; /* edits since the last frame, kept apart (ST_RECT_LIST_MAX, then merged) */
     uint64_t last_cast; /* texels the last frame cast (tests and docs) */
 } shadow_cache;
 
@@ -210,12 +208,8 @@ static void shadow_level_updated(st_renderer *r, void *state, st_rect rect) {
     (void)r;
     shadow_state *s = state;
     shadow_cache *c = &s->cache;
-    if (!s->cached || !c->valid || st_rect_empty(rect)) return;
-    if (c->edit_count == SHADOW_MAX_EDITS) { /* merged: a larger re-cast, never a missed one */
-        for (uint32_t i = 1; i < c->edit_count; i++) c->edits[0] = st_rect_union(c->edits[0], c->edits[i]);
-        c->edit_count = 1;
-    }
-    c->edits[c->edit_count++] = rect;
+    if (!s->cached || !c->valid) return;
+    st_rect_list_add(&c->edits, rect); /* merged when full: a larger re-cast, never a missed one */
 }
 
 /* Adds a rectangle to cast, clipped to the window; false when there are too many (the caller casts all). */
@@ -297,9 +291,10 @@ static uint32_t plan_casts(st_renderer *r, shadow_cache *c, shadow_rect *list) {
         if (du < 0) add_cast(list, &count, 0, 0, -du, n, n), kx0 = -du;
         if (dv > 0) add_cast(list, &count, kx0, n - dv, kx1, n, n);
         if (dv < 0) add_cast(list, &count, kx0, 0, kx1, -dv, n);
-        for (uint32_t i = 0; i < c->edit_count && !full; i++) full = !add_edit_casts(r, c, c->edits[i], list, &count);
+        for (uint32_t i = 0; i < c->edits.count && !full; i++)
+            full = !add_edit_casts(r, c, c->edits.rect[i], list, &count);
     }
-    c->edit_count = 0;
+    c->edits.count = 0;
     c->valid = true;
     if (full) {
         list[0] = (shadow_rect){0, 0, (int32_t)n, (int32_t)n};
