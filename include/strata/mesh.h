@@ -4,6 +4,7 @@
 #ifndef STRATA_MESH_H
 #define STRATA_MESH_H
 
+#include "strata/camera.h"
 #include "strata/level.h"
 
 /* ---- exact predicates on integer grid coordinates ------------------------------------------------------
@@ -313,6 +314,22 @@ uint32_t st_mesh_chunks_in_rect(const st_mesh *mesh, st_rect dirty, uint32_t *li
 st_mesh_totals st_mesh_compute_totals(const st_mesh *mesh);
 /* LOD = min(2, ⌊log2(max(dist/256, 1))⌋): LOD 0 below 512, LOD 1 below 1024, LOD 2 beyond. */
 uint32_t st_mesh_lod_for_distance(float dist);
+/* A chunk copy a view draws (st_mesh_select_draws): the chunk, its LOD for dist, the copy's chunk origin in level
+ * units (the wrapped copy's offset plus the chunk's first texel centre) and dist, the distance in xy from the eye
+ * to the middle of the chunk's box. */
+typedef struct st_mesh_draw {
+    float dist;
+    uint32_t chunk, lod;
+    float origin[2];
+} st_mesh_draw;
+/* The chunk copies of mesh (fitted on level) that view draws, near to far (ties by chunk index), into out (at
+ * most cap: the nearest are kept); returns how many. A copy is drawn where its box meets the view's frustum and
+ * the disc that bounds the frustum (the radius of a corner ray cut at the far plane: the far plane lies along the
+ * view axis, so the frustum reaches past the far distance toward its corners); where the level wraps, every copy
+ * of it that disc reaches (at most 64 a side, around the eye's), along an axis that does not, the level alone.
+ * The culling of the native and the web mesh methods. */
+uint32_t st_mesh_select_draws(const st_mesh *mesh, const st_level *level, const st_view *view,
+                              st_mesh_draw *out, uint32_t cap);
 /* The chunk's LOD for a camera at (x, y): distance from the chunk centre, shortest way round the wrap. */
 uint32_t st_mesh_select_lod(const st_mesh *mesh, const st_mesh_chunk *chunk, float cam_x, float cam_y);
 /* Whether st_mesh_export can write `path`: it ends in .obj or .ply (any case). */
