@@ -2,15 +2,14 @@
  * Morton-ordered 8×8×8 tiles, each level the OR of its children) baked on the GPU by the WGSL ports of
  * voxel_bake.comp and voxel_mip.comp, rebaked in place over the tiles an edit touched before the next frame, and
  * the hierarchical-DDA traversal of voxel.comp writing the frame's colour and depth. The native twin is
- * src/render/methods/voxel.c, whose layout and bake order this copies until the native methods move onto the
- * seam; layout, bake and traversal: docs/voxel.md. */
+ * src/render/methods/voxel.c, whose layout (voxel_layout.c) this shares and whose bake order it copies until the
+ * native methods move onto the seam; layout, bake and traversal: docs/voxel.md. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "methods/methods.h"
+#include "render/methods/voxel_layout.h"
 
-#define VOXEL_MAX_LODS 16
-#define VOXEL_HEADER_BYTES (16u * (1u + VOXEL_MAX_LODS)) /* info + one uvec4 per level (voxel_grid.wgsl) */
 /* One leaf dispatch bakes at most this many texels (as natively: a whole 2048×16384 world is two dispatches). */
 #define BAKE_TEXELS_PER_DISPATCH (16u << 20)
 #define MAX_GROUPS 65535u     /* WebGPU's maxComputeWorkgroupsPerDimension */
@@ -19,45 +18,13 @@
 /* The native default grid, (4, 8, 2): leaf voxels of 4×8 texels and 2 height units (the page has no grid knob). */
 static const uint32_t VOXEL[3] = {4, 8, 2};
 
-typedef struct voxel_layout {
-    uint32_t lods;
-    uint32_t dims[VOXEL_MAX_LODS][3];  /* cells per axis of each level (powers of two) */
-    uint32_t tiles[VOXEL_MAX_LODS][3]; /* 8×8×8 tiles per axis: ceil(dims / 8) */
-    uint64_t offset[VOXEL_MAX_LODS];   /* first word of each level (after the header) */
-    uint64_t words, bytes;             /* words of all levels; header + words */
-} voxel_layout;
-
 typedef struct voxel_state {
-    voxel_layout layout;
+    st_voxel_layout layout;
     st_gb_program bake, mip, draw;
     st_gb_buffer grid;
     st_rect dirty; /* texels not baked yet: the whole level at create, then what edits touched */
 } voxel_state;
 
-/* The pyramid of a width×height level (st_voxel_layout_of's, grid 0). */
-static st_result layout_of(uint32_t width, uint32_t height, voxel_layout *out, st_error *err) {
-    memset(out, 0, sizeof *out);
-    if (!st_is_pow2(width) || !st_is_pow2(height) || width < VOXEL[0] || height < VOXEL[1])
-        return st_error_set(err, ST_ERR_INVALID, "voxel-compute: a %ux%u level does not hold whole %ux%u voxel cells",
-                            width, height, VOXEL[0], VOXEL[1]);
-    uint32_t n[3] = {width / VOXEL[0], height / VOXEL[1], 256u / VOXEL[2]};
-    uint32_t smallest = n[0] < n[1] ? n[0] : n[1];
-    if (n[2] < smallest) smallest = n[2];
-    /* Every axis halves per level (all are powers of two), down to a level whose smallest axis is 1. */
-    while ((1u << out->lods) <= smallest && out->lods < VOXEL_MAX_LODS) out->lods++;
-    uint64_t words = 0;
-    for (uint32_t l = 0; l < out->lods; l++) {
-        for (int a = 0; a < 3; a++) {
-            out->dims[l][a] = n[a] >> l;
-            out->tiles[l][a] = (out->dims[l][a] + 7) / 8;
-        }
-        out->offset[l] = words;
-        words += 16ull * out->tiles[l][0] * out->tiles[l][1] * out->tiles[l][2];
-    }
-    out->words = words;
-    out->bytes = VOXEL_HEADER_BYTES + 4 * words;
-    return ST_OK;
-}
 
 static void voxel_destroy(st_gb *b, void *state) {
     voxel_state *s = state;
@@ -75,14 +42,14 @@ static st_result voxel_create(st_gb *b, const st_level *level, void **out, st_er
     voxel_state *s = calloc(1, sizeof *s);
     if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     *out = s;
-    const voxel_layout *L = &s->layout;
-    st_result r = layout_of(level->width, level->height, &s->layout, err);
+    const st_voxel_layout *L = &s->layout;
+    st_result r = st_voxel_layout_of(level->width, level->height, 0, &s->layout, err);
     if (!r) r = b->ops->compute_create(b, "voxel_bake.comp", &s->bake, err);
     if (!r) r = b->ops->compute_create(b, "voxel_mip.comp", &s->mip, err);
     if (!r) r = b->ops->compute_create(b, "voxel.comp", &s->draw, err);
     if (!r) r = b->ops->storage_buffer_create(b, (size_t)L->bytes, &s->grid, err);
     if (r) return r;
-    uint32_t header[VOXEL_HEADER_BYTES / 4] = {L->lods, VOXEL[0], VOXEL[1], VOXEL[2]};
+    uint32_t header[ST_VOXEL_HEADER_BYTES / 4] = {L->lods, VOXEL[0], VOXEL[1], VOXEL[2]};
     for (uint32_t l = 0; l < L->lods; l++) {
         for (uint32_t a = 0; a < 3; a++) header[4 + 4 * l + a] = L->dims[l][a];
         header[4 + 4 * l + 3] = (uint32_t)L->offset[l];
@@ -103,7 +70,7 @@ static st_result voxel_level_updated(st_gb *b, void *state, const st_level *leve
 /* Bakes leaf tiles [tx0, tx1) × [ty0, ty1) (whole tile columns in z) and their ancestors on every coarser level;
  * each dispatch sees what the ones before it wrote. */
 static void bake(st_gb *b, voxel_state *s, uint32_t tx0, uint32_t ty0, uint32_t tx1, uint32_t ty1) {
-    const voxel_layout *L = &s->layout;
+    const st_voxel_layout *L = &s->layout;
     uint64_t row_texels = (uint64_t)(tx1 - tx0) * 8 * VOXEL[0] * 8 * VOXEL[1];
     uint32_t rows = (uint32_t)(BAKE_TEXELS_PER_DISPATCH / row_texels);
     if (rows < 1) rows = 1;
@@ -128,7 +95,7 @@ static void bake(st_gb *b, voxel_state *s, uint32_t tx0, uint32_t ty0, uint32_t 
 
 static void voxel_record(st_gb *b, void *state, const st_gb_frame *f) {
     voxel_state *s = state;
-    const voxel_layout *L = &s->layout;
+    const st_voxel_layout *L = &s->layout;
     b->ops->bind_buffer(b, 2, 0, s->grid);
     if (!st_rect_empty(s->dirty)) {
         /* The edited texels' leaf cells, widened to whole tiles (a tile column is the bake's unit). */

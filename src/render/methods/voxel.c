@@ -17,8 +17,6 @@
 /* The largest pyramid baked for a paged world without a level (st_engine_set_paged_world). */
 #define PAGED_MAX_BYTES (256u << 20)
 
-static const uint32_t GRIDS[2][3] = {{4, 8, 2}, {2, 4, 1}};
-
 /* The knobs of both variants: the traversal budgets (the quality knob), and the leaf voxel size, which is
  * set (tests, tuning files) but not swept. */
 static const st_method_knob voxel_knobs[] = {{.name = "voxel_steps",
@@ -57,33 +55,6 @@ typedef struct voxel_state {
     uint64_t last_leaf_columns, last_columns; /* what the last frame's bake wrote (st_voxel_last_bake) */
 } voxel_state;
 
-st_result st_voxel_layout_of(uint32_t width, uint32_t height, uint32_t grid, st_voxel_layout *out, st_error *err) {
-    memset(out, 0, sizeof *out);
-    if (grid > 1) return st_error_set(err, ST_ERR_INVALID, "voxel grid %u: expected 0 (4,8,2) or 1 (2,4,1)", grid);
-    const uint32_t *v = GRIDS[grid];
-    if (!st_is_pow2(width) || !st_is_pow2(height) || width < v[0] || height < v[1])
-        return st_error_set(err, ST_ERR_INVALID, "a %ux%u level does not hold whole %ux%u voxel cells", width,
-                            height, v[0], v[1]);
-    memcpy(out->voxel, v, sizeof out->voxel);
-    uint32_t n[3] = {width / v[0], height / v[1], 256u / v[2]};
-    uint32_t smallest = n[0] < n[1] ? n[0] : n[1];
-    if (n[2] < smallest) smallest = n[2];
-    /* Every axis halves per level (all are powers of two), down to a level whose smallest axis is 1. */
-    while ((1u << out->lods) <= smallest && out->lods < ST_VOXEL_MAX_LODS) out->lods++;
-    uint64_t words = 0;
-    for (uint32_t l = 0; l < out->lods; l++) {
-        for (int a = 0; a < 3; a++) {
-            out->dims[l][a] = n[a] >> l;
-            out->tiles[l][a] = (out->dims[l][a] + 7) / 8;
-        }
-        out->offset[l] = words;
-        words += 16ull * out->tiles[l][0] * out->tiles[l][1] * out->tiles[l][2];
-    }
-    if (words > UINT32_MAX) return st_error_set(err, ST_ERR_NOMEM, "voxel pyramid of %llu words", (unsigned long long)words);
-    out->words = words;
-    out->bytes = ST_VOXEL_HEADER_BYTES + 4 * words;
-    return ST_OK;
-}
 
 static void voxel_destroy(st_renderer *r, void *state) {
     voxel_state *s = state;

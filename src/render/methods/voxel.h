@@ -3,33 +3,8 @@
 #ifndef STRATA_VOXEL_H
 #define STRATA_VOXEL_H
 
+#include "render/methods/voxel_layout.h"
 #include "render/render_internal.h"
-
-#define ST_VOXEL_MAX_LODS 16
-#define ST_VOXEL_HEADER_BYTES (16u * (1u + ST_VOXEL_MAX_LODS)) /* info + one uvec4 per level */
-
-typedef struct st_voxel_layout {
-    uint32_t voxel[3];                  /* leaf voxel size: texels in x, y; height units in z */
-    uint32_t lods;                      /* levels, finest first */
-    uint32_t dims[ST_VOXEL_MAX_LODS][3]; /* cells per axis of each level (powers of two) */
-    uint32_t tiles[ST_VOXEL_MAX_LODS][3]; /* 8×8×8 tiles per axis: ceil(dims / 8) */
-    uint64_t offset[ST_VOXEL_MAX_LODS];  /* first word of each level (after the header) */
-    uint64_t words;                     /* words of all levels */
-    uint64_t bytes;                     /* header + words: the GPU buffer */
-} st_voxel_layout;
-
-/* grid: 0 = (4,8,2), 1 = (2,4,1) (st_method_knobs.voxel_grid). */
-st_result st_voxel_layout_of(uint32_t width, uint32_t height, uint32_t grid, st_voxel_layout *out, st_error *err);
-/* Word index (from the first word of all levels) and bit of cell (x, y, z) of a level. */
-static inline uint64_t st_voxel_word(const st_voxel_layout *l, uint32_t lod, uint32_t x, uint32_t y, uint32_t z,
-                                     uint32_t *bit) {
-    uint32_t lx = x & 7, ly = y & 7, lz = z & 7, m = 0;
-    for (uint32_t b = 0; b < 3; b++)
-        m |= (((lx >> b) & 1u) << (3 * b)) | (((ly >> b) & 1u) << (3 * b + 1)) | (((lz >> b) & 1u) << (3 * b + 2));
-    uint64_t tile = ((uint64_t)(z >> 3) * l->tiles[lod][1] + (y >> 3)) * l->tiles[lod][0] + (x >> 3);
-    *bit = m & 31u;
-    return l->offset[lod] + 16 * tile + (m >> 5);
-}
 
 /* For a renderer of method voxel or voxel-compute (NULL otherwise). */
 const st_voxel_layout *st_voxel_renderer_layout(const st_renderer *r);
