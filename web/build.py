@@ -55,7 +55,7 @@ CORE = [
     "src/io/heightmap_level.c", "src/io/vmc.c", "src/io/vmp.c", "src/io/vpr.c", "src/io/pal.c", "src/io/world_ini.c", "src/io/world.c",
     "src/view/pick.c", "src/view/history.c", "src/view/controls.c",
     "src/render/globals.c", "src/render/scatter_levels.c", "src/render/methods/voxel_layout.c",
-    "src/mesh/tin.c", "src/mesh/chunks.c", "src/mesh/predicates.c", "src/mesh/draws.c",
+    "src/mesh/tin.c", "src/mesh/chunks.c", "src/mesh/predicates.c", "src/mesh/draws.c", "src/mesh/slots.c",
 ]
 WEB = ["web/backend_gl.c", "web/backend_gpu.c", "web/methods/ray.c", "web/methods/scatter.c", "web/methods/slice.c", "web/methods/paint.c", "web/methods/mesh.c", "web/methods/voxel.c", "web/app.c", "web/dem_png.c", "web/gen_bands.c"]
 PAGE = ["web/index.html", "web/app.js", "web/gpu.js", "web/gen_worker.js", "data/default_world.json"]

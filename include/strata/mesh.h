@@ -314,6 +314,21 @@ uint32_t st_mesh_chunks_in_rect(const st_mesh *mesh, st_rect dirty, uint32_t *li
 st_mesh_totals st_mesh_compute_totals(const st_mesh *mesh);
 /* LOD = min(2, ⌊log2(max(dist/256, 1))⌋): LOD 0 below 512, LOD 1 below 1024, LOD 2 beyond. */
 uint32_t st_mesh_lod_for_distance(float dist);
+/* Where a method keeps chunk i in its vertex and index buffers, in elements (vertices, indices): a slot with a
+ * little room to grow in place (16 vertices, 96 indices), and past every slot a shared tail that a chunk
+ * outgrowing its slot moves to; a full tail means laying every chunk out again. */
+typedef struct st_mesh_slot {
+    uint32_t vb_off, vb_cap, ib_off, ib_cap;
+} st_mesh_slot;
+/* Lays every chunk of mesh out from its current counts into slots[chunks_x·chunks_y], one after the other;
+ * *vertices and *indices get where the slots end (where the tail starts). */
+void st_mesh_slots_lay_out(const st_mesh *mesh, st_mesh_slot *slots, uint64_t *vertices, uint64_t *indices);
+/* The buffer size for `used` elements of slots with the shared tail after them (an eighth more, and 4 Ki). */
+uint64_t st_mesh_slots_with_tail(uint64_t used);
+/* Chunk `chunk`'s current counts into its slot: in place where they fit, else at the tails *vb_tail / *ib_tail of
+ * buffers of vb_size / ib_size elements (advanced past it); false when a tail has no room left. */
+bool st_mesh_slot_place(const st_mesh *mesh, uint32_t chunk, st_mesh_slot *slots, uint32_t vb_size, uint32_t ib_size,
+                        uint32_t *vb_tail, uint32_t *ib_tail);
 /* A chunk copy a view draws (st_mesh_select_draws): the chunk, its LOD for dist, the copy's chunk origin in level
  * units (the wrapped copy's offset plus the chunk's first texel centre) and dist, the distance in xy from the eye
  * to the middle of the chunk's box. */

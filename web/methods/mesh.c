@@ -27,9 +27,7 @@ typedef struct mesh_draw_push {
 } mesh_draw_push;
 
 /* Where a chunk lives in the list texture and the index buffer, in elements (vertices, u16 indices). */
-typedef struct mesh_slot {
-    uint32_t vb_off, vb_cap, ib_off, ib_cap;
-} mesh_slot;
+typedef st_mesh_slot mesh_slot;
 
 typedef st_mesh_draw mesh_draw;
 
@@ -50,12 +48,10 @@ typedef struct mesh_state {
 
 /* ---- buffers ------------------------------------------------------------------------------------------ */
 
-/* A slot has a little room to grow in place; a chunk that outgrows it moves to the shared tail (an eighth of
- * the total plus 4 Ki elements), and a full tail lays every chunk out again (the native method's rule). */
-static uint32_t with_slack(uint32_t n, uint32_t extra) { return n + extra; }
-
+/* Lays every chunk out (st_mesh_slots_lay_out, the native method's rule) and sizes the list texture in whole rows
+ * and the index buffer with the shared tail; refuses a chunk WebGL2 cannot number or a texture the browser cannot
+ * hold. */
 static st_result lay_out(mesh_state *s, uint32_t max_rows, st_error *err) {
-    uint64_t vb = 0, ib = 0;
     uint32_t count = s->mesh->chunks_x * s->mesh->chunks_y;
     for (uint32_t i = 0; i < count; i++) {
         const st_mesh_chunk *c = &s->mesh->chunks[i];
@@ -64,17 +60,13 @@ static st_result lay_out(mesh_state *s, uint32_t max_rows, st_error *err) {
                                 "mesh: chunk (%u, %u) has %u vertices; WebGL2 draws at most %u a chunk (index "
                                 "0xFFFF restarts)",
                                 c->cx, c->cy, c->vertex_count, MESH_MAX_CHUNK_VERTICES);
-        s->slots[i] = (mesh_slot){.vb_off = (uint32_t)vb,
-                                  .vb_cap = with_slack(c->vertex_count, 16),
-                                  .ib_off = (uint32_t)ib,
-                                  .ib_cap = with_slack(c->index_count, 96)};
-        vb += s->slots[i].vb_cap;
-        ib += s->slots[i].ib_cap;
     }
+    uint64_t vb, ib;
+    st_mesh_slots_lay_out(s->mesh, s->slots, &vb, &ib);
     s->vb_tail = (uint32_t)vb;
     s->ib_tail = (uint32_t)ib;
-    vb += vb / 8 + 4096;
-    ib += ib / 8 + 4096;
+    vb = st_mesh_slots_with_tail(vb);
+    ib = st_mesh_slots_with_tail(ib);
     const uint64_t per_row = (uint64_t)ST_GB_LIST_WIDTH * MESH_TEXEL_VERTICES;
     uint64_t rows = (vb + per_row - 1) / per_row;
     if (rows > max_rows || ib > UINT32_MAX / 2)
@@ -132,22 +124,8 @@ static void upload_chunk(st_gb *b, mesh_state *s, uint32_t ci) {
 
 /* A chunk's new data goes back into its slot when it fits, else to the shared tail; false = no room left. */
 static bool place(mesh_state *s, uint32_t ci) {
-    const st_mesh_chunk *c = &s->mesh->chunks[ci];
-    mesh_slot *sl = &s->slots[ci];
-    if (c->vertex_count > MESH_MAX_CHUNK_VERTICES) return false; /* lay_out says why */
-    if (c->vertex_count > sl->vb_cap) {
-        uint32_t cap = with_slack(c->vertex_count, 16);
-        if (cap > s->vb_size - s->vb_tail) return false;
-        sl->vb_off = s->vb_tail, sl->vb_cap = cap;
-        s->vb_tail += cap;
-    }
-    if (c->index_count > sl->ib_cap) {
-        uint32_t cap = with_slack(c->index_count, 96);
-        if (cap > s->ib_size - s->ib_tail) return false;
-        sl->ib_off = s->ib_tail, sl->ib_cap = cap;
-        s->ib_tail += cap;
-    }
-    return true;
+    if (s->mesh->chunks[ci].vertex_count > MESH_MAX_CHUNK_VERTICES) return false; /* lay_out says why */
+    return st_mesh_slot_place(s->mesh, ci, s->slots, s->vb_size, s->ib_size, &s->vb_tail, &s->ib_tail);
 }
 
 /* ---- culling -------------------------------------------------------------------------------------------- */

@@ -47,9 +47,7 @@ typedef struct mesh_compute_push {
 } mesh_compute_push;
 
 /* Where a chunk lives in the big buffers, in elements (vertices, u16 indices), with room to grow. */
-typedef struct mesh_slot {
-    uint32_t vb_off, vb_cap, ib_off, ib_cap;
-} mesh_slot;
+typedef st_mesh_slot mesh_slot;
 
 typedef st_mesh_draw mesh_draw;
 
@@ -90,28 +88,14 @@ typedef struct mesh_state {
 
 /* ---- buffers ------------------------------------------------------------------------------------------ */
 
-/* A slot has a little room to grow in place; a chunk that outgrows it moves to the shared tail (an eighth
- * of the total plus 4 Ki elements), and a full tail re-packs every chunk tightly. Memory stays within 13 %
- * of the payload, and the r48 crater's four chunks take under 2 % of the tail. */
-static uint32_t with_slack(uint32_t n, uint32_t extra) { return n + extra; }
-
 /* Lays every chunk out from its current counts and sizes the buffers with the shared tail. */
 static st_result lay_out(mesh_state *s, mesh_slot *slots, uint32_t *vb_size, uint32_t *ib_size, st_error *err) {
-    uint64_t vb = 0, ib = 0;
-    uint32_t count = s->mesh->chunks_x * s->mesh->chunks_y;
-    for (uint32_t i = 0; i < count; i++) {
-        const st_mesh_chunk *c = &s->mesh->chunks[i];
-        slots[i].vb_off = (uint32_t)vb;
-        slots[i].vb_cap = with_slack(c->vertex_count, 16);
-        slots[i].ib_off = (uint32_t)ib;
-        slots[i].ib_cap = with_slack(c->index_count, 96);
-        vb += slots[i].vb_cap;
-        ib += slots[i].ib_cap;
-    }
+    uint64_t vb, ib;
+    st_mesh_slots_lay_out(s->mesh, slots, &vb, &ib);
     s->vb_tail = (uint32_t)vb;
     s->ib_tail = (uint32_t)ib;
-    vb += vb / 8 + 4096;
-    ib += ib / 8 + 4096;
+    vb = st_mesh_slots_with_tail(vb);
+    ib = st_mesh_slots_with_tail(ib);
     ib = (ib + 1) & ~1ull; /* the compute passes read indices as u32 pairs */
     if (vb > UINT32_MAX / 4 || ib > UINT32_MAX / 2)
         return st_error_set(err, ST_ERR_UNSUPPORTED, "mesh: %llu vertices / %llu indices exceed one buffer",
@@ -655,21 +639,7 @@ static void mesh_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd
 
 /* A chunk's new data goes back into its slot when it fits, else to the shared tail; false = no room left. */
 static bool place(mesh_state *s, uint32_t ci) {
-    const st_mesh_chunk *c = &s->mesh->chunks[ci];
-    mesh_slot *sl = &s->slots[ci];
-    if (c->vertex_count > sl->vb_cap) {
-        uint32_t cap = with_slack(c->vertex_count, 16);
-        if (cap > s->vb_size - s->vb_tail) return false;
-        sl->vb_off = s->vb_tail, sl->vb_cap = cap;
-        s->vb_tail += cap;
-    }
-    if (c->index_count > sl->ib_cap) {
-        uint32_t cap = with_slack(c->index_count, 96);
-        if (cap > s->ib_size - s->ib_tail) return false;
-        sl->ib_off = s->ib_tail, sl->ib_cap = cap;
-        s->ib_tail += cap;
-    }
-    return true;
+    return st_mesh_slot_place(s->mesh, ci, s->slots, s->vb_size, s->ib_size, &s->vb_tail, &s->ib_tail);
 }
 
 /* The level changed inside rect: refit the chunks whose samples it touches (exactly: the result equals a
