@@ -693,6 +693,15 @@ static void test_table_grows_between_frames(void **state) {
 
 /* ---- the uploader ------------------------------------------------------------------------------------ */
 
+/* A fake GPU whose uploads complete `delay` frames after they are sent, through a ring of ring_bytes. */
+static fake_gpu *fake_gpu_new(uint32_t delay, uint64_t ring_bytes) {
+    fake_gpu *g = calloc(1, sizeof *g);
+    assert_non_null(g);
+    g->delay = delay;
+    g->ring_bytes = ring_bytes;
+    return g;
+}
+
 static void gpu_frame(st_residency *r, fake_gpu *g) {
     g->used = 0;
     g->uploads_frame = 0;
@@ -706,9 +715,7 @@ static void test_uploader_path(void **state) {
     (void)state;
     fake_source f;
     fake_init(&f);
-    fake_gpu *g = calloc(1, sizeof *g);
-    g->delay = 3;
-    g->ring_bytes = 3 * TILE_BYTES;
+    fake_gpu *g = fake_gpu_new(3, 3 * TILE_BYTES);
     st_tile_uploader up = {.user = g, .upload = gpu_upload, .complete = gpu_complete};
     st_residency *r = make(&f, (st_residency_desc){.cpu_tiles = 16, .gpu_slots = 16, .uploader = &up,
                                                    .upload_budget_bytes = 2 * TILE_BYTES, .max_loads = 8});
@@ -752,9 +759,7 @@ static void test_full_ring_retries_next_frame(void **state) {
     (void)state;
     fake_source f;
     fake_init(&f);
-    fake_gpu *g = calloc(1, sizeof *g);
-    g->delay = 1;
-    g->ring_bytes = TILE_BYTES; /* one tile a frame */
+    fake_gpu *g = fake_gpu_new(1, TILE_BYTES); /* one tile a frame */
     st_tile_uploader up = {.user = g, .upload = gpu_upload, .complete = gpu_complete};
     st_residency *r = make(&f, (st_residency_desc){.cpu_tiles = 8, .uploader = &up, .max_loads = 4});
     st_tile_key a = key(0, 1, 0), b = key(0, 2, 0), c = key(0, 3, 0);
@@ -788,9 +793,7 @@ static void test_slot_reclaimed_and_reuploaded(void **state) {
     (void)state;
     fake_source f;
     fake_init(&f);
-    fake_gpu *g = calloc(1, sizeof *g);
-    g->delay = 1;
-    g->ring_bytes = 100 * TILE_BYTES;
+    fake_gpu *g = fake_gpu_new(1, 100 * TILE_BYTES);
     st_tile_uploader up = {.user = g, .upload = gpu_upload, .complete = gpu_complete};
     st_residency *r = make(&f, (st_residency_desc){.cpu_tiles = 6, .gpu_slots = 2, .uploader = &up, .levels = 3});
     st_tile_key a = key(0, 0, 0), b = key(0, 1, 0), c = key(0, 2, 0);
@@ -834,9 +837,7 @@ static void test_no_room_evicts_nothing(void **state) {
     (void)state;
     fake_source f;
     fake_init(&f);
-    fake_gpu *g = calloc(1, sizeof *g);
-    g->delay = 1;
-    g->ring_bytes = 100 * TILE_BYTES;
+    fake_gpu *g = fake_gpu_new(1, 100 * TILE_BYTES);
     st_tile_uploader up = {.user = g, .upload = gpu_upload, .complete = gpu_complete, .room = gpu_room};
     st_residency *r = make(&f, (st_residency_desc){.cpu_tiles = 6, .gpu_slots = 2, .uploader = &up, .levels = 3});
     st_tile_key a = key(0, 0, 0), b = key(0, 1, 0), c = key(0, 2, 0);
