@@ -99,26 +99,9 @@ static st_result select_pipeline(st_gpu *gpu, VkPipelineLayout layout, uint32_t 
     if ((p11.subgroupSupportedOperations & ops) != ops || !(p11.subgroupSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT))
         return st_error_set(err, ST_ERR_UNSUPPORTED, "the GPU selection needs subgroup ballot, vote and arithmetic in "
                             "compute shaders, which %s lacks; use --lod-select cpu", gpu->props.deviceName);
-    VkShaderModule module;
-    st_result r = st_gpu_shader(gpu, "cdlod_select.comp", &module, err);
-    if (r) return r;
     /* constant 1: the entries of each list held in shared memory (five lists of 16-byte entries: 20 KiB at 256) */
-    uint32_t consts[2] = {threads, threads < 256 ? threads : 256};
-    VkSpecializationMapEntry entries[2] = {{.constantID = 0, .offset = 0, .size = sizeof consts[0]},
-                                           {.constantID = 1, .offset = sizeof consts[0], .size = sizeof consts[1]}};
-    VkSpecializationInfo spec = {.mapEntryCount = 2, .pMapEntries = entries, .dataSize = sizeof consts,
-                                 .pData = consts};
-    VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-                                      .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                                                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                                                .module = module,
-                                                .pName = "main",
-                                                .pSpecializationInfo = &spec},
-                                      .layout = layout};
-    r = st_gpu_check(vkCreateComputePipelines(gpu->device, gpu->pipeline_cache, 1, &ci, NULL, out), "cdlod_select.comp",
-                     err);
-    vkDestroyShaderModule(gpu->device, module, NULL);
-    return r;
+    const uint32_t consts[2] = {threads, threads < 256 ? threads : 256};
+    return st_gpu_compute_pipeline_spec(gpu, "cdlod_select.comp", layout, consts, 2, out, err);
 }
 
 st_result st_cdlod_select_create(st_renderer *r, const st_lod_world *w, uint32_t threads, VkBuffer frame,
