@@ -70,8 +70,9 @@ typedef struct paint_state {
     VkPipeline occlusion_pipeline;
     st_gpu_buffer cells;  /* the occlusion cells: per 8 × 8 pixels, the farthest depth bits drawn so far */
     bool counting;        /* the shaders count the frame's work (st_paint_compute_count) */
-    VkPipeline count_pipeline, count_big_pipeline; /* the bars and big passes that count it: pipelines of their own,
-                                                      so the frames' passes carry no counters */
+    VkPipeline count_pipeline, count_big_pipeline; /* the bars and big passes that count it (made by
+                                                      st_paint_compute_count): pipelines of their own, so the
+                                                      frames' passes carry no counters */
     /* this frame's level-0 tiles within each pass's ring (the later passes' boundaries in the tile list) */
     uint32_t pass_tiles[PAINT_MAX_PASSES];
     VkDescriptorSetLayout set_layout;
@@ -258,11 +259,6 @@ static st_result paint_compute_create(st_renderer *r, void **out, st_error *err)
     if (!res) res = st_renderer_pipeline_layout(r, sets, 2, sizeof(paint_compute_push), &s->layout, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "paint_compute.comp", s->layout, &s->pipeline, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "paint_big.comp", s->layout, &s->big_pipeline, err);
-    const uint32_t count_on = 1;
-    if (!res)
-        res = st_gpu_compute_pipeline_spec(gpu, "paint_compute.comp", s->layout, &count_on, 1, &s->count_pipeline, err);
-    if (!res)
-        res = st_gpu_compute_pipeline_spec(gpu, "paint_big.comp", s->layout, &count_on, 1, &s->count_big_pipeline, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "paint_resolve.comp", s->layout, &s->resolve_pipeline, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "paint_occlusion.comp", s->layout, &s->occlusion_pipeline, err);
     return res;
@@ -481,8 +477,17 @@ st_result st_paint_compute_work(st_renderer *r, st_paint_work *out, st_error *er
 
 st_result st_paint_compute_count(st_renderer *r, bool on, st_error *err) {
     if (r->ops != &st_method_paint_compute) return st_error_set(err, ST_ERR_INVALID, "not a paint-compute renderer");
-    ((paint_state *)r->state)->counting = on;
-    return ST_OK;
+    paint_state *s = r->state;
+    /* made on first use: the frames never need them */
+    const uint32_t count_on = 1;
+    st_gpu *gpu = r->engine->gpu;
+    st_result res = ST_OK;
+    if (on && !s->count_pipeline)
+        res = st_gpu_compute_pipeline_spec(gpu, "paint_compute.comp", s->layout, &count_on, 1, &s->count_pipeline, err);
+    if (on && !res && !s->count_big_pipeline)
+        res = st_gpu_compute_pipeline_spec(gpu, "paint_big.comp", s->layout, &count_on, 1, &s->count_big_pipeline, err);
+    if (!res) s->counting = on;
+    return res;
 }
 
 static uint64_t paint_gpu_bytes(const st_renderer *r, const void *state) {

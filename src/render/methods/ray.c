@@ -39,8 +39,8 @@ typedef struct ray_push {
 typedef struct ray_state {
     VkPipelineLayout layout;
     VkPipeline pipeline;
-    VkPipeline count_pipeline; /* compute: the march that counts its work (st_ray_compute_work), a pipeline of its
-                                  own so the frames' march carries no counters */
+    VkPipeline count_pipeline; /* compute: the march that counts its work (st_ray_compute_work, which makes it), a
+                                  pipeline of its own so the frames' march carries no counters */
     /* compute only */
     VkDescriptorSetLayout targets_layout, buffers_layout;
     VkDescriptorSet targets_set, buffers_set;
@@ -121,8 +121,6 @@ static st_result ray_compute_create(st_renderer *r, void **out, st_error *err) {
     VkDescriptorSetLayout sets[2] = {s->targets_layout, s->buffers_layout};
     if (!res) res = st_renderer_pipeline_layout(r, sets, 2, sizeof(ray_push), &s->layout, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "ray.comp", s->layout, &s->pipeline, err);
-    const uint32_t count_on = 1;
-    if (!res) res = st_gpu_compute_pipeline_spec(gpu, "ray.comp", s->layout, &count_on, 1, &s->count_pipeline, err);
     return res;
 }
 
@@ -162,6 +160,13 @@ st_result st_ray_compute_work(st_renderer *r, const st_camera *camera, bool tile
                               st_error *err) {
     if (r->ops != &st_method_ray_compute) return st_error_set(err, ST_ERR_INVALID, "not a ray-compute renderer");
     ray_state *s = r->state;
+    /* made on first use: the frames never need it */
+    const uint32_t count_on = 1;
+    if (!s->count_pipeline) {
+        st_result made = st_gpu_compute_pipeline_spec(r->engine->gpu, "ray.comp", s->layout, &count_on, 1,
+                                                      &s->count_pipeline, err);
+        if (made) return made;
+    }
     bool had = s->tile_test;
     s->tile_test = tile_test && s->air_on;
     s->count = true;

@@ -63,8 +63,8 @@ typedef struct slice_state {
     VkPipeline pipeline; /* raster: the planes; compute: the per-pixel plane walk */
     /* compute */
     VkPipeline resolve_pipeline;
-    VkPipeline count_pipeline; /* compute: the walk that counts its work (st_slice_compute_work), a pipeline of its
-                                  own so the frames' walk carries no counters */
+    VkPipeline count_pipeline; /* compute: the walk that counts its work (st_slice_compute_work, which makes it), a
+                                  pipeline of its own so the frames' walk carries no counters */
     VkDescriptorSetLayout buffers_layout, targets_layout;
     VkDescriptorSet buffers_set, targets_set;
     st_gpu_buffer vis; /* per pixel: the hit along the ray and the plane's height when on a plane */
@@ -178,9 +178,6 @@ static st_result slice_compute_create(st_renderer *r, void **out, st_error *err)
     VkDescriptorSetLayout sets[2] = {s->buffers_layout, s->targets_layout};
     if (!res) res = st_renderer_pipeline_layout(r, sets, 2, sizeof(slice_compute_push), &s->layout, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "slice_compute.comp", s->layout, &s->pipeline, err);
-    const uint32_t count_on = 1;
-    if (!res)
-        res = st_gpu_compute_pipeline_spec(gpu, "slice_compute.comp", s->layout, &count_on, 1, &s->count_pipeline, err);
     if (!res) res = st_gpu_compute_pipeline(gpu, "slice_resolve.comp", s->layout, &s->resolve_pipeline, err);
     return res;
 }
@@ -303,6 +300,13 @@ st_result st_slice_compute_work(st_renderer *r, const st_camera *camera, bool wa
                                 st_slice_work *out, st_error *err) {
     if (r->ops != &st_method_slice_compute) return st_error_set(err, ST_ERR_INVALID, "not a slice-compute renderer");
     slice_state *s = r->state;
+    /* made on first use: the frames never need it */
+    const uint32_t count_on = 1;
+    if (!s->count_pipeline) {
+        st_result made = st_gpu_compute_pipeline_spec(r->engine->gpu, "slice_compute.comp", s->layout, &count_on, 1,
+                                                      &s->count_pipeline, err);
+        if (made) return made;
+    }
     bool had = s->walk_texels;
     s->walk_texels = walk_texels;
     s->band_full = !band_skip;
