@@ -140,6 +140,10 @@ static void test_quick_protocol(void **state) {
                             test_json_number(row, "depth_p95") >= test_json_number(row, "depth_p50"));
             }
             assert_float_equal(test_json_number(row, "pitch"), views[v].pitch_deg, 1e-4);
+            /* the first view is timed a second time after the last, its first pass kept apart; no other view is */
+            const cJSON *fp = test_json_field(row, "first_pass_ms");
+            if (v == 0 && n_views > 1) assert_true(cJSON_IsNumber(fp) && fp->valuedouble > 0);
+            else assert_true(cJSON_IsNull(fp));
         }
     }
     cJSON_Delete(doc);

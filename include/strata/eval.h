@@ -369,6 +369,8 @@ typedef struct st_compare_row {
     double shadow_ms;       /* mean GPU time of the shadow pass over the timed frames; NAN without timestamps */
     st_pass_set passes;     /* mean GPU time of each pass over the timed frames */
     double shadow_first_ms; /* the shadow pass of the view's first frame, which casts the map anew; NAN without */
+    double first_pass_ms;   /* the method's first view, timed again after its last: the first pass's mean (the
+                             * row's frames are the second pass's); NAN on every other row */
     st_metrics metrics;
 } st_compare_row;
 

@@ -310,6 +310,7 @@ st_result st_compare_write_json(const st_compare_result *r, const char *path, st
         st_eval_json_number(o, "warmup_ms", row->warmup_ms);
         st_eval_json_number(o, "shadow_gpu_ms", row->shadow_ms);
         st_eval_json_number(o, "shadow_first_frame_ms", row->shadow_first_ms);
+        st_eval_json_number(o, "first_pass_ms", row->first_pass_ms);
         cJSON_AddItemToObject(o, "passes", pass_array(&row->passes));
         st_eval_json_number(o, "see_through", row->metrics.see_through);
         st_eval_json_number(o, "covers_sky", row->metrics.covers_sky);

@@ -175,6 +175,24 @@ st_result st_compare_write_markdown(const st_compare_result *r, const char *path
         fputs(" |\n", fp);
     }
 
+    if (r->view_count > 1) {
+        fprintf(fp, "\n## The first view, timed twice (ms)\n\n");
+        fprintf(fp, "A method's first view (%s) is timed again after its last view and the row keeps the second "
+                    "pass: right after a renderer's creation the first view can run steady several times slower "
+                    "than it does later, by a different amount in each run (docs/harness.md \"The first view\"). "
+                    "The first pass, not in the mean:\n\n",
+                r->views[0].name);
+        fprintf(fp, "| method | first pass | second pass (in the mean) |\n|---|---:|---:|\n");
+        for (size_t m = 0; m < r->method_count; m++) {
+            const st_compare_row *row = &r->rows[m * r->view_count];
+            fprintf(fp, "| %s | ", r->methods[m].name);
+            fnum(fp, "%.3f", row->first_pass_ms);
+            fputs(" | ", fp);
+            fnum(fp, "%.3f", row->avg_ms);
+            fputs(" |\n", fp);
+        }
+    }
+
     fprintf(fp, "\n## GPU time per pass (ms, mean over the views)\n\n");
     fprintf(fp, "Each frame's timestamped passes, by name, in recording order; they sum to the mean above. shadow = "
                 "the shared shadow map, upload = an edit's terrain rows, near-cap = the near plane inside solid, the "
