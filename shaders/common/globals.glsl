@@ -18,6 +18,7 @@ layout(set = 0, binding = 0, std140) uniform Globals {
     uvec4 material_info;   // shading (0 flat, 1 textured), material layers, control map present, flags
     vec4 material_origin;  // xy: the world position of the shaders' origin (a store's eye), folded
     vec4 material_mean[32]; // linear mean albedo of each material; w: repeats per world unit
+    uvec4 pages_info;       // paged terrain: page shift, level-0 pages along x, along y, levels (terrain_pages.info)
 } g;
 
 // material_info.w's flags (globals.h's ST_MATERIAL_INFO_*): the level's colour map is bound; the frame counts

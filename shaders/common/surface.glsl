@@ -35,8 +35,8 @@ layout(set = 0, binding = 7) uniform usampler2DArray terrain_pool;
 uint terrain_page_resolve(uint page, uvec2 pc) {
     uint e = terrain_pages.entry[page];
     if ((e & 0xFFFFFFu) != 0u) return e & 0xFFFFFFu;
-    for (uint k = 1u; k < terrain_pages.info.w; k++) {
-        uint i = terrain_pages.level_offset[k] + (pc.y >> k) * (terrain_pages.info.y >> k) + (pc.x >> k);
+    for (uint k = 1u; k < g.pages_info.w; k++) {
+        uint i = terrain_pages.level_offset[k] + (pc.y >> k) * (g.pages_info.y >> k) + (pc.x >> k);
         uint l = terrain_pages.entry[i] & 0xFFFFFFu;
         if (l != 0u) return l | (k << 24);
     }
@@ -49,7 +49,7 @@ uvec4 terrain_page_fetch(ivec2 c, uint r) {
     if (layer == 0u) return uvec4(r >> 24, 0u, r >> 24, 0u);
     int k = int(r >> 24);
     ivec2 ck = c >> k;
-    ivec2 m = ck & ((1 << int(terrain_pages.info.x)) - 1);
+    ivec2 m = ck & ((1 << int(g.pages_info.x)) - 1);
     uvec4 p = texelFetch(terrain_pool, ivec3(m.x >> 1, m.y, int(layer - 1u)), 0);
     // a dual pair is one column for both its texels; of two single ones the caller picks by c's parity, so
     // both halves hold the coarse texel over c
@@ -63,9 +63,9 @@ uint terrain_page_last_resolved = 0u;
 
 // The pair holding texel c (wrapped into the level) in its page, or the coarse texel over it.
 uvec4 terrain_page_pair(ivec2 c) {
-    uint s = terrain_pages.info.x;
+    uint s = g.pages_info.x;
     uvec2 pc = uvec2(c) >> s;
-    uint page = pc.y * terrain_pages.info.y + pc.x;
+    uint page = pc.y * g.pages_info.y + pc.x;
     if (page != terrain_page_last) {
         terrain_page_last = page;
         terrain_page_last_resolved = terrain_page_resolve(page, pc);

@@ -33,6 +33,7 @@ typedef struct st_globals_gpu {
     uint32_t material_info[4];  /* shading (0 flat, 1 textured), material layers, control map present, flags */
     float material_origin[4];   /* xy: the world position of the shaders' origin (a store's eye), folded */
     float material_mean[ST_MATERIAL_MAX][4]; /* linear mean albedo of each material; w: repeats per world unit */
+    uint32_t pages_info[4]; /* paged terrain: page shift, level-0 pages along x, along y, levels; else 0 */
 } st_globals_gpu;
 
 /* The fog (and sky) colour in linear light: what a frame is cleared to. */

@@ -492,6 +492,13 @@ bool st_paged_terrain_texel(st_paged_terrain *p, int64_t x, int64_t y, st_texel 
 }
 
 VkImageView st_paged_terrain_pool_view(const st_paged_terrain *p) { return st_tile_pool_view(p->pool); }
+void st_paged_terrain_layout(const st_paged_terrain *p, uint32_t out[4]) {
+    out[0] = p->shift;
+    out[1] = p->nx;
+    out[2] = p->ny;
+    out[3] = p->levels;
+}
+
 const st_gpu_buffer *st_paged_terrain_table(const st_paged_terrain *p) { return &p->table; }
 
 /* ---- the engine's side --------------------------------------------------------------------------------------- */

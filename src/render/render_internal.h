@@ -126,6 +126,9 @@ st_result st_paged_terrain_end_frame(st_paged_terrain *p, st_error *err);
 st_result st_paged_terrain_deliver(st_engine *e, st_error *err);
 VkImageView st_paged_terrain_pool_view(const st_paged_terrain *p);
 const st_gpu_buffer *st_paged_terrain_table(const st_paged_terrain *p);
+/* The page table's header, which the globals mirror (pages_info): page shift, level-0 pages along x, along y,
+ * levels. Fixed for the terrain's life. */
+void st_paged_terrain_layout(const st_paged_terrain *p, uint32_t out[4]);
 
 /* What the CPU side needs of the engine's world besides its texels — set from the level, or from the layer store
  * of a paged world that has no level in memory (st_engine_set_paged_world). */

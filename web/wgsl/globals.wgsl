@@ -21,6 +21,7 @@ struct Globals {
     material_info: vec4<u32>,
     material_origin: vec4<f32>,
     material_mean: array<vec4<f32>, 32>,
+    pages_info: vec4<u32>, // paged terrain (native only): zeros here
 }
 
 @group(0) @binding(0) var<uniform> g: Globals;
