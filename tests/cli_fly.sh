@@ -70,10 +70,10 @@ assert len(r['per_frame']['edit_ms']) == 106 and len(r['per_frame']['hole_pages'
 " $tmp/paged/*/latest/fly.json
 check "fly a paged world: the overlay holds the written pages" sh -c "ls $tmp/overlay/tiles/0/*/*.tile | grep -q tile"
 # the same with slow loads and a bound of one page mapped a frame: no frame maps more, and still no page is
-# drawn as a hole (a coarser level stands in) and no edit is lost. At 20 m/s a page is asked for about 256 frames
-# before the eye needs it, 0.3 s of this run's ~1.2 ms frames against 50 ms loads; at 60 m/s (85 frames, 0.1 s)
-# the flight, 40 times faster than real time here, outran its loads in about one run in four
-printf 'start 0.2 0.3\nheading 90\nfps 20\nspeed 20\nheight 40\npitch -12\nfly 10\nturn 180 1\nfly 10\n' >"$tmp/slow.flight"
+# drawn as a hole (a coarser level stands in) and no edit is lost. At 60 m/s the flight is drawn about 40 times
+# faster than real time here; when the lookahead was 30 frames of motion (0.1 s of this run's ~1.2 ms frames
+# against 50 ms loads) it outran its loads in about one run in four; sized from the pages' time to ready, it holds
+printf 'start 0.2 0.3\nheading 90\nfps 20\nspeed 60\nheight 40\npitch -12\nfly 10\nturn 180 1\nfly 10\n' >"$tmp/slow.flight"
 "$strata" fly --world gen:multi:1:4096x4096 --overlay "$tmp/overlay-bound" --path "$tmp/slow.flight" --size 40x24 \
     --no-shadows --far 100 --pool-pages 16 --dig-every 1 --write-back-every 10 --slow-load 50 --upload-pages 1 \
     --out "$tmp/bound" --no-progress >"$tmp/out" 2>"$tmp/err"

@@ -750,6 +750,45 @@ static void test_upload_bound(void **state) {
     st_store_close(store);
 }
 
+/* The prefetch distance follows the pages' time to ready: a flight drawn quickly with slow loads asks for pages
+ * farther ahead than its few lookahead frames of motion, since loads are measured in wall time, not frames (a
+ * fixed count of frames was outrun when frames came many times faster than real time). */
+static void test_lookahead_from_latency(void **state) {
+    (void)state;
+    enum { W = 32, H = 20, STEP = 4, FRAMES_AHEAD = 2 };
+    st_level *level = world_level();
+    st_store *store = world_store(level, "paged-ahead");
+    st_level_destroy(level);
+    st_engine_desc ed = {.validate = true};
+    st_engine *e = NULL;
+    assert_st_ok(st_engine_create(&ed, &e, err));
+    st_paged_desc pd = {.pool_pages = POOL, .cpu_tiles = PAGES * PAGES, .far_levels = 1, .full_radius = 96.0f,
+                        .slow_load_ms = 50, .lookahead_frames = FRAMES_AHEAD};
+    assert_st_ok(st_engine_set_paged_world(e, store, &pd, err));
+    st_render_desc rd = {.method = "ray-compute", .width = W, .height = H};
+    st_renderer *r = NULL;
+    assert_st_ok(st_renderer_create(e, &rd, &r, err));
+    st_camera cam = camera_at(200, 200, 0);
+    assert_st_ok(st_engine_paged_settle(e, &cam, 4000, NULL, err)); /* its loads give the time to ready */
+    st_paged_stats ps = {0};
+    assert_st_ok(st_engine_paged_stats(e, &ps, err));
+    assert_true(ps.residency.ready_ms_p90 >= 50);
+    double most = 0;
+    for (int f = 0; f < 20; f++) {
+        cam.position[0] += STEP;
+        assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
+        assert_st_ok(st_engine_paged_stats(e, &ps, err));
+        if (ps.ahead > most) most = ps.ahead;
+    }
+    /* the frames alone would ask FRAMES_AHEAD · STEP ahead; 50 ms of loads at this speed is far more, unless a
+     * frame took longer than 1.5 · 50 / FRAMES_AHEAD ms */
+    if (!(most > FRAMES_AHEAD * STEP + STEP))
+        fail_msg("pages asked for %.1f texels ahead, no more than %d frames of motion", most, FRAMES_AHEAD);
+    st_renderer_destroy(r);
+    test_engine_finish(e, NULL);
+    st_store_close(store);
+}
+
 static void test_paged_bad_input(void **state) {
     (void)state;
     st_level *level = world_level();
@@ -780,6 +819,7 @@ int main(void) {
         cmocka_unit_test(test_far_field_follows_edits),
         cmocka_unit_test(test_shadow_follows_arrivals),
         cmocka_unit_test(test_upload_bound),
+        cmocka_unit_test(test_lookahead_from_latency),
         cmocka_unit_test(test_paged_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

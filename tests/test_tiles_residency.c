@@ -889,6 +889,7 @@ static void test_slow_load_never_blocks_the_caller(void **state) {
     fake_source f;
     fake_init(&f);
     st_residency *r = make(&f, (st_residency_desc){.slow_load_ms = 100, .cpu_tiles = 32});
+    assert_true(st_residency_ready_ms(r) == 0); /* nothing made Resident yet */
     double worst = 0, t0 = st_time_ms();
     double frame_ms[4096];
     int frames = 0;
@@ -910,6 +911,9 @@ static void test_slow_load_never_blocks_the_caller(void **state) {
     if (s.median >= 5) fail_msg("the median frame took %.2f ms", s.median);
     assert_true(st_time_ms() - t0 >= 100); /* the loads really slept */
     assert_true(st_residency_get_stats(r).load_ms_median >= 100);
+    /* from queued to Resident takes the load at least: the time a caller must ask ahead of need */
+    assert_true(st_residency_ready_ms(r) >= 100);
+    assert_true(st_residency_get_stats(r).ready_ms_p90 == st_residency_ready_ms(r));
     st_residency_destroy(r);
 }
 

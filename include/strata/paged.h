@@ -23,7 +23,8 @@ typedef struct st_paged_desc {
                                      carries a burst of uploads and the work each arrival causes */
     float margin;                 /* texels wanted beyond the far distance (0 = one page) */
     float lookahead_frames;       /* prefetch where the eye will be after this many frames of its last motion
-                                     (0 = 30) */
+                                     (0 = 30), or farther: where it will be, at its speed in wall time, when a page
+                                     asked for now is resident (the recent pages' time to ready) */
     /* The far field: coarser levels of the store (st_store_open_coarse, made on demand from the pages under
      * them), each half the resolution of the one below. With far_levels > 0, full resolution is wanted within
      * full_radius of the eye only, level k within full_radius·2^k (the coarsest out to the far distance), and a
@@ -100,6 +101,9 @@ typedef struct st_paged_stats {
     uint64_t gpu_bytes;   /* the pool plus the page table */
     uint32_t edits_held;  /* a world without a level: edited pages held on the CPU (unsaved, or saved and not
                              dropped yet) */
+    double ahead;         /* how far ahead of the eye (texels) the last frame asked for pages: the lookahead
+                             frames of its motion, or more, the distance it covers in wall time while a page takes
+                             to become resident (residency.ready_ms_p90 at any level); 0 when it did not move */
 } st_paged_stats;
 
 /* The figures of the engine's paged terrain; ST_ERR_INVALID when its terrain is not paged. */

@@ -337,6 +337,8 @@ typedef struct st_residency_stats {
     uint64_t frame;
     double upload_ms_frame;   /* CPU time spent in uploads in the last update */
     double load_ms_median;    /* median load + decode time of finished loads (job side) */
+    double ready_ms_p90;      /* 90th percentile of the last 64 tiles' times from being queued (first requested,
+                                 or retried) to Resident: loading, waiting for a slot and uploading (0: none yet) */
     double full_detail_ms;    /* time from the last change of the wanted set until all of it was resident;
                                  negative while still waiting */
 } st_residency_stats;
@@ -371,6 +373,9 @@ bool st_residency_refresh(st_residency *r, const st_tile *tile);
 /* The key itself or its nearest ancestor that can be drawn (Resident, or Evictable still holding its GPU
  * slot); false when none can (not even the root). */
 bool st_residency_resident_ancestor(const st_residency *r, st_tile_key key, st_tile_key *out);
+/* The 90th percentile of the last 64 tiles' times from being queued to Resident (st_residency_stats.ready_ms_p90):
+ * how far ahead of need a tile must be asked for; 0 before any. Cheap enough for every frame. */
+double st_residency_ready_ms(const st_residency *r);
 /* The counts and figures so far (see st_residency_stats). */
 st_residency_stats st_residency_get_stats(const st_residency *r);
 /* Checks every invariant (counts agree with states, caches within capacity after update, no pinned or needed

@@ -62,7 +62,9 @@ struct st_paged_terrain {
     bool arrived_all;        /* more arrived than could be listed: the whole level counts as changed */
     uint32_t resend_count;   /* pages flagged PAGE_RESEND */
     double last_eye[2];
+    double last_frame_ms;    /* st_time_ms at the last begin_frame: the eye's speed in wall time */
     bool have_eye;
+    double ahead;            /* the last frame's prefetch distance in texels (0: none; st_paged_stats.ahead) */
     uint32_t wanted, missing, holes;
 };
 

@@ -378,6 +378,20 @@ static uint32_t request_disk(st_paged_terrain *p, uint32_t k, double cx, double 
     return n;
 }
 
+/* How far ahead of the eye (texels) to ask for pages, for a frame that moved it `step` texels in `frame_ms` of wall
+ * time: the lookahead frames of its motion, and at least the distance it covers, at that wall-clock speed, while a
+ * page takes to become resident (the 90th percentile of the recent ones at any level, with half again as margin).
+ * The second holds at any frame rate: a flight drawn many times faster than real time outruns a fixed number of
+ * frames when loads are slow. */
+static double prefetch_distance(const st_paged_terrain *p, double step, double frame_ms) {
+    double ahead = step * (double)p->lookahead;
+    double ready_ms = 0;
+    for (uint32_t k = 0; k < p->levels; k++)
+        ready_ms = fmax(ready_ms, st_residency_ready_ms(p->lv[k].residency));
+    if (frame_ms > 0 && ready_ms > 0) ahead = fmax(ahead, step / frame_ms * 1.5 * ready_ms + step);
+    return ahead;
+}
+
 void st_paged_terrain_begin_frame(st_paged_terrain *p, const st_camera *cam) {
     double eye3[3];
     st_camera_eye(cam, eye3); /* origin + position: a flight's cameras keep the eye in the origin */
@@ -398,9 +412,13 @@ void st_paged_terrain_begin_frame(st_paged_terrain *p, const st_camera *cam) {
         backstop[k] = fmin(far, (double)p->full_radius * (double)(1u << (k - 1))) >= far;
         p->wanted += request_disk(p, k, eye[0], eye[1], reach_k[k], 1.0f, true);
     }
+    double now = st_time_ms();
+    p->ahead = 0;
     if (p->have_eye) { /* prefetch where the eye is heading, below everything it needs now (level 0 and backstops) */
         double vx = eye[0] - p->last_eye[0], vy = eye[1] - p->last_eye[1];
-        double ahead = fmin(hypot(vx, vy) * p->lookahead, 2.0 * radius);
+        double ahead = prefetch_distance(p, hypot(vx, vy), now - p->last_frame_ms);
+        ahead = fmin(ahead, 2.0 * radius);
+        p->ahead = ahead >= 1.0 ? ahead : 0;
         if (ahead >= 1.0) {
             double s = ahead / hypot(vx, vy);
             for (uint32_t k = 0; k < p->levels; k++)
@@ -412,6 +430,7 @@ void st_paged_terrain_begin_frame(st_paged_terrain *p, const st_camera *cam) {
     for (uint32_t k = 1; k < p->levels; k++) st_residency_update(p->lv[k].residency);
     p->last_eye[0] = eye[0];
     p->last_eye[1] = eye[1];
+    p->last_frame_ms = now;
     p->have_eye = true;
     st_residency_update(p->residency);
     /* edited pages that hold a slot get the edit in this frame's batch (a page without one gets it on upload) */
@@ -623,6 +642,7 @@ st_result st_engine_paged_stats(const st_engine *e, st_paged_stats *out, st_erro
     out->holes = p->holes;
     out->gpu_bytes = (uint64_t)p->slots * st_tile_pool_tile_bytes(p->pool) + p->table.size;
     out->edits_held = (uint32_t)st_paged_edits_held(p);
+    out->ahead = p->ahead;
     return ST_OK;
 }
 

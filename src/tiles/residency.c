@@ -92,6 +92,15 @@ static inline bool wanted(const st_residency *r, const res_record *t) {
 }
 
 static inline void set_state(st_residency *r, res_record *t, st_tile_state s) {
+    /* the time from wanting a tile to drawing it: what a caller must ask that far ahead of need */
+    if (s == ST_TILE_QUEUED && (t->state == ST_TILE_UNLOADED || t->state == ST_TILE_FAILED)) {
+        t->queued_ms = st_time_ms();
+    } else if (s == ST_TILE_RESIDENT && t->queued_ms > 0) {
+        r->ready_ms[r->ready_ms_next] = st_time_ms() - t->queued_ms;
+        r->ready_ms_next = (r->ready_ms_next + 1) % RES_READY_TIMES;
+        if (r->ready_ms_count < RES_READY_TIMES) r->ready_ms_count++;
+        t->queued_ms = 0;
+    }
     r->counts[t->state]--;
     r->counts[s]++;
     t->state = (uint8_t)s;
@@ -769,6 +778,15 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+double st_residency_ready_ms(const st_residency *r) {
+    uint32_t n = r->ready_ms_count;
+    if (!n) return 0;
+    double sorted[RES_READY_TIMES];
+    memcpy(sorted, r->ready_ms, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, cmp_double);
+    return sorted[(size_t)ceil(0.9 * (double)n) - 1]; /* nearest rank */
+}
+
 st_residency_stats st_residency_get_stats(const st_residency *r) {
     st_residency_stats s = r->stats;
     s.unloaded_known = r->counts[ST_TILE_UNLOADED];
@@ -785,6 +803,7 @@ st_residency_stats st_residency_get_stats(const st_residency *r) {
         uint32_t n = r->load_ms_count;
         s.load_ms_median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
     }
+    s.ready_ms_p90 = st_residency_ready_ms(r);
     return s;
 }
 

@@ -12,6 +12,7 @@
 #define RES_NONE UINT32_MAX
 #define RES_EMPTY_KEY UINT64_MAX /* level 255: never a valid key */
 #define RES_LOAD_TIMES 1024      /* finished loads kept for the median */
+#define RES_READY_TIMES 64       /* tiles made Resident kept for the time to ready: the recent ones */
 
 enum {
     RES_LIVE = 1,           /* the pool entry is a record (else it is free) */
@@ -29,6 +30,7 @@ typedef struct res_record {
     char *error;        /* the last failure's message (malloc'd) */
     double retry_at_ms; /* Failed: not loaded again before this */
     double backoff_ms;  /* the last back-off; 0 after a success */
+    double queued_ms;   /* when it was last queued from Unloaded or Failed (st_time_ms); 0 once Resident */
     uint64_t ticket;    /* RES_UPLOADING: the uploader's ticket */
     uint32_t req_frame; /* the frame it was last requested in */
     uint32_t anc_frame; /* the frame it was found to be an ancestor of a requested tile in */
@@ -107,6 +109,8 @@ struct st_residency {
     st_residency_stats stats;
     double load_ms[RES_LOAD_TIMES];
     uint32_t load_ms_count, load_ms_next;
+    double ready_ms[RES_READY_TIMES]; /* the last tiles' times from being queued to Resident */
+    uint32_t ready_ms_count, ready_ms_next;
     uint64_t want_sig;
     uint32_t want_count;
     double want_changed_ms;
