@@ -74,40 +74,41 @@ void st_fly_local(const double *v, uint32_t n, uint32_t half, double *p99, doubl
     free(ratio);
 }
 
-/* Median, p99, max, mean, the frames over median + 2 ms and the local figures of one figure of every frame (NAN
- * where missing). */
-static st_fly_series series_of(const st_fly_frame *f, uint32_t n, size_t offset) {
+/* Median, p99, max, mean, the frames over median + 2 ms and the local figures of n values, one a frame (NAN where
+ * missing). */
+static st_fly_series series_of_values(const double *all, uint32_t n) {
     st_fly_series s = {NAN, NAN, NAN, NAN, 0, NAN, NAN, NAN};
     float *v = malloc((n ? n : 1) * sizeof *v);
-    double *all = calloc(n ? n : 1, sizeof *all);
-    if (!v || !all) {
-        free(v);
-        free(all);
-        return s;
-    }
+    if (!v) return s;
     uint32_t k = 0;
     double sum = 0, mx = -INFINITY;
     for (uint32_t i = 0; i < n; i++) {
-        double x = *(const double *)((const char *)&f[i] + offset);
-        all[i] = x;
+        double x = all[i];
         if (!isfinite(x)) continue;
         v[k++] = (float)x;
         sum += x;
         mx = fmax(mx, x);
     }
     st_fly_local(all, n, ST_FLY_LOCAL_HALF, &s.local_p99, &s.local_p999, &s.local_max);
-    free(all);
     if (k) {
         s.mean = sum / k;
         s.max = mx;
         s.median = st_eval_percentile(v, k, 50);
         s.p99 = st_eval_percentile(v, k, 99);
-        for (uint32_t i = 0; i < n; i++) {
-            double x = *(const double *)((const char *)&f[i] + offset);
-            if (isfinite(x) && x > s.median + 2.0) s.over_2ms++;
-        }
+        for (uint32_t i = 0; i < n; i++)
+            if (isfinite(all[i]) && all[i] > s.median + 2.0) s.over_2ms++;
     }
     free(v);
+    return s;
+}
+
+/* series_of_values of one figure of every frame, the double at `offset` in st_fly_frame. */
+static st_fly_series series_of(const st_fly_frame *f, uint32_t n, size_t offset) {
+    double *all = calloc(n ? n : 1, sizeof *all);
+    if (!all) return (st_fly_series){NAN, NAN, NAN, NAN, 0, NAN, NAN, NAN};
+    for (uint32_t i = 0; i < n; i++) all[i] = *(const double *)((const char *)&f[i] + offset);
+    st_fly_series s = series_of_values(all, n);
+    free(all);
     return s;
 }
 
