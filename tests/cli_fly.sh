@@ -67,6 +67,10 @@ assert r['method'] == 'ray-compute' and r['frames'] == 106, r['frames']
 assert p['digs'] == 106 and p['dug_pages'] > 10 and p['write_backs'] == 10 and p['pages_written'] > 10, p
 assert p['edits_checked'] and p['reloads_checked'] > 0 and p['lost_edits'] == 0, p
 assert len(r['per_frame']['edit_ms']) == 106 and len(r['per_frame']['hole_pages']) == 106
+# every pass by name, per frame and over the flight: where a hitch happened
+passes = r['per_frame']['pass_gpu_ms']
+assert 'march' in passes and 'shadow' not in passes, list(passes)  # (--no-shadows)
+assert all(len(v) == 106 for v in passes.values()) and set(passes) == set(r['summary']['passes_gpu_ms']), list(passes)
 " $tmp/paged/*/latest/fly.json
 check "fly a paged world: the overlay holds the written pages" sh -c "ls $tmp/overlay/tiles/0/*/*.tile | grep -q tile"
 # the same with slow loads and a bound of one page mapped a frame: no frame maps more, and still no page is

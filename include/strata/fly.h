@@ -119,6 +119,17 @@ typedef struct st_fly_series {
     double local_p99, local_p999, local_max;
 } st_fly_series;
 
+/* Each named pass's GPU time in every frame of a flight (the frame's st_frame_timing passes, summed by name), so a
+ * hitch shows in which pass it happened. */
+#define ST_FLY_MAX_PASSES ST_MAX_FRAME_PASSES
+typedef struct st_fly_passes {
+    uint32_t count;                      /* names seen so far, in order of first appearance */
+    char names[ST_FLY_MAX_PASSES][32];
+    double *ms;                          /* frame i's pass k at ms[i·ST_FLY_MAX_PASSES + k]: 0 where the frame had
+                                            none, NAN without timestamps */
+    st_fly_series series[ST_FLY_MAX_PASSES]; /* per pass over the flight (local figures included) */
+} st_fly_passes;
+
 typedef struct st_fly_result {
     char adapter[256], device_type[32], slug[128];
     char out_dir[1300];
@@ -131,6 +142,7 @@ typedef struct st_fly_result {
     bool lod_select_gpu; /* cdlod's selection ran as a compute pass (--lod-select gpu) */
     st_fly_frame *frames;
     st_fly_series gpu, cpu, frame;
+    st_fly_passes passes;
     uint64_t hole_px_total;    /* summed over frames */
     uint32_t frames_with_holes;
     double triangles_median, resident_median;

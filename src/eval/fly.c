@@ -16,6 +16,7 @@
 void st_fly_result_free(st_fly_result *r) {
     if (!r) return;
     free(r->frames);
+    free(r->passes.ms);
     free(r);
 }
 
@@ -102,6 +103,27 @@ static st_fly_series series_of_values(const double *all, uint32_t n) {
     return s;
 }
 
+void st_fly_record_passes(st_fly_result *r, uint32_t i, const st_frame_timing *tm) {
+    st_fly_passes *p = &r->passes;
+    if (!p->ms || i >= r->frame_count) return;
+    double *row = &p->ms[(size_t)i * ST_FLY_MAX_PASSES];
+    for (uint32_t j = 0; j < tm->pass_count; j++) {
+        const char *name = tm->passes[j].name ? tm->passes[j].name : "";
+        uint32_t k = 0;
+        while (k < p->count && strcmp(p->names[k], name) != 0) k++;
+        if (k == p->count) {
+            if (k == ST_FLY_MAX_PASSES) continue;
+            snprintf(p->names[k], sizeof p->names[k], "%s", name);
+            /* earlier frames had none of it: 0 there, NAN where they had no timestamps at all */
+            for (uint32_t f = 0; f < i; f++) p->ms[(size_t)f * ST_FLY_MAX_PASSES + k] = isfinite(r->frames[f].gpu_ms) ? 0 : NAN;
+            p->count++;
+        }
+        row[k] = (isfinite(row[k]) ? row[k] : 0) + tm->passes[j].gpu_ms;
+    }
+    for (uint32_t k = 0; k < p->count; k++)
+        if (!isfinite(tm->gpu_ms)) row[k] = NAN;
+}
+
 /* series_of_values of one figure of every frame, the double at `offset` in st_fly_frame. */
 static st_fly_series series_of(const st_fly_frame *f, uint32_t n, size_t offset) {
     double *all = calloc(n ? n : 1, sizeof *all);
@@ -129,6 +151,12 @@ static void summarise(st_fly_result *r) {
     r->gpu = series_of(r->frames, n, offsetof(st_fly_frame, gpu_ms));
     r->cpu = series_of(r->frames, n, offsetof(st_fly_frame, cpu_ms));
     r->frame = series_of(r->frames, n, offsetof(st_fly_frame, frame_ms));
+    double *col = r->passes.ms ? malloc((n ? n : 1) * sizeof *col) : NULL;
+    for (uint32_t k = 0; col && k < r->passes.count; k++) {
+        for (uint32_t i = 0; i < n; i++) col[i] = r->passes.ms[(size_t)i * ST_FLY_MAX_PASSES + k];
+        r->passes.series[k] = series_of_values(col, n);
+    }
+    free(col);
     r->hole_px_total = 0;
     r->frames_with_holes = 0;
     r->resident_max = 0;
@@ -180,8 +208,9 @@ st_result st_fly_run(const st_fly_desc *d, st_fly_result **out, st_error *err) {
     uint32_t n = st_flight_frames(d->flight);
     r->frame_count = n;
     r->frames = calloc(n, sizeof *r->frames);
+    r->passes.ms = calloc((size_t)n * ST_FLY_MAX_PASSES, sizeof *r->passes.ms);
     st_camera *cams = malloc(n * sizeof *cams);
-    st_result res = r->frames && cams ? ST_OK : st_error_set(err, ST_ERR_NOMEM, "out of memory for %u frames", n);
+    st_result res = r->frames && r->passes.ms && cams ? ST_OK : st_error_set(err, ST_ERR_NOMEM, "out of memory for %u frames", n);
     if (!res) res = st_flight_cameras(d->flight, d->store, r->far_m, cams, err);
 
     bool reports = !(d->out_dir && !d->out_dir[0]);
@@ -258,6 +287,8 @@ st_result st_fly_run(const st_fly_desc *d, st_fly_result **out, st_error *err) {
         f->t_s = i / r->fps;
         f->gpu_ms = gpu ? tm.gpu_ms : NAN;
         f->cpu_ms = tm.cpu_ms;
+        if (!gpu) tm.gpu_ms = NAN;
+        st_fly_record_passes(r, (uint32_t)i, &tm);
         st_camera_eye(&cams[i], f->eye);
         if (st_renderer_lod_stats(rend, &lod)) {
             f->select_ms = lod.select_ms;

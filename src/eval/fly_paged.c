@@ -207,6 +207,8 @@ st_result st_fly_paged(const st_fly_desc *d, st_fly_result *r, st_engine *engine
         if (res) break;
         fr->t_s = i / r->fps;
         fr->gpu_ms = gpu ? tm.gpu_ms : NAN;
+        if (!gpu) tm.gpu_ms = NAN;
+        st_fly_record_passes(r, (uint32_t)i, &tm);
         fr->cpu_ms = tm.cpu_ms;
         fr->select_ms = fr->upload_ms = NAN;
         fr->hole_px = 0;

@@ -83,6 +83,9 @@ st_result st_fly_write_json(const st_fly_result *r, const char *path, st_error *
     add_series(sum, "gpu_ms", &r->gpu);
     add_series(sum, "cpu_ms", &r->cpu);
     add_series(sum, "frame_ms", &r->frame);
+    /* each pass's GPU time over the flight: where a hitch happened */
+    cJSON *passes = cJSON_AddObjectToObject(sum, "passes_gpu_ms");
+    for (uint32_t k = 0; k < r->passes.count; k++) add_series(passes, r->passes.names[k], &r->passes.series[k]);
     cJSON_AddNumberToObject(sum, "hole_px_total", (double)r->hole_px_total);
     cJSON_AddNumberToObject(sum, "frames_with_holes", r->frames_with_holes);
     st_eval_json_number(sum, "triangles_median", r->triangles_median);
@@ -135,6 +138,14 @@ st_result st_fly_write_json(const st_fly_result *r, const char *path, st_error *
         add_column(fr, "edit_ms", r, f_edit);
         add_column(fr, "hole_pages", r, f_hole_pages);
     }
+    cJSON *pass_ms = cJSON_AddObjectToObject(fr, "pass_gpu_ms");
+    for (uint32_t k = 0; r->passes.ms && k < r->passes.count; k++) {
+        cJSON *a = cJSON_AddArrayToObject(pass_ms, r->passes.names[k]);
+        for (uint32_t i = 0; i < r->frame_count; i++) {
+            double v = r->passes.ms[(size_t)i * ST_FLY_MAX_PASSES + k];
+            cJSON_AddItemToArray(a, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+        }
+    }
     add_column(fr, "eye_x_m", r, f_x);
     add_column(fr, "eye_y_m", r, f_y);
     add_column(fr, "eye_z_m", r, f_z);
@@ -167,6 +178,11 @@ st_result st_fly_write_markdown(const st_fly_result *r, const char *path, st_err
     md_series(fp, "GPU (timestamps)", &r->gpu);
     md_series(fp, "CPU record + submit + wait", &r->cpu);
     md_series(fp, "whole frame (CPU)", &r->frame);
+    for (uint32_t k = 0; k < r->passes.count; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "GPU pass `%s`", r->passes.names[k]);
+        md_series(fp, name, &r->passes.series[k]);
+    }
     fprintf(fp, "\nLocal: each frame's time over the median of the %u frames around it (±%u, fewer at the flight's ends), "
             "the hitch a player sees; a slower stretch of the scene moves the median with it.\n",
             2 * ST_FLY_LOCAL_HALF + 1, ST_FLY_LOCAL_HALF);
