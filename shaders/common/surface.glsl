@@ -45,6 +45,9 @@ uint terrain_page_resolve(uint page, uvec2 pc) {
 
 // The pair of texel c from what its page resolved to (terrain_page_resolve).
 uvec4 terrain_page_fetch(ivec2 c, uint r) {
+    ivec2 m0 = c & ((1 << int(g.pages_info.x)) - 1);
+    if (r - 1u < 0xFFFFFFu) // its own page (k = 0, resident): the common case, one fetch and no more
+        return texelFetch(terrain_pool, ivec3(m0.x >> 1, m0.y, int(r - 1u)), 0);
     uint layer = r & 0xFFFFFFu;
     if (layer == 0u) return uvec4(r >> 24, 0u, r >> 24, 0u);
     int k = int(r >> 24);
