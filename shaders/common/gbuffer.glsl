@@ -1,0 +1,9 @@
+// The G-buffer of the raster methods' textured frames (src/render/passes/deferred.c): what a fragment would have
+// shaded, kept for one compute pass that shades each pixel once (deferred_shade.comp). Image 0 (RGBA32F): the
+// surface point the shading takes (xyz) and what it is (w, below; the clear, GBUFFER_NONE, is the sky); image 1
+// (RGBA16F, with the mesh methods only): the geometric normal, facing the eye.
+
+const float GBUFFER_NONE = -1.0; // no surface: the fog colour
+// w = 0, 1, 2: a fitted mesh's point of that layer (st_mesh_layer), shaded by mesh_shade with image 1's normal
+const float GBUFFER_COLUMN = 3.0; // a point on a face of the texel column it lies in, shaded by shade_point with the
+                                  // layer's gradient normal (the ray, voxel, slice and paint methods)
