@@ -13,7 +13,7 @@
 
 enum { W = 160, H = 100 };
 
-static const char *const methods[] = {"ray", "voxel", "slice", "slice-plain", "paint", "paint-plain"};
+static const char *const methods[] = {"ray", "voxel", "slice", "slice-plain", "paint", "paint-plain", "mesh"};
 #define METHOD_COUNT (sizeof methods / sizeof methods[0])
 
 static const st_camera cams[] = {

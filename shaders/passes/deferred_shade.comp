@@ -11,7 +11,7 @@
 
 layout(local_size_x = 8, local_size_y = 8) in;
 layout(set = 1, binding = 0, rgba32f) uniform readonly image2D gbuffer_point;
-layout(set = 1, binding = 1, rgba16f) uniform readonly image2D gbuffer_normal;
+layout(set = 1, binding = 1, rgba32f) uniform readonly image2D gbuffer_normal;
 layout(set = 1, binding = 2, rgba8) uniform writeonly image2D out_color;
 
 void main() {

@@ -290,7 +290,7 @@ st_result st_renderer_storage_targets_layout(st_renderer *r, VkDescriptorSetLayo
 typedef struct st_deferred {
     bool normals;
     st_gpu_image point;  /* RGBA32F: the surface point, w what it is (gbuffer.glsl; −1: nothing) */
-    st_gpu_image normal; /* RGBA16F: the geometric normal facing the eye (normals; else a 1×1 stand-in) */
+    st_gpu_image normal; /* RGBA32F: the geometric normal facing the eye (normals; else a 1×1 stand-in) */
     st_gpu_image shaded; /* RGBA8 (sRGB-encoded by the shader), copied onto the colour target */
     VkDescriptorSetLayout set_layout;
     VkDescriptorSet set;

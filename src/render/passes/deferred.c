@@ -33,8 +33,8 @@ st_result st_deferred_create(st_renderer *r, bool normals, st_deferred *d, st_er
     st_result res = st_gpu_image_create(gpu, r->width, r->height, VK_FORMAT_R32G32B32A32_SFLOAT, gb, &d->point, err);
     /* without normals the resolve's binding 1 is a 1×1 image it never reads (a column point needs none) */
     if (!res)
-        res = normals ? st_gpu_image_create(gpu, r->width, r->height, VK_FORMAT_R16G16B16A16_SFLOAT, gb, &d->normal, err)
-                      : st_gpu_image_create(gpu, 1, 1, VK_FORMAT_R16G16B16A16_SFLOAT, VK_IMAGE_USAGE_STORAGE_BIT,
+        res = normals ? st_gpu_image_create(gpu, r->width, r->height, VK_FORMAT_R32G32B32A32_SFLOAT, gb, &d->normal, err)
+                      : st_gpu_image_create(gpu, 1, 1, VK_FORMAT_R32G32B32A32_SFLOAT, VK_IMAGE_USAGE_STORAGE_BIT,
                                             &d->normal, err);
     if (!res)
         res = st_gpu_image_create(gpu, r->width, r->height, VK_FORMAT_R8G8B8A8_UNORM,
