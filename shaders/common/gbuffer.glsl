@@ -8,3 +8,11 @@ const float GBUFFER_NONE = -1.0; // no surface: the fog colour
 // w = 0, 1, 2: a fitted mesh's point of that layer (st_mesh_layer), shaded by mesh_shade with image 1's normal
 const float GBUFFER_COLUMN = 3.0; // a point on a face of the texel column it lies in, shaded by shade_point with the
                                   // layer's gradient normal (the ray, voxel, slice and paint methods)
+
+// A resolve (GBUFFER_SET defined: the set index, 1 for deferred_shade.comp, 2 for a method's own after its set 1)
+// reads the G-buffer and writes the shaded image, sRGB-encoded, that the pass copies onto the colour target.
+#ifdef GBUFFER_SET
+layout(set = GBUFFER_SET, binding = 0, rgba32f) uniform readonly image2D gbuffer_point;
+layout(set = GBUFFER_SET, binding = 1, rgba32f) uniform readonly image2D gbuffer_normal;
+layout(set = GBUFFER_SET, binding = 2, rgba8) uniform writeonly image2D out_color;
+#endif

@@ -7,12 +7,10 @@
 #include "surface.glsl"
 #include "shading.glsl"
 #include "mesh_shade.glsl"
+#define GBUFFER_SET 1
 #include "gbuffer.glsl"
 
 layout(local_size_x = 8, local_size_y = 8) in;
-layout(set = 1, binding = 0, rgba32f) uniform readonly image2D gbuffer_point;
-layout(set = 1, binding = 1, rgba32f) uniform readonly image2D gbuffer_normal;
-layout(set = 1, binding = 2, rgba8) uniform writeonly image2D out_color;
 
 void main() {
     ivec2 px = ivec2(gl_GlobalInvocationID.xy);

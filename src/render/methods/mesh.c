@@ -397,7 +397,7 @@ static st_result mesh_create(st_renderer *r, void **out, st_error *err) {
     write_sets(r, s);
     bool wire = r->desc.wireframe && r->engine->gpu->fill_mode_non_solid;
     s->deferred = mesh_defers(r);
-    if (s->deferred) res = st_deferred_create(r, true, &s->gbuffer, err);
+    if (s->deferred) res = st_deferred_create(r, &(st_deferred_desc){.normals = true}, &s->gbuffer, err);
     if (!res) res = st_renderer_pipeline_layout(r, &s->set_layout, 1, sizeof(mesh_draw_push), &s->layout, err);
     if (res) return res;
     /* Emit winds every outward face counter-clockwise seen from outside in the map's (x, y, z) frame. The

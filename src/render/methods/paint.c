@@ -209,7 +209,7 @@ static st_result create_common(st_renderer *r, void **out, bool plain, bool comp
     if (!res) res = ensure_tiles(r, s, 1024, err);
     if (res || compute) return res; /* the compute variant makes its own pipelines */
     s->deferred = st_deferred_wanted(r);
-    if (s->deferred) res = st_deferred_create(r, false, &s->gbuffer, err);
+    if (s->deferred) res = st_deferred_create(r, &(st_deferred_desc){0}, &s->gbuffer, err);
     if (!res) res = st_renderer_pipeline_layout(r, &s->set_layout, 1, sizeof(paint_push), &s->layout, err);
     if (res) return res;
     st_gpu_graphics_desc d = {.vertex = "paint.vert",

@@ -75,7 +75,7 @@ static st_result ray_create(st_renderer *r, void **out, st_error *err) {
     if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     *out = s;
     s->deferred = st_deferred_wanted(r);
-    st_result res = s->deferred ? st_deferred_create(r, false, &s->gbuffer, err) : ST_OK;
+    st_result res = s->deferred ? st_deferred_create(r, &(st_deferred_desc){0}, &s->gbuffer, err) : ST_OK;
     if (!res) res = st_renderer_pipeline_layout(r, NULL, 0, 0, &s->layout, err);
     if (res) return res;
     st_gpu_graphics_desc d = {.vertex = "fullscreen.vert",

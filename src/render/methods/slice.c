@@ -145,7 +145,7 @@ static st_result create_common(st_renderer *r, void **out, bool plain, bool comp
     }
     if (res || compute) return res; /* the compute variant makes its own pipelines */
     s->deferred = st_deferred_wanted(r);
-    if (s->deferred) res = st_deferred_create(r, false, &s->gbuffer, err);
+    if (s->deferred) res = st_deferred_create(r, &(st_deferred_desc){0}, &s->gbuffer, err);
     if (!res) res = st_renderer_pipeline_layout(r, NULL, 0, sizeof(slice_push), &s->layout, err);
     if (res) return res;
     const char *frag = plain ? (s->deferred ? "slice_plain_gbuffer.frag" : "slice_plain.frag")

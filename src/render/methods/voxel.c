@@ -216,7 +216,7 @@ static st_result voxel_create_common(st_renderer *r, void **out, bool compute, s
         if (!res) res = st_gpu_compute_pipeline(gpu, "voxel.comp", s->draw_layout, &s->draw, err);
     } else {
         s->deferred = st_deferred_wanted(r) && !s->show_steps; /* the diagnostic colours are the fragment's */
-        if (s->deferred) res = st_deferred_create(r, false, &s->gbuffer, err);
+        if (s->deferred) res = st_deferred_create(r, &(st_deferred_desc){0}, &s->gbuffer, err);
         if (!res) res = st_renderer_pipeline_layout(r, &s->grid_layout, 1, 16, &s->draw_layout, err);
         st_gpu_graphics_desc d = {.vertex = "fullscreen.vert",
                                   .fragment = s->deferred ? "voxel_gbuffer.frag" : "voxel.frag",

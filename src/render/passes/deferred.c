@@ -26,9 +26,10 @@ void st_deferred_destroy(st_renderer *r, st_deferred *d) {
     *d = (st_deferred){0};
 }
 
-st_result st_deferred_create(st_renderer *r, bool normals, st_deferred *d, st_error *err) {
+st_result st_deferred_create(st_renderer *r, const st_deferred_desc *desc, st_deferred *d, st_error *err) {
     st_gpu *gpu = r->engine->gpu;
-    *d = (st_deferred){.normals = normals};
+    bool normals = desc->normals;
+    *d = (st_deferred){.normals = normals, .method_set = desc->resolve ? desc->method_set : VK_NULL_HANDLE};
     VkImageUsageFlags gb = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_STORAGE_BIT;
     st_result res = st_gpu_image_create(gpu, r->width, r->height, VK_FORMAT_R32G32B32A32_SFLOAT, gb, &d->point, err);
     /* without normals the resolve's binding 1 is a 1×1 image it never reads (a column point needs none) */
@@ -48,8 +49,12 @@ st_result st_deferred_create(st_renderer *r, bool normals, st_deferred *d, st_er
                                 .view = images[i]->view,
                                 .layout = VK_IMAGE_LAYOUT_GENERAL};
     res = st_renderer_set_create(r, b, 3, &d->set_layout, &d->set, err);
-    if (!res) res = st_renderer_pipeline_layout(r, &d->set_layout, 1, 0, &d->layout, err);
-    if (!res) res = st_gpu_compute_pipeline(gpu, "deferred_shade.comp", d->layout, &d->pipeline, err);
+    VkDescriptorSetLayout sets[2] = {desc->method_layout, d->set_layout};
+    if (!res && desc->resolve) res = st_renderer_pipeline_layout(r, sets, 2, 0, &d->layout, err);
+    else if (!res) res = st_renderer_pipeline_layout(r, &d->set_layout, 1, 0, &d->layout, err);
+    if (!res)
+        res = st_gpu_compute_pipeline(gpu, desc->resolve ? desc->resolve : "deferred_shade.comp", d->layout,
+                                      &d->pipeline, err);
     return res;
 }
 
@@ -113,9 +118,10 @@ void st_deferred_resolve(st_renderer *r, st_deferred *d, VkCommandBuffer cmd) {
                                       VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_NONE,
                                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     st_gpu_cmd_image_barriers(cmd, to_read, 3);
-    VkDescriptorSet sets[2] = {r->globals_set, d->set};
+    VkDescriptorSet sets[3] = {r->globals_set, d->method_set, d->set};
+    if (!d->method_set) sets[1] = d->set;
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipeline);
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->layout, 0, 2, sets, 0, NULL);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->layout, 0, d->method_set ? 3 : 2, sets, 0, NULL);
     vkCmdDispatch(cmd, (r->width + 7) / 8, (r->height + 7) / 8, 1);
     VkImageMemoryBarrier2 to_copy[2] = {
         st_gpu_image_barrier(d->shaded.image, d->shaded.aspect, 0, 1, VK_IMAGE_LAYOUT_GENERAL,
