@@ -1,13 +1,14 @@
 /* Deferred shading of the raster methods' textured frames (src/render/passes/deferred.c): for every raster level
  * method the deferred image equals the method's own forward image (its fragment shader shading each fragment,
  * st_render_desc.shade_forward) within the sRGB encoding's rounding, from several views of a generated world with
- * slabs and caves, also after an edit; the deferred frame has its "resolve" pass and the forward one none; flat
- * frames never defer (the same bytes either way). */
+ * slabs and caves, also after an edit, and for the tile-store raster methods on a sum-of-sines store; the deferred
+ * frame has its "resolve" pass and the forward one none; flat frames never defer (the same bytes either way). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analytic_store.h"
 #include "strata/gen.h"
 #include "support.h"
 
@@ -149,10 +150,46 @@ static void test_flat_never_defers(void **state) {
     test_engine_finish(e, l);
 }
 
+/* The tile-store raster methods, settled on a sum-of-sines store from two views: deferred against forward. */
+static void test_store_deferred_matches_forward(void **state) {
+    (void)state;
+    analytic a = {.shape = SHAPE_SINE, .size = 257, .spacing = 2, .base = 60, .amp = 20, .wave = 10};
+    st_store *store = analytic_store(&a, 33, "deferred-store");
+    st_engine *e = store_engine(store, NULL);
+    const st_camera scams[] = {store_camera(120, 90, 130, 40, -35, 1000), store_camera(60, 250, 95, 150, -12, 1000)};
+    const char *const store_methods[] = {"cdlod", "clipmap"};
+    for (size_t m = 0; m < 2; m++)
+        for (size_t c = 0; c < 2; c++) {
+            uint8_t *img[2];
+            bool resolved[2];
+            for (int k = 0; k < 2; k++) {
+                st_renderer *r = make(e, store_methods[m], ST_SHADING_TEXTURED, k == 0);
+                uint32_t frames = 0;
+                assert_st_ok(st_renderer_settle(r, &scams[c], 400, &frames, err));
+                img[k] = draw_rgba(r, scams[c], &resolved[k]);
+                st_renderer_destroy(r);
+            }
+            diff_stats d = diff(img[0], img[1]);
+            printf("%-12s view %zu: deferred vs forward mean %.3f levels, %.3f %% of pixels over 8, max %d\n",
+                   store_methods[m], c, d.mean, 100.0 * d.over8, d.max);
+            if (resolved[0] || !resolved[1])
+                fail_msg("%s: forward frame resolved %d, deferred frame resolved %d", store_methods[m], resolved[0],
+                         resolved[1]);
+            if (!(d.max <= 2 && d.mean <= 0.25))
+                fail_msg("%s view %zu: deferred image %.3f levels from the forward one (max %d), %.3f %% over 8",
+                         store_methods[m], c, d.mean, d.max, 100.0 * d.over8);
+            free(img[0]);
+            free(img[1]);
+        }
+    test_engine_finish(e, NULL);
+    st_store_close(store);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_deferred_matches_forward),
         cmocka_unit_test(test_flat_never_defers),
+        cmocka_unit_test(test_store_deferred_matches_forward),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
