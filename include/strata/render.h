@@ -224,6 +224,9 @@ typedef struct st_render_desc {
      * st_water_default_level). See docs/water.md. */
     st_water_desc water;
     st_shading shading; /* FLAT by default */
+    /* Textured frames of the raster methods shaded per fragment, as flat frames are, instead of deferred to one
+     * compute pass per pixel (docs/materials.md): the old path, kept for tests and measurements. */
+    bool shade_forward;
 } st_render_desc;
 
 #define ST_MAX_FRAME_PASSES 16

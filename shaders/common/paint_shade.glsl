@@ -34,11 +34,11 @@ bool paint_first_solid(ivec4 block, vec3 o, vec3 dir, out ivec2 cell, out vec3 h
     return false;
 }
 
-// The linear colour of the bar face point `world` of block (x0, y0, size, bar).
-vec3 paint_shade(vec3 world, ivec4 block) {
+// The point that bar face point `world` of block (x0, y0, size, bar) is shaded at, and its cell: on the interval of
+// the column the ray enters and inside that texel, as the ray method's hit point is (a SOLID point).
+vec3 paint_point(vec3 world, ivec4 block, out ivec2 cell) {
     vec2 lo = vec2(block.xy) + 1e-3, hi = vec2(block.xy + block.z) - 1e-3;
     vec3 p = vec3(clamp(world.xy, lo, hi), world.z);
-    ivec2 cell;
     vec3 q;
     bool slab;
     if (paint_first_solid(block, p, normalize(world - g.eye.xyz), cell, q)) {
@@ -50,8 +50,14 @@ vec3 paint_shade(vec3 world, ivec4 block) {
         slab = block.w == 1;
     }
     Surface s = surface_at(cell);
-    // on that interval and inside that texel, as the ray method's hit point is (a SOLID point)
     q.z = slab && s.dual ? clamp(q.z, s.mid, s.high) : min(q.z, s.low);
     q.xy = clamp(q.xy, vec2(cell) + 1e-3, vec2(cell) + 1.0 - 1e-3);
-    return shade_point(q, s, vec3(0.0));
+    return q;
+}
+
+// The linear colour of the bar face point `world` of block (x0, y0, size, bar).
+vec3 paint_shade(vec3 world, ivec4 block) {
+    ivec2 cell;
+    vec3 q = paint_point(world, block, cell);
+    return shade_point(q, surface_at(cell), vec3(0.0));
 }

@@ -67,9 +67,9 @@ float ray_march(vec3 o, vec3 dir, float t0, float t1, uint steps) {
     return ray_march_after(o, dir, t0, t1, steps, -1.0);
 }
 
-// Traces pixel position px: linear colour and reverse-Z depth (0 on a miss). s_air: nothing SOLID lies at
-// eye + s·pixel_dir(px) for s < s_air (0: nothing known).
-void trace_pixel_after(vec2 px, float s_air, out vec3 color, out float depth) {
+// The first hit of pixel position px's ray: the point and its reverse-Z depth; false on a miss (depth 0). s_air:
+// nothing SOLID lies at eye + s·pixel_dir(px) for s < s_air (0: nothing known).
+bool trace_pixel_hit(vec2 px, float s_air, out vec3 p, out float depth) {
     vec3 d = pixel_dir(px);
     float len = length(d);
     vec3 dir = d / len;
@@ -77,14 +77,20 @@ void trace_pixel_after(vec2 px, float s_air, out vec3 color, out float depth) {
     float t_near = g.level_info.z / cos_axis, t_far = g.eye.w / cos_axis;
     // a hair short of s_air·len: a sample before it lies before s_air along d despite the rounding of both
     float t = ray_march_after(g.eye.xyz, dir, t_near, t_far, g.knobs.x, s_air * len * (1.0 - 1e-5));
-    if (t < 0.0) {
+    p = g.eye.xyz + dir * max(t, 0.0);
+    depth = t < 0.0 ? 0.0 : depth_from_view_z(t * cos_axis);
+    return t >= 0.0;
+}
+
+// Traces pixel position px: linear colour and reverse-Z depth (0 on a miss). s_air as trace_pixel_hit's. The hit
+// is shaded on the column it lies in (a G-buffer keeps that point: gbuffer.glsl's GBUFFER_COLUMN).
+void trace_pixel_after(vec2 px, float s_air, out vec3 color, out float depth) {
+    vec3 p;
+    if (!trace_pixel_hit(px, s_air, p, depth)) {
         color = g.fog.rgb;
-        depth = 0.0;
         return;
     }
-    vec3 p = g.eye.xyz + dir * t;
     color = shade_point(p, surface_at(ivec2(floor(p.xy))), vec3(0.0));
-    depth = depth_from_view_z(t * cos_axis);
 }
 
 // Traces pixel position px: linear colour and reverse-Z depth (0 on a miss).

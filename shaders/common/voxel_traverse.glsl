@@ -131,9 +131,11 @@ VoxelResult voxel_trace(vec3 o, vec3 dir, float t0, float t1, uint outer_budget,
     return res;
 }
 
-// Traces pixel position px: linear colour and reverse-Z depth (0 on a miss), like trace_pixel.
-void voxel_trace_pixel(vec2 px, uint outer_budget, uint inner_budget, out vec3 color, out float depth,
-                       out VoxelResult res) {
+// The hit of pixel position px's ray, like trace_pixel_hit: the point to shade, nudged inside the column it lies on
+// a face of (so the gradient reads that texel, and the column is the one the point lies in), its reverse-Z depth
+// (0 on a miss) and the traversal's result; false on a miss.
+bool voxel_hit_pixel(vec2 px, uint outer_budget, uint inner_budget, out vec3 point, out float depth,
+                     out VoxelResult res) {
     vec3 dpx = pixel_dir(px);
     float len = length(dpx);
     vec3 dir = dpx / len;
@@ -141,14 +143,23 @@ void voxel_trace_pixel(vec2 px, uint outer_budget, uint inner_budget, out vec3 c
     float t_near = g.level_info.z / cos_axis, t_far = g.eye.w / cos_axis;
     res = voxel_trace(g.eye.xyz, dir, t_near, t_far, outer_budget, inner_budget);
     if (res.t < 0.0) {
-        color = g.fog.rgb;
+        point = g.eye.xyz;
         depth = 0.0;
-        return;
+        return false;
     }
     vec3 p = g.eye.xyz + dir * res.t;
-    // The hit lies on a face of its column: shade that column (the point is nudged inside it so the
-    // gradient reads the same texel).
-    vec2 inside = clamp(p.xy, vec2(res.texel) + 0.01, vec2(res.texel) + 0.99);
-    color = shade_point(vec3(inside, p.z), surface_at(res.texel), vec3(0.0));
+    point = vec3(clamp(p.xy, vec2(res.texel) + 0.01, vec2(res.texel) + 0.99), p.z);
     depth = depth_from_view_z(res.t * cos_axis);
+    return true;
+}
+
+// Traces pixel position px: linear colour and reverse-Z depth (0 on a miss), like trace_pixel.
+void voxel_trace_pixel(vec2 px, uint outer_budget, uint inner_budget, out vec3 color, out float depth,
+                       out VoxelResult res) {
+    vec3 p;
+    if (!voxel_hit_pixel(px, outer_budget, inner_budget, p, depth, res)) {
+        color = g.fog.rgb;
+        return;
+    }
+    color = shade_point(p, surface_at(res.texel), vec3(0.0));
 }

@@ -2,7 +2,8 @@
 #extension GL_GOOGLE_include_directive : require
 // Mesh, textured shading, pass 1: what mesh.frag would shade, written instead of shaded — the surface point
 // (xyz) and its layer (w), and the flat geometric normal from the screen derivatives turned toward the eye —
-// so that mesh_deferred.comp shades each pixel once, on every compute unit, whatever the overdraw.
+// so that deferred_shade.comp shades each pixel once, on every compute unit, whatever the overdraw (w: the
+// layer, as gbuffer.glsl lays the G-buffer out).
 #include "globals.glsl"
 
 layout(location = 0) in vec3 world;

@@ -287,6 +287,49 @@ st_result st_renderer_set_create(st_renderer *r, const st_gpu_binding *bindings,
 st_result st_renderer_storage_targets_layout(st_renderer *r, VkDescriptorSetLayout *layout, VkDescriptorSet *set,
                                              st_error *err);
 
+/* Deferred shading of the raster methods' textured frames (src/render/passes/deferred.c; the G-buffer's layout in
+ * shaders/common/gbuffer.glsl): the method's raster pass writes each pixel's surface point — and with `normals`
+ * its geometric normal, location 1 — instead of a colour, and one compute pass shades every pixel once. */
+typedef struct st_deferred_desc {
+    bool normals; /* the method writes a geometric normal at location 1 */
+    /* The resolve: NULL = deferred_shade.comp, sets {globals, the G-buffer}; else the method's own compute shader,
+     * sets {globals, method_set (of method_layout), the G-buffer} (gbuffer.glsl's GBUFFER_SET 2), for a method whose
+     * shading reads its own set (the tile-store methods' nodes and levels). */
+    const char *resolve;
+    VkDescriptorSetLayout method_layout;
+    VkDescriptorSet method_set;
+} st_deferred_desc;
+typedef struct st_deferred {
+    bool normals;
+    VkDescriptorSet method_set; /* bound at set 1 when the resolve is the method's own */
+    st_gpu_image point;  /* RGBA32F: the surface point, w what it is (gbuffer.glsl; −1: nothing) */
+    st_gpu_image normal; /* RGBA32F: the geometric normal facing the eye (normals; else a 1×1 stand-in) */
+    st_gpu_image shaded; /* RGBA8 (sRGB-encoded by the shader), copied onto the colour target */
+    VkDescriptorSetLayout set_layout;
+    VkDescriptorSet set;
+    VkPipelineLayout layout;
+    VkPipeline pipeline;
+} st_deferred;
+/* Whether a raster method's frames defer their shading: textured shading (and its fetch count) unless the
+ * renderer asks for shading per fragment (st_render_desc.shade_forward). Flat frames never do. */
+bool st_deferred_wanted(const st_renderer *r);
+/* The colour target's usage a deferring method needs (the copy onto it): a method's target_usage. */
+VkImageUsageFlags st_deferred_target_usage(const st_renderer *r);
+/* The G-buffer at the renderer's size, the resolve's set and pipeline. The method's G-buffer pipeline writes
+ * d->point.format at location 0 and, with desc->normals, d->normal.format at location 1, with the renderer's depth. */
+st_result st_deferred_create(st_renderer *r, const st_deferred_desc *desc, st_deferred *d, st_error *err);
+/* Releases what st_deferred_create made (also after it failed part-way; a zeroed d holds nothing). */
+void st_deferred_destroy(st_renderer *r, st_deferred *d);
+/* In place of st_renderer_begin_raster, inside the method's open timed pass: begins dynamic rendering into the
+ * G-buffer, cleared to nothing, and the depth target, cleared far (0), with the viewport and scissor set. */
+void st_deferred_begin(st_renderer *r, st_deferred *d, VkCommandBuffer cmd);
+/* In place of st_renderer_end_raster: ends the rendering, closes the method's timed pass and opens "resolve",
+ * which shades every pixel and copies the result onto the colour target, left a colour attachment as the
+ * forward pass leaves it; the pass is closed on return. */
+void st_deferred_resolve(st_renderer *r, st_deferred *d, VkCommandBuffer cmd);
+/* GPU memory of the G-buffer and the shaded image. */
+uint64_t st_deferred_gpu_bytes(const st_deferred *d);
+
 /* The compute rasteriser's frame (src/render/vis_raster.c), shared by mesh-compute, cdlod-compute and
  * paint-compute: a 64-bit visibility buffer (depth bits | primitive id) filled by atomics from one invocation per
  * primitive, primitives too large for one invocation queued and shared out by an indirect pass, then a resolve

@@ -39,6 +39,9 @@ typedef struct cdlod_state {
     VkDescriptorSet set;
     VkPipelineLayout layout;
     VkPipeline patch_pipeline, skirt_pipeline;
+    /* raster, textured shading: the patches and skirts write their points into the G-buffer, one resolve shades them */
+    bool deferred;
+    st_deferred gbuffer;
     st_store_compute cs; /* cdlod-compute */
     st_cdlod_select *gpu_select; /* --lod-select gpu: the selection's compute pass */
     bool gpu_fresh;              /* the last frame's figures are the GPU pass's (a frame ran it since a CPU select) */
@@ -54,6 +57,7 @@ static void cdlod_destroy(st_renderer *r, void *state) {
     if (s->layout) vkDestroyPipelineLayout(dev, s->layout, NULL);
     if (s->set_layout) vkDestroyDescriptorSetLayout(dev, s->set_layout, NULL);
     st_store_compute_destroy(r, &s->cs);
+    st_deferred_destroy(r, &s->gbuffer);
     st_cdlod_select_destroy(r, s->gpu_select);
     st_gpu_buffer *bufs[] = {&s->nodes, &s->instances, &s->frame, &s->index};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) st_gpu_buffer_destroy(gpu, bufs[i]);
@@ -183,19 +187,30 @@ static st_result create_common(st_renderer *r, cdlod_state *s, st_error *err) {
     return res;
 }
 
+/* Whether the raster variant defers its textured shading (st_deferred_wanted): not with the wireframe overlay, which
+ * the fragment shader draws from the grid's screen derivatives. */
+static bool cdlod_defers(const st_renderer *r) { return st_deferred_wanted(r) && !r->desc.wireframe; }
+
+static VkImageUsageFlags cdlod_target_usage(const st_renderer *r) {
+    return cdlod_defers(r) ? st_deferred_target_usage(r) : 0;
+}
+
 static st_result cdlod_create(st_renderer *r, void **out, st_error *err) {
     cdlod_state *s = calloc(1, sizeof *s);
     if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     *out = s;
     st_result res = create_common(r, s, err);
+    s->deferred = cdlod_defers(r);
+    st_deferred_desc dd = {.resolve = "cdlod_deferred.comp", .method_layout = s->set_layout, .method_set = s->set};
+    if (!res && s->deferred) res = st_deferred_create(r, &dd, &s->gbuffer, err);
     if (!res) res = st_renderer_pipeline_layout(r, &s->set_layout, 1, 0, &s->layout, err);
     if (res) return res;
     /* the patches are single-sided (culling FRONT drops the map frame's back faces, as in the mesh method);
      * skirts hang on every side of a crack, so they are drawn from both sides */
     st_gpu_graphics_desc d = {.vertex = "cdlod.vert",
-                              .fragment = "cdlod.frag",
+                              .fragment = s->deferred ? "cdlod_gbuffer.frag" : "cdlod.frag",
                               .layout = s->layout,
-                              .color_format = r->color.format,
+                              .color_format = s->deferred ? s->gbuffer.point.format : r->color.format,
                               .depth_format = r->depth.format,
                               .depth_write = true,
                               .cull = VK_CULL_MODE_FRONT_BIT};
@@ -426,6 +441,16 @@ static void gpu_stats(const st_renderer *r, const cdlod_state *s, st_lod_frame_s
     }
 }
 
+/* Ends the raster pass "draw": the forward frame's rendering, or the deferred frame's G-buffer and its resolve. */
+static void end_draw(st_renderer *r, cdlod_state *s, VkCommandBuffer cmd) {
+    if (s->deferred) {
+        st_deferred_resolve(r, &s->gbuffer, cmd);
+        return;
+    }
+    st_renderer_end_raster(r, cmd);
+    st_renderer_pass_end(r, cmd);
+}
+
 static void cdlod_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     cdlod_state *s = state;
     if (s->gpu_select) {
@@ -433,7 +458,8 @@ static void cdlod_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         VkDeviceSize patch_at, skirt_at;
         VkBuffer draws = st_cdlod_select_draws(s->gpu_select, &patch_at, &skirt_at);
         st_renderer_pass_begin(r, cmd, "draw");
-        st_renderer_begin_raster(r, cmd);
+        if (s->deferred) st_deferred_begin(r, &s->gbuffer, cmd);
+        else st_renderer_begin_raster(r, cmd);
         VkDescriptorSet sets[2] = {r->globals_set, s->set};
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->patch_pipeline);
         vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->layout, 0, 2, sets, 0, NULL);
@@ -443,13 +469,13 @@ static void cdlod_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
             vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->skirt_pipeline);
             vkCmdDrawIndexedIndirect(cmd, draws, skirt_at, 1, 0);
         }
-        st_renderer_end_raster(r, cmd);
-        st_renderer_pass_end(r, cmd);
+        end_draw(r, s, cmd);
         return;
     }
     prepare(r, s);
     st_renderer_pass_begin(r, cmd, "draw");
-    st_renderer_begin_raster(r, cmd);
+    if (s->deferred) st_deferred_begin(r, &s->gbuffer, cmd);
+    else st_renderer_begin_raster(r, cmd);
     VkDescriptorSet sets[2] = {r->globals_set, s->set};
     if (s->patches) {
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->patch_pipeline);
@@ -461,8 +487,7 @@ static void cdlod_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
             vkCmdDrawIndexed(cmd, s->strip_indices, s->skirts, s->strip_first, 0, 0);
         }
     }
-    st_renderer_end_raster(r, cmd);
-    st_renderer_pass_end(r, cmd);
+    end_draw(r, s, cmd);
 }
 
 static void cdlod_compute_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
@@ -477,7 +502,8 @@ static void cdlod_compute_record(st_renderer *r, void *state, VkCommandBuffer cm
 static uint64_t cdlod_gpu_bytes(const st_renderer *r, const void *state) {
     (void)r;
     const cdlod_state *s = state;
-    return (uint64_t)s->nodes.size + s->instances.size + s->frame.size + s->index.size + s->cs.vis.size + s->cs.big.size;
+    return (uint64_t)s->nodes.size + s->instances.size + s->frame.size + s->index.size + s->cs.vis.size + s->cs.big.size +
+           st_deferred_gpu_bytes(&s->gbuffer);
 }
 
 static uint64_t cdlod_cpu_bytes(const st_renderer *r, const void *state) {
@@ -578,6 +604,7 @@ const st_method_ops st_method_cdlod = {
              .world = ST_WORLD_STORE},
     .targets = ST_TARGETS_RASTER,
     .create = cdlod_create,
+    .target_usage = cdlod_target_usage,
     .destroy = cdlod_destroy,
     .record = cdlod_record,
     .gpu_bytes = cdlod_gpu_bytes,

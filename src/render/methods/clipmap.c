@@ -79,6 +79,9 @@ typedef struct clipmap_state {
     VkDescriptorSet set;
     VkPipelineLayout layout, fill_layout;
     VkPipeline patch_pipeline, edge_pipeline, fill_pipeline;
+    /* raster, textured shading: the pieces write their points into the G-buffer, one resolve shades them */
+    bool deferred;
+    st_deferred gbuffer;
     st_store_compute cs; /* clipmap-compute */
 } clipmap_state;
 
@@ -93,6 +96,7 @@ static void clipmap_destroy(st_renderer *r, void *state) {
     if (s->fill_layout) vkDestroyPipelineLayout(dev, s->fill_layout, NULL);
     if (s->set_layout) vkDestroyDescriptorSetLayout(dev, s->set_layout, NULL);
     st_store_compute_destroy(r, &s->cs);
+    st_deferred_destroy(r, &s->gbuffer);
     st_gpu_buffer *bufs[] = {&s->heights, &s->piece_buf, &s->clip_ubo, &s->tile_ubo, &s->fill_buf, &s->index};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) st_gpu_buffer_destroy(gpu, bufs[i]);
     free(s->fills);
@@ -185,18 +189,29 @@ static st_result create_common(st_renderer *r, clipmap_state *s, st_error *err) 
     return res;
 }
 
+/* Whether the raster variant defers its textured shading (st_deferred_wanted): not with the wireframe overlay, which
+ * the fragment shader draws from the grid's screen derivatives. */
+static bool clipmap_defers(const st_renderer *r) { return st_deferred_wanted(r) && !r->desc.wireframe; }
+
+static VkImageUsageFlags clipmap_target_usage(const st_renderer *r) {
+    return clipmap_defers(r) ? st_deferred_target_usage(r) : 0;
+}
+
 static st_result clipmap_create(st_renderer *r, void **out, st_error *err) {
     clipmap_state *s = calloc(1, sizeof *s);
     if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     *out = s;
     st_result res = create_common(r, s, err);
+    s->deferred = clipmap_defers(r);
+    st_deferred_desc dd = {.resolve = "clipmap_deferred.comp", .method_layout = s->set_layout, .method_set = s->set};
+    if (!res && s->deferred) res = st_deferred_create(r, &dd, &s->gbuffer, err);
     if (!res) res = st_renderer_pipeline_layout(r, &s->set_layout, 1, 0, &s->layout, err);
     if (res) return res;
     /* single-sided like cdlod's patches (FRONT in the map's frame); the zero-area edge strips have no side */
     st_gpu_graphics_desc d = {.vertex = "clipmap.vert",
-                              .fragment = "clipmap.frag",
+                              .fragment = s->deferred ? "clipmap_gbuffer.frag" : "clipmap.frag",
                               .layout = s->layout,
-                              .color_format = r->color.format,
+                              .color_format = s->deferred ? s->gbuffer.point.format : r->color.format,
                               .depth_format = r->depth.format,
                               .depth_write = true,
                               .cull = VK_CULL_MODE_FRONT_BIT};
@@ -723,7 +738,8 @@ static void clipmap_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     st_renderer_pass_begin(r, cmd, "update");
     if (s->ready) record_fills(r, s, cmd);
     st_renderer_pass_next(r, cmd, "draw");
-    st_renderer_begin_raster(r, cmd);
+    if (s->deferred) st_deferred_begin(r, &s->gbuffer, cmd);
+    else st_renderer_begin_raster(r, cmd);
     VkDescriptorSet sets[2] = {r->globals_set, s->set};
     if (s->ready && s->piece_count) {
         vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->layout, 0, 2, sets, 0, NULL);
@@ -736,6 +752,10 @@ static void clipmap_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
                 vkCmdDrawIndexed(cmd, s->index_count[k], s->shape_count[k], s->index_first[k], 0, s->shape_first[k]);
             }
         }
+    }
+    if (s->deferred) {
+        st_deferred_resolve(r, &s->gbuffer, cmd); /* closes "draw" */
+        return;
     }
     st_renderer_end_raster(r, cmd);
     st_renderer_pass_end(r, cmd);
@@ -754,7 +774,7 @@ static uint64_t clipmap_gpu_bytes(const st_renderer *r, const void *state) {
     (void)r;
     const clipmap_state *s = state;
     return (uint64_t)s->heights.size + s->piece_buf.size + s->clip_ubo.size + s->tile_ubo.size + s->fill_buf.size +
-           s->index.size + s->cs.vis.size + s->cs.big.size;
+           s->index.size + s->cs.vis.size + s->cs.big.size + st_deferred_gpu_bytes(&s->gbuffer);
 }
 
 static uint64_t clipmap_cpu_bytes(const st_renderer *r, const void *state) {
@@ -851,6 +871,7 @@ const st_method_ops st_method_clipmap = {
              ST_METHOD_KNOBS(clipmap_knobs)},
     .targets = ST_TARGETS_RASTER,
     .create = clipmap_create,
+    .target_usage = clipmap_target_usage,
     .destroy = clipmap_destroy,
     .record = clipmap_record,
     .gpu_bytes = clipmap_gpu_bytes,

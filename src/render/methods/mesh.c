@@ -67,15 +67,9 @@ typedef struct mesh_state {
     VkPipelineLayout layout;
     VkPipeline pipeline;       /* raster: the draw; compute: pass 1 */
     VkPipeline wire_pipeline;  /* raster with desc.wireframe: the edge overlay */
-    /* raster, deferred (textured shading): the G-buffer pass, its resolve, and the images between them */
+    /* raster, deferred (textured shading): the G-buffer (point, layer, flat geometric normal) and its resolve */
     bool deferred;
-    st_gpu_image gb_point;  /* RGBA32F: the surface point, w its layer (−1: no triangle) */
-    st_gpu_image gb_normal; /* RGBA16F: the flat geometric normal, facing the eye */
-    st_gpu_image shaded;    /* RGBA8 (sRGB-encoded by the shader), copied onto the colour target */
-    VkDescriptorSetLayout deferred_set_layout;
-    VkDescriptorSet deferred_set;
-    VkPipelineLayout deferred_layout;
-    VkPipeline deferred_pipeline;
+    st_deferred gbuffer;
     /* compute */
     VkDescriptorSetLayout targets_layout;
     VkDescriptorSet targets_set;
@@ -338,12 +332,7 @@ static void mesh_destroy(st_renderer *r, void *state) {
     if (s->wire_pipeline) vkDestroyPipeline(dev, s->wire_pipeline, NULL);
     if (s->big_pipeline) vkDestroyPipeline(dev, s->big_pipeline, NULL);
     if (s->resolve_pipeline) vkDestroyPipeline(dev, s->resolve_pipeline, NULL);
-    if (s->deferred_pipeline) vkDestroyPipeline(dev, s->deferred_pipeline, NULL);
-    if (s->deferred_layout) vkDestroyPipelineLayout(dev, s->deferred_layout, NULL);
-    if (s->deferred_set_layout) vkDestroyDescriptorSetLayout(dev, s->deferred_set_layout, NULL);
-    st_gpu_image_destroy(gpu, &s->gb_point);
-    st_gpu_image_destroy(gpu, &s->gb_normal);
-    st_gpu_image_destroy(gpu, &s->shaded);
+    st_deferred_destroy(r, &s->gbuffer);
     if (s->layout) vkDestroyPipelineLayout(dev, s->layout, NULL);
     if (s->set_layout) vkDestroyDescriptorSetLayout(dev, s->set_layout, NULL);
     if (s->targets_layout) vkDestroyDescriptorSetLayout(dev, s->targets_layout, NULL);
@@ -391,37 +380,12 @@ static st_result create_common(st_renderer *r, mesh_state *s, st_error *err) {
  * Flat shading stays in the fragment shader (the paper's protocol, the same bytes as ever), and so does the
  * wireframe overlay's frame, which draws over the forward pass's targets. */
 static bool mesh_defers(const st_renderer *r) {
-    return r->desc.shading != ST_SHADING_FLAT && !(r->desc.wireframe && r->engine->gpu->fill_mode_non_solid);
+    return st_deferred_wanted(r) && !(r->desc.wireframe && r->engine->gpu->fill_mode_non_solid);
 }
 
 /* The deferred frame copies its shading onto the colour target. */
 static VkImageUsageFlags mesh_target_usage(const st_renderer *r) {
-    return mesh_defers(r) ? VK_IMAGE_USAGE_TRANSFER_DST_BIT : 0;
-}
-
-/* The deferred variant's images, set, layout (sets: globals, the mesh's, the images) and resolve pipeline. */
-static st_result create_deferred(st_renderer *r, mesh_state *s, st_error *err) {
-    st_gpu *gpu = r->engine->gpu;
-    VkImageUsageFlags gb = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_STORAGE_BIT;
-    st_result res = st_gpu_image_create(gpu, r->width, r->height, VK_FORMAT_R32G32B32A32_SFLOAT, gb, &s->gb_point, err);
-    if (!res)
-        res = st_gpu_image_create(gpu, r->width, r->height, VK_FORMAT_R16G16B16A16_SFLOAT, gb, &s->gb_normal, err);
-    if (!res)
-        res = st_gpu_image_create(gpu, r->width, r->height, VK_FORMAT_R8G8B8A8_UNORM,
-                                  VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, &s->shaded, err);
-    if (res) return res;
-    st_gpu_binding b[3];
-    const st_gpu_image *images[3] = {&s->gb_point, &s->gb_normal, &s->shaded};
-    for (int i = 0; i < 3; i++)
-        b[i] = (st_gpu_binding){.type = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
-                                .stages = VK_SHADER_STAGE_COMPUTE_BIT,
-                                .view = images[i]->view,
-                                .layout = VK_IMAGE_LAYOUT_GENERAL};
-    res = st_renderer_set_create(r, b, 3, &s->deferred_set_layout, &s->deferred_set, err);
-    VkDescriptorSetLayout sets[2] = {s->set_layout, s->deferred_set_layout};
-    if (!res) res = st_renderer_pipeline_layout(r, sets, 2, sizeof(mesh_draw_push), &s->deferred_layout, err);
-    if (!res) res = st_gpu_compute_pipeline(gpu, "mesh_deferred.comp", s->deferred_layout, &s->deferred_pipeline, err);
-    return res;
+    return mesh_defers(r) ? st_deferred_target_usage(r) : 0;
 }
 
 static st_result mesh_create(st_renderer *r, void **out, st_error *err) {
@@ -433,8 +397,8 @@ static st_result mesh_create(st_renderer *r, void **out, st_error *err) {
     write_sets(r, s);
     bool wire = r->desc.wireframe && r->engine->gpu->fill_mode_non_solid;
     s->deferred = mesh_defers(r);
-    if (s->deferred) res = create_deferred(r, s, err);
-    else res = st_renderer_pipeline_layout(r, &s->set_layout, 1, sizeof(mesh_draw_push), &s->layout, err);
+    if (s->deferred) res = st_deferred_create(r, &(st_deferred_desc){.normals = true}, &s->gbuffer, err);
+    if (!res) res = st_renderer_pipeline_layout(r, &s->set_layout, 1, sizeof(mesh_draw_push), &s->layout, err);
     if (res) return res;
     /* Emit winds every outward face counter-clockwise seen from outside in the map's (x, y, z) frame. The
      * world is left-handed on screen (a top-down image is the map turned, y down, never mirrored), so those
@@ -442,9 +406,9 @@ static st_result mesh_create(st_renderer *r, void **out, st_error *err) {
      * the faces Vulkan calls front are the mesh's back faces: culling FRONT drops them. */
     st_gpu_graphics_desc d = {.vertex = "mesh.vert",
                               .fragment = s->deferred ? "mesh_gbuffer.frag" : "mesh.frag",
-                              .layout = s->deferred ? s->deferred_layout : s->layout,
-                              .color_format = s->deferred ? s->gb_point.format : r->color.format,
-                              .color_format2 = s->deferred ? s->gb_normal.format : VK_FORMAT_UNDEFINED,
+                              .layout = s->layout,
+                              .color_format = s->deferred ? s->gbuffer.point.format : r->color.format,
+                              .color_format2 = s->deferred ? s->gbuffer.normal.format : VK_FORMAT_UNDEFINED,
                               .depth_format = r->depth.format,
                               .depth_write = true,
                               .cull = VK_CULL_MODE_FRONT_BIT};
@@ -472,82 +436,16 @@ static void mesh_issue_draws(const mesh_state *s, VkPipelineLayout layout, VkCom
 }
 
 /* The deferred frame: "draw" rasterises the chunks into the G-buffer and the depth target (each pixel's
- * nearest triangle; nothing is shaded), "resolve" shades every pixel once in compute and copies the result onto
- * the colour target, which it leaves as the forward pass does (a colour attachment) for the passes after it. */
+ * nearest triangle; nothing is shaded), "resolve" shades every pixel once (st_deferred_resolve). */
 static void mesh_record_deferred(st_renderer *r, mesh_state *s, VkCommandBuffer cmd) {
     st_renderer_pass_begin(r, cmd, "draw");
-    const st_gpu_image *gb[2] = {&s->gb_point, &s->gb_normal};
-    for (int i = 0; i < 2; i++)
-        st_gpu_cmd_image_barrier(cmd, gb[i]->image, gb[i]->aspect, VK_IMAGE_LAYOUT_UNDEFINED,
-                                 VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                                 VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-                                 VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
-    VkRenderingAttachmentInfo color[2];
-    for (int i = 0; i < 2; i++)
-        color[i] = (VkRenderingAttachmentInfo){.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
-                                               .imageView = gb[i]->view,
-                                               .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-                                               .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
-                                               .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
-                                               .clearValue.color.float32 = {0.0f, 0.0f, 0.0f, -1.0f}};
-    VkRenderingAttachmentInfo depth = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
-                                       .imageView = r->depth.view,
-                                       .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
-                                       .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
-                                       .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
-                                       .clearValue.depthStencil = {0.0f, 0}};
-    VkRenderingInfo ri = {.sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
-                          .renderArea = {{0, 0}, {r->width, r->height}},
-                          .layerCount = 1,
-                          .colorAttachmentCount = 2,
-                          .pColorAttachments = color,
-                          .pDepthAttachment = &depth};
-    vkCmdBeginRendering(cmd, &ri);
-    VkViewport vp = {0, 0, (float)r->width, (float)r->height, 0, 1};
-    VkRect2D sc = {{0, 0}, {r->width, r->height}};
-    vkCmdSetViewport(cmd, 0, 1, &vp);
-    vkCmdSetScissor(cmd, 0, 1, &sc);
+    st_deferred_begin(r, &s->gbuffer, cmd);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->pipeline);
-    VkDescriptorSet sets[3] = {r->globals_set, s->set, s->deferred_set};
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->deferred_layout, 0, 2, sets, 0, NULL);
+    VkDescriptorSet sets[2] = {r->globals_set, s->set};
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->layout, 0, 2, sets, 0, NULL);
     vkCmdBindIndexBuffer(cmd, s->ib.buffer, 0, VK_INDEX_TYPE_UINT16);
-    mesh_issue_draws(s, s->deferred_layout, cmd);
-    vkCmdEndRendering(cmd);
-
-    st_renderer_pass_next(r, cmd, "resolve");
-    VkImageMemoryBarrier2 to_read[3];
-    for (int i = 0; i < 2; i++)
-        to_read[i] = st_gpu_image_barrier(gb[i]->image, gb[i]->aspect, 0, 1, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-                                          VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-                                          VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                                          VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-    to_read[2] = st_gpu_image_barrier(s->shaded.image, s->shaded.aspect, 0, 1, VK_IMAGE_LAYOUT_UNDEFINED,
-                                      VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_NONE,
-                                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    st_gpu_cmd_image_barriers(cmd, to_read, 3);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->deferred_pipeline);
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->deferred_layout, 0, 3, sets, 0, NULL);
-    vkCmdDispatch(cmd, (r->width + 7) / 8, (r->height + 7) / 8, 1);
-    VkImageMemoryBarrier2 to_copy[2] = {
-        st_gpu_image_barrier(s->shaded.image, s->shaded.aspect, 0, 1, VK_IMAGE_LAYOUT_GENERAL,
-                             VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                             VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
-                             VK_ACCESS_2_TRANSFER_READ_BIT),
-        st_gpu_image_barrier(r->color.image, r->color.aspect, 0, 1, VK_IMAGE_LAYOUT_UNDEFINED,
-                             VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                             VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT)};
-    st_gpu_cmd_image_barriers(cmd, to_copy, 2);
-    VkImageCopy region = {.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
-                          .dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
-                          .extent = {r->width, r->height, 1}};
-    /* UNORM to SRGB, bytes as they are: the shader encoded them */
-    vkCmdCopyImage(cmd, s->shaded.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, r->color.image,
-                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
-    st_gpu_cmd_image_barrier(cmd, r->color.image, r->color.aspect, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                             VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT,
-                             VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                             VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
-    st_renderer_pass_end(r, cmd);
+    mesh_issue_draws(s, s->layout, cmd);
+    st_deferred_resolve(r, &s->gbuffer, cmd);
 }
 
 static void mesh_record_draws(st_renderer *r, void *state, VkCommandBuffer cmd) {
@@ -682,9 +580,7 @@ static st_result mesh_level_updated(st_renderer *r, void *state, st_rect rect, s
 static uint64_t mesh_gpu_bytes(const st_renderer *r, const void *state) {
     (void)r;
     const mesh_state *s = state;
-    uint64_t images = 0;
-    const st_gpu_image *deferred[3] = {&s->gb_point, &s->gb_normal, &s->shaded};
-    for (int i = 0; i < 3; i++) images += (uint64_t)deferred[i]->width * deferred[i]->height * deferred[i]->texel_bytes;
+    uint64_t images = st_deferred_gpu_bytes(&s->gbuffer);
     return (uint64_t)s->vb.size + s->ib.size + s->records.size + s->vis.size + s->big.size + images;
 }
 

@@ -60,6 +60,9 @@ static const st_method_knob paint_compute_knobs[] = {
 typedef struct paint_state {
     bool plain; /* the paper's footprint: every cell of the ground bounds, no culling, no merging */
     bool compute;
+    /* raster, textured shading: the bars write their shading points into the G-buffer, one resolve shades them */
+    bool deferred;
+    st_deferred gbuffer;
     /* compute */
     VkPipeline big_pipeline, resolve_pipeline;
     VkDescriptorSetLayout targets_layout;
@@ -135,6 +138,7 @@ static void paint_destroy(st_renderer *r, void *state) {
     for (uint32_t k = 0; k <= PAINT_MAX_LOD; k++) free(s->lists[k]);
     free(s->tile_hi);
     free(s->tile_dual);
+    st_deferred_destroy(r, &s->gbuffer);
     free(s);
 }
 
@@ -204,12 +208,14 @@ static st_result create_common(st_renderer *r, void **out, bool plain, bool comp
     if (!res) res = st_renderer_alloc_set(r, s->set_layout, &s->set, err);
     if (!res) res = ensure_tiles(r, s, 1024, err);
     if (res || compute) return res; /* the compute variant makes its own pipelines */
-    res = st_renderer_pipeline_layout(r, &s->set_layout, 1, sizeof(paint_push), &s->layout, err);
+    s->deferred = st_deferred_wanted(r);
+    if (s->deferred) res = st_deferred_create(r, &(st_deferred_desc){0}, &s->gbuffer, err);
+    if (!res) res = st_renderer_pipeline_layout(r, &s->set_layout, 1, sizeof(paint_push), &s->layout, err);
     if (res) return res;
     st_gpu_graphics_desc d = {.vertex = "paint.vert",
-                              .fragment = "paint.frag",
+                              .fragment = s->deferred ? "paint_gbuffer.frag" : "paint.frag",
                               .layout = s->layout,
-                              .color_format = r->color.format,
+                              .color_format = s->deferred ? s->gbuffer.point.format : r->color.format,
                               .depth_format = r->depth.format,
                               .depth_write = true};
     return st_gpu_graphics_pipeline(gpu, &d, &s->pipeline, err);
@@ -362,7 +368,8 @@ static void paint_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     uint32_t base[PAINT_MAX_LOD + 1];
     uint32_t n = list_tiles(r, s, base);
     st_renderer_pass_begin(r, cmd, "bars");
-    st_renderer_begin_raster(r, cmd);
+    if (s->deferred) st_deferred_begin(r, &s->gbuffer, cmd);
+    else st_renderer_begin_raster(r, cmd);
     if (n) {
         VkDescriptorSet sets[2] = {r->globals_set, s->set};
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->pipeline);
@@ -375,6 +382,10 @@ static void paint_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
             vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof pc, &pc);
             vkCmdDrawIndexed(cmd, 36, s->counts[k] * blocks, 0, 0, 0);
         }
+    }
+    if (s->deferred) {
+        st_deferred_resolve(r, &s->gbuffer, cmd); /* closes "bars" */
+        return;
     }
     st_renderer_end_raster(r, cmd);
     st_renderer_pass_end(r, cmd);
@@ -493,7 +504,8 @@ st_result st_paint_compute_count(st_renderer *r, bool on, st_error *err) {
 static uint64_t paint_gpu_bytes(const st_renderer *r, const void *state) {
     (void)r;
     const paint_state *s = state;
-    return s->indices.size + s->tiles.size + s->vis.size + s->queue.size + s->cells.size;
+    return s->indices.size + s->tiles.size + s->vis.size + s->queue.size + s->cells.size +
+           st_deferred_gpu_bytes(&s->gbuffer);
 }
 
 static uint64_t paint_cpu_bytes(const st_renderer *r, const void *state) {
@@ -513,6 +525,7 @@ const st_method_ops st_method_paint = {
     .level_updated = paint_level_updated,
     .gpu_bytes = paint_gpu_bytes,
     .cpu_bytes = paint_cpu_bytes,
+    .target_usage = st_deferred_target_usage,
 };
 
 const st_method_ops st_method_paint_plain = {
@@ -526,6 +539,7 @@ const st_method_ops st_method_paint_plain = {
     .level_updated = paint_level_updated,
     .gpu_bytes = paint_gpu_bytes,
     .cpu_bytes = paint_cpu_bytes,
+    .target_usage = st_deferred_target_usage,
 };
 
 const st_method_ops st_method_paint_compute = {

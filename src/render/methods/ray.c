@@ -50,6 +50,9 @@ typedef struct ray_state {
     bool count;         /* the next frame counts its work into `work` */
     st_gpu_buffer work; /* RAY_WORK_WORDS counters */
     st_gpu_buffer none; /* bound in place of the tables when there are none */
+    /* fragment variant, textured shading: the march writes its hits into the G-buffer, one resolve shades them */
+    bool deferred;
+    st_deferred gbuffer;
 } ray_state;
 
 static void ray_destroy(st_renderer *r, void *state) {
@@ -63,6 +66,7 @@ static void ray_destroy(st_renderer *r, void *state) {
     st_air_tables_destroy(r, &s->air);
     st_gpu_buffer_destroy(r->engine->gpu, &s->work);
     st_gpu_buffer_destroy(r->engine->gpu, &s->none);
+    st_deferred_destroy(r, &s->gbuffer);
     free(s);
 }
 
@@ -70,12 +74,14 @@ static st_result ray_create(st_renderer *r, void **out, st_error *err) {
     ray_state *s = calloc(1, sizeof *s);
     if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     *out = s;
-    st_result res = st_renderer_pipeline_layout(r, NULL, 0, 0, &s->layout, err);
+    s->deferred = st_deferred_wanted(r);
+    st_result res = s->deferred ? st_deferred_create(r, &(st_deferred_desc){0}, &s->gbuffer, err) : ST_OK;
+    if (!res) res = st_renderer_pipeline_layout(r, NULL, 0, 0, &s->layout, err);
     if (res) return res;
     st_gpu_graphics_desc d = {.vertex = "fullscreen.vert",
-                              .fragment = "ray.frag",
+                              .fragment = s->deferred ? "ray_gbuffer.frag" : "ray.frag",
                               .layout = s->layout,
-                              .color_format = r->color.format,
+                              .color_format = s->deferred ? s->gbuffer.point.format : r->color.format,
                               .depth_format = r->depth.format,
                               .depth_write = true};
     return st_gpu_graphics_pipeline(r->engine->gpu, &d, &s->pipeline, err);
@@ -84,12 +90,22 @@ static st_result ray_create(st_renderer *r, void **out, st_error *err) {
 static void ray_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     ray_state *s = state;
     st_renderer_pass_begin(r, cmd, "march");
-    st_renderer_begin_raster(r, cmd);
+    if (s->deferred) st_deferred_begin(r, &s->gbuffer, cmd);
+    else st_renderer_begin_raster(r, cmd);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->layout, 0, 1, &r->globals_set, 0, NULL);
     vkCmdDraw(cmd, 3, 1, 0, 0);
+    if (s->deferred) {
+        st_deferred_resolve(r, &s->gbuffer, cmd);
+        return;
+    }
     st_renderer_end_raster(r, cmd);
     st_renderer_pass_end(r, cmd);
+}
+
+static uint64_t ray_gpu_bytes(const st_renderer *r, const void *state) {
+    (void)r;
+    return st_deferred_gpu_bytes(&((const ray_state *)state)->gbuffer);
 }
 
 static st_result ray_compute_create(st_renderer *r, void **out, st_error *err) {
@@ -197,6 +213,8 @@ const st_method_ops st_method_ray = {
     .create = ray_create,
     .destroy = ray_destroy,
     .record = ray_record,
+    .gpu_bytes = ray_gpu_bytes,
+    .target_usage = st_deferred_target_usage,
     .pages_suffice = true,
 };
 

@@ -61,6 +61,9 @@ typedef struct slice_state {
     bool plain, compute;
     VkPipelineLayout layout;
     VkPipeline pipeline; /* raster: the planes; compute: the per-pixel plane walk */
+    /* raster, textured shading: the planes write their points into the G-buffer, one resolve shades them */
+    bool deferred;
+    st_deferred gbuffer;
     /* compute */
     VkPipeline resolve_pipeline;
     VkPipeline count_pipeline; /* compute: the walk that counts its work (st_slice_compute_work, which makes it), a
@@ -116,6 +119,7 @@ static void slice_destroy(st_renderer *r, void *state) {
     st_gpu_buffer_destroy(r->engine->gpu, &s->vis);
     st_air_tables_destroy(r, &s->air);
     st_gpu_buffer_destroy(r->engine->gpu, &s->work);
+    st_deferred_destroy(r, &s->gbuffer);
     free(s->tile_lo);
     free(s->tile_hi);
     free(s);
@@ -140,12 +144,16 @@ static st_result create_common(st_renderer *r, void **out, bool plain, bool comp
         res = slice_level_updated(r, s, (st_rect){0, 0, (int32_t)l->width, (int32_t)l->height}, err);
     }
     if (res || compute) return res; /* the compute variant makes its own pipelines */
-    res = st_renderer_pipeline_layout(r, NULL, 0, sizeof(slice_push), &s->layout, err);
+    s->deferred = st_deferred_wanted(r);
+    if (s->deferred) res = st_deferred_create(r, &(st_deferred_desc){0}, &s->gbuffer, err);
+    if (!res) res = st_renderer_pipeline_layout(r, NULL, 0, sizeof(slice_push), &s->layout, err);
     if (res) return res;
+    const char *frag = plain ? (s->deferred ? "slice_plain_gbuffer.frag" : "slice_plain.frag")
+                             : (s->deferred ? "slice_gbuffer.frag" : "slice.frag");
     st_gpu_graphics_desc d = {.vertex = "slice.vert",
-                              .fragment = plain ? "slice_plain.frag" : "slice.frag",
+                              .fragment = frag,
                               .layout = s->layout,
-                              .color_format = r->color.format,
+                              .color_format = s->deferred ? s->gbuffer.point.format : r->color.format,
                               .depth_format = r->depth.format,
                               /* the paper's Less; refined samples may tie across planes, either wins */
                               .depth_compare = plain ? VK_COMPARE_OP_GREATER : VK_COMPARE_OP_GREATER_OR_EQUAL,
@@ -254,12 +262,17 @@ static void slice_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
     slice_push pc;
     bool any = slice_planes(r, s, &pc);
     st_renderer_pass_begin(r, cmd, "slices");
-    st_renderer_begin_raster(r, cmd);
+    if (s->deferred) st_deferred_begin(r, &s->gbuffer, cmd);
+    else st_renderer_begin_raster(r, cmd);
     if (any) {
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->pipeline);
         vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->layout, 0, 1, &r->globals_set, 0, NULL);
         vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_ALL, 0, sizeof pc, &pc);
         vkCmdDraw(cmd, 6, pc.n_below + pc.n_above, 0, 0);
+    }
+    if (s->deferred) {
+        st_deferred_resolve(r, &s->gbuffer, cmd); /* closes "slices" */
+        return;
     }
     st_renderer_end_raster(r, cmd);
     st_renderer_pass_end(r, cmd);
@@ -331,9 +344,9 @@ static uint64_t slice_cpu_bytes(const st_renderer *r, const void *state) {
 static uint64_t slice_gpu_bytes(const st_renderer *r, const void *state) {
     (void)r;
     const slice_state *s = state;
-    /* raster: none, the quads come from the vertex and instance indices; compute: the visibility buffer and the
-     * max tables */
-    return (uint64_t)s->vis.size + s->air.buffer.size;
+    /* raster: the G-buffer of textured frames, the quads come from the vertex and instance indices; compute: the
+     * visibility buffer and the max tables */
+    return (uint64_t)s->vis.size + s->air.buffer.size + st_deferred_gpu_bytes(&s->gbuffer);
 }
 
 const st_method_ops st_method_slice = {
@@ -348,6 +361,7 @@ const st_method_ops st_method_slice = {
     .level_updated = slice_level_updated,
     .gpu_bytes = slice_gpu_bytes,
     .cpu_bytes = slice_cpu_bytes,
+    .target_usage = st_deferred_target_usage,
 };
 
 const st_method_ops st_method_slice_plain = {
@@ -362,6 +376,7 @@ const st_method_ops st_method_slice_plain = {
     .level_updated = slice_level_updated,
     .gpu_bytes = slice_gpu_bytes,
     .cpu_bytes = slice_cpu_bytes,
+    .target_usage = st_deferred_target_usage,
 };
 
 const st_method_ops st_method_slice_compute = {

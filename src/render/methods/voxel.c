@@ -50,6 +50,9 @@ typedef struct voxel_state {
     VkDescriptorSet targets_set;
     VkPipelineLayout draw_layout;
     VkPipeline draw;
+    /* fragment variant, textured shading: the traversal writes its hits into the G-buffer, one resolve shades them */
+    bool deferred;
+    st_deferred gbuffer;
     st_rect_list dirty; /* texels edited since the last frame, kept apart (ST_RECT_LIST_MAX, then merged) */
     double bake_gpu_ms, bake_cpu_ms;
     uint64_t last_leaf_columns, last_columns; /* what the last frame's bake wrote (st_voxel_last_bake) */
@@ -67,6 +70,7 @@ static void voxel_destroy(st_renderer *r, void *state) {
     if (s->targets_layout) vkDestroyDescriptorSetLayout(dev, s->targets_layout, NULL);
     if (s->grid_layout) vkDestroyDescriptorSetLayout(dev, s->grid_layout, NULL);
     st_gpu_buffer_destroy(r->engine->gpu, &s->grid);
+    st_deferred_destroy(r, &s->gbuffer);
     free(s);
 }
 
@@ -211,11 +215,13 @@ static st_result voxel_create_common(st_renderer *r, void **out, bool compute, s
         if (!res) res = st_renderer_pipeline_layout(r, extra, 2, 16, &s->draw_layout, err);
         if (!res) res = st_gpu_compute_pipeline(gpu, "voxel.comp", s->draw_layout, &s->draw, err);
     } else {
-        res = st_renderer_pipeline_layout(r, &s->grid_layout, 1, 16, &s->draw_layout, err);
+        s->deferred = st_deferred_wanted(r) && !s->show_steps; /* the diagnostic colours are the fragment's */
+        if (s->deferred) res = st_deferred_create(r, &(st_deferred_desc){0}, &s->gbuffer, err);
+        if (!res) res = st_renderer_pipeline_layout(r, &s->grid_layout, 1, 16, &s->draw_layout, err);
         st_gpu_graphics_desc d = {.vertex = "fullscreen.vert",
-                                  .fragment = "voxel.frag",
+                                  .fragment = s->deferred ? "voxel_gbuffer.frag" : "voxel.frag",
                                   .layout = s->draw_layout,
-                                  .color_format = r->color.format,
+                                  .color_format = s->deferred ? s->gbuffer.point.format : r->color.format,
                                   .depth_format = r->depth.format,
                                   .depth_write = true};
         if (!res) res = st_gpu_graphics_pipeline(gpu, &d, &s->draw, err);
@@ -276,11 +282,16 @@ static void voxel_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         vkCmdDispatch(cmd, (r->width + 7) / 8, (r->height + 7) / 8, 1);
     } else {
         VkDescriptorSet sets[2] = {r->globals_set, s->grid_set};
-        st_renderer_begin_raster(r, cmd);
+        if (s->deferred) st_deferred_begin(r, &s->gbuffer, cmd);
+        else st_renderer_begin_raster(r, cmd);
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->draw);
         vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, s->draw_layout, 0, 2, sets, 0, NULL);
         vkCmdPushConstants(cmd, s->draw_layout, VK_SHADER_STAGE_ALL, 0, sizeof push, push);
         vkCmdDraw(cmd, 3, 1, 0, 0);
+        if (s->deferred) {
+            st_deferred_resolve(r, &s->gbuffer, cmd); /* closes "march" */
+            return;
+        }
         st_renderer_end_raster(r, cmd);
     }
     st_renderer_pass_end(r, cmd);
@@ -288,7 +299,8 @@ static void voxel_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
 
 static uint64_t voxel_gpu_bytes(const st_renderer *r, const void *state) {
     (void)r;
-    return ((const voxel_state *)state)->layout.bytes;
+    const voxel_state *s = state;
+    return s->layout.bytes + st_deferred_gpu_bytes(&s->gbuffer);
 }
 
 /* The CPU keeps a mirror of the header: 16 bytes of info and 16 per level. */
@@ -310,6 +322,7 @@ const st_method_ops st_method_voxel = {
     .pages_suffice = true, /* baked through surface_at from the pages, as they arrive */
     .gpu_bytes = voxel_gpu_bytes,
     .cpu_bytes = voxel_cpu_bytes,
+    .target_usage = st_deferred_target_usage,
 };
 
 const st_method_ops st_method_voxel_compute = {
