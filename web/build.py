@@ -57,7 +57,7 @@ CORE = [
     "src/render/globals.c", "src/render/scatter_levels.c", "src/render/methods/voxel_layout.c",
     "src/mesh/tin.c", "src/mesh/chunks.c", "src/mesh/predicates.c", "src/mesh/draws.c", "src/mesh/slots.c",
 ]
-WEB = ["web/backend_gl.c", "web/backend_gpu.c", "web/methods/ray.c", "web/methods/scatter.c", "web/methods/slice.c", "web/methods/paint.c", "web/methods/mesh.c", "web/methods/voxel.c", "web/app.c", "web/dem_png.c", "web/gen_bands.c"]
+WEB = ["web/backend_gl.c", "web/backend_gpu.c", "web/methods/ray.c", "web/methods/scatter.c", "web/methods/slice.c", "web/methods/paint.c", "web/methods/mesh.c", "web/methods/mesh_fit.c", "web/methods/voxel.c", "web/app.c", "web/dem_png.c", "web/gen_bands.c"]
 PAGE = ["web/index.html", "web/app.js", "web/gpu.js", "web/gen_worker.js", "data/default_world.json"]
 
 EXPORTS = [

@@ -1,0 +1,19 @@
+/* The CPU side the web's two mesh methods share (mesh on WebGL2, mesh-compute on WebGPU): the fit at the native
+ * default quality and the refit of an edit's chunks. */
+#ifndef STRATA_WEB_MESH_FIT_H
+#define STRATA_WEB_MESH_FIT_H
+
+#include "strata/mesh.h"
+
+/* The native methods' default quality knob q (mesh_quality): the fit's tolerance st_mesh_tolerance(q). */
+#define WEB_MESH_QUALITY 0.5
+
+/* Fits the level's mesh at the native default quality into *out (the caller destroys it). */
+st_result web_mesh_fit(const st_level *level, st_mesh **out, st_error *err);
+
+/* Refits the chunks whose samples rect touches (st_mesh_refit: the result equals a fresh fit) and gives in
+ * *changed (malloc'd, the caller frees it; NULL when *count is 0) the *count of them whose buffers changed. */
+st_result web_mesh_refit(st_mesh *mesh, const st_level *level, st_rect rect, uint32_t **changed, uint32_t *count,
+                         st_error *err);
+
+#endif
