@@ -27,7 +27,8 @@
 static const st_gb_method *const methods[] = {&st_gb_method_ray, &st_gb_method_slice, &st_gb_method_slice_plain,
                                               &st_gb_method_paint, &st_gb_method_paint_plain, &st_gb_method_mesh,
                                               &st_gb_method_ray_compute, &st_gb_method_scatter,
-                                              &st_gb_method_scatter_plain, &st_gb_method_voxel_compute};
+                                              &st_gb_method_scatter_plain, &st_gb_method_voxel_compute,
+                                              &st_gb_method_mesh_compute};
 #define METHOD_COUNT (sizeof methods / sizeof methods[0])
 
 static struct {

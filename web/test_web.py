@@ -39,11 +39,11 @@ SEED, LEVEL = 1998, "512x512"
 CAMERA = "256,100,150,0,-30"
 SIZE = (160, 100)
 METHODS = ["ray", "slice", "slice-plain", "paint", "paint-plain", "mesh", "ray-compute", "scatter", "scatter-plain",
-           "voxel-compute"]
+           "voxel-compute", "mesh-compute"]
 EXACT = {"ray", "slice", "ray-compute", "scatter", "voxel-compute"}  # methods that follow the reference; the others against their native twin
 # the compute methods run on WebGPU from their WGSL ports (web/wgsl/): this test is what holds each port to its
 # native twin (the GLSL compute shader, on Vulkan) and to the CPU reference
-COMPUTE = {"ray-compute", "scatter", "scatter-plain", "voxel-compute"}
+COMPUTE = {"ray-compute", "scatter", "scatter-plain", "voxel-compute", "mesh-compute"}
 # also checked pixel by pixel against the native method shaded flat: the ports, and mesh (the same fit, bit for bit,
 # in the wasm: the triangles are the native ones, so what the hit mask and the mean colour would let through, a
 # chunk drawn from another's vertices or at the wrong LOD, shows as pixels off)

@@ -14,6 +14,7 @@ typedef struct st_gb_frame {
     uint32_t knob; /* the method's quality knob (its native default when 0) */
     uint32_t diagnostic; /* a method's diagnostic colouring, 0 = none (voxel-compute: 1 = by its traversal's steps,
                           * as STRATA_VOXEL_STEPS=1 natively); methods without one ignore it */
+    uint32_t wireframe;  /* the mesh methods' edge overlay (the viewer's --wireframe): 1 = on */
 } st_gb_frame;
 
 typedef struct st_gb_method {
@@ -31,6 +32,6 @@ typedef struct st_gb_method {
 
 extern const st_gb_method st_gb_method_ray, st_gb_method_slice, st_gb_method_slice_plain, st_gb_method_paint,
     st_gb_method_paint_plain, st_gb_method_ray_compute, st_gb_method_scatter,
-    st_gb_method_scatter_plain, st_gb_method_mesh, st_gb_method_voxel_compute;
+    st_gb_method_scatter_plain, st_gb_method_mesh, st_gb_method_voxel_compute, st_gb_method_mesh_compute;
 
 #endif
