@@ -45,7 +45,7 @@ static struct {
     uint32_t width, height, knob, frame;
     uint32_t diagnostic; /* st_gb_frame.diagnostic of every frame */
     st_error err;
-    char result[512];
+    char result[768];
     uint8_t *rgba;
     float *depth;
     double gen_ms, upload_ms; /* the last generated world: st_gen_world, then set_level (upload, method) */
@@ -512,6 +512,8 @@ EMSCRIPTEN_KEEPALIVE int web_read(void) {
     if (r) return fail(r);
     /* the hit mask follows the colour in the same buffer, for the page to hand out */
     uint8_t *mask = app.rgba + n * 4;
+    char info[192] = "{}";
+    if (methods[app.method]->describe && app.state) methods[app.method]->describe(app.state, info, sizeof info);
     double sum[3] = {0, 0, 0};
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
@@ -522,10 +524,10 @@ EMSCRIPTEN_KEEPALIVE int web_read(void) {
     snprintf(app.result, sizeof app.result,
              "{\"backend\":\"%s\",\"method\":\"%s\",\"width\":%u,\"height\":%u,\"coverage\":%.6f,"
              "\"mean\":[%.3f,%.3f,%.3f],\"mask_crc\":%u,\"level_crc\":%u,\"gen_ms\":%.1f,\"upload_ms\":%.1f,"
-             "\"method_ms\":%.1f}",
+             "\"method_ms\":%.1f,\"method_info\":%s}",
              b->ops->name, methods[app.method]->name, app.width, app.height, (double)hits / (double)n,
              sum[0] / (double)n, sum[1] / (double)n, sum[2] / (double)n, st_crc32(mask, n), web_level_crc(), app.gen_ms,
-             app.upload_ms, app.method_ms);
+             app.upload_ms, app.method_ms, info);
     return 0;
 }
 

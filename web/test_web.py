@@ -392,36 +392,53 @@ def run_checks(wd, port, tool, cli, out, only_methods=False):
         check(undone["level_crc"] == before["level_crc"] and undone["mask_crc"] == before["mask_crc"],
               "undo (%s): the level and the image are back" % method)
 
-    # mesh: a dig refits the chunks it touches and rewrites their slots of the vertex texture and the index
-    # buffer (a chunk that outgrew its slot moves to the shared tail; the second dig in the same crater fills the
-    # index tail, and every chunk is laid out again); the frame after the two must be, byte for byte, what the mesh
-    # fitted afresh on the dug level draws (the method made again by the picker: ray, then mesh), and undoing
-    # each dig must bring back the frame before it, byte for byte
-    if "mesh" in masks:
-        wd.open(scene_url(port, "mesh"))
+    # mesh and mesh-compute: a dig refits the chunks it touches and rewrites only their slots (of the vertex texture
+    # and the index buffer on WebGL2, of the storage buffers on WebGPU; a chunk that outgrew its slot moves to the
+    # shared tail; the second dig in the same crater fills the index tail, and every chunk is laid out again); the
+    # page's method_info says how many chunks the dig refit and rewrote, of how many. The frame after the two must
+    # be, byte for byte, what the mesh fitted afresh on the dug level draws (the method made again by the picker:
+    # ray, then the mesh method), and undoing each dig must bring back the frame before it, byte for byte
+    for method in ("mesh", "mesh-compute"):
+        if method not in masks:
+            continue
+        wd.open(scene_url(port, method))
+        t0 = time.time()
         before = wd.wait_result()
         frames = [wd.js("return window.strataPixels();")]
         for k in range(2):
+            t1 = time.time()
             dug = wd.js("return window.strataDig(arguments[0], arguments[1], false);", DIG_PIXEL[0] + 0.5,
                         DIG_PIXEL[1] + 0.5)
             frames.append(wd.js("return window.strataPixels();"))
+            info = dug["result"].get("method_info", {})
+            print("measured: dig %d (%s): refit %s of %s chunks, rewrote %s, laid out %s times; the edit and its "
+                  "frame %.0f ms" % (k + 1, method, info.get("refit"), info.get("chunks"), info.get("rewritten"),
+                                     info.get("layouts"), 1000 * (time.time() - t1)), flush=True)
             if k == 0:
                 check(dug["rc"] == 0 and dug["result"]["level_crc"] == ref_dug["level_crc"] and frames[1] != frames[0],
-                      "dig (mesh): the level matches the native dig's CRC-32 and the image changed (rc %s)" % dug["rc"])
+                      "dig (%s): the level matches the native dig's CRC-32 and the image changed (rc %s)" % (
+                          method, dug["rc"]))
+                check(0 < info.get("rewritten", 0) <= info.get("refit", 0) < info.get("chunks", 0) and
+                      info.get("layouts") == 1, "dig (%s): only the touched chunks refit (%s of %s) and rewritten "
+                      "(%s), nothing laid out again" % (method, info.get("refit"), info.get("chunks"),
+                                                        info.get("rewritten")))
             else:
-                wd.canvas_png(os.path.join(out, "web-dig-after-mesh.png"))
-                check(dug["rc"] == 0 and frames[2] != frames[1], "dig (mesh): a second dig there changed the image "
-                      "again (rc %s)" % dug["rc"])
+                wd.canvas_png(os.path.join(out, "web-dig-after-%s.png" % method), before["backend"])
+                check(dug["rc"] == 0 and frames[2] != frames[1], "dig (%s): a second dig there changed the image "
+                      "again (rc %s)" % (method, dug["rc"]))
         fresh = wd.js("var m = document.getElementById('method'), i = m.selectedIndex;"
                       "m.selectedIndex = 0; m.dispatchEvent(new Event('change'));"
                       "m.selectedIndex = i; m.dispatchEvent(new Event('change')); return window.strataRedraw();")
-        check(fresh.get("method") == "mesh" and wd.js("return window.strataPixels();") == frames[2],
-              "dig (mesh): the refitted mesh draws the frame of a mesh fitted afresh on the dug level, byte for byte")
+        check(fresh.get("method") == method and wd.js("return window.strataPixels();") == frames[2],
+              "dig (%s): the refitted mesh draws the frame of a mesh fitted afresh on the dug level, byte for byte"
+              % method)
         for k in (1, 0):
             undone = wd.js("return window.strataUndo();")["result"]
             check(wd.js("return window.strataPixels();") == frames[k] and
                   (k or undone["level_crc"] == before["level_crc"]),
-                  "undo (mesh): the frame before dig %d is back, byte for byte%s" % (k + 1, "" if k else ", and the level"))
+                  "undo (%s): the frame before dig %d is back, byte for byte%s" % (
+                      method, k + 1, "" if k else ", and the level"))
+        print("measured: %s's edit checks %.0f ms" % (method, 1000 * (time.time() - t0)), flush=True)
 
     # voxel-compute: an edit rebakes the pyramid's tiles it touched (and their ancestors) before the next frame, so
     # the frame after it is, byte for byte, that of a pyramid baked afresh on the edited level (the method made again

@@ -43,6 +43,7 @@ typedef struct mesh_state {
     mesh_draw *draws; /* this frame's chunk copies, near to far */
     uint32_t draw_count;
     bool stale; /* a refit or its upload failed: the buffers no longer match the slots, so nothing is drawn */
+    web_mesh_edits edits;
 } mesh_state;
 
 /* ---- buffers ------------------------------------------------------------------------------------------ */
@@ -104,6 +105,7 @@ static st_result upload_all(st_gb *b, mesh_state *s, st_error *err) {
         if (c->index_count) b->ops->index_buffer_write(b, s->indices, s->slots[i].ib_off, c->index_count, c->indices);
     }
     b->ops->texture_write(b, s->list, 0, 0, 0, ST_GB_LIST_WIDTH, s->rows, s->texels);
+    s->edits.layouts++;
     return ST_OK;
 }
 
@@ -195,7 +197,7 @@ static void mesh_record(st_gb *b, void *state, const st_gb_frame *f) {
 static st_result mesh_level_updated(st_gb *b, void *state, const st_level *level, st_rect rect, st_error *err) {
     mesh_state *s = state;
     uint32_t *list, changed;
-    st_result r = web_mesh_refit(s->mesh, level, rect, &list, &changed, err);
+    st_result r = web_mesh_refit(s->mesh, level, rect, &list, &changed, &s->edits, err);
     bool fits = true;
     for (uint32_t k = 0; k < changed; k++) fits = fits && place(s, list[k]); /* only chunks whose buffers changed travel */
     if (!r && changed) {
@@ -211,6 +213,11 @@ static st_result mesh_level_updated(st_gb *b, void *state, const st_level *level
     return r;
 }
 
+static void mesh_describe(const void *state, char *out, size_t size) {
+    const mesh_state *s = state;
+    web_mesh_describe(s->mesh, &s->edits, out, size);
+}
+
 const st_gb_method st_gb_method_mesh = {
     .name = "mesh",
     .description = "fitted triangle mesh (TIN chunks, 3 LODs), rasterised",
@@ -218,4 +225,5 @@ const st_gb_method st_gb_method_mesh = {
     .destroy = mesh_destroy,
     .record = mesh_record,
     .level_updated = mesh_level_updated,
+    .describe = mesh_describe,
 };

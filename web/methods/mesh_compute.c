@@ -42,6 +42,7 @@ typedef struct mc_state {
     st_mesh_draw *draws; /* this frame's chunk copies, near to far */
     mesh_record *recs;
     bool stale; /* a refit, its upload or the visibility buffer failed: nothing is drawn */
+    web_mesh_edits edits;
 } mc_state;
 
 /* ---- buffers ------------------------------------------------------------------------------------------ */
@@ -103,6 +104,7 @@ static st_result upload_all(st_gb *b, mc_state *s, st_error *err) {
     if (!r) r = b->ops->storage_buffer_create(b, (size_t)s->ib_size * 2, &s->indices, err);
     uint32_t count = s->mesh->chunks_x * s->mesh->chunks_y;
     for (uint32_t i = 0; !r && i < count; i++) r = upload_chunk(b, s, i, err);
+    s->edits.layouts++;
     return r;
 }
 
@@ -215,7 +217,7 @@ static bool place(mc_state *s, uint32_t ci) {
 static st_result mc_level_updated(st_gb *b, void *state, const st_level *level, st_rect rect, st_error *err) {
     mc_state *s = state;
     uint32_t *list, changed;
-    st_result r = web_mesh_refit(s->mesh, level, rect, &list, &changed, err);
+    st_result r = web_mesh_refit(s->mesh, level, rect, &list, &changed, &s->edits, err);
     bool fits = true;
     for (uint32_t k = 0; k < changed; k++) fits = fits && place(s, list[k]); /* only chunks whose buffers changed travel */
     if (!r && changed) {
@@ -231,6 +233,11 @@ static st_result mc_level_updated(st_gb *b, void *state, const st_level *level, 
     return r;
 }
 
+static void mc_describe(const void *state, char *out, size_t size) {
+    const mc_state *s = state;
+    web_mesh_describe(s->mesh, &s->edits, out, size);
+}
+
 const st_gb_method st_gb_method_mesh_compute = {
     .name = "mesh-compute",
     .description = "fitted triangle mesh, rasterised in compute into a visibility buffer",
@@ -239,4 +246,5 @@ const st_gb_method st_gb_method_mesh_compute = {
     .destroy = mc_destroy,
     .record = mc_record,
     .level_updated = mc_level_updated,
+    .describe = mc_describe,
 };

@@ -1,4 +1,5 @@
 /* The web mesh methods' shared CPU side (mesh_fit.h). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "methods/mesh_fit.h"
@@ -10,9 +11,10 @@ st_result web_mesh_fit(const st_level *level, st_mesh **out, st_error *err) {
 }
 
 st_result web_mesh_refit(st_mesh *mesh, const st_level *level, st_rect rect, uint32_t **changed, uint32_t *count,
-                         st_error *err) {
+                         web_mesh_edits *edits, st_error *err) {
     *changed = NULL;
     *count = 0;
+    edits->refit = edits->rewritten = 0;
     uint32_t n = st_mesh_chunks_in_rect(mesh, rect, NULL, 0);
     if (!n) return ST_OK;
     uint32_t *list = malloc(n * sizeof *list), *version = malloc(n * sizeof *version);
@@ -23,7 +25,7 @@ st_result web_mesh_refit(st_mesh *mesh, const st_level *level, st_rect rect, uin
     }
     st_mesh_chunks_in_rect(mesh, rect, list, n);
     for (uint32_t k = 0; k < n; k++) version[k] = mesh->chunks[list[k]].version;
-    st_result r = st_mesh_refit(mesh, level, rect, NULL, err);
+    st_result r = st_mesh_refit(mesh, level, rect, &edits->refit, err);
     uint32_t kept = 0;
     for (uint32_t k = 0; !r && k < n; k++) /* the refit skips chunks whose samples did not change */
         if (mesh->chunks[list[k]].version != version[k]) list[kept++] = list[k];
@@ -33,6 +35,11 @@ st_result web_mesh_refit(st_mesh *mesh, const st_level *level, st_rect rect, uin
         return r;
     }
     *changed = list;
-    *count = kept;
+    *count = edits->rewritten = kept;
     return ST_OK;
+}
+
+void web_mesh_describe(const st_mesh *mesh, const web_mesh_edits *edits, char *out, size_t size) {
+    snprintf(out, size, "{\"chunks\":%u,\"refit\":%u,\"rewritten\":%u,\"layouts\":%u}",
+             mesh->chunks_x * mesh->chunks_y, edits->refit, edits->rewritten, edits->layouts);
 }

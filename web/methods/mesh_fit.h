@@ -11,9 +11,19 @@
 /* Fits the level's mesh at the native default quality into *out (the caller destroys it). */
 st_result web_mesh_fit(const st_level *level, st_mesh **out, st_error *err);
 
+/* What the edits did to a method's chunks, for the page's result (web_mesh_describe): the last edit's chunks refit
+ * and rewritten on the GPU, and how often every chunk was laid out and uploaded (1 at the method's creation). */
+typedef struct web_mesh_edits {
+    uint32_t refit, rewritten, layouts;
+} web_mesh_edits;
+
 /* Refits the chunks whose samples rect touches (st_mesh_refit: the result equals a fresh fit) and gives in
- * *changed (malloc'd, the caller frees it; NULL when *count is 0) the *count of them whose buffers changed. */
+ * *changed (malloc'd, the caller frees it; NULL when *count is 0) the *count of them whose buffers changed;
+ * edits->refit and ->rewritten get the counts (the caller adds a layout when the chunks did not fit). */
 st_result web_mesh_refit(st_mesh *mesh, const st_level *level, st_rect rect, uint32_t **changed, uint32_t *count,
-                         st_error *err);
+                         web_mesh_edits *edits, st_error *err);
+
+/* The mesh's chunk count and the edits' figures as a JSON object into out (size bytes). */
+void web_mesh_describe(const st_mesh *mesh, const web_mesh_edits *edits, char *out, size_t size);
 
 #endif

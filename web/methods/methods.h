@@ -28,6 +28,8 @@ typedef struct st_gb_method {
     /* The level changed inside rect: bring derived data (and what the method keeps on b) up to date before the
      * next frame (may be NULL). */
     st_result (*level_updated)(st_gb *b, void *state, const st_level *level, st_rect rect, st_error *err);
+    /* The method's own figures for the page's result, a JSON object into out (size bytes; may be NULL). */
+    void (*describe)(const void *state, char *out, size_t size);
 } st_gb_method;
 
 extern const st_gb_method st_gb_method_ray, st_gb_method_slice, st_gb_method_slice_plain, st_gb_method_paint,
