@@ -398,17 +398,21 @@ def run_checks(wd, port, tool, cli, out, only_methods=False):
     # page's method_info says how many chunks the dig refit and rewrote, of how many. The frame after the two must
     # be, byte for byte, what the mesh fitted afresh on the dug level draws (the method made again by the picker:
     # ray, then the mesh method), and undoing each dig must bring back the frame before it, byte for byte
+    # (mesh-compute's frames take seconds each in SwiftShader, most of them in its rasterising passes' pixel loops:
+    # its edits are checked at half the size, the same camera and the same dig, the pixel's centre scaled)
     for method in ("mesh", "mesh-compute"):
         if method not in masks:
             continue
-        wd.open(scene_url(port, method))
+        half = method == "mesh-compute"
+        size = (SIZE[0] // 2, SIZE[1] // 2) if half else SIZE
+        at = [(DIG_PIXEL[a] + 0.5) * size[a] / SIZE[a] for a in range(2)]
+        wd.open(scene_url(port, method, size=size))
         t0 = time.time()
         before = wd.wait_result()
         frames = [wd.js("return window.strataPixels();")]
         for k in range(2):
             t1 = time.time()
-            dug = wd.js("return window.strataDig(arguments[0], arguments[1], false);", DIG_PIXEL[0] + 0.5,
-                        DIG_PIXEL[1] + 0.5)
+            dug = wd.js("return window.strataDig(arguments[0], arguments[1], false);", at[0], at[1])
             frames.append(wd.js("return window.strataPixels();"))
             info = dug["result"].get("method_info", {})
             print("measured: dig %d (%s): refit %s of %s chunks, rewrote %s, laid out %s times; the edit and its "
@@ -432,8 +436,10 @@ def run_checks(wd, port, tool, cli, out, only_methods=False):
         check(fresh.get("method") == method and wd.js("return window.strataPixels();") == frames[2],
               "dig (%s): the refitted mesh draws the frame of a mesh fitted afresh on the dug level, byte for byte"
               % method)
-        for k in (1, 0):
-            undone = wd.js("return window.strataUndo();")["result"]
+        # (mesh-compute's frames take seconds in SwiftShader: its two undos are drawn once, after both)
+        for k in (1, 0) if method == "mesh" else (0,):
+            undone = wd.js(("" if k or method == "mesh" else "call('web_undo', 'number', [], []);") +
+                           "return window.strataUndo();")["result"]
             check(wd.js("return window.strataPixels();") == frames[k] and
                   (k or undone["level_crc"] == before["level_crc"]),
                   "undo (%s): the frame before dig %d is back, byte for byte%s" % (

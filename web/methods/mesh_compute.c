@@ -27,7 +27,7 @@ typedef struct mesh_record {
 
 /* Mirror of MeshComputePush in mesh_tri.wgsl: the native push constants and the rasterising passes' phase */
 typedef struct mesh_compute_push {
-    uint32_t tri_total, record_count, big_cap, row_threads, wireframe, phase, pad0, pad1;
+    uint32_t tri_total, record_count, big_cap, row_threads, wireframe, phase, stamp, pad1;
 } mesh_compute_push;
 
 typedef struct mc_state {
@@ -38,6 +38,8 @@ typedef struct mc_state {
     st_gb_buffer vertices, indices, records, big;
     st_gb_buffer vis_depth, vis_id; /* a word a pixel each, for vis_pixels pixels */
     uint32_t vis_pixels;
+    st_gb_buffer stamps;   /* a word a triangle (mesh_tri.wgsl's tri_stamp), for stamp_cap triangles */
+    uint32_t stamp_cap, stamp; /* the last frame's stamp */
     st_gb_program raster, big_pass, resolve;
     st_mesh_draw *draws; /* this frame's chunk copies, near to far */
     mesh_record *recs;
@@ -121,6 +123,18 @@ static st_result vis_buffers(st_gb *b, mc_state *s, st_error *err) {
     return r;
 }
 
+/* The per-triangle stamps for total triangles (made larger when a frame has more; the stamps start again). */
+static st_result stamp_buffer(st_gb *b, mc_state *s, uint32_t total, st_error *err) {
+    if (total <= s->stamp_cap && s->stamps) return ST_OK;
+    if (s->stamps) b->ops->buffer_destroy(b, s->stamps);
+    s->stamps = 0;
+    s->stamp_cap = total + total / 4 + 1024;
+    s->stamp = 0;
+    st_result r = b->ops->storage_buffer_create(b, (size_t)s->stamp_cap * 4, &s->stamps, err);
+    if (!r) b->ops->buffer_fill(b, s->stamps, 0); /* no frame's stamp */
+    return r;
+}
+
 /* ---- the method ------------------------------------------------------------------------------------------ */
 
 static void mc_destroy(st_gb *b, void *state) {
@@ -129,8 +143,8 @@ static void mc_destroy(st_gb *b, void *state) {
     st_gb_program programs[3] = {s->raster, s->big_pass, s->resolve};
     for (int i = 0; i < 3; i++)
         if (programs[i]) b->ops->program_destroy(b, programs[i]);
-    st_gb_buffer buffers[6] = {s->vertices, s->indices, s->records, s->big, s->vis_depth, s->vis_id};
-    for (int i = 0; i < 6; i++)
+    st_gb_buffer buffers[7] = {s->vertices, s->indices, s->records, s->big, s->vis_depth, s->vis_id, s->stamps};
+    for (int i = 0; i < 7; i++)
         if (buffers[i]) b->ops->buffer_destroy(b, buffers[i]);
     st_mesh_destroy(s->mesh);
     free(s->slots);
@@ -186,17 +200,25 @@ static void mc_record(st_gb *b, void *state, const st_gb_frame *f) {
                                      .tri_count = L->triangle_count};
         total += L->triangle_count;
     }
+    if (stamp_buffer(b, s, total, &err)) {
+        s->stale = true;
+        return;
+    }
+    if (++s->stamp == 0) { /* wrapped: no triangle may keep an old frame's stamp */
+        b->ops->buffer_fill(b, s->stamps, 0);
+        s->stamp = 1;
+    }
     if (n) b->ops->buffer_write(b, s->records, 0, s->recs, n * sizeof *s->recs);
     b->ops->buffer_fill(b, s->vis_depth, 0); /* 0: nothing drawn */
     b->ops->buffer_fill(b, s->vis_id, 0);
     const uint32_t header[4] = {0, MESH_BIG_SPLIT, 1, 0}; /* no big triangle × split × 1, none offered */
     b->ops->buffer_write(b, s->big, 0, header, sizeof header);
-    const st_gb_buffer bound[6] = {s->vertices, s->indices, s->records, s->vis_depth, s->big, s->vis_id};
-    for (uint32_t i = 0; i < 6; i++) b->ops->bind_buffer(b, 2, i, bound[i]); /* mesh_tri.wgsl's bindings */
+    const st_gb_buffer bound[7] = {s->vertices, s->indices, s->records, s->vis_depth, s->big, s->vis_id, s->stamps};
+    for (uint32_t i = 0; i < 7; i++) b->ops->bind_buffer(b, 2, i, bound[i]); /* mesh_tri.wgsl's bindings */
     uint32_t groups = (total + 63) / 64;
     uint32_t gx = groups < MAX_GROUPS ? groups : MAX_GROUPS, gy = gx ? (groups + gx - 1) / gx : 0;
     mesh_compute_push push = {.tri_total = total, .record_count = n, .big_cap = MESH_BIG_CAP,
-                              .row_threads = gx * 64, .wireframe = f->wireframe};
+                              .row_threads = gx * 64, .wireframe = f->wireframe, .stamp = s->stamp};
     for (uint32_t phase = 0; gx && phase < 2; phase++) {
         push.phase = phase; /* 0: each pixel's nearest depth; 1: the triangle that has it */
         b->ops->uniforms(b, ST_GB_PUSH_SET, 0, &push, sizeof push);

@@ -17,6 +17,7 @@ struct BigQueue {
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
         @builtin(local_invocation_id) lid: vec3<u32>) {
     let tri = big.items[wg.x];
+    if (!mesh_phase_wants(tri)) { return; }
     let m = mesh_fetch(tri);
     let t = vis_setup(m.rel);
     if (t.box.x > t.box.z || t.box.y > t.box.w) { return; }

@@ -19,7 +19,7 @@ struct BigQueue {
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let tri = id.y * pc.row_threads + id.x;
-    if (tri >= pc.tri_total) { return; }
+    if (tri >= pc.tri_total || !mesh_phase_wants(tri)) { return; }
     let m = mesh_fetch(tri);
     let t = vis_setup(m.rel);
     if (t.box.x > t.box.z || t.box.y > t.box.w) { return; }

@@ -22,6 +22,9 @@ struct MeshRecord {
 // per pixel: the nearest reverse-Z depth's bits (0 = nothing drawn), and the id + 1 of the triangle met there
 @group(2) @binding(3) var<storage, read_write> vis_depth: array<atomic<u32>>;
 @group(2) @binding(5) var<storage, read_write> vis_id: array<atomic<u32>>;
+// per triangle: the frame's stamp where phase 0 found it the nearest so far at some pixel; phase 1 passes over the
+// others at once (none of them can be the nearest anywhere)
+@group(2) @binding(6) var<storage, read_write> tri_stamp: array<u32>;
 
 // Mirror of mesh_compute_push in web/methods/mesh_compute.c (the native push constants and the pass's phase)
 struct MeshComputePush {
@@ -31,10 +34,16 @@ struct MeshComputePush {
     row_threads: u32,  // invocations per dispatch row (2-D dispatch of a 1-D range)
     wireframe: u32,    // the resolve draws the visible triangles' edges
     phase: u32,        // the rasterising passes: 0 splats depths, 1 the ids of the triangles that have them
-    pad0: u32,
+    stamp: u32,        // this frame's mark in tri_stamp (never 0)
     pad1: u32,
 }
 @group(3) @binding(0) var<uniform> pc: MeshComputePush;
+
+// Whether a rasterising pass has work for triangle tri: every triangle in phase 0; in phase 1 only those that
+// were the nearest so far at some pixel in phase 0 (the nearest at the end is one of them).
+fn mesh_phase_wants(tri: u32) -> bool {
+    return pc.phase == 0u || tri_stamp[tri] == pc.stamp;
+}
 
 fn mesh_index(k: u32) -> u32 {
     let w = mesh_indices[k >> 1u];

@@ -86,12 +86,16 @@ fn vis_pixel_depth(t: VisTri, px: vec2<i32>) -> f32 {
 // pixel's largest depth bits (positive floats order as their bits), phase 1 the largest tri among the triangles
 // whose depth there has exactly those bits — the 64-bit maximum's low word, so the pair equals the native word.
 // The id is stored + 1, so 0 says no triangle matched (the resolve draws nothing there, which the test sees).
+// Phase 0 stamps a triangle whose depth bits were at least those it met (atomicMax's old word): the final nearest
+// at a pixel always was, when it splatted there, so phase 1 needs only the stamped ones (mesh_phase_wants).
 fn vis_splat(px: vec2<i32>, depth: f32, tri: u32) {
     if (depth <= 0.0) { return; }
     let i = px.y * i32(g.screen_right.w) + px.x;
     let bits = bitcast<u32>(depth);
     if (pc.phase == 0u) {
-        atomicMax(&vis_depth[i], bits);
+        // a plain load first: where a nearer depth is there already (most splats of a far, hidden triangle) no
+        // read-modify-write is needed, and the triangle is not the nearest so far
+        if (atomicLoad(&vis_depth[i]) <= bits && atomicMax(&vis_depth[i], bits) <= bits) { tri_stamp[tri] = pc.stamp; }
     } else if (atomicLoad(&vis_depth[i]) == bits) {
         atomicMax(&vis_id[i], tri + 1u);
     }
