@@ -44,6 +44,7 @@ static struct {
     st_globals_gpu globals;
     uint32_t width, height, knob, frame;
     uint32_t diagnostic; /* st_gb_frame.diagnostic of every frame */
+    uint32_t wireframe;  /* st_gb_frame.wireframe of every frame */
     st_error err;
     char result[768];
     uint8_t *rgba;
@@ -145,7 +146,7 @@ static st_result make_method(st_error *err) {
         if (r) return r;
     }
     double t0 = emscripten_get_now();
-    st_result r = methods[app.method]->create(b, app.level, &app.state, err);
+    st_result r = methods[app.method]->create(b, app.level, ray_steps_knob() ? 0 : app.knob, &app.state, err);
     app.method_ms = emscripten_get_now() - t0;
     if (r) drop_method();
     return r;
@@ -420,6 +421,9 @@ EMSCRIPTEN_KEEPALIVE int web_set_method(uint32_t index, uint32_t knob) {
 /* The diagnostic colouring of the frames that follow (st_gb_frame.diagnostic; 0 = none). */
 EMSCRIPTEN_KEEPALIVE void web_set_diagnostic(uint32_t diagnostic) { app.diagnostic = diagnostic; }
 
+/* The mesh methods' edge overlay in the frames that follow (st_gb_frame.wireframe; 0 = off). */
+EMSCRIPTEN_KEEPALIVE void web_set_wireframe(uint32_t on) { app.wireframe = on != 0; }
+
 /* Takes the page's WebGPU device (web/gpu.js) for the compute methods. */
 EMSCRIPTEN_KEEPALIVE int web_init_gpu(void) {
     clear_error();
@@ -490,7 +494,7 @@ EMSCRIPTEN_KEEPALIVE double web_render(void) {
     b->ops->bind_texture(b, 0, 1, b == app.gpu ? app.gpu_terrain : app.terrain);
     b->ops->begin_frame(b, st_fog_linear);
     st_gb_frame f = {.level = app.level, .view = v, .knob = ray_steps_knob() ? 0 : app.knob,
-                     .diagnostic = app.diagnostic};
+                     .diagnostic = app.diagnostic, .wireframe = app.wireframe};
     methods[app.method]->record(b, app.state, &f);
     b->ops->end_frame(b);
     return emscripten_get_now() - t0;

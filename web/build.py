@@ -72,7 +72,7 @@ EXPORTS = [
     "_web_gen_begin", "_web_gen_finish", "_web_gen_rows", "_web_gen_plane", "_web_gen_width", "_web_gen_height",
     "_web_band_make", "_web_band_plane", "_web_band_free", "_web_band_error",
     "_web_preview_begin", "_web_preview_region", "_web_preview_exact", "_web_preview_texels",
-    "_web_init_gpu", "_web_method_compute", "_web_backend", "_web_set_diagnostic",
+    "_web_init_gpu", "_web_method_compute", "_web_backend", "_web_set_diagnostic", "_web_set_wireframe",
 ]
 
 

@@ -230,17 +230,19 @@ def colour_outliers(rgba_b64, rgb):
     return bad / n
 
 
-def native_render(cli, world, method, camera, size, out, view=None, shading=None, steps=False):
+def native_render(cli, world, method, camera, size, out, view=None, shading=None, steps=False, extra=()):
     """The native method on the same scene (Vulkan; lavapipe here), no shadows and no water as the WebGL2 backend
     draws: its hit mask (base64, as the page's) and mean colour; with shading, that --shading (flat: the web's);
-    with steps, voxel's colouring by its traversal's steps (STRATA_VOXEL_STEPS=1)."""
-    tag = method + ("-" + view if view else "") + ("-" + shading if shading else "") + ("-steps" if steps else "")
+    with steps, voxel's colouring by its traversal's steps (STRATA_VOXEL_STEPS=1); extra, more options (each
+    named in the files' tag)."""
+    tag = method + ("-" + view if view else "") + ("-" + shading if shading else "") + ("-steps" if steps else "") + \
+        "".join("-" + a.lstrip("-") for a in extra)
     png = os.path.join(out, "native-%s.png" % tag)
     pfm = os.path.join(out, "native-%s.pfm" % tag)
     where = ["--view", view] if view else ["--camera", camera]
     r = subprocess.run([cli, "render", "--world", world, "--method", method] + where + ["--size",
                         "%dx%d" % size, "--no-shadows", "--water", "none", "-o", png, "--depth", pfm] +
-                       (["--shading", shading] if shading else []),
+                       (["--shading", shading] if shading else []) + list(extra),
                        capture_output=True, text=True, timeout=300,
                        env=dict(os.environ, STRATA_VOXEL_STEPS="1") if steps else None)
     if r.returncode:
@@ -445,6 +447,35 @@ def run_checks(wd, port, tool, cli, out, only_methods=False):
                   "undo (%s): the frame before dig %d is back, byte for byte%s" % (
                       method, k + 1, "" if k else ", and the level"))
         print("measured: %s's edit checks %.0f ms" % (method, 1000 * (time.time() - t0)), flush=True)
+        if method == "mesh":
+            # the page's mesh q picker: q 0.75 is a new fit, whose frame is the native mesh's at --mesh-quality 0.75
+            r = wd.js("var q = document.getElementById('quality'); q.value = '75';"
+                      "q.dispatchEvent(new Event('change')); return window.strataRedraw();")
+            wd.canvas_png(os.path.join(out, "web-mesh-q75.png"))
+            extra = ("--mesh-quality", "0.75")
+            native_mask, _, native_mean = native_render(cli, world, method, CAMERA, size, out, shading="flat",
+                                                        extra=extra)
+            d = disagreement(wd.js("return window.strataHitMask();"), native_mask)
+            outliers = colour_outliers(wd.js("return window.strataPixels();"), png_pixels(os.path.join(
+                out, "native-mesh-flat-mesh-quality-0.75.png")))
+            check(r.get("method") == "mesh" and wd.js("return window.strataPixels();") != frames[0] and
+                  d <= MAX_DISAGREE and outliers <= MAX_PIXEL_OUTLIERS,
+                  "mesh q 0.75 from the page's picker: a new image, against the native mesh at --mesh-quality 0.75 "
+                  "(flat) hit/miss disagreement %.3f %%, %.3f %% of the pixels off by more than %d levels" % (
+                      100 * d, 100 * outliers, PIXEL_LEVELS))
+        else:
+            # the page's wireframe box: mesh-compute's resolve draws the visible triangles' edges, as the native
+            # mesh-compute's --wireframe (the viewer's X)
+            r = wd.js("var w = document.getElementById('wireframe'); w.checked = true;"
+                      "w.dispatchEvent(new Event('change')); return window.strataRedraw();")
+            wd.canvas_png(os.path.join(out, "web-mesh-compute-wireframe.png"), before["backend"])
+            native_render(cli, world, method, CAMERA, size, out, shading="flat", extra=("--wireframe",))
+            outliers = colour_outliers(wd.js("return window.strataPixels();"), png_pixels(os.path.join(
+                out, "native-mesh-compute-flat-wireframe.png")))
+            check(r.get("method") == method and wd.js("return window.strataPixels();") != frames[0] and
+                  outliers <= MAX_PIXEL_OUTLIERS,
+                  "mesh-compute's wireframe from the page's box: a new image, %.3f %% of the pixels off the native "
+                  "--wireframe's (flat) by more than %d levels" % (100 * outliers, PIXEL_LEVELS))
 
     # voxel-compute: an edit rebakes the pyramid's tiles it touched (and their ancestors) before the next frame, so
     # the frame after it is, byte for byte, that of a pyramid baked afresh on the edited level (the method made again

@@ -152,13 +152,13 @@ static void mesh_destroy(st_gb *b, void *state) {
     free(s);
 }
 
-static st_result mesh_create(st_gb *b, const st_level *level, void **out, st_error *err) {
+static st_result mesh_create(st_gb *b, const st_level *level, uint32_t knob, void **out, st_error *err) {
     if (!b->ops->index_buffer_write)
         return st_error_set(err, ST_ERR_UNSUPPORTED, "mesh needs a backend that draws with index buffers (WebGL2)");
     mesh_state *s = calloc(1, sizeof *s);
     if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     *out = s;
-    st_result r = web_mesh_fit(level, &s->mesh, err);
+    st_result r = web_mesh_fit(level, knob, &s->mesh, err);
     if (r) return r;
     uint32_t count = s->mesh->chunks_x * s->mesh->chunks_y;
     s->slots = calloc(count, sizeof *s->slots);

@@ -153,14 +153,14 @@ static void mc_destroy(st_gb *b, void *state) {
     free(s);
 }
 
-static st_result mc_create(st_gb *b, const st_level *level, void **out, st_error *err) {
+static st_result mc_create(st_gb *b, const st_level *level, uint32_t knob, void **out, st_error *err) {
     if (!b->ops->compute_create || !b->ops->storage_buffer_create || !b->ops->buffer_write ||
         !b->ops->dispatch_indirect)
         return st_error_set(err, ST_ERR_UNSUPPORTED, "mesh-compute needs a backend with compute (WebGPU)");
     mc_state *s = calloc(1, sizeof *s);
     if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     *out = s;
-    st_result r = web_mesh_fit(level, &s->mesh, err);
+    st_result r = web_mesh_fit(level, knob, &s->mesh, err);
     if (r) return r;
     uint32_t count = s->mesh->chunks_x * s->mesh->chunks_y;
     s->slots = calloc(count, sizeof *s->slots);

@@ -4,8 +4,9 @@
 
 #include "methods/mesh_fit.h"
 
-st_result web_mesh_fit(const st_level *level, st_mesh **out, st_error *err) {
-    st_mesh_desc md = {.tolerance = st_mesh_tolerance(WEB_MESH_QUALITY)};
+st_result web_mesh_fit(const st_level *level, uint32_t knob, st_mesh **out, st_error *err) {
+    if (knob > 100) return st_error_set(err, ST_ERR_INVALID, "mesh quality knob %u: at most 100 (q = knob / 100)", knob);
+    st_mesh_desc md = {.tolerance = st_mesh_tolerance(knob ? knob / 100.0 : WEB_MESH_QUALITY)};
     st_result r = st_mesh_create(level, &md, out, err);
     return r ? st_error_prefix(err, "mesh") : ST_OK;
 }

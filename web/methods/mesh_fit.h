@@ -5,11 +5,12 @@
 
 #include "strata/mesh.h"
 
-/* The native methods' default quality knob q (mesh_quality): the fit's tolerance st_mesh_tolerance(q). */
+/* The native methods' default quality knob q (mesh_quality). */
 #define WEB_MESH_QUALITY 0.5
 
-/* Fits the level's mesh at the native default quality into *out (the caller destroys it). */
-st_result web_mesh_fit(const st_level *level, st_mesh **out, st_error *err);
+/* Fits the level's mesh into *out (the caller destroys it) at quality q = knob / 100 (the page's knob, 1..100; 0
+ * gives the native default q), whose tolerance is st_mesh_tolerance(q) as natively. */
+st_result web_mesh_fit(const st_level *level, uint32_t knob, st_mesh **out, st_error *err);
 
 /* What the edits did to a method's chunks, for the page's result (web_mesh_describe): the last edit's chunks refit
  * and rewritten on the GPU, and how often every chunk was laid out and uploaded (1 at the method's creation). */

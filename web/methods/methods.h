@@ -21,7 +21,8 @@ typedef struct st_gb_method {
     const char *name;
     const char *description;
     bool compute; /* runs on a backend with compute (WebGPU), else on one that draws (WebGL2) */
-    st_result (*create)(st_gb *b, const st_level *level, void **state, st_error *err);
+    /* The method for level, at knob (its quality knob, as st_gb_frame's: the native default when 0). */
+    st_result (*create)(st_gb *b, const st_level *level, uint32_t knob, void **state, st_error *err);
     void (*destroy)(st_gb *b, void *state);
     /* Draws the frame between the backend's begin_frame and end_frame. */
     void (*record)(st_gb *b, void *state, const st_gb_frame *f);
