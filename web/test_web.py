@@ -694,7 +694,7 @@ def check_no_webgpu(dport, port, masks, out):
         disabled = wd.js("var o = Array.prototype.filter.call(document.getElementById('method').options,"
                          "function (o) { return o.disabled; }); return o.map(function (o) { return o.textContent; });")
         check("error" not in r and r.get("backend") == "webgl2" and r.get("method") == "ray" and
-              "WebGPU is not available" in notice and disabled == sorted(COMPUTE) and
+              "WebGPU is not available" in notice and sorted(disabled) == sorted(COMPUTE) and
               ("ray" not in masks or wd.js("return window.strataHitMask();") == masks["ray"]),
               "no WebGPU adapter: ray-compute falls back to ray on WebGL2 (result %s, %s; disabled %s); the page "
               "says %r" % (r.get("backend"), r.get("method"), disabled, notice))
