@@ -49,10 +49,19 @@ typedef struct mc_state {
 
 /* ---- buffers ------------------------------------------------------------------------------------------ */
 
-/* Lays every chunk out (st_mesh_slots_lay_out, the native rule) and sizes the buffers with the shared tail. */
+/* Lays every chunk out (st_mesh_slots_lay_out, the native rule) with each slot's indices moved to begin a 32-bit
+ * word and their room made even, and sizes the buffers with the shared tail. Buffer writes are of whole words, so
+ * a slot's last word, half its own slack, may then be written whole (place keeps the tail's slots so too). */
 static st_result lay_out(mc_state *s, st_error *err) {
     uint64_t vb, ib;
     st_mesh_slots_lay_out(s->mesh, s->slots, &vb, &ib);
+    ib = 0; /* the slots' indices laid again, each from an even element */
+    uint32_t count = s->mesh->chunks_x * s->mesh->chunks_y;
+    for (uint32_t i = 0; i < count; i++) {
+        s->slots[i].ib_off = (uint32_t)ib;
+        s->slots[i].ib_cap = (s->slots[i].ib_cap + 1) & ~1u;
+        ib += s->slots[i].ib_cap;
+    }
     s->vb_tail = (uint32_t)vb;
     s->ib_tail = (uint32_t)ib;
     vb = st_mesh_slots_with_tail(vb);
@@ -65,19 +74,8 @@ static st_result lay_out(mc_state *s, st_error *err) {
     return ST_OK;
 }
 
-/* The index at element k of the index buffer as the slots hold it now (0 in slack and tail). */
-static uint16_t index_at(const mc_state *s, uint32_t k) {
-    uint32_t count = s->mesh->chunks_x * s->mesh->chunks_y;
-    for (uint32_t i = 0; i < count; i++) {
-        const st_mesh_slot *sl = &s->slots[i];
-        if (k >= sl->ib_off && k - sl->ib_off < s->mesh->chunks[i].index_count)
-            return s->mesh->chunks[i].indices[k - sl->ib_off];
-    }
-    return 0;
-}
-
-/* Rewrites chunk ci's slot: its vertices, and its indices in whole 32-bit words (buffer writes are of words; a
- * slot may start or end in the middle of one, whose other half is taken from the chunk that holds it). */
+/* Rewrites chunk ci's slot: its vertices, and its indices in whole 32-bit words from the slot's first (an odd
+ * count's last word ends in the slot's own slack, or the element place left free after it). */
 static st_result upload_chunk(st_gb *b, mc_state *s, uint32_t ci, st_error *err) {
     const st_mesh_chunk *c = &s->mesh->chunks[ci];
     const st_mesh_slot *sl = &s->slots[ci];
@@ -85,14 +83,11 @@ static st_result upload_chunk(st_gb *b, mc_state *s, uint32_t ci, st_error *err)
         b->ops->buffer_write(b, s->vertices, (size_t)sl->vb_off * 4, c->vertices,
                              (size_t)c->vertex_count * sizeof(st_mesh_vertex));
     if (!c->index_count) return ST_OK;
-    uint32_t first = sl->ib_off, end = first + c->index_count;
-    uint32_t w0 = first & ~1u, w1 = (end + 1) & ~1u, n = w1 - w0;
-    uint16_t *words = malloc((size_t)n * sizeof *words);
+    uint32_t n = (c->index_count + 1) & ~1u;
+    uint16_t *words = calloc(n, sizeof *words);
     if (!words) return st_error_set(err, ST_ERR_NOMEM, "mesh-compute: out of memory (upload)");
-    memcpy(words + (first - w0), c->indices, (size_t)c->index_count * sizeof *words);
-    if (first != w0) words[0] = index_at(s, w0);
-    if (end != w1) words[n - 1] = index_at(s, end);
-    b->ops->buffer_write(b, s->indices, (size_t)w0 * 2, words, (size_t)n * 2);
+    memcpy(words, c->indices, (size_t)c->index_count * sizeof *words);
+    b->ops->buffer_write(b, s->indices, (size_t)sl->ib_off * 2, words, (size_t)n * 2);
     free(words);
     return ST_OK;
 }
@@ -229,9 +224,12 @@ static void mc_record(st_gb *b, void *state, const st_gb_frame *f) {
     b->ops->dispatch(b, s->resolve, (b->width + 7) / 8, (b->height + 7) / 8, 1); /* mesh_resolve's 8×8 groups */
 }
 
-/* A chunk's new data goes back into its slot when it fits, else to the shared tail; false = no room left. */
+/* A chunk's new data goes back into its slot when it fits, else to the shared tail; false = no room left. The
+ * index tail is kept even (a slot there of odd room leaves the element after it free), as lay_out's slots are. */
 static bool place(mc_state *s, uint32_t ci) {
-    return st_mesh_slot_place(s->mesh, ci, s->slots, s->vb_size, s->ib_size, &s->vb_tail, &s->ib_tail);
+    bool fits = st_mesh_slot_place(s->mesh, ci, s->slots, s->vb_size, s->ib_size, &s->vb_tail, &s->ib_tail);
+    s->ib_tail = (s->ib_tail + 1) & ~1u; /* ≤ ib_size, which is even */
+    return fits;
 }
 
 /* The level changed inside rect: refit the chunks whose samples it touches (exactly: the result equals a fresh
