@@ -4,8 +4,9 @@
  * mesh_resolve.comp (web/wgsl/). The native twin is the mesh-compute of src/render/methods/mesh.c. WebGPU has no
  * 64-bit atomics, so the visibility buffer is two 32-bit words a pixel (the nearest depth's bits, then the id of
  * the triangle that has them) filled by two rounds of the rasterising passes over the same triangles: the same
- * pair as the native atomicMax of (depth << 32 | id) (vis_tri.wgsl, docs/web.md). The vertices and indices are
- * storage buffers; the CPU keeps the chunks' buffers, and an edit refits the chunks it touches and rewrites only
+ * pair as the native atomicMax of (depth << 32 | id) (vis_tri.wgsl, docs/web.md); the second round passes over
+ * the triangles the first never found nearest (a frame's stamp per triangle). The vertices and indices are
+ * storage buffers (each slot's indices word-aligned, lay_out); the CPU keeps the chunks' buffers, and an edit refits the chunks it touches and rewrites only
  * their slots (or lays every chunk out again when the tail is full). */
 #include <stdlib.h>
 #include <string.h>
