@@ -36,7 +36,9 @@ int cmd_render(int argc, char **argv) {
     bool have_camera = false;
     uint32_t size[2] = {1280, 800}, frames = 1, steps = 0, device = 0, shadow_size = 0;
     float far_dist = 0;
-    bool device_given = false, no_shadows = false, help = false, paged = false;
+    bool device_given = false, no_shadows = false, help = false, paged = false, wireframe = false;
+    float mesh_quality = 0;
+    bool quality_given = false;
     uint32_t pool_pages = 0;
     cli_water water = {0};
     st_shading shading = ST_SHADING_TEXTURED;
@@ -59,6 +61,10 @@ int cmd_render(int argc, char **argv) {
          .bad = "bad ray step count '%s' (1..4096)",
          .help = "uniform steps of the ray march (default 128, 128·far/2000 beyond far 2000)"},
         CLI_OPT_NO_SHADOWS(&no_shadows),
+        {.name = "wireframe", .kind = CLI_OPT_FLAG, .target = &wireframe,
+         .help = "the mesh methods' triangle edges over the image (as the viewer's X)"},
+        {.name = "mesh-quality", .kind = CLI_OPT_FLOAT, .target = &mesh_quality, .given = &quality_given, .min = 0, .max = 1, .arg = "Q",
+         .bad = "bad --mesh-quality '%s' (0..1)", .help = "the mesh methods' fit quality q (default 0.5; docs/mesh.md)"},
         {.name = "shading", .kind = CLI_OPT_PARSE, .target = &shading, .parse = cli_parse_shading_fetches, .arg = "S",
          .bad = "unknown shading '%s' (flat, textured or fetches)",
          .help = "flat (the paper's colour per material type), textured (the default), or fetches (the\n"
@@ -140,8 +146,11 @@ int cmd_render(int argc, char **argv) {
     if (!r && shading != ST_SHADING_FLAT) r = cli_world_materials(engine, world, &err);
     if (!r && level) cli_water_resolve(&water, level, ST_WATER_NONE);
     else if (!r) cli_water_resolve_paged(&water, pages, ST_WATER_NONE);
+    /* the knob's 0 is its default (0.5): q = 0 itself is a negative value there */
+    float knob_q = !quality_given ? 0.0f : mesh_quality > 0 ? mesh_quality : -1.0f;
     st_render_desc rd = {.method = method, .width = width, .height = height, .knobs.ray_steps = steps,
-                        .shadows = shadows, .shadow_size = shadow_size, .water = water.desc, .shading = shading};
+                        .knobs.mesh_quality = knob_q,
+                        .wireframe = wireframe, .shadows = shadows, .shadow_size = shadow_size, .water = water.desc, .shading = shading};
     if (!r) r = st_renderer_create(engine, &rd, &renderer, &err);
     if (!r) st_renderer_set_time(renderer, water.time);
     double water_sim_ms = 0, water_ms = 0;

@@ -67,6 +67,15 @@ cam=(--world "$tmp/w" --size 16x10 --camera 128,128,800,0,-90 --no-shadows)
     "$strata" render "${cam[@]}" --far 2000 -o "$tmp/far.png" >/dev/null 2>&1 && ! cmp -s "$tmp/near.png" "$tmp/far.png" &&
     pass || fail "render --far"
 "$strata" render --help | grep -q "CPU adapters" && pass || fail "render --help says nothing of CPU adapters"
+# render --mesh-quality and --wireframe reach the mesh method: each changes its image, and q 0.5 is the default
+mcam=(--world "$tmp/w" --size 32x20 --camera 128,60,120,0,-35 --no-shadows --method mesh)
+"$strata" render "${mcam[@]}" -o "$tmp/m.png" >/dev/null 2>&1 &&
+    "$strata" render "${mcam[@]}" --mesh-quality 0.5 -o "$tmp/m50.png" >/dev/null 2>&1 && cmp -s "$tmp/m.png" "$tmp/m50.png" &&
+    "$strata" render "${mcam[@]}" --mesh-quality 0 -o "$tmp/m0.png" >/dev/null 2>&1 && ! cmp -s "$tmp/m.png" "$tmp/m0.png" &&
+    "$strata" render "${mcam[@]}" --wireframe -o "$tmp/mw.png" >/dev/null 2>&1 && ! cmp -s "$tmp/m.png" "$tmp/mw.png" &&
+    pass || fail "render --mesh-quality / --wireframe"
+"$strata" render --world "$tmp/w" --mesh-quality 2 -o "$tmp/x.png" 2>"$tmp/err"; [ $? = 2 ] && grep -q "mesh-quality" "$tmp/err" &&
+    pass || fail "render --mesh-quality 2: $(cat "$tmp/err")"
 
 # benches: --repeat everywhere, a verdict line on each target, bench mesh's own usage and error prefix
 grep -q "^target: median decode of a 2048x16384 .vmc ≤ 150 ms: n/a for this run" "$tmp/b1" && pass ||

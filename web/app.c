@@ -27,7 +27,8 @@
 static const st_gb_method *const methods[] = {&st_gb_method_ray, &st_gb_method_slice, &st_gb_method_slice_plain,
                                               &st_gb_method_paint, &st_gb_method_paint_plain, &st_gb_method_mesh,
                                               &st_gb_method_ray_compute, &st_gb_method_scatter,
-                                              &st_gb_method_scatter_plain, &st_gb_method_voxel_compute};
+                                              &st_gb_method_scatter_plain, &st_gb_method_voxel_compute,
+                                              &st_gb_method_mesh_compute};
 #define METHOD_COUNT (sizeof methods / sizeof methods[0])
 
 static struct {
@@ -43,8 +44,9 @@ static struct {
     st_globals_gpu globals;
     uint32_t width, height, knob, frame;
     uint32_t diagnostic; /* st_gb_frame.diagnostic of every frame */
+    uint32_t wireframe;  /* st_gb_frame.wireframe of every frame */
     st_error err;
-    char result[512];
+    char result[768];
     uint8_t *rgba;
     float *depth;
     double gen_ms, upload_ms; /* the last generated world: st_gen_world, then set_level (upload, method) */
@@ -144,7 +146,7 @@ static st_result make_method(st_error *err) {
         if (r) return r;
     }
     double t0 = emscripten_get_now();
-    st_result r = methods[app.method]->create(b, app.level, &app.state, err);
+    st_result r = methods[app.method]->create(b, app.level, ray_steps_knob() ? 0 : app.knob, &app.state, err);
     app.method_ms = emscripten_get_now() - t0;
     if (r) drop_method();
     return r;
@@ -419,6 +421,9 @@ EMSCRIPTEN_KEEPALIVE int web_set_method(uint32_t index, uint32_t knob) {
 /* The diagnostic colouring of the frames that follow (st_gb_frame.diagnostic; 0 = none). */
 EMSCRIPTEN_KEEPALIVE void web_set_diagnostic(uint32_t diagnostic) { app.diagnostic = diagnostic; }
 
+/* The mesh methods' edge overlay in the frames that follow (st_gb_frame.wireframe; 0 = off). */
+EMSCRIPTEN_KEEPALIVE void web_set_wireframe(uint32_t on) { app.wireframe = on != 0; }
+
 /* Takes the page's WebGPU device (web/gpu.js) for the compute methods. */
 EMSCRIPTEN_KEEPALIVE int web_init_gpu(void) {
     clear_error();
@@ -489,7 +494,7 @@ EMSCRIPTEN_KEEPALIVE double web_render(void) {
     b->ops->bind_texture(b, 0, 1, b == app.gpu ? app.gpu_terrain : app.terrain);
     b->ops->begin_frame(b, st_fog_linear);
     st_gb_frame f = {.level = app.level, .view = v, .knob = ray_steps_knob() ? 0 : app.knob,
-                     .diagnostic = app.diagnostic};
+                     .diagnostic = app.diagnostic, .wireframe = app.wireframe};
     methods[app.method]->record(b, app.state, &f);
     b->ops->end_frame(b);
     return emscripten_get_now() - t0;
@@ -511,6 +516,8 @@ EMSCRIPTEN_KEEPALIVE int web_read(void) {
     if (r) return fail(r);
     /* the hit mask follows the colour in the same buffer, for the page to hand out */
     uint8_t *mask = app.rgba + n * 4;
+    char info[192] = "{}";
+    if (methods[app.method]->describe && app.state) methods[app.method]->describe(app.state, info, sizeof info);
     double sum[3] = {0, 0, 0};
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
@@ -521,10 +528,10 @@ EMSCRIPTEN_KEEPALIVE int web_read(void) {
     snprintf(app.result, sizeof app.result,
              "{\"backend\":\"%s\",\"method\":\"%s\",\"width\":%u,\"height\":%u,\"coverage\":%.6f,"
              "\"mean\":[%.3f,%.3f,%.3f],\"mask_crc\":%u,\"level_crc\":%u,\"gen_ms\":%.1f,\"upload_ms\":%.1f,"
-             "\"method_ms\":%.1f}",
+             "\"method_ms\":%.1f,\"method_info\":%s}",
              b->ops->name, methods[app.method]->name, app.width, app.height, (double)hits / (double)n,
              sum[0] / (double)n, sum[1] / (double)n, sum[2] / (double)n, st_crc32(mask, n), web_level_crc(), app.gen_ms,
-             app.upload_ms, app.method_ms);
+             app.upload_ms, app.method_ms, info);
     return 0;
 }
 

@@ -1,8 +1,9 @@
 // The page around the wasm core (web/app.c): pickers, fly/orbit controls, click to dig and shift-click to
 // raise with undo, the HUD, dropped worlds and DEM PNGs, and one clear message for anything that goes wrong.
-// URL parameters drive it for tests: method, size=WxH, camera=x,y,z,yaw,pitch, gen=SEED:WxH, knob, frames,
-// workers=0|1, worker_delay=MS (the generator worker held back that long), diagnostic=N (a method's diagnostic
-// colouring: voxel-compute's 1 colours by its traversal's steps, as STRATA_VOXEL_STEPS=1 natively).
+// URL parameters drive it for tests: method, size=WxH, camera=x,y,z,yaw,pitch, gen=SEED:WxH, knob (a mesh
+// method's: its quality picker, q = knob / 100), frames, workers=0|1, worker_delay=MS (the generator worker held
+// back that long), diagnostic=N (a method's diagnostic colouring: voxel-compute's 1 colours by its traversal's
+// steps, as STRATA_VOXEL_STEPS=1 natively), wireframe=1 (the wireframe box ticked).
 'use strict';
 
 var Module = {canvas: document.getElementById('canvas')};
@@ -61,11 +62,39 @@ function applySize(text) {
   check(call('web_set_size', 'number', ['number', 'number'], s), 'size');
 }
 
+function methodName(index) { var o = $('method').options[index]; return o ? o.textContent : ''; }
+
+// A mesh method's knob is its quality picker's (q = knob / 100; 0, the picker's 0.5, the native default), any other
+// method's the URL's (0: the method's default).
+function methodKnob(index) {
+  if (/^mesh/.test(methodName(index))) return parseInt($('quality').value, 10) || 0;
+  return parseInt(params.get('knob') || '0', 10) || 0;
+}
+
 function setMethod(index) {
-  var knob = parseInt(params.get('knob') || '0', 10) || 0;
-  check(call('web_set_method', 'number', ['number', 'number'], [index, knob]), 'method');
+  check(call('web_set_method', 'number', ['number', 'number'], [index, methodKnob(index)]), 'method');
   call('web_set_diagnostic', null, ['number'], [parseInt(params.get('diagnostic') || '0', 10) || 0]);
+  call('web_set_wireframe', null, ['number'], [$('wireframe').checked ? 1 : 0]);
+  // the mesh methods' quality; the edge overlay where it is drawn (mesh-compute's resolve: WebGL2 has no line fill)
+  $('quality-label').style.display = /^mesh/.test(methodName(index)) ? '' : 'none';
+  $('wireframe-label').style.display = methodName(index) === 'mesh-compute' ? '' : 'none';
   showCanvas();
+}
+
+// The URL's knob and wireframe into the mesh controls (a knob the picker has not is added to it).
+function initMeshControls() {
+  var m = params.get('method') || '', knob = parseInt(params.get('knob') || '0', 10) || 0;
+  if (/^mesh/.test(m) && knob) {
+    var q = $('quality');
+    if (!Array.prototype.some.call(q.options, function (o) { return +o.value === knob; })) {
+      var o = document.createElement('option');
+      o.value = String(knob);
+      o.textContent = String(knob / 100);
+      q.appendChild(o);
+    }
+    q.value = String(knob);
+  }
+  $('wireframe').checked = params.get('wireframe') === '1';
 }
 
 // The default world's 12 views (data/default_world.json), scaled to smaller levels as src/eval/views.c does;
@@ -290,6 +319,14 @@ function wire() {
     try { setMethod($('method').selectedIndex); page.dirty = true; } catch (e) { showMessage(e.message); }
   });
   $('view').addEventListener('change', function () { applyView($('view').value); page.dirty = true; });
+  // a new q is a new fit: the method is made again
+  $('quality').addEventListener('change', function () {
+    try { setMethod($('method').selectedIndex); page.dirty = true; } catch (e) { showMessage(e.message); }
+  });
+  $('wireframe').addEventListener('change', function () {
+    call('web_set_wireframe', null, ['number'], [$('wireframe').checked ? 1 : 0]);
+    page.dirty = true;
+  });
   $('mode').addEventListener('change', function () { page.mode = parseInt($('mode').value, 10); page.dirty = true; });
   $('size').addEventListener('change', function () {
     try { applySize($('size').value); page.dirty = true; } catch (e) { showMessage(e.message); }
@@ -363,6 +400,7 @@ function start() {
     if (call('web_method_compute', 'number', ['number'], [i])) o.dataset.compute = '1';
     $('method').appendChild(o);
   }
+  initMeshControls();
   if (params.get('size')) {
     $('size').value = params.get('size');
     applySize(params.get('size'));

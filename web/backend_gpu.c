@@ -31,6 +31,8 @@ EM_JS(void, gpu_bind_buffer, (uint32_t key, uint32_t id), { strataGpu.bindBuffer
 EM_JS(void, gpu_buffer_destroy, (uint32_t id), { strataGpu.bufferDestroy(id); });
 EM_JS(void, gpu_begin_frame, (float r, float g, float b), { strataGpu.beginFrame(r, g, b); });
 EM_JS(void, gpu_dispatch, (uint32_t id, uint32_t x, uint32_t y, uint32_t z), { strataGpu.dispatch(id, x, y, z); });
+EM_JS(void, gpu_dispatch_indirect, (uint32_t id, uint32_t buf, uint32_t offset),
+      { strataGpu.dispatchIndirect(id, buf, offset); });
 EM_JS(void, gpu_end_frame, (void), { strataGpu.endFrame(); });
 /* 1 when the page fetched the last frame (strataGpu.fetch): its colour and depth copied to rgba and depth */
 EM_JS(int, gpu_read, (uint8_t *rgba, float *depth, uint32_t pixels), {
@@ -167,6 +169,11 @@ static void gpu_dispatch_op(st_gb *b, st_gb_program p, uint32_t x, uint32_t y, u
     gpu_dispatch(p, x, y, z);
 }
 
+static void gpu_dispatch_indirect_op(st_gb *b, st_gb_program p, st_gb_buffer args, size_t offset) {
+    (void)b;
+    gpu_dispatch_indirect(p, args, (uint32_t)offset);
+}
+
 static void gpu_end_frame_op(st_gb *b) {
     (void)b;
     gpu_end_frame();
@@ -190,6 +197,7 @@ static const st_gb_ops gpu_ops = {
     .begin_frame = gpu_begin_frame_op,
     .compute_create = gpu_compute_create_op,
     .dispatch = gpu_dispatch_op,
+    .dispatch_indirect = gpu_dispatch_indirect_op,
     .storage_buffer_create = gpu_storage_buffer_create_op,
     .buffer_fill = gpu_buffer_fill_op,
     .buffer_write = gpu_buffer_write_op,

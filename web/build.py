@@ -44,6 +44,9 @@ WGSL = [
     ("voxel.comp", "voxel_compute.wgsl"),
     ("voxel_bake.comp", "voxel_bake.wgsl"),
     ("voxel_mip.comp", "voxel_mip.wgsl"),
+    ("mesh_raster.comp", "mesh_raster.wgsl"),
+    ("mesh_big.comp", "mesh_big.wgsl"),
+    ("mesh_resolve.comp", "mesh_resolve.wgsl"),
 ]
 
 # The C core the page runs (the same files as the native library), then the web's own.
@@ -57,7 +60,7 @@ CORE = [
     "src/render/globals.c", "src/render/scatter_levels.c", "src/render/methods/voxel_layout.c",
     "src/mesh/tin.c", "src/mesh/chunks.c", "src/mesh/predicates.c", "src/mesh/draws.c", "src/mesh/slots.c",
 ]
-WEB = ["web/backend_gl.c", "web/backend_gpu.c", "web/methods/ray.c", "web/methods/scatter.c", "web/methods/slice.c", "web/methods/paint.c", "web/methods/mesh.c", "web/methods/voxel.c", "web/app.c", "web/dem_png.c", "web/gen_bands.c"]
+WEB = ["web/backend_gl.c", "web/backend_gpu.c", "web/methods/ray.c", "web/methods/scatter.c", "web/methods/slice.c", "web/methods/paint.c", "web/methods/mesh.c", "web/methods/mesh_fit.c", "web/methods/mesh_compute.c", "web/methods/voxel.c", "web/app.c", "web/dem_png.c", "web/gen_bands.c"]
 PAGE = ["web/index.html", "web/app.js", "web/gpu.js", "web/gen_worker.js", "data/default_world.json"]
 
 EXPORTS = [
@@ -69,7 +72,7 @@ EXPORTS = [
     "_web_gen_begin", "_web_gen_finish", "_web_gen_rows", "_web_gen_plane", "_web_gen_width", "_web_gen_height",
     "_web_band_make", "_web_band_plane", "_web_band_free", "_web_band_error",
     "_web_preview_begin", "_web_preview_region", "_web_preview_exact", "_web_preview_texels",
-    "_web_init_gpu", "_web_method_compute", "_web_backend", "_web_set_diagnostic",
+    "_web_init_gpu", "_web_method_compute", "_web_backend", "_web_set_diagnostic", "_web_set_wireframe",
 ]
 
 

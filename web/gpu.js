@@ -146,7 +146,7 @@ var strataGpu = (function () {
 
   G.bufferCreate = function (size) {
     G.buffers.push({size: size, buffer: G.device.createBuffer({size: (size + 3) & ~3,
-      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC})});
+      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC | GPUBufferUsage.INDIRECT})});
     return G.buffers.length - 1;
   };
   // Every word set to word, in the frame's order: a copy from a filled buffer recorded in its encoder
@@ -197,9 +197,9 @@ var strataGpu = (function () {
     G.readback = null;
   };
 
-  G.dispatch = function (id, x, y, z) {
-    var p = G.programs[id];
-    if (!G.device || !p) return;
+  // A compute pass with program p and its bind groups, for one dispatch (null without a device or program).
+  function begin_dispatch(p) {
+    if (!G.device || !p) return null;
     var groups = {};
     p.decl.forEach(function (d) {
       var key = d.group << 8 | d.binding, res;
@@ -226,7 +226,23 @@ var strataGpu = (function () {
     var last = Math.max.apply(null, Object.keys(groups).map(Number));
     for (var gi = 0; gi <= last; gi++)
       pass.setBindGroup(gi, G.device.createBindGroup({layout: p.pipeline.getBindGroupLayout(gi), entries: groups[gi] || []}));
+    return pass;
+  }
+
+  G.dispatch = function (id, x, y, z) {
+    var pass = begin_dispatch(G.programs[id]);
+    if (!pass) return;
     pass.dispatchWorkgroups(x, y, z);
+    pass.end();
+  };
+
+  // The group counts from buffer buf at offset, as the passes before this one left them (a queue's length).
+  G.dispatchIndirect = function (id, buf, offset) {
+    var b = G.buffers[buf];
+    if (!b) throw new Error(G.programs[id] ? G.programs[id].name + ': no buffer for its indirect dispatch' : 'no program');
+    var pass = begin_dispatch(G.programs[id]);
+    if (!pass) return;
+    pass.dispatchWorkgroupsIndirect(b.buffer, offset);
     pass.end();
   };
 

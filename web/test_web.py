@@ -39,11 +39,11 @@ SEED, LEVEL = 1998, "512x512"
 CAMERA = "256,100,150,0,-30"
 SIZE = (160, 100)
 METHODS = ["ray", "slice", "slice-plain", "paint", "paint-plain", "mesh", "ray-compute", "scatter", "scatter-plain",
-           "voxel-compute"]
+           "voxel-compute", "mesh-compute"]
 EXACT = {"ray", "slice", "ray-compute", "scatter", "voxel-compute"}  # methods that follow the reference; the others against their native twin
 # the compute methods run on WebGPU from their WGSL ports (web/wgsl/): this test is what holds each port to its
 # native twin (the GLSL compute shader, on Vulkan) and to the CPU reference
-COMPUTE = {"ray-compute", "scatter", "scatter-plain", "voxel-compute"}
+COMPUTE = {"ray-compute", "scatter", "scatter-plain", "voxel-compute", "mesh-compute"}
 # also checked pixel by pixel against the native method shaded flat: the ports, and mesh (the same fit, bit for bit,
 # in the wasm: the triangles are the native ones, so what the hit mask and the mean colour would let through, a
 # chunk drawn from another's vertices or at the wrong LOD, shows as pixels off)
@@ -230,17 +230,19 @@ def colour_outliers(rgba_b64, rgb):
     return bad / n
 
 
-def native_render(cli, world, method, camera, size, out, view=None, shading=None, steps=False):
+def native_render(cli, world, method, camera, size, out, view=None, shading=None, steps=False, extra=()):
     """The native method on the same scene (Vulkan; lavapipe here), no shadows and no water as the WebGL2 backend
     draws: its hit mask (base64, as the page's) and mean colour; with shading, that --shading (flat: the web's);
-    with steps, voxel's colouring by its traversal's steps (STRATA_VOXEL_STEPS=1)."""
-    tag = method + ("-" + view if view else "") + ("-" + shading if shading else "") + ("-steps" if steps else "")
+    with steps, voxel's colouring by its traversal's steps (STRATA_VOXEL_STEPS=1); extra, more options (each
+    named in the files' tag)."""
+    tag = method + ("-" + view if view else "") + ("-" + shading if shading else "") + ("-steps" if steps else "") + \
+        "".join("-" + a.lstrip("-") for a in extra)
     png = os.path.join(out, "native-%s.png" % tag)
     pfm = os.path.join(out, "native-%s.pfm" % tag)
     where = ["--view", view] if view else ["--camera", camera]
     r = subprocess.run([cli, "render", "--world", world, "--method", method] + where + ["--size",
                         "%dx%d" % size, "--no-shadows", "--water", "none", "-o", png, "--depth", pfm] +
-                       (["--shading", shading] if shading else []),
+                       (["--shading", shading] if shading else []) + list(extra),
                        capture_output=True, text=True, timeout=300,
                        env=dict(os.environ, STRATA_VOXEL_STEPS="1") if steps else None)
     if r.returncode:
@@ -392,36 +394,88 @@ def run_checks(wd, port, tool, cli, out, only_methods=False):
         check(undone["level_crc"] == before["level_crc"] and undone["mask_crc"] == before["mask_crc"],
               "undo (%s): the level and the image are back" % method)
 
-    # mesh: a dig refits the chunks it touches and rewrites their slots of the vertex texture and the index
-    # buffer (a chunk that outgrew its slot moves to the shared tail; the second dig in the same crater fills the
-    # index tail, and every chunk is laid out again); the frame after the two must be, byte for byte, what the mesh
-    # fitted afresh on the dug level draws (the method made again by the picker: ray, then mesh), and undoing
-    # each dig must bring back the frame before it, byte for byte
-    if "mesh" in masks:
-        wd.open(scene_url(port, "mesh"))
+    # mesh and mesh-compute: a dig refits the chunks it touches and rewrites only their slots (of the vertex texture
+    # and the index buffer on WebGL2, of the storage buffers on WebGPU; a chunk that outgrew its slot moves to the
+    # shared tail; the second dig in the same crater fills the index tail, and every chunk is laid out again); the
+    # page's method_info says how many chunks the dig refit and rewrote, of how many. The frame after the two must
+    # be, byte for byte, what the mesh fitted afresh on the dug level draws (the method made again by the picker:
+    # ray, then the mesh method), and undoing each dig must bring back the frame before it, byte for byte
+    # (mesh-compute's frames take seconds each in SwiftShader, most of them in its rasterising passes' pixel loops:
+    # its edits are checked at half the size, the same camera and the same dig, the pixel's centre scaled)
+    for method in ("mesh", "mesh-compute"):
+        if method not in masks:
+            continue
+        half = method == "mesh-compute"
+        size = (SIZE[0] // 2, SIZE[1] // 2) if half else SIZE
+        at = [(DIG_PIXEL[a] + 0.5) * size[a] / SIZE[a] for a in range(2)]
+        wd.open(scene_url(port, method, size=size))
+        t0 = time.time()
         before = wd.wait_result()
         frames = [wd.js("return window.strataPixels();")]
         for k in range(2):
-            dug = wd.js("return window.strataDig(arguments[0], arguments[1], false);", DIG_PIXEL[0] + 0.5,
-                        DIG_PIXEL[1] + 0.5)
+            t1 = time.time()
+            dug = wd.js("return window.strataDig(arguments[0], arguments[1], false);", at[0], at[1])
             frames.append(wd.js("return window.strataPixels();"))
+            info = dug["result"].get("method_info", {})
+            print("measured: dig %d (%s): refit %s of %s chunks, rewrote %s, laid out %s times; the edit and its "
+                  "frame %.0f ms" % (k + 1, method, info.get("refit"), info.get("chunks"), info.get("rewritten"),
+                                     info.get("layouts"), 1000 * (time.time() - t1)), flush=True)
             if k == 0:
                 check(dug["rc"] == 0 and dug["result"]["level_crc"] == ref_dug["level_crc"] and frames[1] != frames[0],
-                      "dig (mesh): the level matches the native dig's CRC-32 and the image changed (rc %s)" % dug["rc"])
+                      "dig (%s): the level matches the native dig's CRC-32 and the image changed (rc %s)" % (
+                          method, dug["rc"]))
+                check(0 < info.get("rewritten", 0) <= info.get("refit", 0) < info.get("chunks", 0) and
+                      info.get("layouts") == 1, "dig (%s): only the touched chunks refit (%s of %s) and rewritten "
+                      "(%s), nothing laid out again" % (method, info.get("refit"), info.get("chunks"),
+                                                        info.get("rewritten")))
             else:
-                wd.canvas_png(os.path.join(out, "web-dig-after-mesh.png"))
-                check(dug["rc"] == 0 and frames[2] != frames[1], "dig (mesh): a second dig there changed the image "
-                      "again (rc %s)" % dug["rc"])
+                wd.canvas_png(os.path.join(out, "web-dig-after-%s.png" % method), before["backend"])
+                check(dug["rc"] == 0 and frames[2] != frames[1], "dig (%s): a second dig there changed the image "
+                      "again (rc %s)" % (method, dug["rc"]))
         fresh = wd.js("var m = document.getElementById('method'), i = m.selectedIndex;"
                       "m.selectedIndex = 0; m.dispatchEvent(new Event('change'));"
                       "m.selectedIndex = i; m.dispatchEvent(new Event('change')); return window.strataRedraw();")
-        check(fresh.get("method") == "mesh" and wd.js("return window.strataPixels();") == frames[2],
-              "dig (mesh): the refitted mesh draws the frame of a mesh fitted afresh on the dug level, byte for byte")
-        for k in (1, 0):
-            undone = wd.js("return window.strataUndo();")["result"]
+        check(fresh.get("method") == method and wd.js("return window.strataPixels();") == frames[2],
+              "dig (%s): the refitted mesh draws the frame of a mesh fitted afresh on the dug level, byte for byte"
+              % method)
+        # (mesh-compute's frames take seconds in SwiftShader: its two undos are drawn once, after both)
+        for k in (1, 0) if method == "mesh" else (0,):
+            undone = wd.js(("" if k or method == "mesh" else "call('web_undo', 'number', [], []);") +
+                           "return window.strataUndo();")["result"]
             check(wd.js("return window.strataPixels();") == frames[k] and
                   (k or undone["level_crc"] == before["level_crc"]),
-                  "undo (mesh): the frame before dig %d is back, byte for byte%s" % (k + 1, "" if k else ", and the level"))
+                  "undo (%s): the frame before dig %d is back, byte for byte%s" % (
+                      method, k + 1, "" if k else ", and the level"))
+        print("measured: %s's edit checks %.0f ms" % (method, 1000 * (time.time() - t0)), flush=True)
+        if method == "mesh":
+            # the page's mesh q picker: q 0.75 is a new fit, whose frame is the native mesh's at --mesh-quality 0.75
+            r = wd.js("var q = document.getElementById('quality'); q.value = '75';"
+                      "q.dispatchEvent(new Event('change')); return window.strataRedraw();")
+            wd.canvas_png(os.path.join(out, "web-mesh-q75.png"))
+            extra = ("--mesh-quality", "0.75")
+            native_mask, _, native_mean = native_render(cli, world, method, CAMERA, size, out, shading="flat",
+                                                        extra=extra)
+            d = disagreement(wd.js("return window.strataHitMask();"), native_mask)
+            outliers = colour_outliers(wd.js("return window.strataPixels();"), png_pixels(os.path.join(
+                out, "native-mesh-flat-mesh-quality-0.75.png")))
+            check(r.get("method") == "mesh" and wd.js("return window.strataPixels();") != frames[0] and
+                  d <= MAX_DISAGREE and outliers <= MAX_PIXEL_OUTLIERS,
+                  "mesh q 0.75 from the page's picker: a new image, against the native mesh at --mesh-quality 0.75 "
+                  "(flat) hit/miss disagreement %.3f %%, %.3f %% of the pixels off by more than %d levels" % (
+                      100 * d, 100 * outliers, PIXEL_LEVELS))
+        else:
+            # the page's wireframe box: mesh-compute's resolve draws the visible triangles' edges, as the native
+            # mesh-compute's --wireframe (the viewer's X)
+            r = wd.js("var w = document.getElementById('wireframe'); w.checked = true;"
+                      "w.dispatchEvent(new Event('change')); return window.strataRedraw();")
+            wd.canvas_png(os.path.join(out, "web-mesh-compute-wireframe.png"), before["backend"])
+            native_render(cli, world, method, CAMERA, size, out, shading="flat", extra=("--wireframe",))
+            outliers = colour_outliers(wd.js("return window.strataPixels();"), png_pixels(os.path.join(
+                out, "native-mesh-compute-flat-wireframe.png")))
+            check(r.get("method") == method and wd.js("return window.strataPixels();") != frames[0] and
+                  outliers <= MAX_PIXEL_OUTLIERS,
+                  "mesh-compute's wireframe from the page's box: a new image, %.3f %% of the pixels off the native "
+                  "--wireframe's (flat) by more than %d levels" % (100 * outliers, PIXEL_LEVELS))
 
     # voxel-compute: an edit rebakes the pyramid's tiles it touched (and their ancestors) before the next frame, so
     # the frame after it is, byte for byte, that of a pyramid baked afresh on the edited level (the method made again
@@ -640,7 +694,7 @@ def check_no_webgpu(dport, port, masks, out):
         disabled = wd.js("var o = Array.prototype.filter.call(document.getElementById('method').options,"
                          "function (o) { return o.disabled; }); return o.map(function (o) { return o.textContent; });")
         check("error" not in r and r.get("backend") == "webgl2" and r.get("method") == "ray" and
-              "WebGPU is not available" in notice and disabled == sorted(COMPUTE) and
+              "WebGPU is not available" in notice and sorted(disabled) == sorted(COMPUTE) and
               ("ray" not in masks or wd.js("return window.strataHitMask();") == masks["ray"]),
               "no WebGPU adapter: ray-compute falls back to ray on WebGL2 (result %s, %s; disabled %s); the page "
               "says %r" % (r.get("backend"), r.get("method"), disabled, notice))

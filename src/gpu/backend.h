@@ -104,6 +104,9 @@ typedef struct st_gb_ops {
     /* Runs a compute program over groups_x × groups_y × groups_z work groups, after what came before it in
      * the frame and before what follows. */
     void (*dispatch)(st_gb *b, st_gb_program p, uint32_t groups_x, uint32_t groups_y, uint32_t groups_z);
+    /* dispatch with the work group counts read from three 32-bit words (x, y, z) at byte offset (a multiple of 4)
+     * of a storage buffer, as what came before it in the frame left them (NULL where the backend has none). */
+    void (*dispatch_indirect)(st_gb *b, st_gb_program p, st_gb_buffer args, size_t offset);
     /* A storage buffer of size bytes for compute programs (NULL where the backend has none); freed with
      * buffer_destroy. */
     st_result (*storage_buffer_create)(st_gb *b, size_t size, st_gb_buffer *out, st_error *err);

@@ -11,10 +11,9 @@
 #include <string.h>
 
 #include "methods/methods.h"
-#include "strata/mesh.h"
+#include "methods/mesh_fit.h"
 
 #define MESH_MAX_DRAWS 8192u  /* chunk copies drawn per frame at most (the nearest are kept) */
-#define MESH_QUALITY 0.5      /* the native knob's default */
 #define MESH_TEXEL_VERTICES 4u /* vertices a texel of the list texture */
 /* WebGL2 restarts a strip at index 0xFFFF whatever the draw (PRIMITIVE_RESTART_FIXED_INDEX is always on), so
  * a chunk may number its vertices 0..0xFFFE only. */
@@ -44,6 +43,7 @@ typedef struct mesh_state {
     mesh_draw *draws; /* this frame's chunk copies, near to far */
     uint32_t draw_count;
     bool stale; /* a refit or its upload failed: the buffers no longer match the slots, so nothing is drawn */
+    web_mesh_edits edits;
 } mesh_state;
 
 /* ---- buffers ------------------------------------------------------------------------------------------ */
@@ -105,6 +105,7 @@ static st_result upload_all(st_gb *b, mesh_state *s, st_error *err) {
         if (c->index_count) b->ops->index_buffer_write(b, s->indices, s->slots[i].ib_off, c->index_count, c->indices);
     }
     b->ops->texture_write(b, s->list, 0, 0, 0, ST_GB_LIST_WIDTH, s->rows, s->texels);
+    s->edits.layouts++;
     return ST_OK;
 }
 
@@ -151,15 +152,14 @@ static void mesh_destroy(st_gb *b, void *state) {
     free(s);
 }
 
-static st_result mesh_create(st_gb *b, const st_level *level, void **out, st_error *err) {
+static st_result mesh_create(st_gb *b, const st_level *level, uint32_t knob, void **out, st_error *err) {
     if (!b->ops->index_buffer_write)
         return st_error_set(err, ST_ERR_UNSUPPORTED, "mesh needs a backend that draws with index buffers (WebGL2)");
     mesh_state *s = calloc(1, sizeof *s);
     if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     *out = s;
-    st_mesh_desc md = {.tolerance = st_mesh_tolerance(MESH_QUALITY)};
-    st_result r = st_mesh_create(level, &md, &s->mesh, err);
-    if (r) return st_error_prefix(err, "mesh");
+    st_result r = web_mesh_fit(level, knob, &s->mesh, err);
+    if (r) return r;
     uint32_t count = s->mesh->chunks_x * s->mesh->chunks_y;
     s->slots = calloc(count, sizeof *s->slots);
     s->draws = malloc(MESH_MAX_DRAWS * sizeof *s->draws);
@@ -196,25 +196,10 @@ static void mesh_record(st_gb *b, void *state, const st_gb_frame *f) {
  * fit) and rewrite their slots, or lay everything out again when the tail has no room for them. */
 static st_result mesh_level_updated(st_gb *b, void *state, const st_level *level, st_rect rect, st_error *err) {
     mesh_state *s = state;
-    uint32_t count = st_mesh_chunks_in_rect(s->mesh, rect, NULL, 0);
-    if (!count) return ST_OK;
-    uint32_t *list = malloc(count * sizeof *list), *version = malloc(count * sizeof *version);
-    if (!list || !version) {
-        free(list);
-        free(version);
-        return st_error_set(err, ST_ERR_NOMEM, "mesh refit: out of memory");
-    }
-    st_mesh_chunks_in_rect(s->mesh, rect, list, count);
-    for (uint32_t k = 0; k < count; k++) version[k] = s->mesh->chunks[list[k]].version;
-    st_result r = st_mesh_refit(s->mesh, level, rect, NULL, err);
+    uint32_t *list, changed;
+    st_result r = web_mesh_refit(s->mesh, level, rect, &list, &changed, &s->edits, err);
     bool fits = true;
-    uint32_t changed = 0;
-    for (uint32_t k = 0; !r && k < count; k++) /* only chunks whose buffers changed travel */
-        if (s->mesh->chunks[list[k]].version != version[k]) {
-            list[changed++] = list[k];
-            fits = fits && place(s, list[k]);
-        }
-    free(version);
+    for (uint32_t k = 0; k < changed; k++) fits = fits && place(s, list[k]); /* only chunks whose buffers changed travel */
     if (!r && changed) {
         if (fits) {
             for (uint32_t k = 0; k < changed; k++) upload_chunk(b, s, list[k]);
@@ -228,6 +213,11 @@ static st_result mesh_level_updated(st_gb *b, void *state, const st_level *level
     return r;
 }
 
+static void mesh_describe(const void *state, char *out, size_t size) {
+    const mesh_state *s = state;
+    web_mesh_describe(s->mesh, &s->edits, out, size);
+}
+
 const st_gb_method st_gb_method_mesh = {
     .name = "mesh",
     .description = "fitted triangle mesh (TIN chunks, 3 LODs), rasterised",
@@ -235,4 +225,5 @@ const st_gb_method st_gb_method_mesh = {
     .destroy = mesh_destroy,
     .record = mesh_record,
     .level_updated = mesh_level_updated,
+    .describe = mesh_describe,
 };

@@ -9,7 +9,8 @@ typedef struct ray_state {
     st_gb_program program;
 } ray_state;
 
-static st_result ray_create(st_gb *b, const st_level *level, void **out, st_error *err) {
+static st_result ray_create(st_gb *b, const st_level *level, uint32_t knob, void **out, st_error *err) {
+    (void)knob;
     (void)level;
     ray_state *s = calloc(1, sizeof *s);
     if (!s) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
@@ -38,7 +39,8 @@ const st_gb_method st_gb_method_ray = {
     .record = ray_record,
 };
 
-static st_result ray_compute_create(st_gb *b, const st_level *level, void **out, st_error *err) {
+static st_result ray_compute_create(st_gb *b, const st_level *level, uint32_t knob, void **out, st_error *err) {
+    (void)knob;
     (void)level;
     if (!b->ops->compute_create)
         return st_error_set(err, ST_ERR_UNSUPPORTED, "ray-compute needs a backend with compute (WebGPU)");

@@ -71,12 +71,14 @@ static st_result scatter_create_common(st_gb *b, bool plain, void **out, st_erro
     return r;
 }
 
-static st_result scatter_plain_create(st_gb *b, const st_level *level, void **out, st_error *err) {
+static st_result scatter_plain_create(st_gb *b, const st_level *level, uint32_t knob, void **out, st_error *err) {
+    (void)knob;
     (void)level;
     return scatter_create_common(b, true, out, err);
 }
 
-static st_result scatter_faces_create(st_gb *b, const st_level *level, void **out, st_error *err) {
+static st_result scatter_faces_create(st_gb *b, const st_level *level, uint32_t knob, void **out, st_error *err) {
+    (void)knob;
     (void)level;
     return scatter_create_common(b, false, out, err);
 }

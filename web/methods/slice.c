@@ -86,10 +86,12 @@ static st_result create_common(st_gb *b, const st_level *l, void **out, bool pla
     return b->ops->program_create(b, &d, &s->program, err);
 }
 
-static st_result slice_create(st_gb *b, const st_level *l, void **out, st_error *err) {
+static st_result slice_create(st_gb *b, const st_level *l, uint32_t knob, void **out, st_error *err) {
+    (void)knob;
     return create_common(b, l, out, false, err);
 }
-static st_result slice_plain_create(st_gb *b, const st_level *l, void **out, st_error *err) {
+static st_result slice_plain_create(st_gb *b, const st_level *l, uint32_t knob, void **out, st_error *err) {
+    (void)knob;
     return create_common(b, l, out, true, err);
 }
 

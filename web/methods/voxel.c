@@ -36,7 +36,8 @@ static void voxel_destroy(st_gb *b, void *state) {
     free(s);
 }
 
-static st_result voxel_create(st_gb *b, const st_level *level, void **out, st_error *err) {
+static st_result voxel_create(st_gb *b, const st_level *level, uint32_t knob, void **out, st_error *err) {
+    (void)knob;
     if (!b->ops->compute_create || !b->ops->storage_buffer_create || !b->ops->buffer_write)
         return st_error_set(err, ST_ERR_UNSUPPORTED, "voxel-compute needs a backend with compute (WebGPU)");
     voxel_state *s = calloc(1, sizeof *s);
