@@ -355,31 +355,40 @@ static void request(walk *k, uint32_t level, uint64_t x, uint64_t y, double dist
     w->request(w, st_lod_node_tile(w, level, x, y), pri);
 }
 
-static int visit(walk *k, uint32_t level, uint64_t x, uint64_t y, int parent_frustum) {
-    if (k->failed) return HANDLED;
+/* What visiting a node decides (steps 1-4 of st_lod_select, the recursion left to the caller). */
+typedef enum judgement {
+    JUDGE_NONE,    /* no data there, or the walk failed: handled, nothing drawn */
+    JUDGE_OUTSIDE, /* wholly outside the frustum: handled, nothing drawn */
+    JUDGE_FAR,     /* its box does not reach inside its range: not handled (its parent draws its quadrant) */
+    JUDGE_WHOLE,   /* drawn whole */
+    JUDGE_SPLIT,   /* its children are visited */
+} judgement;
+
+/* Visits node (level, x, y) whose parent's frustum state is *frustum: counts the visit (and a cull), makes its
+ * requests (its tile; a node drawn whole that is about to split prefetches its children's), and gives its box
+ * (*b, valid unless JUDGE_NONE) and its own frustum state (*frustum). */
+static judgement judge(walk *k, uint32_t level, uint64_t x, uint64_t y, int *frustum, box *b) {
+    if (k->failed) return JUDGE_NONE;
     if (++k->sel->visits > MAX_VISITS) {
         k->failed = true;
         k->why = ST_ERR_INVALID;
-        return HANDLED;
+        return JUDGE_NONE;
     }
-    box b;
-    if (!node_box(k, level, x, y, &b)) return HANDLED; /* no data there */
-    int frustum = parent_frustum;
-    if (frustum != 1 && !k->p->no_cull) {
-        box cb = b;
+    if (!node_box(k, level, x, y, b)) return JUDGE_NONE; /* no data there */
+    if (*frustum != 1 && !k->p->no_cull) {
+        box cb = *b;
         if (k->p->skirts) cb.lo[2] -= st_lod_skirt_depth(k->w, level);
-        frustum = box_frustum(k, &cb);
-        if (frustum < 0) {
+        *frustum = box_frustum(k, &cb);
+        if (*frustum < 0) {
             k->sel->culled++;
-            return OUTSIDE;
+            return JUDGE_OUTSIDE;
         }
     }
-    double d = box_distance(k->eye, &b);
+    double d = box_distance(k->eye, b);
     const st_lod_band *bands = k->sel->bands;
-    if (!(d < bands[level].range)) return NOT_HANDLED;
+    if (!(d < bands[level].range)) return JUDGE_FAR;
     request(k, level, x, y, d, false);
     if (level == 0 || !(d < bands[level - 1].range)) {
-        emit(k, level, x, y, 0xF, &b, frustum);
         /* prefetch: the children of a node about to split */
         if (level > 0 && d < 1.5 * bands[level - 1].range && k->w->request)
             for (uint32_t c = 0; c < ST_LOD_QUADRANTS; c++) {
@@ -387,7 +396,20 @@ static int visit(walk *k, uint32_t level, uint64_t x, uint64_t y, int parent_fru
                 if (cx < k->nodes_x[level - 1] && cy < k->nodes_y[level - 1])
                     request(k, level - 1, cx, cy, d, true);
             }
-        return HANDLED;
+        return JUDGE_WHOLE;
+    }
+    return JUDGE_SPLIT;
+}
+
+static int visit(walk *k, uint32_t level, uint64_t x, uint64_t y, int parent_frustum) {
+    box b;
+    int frustum = parent_frustum;
+    switch (judge(k, level, x, y, &frustum, &b)) {
+    case JUDGE_NONE: return HANDLED;
+    case JUDGE_OUTSIDE: return OUTSIDE;
+    case JUDGE_FAR: return NOT_HANDLED;
+    case JUDGE_WHOLE: emit(k, level, x, y, 0xF, &b, frustum); return HANDLED;
+    case JUDGE_SPLIT: break;
     }
     uint8_t quads = 0;
     for (uint32_t c = 0; c < ST_LOD_QUADRANTS; c++) {
@@ -401,6 +423,22 @@ static int visit(walk *k, uint32_t level, uint64_t x, uint64_t y, int parent_fru
 
 static bool finite3(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
 
+/* A walk of w for view v, counting into sel (whose bands it reads). */
+static void walk_begin(walk *k, const st_lod_world *w, const st_lod_params *p, const st_lod_view *v,
+                       st_lod_selection *sel) {
+    *k = (walk){.w = w, .p = p, .sel = sel};
+    memcpy(k->eye, v->eye, sizeof k->eye);
+    st_lod_frustum(v, k->planes);
+    k->extent[0] = (double)(w->width - 1) * w->spacing_x;
+    k->extent[1] = (double)(w->height - 1) * w->spacing_y;
+    for (uint32_t l = 0; l < w->levels; l++) {
+        uint64_t span = (uint64_t)w->grid << l;
+        k->nodes_x[l] = (w->width - 1 + span - 1) / span;
+        k->nodes_y[l] = (w->height - 1 + span - 1) / span;
+        k->diag[l] = hypot(node_size_x(w, l), node_size_y(w, l));
+    }
+}
+
 /* One walk of the quadtree with range_0 at least min_base. */
 static void select_once(const st_lod_world *w, const st_lod_params *p, const st_lod_view *v, st_lod_selection *sel,
                         double min_base, bool *failed, st_result *why) {
@@ -413,17 +451,8 @@ static void select_once(const st_lod_world *w, const st_lod_params *p, const st_
     sel->missing_kept = 0;
     sel->worst_violation_m = 0;
     bands_from(w, p, v->focal_px, v->far_m, min_base, sel->bands);
-    walk k = {.w = w, .p = p, .sel = sel};
-    memcpy(k.eye, v->eye, sizeof k.eye);
-    st_lod_frustum(v, k.planes);
-    k.extent[0] = (double)(w->width - 1) * w->spacing_x;
-    k.extent[1] = (double)(w->height - 1) * w->spacing_y;
-    for (uint32_t l = 0; l < w->levels; l++) {
-        uint64_t span = (uint64_t)w->grid << l;
-        k.nodes_x[l] = (w->width - 1 + span - 1) / span;
-        k.nodes_y[l] = (w->height - 1 + span - 1) / span;
-        k.diag[l] = hypot(node_size_x(w, l), node_size_y(w, l));
-    }
+    walk k;
+    walk_begin(&k, w, p, v, sel);
     uint32_t top = w->levels - 1;
     for (uint64_t y = 0; y < k.nodes_y[top] && !k.failed; y++)
         for (uint64_t x = 0; x < k.nodes_x[top] && !k.failed; x++) {
