@@ -97,6 +97,9 @@ typedef struct st_method_knobs {
                              (needs shaderFloat64 and subgroup ballot, vote and arithmetic in compute;
                              its figures are read back after the frame) */
     uint32_t lod_select_threads; /* its one workgroup's invocations, a power of two 64..1024 (0 = 256) */
+    int32_t lod_select_cpu_levels; /* the coarse levels, from the roots, walked on the CPU before it (the pass walks
+                                      the rest from their frontier): 0 = the default (4), < 0 = none, at most the
+                                      world's levels − 1 */
     uint32_t clip_n;      /* clipmap, clipmap-compute: vertices per level side, 2^k − 1 (0 = from τ; others go up to the next) */
     uint32_t paint_passes; /* paint-compute: passes of blocks, nearest first, each after the first skipping what the
                               earlier ones hid (0 = 1: one pass, no occlusion test) */

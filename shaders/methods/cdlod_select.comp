@@ -34,6 +34,8 @@ layout(set = 1, binding = 0, std430) readonly buffer SelectIn {
     uvec4 caps;                         // nodes, requests, missing boxes, work entries
     ivec4 anchor;                       // the anchor's finest sample (x, y), tile intervals s, skirt instance base
     uvec4 draw;                         // patch index count, strip index count, strip first index, unused
+    uvec4 handover;                     // levels the CPU walked (0: none), its draws, parents, candidates
+    uvec4 handover_counts;              // the CPU walk's visits, culls
 } sin_;
 
 layout(set = 1, binding = 1, std430) readonly buffer Bounds { vec2 tile_bounds[]; }; // min, max; min > max: unknown
@@ -66,6 +68,10 @@ layout(set = 1, binding = 8, std430) writeonly buffer Missing { dvec4 missing_bo
 layout(set = 1, binding = 9, std430) buffer Work { uvec4 work[]; };
 // the frame's uniforms (CdlodFrame in tile_world.glsl): the pass writes their morph bands, the chosen attempt's
 layout(set = 1, binding = 10, std430) writeonly buffer Frame { vec4 frame_bands_out[MAX_LEVELS]; };
+// the coarse levels' walk on the CPU (st_lod_select_coarse), for the first attempt: its draws (level | quadrants
+// << 8, x, y, frustum), then the parents of the first level walked here (x, y, frustum, 0), then that level's
+// candidates (x, y, parent, frustum)
+layout(set = 1, binding = 11, std430) readonly buffer Handover { uvec4 hand[]; };
 
 shared uint s_cand[MAX_LEVELS], s_parents[MAX_LEVELS]; // per level: its candidates, its recursing nodes
 // the lists' first LIST_SHARED entries: a phase reads its candidates and parents there without a round trip to
@@ -131,6 +137,23 @@ void parent_store(uint level, uint i, uvec4 v) {
         s_lists[parent_shared(level, i)] = v;
     } else {
         work[parent_at(level, i)] = v;
+        wrote_work = true;
+    }
+}
+// the handed parents' entries: their quadrants cleared before the walk, their node written in the first phase
+void parent_clear(uint level, uint i) {
+    if (i < LIST_SHARED) {
+        s_lists[parent_shared(level, i)].w = 0u;
+    } else {
+        work[parent_at(level, i)].w = 0u;
+        wrote_work = true;
+    }
+}
+void parent_set_node(uint level, uint i, uvec3 v) {
+    if (i < LIST_SHARED) {
+        s_lists[parent_shared(level, i)].xyz = v;
+    } else {
+        work[parent_at(level, i)].xyz = v;
         wrote_work = true;
     }
 }
@@ -409,20 +432,38 @@ void main() {
     uvec4 roots = sin_.level_nodes[top];
     if (tid == 0u) s_requests = 0u;
     for (g_attempt = 0u; g_attempt < ATTEMPTS; g_attempt++) {
+        // the first attempt starts where the CPU's walk of the coarse levels stopped, when it ran; a widening
+        // walks again from the roots
+        uvec4 hd = sin_.handover;
+        bool handed = g_attempt == 0u && hd.x != 0u;
+        uint first = handed ? top - hd.x : top, hdraws = handed ? hd.y : 0u, hparents = handed ? hd.z : 0u;
         if (tid == 0u) {
             s_nodes = s_patches = s_skirts = s_missing = s_fallback = s_culled = s_visits = s_violations = 0u;
             s_worst = 0u, s_missing_kept = 0u, s_overflow = 0u;
+            if (handed) s_visits = sin_.handover_counts.x, s_culled = sin_.handover_counts.y;
         }
-        if (tid < MAX_LEVELS) s_per_level[tid] = s_cand[tid] = s_parents[tid] = 0u;
+        if (tid < MAX_LEVELS) {
+            s_per_level[tid] = s_cand[tid] = 0u;
+            s_parents[tid] = handed && tid == first + 1u ? hparents : 0u;
+        }
+        for (uint i = tid; i < hparents; i += gl_WorkGroupSize.x) parent_clear(first + 1u, i);
+        if (wrote_work) memoryBarrierBuffer();
+        wrote_work = false;
         barrier();
         // One barrier a level: the phase of level l visits its candidates (the roots, on the top level, made from
         // their index) and emits the parents of level l + 2, whose children (level l + 1) the phase before
         // decided; the last phase (l = −1) emits level 1's. The counts a phase reads were written two or one
-        // phases before, the lists it writes are not the ones it reads.
-        for (int level = int(top); level >= -1; level--) {
-            uint n = level < 0 ? 0u : min(level == int(top) ? roots.x * roots.y : s_cand[level], cap_work());
+        // phases before, the lists it writes are not the ones it reads. A handed-over first phase draws the CPU's
+        // draws and writes its parents' nodes beside visiting its candidates (none of them reads what the others
+        // write: the candidates mark only the parents' quadrants).
+        for (int level = int(first); level >= -1; level--) {
+            bool from_cpu = handed && level == int(first);
+            uint n = level < 0 ? 0u
+                     : from_cpu ? hd.w
+                     : min(level == int(top) ? roots.x * roots.y : s_cand[level], cap_work());
             uint pl = uint(level + 2), np = pl <= top ? min(s_parents[pl], cap_work()) : 0u;
-            for (uint i = tid; i < np + n; i += gl_WorkGroupSize.x) {
+            uint nh = from_cpu ? hdraws + hparents : 0u;
+            for (uint i = tid; i < np + nh + n; i += gl_WorkGroupSize.x) {
                 if (i < np) {
                     uvec4 p = parent_load(pl, i);
                     if (p.w != 0u) {
@@ -431,10 +472,22 @@ void main() {
                         node_box(pl, p.x, p.y, b);
                         emit(pl, p.x, p.y, p.w, b, int(p.z), own);
                     }
+                } else if (i < np + nh) {
+                    uint j = i - np;
+                    uvec4 e = hand[j];
+                    if (j < hdraws) {
+                        uint dl = e.x & 0xffu, own = own_page_entry(dl, e.y, e.z);
+                        Box b;
+                        node_box(dl, e.y, e.z, b);
+                        emit(dl, e.y, e.z, e.x >> 8, b, int(e.w), own);
+                    } else {
+                        parent_set_node(first + 1u, j - hdraws, e.xyz);
+                    }
                 } else {
-                    uint c = i - np;
-                    visit(uint(level), level == int(top) ? uvec4(c % roots.x, c / roots.x, NO_PARENT, 0u)
-                                                         : cand_load(uint(level), c));
+                    uint c = i - np - nh;
+                    visit(uint(level), from_cpu ? hand[hdraws + hparents + c]
+                                       : level == int(top) ? uvec4(c % roots.x, c / roots.x, NO_PARENT, 0u)
+                                                           : cand_load(uint(level), c));
                 }
             }
             // the next phase reads what this one wrote to Work (the outputs are not read back in the pass)
