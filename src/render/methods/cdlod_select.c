@@ -178,7 +178,7 @@ st_result st_cdlod_select_create(st_renderer *r, const st_lod_world *w, uint32_t
 }
 
 void st_cdlod_select_set_cpu_levels(st_cdlod_select *g, int32_t cpu_levels) {
-    g->cpu_levels = cpu_levels == 0 ? ST_CDLOD_CPU_LEVELS : cpu_levels < 0 ? 0u : (uint32_t)cpu_levels;
+    g->cpu_levels = cpu_levels == 0 ? ST_LOD_SELECT_CPU_LEVELS : cpu_levels < 0 ? 0u : (uint32_t)cpu_levels;
 }
 
 VkBuffer st_cdlod_select_nodes(const st_cdlod_select *g) { return g->nodes.buffer; }

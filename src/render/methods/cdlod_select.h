@@ -12,7 +12,6 @@
 #define ST_CDLOD_GPU_WORK 65536u      /* candidates and recursing nodes per level */
 #define ST_CDLOD_SKIRT_BASE (4u * ST_CDLOD_GPU_NODES) /* first skirt instance */
 #define ST_CDLOD_GPU_HANDOVER 16384u  /* nodes the CPU's walk of the coarse levels may hand over */
-#define ST_CDLOD_CPU_LEVELS 4u        /* the coarse levels the CPU walks by default (docs/large-world.md) */
 
 typedef struct st_cdlod_select st_cdlod_select;
 
@@ -35,7 +34,7 @@ typedef struct st_cdlod_select_result {
 st_result st_cdlod_select_create(st_renderer *r, const st_lod_world *w, uint32_t threads, int32_t cpu_levels,
                                  VkBuffer frame, st_cdlod_select **out, st_error *err);
 /* The levels from the roots the CPU walks before each pass (st_lod_select_coarse; the pass starts from the
- * frontier): 0 = ST_CDLOD_CPU_LEVELS, < 0 = none (the pass walks from the roots); at most the world's levels − 1. A
+ * frontier): 0 = ST_LOD_SELECT_CPU_LEVELS, < 0 = none (the pass walks from the roots); at most the world's levels − 1. A
  * widening of the one-level rule walks again from the roots in the pass. */
 void st_cdlod_select_set_cpu_levels(st_cdlod_select *g, int32_t cpu_levels);
 void st_cdlod_select_destroy(st_renderer *r, st_cdlod_select *g);
