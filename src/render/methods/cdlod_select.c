@@ -137,27 +137,32 @@ st_result st_cdlod_select_create(st_renderer *r, const st_lod_world *w, uint32_t
                             "use --lod-select cpu", r->ops->info.name, (unsigned long long)tiles);
     g->generated = st_store_get_info(w->store)->generated;
     const VkBufferUsageFlags sto = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    /* what the CPU writes and the walk reads on its chain of dependent loads (the inputs, the bounds table, the
+     * handover) lies in device-local memory the CPU can write where the adapter has such (near: a miss of the
+     * GPU's caches is not a round trip across the bus); what the CPU reads back stays in host memory */
     struct {
         st_gpu_buffer *b;
         VkDeviceSize bytes;
         VkBufferUsageFlags usage;
-        bool host;
+        bool host, near;
     } want[] = {
-        {&g->in, sizeof(cdlod_select_in), sto, true},
-        {&g->bounds, tiles * 8, sto, true},
-        {&g->nodes, (VkDeviceSize)ST_CDLOD_GPU_NODES * 32, sto, false},
-        {&g->instances, (VkDeviceSize)ST_CDLOD_GPU_NODES * 20 * 4, sto, false},
+        {&g->in, sizeof(cdlod_select_in), sto, true, true},
+        {&g->bounds, tiles * 8, sto, true, true},
+        {&g->nodes, (VkDeviceSize)ST_CDLOD_GPU_NODES * 32, sto, false, false},
+        {&g->instances, (VkDeviceSize)ST_CDLOD_GPU_NODES * 20 * 4, sto, false, false},
         {&g->out, sizeof(cdlod_select_out), sto | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-         true},
-        {&g->keys, (VkDeviceSize)ST_CDLOD_GPU_NODES * 16, sto, true},
-        {&g->requests, (VkDeviceSize)ST_CDLOD_GPU_REQUESTS * 16, sto, true},
-        {&g->missing, (VkDeviceSize)ST_CDLOD_GPU_MISSING * 64, sto, true},
-        {&g->work, (VkDeviceSize)ST_CDLOD_GPU_WORK * 5 * 16, sto, false}, /* two candidate lists, three parent lists */
-        {&g->hand, (VkDeviceSize)ST_CDLOD_GPU_HANDOVER * 16, sto, true},
+         true, false},
+        {&g->keys, (VkDeviceSize)ST_CDLOD_GPU_NODES * 16, sto, true, false},
+        {&g->requests, (VkDeviceSize)ST_CDLOD_GPU_REQUESTS * 16, sto, true, false},
+        {&g->missing, (VkDeviceSize)ST_CDLOD_GPU_MISSING * 64, sto, true, false},
+        {&g->work, (VkDeviceSize)ST_CDLOD_GPU_WORK * 5 * 16, sto, false, false}, /* two candidate lists, three parent lists */
+        {&g->hand, (VkDeviceSize)ST_CDLOD_GPU_HANDOVER * 16, sto, true, true},
     };
     st_result res = ST_OK;
     for (size_t i = 0; i < sizeof want / sizeof want[0] && !res; i++)
-        res = st_gpu_buffer_create(gpu, want[i].bytes, want[i].usage, want[i].host, want[i].b, err);
+        res = want[i].near ? st_gpu_buffer_create_host(gpu, want[i].bytes, want[i].usage, ST_GPU_HOST_DEVICE_LOCAL,
+                                                       want[i].b, err)
+                           : st_gpu_buffer_create(gpu, want[i].bytes, want[i].usage, want[i].host, want[i].b, err);
     if (res) return res;
     memset(g->out.mapped, 0, sizeof(cdlod_select_out));
     fill_bounds(g, w);
