@@ -318,7 +318,7 @@ int bench_lod(int argc, char **argv) {
             opts[i].arg = "K,..";
             opts[i].bad = "bad --lod-cpu-levels '%s' (1 to " CLI_XSTR(MAX_CPU_LEVELS) " values 0..23)";
             opts[i].help = "cdlod: the coarse levels walked on the CPU before the GPU selection's pass, one value\n"
-                           "or several to compare (default 4; 0: the pass walks every level)";
+                           "or several to compare (default 2; 0: the pass walks every level)";
         }
     }
     b.cpu_levels_n = 1; /* the default */

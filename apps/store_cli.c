@@ -96,7 +96,7 @@ size_t cli_store_table(cli_store_opts *o, cli_opt *out) {
         {.name = "lod-cpu-levels", .kind = CLI_OPT_PARSE, .target = &o->select_cpu_levels, .parse = parse_cpu_levels,
          .arg = "K", .bad = "bad --lod-cpu-levels '%s' (0..23)",
          .help = "--lod-select gpu: the coarse levels, from the roots, walked on the CPU before the pass\n"
-                 "(default 4; 0: the pass walks every level)"},
+                 "(default 2; 0: the pass walks every level)"},
     };
     memcpy(out, table, sizeof table);
     return CLI_STORE_OPTION_COUNT;

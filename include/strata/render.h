@@ -75,8 +75,8 @@ st_rect st_engine_control_last_upload(const st_engine *engine);
 
 /* ---- methods ----------------------------------------------------------------------------------------- */
 /* The coarse levels cdlod's GPU selection walks on the CPU by default (docs/large-world.md: what that walk costs
- * against what the pass saves) */
-#define ST_LOD_SELECT_CPU_LEVELS 4u
+ * against what the pass saves: 2 keeps it near 0.01 ms on Puget Sound ×16's views) */
+#define ST_LOD_SELECT_CPU_LEVELS 2u
 
 typedef struct st_method_knobs {
     uint32_t ray_steps;   /* ray, ray-compute: uniform steps before bisection (0 = max(128, ceil(128·far/2000)):
