@@ -21,7 +21,7 @@ layout(constant_id = 1) const uint LIST_SHARED = 256u;
 #define FLAG_NO_CULL 2u
 
 // Mirror of cdlod_select_in in src/render/methods/cdlod_select.c
-layout(set = 1, binding = 0, std430) readonly buffer SelectIn {
+layout(set = 1, binding = 0, std430) restrict readonly buffer SelectIn {
     dvec4 eye;                          // xyz
     dvec4 planes[6];                    // inward: n·p + d ≥ 0
     dvec4 extent;                       // the world in metres (x, y)
@@ -38,8 +38,8 @@ layout(set = 1, binding = 0, std430) readonly buffer SelectIn {
     uvec4 handover_counts;              // the CPU walk's visits, culls
 } sin_;
 
-layout(set = 1, binding = 1, std430) readonly buffer Bounds { vec2 tile_bounds[]; }; // min, max; min > max: unknown
-layout(set = 1, binding = 2, std430) readonly buffer PageTable { uint page_table[]; }; // slot + 1, 0 = none
+layout(set = 1, binding = 1, std430) restrict readonly buffer Bounds { vec2 tile_bounds[]; }; // min, max; min > max: unknown
+layout(set = 1, binding = 2, std430) restrict readonly buffer PageTable { uint page_table[]; }; // slot + 1, 0 = none
 
 // Mirror of cdlod_node_gpu in cdlod.c (CdlodNode in cdlod_vertex.glsl)
 struct Node {
@@ -71,7 +71,7 @@ layout(set = 1, binding = 10, std430) writeonly buffer Frame { vec4 frame_bands_
 // the coarse levels' walk on the CPU (st_lod_select_coarse), for the first attempt: its draws (level | quadrants
 // << 8, x, y, frustum), then the parents of the first level walked here (x, y, frustum, 0), then that level's
 // candidates (x, y, parent, frustum)
-layout(set = 1, binding = 11, std430) readonly buffer Handover { uvec4 hand[]; };
+layout(set = 1, binding = 11, std430) restrict readonly buffer Handover { uvec4 hand[]; };
 
 shared uint s_cand[MAX_LEVELS], s_parents[MAX_LEVELS]; // per level: its candidates, its recursing nodes
 // the lists' first LIST_SHARED entries: a phase reads its candidates and parents there without a round trip to
@@ -81,6 +81,14 @@ bool wrote_work = false;
 shared uint s_nodes, s_patches, s_skirts, s_missing, s_fallback, s_culled, s_visits, s_violations, s_worst;
 shared uint s_requests, s_missing_kept, s_overflow;
 shared uint s_per_level[MAX_LEVELS];
+// the inputs every node reads (the planes, the eye, the world's extent, each level's sizes, node counts, page table
+// level and the attempt's bands), copied from SelectIn with each attempt's reset: a node's chain of dependent loads
+// then starts from its candidate entry, not from a load of its level's inputs
+shared dvec4 s_planes[6], s_level_size[MAX_LEVELS];
+shared dvec2 s_bands[MAX_LEVELS]; // range, morph start
+shared uvec4 s_level_nodes[MAX_LEVELS], s_pages[MAX_LEVELS];
+shared dvec3 s_eye;
+shared dvec2 s_extent;
 
 uint g_attempt;
 
@@ -171,7 +179,7 @@ void parent_mark(uint level, uint i, uint quadrant) {
 int box_frustum(Box b) {
     bool outside = false, inside = true;
     for (int i = 0; i < 6; i++) {
-        dvec4 p = sin_.planes[i];
+        dvec4 p = s_planes[i];
         precise double hi = p.w, lo = p.w;
         for (int a = 0; a < 3; a++) {
             hi += p[a] * (p[a] >= 0.0lf ? b.hi[a] : b.lo[a]);
@@ -186,7 +194,7 @@ int box_frustum(Box b) {
 double box_distance(Box b) {
     precise double s = 0.0lf;
     for (int a = 0; a < 3; a++) {
-        double e = sin_.eye[a];
+        double e = s_eye[a];
         precise double d = e < b.lo[a] ? b.lo[a] - e : e > b.hi[a] ? e - b.hi[a] : 0.0lf;
         s += d * d;
     }
@@ -196,7 +204,7 @@ double box_distance(Box b) {
 double box_farthest(Box b) {
     precise double s = 0.0lf;
     for (int a = 0; a < 3; a++) {
-        double e = sin_.eye[a];
+        double e = s_eye[a];
         precise double d = max(abs(e - b.lo[a]), abs(e - b.hi[a]));
         s += d * d;
     }
@@ -205,7 +213,7 @@ double box_farthest(Box b) {
 
 // min/max of tile (level, x, y) from the bounds table; false when unknown
 bool tile_bounds_of(uint level, uint x, uint y, out float mn, out float mx) {
-    uvec4 ln = sin_.level_nodes[level];
+    uvec4 ln = s_level_nodes[level];
     vec2 b = tile_bounds[ln.z + y * ln.w + x];
     mn = b.x, mx = b.y;
     return b.x <= b.y;
@@ -218,17 +226,17 @@ bool node_box(uint level, uint x, uint y, out Box b) {
     bool known = level >= t ? tile_bounds_of(level - t, x, y, mn, mx)
                             : tile_bounds_of(0u, x >> (t - level), y >> (t - level), mn, mx);
     if (!known) return false;
-    dvec4 sz = sin_.level_size[level];
+    dvec4 sz = s_level_size[level];
     precise double x0 = double(x) * sz.x, x1 = double(x + 1u) * sz.x;
     precise double y0 = double(y) * sz.y, y1 = double(y + 1u) * sz.y;
-    b.lo = dvec3(min(x0, sin_.extent.x), min(y0, sin_.extent.y), double(mn));
-    b.hi = dvec3(min(x1, sin_.extent.x), min(y1, sin_.extent.y), double(mx));
+    b.lo = dvec3(min(x0, s_extent.x), min(y0, s_extent.y), double(mn));
+    b.hi = dvec3(min(x1, s_extent.x), min(y1, s_extent.y), double(mx));
     return true;
 }
 
 // the page table's entry of a tile: its slot + 1, 0 = none
 uint page_entry(uint level, uint x, uint y) {
-    uvec4 pg = sin_.pages[level];
+    uvec4 pg = s_pages[level];
     if (pg.w == 0u || x >= pg.y || y >= pg.z) return 0u;
     return page_table[pg.x + y * pg.y + x];
 }
@@ -242,7 +250,7 @@ uint own_page_entry(uint level, uint x, uint y) {
 
 // the request of tile (level, x, y)'s node at distance d, written at index i
 void request_at(uint i, uint level, uint x, uint y, double d, bool prefetch) {
-    double close = 1.0lf / (1.0lf + d / sin_.level_size[level].z);
+    double close = 1.0lf / (1.0lf + d / s_level_size[level].z);
     float pri = float(prefetch ? 0.5lf * close : double(level + 1u) + close);
     uint k = 1u << sin_.info.z;
     if (i < sin_.caps.y) requests[i] = uvec4(level, x / k, y / k, floatBitsToUint(pri));
@@ -250,21 +258,21 @@ void request_at(uint i, uint level, uint x, uint y, double d, bool prefetch) {
 
 // the quadrants' footprint of node (level, x, y), clamped to the world (keep_missing and the one-level check)
 void quadrant_box(uint level, uint x, uint y, uint quads, inout Box qb) {
-    dvec4 sz = sin_.level_size[level];
+    dvec4 sz = s_level_size[level];
     double inf = packDouble2x32(uvec2(0u, 0x7ff00000u));
     double lo0 = inf, hi0 = -inf, lo1 = inf, hi1 = -inf;
     for (uint q = 0u; q < 4u; q++) {
         if ((quads & (1u << q)) == 0u) continue;
         precise double qx0 = (double(x) + 0.5lf * double(q & 1u)) * sz.x, qy0 = (double(y) + 0.5lf * double(q >> 1)) * sz.y;
         precise double qx1 = qx0 + 0.5lf * sz.x, qy1 = qy0 + 0.5lf * sz.y;
-        lo0 = min(lo0, qx0), hi0 = max(hi0, min(qx1, sin_.extent.x));
-        lo1 = min(lo1, qy0), hi1 = max(hi1, min(qy1, sin_.extent.y));
+        lo0 = min(lo0, qx0), hi0 = max(hi0, min(qx1, s_extent.x));
+        lo1 = min(lo1, qy0), hi1 = max(hi1, min(qy1, s_extent.y));
     }
     qb.lo.x = lo0, qb.hi.x = hi0, qb.lo.y = lo1, qb.hi.y = hi1;
 }
 
 uint skirt_sides(uint level, uint x, uint y, uint quads) {
-    dvec4 sz = sin_.level_size[level];
+    dvec4 sz = s_level_size[level];
     uint sides = 0u;
     for (uint q = 0u; q < 4u; q++) {
         if ((quads & (1u << q)) == 0u) continue;
@@ -272,11 +280,11 @@ uint skirt_sides(uint level, uint x, uint y, uint quads) {
         precise double x0 = (double(x) + 0.5lf * double(qx)) * sz.x, x1 = x0 + 0.5lf * sz.x;
         precise double y0 = (double(y) + 0.5lf * double(qy)) * sz.y, y1 = y0 + 0.5lf * sz.y;
         bool s0 = qy == 0u ? y0 > 0.0lf : (quads & (1u << (q - 2u))) == 0u;
-        bool s1 = qx == 1u ? x1 < sin_.extent.x : (quads & (1u << (q + 1u))) == 0u;
-        bool s2 = qy == 1u ? y1 < sin_.extent.y : (quads & (1u << (q + 2u))) == 0u;
+        bool s1 = qx == 1u ? x1 < s_extent.x : (quads & (1u << (q + 1u))) == 0u;
+        bool s2 = qy == 1u ? y1 < s_extent.y : (quads & (1u << (q + 2u))) == 0u;
         bool s3 = qx == 0u ? x0 > 0.0lf : (quads & (1u << (q - 1u))) == 0u;
-        s1 = s1 && x1 <= sin_.extent.x;
-        s2 = s2 && y1 <= sin_.extent.y;
+        s1 = s1 && x1 <= s_extent.x;
+        s2 = s2 && y1 <= s_extent.y;
         sides |= ((s0 ? 1u : 0u) | (s1 ? 2u : 0u) | (s2 ? 4u : 0u) | (s3 ? 8u : 0u)) << (4u * q);
     }
     return sides;
@@ -285,11 +293,11 @@ uint skirt_sides(uint level, uint x, uint y, uint quads) {
 // emit in lod.c: finds the tile (or an ancestor's), pads the box, culls it again, checks the one-level rule,
 // writes the node, its key and its instances
 void emit(uint level, uint x, uint y, uint quads, Box b, int frustum, uint own) {
-    dvec4 sz = sin_.level_size[level];
+    dvec4 sz = s_level_size[level];
     uint levels = sin_.info.x, flags = sin_.info.w;
     for (uint q = 0u; q < 4u; q++) {
         precise double qx0 = (double(x) + 0.5lf * double(q & 1u)) * sz.x, qy0 = (double(y) + 0.5lf * double(q >> 1)) * sz.y;
-        if (qx0 >= sin_.extent.x || qy0 >= sin_.extent.y) quads &= ~(1u << q);
+        if (qx0 >= s_extent.x || qy0 >= s_extent.y) quads &= ~(1u << q);
     }
     if (quads == 0u) return;
     uint k = 1u << sin_.info.z;
@@ -335,7 +343,7 @@ void emit(uint level, uint x, uint y, uint quads, Box b, int frustum, uint own) 
     if (level + 1u < levels) {
         Box qb = b;
         quadrant_box(level, x, y, quads, qb);
-        double over = box_farthest(qb) - sin_.bands[g_attempt][level + 1u].y;
+        double over = box_farthest(qb) - s_bands[level + 1u].y;
         if (over > 0.0lf) {
             atomicAdd(s_violations, 1u);
             atomicMax(s_worst, floatBitsToUint(float(over)));
@@ -375,7 +383,7 @@ void visit(uint level, uvec4 c) {
     if (!node_box(level, x, y, b)) return;
     if (frustum != 1 && (flags & FLAG_NO_CULL) == 0u) {
         Box cb = b;
-        if ((flags & FLAG_SKIRTS) != 0u) cb.lo.z -= sin_.level_size[level].w;
+        if ((flags & FLAG_SKIRTS) != 0u) cb.lo.z -= s_level_size[level].w;
         frustum = box_frustum(cb);
         if (frustum < 0) {
             ADD(s_culled, 1u);
@@ -383,7 +391,7 @@ void visit(uint level, uvec4 c) {
         }
     }
     double d = box_distance(b);
-    if (!(d < sin_.bands[g_attempt][level].x)) {
+    if (!(d < s_bands[level].x)) {
         if (parent != NO_PARENT) {
             parent_mark(level + 1u, parent, 1u << ((x & 1u) | (y & 1u) << 1));
         } else if ((flags & FLAG_NO_CULL) != 0u || box_frustum(b) >= 0) {
@@ -392,12 +400,12 @@ void visit(uint level, uvec4 c) {
         return;
     }
     // the children inside the world (those of a node that splits, or the tiles a node about to split prefetches)
-    uvec4 fn = level > 0u ? sin_.level_nodes[level - 1u] : uvec4(0u);
+    uvec4 fn = level > 0u ? s_level_nodes[level - 1u] : uvec4(0u);
     uint kids = 0u;
     for (uint q = 0u; q < 4u; q++)
         if (2u * x + (q & 1u) < fn.x && 2u * y + (q >> 1) < fn.y) kids |= 1u << q;
-    bool whole = level == 0u || !(d < sin_.bands[g_attempt][level - 1u].x);
-    bool prefetch = whole && level > 0u && d < 1.5lf * sin_.bands[g_attempt][level - 1u].x;
+    bool whole = level == 0u || !(d < s_bands[level - 1u].x);
+    bool prefetch = whole && level > 0u && d < 1.5lf * s_bands[level - 1u].x;
     uint ri;
     ADD_AT(s_requests, 1u + (prefetch ? uint(bitCount(kids)) : 0u), ri);
     request_at(ri, level, x, y, d, false);
@@ -445,7 +453,13 @@ void main() {
         if (tid < MAX_LEVELS) {
             s_per_level[tid] = s_cand[tid] = 0u;
             s_parents[tid] = handed && tid == first + 1u ? hparents : 0u;
+            s_level_size[tid] = sin_.level_size[tid];
+            s_bands[tid] = sin_.bands[g_attempt][tid].xy;
+            s_level_nodes[tid] = sin_.level_nodes[tid];
+            s_pages[tid] = sin_.pages[tid];
         }
+        if (tid < 6u) s_planes[tid] = sin_.planes[tid];
+        if (tid == 6u) s_eye = sin_.eye.xyz, s_extent = sin_.extent.xy;
         for (uint i = tid; i < hparents; i += gl_WorkGroupSize.x) parent_clear(first + 1u, i);
         if (wrote_work) memoryBarrierBuffer();
         wrote_work = false;
