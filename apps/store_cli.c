@@ -50,6 +50,14 @@ static bool parse_lod_select(const char *value, void *target) {
     return true;
 }
 
+/* K coarse levels walked on the CPU before the GPU selection's pass; 0: none (the knob's −1) */
+static bool parse_cpu_levels(const char *value, void *target) {
+    uint32_t k;
+    if (!cli_parse_uint(value, 0, ST_LOD_MAX_LEVELS - 1, &k)) return false;
+    *(int32_t *)target = k ? (int32_t)k : -1;
+    return true;
+}
+
 static bool parse_clip_n(const char *value, void *target) {
     uint32_t v;
     if (!cli_parse_uint(value, 31, 1023, &v) || (v + 1) % 4) return false;
@@ -85,13 +93,17 @@ size_t cli_store_table(cli_store_opts *o, cli_opt *out) {
          .bad = "bad --lod-select '%s' (cpu, gpu or gpu:N, N a power of two 64..1024)",
          .help = "cdlod: where the quadtree selection runs, cpu (default) or gpu (a compute pass\n"
                  "writing the draws' indirect arguments; gpu:N walks with N invocations, default 256)"},
+        {.name = "lod-cpu-levels", .kind = CLI_OPT_PARSE, .target = &o->select_cpu_levels, .parse = parse_cpu_levels,
+         .arg = "K", .bad = "bad --lod-cpu-levels '%s' (0..23)",
+         .help = "--lod-select gpu: the coarse levels, from the roots, walked on the CPU before the pass\n"
+                 "(default 2; 0: the pass walks every level)"},
     };
     memcpy(out, table, sizeof table);
     return CLI_STORE_OPTION_COUNT;
 }
 
 bool cli_store_option(cli_store_opts *o, const char *cmd, int c, const char *arg, int *status) {
-    if (c < CLI_OPT_TAU || c > CLI_OPT_LOD_SELECT) return false;
+    if (c < CLI_OPT_TAU || c > CLI_OPT_LOD_CPU_LEVELS) return false;
     cli_opt table[CLI_STORE_OPTION_COUNT]; /* in the order of the codes */
     cli_store_table(o, table);
     *status = cli_option_take(cmd, &table[c - CLI_OPT_TAU], arg);
@@ -108,6 +120,7 @@ void cli_store_knobs(const cli_store_opts *o, st_method_knobs *k) {
     k->clip_n = o->clip_n;
     k->lod_select_gpu = o->select_gpu;
     k->lod_select_threads = o->select_threads;
+    k->lod_select_cpu_levels = o->select_cpu_levels;
 }
 
 st_result cli_store_engine(const char *world, const cli_store_opts *o, int device, bool device_given, bool validate,

@@ -20,6 +20,7 @@ enum {
     CLI_OPT_LOD_ERROR,
     CLI_OPT_CLIP_N,
     CLI_OPT_LOD_SELECT,
+    CLI_OPT_LOD_CPU_LEVELS,
 };
 
 #define CLI_STORE_OPTIONS                                                                                            \
@@ -28,7 +29,8 @@ enum {
         {"morph-ratio", required_argument, 0, CLI_OPT_MORPH_RATIO},                                                  \
         {"gpu-slots", required_argument, 0, CLI_OPT_GPU_SLOTS}, {"slow-load", required_argument, 0, CLI_OPT_SLOW_LOAD}, \
         {"lod-error", required_argument, 0, CLI_OPT_LOD_ERROR}, {"clip-n", required_argument, 0, CLI_OPT_CLIP_N},        \
-        {"lod-select", required_argument, 0, CLI_OPT_LOD_SELECT}
+        {"lod-select", required_argument, 0, CLI_OPT_LOD_SELECT},                                                    \
+        {"lod-cpu-levels", required_argument, 0, CLI_OPT_LOD_CPU_LEVELS}
 
 typedef struct cli_store_opts {
     float tau_px;              /* 0 = 1 */
@@ -40,11 +42,12 @@ typedef struct cli_store_opts {
     uint32_t clip_n;           /* clipmap grid (0 = from τ) */
     bool select_gpu;           /* --lod-select gpu */
     uint32_t select_threads;   /* --lod-select gpu:N, the selection's workgroup (0 = its default) */
+    int32_t select_cpu_levels; /* --lod-cpu-levels K as the knob lod_select_cpu_levels (0 = its default, -1 = K 0) */
 } cli_store_opts;
 
 /* The value of --world in a command's arguments (--world X or --world=X), or NULL. */
 const char *cli_world_arg(int argc, char **argv);
-#define CLI_STORE_OPTION_COUNT 10
+#define CLI_STORE_OPTION_COUNT 11
 /* The options above as table entries into out[0..CLI_STORE_OPTION_COUNT), in the order of their codes (their
  * values go into o), for cli_options_parse; returns the count. */
 size_t cli_store_table(cli_store_opts *o, cli_opt *out);

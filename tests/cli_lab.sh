@@ -59,6 +59,10 @@ check "bench lod: the GPU's nodes are the CPU's" awk '/ nodes \(CPU / { n++; c =
 check "bench lod: the GPU's widenings are the CPU's" awk '/ nodes \(CPU / { n++; c = $12; sub(/\):/, "", c);
     if ($9 != "widened" || $10 != c) bad++ } END { exit !(n == 12 && !bad) }' "$tmp/out"
 check "bench lod: the GPU selection's flight" grep -q "flight at 300 m/s (4 frames): GPU median" "$tmp/out"
+check "bench lod: the coarse levels the CPU walks for the pass, per view" \
+    sh -c "test \$(grep -c 'GPU median .*; CPU levels [0-9]*\\.\\.[0-9]*, the pass [0-9]*\\.\\.0, their walk [0-9.]* ms; pass + walk' '$tmp/out') -eq 12"
+check "bench lod: the coarse walk timed on the CPU, per view" \
+    sh -c "test \$(grep -c \"the GPU selection's coarse walk, levels [0-9]*\\.\\.[0-9]* on the CPU: median\" '$tmp/out') -eq 12"
 check "bench lod: the flight's frames by widenings" grep -Eq "^    frames by widenings:( [0-8]: [0-9]+)+$" "$tmp/out"
 check "bench lod: the GPU's verdict" grep -q "^target: median GPU CDLOD selection" "$tmp/out"
 "$strata" render --world "$world" --size 64x40 --skirts --lod-select gpu -o "$tmp/gpu.png" >/dev/null 2>"$tmp/err"
@@ -70,6 +74,9 @@ expect_error "--lod-select gpu for cdlod-compute" render --world "$world" --size
 expect_error "--lod-select gpu for the clipmap" view --world "$world" --headless --frames 1 --method clipmap --lod-select gpu
 expect_error "--lod-select for the table" bench lod --table --world "$world" --lod-select gpu -o "$tmp/t.md"
 expect_error "a bad --lod-select" bench lod --world "$world" --lod-select fpga
+expect_error "a bad --lod-cpu-levels" bench lod --world "$world" --lod-cpu-levels 2,99
+expect_error "--lod-cpu-levels for the clipmap" bench lod --world "$world" --method clipmap --lod-cpu-levels 2
+expect_error "an unknown view" bench lod --world "$world" --views horizon-1,nowhere
 expect_error "GPU options for the CPU selection alone" bench lod --world "$world" --lod-select cpu --gpu-slots 64
 expect_error "clipmap options for cdlod's selection" bench lod --world "$world" --clip-n 63
 expect_error "a method of levels" bench lod --world "$world" --method ray

@@ -1,8 +1,9 @@
 /* GPU tests of cdlod's selection in a compute pass (--lod-select gpu; lavapipe, validation on): on several cameras
  * the pass selects the very nodes the CPU's st_lod_select does (level, position, quadrants, skirt sides, fallback
  * tile) with the same counts, including views the one-level rule widens, a tile that fails to load (fallbacks) and
- * a first frame with nothing loaded (every node missing); its frames draw what the CPU's draw; and a renderer
- * driven by the GPU's requests alone reaches full detail. */
+ * a first frame with nothing loaded (every node missing), whatever number of coarse levels the CPU walks before
+ * the pass (the handover: none, each level, the default), also where that walk hands over nothing; its frames draw
+ * what the CPU's draw; and a renderer driven by the GPU's requests alone reaches full detail. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +24,11 @@ static int node_order(const void *pa, const void *pb) {
     return 0;
 }
 
-/* The GPU's last selection against st_lod_select over the engine's residency, for the renderer's last view.
- * Returns whether the CPU widened the ranges. */
-static bool check_same_selection(st_engine *e, st_renderer *r, const st_method_knobs *k, const char *label) {
+/* The GPU's last selection against st_lod_select over the engine's residency, for the renderer's last view; the
+ * levels the CPU walked before the pass into *cpu_levels (when not NULL). Returns whether the CPU widened the
+ * ranges. */
+static bool check_same_selection_of(st_engine *e, st_renderer *r, const st_method_knobs *k, const char *label,
+                                    uint32_t *cpu_levels) {
     st_lod_node *gpu = NULL;
     uint32_t gn = 0;
     assert_st_ok(st_cdlod_gpu_selection(r, &gpu, &gn, err));
@@ -38,10 +41,11 @@ static bool check_same_selection(st_engine *e, st_renderer *r, const st_method_k
     assert_st_ok(st_lod_select(&w, &p, &lv, &sel, err));
     st_lod_frame_stats s;
     assert_true(st_renderer_lod_stats(r, &s));
+    if (cpu_levels) *cpu_levels = s.cpu_levels;
     if (gn != sel.count)
-        fail_msg("%s: the GPU selected %u nodes, the CPU %u (quadrants %u / %llu, missing %u / %u, culled %u / %u)",
-                 label, gn, sel.count, s.quadrants, (unsigned long long)sel.quadrants, s.missing, sel.missing, s.culled,
-                 sel.culled);
+        fail_msg("%s: the GPU selected %u nodes, the CPU %u (quadrants %u / %llu, missing %u / %u, culled %u / %u; the "
+                 "CPU walked %u levels first)", label, gn, sel.count, s.quadrants, (unsigned long long)sel.quadrants,
+                 s.missing, sel.missing, s.culled, sel.culled, s.cpu_levels);
     qsort(gpu, gn, sizeof *gpu, node_order);
     qsort(sel.nodes, sel.count, sizeof *sel.nodes, node_order);
     for (uint32_t i = 0; i < gn; i++) {
@@ -63,11 +67,17 @@ static bool check_same_selection(st_engine *e, st_renderer *r, const st_method_k
     assert_int_equal(s.fallback, sel.fallback);
     assert_int_equal(s.culled, sel.culled);
     assert_int_equal(s.one_level_violations, sel.one_level_violations);
+    assert_int_equal(s.widened, sel.widened);
     for (uint32_t l = 0; l < sel.levels; l++) assert_int_equal(s.per_level[l], sel.per_level[l]);
     bool widened = sel.widened > 0;
     free(gpu);
     st_lod_selection_free(&sel);
     return widened;
+}
+
+/* check_same_selection_of without the levels. */
+static bool check_same_selection(st_engine *e, st_renderer *r, const st_method_knobs *k, const char *label) {
+    return check_same_selection_of(e, r, k, label, NULL);
 }
 
 /* Several cameras over the sines, with and without skirts, settled: the same nodes; the frames draw the same
@@ -84,6 +94,9 @@ static void test_gpu_selection_equals_cpu(void **state) {
         store_camera(1000, 980, analytic_bilinear(a, 1000, 980) + 20, 225, -5, 3000), /* a corner, looking in */
         store_camera(20, 600, analytic_bilinear(a, 20, 600) + 60, 270, -20, 3000),    /* at the edge, looking out */
     };
+    /* the coarse levels the CPU walks before the pass, per camera (the world has 5 levels: at most 4; 0 is the
+     * default, ST_LOD_SELECT_CPU_LEVELS; 9 is clamped to 4; −1 none): every count on both sides of the skirts */
+    const int32_t cpu_levels[2][6] = {{-1, 1, 2, 3, 4, 0}, {3, 9, -1, 4, 1, 2}};
     bool widened = false;
     for (int skirts = 0; skirts < 2; skirts++) {
         /* the walk's width changes the rounds, never the result: 1024 invocations, then 64 (the default 256 in
@@ -96,10 +109,14 @@ static void test_gpu_selection_equals_cpu(void **state) {
         st_renderer *rc = store_renderer(sc.engine, "cdlod", W, H, &kc);
         for (size_t c = 0; c < sizeof cams / sizeof cams[0]; c++) {
             char label[64];
-            snprintf(label, sizeof label, "camera %zu%s", c, skirts ? " with skirts" : "");
+            int32_t k = cpu_levels[skirts][c];
+            snprintf(label, sizeof label, "camera %zu%s, %d CPU levels", c, skirts ? " with skirts" : "", k);
+            st_cdlod_set_cpu_levels(rg, k);
             frame fc = store_frame(sc.engine, rc, cams[c], W, H);
             frame fg = store_frame(sc.engine, rg, cams[c], W, H);
-            widened |= check_same_selection(sc.engine, rg, &kg, label);
+            uint32_t walked = 0;
+            widened |= check_same_selection_of(sc.engine, rg, &kg, label, &walked);
+            assert_int_equal(walked, k < 0 ? 0u : k == 0 ? ST_LOD_SELECT_CPU_LEVELS : k > 4 ? 4u : (uint32_t)k);
             uint32_t differ = 0;
             for (uint32_t i = 0; i < W * H; i++) {
                 float g = fg.dist[i], cpu = fc.dist[i];
@@ -113,6 +130,15 @@ static void test_gpu_selection_equals_cpu(void **state) {
             frame_free(&fc);
             frame_free(&fg);
         }
+        /* the sky: the CPU's walk culls every root and hands over nothing; the pass draws nothing either */
+        st_cdlod_set_cpu_levels(rg, 2);
+        frame fs = store_frame(sc.engine, rg, store_camera(500, 500, analytic_bilinear(a, 500, 500) + 300, 0, 70, 3000),
+                               W, H);
+        uint32_t walked = 0;
+        check_same_selection_of(sc.engine, rg, &kg, "the sky", &walked);
+        assert_int_equal(walked, 2);
+        assert_int_equal(fs.lod.nodes, 0);
+        frame_free(&fs);
         st_renderer_destroy(rg);
         st_renderer_destroy(rc);
     }
@@ -159,7 +185,9 @@ static void test_gpu_selection_fallback_and_missing(void **state) {
     assert_true(st_renderer_lod_stats(r, &s));
     assert_true(s.missing > 0);
     assert_true(s.hole_px > 0);
-    check_same_selection(e, r, &k, "first frame");
+    uint32_t walked = 0;
+    check_same_selection_of(e, r, &k, "first frame", &walked);
+    assert_int_equal(walked, ST_LOD_SELECT_CPU_LEVELS < 3 ? ST_LOD_SELECT_CPU_LEVELS : 3u); /* of a world of 4 levels */
     /* the GPU's requests alone bring the view in: no settle, no CPU selection */
     int i = 0;
     for (; i < 300; i++) {
@@ -172,6 +200,19 @@ static void test_gpu_selection_fallback_and_missing(void **state) {
     assert_true(i < 300);
     assert_int_equal(s.hole_px, 0);
     check_same_selection(e, r, &k, "broken tile");
+    /* the fallbacks with each handover (4 levels: the CPU walks 1 to 3 of them, then none): the CPU's draws and
+     * parents find their ancestors' tiles in the pass as the candidates do */
+    for (int32_t c = 1; c <= 4; c++) {
+        int32_t levels = c < 4 ? c : -1;
+        st_cdlod_set_cpu_levels(r, levels);
+        assert_st_ok(st_renderer_draw(r, &cam, NULL, err));
+        char label[64];
+        snprintf(label, sizeof label, "broken tile, %d CPU levels", levels);
+        check_same_selection_of(e, r, &k, label, &walked);
+        assert_int_equal(walked, levels < 0 ? 0u : (uint32_t)levels);
+        assert_true(st_renderer_lod_stats(r, &s));
+        assert_true(s.fallback > 0);
+    }
     st_renderer_destroy(r);
     test_engine_finish(e, NULL);
     st_store_close(store);

@@ -675,6 +675,74 @@ static void test_one_level_widened(void **state) {
 }
 
 
+/* The coarse walk a GPU pass starts from (st_lod_select_coarse), for each number of coarse levels and a view
+ * over the world, one across it from its edge and one at the sky: its draws are the full selection's nodes above
+ * the parents' level (and those of that level drawn whole), with their quadrants; every node of the parents' level
+ * the selection draws is a draw or a parent; every finer one descends from a candidate, each the child of its
+ * parent; nothing is handed over for the sky. */
+static bool has_coarse(const st_lod_coarse_node *list, uint32_t n, uint32_t level, uint64_t x, uint64_t y,
+                       uint8_t *quads) {
+    for (uint32_t i = 0; i < n; i++)
+        if (list[i].level == level && list[i].x == x && list[i].y == y) {
+            if (quads) *quads = list[i].quadrants;
+            return true;
+        }
+    return false;
+}
+
+static void test_coarse_frontier(void **state) {
+    (void)state;
+    aworld *a = make_world(60);
+    st_lod_params p = {.tau_px = 1};
+    st_lod_view views[3] = {view_at(a, 3000, 3000, 20, 45, -30, 8000), view_at(a, 10, 9000, 150, 90, -10, 40000),
+                            view_at(a, 10000, 10000, 300, 0, 70, 8000)};
+    for (int v = 0; v < 3; v++) {
+        st_lod_selection sel = select_nodes(a, &p, &views[v]);
+        assert_int_equal(sel.widened, 0); /* the coarse walk is the first attempt's */
+        assert_true(v == 2 ? sel.count == 0 : sel.count > 0);
+        for (uint32_t k = 1; k < a->w.levels; k++) {
+            st_lod_frontier f = {0};
+            assert_st_ok(st_lod_select_coarse(&a->w, &p, &views[v], sel.bands, k, &f, err));
+            uint32_t first = a->w.levels - 1 - k, found = 0;
+            assert_int_equal(f.first, first);
+            for (uint32_t i = 0; i < sel.count; i++) {
+                const st_lod_node *n = &sel.nodes[i];
+                uint8_t q = 0;
+                if (n->level > first) {
+                    bool drawn = has_coarse(f.draws, f.draw_count, n->level, n->x, n->y, &q);
+                    if (drawn) {
+                        assert_int_equal(q, n->quadrants);
+                        found++;
+                    } else {
+                        if (n->level != first + 1) fail_msg("view %d, %u levels: L%u (%llu, %llu) is not a draw", v, k,
+                                                            n->level, (unsigned long long)n->x, (unsigned long long)n->y);
+                        assert_true(has_coarse(f.parents, f.parent_count, n->level, n->x, n->y, NULL));
+                    }
+                } else {
+                    uint32_t up = first - n->level;
+                    assert_true(has_coarse(f.cands, f.cand_count, first, n->x >> up, n->y >> up, NULL));
+                }
+            }
+            assert_int_equal(found, f.draw_count); /* and nothing else is drawn */
+            for (uint32_t i = 0; i < f.cand_count; i++) {
+                const st_lod_coarse_node *c = &f.cands[i];
+                assert_true(c->parent < f.parent_count);
+                assert_true(f.parents[c->parent].x == c->x / 2 && f.parents[c->parent].y == c->y / 2);
+            }
+            assert_true(f.visits + f.cand_count <= sel.visits);
+            if (v == 2) assert_int_equal(f.draw_count + f.parent_count + f.cand_count, 0);
+            st_lod_frontier_free(&f);
+        }
+        st_lod_selection_free(&sel);
+    }
+    st_lod_frontier f = {0};
+    st_lod_band bands[ST_LOD_MAX_LEVELS] = {{0}};
+    st_error e2 = {0};
+    assert_int_equal(st_lod_select_coarse(&a->w, &p, &views[0], bands, 0, &f, &e2), ST_ERR_INVALID);
+    assert_int_equal(st_lod_select_coarse(&a->w, &p, &views[0], bands, a->w.levels, &f, &e2), ST_ERR_INVALID);
+    free(a);
+}
+
 /* The measured error of a store's levels (st_store_surface_error): none for a plane and a tilted plane (a
  * triangulated plane is the plane), and for sines, with the quantile 1 over every level-0 tile, exactly the largest
  * gap at the sampled positions between each level's triangulated surface and the finest samples (rounded up by the
@@ -795,6 +863,7 @@ int main(void) {
         cmocka_unit_test(test_skirt_sides),
         cmocka_unit_test(test_one_level_warning),
         cmocka_unit_test(test_one_level_widened),
+        cmocka_unit_test(test_coarse_frontier),
         cmocka_unit_test(test_measured_error),
         cmocka_unit_test(test_bad_parameters),
         cmocka_unit_test(test_store_binding),

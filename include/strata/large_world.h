@@ -52,6 +52,8 @@ typedef struct st_lod_frame_stats {
     uint64_t hole_px;   /* pixels that may show a hole (st_lod_hole_pixels over the missing and undrawn nodes);
                            UINT64_MAX when it could not be counted */
     double select_ms;   /* CPU time of the selection (requests included) */
+    double coarse_ms;   /* cdlod --lod-select gpu: of select_ms, the coarse levels' walk on the CPU */
+    uint32_t cpu_levels; /* cdlod --lod-select gpu: the levels that walk took (0: the pass walked them all) */
     bool settled;       /* every drawn node at its own level: nothing drawn from an ancestor, nothing missing */
     uint32_t grid;      /* quads per node side (cdlod), vertices per level side n (clipmap) */
     uint32_t finest;    /* clipmap: the finest level drawn (cdlod: 0) */

@@ -148,6 +148,39 @@ st_result st_lod_check(const st_lod_world *w, const st_lod_params *p, st_error *
 st_result st_lod_select(const st_lod_world *w, const st_lod_params *p, const st_lod_view *v, st_lod_selection *sel,
                         st_error *err);
 void st_lod_selection_free(st_lod_selection *sel);
+/* ---- the coarse levels for a GPU walk of the fine ones ------------------------------------------------------ */
+
+/* A node the coarse walk hands over (st_lod_select_coarse). */
+typedef struct st_lod_coarse_node {
+    uint32_t level, x, y;
+    uint8_t quadrants; /* draws: the quadrants it draws */
+    int8_t frustum;    /* its frustum state for the culls that follow (1: wholly inside, 0: crossing) */
+    uint32_t parent;   /* candidates: their parent's index in `parents` */
+} st_lod_coarse_node;
+
+/* Where st_lod_select_coarse stopped. */
+typedef struct st_lod_frontier {
+    uint32_t first;               /* the level of the candidates: the finest one the coarse walk did not visit */
+    st_lod_coarse_node *draws;    /* nodes of the levels above `first + 1` (or any above `first` drawn whole, and
+                                     roots beyond their range) to draw: what emit gets in st_lod_select */
+    st_lod_coarse_node *parents;  /* level first + 1 nodes that split: they draw the quadrants whose child is not
+                                     handled, once the candidates are visited */
+    st_lod_coarse_node *cands;    /* level `first` nodes to visit, in the children's order of their parents */
+    uint32_t draw_count, parent_count, cand_count, draw_cap, parent_cap, cand_cap;
+    uint32_t visits, culled;      /* of the coarse walk, as st_lod_select counts them */
+} st_lod_frontier;
+
+/* The first `cpu_levels` levels (from the roots; at least 1, at most levels − 1) of st_lod_select's walk with the
+ * bands `bands` (its first attempt's: st_lod_widening_bands[0]): every node of those levels visited exactly as
+ * st_lod_select visits it, its requests made, and the walk stopped at level first = levels − 1 − cpu_levels: a
+ * walk of the levels from `first` down that visits f's candidates (a not-handled one gives its quadrant to its
+ * parent), draws f's draws and then the parents' quadrants selects what st_lod_select's first attempt does. Fills
+ * f (its arrays reused); ST_ERR_NOMEM, or ST_ERR_INVALID for a bad view or cpu_levels out of range. */
+st_result st_lod_select_coarse(const st_lod_world *w, const st_lod_params *p, const st_lod_view *v,
+                               const st_lod_band bands[ST_LOD_MAX_LEVELS], uint32_t cpu_levels, st_lod_frontier *f,
+                               st_error *err);
+void st_lod_frontier_free(st_lod_frontier *f);
+
 /* How many pixels of the view's width_px × height_px image may show a hole where `boxes` (the boxes of nodes
  * that were not drawn: the selection's missing_boxes, and any a renderer could not draw) are: the union of their
  * screen rectangles, clipped at the near plane. An upper bound of the pixels where terrain is absent for want of

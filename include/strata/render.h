@@ -74,6 +74,10 @@ const st_material_set *st_engine_material_set(const st_engine *engine);
 st_rect st_engine_control_last_upload(const st_engine *engine);
 
 /* ---- methods ----------------------------------------------------------------------------------------- */
+/* The coarse levels cdlod's GPU selection walks on the CPU by default (docs/large-world.md: what that walk costs
+ * against what the pass saves: 2 keeps it near 0.01 ms on Puget Sound ×16's views) */
+#define ST_LOD_SELECT_CPU_LEVELS 2u
+
 typedef struct st_method_knobs {
     uint32_t ray_steps;   /* ray, ray-compute: uniform steps before bisection (0 = max(128, ceil(128·far/2000)):
                            * 128 up to far 2000, 256 at far 4000) */
@@ -97,6 +101,9 @@ typedef struct st_method_knobs {
                              (needs shaderFloat64 and subgroup ballot, vote and arithmetic in compute;
                              its figures are read back after the frame) */
     uint32_t lod_select_threads; /* its one workgroup's invocations, a power of two 64..1024 (0 = 256) */
+    int32_t lod_select_cpu_levels; /* the coarse levels, from the roots, walked on the CPU before it (the pass walks
+                                      the rest from their frontier): 0 = ST_LOD_SELECT_CPU_LEVELS, < 0 = none, at
+                                      most the world's levels − 1 */
     uint32_t clip_n;      /* clipmap, clipmap-compute: vertices per level side, 2^k − 1 (0 = from τ; others go up to the next) */
     uint32_t paint_passes; /* paint-compute: passes of blocks, nearest first, each after the first skipping what the
                               earlier ones hid (0 = 1: one pass, no occlusion test) */

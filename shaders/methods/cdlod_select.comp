@@ -21,7 +21,7 @@ layout(constant_id = 1) const uint LIST_SHARED = 256u;
 #define FLAG_NO_CULL 2u
 
 // Mirror of cdlod_select_in in src/render/methods/cdlod_select.c
-layout(set = 1, binding = 0, std430) readonly buffer SelectIn {
+layout(set = 1, binding = 0, std430) restrict readonly buffer SelectIn {
     dvec4 eye;                          // xyz
     dvec4 planes[6];                    // inward: n·p + d ≥ 0
     dvec4 extent;                       // the world in metres (x, y)
@@ -34,10 +34,12 @@ layout(set = 1, binding = 0, std430) readonly buffer SelectIn {
     uvec4 caps;                         // nodes, requests, missing boxes, work entries
     ivec4 anchor;                       // the anchor's finest sample (x, y), tile intervals s, skirt instance base
     uvec4 draw;                         // patch index count, strip index count, strip first index, unused
+    uvec4 handover;                     // levels the CPU walked (0: none), its draws, parents, candidates
+    uvec4 handover_counts;              // the CPU walk's visits, culls
 } sin_;
 
-layout(set = 1, binding = 1, std430) readonly buffer Bounds { vec2 tile_bounds[]; }; // min, max; min > max: unknown
-layout(set = 1, binding = 2, std430) readonly buffer PageTable { uint page_table[]; }; // slot + 1, 0 = none
+layout(set = 1, binding = 1, std430) restrict readonly buffer Bounds { vec2 tile_bounds[]; }; // min, max; min > max: unknown
+layout(set = 1, binding = 2, std430) restrict readonly buffer PageTable { uint page_table[]; }; // slot + 1, 0 = none
 
 // Mirror of cdlod_node_gpu in cdlod.c (CdlodNode in cdlod_vertex.glsl)
 struct Node {
@@ -66,6 +68,10 @@ layout(set = 1, binding = 8, std430) writeonly buffer Missing { dvec4 missing_bo
 layout(set = 1, binding = 9, std430) buffer Work { uvec4 work[]; };
 // the frame's uniforms (CdlodFrame in tile_world.glsl): the pass writes their morph bands, the chosen attempt's
 layout(set = 1, binding = 10, std430) writeonly buffer Frame { vec4 frame_bands_out[MAX_LEVELS]; };
+// the coarse levels' walk on the CPU (st_lod_select_coarse), for the first attempt: its draws (level | quadrants
+// << 8, x, y, frustum), then the parents of the first level walked here (x, y, frustum, 0), then that level's
+// candidates (x, y, parent, frustum)
+layout(set = 1, binding = 11, std430) restrict readonly buffer Handover { uvec4 hand[]; };
 
 shared uint s_cand[MAX_LEVELS], s_parents[MAX_LEVELS]; // per level: its candidates, its recursing nodes
 // the lists' first LIST_SHARED entries: a phase reads its candidates and parents there without a round trip to
@@ -75,6 +81,14 @@ bool wrote_work = false;
 shared uint s_nodes, s_patches, s_skirts, s_missing, s_fallback, s_culled, s_visits, s_violations, s_worst;
 shared uint s_requests, s_missing_kept, s_overflow;
 shared uint s_per_level[MAX_LEVELS];
+// the inputs every node reads (the planes, the eye, the world's extent, each level's sizes, node counts, page table
+// level and the attempt's bands), copied from SelectIn with each attempt's reset: a node's chain of dependent loads
+// then starts from its candidate entry, not from a load of its level's inputs
+shared dvec4 s_planes[6], s_level_size[MAX_LEVELS];
+shared dvec2 s_bands[MAX_LEVELS]; // range, morph start
+shared uvec4 s_level_nodes[MAX_LEVELS], s_pages[MAX_LEVELS];
+shared dvec3 s_eye;
+shared dvec2 s_extent;
 
 uint g_attempt;
 
@@ -134,6 +148,23 @@ void parent_store(uint level, uint i, uvec4 v) {
         wrote_work = true;
     }
 }
+// the handed parents' entries: their quadrants cleared before the walk, their node written in the first phase
+void parent_clear(uint level, uint i) {
+    if (i < LIST_SHARED) {
+        s_lists[parent_shared(level, i)].w = 0u;
+    } else {
+        work[parent_at(level, i)].w = 0u;
+        wrote_work = true;
+    }
+}
+void parent_set_node(uint level, uint i, uvec3 v) {
+    if (i < LIST_SHARED) {
+        s_lists[parent_shared(level, i)].xyz = v;
+    } else {
+        work[parent_at(level, i)].xyz = v;
+        wrote_work = true;
+    }
+}
 void parent_mark(uint level, uint i, uint quadrant) {
     if (i < LIST_SHARED) {
         atomicOr(s_lists[parent_shared(level, i)].w, quadrant);
@@ -148,7 +179,7 @@ void parent_mark(uint level, uint i, uint quadrant) {
 int box_frustum(Box b) {
     bool outside = false, inside = true;
     for (int i = 0; i < 6; i++) {
-        dvec4 p = sin_.planes[i];
+        dvec4 p = s_planes[i];
         precise double hi = p.w, lo = p.w;
         for (int a = 0; a < 3; a++) {
             hi += p[a] * (p[a] >= 0.0lf ? b.hi[a] : b.lo[a]);
@@ -163,7 +194,7 @@ int box_frustum(Box b) {
 double box_distance(Box b) {
     precise double s = 0.0lf;
     for (int a = 0; a < 3; a++) {
-        double e = sin_.eye[a];
+        double e = s_eye[a];
         precise double d = e < b.lo[a] ? b.lo[a] - e : e > b.hi[a] ? e - b.hi[a] : 0.0lf;
         s += d * d;
     }
@@ -173,7 +204,7 @@ double box_distance(Box b) {
 double box_farthest(Box b) {
     precise double s = 0.0lf;
     for (int a = 0; a < 3; a++) {
-        double e = sin_.eye[a];
+        double e = s_eye[a];
         precise double d = max(abs(e - b.lo[a]), abs(e - b.hi[a]));
         s += d * d;
     }
@@ -182,7 +213,7 @@ double box_farthest(Box b) {
 
 // min/max of tile (level, x, y) from the bounds table; false when unknown
 bool tile_bounds_of(uint level, uint x, uint y, out float mn, out float mx) {
-    uvec4 ln = sin_.level_nodes[level];
+    uvec4 ln = s_level_nodes[level];
     vec2 b = tile_bounds[ln.z + y * ln.w + x];
     mn = b.x, mx = b.y;
     return b.x <= b.y;
@@ -195,17 +226,17 @@ bool node_box(uint level, uint x, uint y, out Box b) {
     bool known = level >= t ? tile_bounds_of(level - t, x, y, mn, mx)
                             : tile_bounds_of(0u, x >> (t - level), y >> (t - level), mn, mx);
     if (!known) return false;
-    dvec4 sz = sin_.level_size[level];
+    dvec4 sz = s_level_size[level];
     precise double x0 = double(x) * sz.x, x1 = double(x + 1u) * sz.x;
     precise double y0 = double(y) * sz.y, y1 = double(y + 1u) * sz.y;
-    b.lo = dvec3(min(x0, sin_.extent.x), min(y0, sin_.extent.y), double(mn));
-    b.hi = dvec3(min(x1, sin_.extent.x), min(y1, sin_.extent.y), double(mx));
+    b.lo = dvec3(min(x0, s_extent.x), min(y0, s_extent.y), double(mn));
+    b.hi = dvec3(min(x1, s_extent.x), min(y1, s_extent.y), double(mx));
     return true;
 }
 
 // the page table's entry of a tile: its slot + 1, 0 = none
 uint page_entry(uint level, uint x, uint y) {
-    uvec4 pg = sin_.pages[level];
+    uvec4 pg = s_pages[level];
     if (pg.w == 0u || x >= pg.y || y >= pg.z) return 0u;
     return page_table[pg.x + y * pg.y + x];
 }
@@ -219,7 +250,7 @@ uint own_page_entry(uint level, uint x, uint y) {
 
 // the request of tile (level, x, y)'s node at distance d, written at index i
 void request_at(uint i, uint level, uint x, uint y, double d, bool prefetch) {
-    double close = 1.0lf / (1.0lf + d / sin_.level_size[level].z);
+    double close = 1.0lf / (1.0lf + d / s_level_size[level].z);
     float pri = float(prefetch ? 0.5lf * close : double(level + 1u) + close);
     uint k = 1u << sin_.info.z;
     if (i < sin_.caps.y) requests[i] = uvec4(level, x / k, y / k, floatBitsToUint(pri));
@@ -227,21 +258,21 @@ void request_at(uint i, uint level, uint x, uint y, double d, bool prefetch) {
 
 // the quadrants' footprint of node (level, x, y), clamped to the world (keep_missing and the one-level check)
 void quadrant_box(uint level, uint x, uint y, uint quads, inout Box qb) {
-    dvec4 sz = sin_.level_size[level];
+    dvec4 sz = s_level_size[level];
     double inf = packDouble2x32(uvec2(0u, 0x7ff00000u));
     double lo0 = inf, hi0 = -inf, lo1 = inf, hi1 = -inf;
     for (uint q = 0u; q < 4u; q++) {
         if ((quads & (1u << q)) == 0u) continue;
         precise double qx0 = (double(x) + 0.5lf * double(q & 1u)) * sz.x, qy0 = (double(y) + 0.5lf * double(q >> 1)) * sz.y;
         precise double qx1 = qx0 + 0.5lf * sz.x, qy1 = qy0 + 0.5lf * sz.y;
-        lo0 = min(lo0, qx0), hi0 = max(hi0, min(qx1, sin_.extent.x));
-        lo1 = min(lo1, qy0), hi1 = max(hi1, min(qy1, sin_.extent.y));
+        lo0 = min(lo0, qx0), hi0 = max(hi0, min(qx1, s_extent.x));
+        lo1 = min(lo1, qy0), hi1 = max(hi1, min(qy1, s_extent.y));
     }
     qb.lo.x = lo0, qb.hi.x = hi0, qb.lo.y = lo1, qb.hi.y = hi1;
 }
 
 uint skirt_sides(uint level, uint x, uint y, uint quads) {
-    dvec4 sz = sin_.level_size[level];
+    dvec4 sz = s_level_size[level];
     uint sides = 0u;
     for (uint q = 0u; q < 4u; q++) {
         if ((quads & (1u << q)) == 0u) continue;
@@ -249,11 +280,11 @@ uint skirt_sides(uint level, uint x, uint y, uint quads) {
         precise double x0 = (double(x) + 0.5lf * double(qx)) * sz.x, x1 = x0 + 0.5lf * sz.x;
         precise double y0 = (double(y) + 0.5lf * double(qy)) * sz.y, y1 = y0 + 0.5lf * sz.y;
         bool s0 = qy == 0u ? y0 > 0.0lf : (quads & (1u << (q - 2u))) == 0u;
-        bool s1 = qx == 1u ? x1 < sin_.extent.x : (quads & (1u << (q + 1u))) == 0u;
-        bool s2 = qy == 1u ? y1 < sin_.extent.y : (quads & (1u << (q + 2u))) == 0u;
+        bool s1 = qx == 1u ? x1 < s_extent.x : (quads & (1u << (q + 1u))) == 0u;
+        bool s2 = qy == 1u ? y1 < s_extent.y : (quads & (1u << (q + 2u))) == 0u;
         bool s3 = qx == 0u ? x0 > 0.0lf : (quads & (1u << (q - 1u))) == 0u;
-        s1 = s1 && x1 <= sin_.extent.x;
-        s2 = s2 && y1 <= sin_.extent.y;
+        s1 = s1 && x1 <= s_extent.x;
+        s2 = s2 && y1 <= s_extent.y;
         sides |= ((s0 ? 1u : 0u) | (s1 ? 2u : 0u) | (s2 ? 4u : 0u) | (s3 ? 8u : 0u)) << (4u * q);
     }
     return sides;
@@ -262,11 +293,11 @@ uint skirt_sides(uint level, uint x, uint y, uint quads) {
 // emit in lod.c: finds the tile (or an ancestor's), pads the box, culls it again, checks the one-level rule,
 // writes the node, its key and its instances
 void emit(uint level, uint x, uint y, uint quads, Box b, int frustum, uint own) {
-    dvec4 sz = sin_.level_size[level];
+    dvec4 sz = s_level_size[level];
     uint levels = sin_.info.x, flags = sin_.info.w;
     for (uint q = 0u; q < 4u; q++) {
         precise double qx0 = (double(x) + 0.5lf * double(q & 1u)) * sz.x, qy0 = (double(y) + 0.5lf * double(q >> 1)) * sz.y;
-        if (qx0 >= sin_.extent.x || qy0 >= sin_.extent.y) quads &= ~(1u << q);
+        if (qx0 >= s_extent.x || qy0 >= s_extent.y) quads &= ~(1u << q);
     }
     if (quads == 0u) return;
     uint k = 1u << sin_.info.z;
@@ -312,7 +343,7 @@ void emit(uint level, uint x, uint y, uint quads, Box b, int frustum, uint own) 
     if (level + 1u < levels) {
         Box qb = b;
         quadrant_box(level, x, y, quads, qb);
-        double over = box_farthest(qb) - sin_.bands[g_attempt][level + 1u].y;
+        double over = box_farthest(qb) - s_bands[level + 1u].y;
         if (over > 0.0lf) {
             atomicAdd(s_violations, 1u);
             atomicMax(s_worst, floatBitsToUint(float(over)));
@@ -352,7 +383,7 @@ void visit(uint level, uvec4 c) {
     if (!node_box(level, x, y, b)) return;
     if (frustum != 1 && (flags & FLAG_NO_CULL) == 0u) {
         Box cb = b;
-        if ((flags & FLAG_SKIRTS) != 0u) cb.lo.z -= sin_.level_size[level].w;
+        if ((flags & FLAG_SKIRTS) != 0u) cb.lo.z -= s_level_size[level].w;
         frustum = box_frustum(cb);
         if (frustum < 0) {
             ADD(s_culled, 1u);
@@ -360,7 +391,7 @@ void visit(uint level, uvec4 c) {
         }
     }
     double d = box_distance(b);
-    if (!(d < sin_.bands[g_attempt][level].x)) {
+    if (!(d < s_bands[level].x)) {
         if (parent != NO_PARENT) {
             parent_mark(level + 1u, parent, 1u << ((x & 1u) | (y & 1u) << 1));
         } else if ((flags & FLAG_NO_CULL) != 0u || box_frustum(b) >= 0) {
@@ -369,12 +400,12 @@ void visit(uint level, uvec4 c) {
         return;
     }
     // the children inside the world (those of a node that splits, or the tiles a node about to split prefetches)
-    uvec4 fn = level > 0u ? sin_.level_nodes[level - 1u] : uvec4(0u);
+    uvec4 fn = level > 0u ? s_level_nodes[level - 1u] : uvec4(0u);
     uint kids = 0u;
     for (uint q = 0u; q < 4u; q++)
         if (2u * x + (q & 1u) < fn.x && 2u * y + (q >> 1) < fn.y) kids |= 1u << q;
-    bool whole = level == 0u || !(d < sin_.bands[g_attempt][level - 1u].x);
-    bool prefetch = whole && level > 0u && d < 1.5lf * sin_.bands[g_attempt][level - 1u].x;
+    bool whole = level == 0u || !(d < s_bands[level - 1u].x);
+    bool prefetch = whole && level > 0u && d < 1.5lf * s_bands[level - 1u].x;
     uint ri;
     ADD_AT(s_requests, 1u + (prefetch ? uint(bitCount(kids)) : 0u), ri);
     request_at(ri, level, x, y, d, false);
@@ -409,20 +440,44 @@ void main() {
     uvec4 roots = sin_.level_nodes[top];
     if (tid == 0u) s_requests = 0u;
     for (g_attempt = 0u; g_attempt < ATTEMPTS; g_attempt++) {
+        // the first attempt starts where the CPU's walk of the coarse levels stopped, when it ran; a widening
+        // walks again from the roots
+        uvec4 hd = sin_.handover;
+        bool handed = g_attempt == 0u && hd.x != 0u;
+        uint first = handed ? top - hd.x : top, hdraws = handed ? hd.y : 0u, hparents = handed ? hd.z : 0u;
         if (tid == 0u) {
             s_nodes = s_patches = s_skirts = s_missing = s_fallback = s_culled = s_visits = s_violations = 0u;
             s_worst = 0u, s_missing_kept = 0u, s_overflow = 0u;
+            if (handed) s_visits = sin_.handover_counts.x, s_culled = sin_.handover_counts.y;
         }
-        if (tid < MAX_LEVELS) s_per_level[tid] = s_cand[tid] = s_parents[tid] = 0u;
+        if (tid < MAX_LEVELS) {
+            s_per_level[tid] = s_cand[tid] = 0u;
+            s_parents[tid] = handed && tid == first + 1u ? hparents : 0u;
+            s_level_size[tid] = sin_.level_size[tid];
+            s_bands[tid] = sin_.bands[g_attempt][tid].xy;
+            s_level_nodes[tid] = sin_.level_nodes[tid];
+            s_pages[tid] = sin_.pages[tid];
+        }
+        if (tid < 6u) s_planes[tid] = sin_.planes[tid];
+        if (tid == 6u) s_eye = sin_.eye.xyz, s_extent = sin_.extent.xy;
+        for (uint i = tid; i < hparents; i += gl_WorkGroupSize.x) parent_clear(first + 1u, i);
+        if (wrote_work) memoryBarrierBuffer();
+        wrote_work = false;
         barrier();
         // One barrier a level: the phase of level l visits its candidates (the roots, on the top level, made from
         // their index) and emits the parents of level l + 2, whose children (level l + 1) the phase before
         // decided; the last phase (l = −1) emits level 1's. The counts a phase reads were written two or one
-        // phases before, the lists it writes are not the ones it reads.
-        for (int level = int(top); level >= -1; level--) {
-            uint n = level < 0 ? 0u : min(level == int(top) ? roots.x * roots.y : s_cand[level], cap_work());
+        // phases before, the lists it writes are not the ones it reads. A handed-over first phase draws the CPU's
+        // draws and writes its parents' nodes beside visiting its candidates (none of them reads what the others
+        // write: the candidates mark only the parents' quadrants).
+        for (int level = int(first); level >= -1; level--) {
+            bool from_cpu = handed && level == int(first);
+            uint n = level < 0 ? 0u
+                     : from_cpu ? hd.w
+                     : min(level == int(top) ? roots.x * roots.y : s_cand[level], cap_work());
             uint pl = uint(level + 2), np = pl <= top ? min(s_parents[pl], cap_work()) : 0u;
-            for (uint i = tid; i < np + n; i += gl_WorkGroupSize.x) {
+            uint nh = from_cpu ? hdraws + hparents : 0u;
+            for (uint i = tid; i < np + nh + n; i += gl_WorkGroupSize.x) {
                 if (i < np) {
                     uvec4 p = parent_load(pl, i);
                     if (p.w != 0u) {
@@ -431,10 +486,22 @@ void main() {
                         node_box(pl, p.x, p.y, b);
                         emit(pl, p.x, p.y, p.w, b, int(p.z), own);
                     }
+                } else if (i < np + nh) {
+                    uint j = i - np;
+                    uvec4 e = hand[j];
+                    if (j < hdraws) {
+                        uint dl = e.x & 0xffu, own = own_page_entry(dl, e.y, e.z);
+                        Box b;
+                        node_box(dl, e.y, e.z, b);
+                        emit(dl, e.y, e.z, e.x >> 8, b, int(e.w), own);
+                    } else {
+                        parent_set_node(first + 1u, j - hdraws, e.xyz);
+                    }
                 } else {
-                    uint c = i - np;
-                    visit(uint(level), level == int(top) ? uvec4(c % roots.x, c / roots.x, NO_PARENT, 0u)
-                                                         : cand_load(uint(level), c));
+                    uint c = i - np - nh;
+                    visit(uint(level), from_cpu ? hand[hdraws + hparents + c]
+                                       : level == int(top) ? uvec4(c % roots.x, c / roots.x, NO_PARENT, 0u)
+                                                           : cand_load(uint(level), c));
                 }
             }
             // the next phase reads what this one wrote to Work (the outputs are not read back in the pass)

@@ -77,9 +77,14 @@ typedef enum st_gpu_host_memory {
     ST_GPU_HOST_AUTO = 0,  /* CACHED where the adapter offers it, else UNCACHED */
     ST_GPU_HOST_CACHED,
     ST_GPU_HOST_UNCACHED,
+    /* device-local memory the CPU writes across the bus (a BAR window) where the adapter has such, else the first
+     * host-visible coherent kind: for tables the CPU writes and the GPU reads on a latency-bound path, where each
+     * miss of the GPU's caches in host memory is a round trip across the bus (the CPU should not read it back) */
+    ST_GPU_HOST_DEVICE_LOCAL,
 } st_gpu_host_memory;
 /* A persistently mapped, host-visible, coherent buffer of the kind asked for. Memory types that are also
- * device-local (a BAR window into video memory) are taken only when no other type has the flags; an adapter
+ * device-local (a BAR window into video memory) are taken only when no other type has the flags (or when the kind
+ * is ST_GPU_HOST_DEVICE_LOCAL, which asks for one); an adapter
  * without the kind asked for gets the nearest one it has (memory_flags says which). */
 st_result st_gpu_buffer_create_host(st_gpu *gpu, VkDeviceSize size, VkBufferUsageFlags usage,
                                     st_gpu_host_memory kind, st_gpu_buffer *out, st_error *err);

@@ -59,8 +59,15 @@ static st_result allocate(st_gpu *gpu, VkMemoryRequirements req, VkMemoryPropert
     return allocate_type(gpu, req, type, out, err);
 }
 
-/* kind < 0: the first type with the flags (device-local, or host-visible coherent); else host staging memory
- * of that kind. */
+/* Device-local memory the CPU can write: the first such type; false when the adapter has none. */
+static bool find_device_local_host(const st_gpu *gpu, uint32_t type_bits, uint32_t *index) {
+    const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                                       VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+    return find_memory(gpu, type_bits, want, index);
+}
+
+/* kind < 0: the first type with the flags (device-local, or host-visible coherent); else host memory of that
+ * kind. */
 static st_result buffer_create(st_gpu *gpu, VkDeviceSize size, VkBufferUsageFlags usage, bool host_visible, int kind,
                                st_gpu_buffer *out, st_error *err) {
     memset(out, 0, sizeof *out);
@@ -76,7 +83,10 @@ static st_result buffer_create(st_gpu *gpu, VkDeviceSize size, VkBufferUsageFlag
                                               : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
     uint32_t type = 0;
     bool found = kind < 0 ? find_memory(gpu, req.memoryTypeBits, want, &type)
-                          : find_host_memory(gpu, req.memoryTypeBits, (st_gpu_host_memory)kind, &type);
+                 : kind == ST_GPU_HOST_DEVICE_LOCAL
+                     ? find_device_local_host(gpu, req.memoryTypeBits, &type) ||
+                           find_memory(gpu, req.memoryTypeBits, want, &type)
+                     : find_host_memory(gpu, req.memoryTypeBits, (st_gpu_host_memory)kind, &type);
     r = found ? allocate_type(gpu, req, type, &out->memory, err)
               : st_error_set(err, ST_ERR_UNSUPPORTED, "no suitable device memory type");
     if (!r) out->memory_flags = gpu->memory_props.memoryTypes[type].propertyFlags;

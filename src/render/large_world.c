@@ -23,14 +23,22 @@ struct st_large_world {
     uint64_t *slot_key;             /* per slot: st_tile_key_pack of its tile, UINT64_MAX for none */
     st_gpu_buffer slot_table;       /* st_slot_gpu per slot */
     st_gpu_buffer page_table;       /* u32 per tile of the levels kept: slot + 1, 0 = none */
+    uint32_t *page_cpu;             /* the CPU's copy, which it reads (the GPU's may lie where reads cross the bus) */
     st_page_level pages[ST_LOD_MAX_LEVELS];
     st_gpu_image placeholder;
 };
 
-static uint32_t *page_entry(st_large_world *w, st_tile_key k) {
+/* The entry of tile k in the page table (its index), false for a tile outside the levels kept. */
+static bool page_entry(const st_large_world *w, st_tile_key k, size_t *at) {
     const st_page_level *p = &w->pages[k.level];
-    if (k.level >= w->info->levels || !p->present || k.x >= p->nx || k.y >= p->ny) return NULL;
-    return (uint32_t *)w->page_table.mapped + p->offset + (size_t)k.y * p->nx + k.x;
+    if (k.level >= w->info->levels || !p->present || k.x >= p->nx || k.y >= p->ny) return false;
+    *at = p->offset + (size_t)k.y * p->nx + k.x;
+    return true;
+}
+
+static void page_set(st_large_world *w, size_t at, uint32_t v) {
+    w->page_cpu[at] = v;
+    ((uint32_t *)w->page_table.mapped)[at] = v;
 }
 
 /* The residency manager's uploads: the pool's, plus the two tables. The host-visible tables are written
@@ -40,13 +48,12 @@ static uint32_t *page_entry(st_large_world *w, st_tile_key k) {
 static bool world_upload(void *user, uint32_t slot, const st_tile *tile, uint64_t *ticket) {
     st_large_world *w = user;
     if (slot >= w->slots || !w->pool_uploader.upload(w->pool_uploader.user, slot, tile, ticket)) return false;
-    if (w->slot_key[slot] != UINT64_MAX) {
-        uint32_t *old = page_entry(w, st_tile_key_unpack(w->slot_key[slot]));
-        if (old && *old == slot + 1) *old = 0;
-    }
+    size_t at;
+    if (w->slot_key[slot] != UINT64_MAX && page_entry(w, st_tile_key_unpack(w->slot_key[slot]), &at) &&
+        w->page_cpu[at] == slot + 1)
+        page_set(w, at, 0);
     w->slot_key[slot] = st_tile_key_pack(tile->key);
-    uint32_t *e = page_entry(w, tile->key);
-    if (e) *e = slot + 1;
+    if (page_entry(w, tile->key, &at)) page_set(w, at, slot + 1);
     st_slot_gpu *s = (st_slot_gpu *)w->slot_table.mapped + slot;
     bool u16 = tile->encoding == ST_TILE_U16;
     *s = (st_slot_gpu){.scale = u16 ? (float)tile->scale : 1.0f,
@@ -74,6 +81,7 @@ void st_large_world_destroy(st_large_world *w) {
     st_gpu_buffer_destroy(gpu, &w->page_table);
     st_gpu_image_destroy(gpu, &w->placeholder);
     free(w->slot_key);
+    free(w->page_cpu);
     free(w);
 }
 
@@ -147,9 +155,12 @@ st_result st_large_world_create(st_engine *e, st_store *store, const st_world_de
             w->pages[l] = (st_page_level){(uint32_t)entries, nx, ny, keep};
             if (keep) entries += (uint64_t)nx * ny;
         }
-        r = st_gpu_buffer_create(e->gpu, (entries ? entries : 1) * sizeof(uint32_t), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                                 true, &w->page_table, err);
+        /* near the GPU where it can be (the GPU selection loads an entry per node on its chain of dependent loads) */
+        r = st_gpu_buffer_create_host(e->gpu, (entries ? entries : 1) * sizeof(uint32_t),
+                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, ST_GPU_HOST_DEVICE_LOCAL, &w->page_table, err);
         if (!r) memset(w->page_table.mapped, 0, (size_t)(entries ? entries : 1) * sizeof(uint32_t));
+        if (!r && !(w->page_cpu = calloc(entries ? entries : 1, sizeof(uint32_t))))
+            r = st_error_set(err, ST_ERR_NOMEM, "out of memory for the page table");
     }
     if (!r) r = create_placeholder(w, err);
     if (!r) {

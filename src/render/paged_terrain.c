@@ -165,39 +165,7 @@ void st_paged_terrain_destroy(st_paged_terrain *p) {
  * GPU's caches costs a round trip; measured on the H200, docs/paged-terrain.md), else the adapter's first
  * host-visible kind. */
 static st_result table_create(st_gpu *gpu, VkDeviceSize size, st_gpu_buffer *out, st_error *err) {
-    const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-    memset(out, 0, sizeof *out);
-    VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-                             .size = size,
-                             .usage = usage,
-                             .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
-    st_result r = st_gpu_check(vkCreateBuffer(gpu->device, &bi, NULL, &out->buffer), "creating the page table", err);
-    if (r) return r;
-    VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(gpu->device, out->buffer, &req);
-    uint32_t type = UINT32_MAX;
-    for (uint32_t i = 0; i < gpu->memory_props.memoryTypeCount && type == UINT32_MAX; i++) {
-        VkMemoryPropertyFlags f = gpu->memory_props.memoryTypes[i].propertyFlags;
-        if ((req.memoryTypeBits & (1u << i)) && (f & host) == host && (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)) type = i;
-    }
-    if (type == UINT32_MAX) { /* no device-local memory the CPU can write: host memory */
-        vkDestroyBuffer(gpu->device, out->buffer, NULL);
-        return st_gpu_buffer_create(gpu, size, usage, true, out, err);
-    }
-    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-                               .allocationSize = req.size,
-                               .memoryTypeIndex = type};
-    r = st_gpu_check(vkAllocateMemory(gpu->device, &ai, NULL, &out->memory), "allocating the page table", err);
-    if (!r) r = st_gpu_check(vkBindBufferMemory(gpu->device, out->buffer, out->memory, 0), "binding the page table", err);
-    if (!r) r = st_gpu_check(vkMapMemory(gpu->device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->mapped), "mapping the page table", err);
-    if (r) {
-        st_gpu_buffer_destroy(gpu, out);
-        return r;
-    }
-    out->size = size;
-    out->memory_flags = gpu->memory_props.memoryTypes[type].propertyFlags;
-    return ST_OK;
+    return st_gpu_buffer_create_host(gpu, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, ST_GPU_HOST_DEVICE_LOCAL, out, err);
 }
 
 static bool same_palette(const st_level *l, const st_store_info *in) {

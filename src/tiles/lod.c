@@ -355,31 +355,40 @@ static void request(walk *k, uint32_t level, uint64_t x, uint64_t y, double dist
     w->request(w, st_lod_node_tile(w, level, x, y), pri);
 }
 
-static int visit(walk *k, uint32_t level, uint64_t x, uint64_t y, int parent_frustum) {
-    if (k->failed) return HANDLED;
+/* What visiting a node decides (steps 1-4 of st_lod_select, the recursion left to the caller). */
+typedef enum judgement {
+    JUDGE_NONE,    /* no data there, or the walk failed: handled, nothing drawn */
+    JUDGE_OUTSIDE, /* wholly outside the frustum: handled, nothing drawn */
+    JUDGE_FAR,     /* its box does not reach inside its range: not handled (its parent draws its quadrant) */
+    JUDGE_WHOLE,   /* drawn whole */
+    JUDGE_SPLIT,   /* its children are visited */
+} judgement;
+
+/* Visits node (level, x, y) whose parent's frustum state is *frustum: counts the visit (and a cull), makes its
+ * requests (its tile; a node drawn whole that is about to split prefetches its children's), and gives its box
+ * (*b, valid unless JUDGE_NONE) and its own frustum state (*frustum). */
+static judgement judge(walk *k, uint32_t level, uint64_t x, uint64_t y, int *frustum, box *b) {
+    if (k->failed) return JUDGE_NONE;
     if (++k->sel->visits > MAX_VISITS) {
         k->failed = true;
         k->why = ST_ERR_INVALID;
-        return HANDLED;
+        return JUDGE_NONE;
     }
-    box b;
-    if (!node_box(k, level, x, y, &b)) return HANDLED; /* no data there */
-    int frustum = parent_frustum;
-    if (frustum != 1 && !k->p->no_cull) {
-        box cb = b;
+    if (!node_box(k, level, x, y, b)) return JUDGE_NONE; /* no data there */
+    if (*frustum != 1 && !k->p->no_cull) {
+        box cb = *b;
         if (k->p->skirts) cb.lo[2] -= st_lod_skirt_depth(k->w, level);
-        frustum = box_frustum(k, &cb);
-        if (frustum < 0) {
+        *frustum = box_frustum(k, &cb);
+        if (*frustum < 0) {
             k->sel->culled++;
-            return OUTSIDE;
+            return JUDGE_OUTSIDE;
         }
     }
-    double d = box_distance(k->eye, &b);
+    double d = box_distance(k->eye, b);
     const st_lod_band *bands = k->sel->bands;
-    if (!(d < bands[level].range)) return NOT_HANDLED;
+    if (!(d < bands[level].range)) return JUDGE_FAR;
     request(k, level, x, y, d, false);
     if (level == 0 || !(d < bands[level - 1].range)) {
-        emit(k, level, x, y, 0xF, &b, frustum);
         /* prefetch: the children of a node about to split */
         if (level > 0 && d < 1.5 * bands[level - 1].range && k->w->request)
             for (uint32_t c = 0; c < ST_LOD_QUADRANTS; c++) {
@@ -387,7 +396,20 @@ static int visit(walk *k, uint32_t level, uint64_t x, uint64_t y, int parent_fru
                 if (cx < k->nodes_x[level - 1] && cy < k->nodes_y[level - 1])
                     request(k, level - 1, cx, cy, d, true);
             }
-        return HANDLED;
+        return JUDGE_WHOLE;
+    }
+    return JUDGE_SPLIT;
+}
+
+static int visit(walk *k, uint32_t level, uint64_t x, uint64_t y, int parent_frustum) {
+    box b;
+    int frustum = parent_frustum;
+    switch (judge(k, level, x, y, &frustum, &b)) {
+    case JUDGE_NONE: return HANDLED;
+    case JUDGE_OUTSIDE: return OUTSIDE;
+    case JUDGE_FAR: return NOT_HANDLED;
+    case JUDGE_WHOLE: emit(k, level, x, y, 0xF, &b, frustum); return HANDLED;
+    case JUDGE_SPLIT: break;
     }
     uint8_t quads = 0;
     for (uint32_t c = 0; c < ST_LOD_QUADRANTS; c++) {
@@ -401,6 +423,22 @@ static int visit(walk *k, uint32_t level, uint64_t x, uint64_t y, int parent_fru
 
 static bool finite3(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
 
+/* A walk of w for view v, counting into sel (whose bands it reads). */
+static void walk_begin(walk *k, const st_lod_world *w, const st_lod_params *p, const st_lod_view *v,
+                       st_lod_selection *sel) {
+    *k = (walk){.w = w, .p = p, .sel = sel};
+    memcpy(k->eye, v->eye, sizeof k->eye);
+    st_lod_frustum(v, k->planes);
+    k->extent[0] = (double)(w->width - 1) * w->spacing_x;
+    k->extent[1] = (double)(w->height - 1) * w->spacing_y;
+    for (uint32_t l = 0; l < w->levels; l++) {
+        uint64_t span = (uint64_t)w->grid << l;
+        k->nodes_x[l] = (w->width - 1 + span - 1) / span;
+        k->nodes_y[l] = (w->height - 1 + span - 1) / span;
+        k->diag[l] = hypot(node_size_x(w, l), node_size_y(w, l));
+    }
+}
+
 /* One walk of the quadtree with range_0 at least min_base. */
 static void select_once(const st_lod_world *w, const st_lod_params *p, const st_lod_view *v, st_lod_selection *sel,
                         double min_base, bool *failed, st_result *why) {
@@ -413,17 +451,8 @@ static void select_once(const st_lod_world *w, const st_lod_params *p, const st_
     sel->missing_kept = 0;
     sel->worst_violation_m = 0;
     bands_from(w, p, v->focal_px, v->far_m, min_base, sel->bands);
-    walk k = {.w = w, .p = p, .sel = sel};
-    memcpy(k.eye, v->eye, sizeof k.eye);
-    st_lod_frustum(v, k.planes);
-    k.extent[0] = (double)(w->width - 1) * w->spacing_x;
-    k.extent[1] = (double)(w->height - 1) * w->spacing_y;
-    for (uint32_t l = 0; l < w->levels; l++) {
-        uint64_t span = (uint64_t)w->grid << l;
-        k.nodes_x[l] = (w->width - 1 + span - 1) / span;
-        k.nodes_y[l] = (w->height - 1 + span - 1) / span;
-        k.diag[l] = hypot(node_size_x(w, l), node_size_y(w, l));
-    }
+    walk k;
+    walk_begin(&k, w, p, v, sel);
     uint32_t top = w->levels - 1;
     for (uint64_t y = 0; y < k.nodes_y[top] && !k.failed; y++)
         for (uint64_t x = 0; x < k.nodes_x[top] && !k.failed; x++) {
@@ -439,14 +468,21 @@ static void select_once(const st_lod_world *w, const st_lod_params *p, const st_
     *why = k.why;
 }
 
-st_result st_lod_select(const st_lod_world *w, const st_lod_params *p, const st_lod_view *v, st_lod_selection *sel,
-                        st_error *err) {
+/* st_lod_check, and a view the walk can use. */
+static st_result check_walk(const st_lod_world *w, const st_lod_params *p, const st_lod_view *v, st_error *err) {
     st_result res = st_lod_check(w, p, err);
     if (res) return res;
     if (!finite3(v->eye) || !finite3(v->forward) || !(v->focal_px > 0) || !(v->width_px >= 1) ||
         !(v->height_px >= 1) || !(v->near_m > 0) || !(v->far_m > v->near_m) || !isfinite(v->far_m))
         return st_error_set(err, ST_ERR_INVALID, "lod: a view with a non-finite eye or bad planes (near %g, far %g)",
                             v->near_m, v->far_m);
+    return ST_OK;
+}
+
+st_result st_lod_select(const st_lod_world *w, const st_lod_params *p, const st_lod_view *v, st_lod_selection *sel,
+                        st_error *err) {
+    st_result res = check_walk(w, p, v, err);
+    if (res) return res;
     /* The bands' construction keeps the one-level rule horizontally; a node much taller than wide, close to the
      * eye, can still reach past the next level's morph start. Then the ranges are widened (the least range_0 by
      * 25 % a time) and the view selected again, so a frame never draws a node that may meet one two levels
@@ -474,6 +510,111 @@ void st_lod_selection_free(st_lod_selection *sel) {
     free(sel->missing_boxes);
     memset(sel, 0, sizeof *sel);
 }
+
+/* ---- the coarse levels for a GPU walk of the fine ones ----------------------------------------------------- */
+
+typedef struct coarse {
+    walk k;
+    st_lod_frontier *f;
+    bool nomem;
+} coarse;
+
+static void frontier_push(coarse *c, st_lod_coarse_node **list, uint32_t *count, uint32_t *cap, st_lod_coarse_node n) {
+    if (*count == *cap) {
+        uint32_t grown = *cap ? 2 * *cap : 256;
+        st_lod_coarse_node *l = realloc(*list, (size_t)grown * sizeof *l);
+        if (!l) {
+            c->nomem = c->k.failed = true;
+            return;
+        }
+        *list = l;
+        *cap = grown;
+    }
+    (*list)[(*count)++] = n;
+}
+
+static void push_draw(coarse *c, uint32_t level, uint64_t x, uint64_t y, uint8_t quads, int frustum) {
+    st_lod_frontier *f = c->f;
+    st_lod_coarse_node n = {level, (uint32_t)x, (uint32_t)y, quads, (int8_t)frustum, 0};
+    frontier_push(c, &f->draws, &f->draw_count, &f->draw_cap, n);
+}
+
+/* visit, down to the parents of level `first`: those record themselves and their children instead of visiting
+ * them, and a node that would be emitted is recorded as a draw. */
+static int coarse_visit(coarse *c, uint32_t level, uint64_t x, uint64_t y, int parent_frustum) {
+    walk *k = &c->k;
+    st_lod_frontier *f = c->f;
+    box b;
+    int frustum = parent_frustum;
+    switch (judge(k, level, x, y, &frustum, &b)) {
+    case JUDGE_NONE: return HANDLED;
+    case JUDGE_OUTSIDE: return OUTSIDE;
+    case JUDGE_FAR: return NOT_HANDLED;
+    case JUDGE_WHOLE: push_draw(c, level, x, y, 0xF, frustum); return HANDLED;
+    case JUDGE_SPLIT: break;
+    }
+    if (level == f->first + 1) {
+        uint32_t pi = f->parent_count;
+        st_lod_coarse_node n = {level, (uint32_t)x, (uint32_t)y, 0, (int8_t)frustum, 0};
+        frontier_push(c, &f->parents, &f->parent_count, &f->parent_cap, n);
+        for (uint32_t q = 0; q < ST_LOD_QUADRANTS; q++) {
+            uint64_t cx = 2 * x + (q & 1), cy = 2 * y + (q >> 1);
+            if (cx >= k->nodes_x[level - 1] || cy >= k->nodes_y[level - 1]) continue; /* past the world */
+            st_lod_coarse_node ch = {level - 1, (uint32_t)cx, (uint32_t)cy, 0, (int8_t)frustum, pi};
+            frontier_push(c, &f->cands, &f->cand_count, &f->cand_cap, ch);
+        }
+        return HANDLED;
+    }
+    uint8_t quads = 0;
+    for (uint32_t q = 0; q < ST_LOD_QUADRANTS; q++) {
+        uint64_t cx = 2 * x + (q & 1), cy = 2 * y + (q >> 1);
+        if (cx >= k->nodes_x[level - 1] || cy >= k->nodes_y[level - 1]) continue;
+        if (coarse_visit(c, level - 1, cx, cy, frustum) == NOT_HANDLED) quads |= (uint8_t)(1u << q);
+    }
+    if (quads) push_draw(c, level, x, y, quads, frustum);
+    return HANDLED;
+}
+
+st_result st_lod_select_coarse(const st_lod_world *w, const st_lod_params *p, const st_lod_view *v,
+                               const st_lod_band bands[ST_LOD_MAX_LEVELS], uint32_t cpu_levels, st_lod_frontier *f,
+                               st_error *err) {
+    f->draw_count = f->parent_count = f->cand_count = f->visits = f->culled = 0;
+    st_result res = check_walk(w, p, v, err);
+    if (res) return res;
+    if (cpu_levels < 1 || cpu_levels >= w->levels)
+        return st_error_set(err, ST_ERR_INVALID, "lod: %u coarse levels of %u (1..%u)", cpu_levels, w->levels,
+                            w->levels - 1);
+    uint32_t top = w->levels - 1;
+    f->first = top - cpu_levels;
+    /* the walk counts its visits and culls into a selection of its own, which holds the bands it reads */
+    st_lod_selection counts = {0};
+    memcpy(counts.bands, bands, sizeof counts.bands);
+    coarse c = {.f = f};
+    walk_begin(&c.k, w, p, v, &counts);
+    walk *k = &c.k;
+    for (uint64_t y = 0; y < k->nodes_y[top] && !k->failed; y++)
+        for (uint64_t x = 0; x < k->nodes_x[top] && !k->failed; x++)
+            if (coarse_visit(&c, top, x, y, 0) == NOT_HANDLED) { /* as in select_once */
+                box b;
+                if (node_box(k, top, x, y, &b) && (p->no_cull || box_frustum(k, &b) >= 0))
+                    push_draw(&c, top, x, y, 0xF, 0);
+            }
+    f->visits = counts.visits;
+    f->culled = counts.culled;
+    if (c.nomem) return st_error_set(err, ST_ERR_NOMEM, "lod: out of memory for the coarse walk");
+    if (k->failed)
+        return st_error_set(err, ST_ERR_INVALID, "lod: the view visits more than %u nodes (τ %g px is too small for "
+                            "this world)", MAX_VISITS, param(p->tau_px, 1));
+    return ST_OK;
+}
+
+void st_lod_frontier_free(st_lod_frontier *f) {
+    free(f->draws);
+    free(f->parents);
+    free(f->cands);
+    memset(f, 0, sizeof *f);
+}
+
 
 /* The screen rectangle of a box: its corners in front of the near plane and the points where its edges cross
  * it, projected; false when none of it is in front. */

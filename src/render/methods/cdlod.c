@@ -174,7 +174,8 @@ static st_result create_common(st_renderer *r, cdlod_state *s, st_error *err) {
     if (kn->lod_select_gpu) frame_usage |= VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
     res = st_gpu_buffer_create(gpu, sizeof(st_store_frame_gpu), frame_usage, true, &s->frame, err);
     if (!res && kn->lod_select_gpu)
-        res = st_cdlod_select_create(r, &s->world, kn->lod_select_threads, s->frame.buffer, &s->gpu_select, err);
+        res = st_cdlod_select_create(r, &s->world, kn->lod_select_threads, kn->lod_select_cpu_levels, s->frame.buffer,
+                                     &s->gpu_select, err);
     if (!res) res = create_index_buffer(r, s, err);
     if (!res && s->compute) res = st_store_compute_buffers(r, &s->cs, err);
     if (res) return res;
@@ -416,6 +417,8 @@ static void gpu_stats(const st_renderer *r, const cdlod_state *s, st_lod_frame_s
     memset(st, 0, sizeof *st);
     st->select_ms = select_ms;
     if (!st_cdlod_select_read(s->gpu_select, &g)) return;
+    st->coarse_ms = g.coarse_ms;
+    st->cpu_levels = g.cpu_levels;
     uint32_t N = s->world.grid;
     st->tau_px = s->params.tau_px > 0 ? s->params.tau_px : 1.0;
     st->nodes = g.nodes;
@@ -554,6 +557,12 @@ st_result st_cdlod_gpu_selection(const st_renderer *r, st_lod_node **nodes, uint
     if (!*nodes) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     *count = st_cdlod_select_nodes_read(s->gpu_select, &s->world, *nodes, g.nodes);
     return ST_OK;
+}
+
+void st_cdlod_set_cpu_levels(st_renderer *r, int32_t cpu_levels) {
+    if (r->ops != &st_method_cdlod) return;
+    cdlod_state *s = r->state;
+    if (s->gpu_select) st_cdlod_select_set_cpu_levels(s->gpu_select, cpu_levels);
 }
 
 /* ---- the probe (tests) ------------------------------------------------------------------------------------------ */

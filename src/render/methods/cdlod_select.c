@@ -26,6 +26,7 @@ typedef struct cdlod_select_in {
     uint32_t info[4], caps[4];
     int32_t anchor[4];
     uint32_t draw[4];
+    uint32_t handover[4], handover_counts[4];
 } cdlod_select_in;
 
 /* std430 mirror of SelectOut */
@@ -41,7 +42,7 @@ _Static_assert(sizeof(cdlod_select_out) == 208 + LEVELS * 16, "SelectOut layout"
 _Static_assert(offsetof(cdlod_select_out, chosen_bands) % 16 == 0, "SelectOut bands");
 
 struct st_cdlod_select {
-    st_gpu_buffer in, bounds, nodes, instances, out, keys, requests, missing, work;
+    st_gpu_buffer in, bounds, nodes, instances, out, keys, requests, missing, work, hand;
     VkDescriptorSetLayout layout;
     VkDescriptorSet set;
     VkPipelineLayout pipe_layout;
@@ -49,6 +50,10 @@ struct st_cdlod_select {
     uint32_t bounds_offset[LEVELS], tiles_x[LEVELS];
     uint64_t loads_seen;
     bool generated, ran;
+    uint32_t cpu_levels;       /* asked for: the coarse levels the CPU walks before the pass */
+    uint32_t handed;           /* the last pass's: the levels the CPU walked (0: the pass walked from the roots) */
+    double coarse_ms;          /* the CPU time of that walk */
+    st_lod_frontier frontier;
     /* the widening attempts' bands depend on the view's focal length and far distance and the knobs alone: kept
      * while those stay */
     double bands_key[5];
@@ -77,8 +82,9 @@ void st_cdlod_select_destroy(st_renderer *r, st_cdlod_select *g) {
     if (g->pipe_layout) vkDestroyPipelineLayout(gpu->device, g->pipe_layout, NULL);
     if (g->layout) vkDestroyDescriptorSetLayout(gpu->device, g->layout, NULL);
     st_gpu_buffer *bufs[] = {&g->in, &g->bounds, &g->nodes, &g->instances, &g->out,
-                             &g->keys, &g->requests, &g->missing, &g->work};
+                             &g->keys, &g->requests, &g->missing, &g->work, &g->hand};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) st_gpu_buffer_destroy(gpu, bufs[i]);
+    st_lod_frontier_free(&g->frontier);
     free(g);
 }
 
@@ -104,8 +110,8 @@ static st_result select_pipeline(st_gpu *gpu, VkPipelineLayout layout, uint32_t 
     return st_gpu_compute_pipeline_spec(gpu, "cdlod_select.comp", layout, consts, 2, out, err);
 }
 
-st_result st_cdlod_select_create(st_renderer *r, const st_lod_world *w, uint32_t threads, VkBuffer frame,
-                                 st_cdlod_select **out, st_error *err) {
+st_result st_cdlod_select_create(st_renderer *r, const st_lod_world *w, uint32_t threads, int32_t cpu_levels,
+                                 VkBuffer frame, st_cdlod_select **out, st_error *err) {
     *out = NULL;
     st_gpu *gpu = r->engine->gpu;
     if (!gpu->float64)
@@ -117,6 +123,7 @@ st_result st_cdlod_select_create(st_renderer *r, const st_lod_world *w, uint32_t
     st_cdlod_select *g = calloc(1, sizeof *g);
     if (!g) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
     *out = g;
+    st_cdlod_select_set_cpu_levels(g, cpu_levels);
     uint64_t tiles = 0;
     for (uint32_t l = 0; l < w->levels; l++) {
         uint32_t nx, ny;
@@ -130,43 +137,53 @@ st_result st_cdlod_select_create(st_renderer *r, const st_lod_world *w, uint32_t
                             "use --lod-select cpu", r->ops->info.name, (unsigned long long)tiles);
     g->generated = st_store_get_info(w->store)->generated;
     const VkBufferUsageFlags sto = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    /* what the CPU writes and the walk reads on its chain of dependent loads (the inputs, the bounds table, the
+     * handover) lies in device-local memory the CPU can write where the adapter has such (near: a miss of the
+     * GPU's caches is not a round trip across the bus); what the CPU reads back stays in host memory */
     struct {
         st_gpu_buffer *b;
         VkDeviceSize bytes;
         VkBufferUsageFlags usage;
-        bool host;
+        bool host, near;
     } want[] = {
-        {&g->in, sizeof(cdlod_select_in), sto, true},
-        {&g->bounds, tiles * 8, sto, true},
-        {&g->nodes, (VkDeviceSize)ST_CDLOD_GPU_NODES * 32, sto, false},
-        {&g->instances, (VkDeviceSize)ST_CDLOD_GPU_NODES * 20 * 4, sto, false},
+        {&g->in, sizeof(cdlod_select_in), sto, true, true},
+        {&g->bounds, tiles * 8, sto, true, true},
+        {&g->nodes, (VkDeviceSize)ST_CDLOD_GPU_NODES * 32, sto, false, false},
+        {&g->instances, (VkDeviceSize)ST_CDLOD_GPU_NODES * 20 * 4, sto, false, false},
         {&g->out, sizeof(cdlod_select_out), sto | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-         true},
-        {&g->keys, (VkDeviceSize)ST_CDLOD_GPU_NODES * 16, sto, true},
-        {&g->requests, (VkDeviceSize)ST_CDLOD_GPU_REQUESTS * 16, sto, true},
-        {&g->missing, (VkDeviceSize)ST_CDLOD_GPU_MISSING * 64, sto, true},
-        {&g->work, (VkDeviceSize)ST_CDLOD_GPU_WORK * 5 * 16, sto, false}, /* two candidate lists, three parent lists */
+         true, false},
+        {&g->keys, (VkDeviceSize)ST_CDLOD_GPU_NODES * 16, sto, true, false},
+        {&g->requests, (VkDeviceSize)ST_CDLOD_GPU_REQUESTS * 16, sto, true, false},
+        {&g->missing, (VkDeviceSize)ST_CDLOD_GPU_MISSING * 64, sto, true, false},
+        {&g->work, (VkDeviceSize)ST_CDLOD_GPU_WORK * 5 * 16, sto, false, false}, /* two candidate lists, three parent lists */
+        {&g->hand, (VkDeviceSize)ST_CDLOD_GPU_HANDOVER * 16, sto, true, true},
     };
     st_result res = ST_OK;
     for (size_t i = 0; i < sizeof want / sizeof want[0] && !res; i++)
-        res = st_gpu_buffer_create(gpu, want[i].bytes, want[i].usage, want[i].host, want[i].b, err);
+        res = want[i].near ? st_gpu_buffer_create_host(gpu, want[i].bytes, want[i].usage, ST_GPU_HOST_DEVICE_LOCAL,
+                                                       want[i].b, err)
+                           : st_gpu_buffer_create(gpu, want[i].bytes, want[i].usage, want[i].host, want[i].b, err);
     if (res) return res;
     memset(g->out.mapped, 0, sizeof(cdlod_select_out));
     fill_bounds(g, w);
-    st_gpu_binding b[11];
+    st_gpu_binding b[12];
     st_store_method_world_bindings(r, b); /* b[2]: the page table */
     b[2].stages = VK_SHADER_STAGE_COMPUTE_BIT;
-    const st_gpu_buffer *mine[10] = {&g->in, &g->bounds, NULL, &g->nodes, &g->instances, &g->out,
-                                     &g->keys, &g->requests, &g->missing, &g->work};
+    const st_gpu_buffer *mine[12] = {&g->in, &g->bounds, NULL, &g->nodes, &g->instances, &g->out,
+                                     &g->keys, &g->requests, &g->missing, &g->work, NULL, &g->hand};
     st_gpu_binding page = b[2];
-    for (uint32_t i = 0; i < 11; i++)
+    for (uint32_t i = 0; i < 12; i++)
         b[i] = i == 2 ? page : (st_gpu_binding){.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                                 .stages = VK_SHADER_STAGE_COMPUTE_BIT,
-                                                .buffer = i < 10 ? mine[i]->buffer : frame};
-    res = st_renderer_set_create(r, b, 11, &g->layout, &g->set, err);
+                                                .buffer = i == 10 ? frame : mine[i]->buffer};
+    res = st_renderer_set_create(r, b, 12, &g->layout, &g->set, err);
     if (!res) res = st_renderer_pipeline_layout(r, &g->layout, 1, 0, &g->pipe_layout, err);
     if (!res) res = select_pipeline(gpu, g->pipe_layout, threads ? threads : 256, &g->pipeline, err);
     return res;
+}
+
+void st_cdlod_select_set_cpu_levels(st_cdlod_select *g, int32_t cpu_levels) {
+    g->cpu_levels = cpu_levels == 0 ? ST_LOD_SELECT_CPU_LEVELS : cpu_levels < 0 ? 0u : (uint32_t)cpu_levels;
 }
 
 VkBuffer st_cdlod_select_nodes(const st_cdlod_select *g) { return g->nodes.buffer; }
@@ -176,6 +193,47 @@ void st_cdlod_select_refresh_bounds(st_cdlod_select *g, const st_lod_world *w, u
     if (!g->generated || loads_done == g->loads_seen) return;
     g->loads_seen = loads_done;
     fill_bounds(g, w);
+}
+
+/* The coarse levels' walk on the CPU (st_lod_select_coarse with the first attempt's bands) into the handover
+ * buffer and in's handover fields; none (the pass walks from the roots) when no level is asked for, the world has
+ * one level, or the frontier does not fit the buffer or the pass's lists. */
+static void hand_over(st_cdlod_select *g, const st_lod_world *w, const st_lod_params *p, const st_lod_view *v,
+                      cdlod_select_in *in) {
+    g->handed = 0;
+    g->coarse_ms = 0;
+    uint32_t k = g->cpu_levels < w->levels ? g->cpu_levels : w->levels - 1;
+    if (!k) return;
+    double t0 = st_time_ms();
+    st_lod_frontier *f = &g->frontier;
+    st_error err = {0};
+    bool fits = !st_lod_select_coarse(w, p, v, g->bands[0], k, f, &err) &&
+                (uint64_t)f->draw_count + f->parent_count + f->cand_count <= ST_CDLOD_GPU_HANDOVER &&
+                f->parent_count <= ST_CDLOD_GPU_WORK && f->cand_count <= ST_CDLOD_GPU_WORK;
+    if (fits) {
+        uint32_t(*e)[4] = g->hand.mapped;
+        for (uint32_t i = 0; i < f->draw_count; i++, e++) {
+            const st_lod_coarse_node *n = &f->draws[i];
+            (*e)[0] = n->level | (uint32_t)n->quadrants << 8, (*e)[1] = n->x, (*e)[2] = n->y;
+            (*e)[3] = (uint32_t)(int32_t)n->frustum;
+        }
+        for (uint32_t i = 0; i < f->parent_count; i++, e++) {
+            const st_lod_coarse_node *n = &f->parents[i];
+            (*e)[0] = n->x, (*e)[1] = n->y, (*e)[2] = (uint32_t)(int32_t)n->frustum, (*e)[3] = 0;
+        }
+        for (uint32_t i = 0; i < f->cand_count; i++, e++) {
+            const st_lod_coarse_node *n = &f->cands[i];
+            (*e)[0] = n->x, (*e)[1] = n->y, (*e)[2] = n->parent, (*e)[3] = (uint32_t)(int32_t)n->frustum;
+        }
+        in->handover[0] = k;
+        in->handover[1] = f->draw_count;
+        in->handover[2] = f->parent_count;
+        in->handover[3] = f->cand_count;
+        in->handover_counts[0] = f->visits;
+        in->handover_counts[1] = f->culled;
+        g->handed = k;
+    }
+    g->coarse_ms = st_time_ms() - t0;
 }
 
 static double node_size(const st_lod_world *w, double spacing, uint32_t level) {
@@ -238,6 +296,7 @@ void st_cdlod_select_record(st_renderer *r, st_cdlod_select *g, const st_lod_wor
     in->anchor[2] = (int32_t)w->tile_intervals;
     in->anchor[3] = (int32_t)ST_CDLOD_SKIRT_BASE;
     memcpy(in->draw, draw, 3 * sizeof *draw);
+    hand_over(g, w, p, v, in);
     st_renderer_pass_begin(r, cmd, "select");
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipeline);
     VkDescriptorSet sets[2] = {r->globals_set, g->set};
@@ -275,6 +334,8 @@ bool st_cdlod_select_read(const st_cdlod_select *g, st_cdlod_select_result *out)
     out->widened = o->widened;
     out->requests = o->requests;
     out->missing_kept = o->missing_kept;
+    out->cpu_levels = g->handed;
+    out->coarse_ms = g->coarse_ms;
     memcpy(&out->worst_violation_m, &o->worst_bits, sizeof(float));
     out->overflow = o->overflow != 0 || o->requests > ST_CDLOD_GPU_REQUESTS;
     for (uint32_t l = 0; l < ST_LOD_MAX_LEVELS && l < LEVELS; l++) out->per_level[l] = o->per_level[l];

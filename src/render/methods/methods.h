@@ -62,6 +62,9 @@ const st_lod_selection *st_cdlod_last_frame(const st_renderer *r, const uint32_t
  * them (level, x, y, quadrants, skirts, fallback, tile; no boxes or distances), malloc'd into *nodes.
  * ST_ERR_INVALID when no GPU selection ran or its lists overflowed. */
 st_result st_cdlod_gpu_selection(const st_renderer *r, st_lod_node **nodes, uint32_t *count, st_error *err);
+/* cdlod.c, for tests: the coarse levels the GPU selection walks on the CPU from the next frame on (the knob
+ * lod_select_cpu_levels; nothing for other methods or the CPU selection) */
+void st_cdlod_set_cpu_levels(st_renderer *r, int32_t cpu_levels);
 /* cdlod.c, for tests: the GLSL vertex function on `count` grid coordinates (x, y pairs) of drawn node `node` of
  * the last frame: out gets x, y, z relative to the eye and the morph factor k per coordinate (4 floats each). */
 st_result st_cdlod_probe(st_renderer *r, uint32_t node, const float *grid, uint32_t count, float *out, st_error *err);
