@@ -1,7 +1,9 @@
 // The RayVoxel occupancy pyramid (set 1, binding 0): one bit per voxel, 8x8x8 tiles of 16 words with the
 // bits in 3-D Morton order, each level the OR of the 8 children below it. Layout: docs/voxel.md;
 // the C side is src/render/methods/voxel.c. Define VOXEL_GRID_WRITABLE before including to write it.
-// Requires globals.glsl (a bounded level's axes do not wrap).
+// With VOXEL_GRID_COLUMNS, the includer's shared uint columns[64][8] (a tile column's 64 bit columns over z)
+// are assembled into words by voxel_column_word.
+// Requires globals.glsl (a bounded level's axes do not wrap) and surface.glsl (the leaf rule reads a Surface).
 #ifdef VOXEL_GRID_WRITABLE
 #define VOXEL_GRID_ACCESS
 #else
@@ -42,3 +44,44 @@ bool voxel_occupied(uint lod, ivec3 c) {
     uint bit = voxel_morton(u & 7u);
     return (vg_words[voxel_tile_word(lod, u >> 3) + (bit >> 5)] & (1u << (bit & 31u))) != 0u;
 }
+
+// Sets bits [k0, k1] of a 256-bit column.
+void voxel_set_range(inout uint col[8], uint k0, uint k1) {
+    for (uint w = k0 >> 5; w <= (k1 >> 5); w++) {
+        uint lo = w == (k0 >> 5) ? (k0 & 31u) : 0u;
+        uint hi = w == (k1 >> 5) ? (k1 & 31u) : 31u;
+        uint mask = (hi == 31u ? 0xFFFFFFFFu : ((1u << (hi + 1u)) - 1u)) & ~((1u << lo) - 1u);
+        col[w] |= mask;
+    }
+}
+
+// The leaf rule for texel column s, voxels vz units tall, zcells of them: voxel k spans [k*vz, (k+1)*vz).
+// Conservative (never empty where SOLID holds anywhere in the voxel, boundaries included): the floor z <= low
+// hits k when k*vz <= low, kept as the highest floor in floor_top for the caller to set [0, floor_top / vz]
+// once over all its texels; the slab [mid, high] hits k when k*vz <= high and (k+1)*vz >= mid (>= rather than
+// >: one extra voxel when mid is on a plane), set into col here.
+void voxel_fold_texel(Surface s, uint vz, uint zcells, inout uint col[8], inout float floor_top) {
+    floor_top = max(floor_top, s.low);
+    if (s.dual && s.high >= s.mid) {
+        uint mid = uint(s.mid), high = uint(s.high);
+        uint k0 = mid > 0u ? (mid - 1u) / vz : 0u;
+        voxel_set_range(col, k0, min(high / vz, zcells - 1u));
+    }
+}
+
+#ifdef VOXEL_GRID_COLUMNS
+// Word w of tile layer tz of a tile column, from the group's bit columns over z (columns[y * 8 + x]).
+uint voxel_column_word(uint tz, uint w) {
+    // Word w holds Morton bits 32w..32w+31: bits 5..8 of the index (z1, x2, y2, z2) are w's bits 0..3.
+    uint xh = ((w >> 1) & 1u) << 2, yh = ((w >> 2) & 1u) << 2;
+    uint zh = ((w & 1u) << 1) | (((w >> 3) & 1u) << 2);
+    uint word = 0u;
+    for (uint b = 0u; b < 32u; b++) {
+        uint lx = xh | (b & 1u) | ((b >> 2) & 2u);
+        uint ly = yh | ((b >> 1) & 1u) | ((b >> 3) & 2u);
+        uint z = tz * 8u + (zh | ((b >> 2) & 1u));
+        word |= ((columns[ly * 8u + lx][z >> 5] >> (z & 31u)) & 1u) << b;
+    }
+    return word;
+}
+#endif

@@ -5,6 +5,7 @@
 // tile (their Morton index shares the parent's upper bits), so a parent word is "which bytes are non-zero"
 // over half a child tile (8 words).
 #include "globals.glsl"
+#include "surface.glsl"
 #define VOXEL_GRID_WRITABLE
 #include "voxel_grid.glsl"
 
