@@ -33,6 +33,68 @@ uint voxel_tile_word(uint lod, uvec3 t) {
     return vg_lod[lod].w + 16u * ((t.z * tc.y + t.y) * tc.x + t.x);
 }
 
+// A paged world (docs/voxel.md, "Paged worlds"; VOXEL_PAGED, set by the renderer): the levels below the top one
+// held whole (vp_info.x) live per page, each page's in the slot of the pool that holds its texels (set 1,
+// binding 1); vg_lod keeps every level's cells of the whole world, and vg_words holds the levels from the top
+// one up (their first words counted from there). Unpaged, binding 1 is a placeholder never read.
+layout(constant_id = 0) const bool VOXEL_PAGED = false;
+layout(set = 1, binding = 1, std430) VOXEL_GRID_ACCESS buffer VoxelPages {
+    uvec4 vp_info;    // the first level held whole (top), words of a slot, 0, 0
+    uvec4 vp_lod[16]; // per level up to top: log2 of a page's cells in x and y, its cells in z, first word in a slot
+    uint vp_words[];
+};
+
+// Tiles per axis of a page's level (its own tiles: ceil(cells / 8)).
+uvec3 voxel_page_tiles(uint lod) {
+    uvec4 pl = vp_lod[lod];
+    return (uvec3(1u << pl.x, 1u << pl.y, pl.z) + 7u) >> 3;
+}
+
+// Index into vp_words of the first word of tile t of a page's level in a slot.
+uint voxel_slot_tile_word(uint slot, uint lod, uvec3 t) {
+    uvec3 tc = voxel_page_tiles(lod);
+    return slot * vp_info.y + vp_lod[lod].w + 16u * ((t.z * tc.y + t.y) * tc.x + t.x);
+}
+
+// Cell l (inside the page) of a page's level in a slot.
+bool voxel_slot_occupied(uint slot, uint lod, uvec3 l) {
+    uint bit = voxel_morton(l & 7u);
+    return (vp_words[voxel_slot_tile_word(slot, lod, l >> 3) + (bit >> 5)] & (1u << (bit & 31u))) != 0u;
+}
+
+// Cell u (inside the grid) of a level held whole.
+bool voxel_whole_occupied(uint lod, uvec3 u) {
+    uint bit = voxel_morton(u & 7u);
+    return (vg_words[voxel_tile_word(lod, u >> 3) + (bit >> 5)] & (1u << (bit & 31u))) != 0u;
+}
+
+#ifdef ST_PAGED_TERRAIN
+// The invocation's last page asked of the pyramid and what it resolved to (terrain_page_resolve): the table does
+// not change while a frame draws, and a ray asks many cells of one page before it leaves it.
+uint voxel_page_last = 0xFFFFFFFFu;
+uint voxel_page_last_resolved = 0u;
+
+// Cell u (wrapped into the grid) of a level below the top one. A page resident at full resolution answers from its
+// slot; a missing one as its decode reads it: a page drawn as its floor is one flat floor (a cell is occupied
+// where its bottom is at or below it, as a bake of it would say), a page drawn from a coarser level answers with
+// its cells of the top level, which the bake of that level folded from what the page reads.
+bool voxel_page_occupied(uint lod, uvec3 u) {
+    uvec4 pl = vp_lod[lod];
+    uvec2 pc = u.xy >> pl.xy;
+    uint page = pc.y * terrain_pages.info.y + pc.x;
+    if (page != voxel_page_last) {
+        voxel_page_last = page;
+        voxel_page_last_resolved = terrain_page_resolve(page, pc);
+    }
+    uint r = voxel_page_last_resolved, layer = r & 0xFFFFFFu;
+    if (layer != 0u && (r >> 24) == 0u) {
+        return voxel_slot_occupied(layer - 1u, lod, uvec3(u.xy & ((uvec2(1u) << pl.xy) - 1u), u.z));
+    }
+    if (layer == 0u) return u.z * (vg_info.w << lod) <= (r >> 24);
+    return voxel_whole_occupied(vp_info.x, u >> (vp_info.x - lod));
+}
+#endif
+
 // Occupancy of cell c of a level; x and y wrap like the map, except along a bounded axis (g.knobs.w, as in
 // surface.glsl), past whose edge every cell is empty; z outside the grid is empty.
 bool voxel_occupied(uint lod, ivec3 c) {
@@ -41,8 +103,10 @@ bool voxel_occupied(uint lod, ivec3 c) {
     if (((g.knobs.w & LEVEL_BOUNDED_X) != 0u && uint(c.x) >= n.x) || ((g.knobs.w & LEVEL_BOUNDED_Y) != 0u && uint(c.y) >= n.y))
         return false;
     uvec3 u = uvec3(uint(c.x) & (n.x - 1u), uint(c.y) & (n.y - 1u), uint(c.z)); // two's complement wrap
-    uint bit = voxel_morton(u & 7u);
-    return (vg_words[voxel_tile_word(lod, u >> 3) + (bit >> 5)] & (1u << (bit & 31u))) != 0u;
+#ifdef ST_PAGED_TERRAIN
+    if (VOXEL_PAGED && lod < vp_info.x) return voxel_page_occupied(lod, u);
+#endif
+    return voxel_whole_occupied(lod, u);
 }
 
 // Sets bits [k0, k1] of a 256-bit column.

@@ -3,7 +3,8 @@
 // RayVoxel leaf bake: one workgroup per 8x8-cell tile column of the finest level, one thread per cell.
 // Each thread folds the source columns of its cell into a bit column over z, then the group writes every
 // word of the tile column with plain stores — clear and set in one go, so a dig that removes solid is
-// baked as correctly as a raise.
+// baked as correctly as a raise. On a paged world (VOXEL_PAGED) the groups cover a rectangle of pages, each its
+// own tile columns, and write the slot of each page resident at full resolution (the others have none).
 #include "globals.glsl"
 #include "surface.glsl"
 #define VOXEL_GRID_WRITABLE
@@ -14,7 +15,7 @@ shared uint columns[64][8];
 
 layout(local_size_x = 8, local_size_y = 8) in;
 layout(push_constant) uniform Push {
-    uvec2 tile0; // first tile (x, y) of this dispatch
+    uvec2 tile0; // first tile (x, y) of this dispatch; paged: its first page (x, y)
 } pc;
 
 void main() {
@@ -22,11 +23,26 @@ void main() {
     uvec3 vs = vg_info.yzw;
     uvec2 tile = pc.tile0 + gl_WorkGroupID.xy;
     uvec2 cell = tile * 8u + gl_LocalInvocationID.xy;
+    uvec2 origin = uvec2(0u); // the first cell of the page (paged)
+    uint slot = 0u;
+#ifdef ST_PAGED_TERRAIN
+    if (VOXEL_PAGED) {
+        uvec2 lt = voxel_page_tiles(0u).xy;
+        uvec2 page = pc.tile0 + gl_WorkGroupID.xy / lt;
+        uint e = terrain_pages.entry[page.y * terrain_pages.info.y + page.x] & 0xFFFFFFu;
+        if (e == 0u) return; // not resident: no slot (the whole group leaves, before any barrier)
+        slot = e - 1u;
+        tile = gl_WorkGroupID.xy % lt;
+        dims = uvec3(uvec2(1u) << vp_lod[0].xy, vp_lod[0].z);
+        origin = page << vp_lod[0].xy;
+        cell = tile * 8u + gl_LocalInvocationID.xy;
+    }
+#endif
     uint col[8] = uint[8](0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
     if (cell.x < dims.x && cell.y < dims.y) {
         // The leaf rule (voxel_fold_texel), each texel's floor folded into the highest one.
         float floor_top = 0.0;
-        ivec2 base = ivec2(cell * vs.xy);
+        ivec2 base = ivec2((origin + cell) * vs.xy);
         for (uint y = 0u; y < vs.y; y++)
             for (uint x = 0u; x < vs.x; x++) voxel_fold_texel(surface_at(base + ivec2(x, y)), vs.z, dims.z, col, floor_top);
         voxel_set_range(col, 0u, min(uint(floor_top) / vs.z, dims.z - 1u));
@@ -39,6 +55,7 @@ void main() {
     for (uint i = lin; i < tile_words; i += 64u) {
         uint tz = i >> 4, w = i & 15u;
         uint word = voxel_column_word(tz, w);
-        vg_words[voxel_tile_word(0u, uvec3(tile, tz)) + w] = word;
+        if (VOXEL_PAGED) vp_words[voxel_slot_tile_word(slot, 0u, uvec3(tile, tz)) + w] = word;
+        else vg_words[voxel_tile_word(0u, uvec3(tile, tz)) + w] = word;
     }
 }
