@@ -696,27 +696,33 @@ static st_level *seen_level(st_engine *e, st_store *store, const st_level *level
     return seen;
 }
 
-/* Draws `got` (ray-compute and scatter, from engine e) against the same methods drawing `seen` whole. */
-static void assert_draws_level(st_engine *e, st_level *seen, st_camera cam, const char *what) {
-    enum { W = 64, H = 40 };
-    const char *methods[] = {"ray-compute", "scatter"};
-    frame got[2];
-    for (int m = 0; m < 2; m++) {
-        st_renderer *r = test_renderer(e, methods[m], W, H, NULL);
+/* Draws ray-compute, scatter and voxel-compute from engine e against the same methods drawing `seen` whole; and,
+ * where `kept` is not NULL, that voxel-compute renderer of e, made earlier (its pyramids followed the pages that
+ * arrived and the edits since), against voxel-compute drawing `seen`. */
+static void assert_draws_level(st_engine *e, st_level *seen, st_camera cam, const char *what, st_renderer *kept) {
+    enum { W = 64, H = 40, METHODS = 4 };
+    /* voxel-compute: each coarse page's pyramid in that page's slot */
+    const char *methods[] = {"ray-compute", "scatter", "voxel-compute", "voxel-compute"};
+    frame got[METHODS];
+    int count = kept ? METHODS : METHODS - 1;
+    for (int m = 0; m < count; m++) {
+        st_renderer *r = m == 3 ? kept : test_renderer(e, methods[m], W, H, NULL);
         frame first = draw(r, cam, W, H); /* the frame that sends what changed */
         free(first.rgba);
         free(first.depth);
         got[m] = draw(r, cam, W, H);
-        st_renderer_destroy(r);
+        if (r != kept) st_renderer_destroy(r);
     }
     st_engine *whole = test_engine(seen);
-    for (int m = 0; m < 2; m++) {
+    for (int m = 0; m < count; m++) {
         st_renderer *r = test_renderer(whole, methods[m], W, H, NULL);
         frame want = draw(r, cam, W, H);
         if (memcmp(got[m].rgba, want.rgba, (size_t)W * H * 4))
-            fail_msg("%s, %s: the far field's colour differs from the level the GPU should read", methods[m], what);
+            fail_msg("%s%s, %s: the far field's colour differs from the level the GPU should read", methods[m],
+                     m == 3 ? " (made earlier)" : "", what);
         if (memcmp(got[m].depth, want.depth, (size_t)W * H * sizeof(float)))
-            fail_msg("%s, %s: the far field's depth differs from the level the GPU should read", methods[m], what);
+            fail_msg("%s%s, %s: the far field's depth differs from the level the GPU should read", methods[m],
+                     m == 3 ? " (made earlier)" : "", what);
         free(want.rgba);
         free(want.depth);
         free(got[m].rgba);
@@ -741,6 +747,7 @@ static void test_far_field_levels(void **state) {
     assert_st_ok(st_engine_create(&ed, &e, err));
     st_paged_desc pd = {.pool_pages = 64, .far_levels = 2, .full_radius = 96.0f};
     assert_st_ok(st_engine_set_paged_world(e, store, &pd, err));
+    st_renderer *kept = test_renderer(e, "voxel-compute", 64, 40, NULL); /* before any page of any level arrived */
     assert_st_ok(st_engine_paged_settle(e, &cam, 20000, NULL, err));
     st_paged_stats ps;
     assert_st_ok(st_engine_paged_stats(e, &ps, err));
@@ -750,7 +757,8 @@ static void test_far_field_levels(void **state) {
     uint32_t fine, far;
     st_level *seen = seen_level(e, store, level, coarse, &fine, &far);
     assert_true(fine > 0 && far > 0); /* both kinds of page in the picture's world (floors where nothing reaches) */
-    assert_draws_level(e, seen, cam, "settled");
+    assert_draws_level(e, seen, cam, "settled", kept);
+    st_renderer_destroy(kept);
     test_engine_finish(e, seen);
     st_store_close(store);
     st_level_destroy(coarse[1]);
@@ -775,7 +783,9 @@ static void test_far_field_follows_edits(void **state) {
     assert_st_ok(st_engine_create(&ed, &e, err));
     st_paged_desc pd = {.pool_pages = 64, .far_levels = 2, .full_radius = 96.0f};
     assert_st_ok(st_engine_set_paged_world(e, store, &pd, err));
+    st_renderer *kept = test_renderer(e, "voxel-compute", W, H, NULL); /* it follows the arrivals and the edits */
     assert_st_ok(st_engine_paged_settle(e, &cam, 20000, NULL, err));
+    free(test_draw_depth(kept, cam, W, H));
     st_renderer *r = test_renderer(e, "ray-compute", W, H, NULL);
     float *before = test_draw_depth(r, cam, W, H);
     /* 300 and 420 texels ahead (heading (sin 60°, cos 60°)): coarse levels 1 and 2 draw there */
@@ -795,7 +805,7 @@ static void test_far_field_follows_edits(void **state) {
     assert_st_ok(st_level_coarsen(coarse[1], &coarse[2], err));
     uint32_t fine, far;
     st_level *seen = seen_level(e, store, edited, coarse, &fine, &far);
-    assert_draws_level(e, seen, cam, "edited");
+    assert_draws_level(e, seen, cam, "edited", kept);
     st_level_destroy(seen);
     st_level_destroy(coarse[1]);
     st_level_destroy(coarse[2]);
@@ -808,7 +818,8 @@ static void test_far_field_follows_edits(void **state) {
     assert_st_ok(st_level_coarsen(level, &coarse[1], err));
     assert_st_ok(st_level_coarsen(coarse[1], &coarse[2], err));
     seen = seen_level(e, store, level, coarse, &fine, &far);
-    assert_draws_level(e, seen, cam, "undone");
+    assert_draws_level(e, seen, cam, "undone", kept);
+    st_renderer_destroy(kept);
     test_engine_finish(e, seen);
     st_store_close(store);
     st_level_destroy(coarse[1]);

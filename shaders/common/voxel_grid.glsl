@@ -34,8 +34,8 @@ uint voxel_tile_word(uint lod, uvec3 t) {
 }
 
 // A paged world (docs/voxel.md, "Paged worlds"; VOXEL_PAGED, set by the renderer): the levels below the top one
-// held whole (vp_info.x) live per page, each page's in the slot of the pool that holds its texels (set 1,
-// binding 1); vg_lod keeps every level's cells of the whole world, and vg_words holds the levels from the top
+// held whole (vp_info.x) live per page, each page's (a coarser level's too) in the slot of the pool that holds its
+// texels (set 1, binding 1); vg_lod keeps every level's cells of the whole world, and vg_words holds the levels from the top
 // one up (their first words counted from there). Unpaged, binding 1 is a placeholder never read.
 layout(constant_id = 0) const bool VOXEL_PAGED = false;
 layout(set = 1, binding = 1, std430) VOXEL_GRID_ACCESS buffer VoxelPages {
@@ -74,10 +74,25 @@ bool voxel_whole_occupied(uint lod, uvec3 u) {
 uint voxel_page_last = 0xFFFFFFFFu;
 uint voxel_page_last_resolved = 0u;
 
-// Cell u (wrapped into the grid) of a level below the top one. A page resident at full resolution answers from its
-// slot; a missing one as its decode reads it: a page drawn as its floor is one flat floor (a cell is occupied
-// where its bottom is at or below it, as a bake of it would say), a page drawn from a coarser level answers with
-// its cells of the top level, which the bake of that level folded from what the page reads.
+// Cell u (wrapped into the grid) of level m below the top one (or of the top one: voxel_top.comp) over a page
+// drawn from the coarser level k, whose page sits in `slot` with its own levels in coarse texels (each 2^k x 2^k
+// texels): at m >= k the cell is one cell of the coarse page's level m - k in x and y and 2^k of its cells in z; at
+// m < k it lies in one cell of its level 0 (wider: conservative), 2^m of them in z.
+bool voxel_coarse_occupied(uint slot, uint k, uint m, uvec3 u) {
+    uvec2 lv = uvec2(findLSB(vg_info.y), findLSB(vg_info.z)); // log2 of a leaf's texels in x and y
+    uint mk = min(m, k), mc = m - mk;
+    uvec2 t = (u.xy << (lv + m)) >> k; // the coarse texel of the cell's first texel
+    uvec2 l = (t & ((1u << terrain_pages.info.x) - 1u)) >> (lv + mc);
+    uint z0 = u.z << mk;
+    for (uint j = 0u; j < (1u << mk); j++)
+        if (voxel_slot_occupied(slot, mc, uvec3(l, z0 + j))) return true;
+    return false;
+}
+
+// Cell u (wrapped into the grid) of a level below the top one, through the page table, as the decode reads its
+// page: a page resident at full resolution answers from its slot, one drawn from a coarser level from that page's
+// slot (voxel_coarse_occupied), one drawn as its floor as one flat floor (a cell is occupied where its bottom is at
+// or below it, as a bake of it would say).
 bool voxel_page_occupied(uint lod, uvec3 u) {
     uvec4 pl = vp_lod[lod];
     uvec2 pc = u.xy >> pl.xy;
@@ -87,11 +102,9 @@ bool voxel_page_occupied(uint lod, uvec3 u) {
         voxel_page_last_resolved = terrain_page_resolve(page, pc);
     }
     uint r = voxel_page_last_resolved, layer = r & 0xFFFFFFu;
-    if (layer != 0u && (r >> 24) == 0u) {
-        return voxel_slot_occupied(layer - 1u, lod, uvec3(u.xy & ((uvec2(1u) << pl.xy) - 1u), u.z));
-    }
     if (layer == 0u) return u.z * (vg_info.w << lod) <= (r >> 24);
-    return voxel_whole_occupied(vp_info.x, u >> (vp_info.x - lod));
+    if ((r >> 24) == 0u) return voxel_slot_occupied(layer - 1u, lod, uvec3(u.xy & ((uvec2(1u) << pl.xy) - 1u), u.z));
+    return voxel_coarse_occupied(layer - 1u, r >> 24, lod, u);
 }
 #endif
 

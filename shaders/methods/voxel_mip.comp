@@ -3,8 +3,8 @@
 // RayVoxel pyramid level: each cell is the OR of its 2x2x2 children. One thread per word of the parent
 // level (16 per tile, 4 tiles along x per group). The 8 children of a parent cell are one byte of the child
 // tile (their Morton index shares the parent's upper bits), so a parent word is "which bytes are non-zero"
-// over half a child tile (8 words). On a paged world (VOXEL_PAGED) the region is a rectangle of pages, each
-// its own tiles, and a level below the top one is made in the slot of each page resident at full resolution.
+// over half a child tile (8 words). On a paged world (VOXEL_PAGED) the region is a rectangle of pages of one
+// level of the page table, each its own tiles, and a level below the top one is made in each resident page's slot.
 #include "globals.glsl"
 #include "surface.glsl"
 #define VOXEL_GRID_WRITABLE
@@ -16,6 +16,7 @@ layout(push_constant) uniform Push {
     uint tile_x0; // first parent tile of the region; paged: its first page
     uint tile_y0;
     uint tiles_x; // region width in tiles (paged: of all its pages)
+    uint level;   // paged: the pages' level (0: full resolution)
 } pc;
 
 void main() {
@@ -29,7 +30,8 @@ void main() {
     if (VOXEL_PAGED) {
         uvec2 lt = voxel_page_tiles(pc.lod).xy;
         uvec2 page = uvec2(pc.tile_x0, pc.tile_y0) + uvec2(rx, gl_WorkGroupID.y) / lt;
-        uint e = terrain_pages.entry[page.y * terrain_pages.info.y + page.x] & 0xFFFFFFu;
+        uint row = terrain_pages.info.y >> pc.level; // pages of the level along x
+        uint e = terrain_pages.entry[terrain_pages.level_offset[pc.level] + page.y * row + page.x] & 0xFFFFFFu;
         if (e == 0u) return; // not resident: no slot
         slot = e - 1u;
         pt.xy = uvec2(rx, gl_WorkGroupID.y) % lt;

@@ -637,11 +637,13 @@ st_result st_engine_paged_settle(st_engine *e, const st_camera *camera, uint32_t
     return ST_OK;
 }
 
-void st_paged_terrain_pages(const st_paged_terrain *p, uint32_t *shift, uint32_t *nx, uint32_t *ny, uint32_t *slots) {
+void st_paged_terrain_pages(const st_paged_terrain *p, uint32_t *shift, uint32_t *nx, uint32_t *ny, uint32_t *levels,
+                            uint32_t *slots) {
     *shift = p->shift;
     *nx = p->nx;
     *ny = p->ny;
-    *slots = p->lv[0].slots;
+    *levels = p->levels;
+    *slots = p->slots;
 }
 
 bool st_engine_paged_page(st_engine *e, uint32_t px, uint32_t py, uint32_t *slot, void *out, size_t bytes) {

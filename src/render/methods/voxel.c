@@ -36,13 +36,19 @@ static const st_method_knob voxel_knobs[] = {{.name = "voxel_steps",
                                               .min = 0,
                                               .max = 1}};
 
+/* Pages of one level of the page table (0: full resolution, k: the far field's k-th coarser level). */
+typedef struct page_rect {
+    st_rect r;
+    uint32_t level;
+} page_rect;
+
 typedef struct voxel_state {
     st_voxel_layout layout; /* the whole world's (paged: its levels from paged.top up are what `grid` holds) */
     bool compute;
     bool paged;             /* the terrain is paged: the levels below paged.top live per page, in `pages` */
     st_voxel_paged paged_layout;
-    uint32_t page_shift, pages_x, pages_y, slots; /* paged: level 0's pages and pool slots */
-    st_gpu_buffer pages;    /* set 1 binding 1: header + a slot per level-0 pool slot (paged), else a placeholder */
+    uint32_t page_shift, pages_x, pages_y, levels, slots; /* paged: level 0's pages, the levels, the pool's slots */
+    st_gpu_buffer pages;    /* set 1 binding 1: header + a slot per pool slot (paged), else a placeholder */
     VkPipeline mip_pages, top; /* paged: the slots' levels, the top level held whole */
     uint32_t budget;     /* outer and inner steps */
     uint32_t show_steps; /* diagnostic colouring (STRATA_VOXEL_STEPS=1) */
@@ -145,12 +151,13 @@ static void record_bake(st_renderer *r, voxel_state *s, VkCommandBuffer cmd, con
     record_mips(s, cmd, box, n, 1);
 }
 
-/* A paged world's bake (docs/voxel.md, "Paged worlds"): the pages of bake[0, nb) (rectangles of level-0 pages) in
- * their slots — the leaf level and each level below the top one, pages not resident at full resolution left
- * alone — then the top level held whole over the pages of top[0, nt) (made again from what each page reads now:
- * its slot, its floor or a coarser level), then every level above it over those, ending with the pyramid ready for
- * the draw pass. nt at most ST_RECT_LIST_MAX. The caller has ordered earlier accesses before the first write. */
-static void record_bake_paged(st_renderer *r, voxel_state *s, VkCommandBuffer cmd, const st_rect *bake, uint32_t nb,
+/* A paged world's bake (docs/voxel.md, "Paged worlds"): the pages of bake[0, nb) (rectangles of pages of a level,
+ * disjoint within each level) in their slots — the leaf level and each level below the top one, pages not resident
+ * left alone — then the top level held whole over the full-resolution pages of top[0, nt) (made again from what each
+ * page reads now: its slot, a coarser page's slot or its floor), then every level above it over those, ending with
+ * the pyramid ready for the draw pass. nt at most ST_RECT_LIST_MAX. The caller has ordered earlier accesses before
+ * the first write. */
+static void record_bake_paged(st_renderer *r, voxel_state *s, VkCommandBuffer cmd, const page_rect *bake, uint32_t nb,
                               const st_rect *top, uint32_t nt) {
     const st_voxel_paged *P = &s->paged_layout;
     VkDescriptorSet sets[2] = {r->globals_set, s->grid_set};
@@ -158,8 +165,9 @@ static void record_bake_paged(st_renderer *r, voxel_state *s, VkCommandBuffer cm
     /* The leaf level: each page its own tile columns; pages are disjoint, so no barrier between dispatches. */
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->bake);
     for (uint32_t k = 0; k < nb; k++) {
-        uint32_t w = (uint32_t)(bake[k].x1 - bake[k].x0), h = (uint32_t)(bake[k].y1 - bake[k].y0);
-        uint32_t push[4] = {(uint32_t)bake[k].x0, (uint32_t)bake[k].y0, 0, 0};
+        const st_rect *b = &bake[k].r;
+        uint32_t w = (uint32_t)(b->x1 - b->x0), h = (uint32_t)(b->y1 - b->y0);
+        uint32_t push[4] = {(uint32_t)b->x0, (uint32_t)b->y0, bake[k].level, 0};
         vkCmdPushConstants(cmd, s->bake_layout, VK_SHADER_STAGE_ALL, 0, sizeof push, push);
         vkCmdDispatch(cmd, w * P->page.tiles[0][0], h * P->page.tiles[0][1], 1);
         s->last_leaf_columns += (uint64_t)w * h * P->page.tiles[0][0] * P->page.tiles[0][1];
@@ -170,9 +178,10 @@ static void record_bake_paged(st_renderer *r, voxel_state *s, VkCommandBuffer cm
         st_gpu_cmd_memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
         for (uint32_t k = 0; k < nb; k++) {
-            uint32_t w = (uint32_t)(bake[k].x1 - bake[k].x0), h = (uint32_t)(bake[k].y1 - bake[k].y0);
+            const st_rect *b = &bake[k].r;
+            uint32_t w = (uint32_t)(b->x1 - b->x0), h = (uint32_t)(b->y1 - b->y0);
             uint32_t tiles_x = w * P->page.tiles[l][0];
-            uint32_t push[4] = {l, (uint32_t)bake[k].x0, (uint32_t)bake[k].y0, tiles_x};
+            uint32_t push[5] = {l, (uint32_t)b->x0, (uint32_t)b->y0, tiles_x, bake[k].level};
             vkCmdPushConstants(cmd, s->bake_layout, VK_SHADER_STAGE_ALL, 0, sizeof push, push);
             vkCmdDispatch(cmd, (tiles_x + 3) / 4, h * P->page.tiles[l][1], P->page.tiles[l][2]);
             s->last_columns += (uint64_t)tiles_x * h * P->page.tiles[l][1];
@@ -223,16 +232,19 @@ static st_result full_bake(st_renderer *r, voxel_state *s, st_error *err) {
         page_header[4 + 4 * l + 2] = P->page.dims[l][2];
         page_header[4 + 4 * l + 3] = (uint32_t)P->page.offset[l];
     }
-    /* paged: every page resident now, one rectangle each (the slots fill as pages arrive, told by level_updated) */
-    st_rect *resident = NULL;
+    /* paged: every page resident now, of every level, one rectangle each (the slots fill as pages arrive, told by
+     * level_updated) */
+    page_rect *resident = NULL;
     uint32_t resident_count = 0;
     if (s->paged) {
         resident = malloc((size_t)s->slots * sizeof *resident);
         if (!resident) return st_error_set(err, ST_ERR_NOMEM, "out of memory");
-        for (uint32_t y = 0; y < s->pages_y; y++)
-            for (uint32_t x = 0; x < s->pages_x && resident_count < s->slots; x++)
-                if (st_engine_paged_page(r->engine, x, y, NULL, NULL, 0))
-                    resident[resident_count++] = (st_rect){(int32_t)x, (int32_t)y, (int32_t)x + 1, (int32_t)y + 1};
+        for (uint32_t k = 0; k < s->levels; k++)
+            for (uint32_t y = 0; y < s->pages_y >> k; y++)
+                for (uint32_t x = 0; x < s->pages_x >> k && resident_count < s->slots; x++)
+                    if (st_engine_paged_level_mapped(r->engine, k, x, y))
+                        resident[resident_count++] =
+                            (page_rect){{(int32_t)x, (int32_t)y, (int32_t)x + 1, (int32_t)y + 1}, k};
     }
     double t0 = st_time_ms();
     VkCommandBuffer cmd;
@@ -290,7 +302,7 @@ static st_result voxel_create_common(st_renderer *r, void **out, bool compute, s
     s->paged = r->engine->paged != NULL;
     uint64_t grid_bytes = s->layout.bytes, pages_bytes = ST_VOXEL_HEADER_BYTES; /* unpaged: a placeholder */
     if (s->paged) {
-        st_paged_terrain_pages(r->engine->paged, &s->page_shift, &s->pages_x, &s->pages_y, &s->slots);
+        st_paged_terrain_pages(r->engine->paged, &s->page_shift, &s->pages_x, &s->pages_y, &s->levels, &s->slots);
         res = st_voxel_paged_of(shape->width, shape->height, 1u << s->page_shift, r->desc.knobs.voxel_grid,
                                 &s->paged_layout, err);
         if (res) return res;
@@ -363,12 +375,20 @@ static void voxel_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         /* Each edited rectangle's leaf cells, widened to whole tiles (a tile column is the bake's unit); paged,
          * its pages. */
         st_rect tiles[ST_RECT_LIST_MAX];
-        for (uint32_t i = 0; i < s->dirty.count && s->paged; i++) {
-            st_rect d = s->dirty.rect[i];
-            int32_t n = (int32_t)s->pages_x, m = (int32_t)s->pages_y;
-            int32_t x0 = d.x0 >> s->page_shift, y0 = d.y0 >> s->page_shift;
-            int32_t x1 = ((d.x1 - 1) >> s->page_shift) + 1, y1 = ((d.y1 - 1) >> s->page_shift) + 1;
-            tiles[i] = (st_rect){x0 < 0 ? 0 : x0, y0 < 0 ? 0 : y0, x1 > n ? n : x1, y1 > m ? m : y1};
+        page_rect bake[ST_PAGED_MAX_LEVELS * ST_RECT_LIST_MAX];
+        uint32_t nb = 0;
+        for (uint32_t k = 0; k < s->levels && s->paged; k++) {
+            /* the pages of level k under each rectangle (a coarse page stands for 2^k pages each way) */
+            uint32_t shift = s->page_shift + k;
+            for (uint32_t i = 0; i < s->dirty.count; i++) {
+                st_rect d = s->dirty.rect[i];
+                int32_t n = (int32_t)(s->pages_x >> k), m = (int32_t)(s->pages_y >> k);
+                int32_t x0 = d.x0 >> shift, y0 = d.y0 >> shift;
+                int32_t x1 = ((d.x1 - 1) >> shift) + 1, y1 = ((d.y1 - 1) >> shift) + 1;
+                tiles[i] = (st_rect){x0 < 0 ? 0 : x0, y0 < 0 ? 0 : y0, x1 > n ? n : x1, y1 > m ? m : y1};
+            }
+            uint32_t n = st_rects_disjoint(tiles, s->dirty.count); /* no page baked twice */
+            for (uint32_t i = 0; i < n; i++) bake[nb++] = (page_rect){tiles[i], k};
         }
         for (uint32_t i = 0; i < s->dirty.count && !s->paged; i++) {
             st_rect d = s->dirty.rect[i];
@@ -386,8 +406,12 @@ static void voxel_record(st_renderer *r, void *state, VkCommandBuffer cmd) {
         st_gpu_cmd_memory_barrier(cmd, draw_stage(s), VK_ACCESS_2_NONE, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                                   VK_ACCESS_2_NONE);
         if (s->paged) {
-            uint32_t n = st_rects_disjoint(tiles, s->dirty.count); /* no page baked twice */
-            record_bake_paged(r, s, cmd, tiles, n, tiles, n);
+            uint32_t n = 0; /* the full-resolution ones: level 0's come first */
+            while (n < nb && bake[n].level == 0) {
+                tiles[n] = bake[n].r;
+                n++;
+            }
+            record_bake_paged(r, s, cmd, bake, nb, tiles, n);
         } else {
             record_bake(r, s, cmd, tiles, s->dirty.count);
         }
