@@ -54,7 +54,12 @@ check "compare --paged-level: the settings say so" grep -q 'paged_level=1' "$tmp
 expect_error "compare: --paged-level without --paged" compare --world gen:multi:5:512x512 --paged-level -o "$tmp/cmp3"
 expect_error "compare: --paged with edits" compare --world gen:multi:5:512x512 --paged --edits -o "$tmp/cmp2"
 expect_error "render: a method that needs the whole level on a paged world" render --world gen:multi:3:65536x65536 \
-    --paged --method voxel-compute --size 8x8 -o "$tmp/x.png"
+    --paged --method mesh --size 8x8 -o "$tmp/x.png"
+# voxel-compute on the 65,536² world: its pyramid per page (one of the whole world would take 2 GiB)
+"$strata" render --world gen:multi:3:65536x65536 --paged --method voxel-compute --size 32x20 --shading flat \
+    -o "$tmp/bigv.png" >"$tmp/bigv.txt" 2>"$tmp/err" ||
+    { echo "FAIL: 65536² paged voxel-compute: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+check "65536² paged voxel-compute: every wanted page resident" grep -q 'paged: 0 of' "$tmp/bigv.txt"
 check "default: info of the store" sh -c "'$strata' info '$tmp/def' | grep -q 'layers'"
 
 # ---- a Vangers world (from the real DEM: water at its flood level) ------------------------------------------

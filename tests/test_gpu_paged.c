@@ -341,39 +341,168 @@ static frame draw(st_renderer *r, st_camera cam, uint32_t w, uint32_t h) {
     return f;
 }
 
-/* What r derives from the terrain and keeps up to date where pages arrive and leave — ray-compute's and
- * slice-compute's air tables, voxel-compute's pyramid — equals, word for word, what a renderer of the same method
- * made now builds whole from the pages resident now. Other methods: nothing to check. */
-static void expect_derived_as_fresh(st_engine *e, st_renderer *r, const char *method, int view) {
-    bool voxel = st_voxel_renderer_layout(r) != NULL;
-    const st_air_tables *t = st_ray_compute_air(r) ? st_ray_compute_air(r) : st_slice_compute_air(r);
-    if (!voxel && !t) return;
+/* On a paged world r's per-page pyramids — the slot of every page resident now — and its levels held whole equal,
+ * word for word, those of a voxel renderer made now, which bakes them from the pages resident now. */
+static void expect_pyramid_as_fresh(st_engine *e, st_renderer *r, const char *method, const char *when) {
+    const st_voxel_paged *P = st_voxel_renderer_paged(r);
+    assert_non_null(P);
     st_renderer *fresh = test_renderer(e, method, 8, 8, NULL);
-    uint64_t words = voxel ? st_voxel_renderer_layout(r)->words : st_air_tables_words(r);
-    uint32_t *kept = malloc(words * 4), *whole = malloc(words * 4);
-    if (voxel) {
-        assert_st_ok(st_voxel_read(r, kept, err));
-        assert_st_ok(st_voxel_read(fresh, whole, err));
-    } else {
-        const st_air_tables *ft = st_ray_compute_air(fresh) ? st_ray_compute_air(fresh) : st_slice_compute_air(fresh);
-        assert_st_ok(st_air_tables_read(r, t, kept, err));
-        assert_st_ok(st_air_tables_read(fresh, ft, whole, err));
-    }
+    uint64_t words = st_voxel_words(r), slot = P->slot_words;
+    assert_int_equal(words, st_voxel_words(fresh));
+    uint32_t *kept = malloc((words > slot ? words : slot) * 4), *whole = malloc((words > slot ? words : slot) * 4);
+    assert_st_ok(st_voxel_read(r, kept, err));
+    assert_st_ok(st_voxel_read(fresh, whole, err));
     uint64_t differ = 0;
     for (uint64_t i = 0; i < words; i++) differ += kept[i] != whole[i];
     if (differ)
-        fail_msg("%s, view %d: %llu of %llu words of its %s differ from a whole build on the resident pages", method,
-                 view, (unsigned long long)differ, (unsigned long long)words, voxel ? "pyramid" : "air tables");
+        fail_msg("%s, %s: %llu of %llu words of its levels held whole differ from a fresh bake", method, when,
+                 (unsigned long long)differ, (unsigned long long)words);
+    uint32_t pages = 0;
+    for (uint32_t py = 0; py < PAGES; py++)
+        for (uint32_t px = 0; px < PAGES; px++) {
+            bool in_kept, in_fresh;
+            assert_st_ok(st_voxel_read_page(r, px, py, kept, &in_kept, err));
+            assert_st_ok(st_voxel_read_page(fresh, px, py, whole, &in_fresh, err));
+            assert_true(in_kept == in_fresh);
+            if (!in_kept) continue;
+            pages++;
+            for (uint64_t i = 0; i < slot; i++) differ += kept[i] != whole[i];
+            if (differ)
+                fail_msg("%s, %s: page (%u, %u): %llu of %llu words of its pyramid differ from a fresh bake", method,
+                         when, px, py, (unsigned long long)differ, (unsigned long long)slot);
+        }
+    assert_true(pages > 0);
     free(kept);
     free(whole);
     st_renderer_destroy(fresh);
 }
 
+/* What r derives from the terrain and keeps up to date where pages arrive and leave — ray-compute's and
+ * slice-compute's air tables, voxel-compute's pyramids — equals, word for word, what a renderer of the same method
+ * made now builds whole from the pages resident now. Other methods: nothing to check. */
+static void expect_derived_as_fresh(st_engine *e, st_renderer *r, const char *method, int view) {
+    if (st_voxel_renderer_layout(r)) {
+        char when[32];
+        snprintf(when, sizeof when, "view %d", view);
+        expect_pyramid_as_fresh(e, r, method, when);
+        return;
+    }
+    const st_air_tables *t = st_ray_compute_air(r) ? st_ray_compute_air(r) : st_slice_compute_air(r);
+    if (!t) return;
+    st_renderer *fresh = test_renderer(e, method, 8, 8, NULL);
+    uint64_t words = st_air_tables_words(r);
+    uint32_t *kept = malloc(words * 4), *whole = malloc(words * 4);
+    const st_air_tables *ft = st_ray_compute_air(fresh) ? st_ray_compute_air(fresh) : st_slice_compute_air(fresh);
+    assert_st_ok(st_air_tables_read(r, t, kept, err));
+    assert_st_ok(st_air_tables_read(fresh, ft, whole, err));
+    uint64_t differ = 0;
+    for (uint64_t i = 0; i < words; i++) differ += kept[i] != whole[i];
+    if (differ)
+        fail_msg("%s, view %d: %llu of %llu words of its air tables differ from a whole build on the resident pages",
+                 method, view, (unsigned long long)differ, (unsigned long long)words);
+    free(kept);
+    free(whole);
+    st_renderer_destroy(fresh);
+}
+
+/* Each page's pyramid in r's slot (every page resident now) and its cells of the top level held whole equal the
+ * pyramid of the whole level that `whole` (a voxel renderer of the same level in memory) holds there, bit for bit. */
+static void expect_pages_as_whole(st_renderer *r, st_renderer *whole, int jump) {
+    const st_voxel_paged *P = st_voxel_renderer_paged(r);
+    const st_voxel_layout *L = st_voxel_renderer_layout(whole);
+    assert_non_null(P);
+    assert_null(st_voxel_renderer_paged(whole));
+    uint32_t *slot = malloc(P->slot_words * 4), *held = malloc(st_voxel_words(r) * 4),
+             *all = malloc(L->words * 4);
+    assert_st_ok(st_voxel_read(r, held, err));
+    assert_st_ok(st_voxel_read(whole, all, err));
+    uint32_t top = P->top, checked = 0;
+    for (uint32_t py = 0; py < PAGES; py++)
+        for (uint32_t px = 0; px < PAGES; px++) {
+            bool resident;
+            assert_st_ok(st_voxel_read_page(r, px, py, slot, &resident, err));
+            if (!resident) continue;
+            checked++;
+            for (uint32_t l = 0; l <= top; l++) {
+                const uint32_t *n = P->page.dims[l];
+                for (uint32_t z = 0; z < n[2]; z++)
+                    for (uint32_t y = 0; y < n[1]; y++)
+                        for (uint32_t x = 0; x < n[0]; x++) {
+                            uint32_t gx = px * n[0] + x, gy = py * n[1] + y, bw, bp;
+                            uint64_t ww = st_voxel_word(L, l, gx, gy, z, &bw);
+                            bool want = (all[ww] >> bw) & 1u, got;
+                            if (l < top) {
+                                got = (slot[st_voxel_word(&P->page, l, x, y, z, &bp)] >> bp) & 1u;
+                            } else {
+                                uint64_t hw = st_voxel_word(L, l, gx, gy, z, &bp) - P->world_first;
+                                got = (held[hw] >> bp) & 1u;
+                            }
+                            if (got != want)
+                                fail_msg("jump %d: page (%u, %u), level %u, cell (%u, %u, %u): %d, the whole level's %d",
+                                         jump, px, py, l, gx, gy, z, got, want);
+                        }
+            }
+        }
+    assert_true(checked > 0);
+    free(slot);
+    free(held);
+    free(all);
+}
+
+/* After random camera jumps over a pool too small for the world (pages evicted, slots reused) and random digs and
+ * raises (on resident pages and on pages far from the eye), each followed by one frame: voxel-compute's per-page
+ * pyramids and its levels held whole equal a fresh bake of the pages resident then, word for word, and every
+ * resident page's equals the pyramid of the whole edited level in memory there, bit for bit. */
+static void test_voxel_pages_after_jumps_and_edits(void **state) {
+    (void)state;
+    enum { W = 32, H = 20 };
+    st_level *level = world_level();
+    st_store *store = world_store(level, "paged-voxel");
+    st_engine *mem = test_engine(level);
+    st_renderer *whole = test_renderer(mem, "voxel-compute", W, H, NULL);
+    st_engine *e = NULL;
+    st_engine_desc ed = {.validate = true};
+    assert_st_ok(st_engine_create(&ed, &e, err));
+    st_paged_desc pd = {.pool_pages = POOL};
+    assert_st_ok(st_engine_set_paged_level(e, level, store, &pd, err));
+    st_renderer *r = test_renderer(e, "voxel-compute", W, H, NULL);
+    srand(19);
+    for (int jump = 0; jump < 8; jump++) {
+        float x = (float)(rand() % SIDE), y = (float)(rand() % SIDE);
+        st_camera cam = camera_at(x, y, (float)(rand() % 360));
+        assert_st_ok(st_engine_paged_settle(e, &cam, 5000, NULL, err)); /* arrivals told, baked at the next frame */
+        for (int k = 0; k < 2; k++) { /* one edit near the eye (resident pages), one anywhere */
+            int cx = k ? rand() % (int)SIDE : ((int)x + rand() % 81 - 40 + (int)SIDE) % (int)SIDE;
+            int cy = k ? rand() % (int)SIDE : ((int)y + rand() % 81 - 40 + (int)SIDE) % (int)SIDE;
+            st_rect dirty;
+            if (rand() % 2) assert_st_ok(st_level_dig(level, cx, cy, 3 + rand() % 20, 10 + rand() % 80, &dirty, err));
+            else assert_st_ok(st_level_raise(level, cx, cy, 3 + rand() % 20, 10 + rand() % 80, &dirty, err));
+            assert_st_ok(st_engine_update_level(e, dirty, err));
+            assert_st_ok(st_engine_update_level(mem, dirty, err));
+        }
+        free(test_draw_depth(r, cam, W, H));
+        free(test_draw_depth(whole, cam, W, H));
+        char when[32];
+        snprintf(when, sizeof when, "jump %d", jump);
+        expect_pyramid_as_fresh(e, r, "voxel-compute", when);
+        expect_pages_as_whole(r, whole, jump);
+    }
+    st_paged_stats ps;
+    assert_st_ok(st_engine_paged_stats(e, &ps, err));
+    assert_true(ps.residency.evictions > 0); /* slots were reused */
+    st_renderer_destroy(r);
+    st_renderer_destroy(whole);
+    test_engine_finish(e, NULL);
+    test_engine_finish(mem, NULL);
+    st_store_close(store);
+    st_level_destroy(level);
+}
+
 static void test_paged_render_equals_texture(void **state) {
     (void)state;
     /* slice-compute: its air tables are built through the pages too (and rebuilt where pages arrive) */
-    const char *methods[] = {"ray-compute", "voxel-compute", "scatter", "slice-compute"};
-    enum { VIEWS = 3, W = 64, H = 40, METHODS = 4 };
+    const char *methods[] = {"ray-compute", "voxel-compute", "scatter", "slice-compute", "voxel"};
+    enum { VIEWS = 3, W = 64, H = 40, METHODS = 5 };
     st_camera cams[VIEWS] = {camera_at(100, 120, 30), camera_at(700, 500, 200), camera_at(1000, 20, 300)};
     st_level *level = world_level();
     frame want[METHODS][VIEWS];
@@ -459,19 +588,59 @@ static void test_paged_world_without_level(void **state) {
     }
     st_error e2 = {0};
     st_renderer *voxel = NULL;
-    st_render_desc vd = {.method = "voxel-compute", .width = 8, .height = 8};
     st_render_desc md = {.method = "mesh", .width = 8, .height = 8};
     assert_int_equal(st_renderer_create(e, &md, &voxel, &e2), ST_ERR_INVALID); /* its chunks need the level */
     assert_null(voxel);
     assert_int_equal(st_engine_update_level(e, (st_rect){0, 0, 8, 8}, &e2), ST_ERR_INVALID);
     test_engine_finish(e, NULL);
     st_store_close(store);
-    /* a world whose pyramid would be too large for one of the whole world: refused with one line */
+}
+
+/* voxel-compute on a world whose pyramid of the whole world would take 2 GiB (65,536², the old limit was about
+ * 16384²): its pages' pyramids and the levels held whole take a few MiB, and it draws, depth bit for bit, what
+ * voxel-compute draws on a level of the world's texels around the eye held in memory (the window [0, 512)²: the
+ * eye at (256, 256), so that the rays, within far + a margin of it, never reach the window's own wrap, and the
+ * eye's coordinates are the same floats in both). */
+static void test_voxel_beyond_whole_pyramid(void **state) {
+    (void)state;
+    enum { W = 64, H = 40, SIDE_W = 512 };
+    st_camera cams[2] = {camera_at(256, 256, 30), camera_at(250, 270, 210)};
+    st_store *store = NULL;
     assert_st_ok(st_store_open("gen:multi:3:65536x65536", &store, err));
+    st_layer_pages *reader = NULL;
+    st_level *window = NULL;
+    assert_st_ok(st_layer_pages_create(store, 0, &reader, err));
+    assert_st_ok(st_layer_pages_window(reader, 0, 0, SIDE_W, SIDE_W, &window, err));
+    st_layer_pages_destroy(reader);
+    float *want[2];
+    st_engine *e = test_engine(window);
+    st_renderer *r = test_renderer(e, "voxel-compute", W, H, NULL);
+    for (int v = 0; v < 2; v++) want[v] = test_draw_depth(r, cams[v], W, H);
+    st_renderer_destroy(r);
+    test_engine_finish(e, window);
+
+    st_engine_desc ed = {.validate = true};
     assert_st_ok(st_engine_create(&ed, &e, err));
+    st_paged_desc pd = {.pool_pages = POOL};
     assert_st_ok(st_engine_set_paged_world(e, store, &pd, err));
-    assert_int_equal(st_renderer_create(e, &vd, &voxel, &e2), ST_ERR_INVALID);
-    assert_null(voxel);
+    r = test_renderer(e, "voxel-compute", W, H, NULL);
+    const st_voxel_paged *P = st_voxel_renderer_paged(r);
+    assert_non_null(P);
+    uint64_t bytes = st_renderer_method_gpu_bytes(r);
+    assert_true(P->world.bytes > (2000ull << 20)); /* what one pyramid of the whole world would take */
+    assert_true(bytes < (4ull << 20));
+    for (int v = 0; v < 2; v++) {
+        assert_st_ok(st_engine_paged_settle(e, &cams[v], 5000, NULL, err));
+        float *got = test_draw_depth(r, cams[v], W, H);
+        uint32_t hits = 0;
+        for (uint32_t i = 0; i < W * H; i++) hits += want[v][i] > 0.0f;
+        assert_true(hits > W * H / 4); /* the view sees terrain */
+        if (memcmp(got, want[v], (size_t)W * H * sizeof(float)))
+            fail_msg("view %d: voxel-compute on the 65,536^2 world differs from the window's level in memory", v);
+        free(got);
+        free(want[v]);
+    }
+    st_renderer_destroy(r);
     test_engine_finish(e, NULL);
     st_store_close(store);
 }
@@ -527,27 +696,33 @@ static st_level *seen_level(st_engine *e, st_store *store, const st_level *level
     return seen;
 }
 
-/* Draws `got` (ray-compute and scatter, from engine e) against the same methods drawing `seen` whole. */
-static void assert_draws_level(st_engine *e, st_level *seen, st_camera cam, const char *what) {
-    enum { W = 64, H = 40 };
-    const char *methods[] = {"ray-compute", "scatter"};
-    frame got[2];
-    for (int m = 0; m < 2; m++) {
-        st_renderer *r = test_renderer(e, methods[m], W, H, NULL);
+/* Draws ray-compute, scatter and voxel-compute from engine e against the same methods drawing `seen` whole; and,
+ * where `kept` is not NULL, that voxel-compute renderer of e, made earlier (its pyramids followed the pages that
+ * arrived and the edits since), against voxel-compute drawing `seen`. */
+static void assert_draws_level(st_engine *e, st_level *seen, st_camera cam, const char *what, st_renderer *kept) {
+    enum { W = 64, H = 40, METHODS = 4 };
+    /* voxel-compute: each coarse page's pyramid in that page's slot */
+    const char *methods[] = {"ray-compute", "scatter", "voxel-compute", "voxel-compute"};
+    frame got[METHODS];
+    int count = kept ? METHODS : METHODS - 1;
+    for (int m = 0; m < count; m++) {
+        st_renderer *r = m == 3 ? kept : test_renderer(e, methods[m], W, H, NULL);
         frame first = draw(r, cam, W, H); /* the frame that sends what changed */
         free(first.rgba);
         free(first.depth);
         got[m] = draw(r, cam, W, H);
-        st_renderer_destroy(r);
+        if (r != kept) st_renderer_destroy(r);
     }
     st_engine *whole = test_engine(seen);
-    for (int m = 0; m < 2; m++) {
+    for (int m = 0; m < count; m++) {
         st_renderer *r = test_renderer(whole, methods[m], W, H, NULL);
         frame want = draw(r, cam, W, H);
         if (memcmp(got[m].rgba, want.rgba, (size_t)W * H * 4))
-            fail_msg("%s, %s: the far field's colour differs from the level the GPU should read", methods[m], what);
+            fail_msg("%s%s, %s: the far field's colour differs from the level the GPU should read", methods[m],
+                     m == 3 ? " (made earlier)" : "", what);
         if (memcmp(got[m].depth, want.depth, (size_t)W * H * sizeof(float)))
-            fail_msg("%s, %s: the far field's depth differs from the level the GPU should read", methods[m], what);
+            fail_msg("%s%s, %s: the far field's depth differs from the level the GPU should read", methods[m],
+                     m == 3 ? " (made earlier)" : "", what);
         free(want.rgba);
         free(want.depth);
         free(got[m].rgba);
@@ -572,6 +747,7 @@ static void test_far_field_levels(void **state) {
     assert_st_ok(st_engine_create(&ed, &e, err));
     st_paged_desc pd = {.pool_pages = 64, .far_levels = 2, .full_radius = 96.0f};
     assert_st_ok(st_engine_set_paged_world(e, store, &pd, err));
+    st_renderer *kept = test_renderer(e, "voxel-compute", 64, 40, NULL); /* before any page of any level arrived */
     assert_st_ok(st_engine_paged_settle(e, &cam, 20000, NULL, err));
     st_paged_stats ps;
     assert_st_ok(st_engine_paged_stats(e, &ps, err));
@@ -581,7 +757,8 @@ static void test_far_field_levels(void **state) {
     uint32_t fine, far;
     st_level *seen = seen_level(e, store, level, coarse, &fine, &far);
     assert_true(fine > 0 && far > 0); /* both kinds of page in the picture's world (floors where nothing reaches) */
-    assert_draws_level(e, seen, cam, "settled");
+    assert_draws_level(e, seen, cam, "settled", kept);
+    st_renderer_destroy(kept);
     test_engine_finish(e, seen);
     st_store_close(store);
     st_level_destroy(coarse[1]);
@@ -606,7 +783,9 @@ static void test_far_field_follows_edits(void **state) {
     assert_st_ok(st_engine_create(&ed, &e, err));
     st_paged_desc pd = {.pool_pages = 64, .far_levels = 2, .full_radius = 96.0f};
     assert_st_ok(st_engine_set_paged_world(e, store, &pd, err));
+    st_renderer *kept = test_renderer(e, "voxel-compute", W, H, NULL); /* it follows the arrivals and the edits */
     assert_st_ok(st_engine_paged_settle(e, &cam, 20000, NULL, err));
+    free(test_draw_depth(kept, cam, W, H));
     st_renderer *r = test_renderer(e, "ray-compute", W, H, NULL);
     float *before = test_draw_depth(r, cam, W, H);
     /* 300 and 420 texels ahead (heading (sin 60°, cos 60°)): coarse levels 1 and 2 draw there */
@@ -626,7 +805,7 @@ static void test_far_field_follows_edits(void **state) {
     assert_st_ok(st_level_coarsen(coarse[1], &coarse[2], err));
     uint32_t fine, far;
     st_level *seen = seen_level(e, store, edited, coarse, &fine, &far);
-    assert_draws_level(e, seen, cam, "edited");
+    assert_draws_level(e, seen, cam, "edited", kept);
     st_level_destroy(seen);
     st_level_destroy(coarse[1]);
     st_level_destroy(coarse[2]);
@@ -639,7 +818,8 @@ static void test_far_field_follows_edits(void **state) {
     assert_st_ok(st_level_coarsen(level, &coarse[1], err));
     assert_st_ok(st_level_coarsen(coarse[1], &coarse[2], err));
     seen = seen_level(e, store, level, coarse, &fine, &far);
-    assert_draws_level(e, seen, cam, "undone");
+    assert_draws_level(e, seen, cam, "undone", kept);
+    st_renderer_destroy(kept);
     test_engine_finish(e, seen);
     st_store_close(store);
     st_level_destroy(coarse[1]);
@@ -815,6 +995,8 @@ int main(void) {
         cmocka_unit_test(test_edits_across_eviction),
         cmocka_unit_test(test_edits_without_level),
         cmocka_unit_test(test_paged_world_without_level),
+        cmocka_unit_test(test_voxel_beyond_whole_pyramid),
+        cmocka_unit_test(test_voxel_pages_after_jumps_and_edits),
         cmocka_unit_test(test_far_field_levels),
         cmocka_unit_test(test_far_field_follows_edits),
         cmocka_unit_test(test_shadow_follows_arrivals),

@@ -131,13 +131,8 @@ uint terrain_type(uint meta) {
     return g.knobs.y == 16u ? (meta >> 2) & 15u : (meta >> 3) & 7u;
 }
 
-Surface surface_at(ivec2 cell) {
-    // Outside: heights −1, below every height a method meets (z ≥ 0), so even a test that forgot the flag
-    // would find no floor there; every consumer checks the flag all the same.
-    if (level_bounded() && !level_contains(cell)) return Surface(-1.0, -1.0, -1.0, 0u, 0u, false, true);
-    ivec2 size = ivec2(g.level_info.xy);
-    ivec2 c = cell & (size - 1); // power-of-two wrap (two's complement handles negatives)
-    uvec4 pair = terrain_pair(c);
+// The texel of a pair (h_even, m_even, h_odd, m_odd): the odd one's or the even one's where single.
+Surface surface_of_pair(uvec4 pair, bool odd) {
     Surface s;
     if ((pair.y & 0x40u) != 0u) { // the even texel's flag decides
         uint d = ((pair.y & 3u) << 2) | (pair.w & 3u);
@@ -148,7 +143,6 @@ Surface surface_at(ivec2 cell) {
         s.high_type = terrain_type(pair.w);
         s.dual = true;
     } else {
-        bool odd = (c.x & 1) != 0;
         float h = float(odd ? pair.z : pair.x);
         s.low = h;
         s.mid = h;
@@ -159,6 +153,15 @@ Surface surface_at(ivec2 cell) {
     }
     s.outside = false;
     return s;
+}
+
+Surface surface_at(ivec2 cell) {
+    // Outside: heights −1, below every height a method meets (z ≥ 0), so even a test that forgot the flag
+    // would find no floor there; every consumer checks the flag all the same.
+    if (level_bounded() && !level_contains(cell)) return Surface(-1.0, -1.0, -1.0, 0u, 0u, false, true);
+    ivec2 size = ivec2(g.level_info.xy);
+    ivec2 c = cell & (size - 1); // power-of-two wrap (two's complement handles negatives)
+    return surface_of_pair(terrain_pair(c), (c.x & 1) != 0);
 }
 
 bool surface_solid(Surface s, float z) {

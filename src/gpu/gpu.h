@@ -254,6 +254,10 @@ typedef struct st_gpu_graphics_desc {
     float depth_bias;   /* constant depth bias (reverse-Z: positive is toward the eye), 0 = off */
     bool alpha_blend;   /* straight alpha over the target (overlays); colour written as is otherwise */
     const VkPipelineVertexInputStateCreateInfo *vertex_input; /* NULL: vertices come from indices alone */
+    /* the fragment shader's specialization constants 0..count−1, as st_gpu_compute_pipeline_spec's (count 0:
+     * none; at most ST_GPU_MAX_SPEC_CONSTANTS) */
+    const uint32_t *fragment_constants;
+    uint32_t fragment_constant_count;
 } st_gpu_graphics_desc;
 /* depth_format VK_FORMAT_UNDEFINED: no depth attachment and no depth test. */
 st_result st_gpu_graphics_pipeline(st_gpu *gpu, const st_gpu_graphics_desc *d, VkPipeline *out, st_error *err);

@@ -49,6 +49,15 @@ st_result st_gpu_compute_pipeline_spec(st_gpu *gpu, const char *shader, VkPipeli
 }
 
 st_result st_gpu_graphics_pipeline(st_gpu *gpu, const st_gpu_graphics_desc *d, VkPipeline *out, st_error *err) {
+    uint32_t count = d->fragment_constant_count;
+    if (count > ST_GPU_MAX_SPEC_CONSTANTS)
+        return st_error_set(err, ST_ERR_INVALID, "%s: %u specialization constants (at most %u)", d->fragment, count,
+                            ST_GPU_MAX_SPEC_CONSTANTS);
+    VkSpecializationMapEntry entries[ST_GPU_MAX_SPEC_CONSTANTS];
+    for (uint32_t i = 0; i < count; i++)
+        entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = 4 * i, .size = 4};
+    VkSpecializationInfo spec = {.mapEntryCount = count, .pMapEntries = entries, .dataSize = 4 * count,
+                                 .pData = d->fragment_constants};
     VkShaderModule vs = VK_NULL_HANDLE, fs = VK_NULL_HANDLE;
     st_result r = st_gpu_shader(gpu, d->vertex, &vs, err);
     if (!r) r = st_gpu_shader(gpu, d->fragment, &fs, err);
@@ -60,7 +69,7 @@ st_result st_gpu_graphics_pipeline(st_gpu *gpu, const st_gpu_graphics_desc *d, V
         {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
          .module = vs, .pName = "main"},
         {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-         .module = fs, .pName = "main"}};
+         .module = fs, .pName = "main", .pSpecializationInfo = count ? &spec : NULL}};
     VkPipelineVertexInputStateCreateInfo vertex_input = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
     VkPipelineInputAssemblyStateCreateInfo assembly = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,

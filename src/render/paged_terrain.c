@@ -479,13 +479,6 @@ bool st_paged_terrain_texel(st_paged_terrain *p, int64_t x, int64_t y, st_texel 
 }
 
 VkImageView st_paged_terrain_pool_view(const st_paged_terrain *p) { return st_tile_pool_view(p->pool); }
-void st_paged_terrain_layout(const st_paged_terrain *p, uint32_t out[4]) {
-    out[0] = p->shift;
-    out[1] = p->nx;
-    out[2] = p->ny;
-    out[3] = p->levels;
-}
-
 const st_gpu_buffer *st_paged_terrain_table(const st_paged_terrain *p) { return &p->table; }
 
 /* ---- the engine's side --------------------------------------------------------------------------------------- */
@@ -630,6 +623,15 @@ st_result st_engine_paged_settle(st_engine *e, const st_camera *camera, uint32_t
         nanosleep(&nap, NULL);
     }
     return ST_OK;
+}
+
+void st_paged_terrain_pages(const st_paged_terrain *p, uint32_t *shift, uint32_t *nx, uint32_t *ny, uint32_t *levels,
+                            uint32_t *slots) {
+    *shift = p->shift;
+    *nx = p->nx;
+    *ny = p->ny;
+    *levels = p->levels;
+    *slots = p->slots;
 }
 
 bool st_engine_paged_page(st_engine *e, uint32_t px, uint32_t py, uint32_t *slot, void *out, size_t bytes) {

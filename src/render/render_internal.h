@@ -126,9 +126,10 @@ st_result st_paged_terrain_end_frame(st_paged_terrain *p, st_error *err);
 st_result st_paged_terrain_deliver(st_engine *e, st_error *err);
 VkImageView st_paged_terrain_pool_view(const st_paged_terrain *p);
 const st_gpu_buffer *st_paged_terrain_table(const st_paged_terrain *p);
-/* The page table's header, which the globals mirror (pages_info): page shift, level-0 pages along x, along y,
- * levels. Fixed for the terrain's life. */
-void st_paged_terrain_layout(const st_paged_terrain *p, uint32_t out[4]);
+/* The pages: their side's log2 (*shift, every level's), how many full-resolution ones along x and y (level k has
+ * those >> k), the levels (1 + the far field's coarser ones) and the pool's slots, all levels together. */
+void st_paged_terrain_pages(const st_paged_terrain *p, uint32_t *shift, uint32_t *nx, uint32_t *ny, uint32_t *levels,
+                            uint32_t *slots);
 
 /* What the CPU side needs of the engine's world besides its texels — set from the level, or from the layer store
  * of a paged world that has no level in memory (st_engine_set_paged_world). */

@@ -340,8 +340,11 @@ static void fill_globals(st_renderer *r, const st_camera *cam) {
     g->knobs[3] = l ? (l->wrap_x ? 0u : 1u) | (l->wrap_y ? 0u : 2u) : 3u;
     if (l && r->engine->paged) g->knobs[3] |= 4u; /* the decode reads through the page table (surface.glsl) */
     /* the table's layout as uniforms: a march's every texel read needs it, and a uniform costs it no load */
-    if (l && r->engine->paged) st_paged_terrain_layout(r->engine->paged, g->pages_info);
-    else memset(g->pages_info, 0, sizeof g->pages_info);
+    memset(g->pages_info, 0, sizeof g->pages_info);
+    if (l && r->engine->paged) {
+        uint32_t slots, *pi = g->pages_info;
+        st_paged_terrain_pages(r->engine->paged, &pi[0], &pi[1], &pi[2], &pi[3], &slots);
+    }
     memcpy(g->albedo, r->engine->albedo, sizeof g->albedo);
     if (store) g->fog[3] = st_store_fog_band(v.far_dist);
     fill_material_globals(r, g);

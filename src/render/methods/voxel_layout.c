@@ -34,3 +34,22 @@ st_result st_voxel_layout_of(uint32_t width, uint32_t height, uint32_t grid, st_
     out->bytes = ST_VOXEL_HEADER_BYTES + 4 * words;
     return ST_OK;
 }
+
+st_result st_voxel_paged_of(uint32_t width, uint32_t height, uint32_t page, uint32_t grid, st_voxel_paged *out,
+                            st_error *err) {
+    memset(out, 0, sizeof *out);
+    if (!st_is_pow2(page) || page > width || page > height)
+        return st_error_set(err, ST_ERR_INVALID, "pages of %u texels in a %ux%u world", page, width, height);
+    st_result r = st_voxel_layout_of(width, height, grid, &out->world, err);
+    if (!r) r = st_voxel_layout_of(page, page, grid, &out->page, err);
+    if (r) return r;
+    /* A page's own levels stop where its smallest axis is one cell, so its top level's cells tile it: the whole
+     * world's cells of that level each lie in one page. */
+    out->top = out->page.lods - 1;
+    if (out->top < 1)
+        return st_error_set(err, ST_ERR_INVALID, "pages of %u texels hold no level of the voxel pyramid below one cell",
+                            page);
+    out->slot_words = out->page.offset[out->top];
+    out->world_first = out->world.offset[out->top];
+    return ST_OK;
+}

@@ -22,6 +22,21 @@ typedef struct st_voxel_layout {
 
 /* grid: 0 = (4,8,2), 1 = (2,4,1) (st_method_knobs.voxel_grid). */
 st_result st_voxel_layout_of(uint32_t width, uint32_t height, uint32_t grid, st_voxel_layout *out, st_error *err);
+
+/* The pyramid of a paged world (docs/voxel.md, "Paged worlds"): the whole world's levels below `top` are held
+ * per page, each page's in a slot parallel to its pool slot; the levels from `top` up (top's cells are the
+ * page's coarsest: a page holds whole cells of it) are held for the whole world, small at any size. */
+typedef struct st_voxel_paged {
+    st_voxel_layout world; /* the whole world's levels, cells and tiles */
+    st_voxel_layout page;  /* one page's levels (its own tiles, first words inside a slot); 0 .. top − 1 held */
+    uint32_t top;          /* the first level held for the whole world (≥ 1) */
+    uint64_t slot_words;   /* words of a slot: page.offset[top] */
+    uint64_t world_first;  /* world.offset[top]: the whole world's words start there (world.words − it held) */
+} st_voxel_paged;
+
+/* The paged layout of a width × height world in pages of `page` texels a side (powers of two, page ≤ both). */
+st_result st_voxel_paged_of(uint32_t width, uint32_t height, uint32_t page, uint32_t grid, st_voxel_paged *out,
+                            st_error *err);
 /* Word index (from the first word of all levels) and bit of cell (x, y, z) of a level. */
 static inline uint64_t st_voxel_word(const st_voxel_layout *l, uint32_t lod, uint32_t x, uint32_t y, uint32_t z,
                                      uint32_t *bit) {
